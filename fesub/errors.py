@@ -1,0 +1,86 @@
+"""Exceptions raised by fesub.
+
+Every error a user can provoke with bad input is a :class:`FesubError`. The message names the
+file, field or parameter at fault and the allowed range, so that no NumPy broadcasting error
+from deep inside a routine ever reaches the user.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "FesubError",
+    "ParameterError",
+    "MeshError",
+    "ModelError",
+    "BackendError",
+    "ConvergenceError",
+    "ContactLost",
+    "check_positive",
+    "check_range",
+]
+
+
+class FesubError(Exception):
+    """Base class of every fesub exception."""
+
+
+class ParameterError(FesubError, ValueError):
+    """A numeric or categorical parameter is outside its allowed range."""
+
+
+class MeshError(FesubError, ValueError):
+    """A mesh file or mesh object is unreadable, inconsistent or lacks a named set."""
+
+
+class ModelError(FesubError, ValueError):
+    """A model is inconsistent: mismatched DOFs, missing boundary conditions, bad material."""
+
+
+class BackendError(FesubError, ImportError):
+    """The compiled kernels were required (``FESUB_REQUIRE_EXT=1``) but are not importable."""
+
+
+class ConvergenceError(FesubError, RuntimeError):
+    """An iterative solver failed; ``partial`` holds what was computed before the failure."""
+
+    def __init__(self, message: str, partial=None):
+        super().__init__(message)
+        self.partial = partial
+
+
+class ContactLost(FesubError, RuntimeError):
+    """A contact left its admissible state (detachment, slave off the target surface)."""
+
+
+def check_positive(name: str, value, *, strict: bool = True, error=ParameterError) -> float:
+    """Return ``float(value)`` if it is finite and > 0 (>= 0 when ``strict=False``), else raise."""
+    try:
+        v = float(value)
+    except (TypeError, ValueError):
+        raise error(f"{name} must be a real number, got {value!r}") from None
+    ok = v > 0 if strict else v >= 0
+    if not (ok and v == v and v != float("inf")):
+        bound = "> 0" if strict else ">= 0"
+        raise error(f"{name} must be finite and {bound}, got {value!r}")
+    return v
+
+
+def check_range(name: str, value, lo=None, hi=None, *, lo_open=False, hi_open=False,
+                error=ParameterError) -> float:
+    """Return ``float(value)`` if it lies in the interval [lo, hi] (open ends on request)."""
+    try:
+        v = float(value)
+    except (TypeError, ValueError):
+        raise error(f"{name} must be a real number, got {value!r}") from None
+    bad = v != v
+    if lo is not None:
+        bad |= v <= lo if lo_open else v < lo
+    if hi is not None:
+        bad |= v >= hi if hi_open else v > hi
+    if bad:
+        left = "(" if lo_open else "["
+        right = ")" if hi_open else "]"
+        lo_s = "-inf" if lo is None else repr(lo)
+        hi_s = "inf" if hi is None else repr(hi)
+        raise error(f"{name} must lie in {left}{lo_s}, {hi_s}{right}, got {value!r}")
+    return v

@@ -1,0 +1,25 @@
+"""Shared fixtures: every kernel-backed routine is tested on both backends."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from fesub import _backend
+
+
+def _backends():
+    names = _backend.kernel_names()
+    have_compiled = bool(names) and all(_backend.compiled_available(n) for n in names)
+    required = os.environ.get("FESUB_REQUIRE_EXT", "0") not in ("", "0")
+    if required and not have_compiled:
+        raise RuntimeError("FESUB_REQUIRE_EXT=1 but compiled kernels are missing")
+    return ["python", "compiled"] if have_compiled else ["python"]
+
+
+@pytest.fixture(params=_backends())
+def backend(request):
+    """Run the test once with the NumPy twins and once with the compiled kernels."""
+    with _backend.use(request.param):
+        yield request.param
