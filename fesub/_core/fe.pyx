@@ -1,0 +1,248 @@
+# cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True
+"""Element matrices of Q4 (optionally with incompatible modes), T3 and the 2D Euler-Bernoulli frame.
+
+Compiled twin of ``fe_ref.py`` (same signatures, same mathematics, one element at a time in C).
+Inputs are validated by the caller; outputs are written into the preallocated ``Ke`` and ``Me``.
+"""
+
+from libc.math cimport sqrt
+
+
+cdef double[4] XI = [-1.0, 1.0, 1.0, -1.0]
+cdef double[4] ETA = [-1.0, -1.0, 1.0, 1.0]
+
+
+cdef void _solve4(double* A, double* b, int nrhs) noexcept nogil:
+    """Solve A X = B in place (A 4x4 row-major, B 4 x nrhs row-major), Gaussian elimination with
+    partial pivoting. A is overwritten, B becomes X."""
+    cdef int i, j, k, p
+    cdef double t, f
+    for k in range(4):
+        p = k
+        for i in range(k + 1, 4):
+            if abs(A[i * 4 + k]) > abs(A[p * 4 + k]):
+                p = i
+        if p != k:
+            for j in range(4):
+                t = A[k * 4 + j]; A[k * 4 + j] = A[p * 4 + j]; A[p * 4 + j] = t
+            for j in range(nrhs):
+                t = b[k * nrhs + j]; b[k * nrhs + j] = b[p * nrhs + j]; b[p * nrhs + j] = t
+        for i in range(k + 1, 4):
+            f = A[i * 4 + k] / A[k * 4 + k]
+            for j in range(k, 4):
+                A[i * 4 + j] -= f * A[k * 4 + j]
+            for j in range(nrhs):
+                b[i * nrhs + j] -= f * b[k * nrhs + j]
+    for k in range(3, -1, -1):
+        for j in range(nrhs):
+            t = b[k * nrhs + j]
+            for i in range(k + 1, 4):
+                t -= A[k * 4 + i] * b[i * nrhs + j]
+            b[k * nrhs + j] = t / A[k * 4 + k]
+
+
+def q4_matrices(const double[:, :, ::1] xy, const double[:, ::1] D, double thickness, double rho,
+                int incompatible, double[:, :, ::1] Ke, double[:, :, ::1] Me):
+    """Q4 plane-stress stiffness and consistent mass (2x2 Gauss); see fe_ref.q4_matrices."""
+    cdef Py_ssize_t e, ne = xy.shape[0]
+    cdef int g, a, b, i, j, k
+    cdef double gp = 1.0 / sqrt(3.0)
+    cdef double xi, eta, j00, j01, j10, j11, det, i00, i01, i10, i11, w
+    cdef double c00, c01, c10, c11, det0, sc
+    cdef double N[4]
+    cdef double dxi[4]
+    cdef double deta[4]
+    cdef double dx[4]
+    cdef double dy[4]
+    cdef double B[3][8]
+    cdef double DB[3][8]
+    cdef double Bi[3][4]
+    cdef double DBi[3][4]
+    cdef double Kci[8][4]
+    cdef double Kii[16]
+    cdef double X[32]
+    cdef double pdx[2]
+    cdef double pdy[2]
+    cdef double gx[4]
+    cdef double gy[4]
+    gx[0] = -gp; gx[1] = gp; gx[2] = gp; gx[3] = -gp
+    gy[0] = -gp; gy[1] = -gp; gy[2] = gp; gy[3] = gp
+    with nogil:
+        for e in range(ne):
+            for i in range(8):
+                for j in range(8):
+                    Ke[e, i, j] = 0.0
+                    Me[e, i, j] = 0.0
+                for j in range(4):
+                    Kci[i][j] = 0.0
+            for i in range(16):
+                Kii[i] = 0.0
+            c00 = 0.0; c01 = 0.0; c10 = 0.0; c11 = 0.0
+            for a in range(4):
+                c00 += 0.25 * XI[a] * xy[e, a, 0]
+                c01 += 0.25 * XI[a] * xy[e, a, 1]
+                c10 += 0.25 * ETA[a] * xy[e, a, 0]
+                c11 += 0.25 * ETA[a] * xy[e, a, 1]
+            det0 = c00 * c11 - c01 * c10
+            for g in range(4):
+                xi = gx[g]
+                eta = gy[g]
+                j00 = 0.0; j01 = 0.0; j10 = 0.0; j11 = 0.0
+                for a in range(4):
+                    N[a] = 0.25 * (1 + xi * XI[a]) * (1 + eta * ETA[a])
+                    dxi[a] = 0.25 * XI[a] * (1 + eta * ETA[a])
+                    deta[a] = 0.25 * ETA[a] * (1 + xi * XI[a])
+                    j00 += dxi[a] * xy[e, a, 0]
+                    j01 += dxi[a] * xy[e, a, 1]
+                    j10 += deta[a] * xy[e, a, 0]
+                    j11 += deta[a] * xy[e, a, 1]
+                det = j00 * j11 - j01 * j10
+                i00 = j11 / det; i01 = -j01 / det; i10 = -j10 / det; i11 = j00 / det
+                for a in range(4):
+                    dx[a] = i00 * dxi[a] + i01 * deta[a]
+                    dy[a] = i10 * dxi[a] + i11 * deta[a]
+                    B[0][2 * a] = dx[a]; B[0][2 * a + 1] = 0.0
+                    B[1][2 * a] = 0.0; B[1][2 * a + 1] = dy[a]
+                    B[2][2 * a] = dy[a]; B[2][2 * a + 1] = dx[a]
+                w = det * thickness
+                for i in range(3):
+                    for j in range(8):
+                        DB[i][j] = D[i, 0] * B[0][j] + D[i, 1] * B[1][j] + D[i, 2] * B[2][j]
+                for i in range(8):
+                    for j in range(8):
+                        Ke[e, i, j] += w * (B[0][i] * DB[0][j] + B[1][i] * DB[1][j] + B[2][i] * DB[2][j])
+                for a in range(4):
+                    for b in range(4):
+                        Me[e, 2 * a, 2 * b] += rho * w * N[a] * N[b]
+                        Me[e, 2 * a + 1, 2 * b + 1] += rho * w * N[a] * N[b]
+                if incompatible:
+                    sc = det0 / det
+                    pdx[0] = (c11 / det0 * (-2 * xi)) * sc
+                    pdx[1] = (-c01 / det0 * (-2 * eta)) * sc
+                    pdy[0] = (-c10 / det0 * (-2 * xi)) * sc
+                    pdy[1] = (c00 / det0 * (-2 * eta)) * sc
+                    for a in range(2):
+                        Bi[0][2 * a] = pdx[a]; Bi[0][2 * a + 1] = 0.0
+                        Bi[1][2 * a] = 0.0; Bi[1][2 * a + 1] = pdy[a]
+                        Bi[2][2 * a] = pdy[a]; Bi[2][2 * a + 1] = pdx[a]
+                    for i in range(3):
+                        for j in range(4):
+                            DBi[i][j] = D[i, 0] * Bi[0][j] + D[i, 1] * Bi[1][j] + D[i, 2] * Bi[2][j]
+                    for i in range(8):
+                        for j in range(4):
+                            Kci[i][j] += w * (B[0][i] * DBi[0][j] + B[1][i] * DBi[1][j] + B[2][i] * DBi[2][j])
+                    for i in range(4):
+                        for j in range(4):
+                            Kii[i * 4 + j] += w * (Bi[0][i] * DBi[0][j] + Bi[1][i] * DBi[1][j] + Bi[2][i] * DBi[2][j])
+            if incompatible:
+                # X = Kii^-1 Kic (4 x 8), then Ke -= Kci X
+                for i in range(4):
+                    for j in range(8):
+                        X[i * 8 + j] = Kci[j][i]
+                _solve4(Kii, X, 8)
+                for i in range(8):
+                    for j in range(8):
+                        w = 0.0
+                        for k in range(4):
+                            w += Kci[i][k] * X[k * 8 + j]
+                        Ke[e, i, j] -= w
+
+
+def t3_matrices(const double[:, :, ::1] xy, const double[:, ::1] D, double thickness, double rho,
+                double[:, :, ::1] Ke, double[:, :, ::1] Me):
+    """Constant-strain triangle; see fe_ref.t3_matrices."""
+    cdef Py_ssize_t e, ne = xy.shape[0]
+    cdef int i, j, a, b
+    cdef double area, w, m
+    cdef double bb[3]
+    cdef double cc[3]
+    cdef double B[3][6]
+    cdef double DB[3][6]
+    with nogil:
+        for e in range(ne):
+            area = 0.5 * ((xy[e, 1, 0] - xy[e, 0, 0]) * (xy[e, 2, 1] - xy[e, 0, 1])
+                          - (xy[e, 2, 0] - xy[e, 0, 0]) * (xy[e, 1, 1] - xy[e, 0, 1]))
+            bb[0] = (xy[e, 1, 1] - xy[e, 2, 1]) / (2 * area)
+            bb[1] = (xy[e, 2, 1] - xy[e, 0, 1]) / (2 * area)
+            bb[2] = (xy[e, 0, 1] - xy[e, 1, 1]) / (2 * area)
+            cc[0] = (xy[e, 2, 0] - xy[e, 1, 0]) / (2 * area)
+            cc[1] = (xy[e, 0, 0] - xy[e, 2, 0]) / (2 * area)
+            cc[2] = (xy[e, 1, 0] - xy[e, 0, 0]) / (2 * area)
+            for a in range(3):
+                B[0][2 * a] = bb[a]; B[0][2 * a + 1] = 0.0
+                B[1][2 * a] = 0.0; B[1][2 * a + 1] = cc[a]
+                B[2][2 * a] = cc[a]; B[2][2 * a + 1] = bb[a]
+            for i in range(3):
+                for j in range(6):
+                    DB[i][j] = D[i, 0] * B[0][j] + D[i, 1] * B[1][j] + D[i, 2] * B[2][j]
+            w = area * thickness
+            for i in range(6):
+                for j in range(6):
+                    Ke[e, i, j] = w * (B[0][i] * DB[0][j] + B[1][i] * DB[1][j] + B[2][i] * DB[2][j])
+                    Me[e, i, j] = 0.0
+            for a in range(3):
+                for b in range(3):
+                    m = rho * w * (2.0 if a == b else 1.0) / 12.0
+                    Me[e, 2 * a, 2 * b] = m
+                    Me[e, 2 * a + 1, 2 * b + 1] = m
+
+
+def frame2d_matrices(const double[:, :, ::1] xy, const double[::1] EA, const double[::1] EI,
+                     const double[::1] rhoA, double[:, :, ::1] Ke, double[:, :, ::1] Me):
+    """2D Euler-Bernoulli frame element; see fe_ref.frame2d_matrices."""
+    cdef Py_ssize_t e, ne = xy.shape[0]
+    cdef int i, j, k
+    cdef double L, c, s, a, b, mm, t1, t2
+    cdef double kl[6][6]
+    cdef double ml[6][6]
+    cdef double T[6][6]
+    cdef double tk[6][6]
+    cdef double tm[6][6]
+    cdef int[4] idx = [1, 2, 4, 5]
+    cdef double[16] kb = [12, 6, -12, 6, 6, 4, -6, 2, -12, -6, 12, -6, 6, 2, -6, 4]
+    cdef double[16] mb = [156, 22, 54, -13, 22, 4, 13, -3, 54, 13, 156, -22, -13, -3, -22, 4]
+    cdef int[16] pw = [0, 1, 0, 1, 1, 2, 1, 2, 0, 1, 0, 1, 1, 2, 1, 2]
+    cdef double Lp[3]
+    with nogil:
+        for e in range(ne):
+            c = xy[e, 1, 0] - xy[e, 0, 0]
+            s = xy[e, 1, 1] - xy[e, 0, 1]
+            L = sqrt(c * c + s * s)
+            c = c / L
+            s = s / L
+            Lp[0] = 1.0; Lp[1] = L; Lp[2] = L * L
+            for i in range(6):
+                for j in range(6):
+                    kl[i][j] = 0.0
+                    ml[i][j] = 0.0
+                    T[i][j] = 0.0
+            a = EA[e] / L
+            kl[0][0] = a; kl[3][3] = a; kl[0][3] = -a; kl[3][0] = -a
+            mm = rhoA[e] * L / 6.0
+            ml[0][0] = 2 * mm; ml[3][3] = 2 * mm; ml[0][3] = mm; ml[3][0] = mm
+            b = EI[e] / (L * L * L)
+            mm = rhoA[e] * L / 420.0
+            for i in range(4):
+                for j in range(4):
+                    kl[idx[i]][idx[j]] = b * kb[i * 4 + j] * Lp[pw[i * 4 + j]]
+                    ml[idx[i]][idx[j]] = mm * mb[i * 4 + j] * Lp[pw[i * 4 + j]]
+            for k in range(0, 6, 3):
+                T[k][k] = c; T[k][k + 1] = s; T[k + 1][k] = -s; T[k + 1][k + 1] = c; T[k + 2][k + 2] = 1.0
+            for i in range(6):
+                for j in range(6):
+                    t1 = 0.0
+                    t2 = 0.0
+                    for k in range(6):
+                        t1 += kl[i][k] * T[k][j]
+                        t2 += ml[i][k] * T[k][j]
+                    tk[i][j] = t1
+                    tm[i][j] = t2
+            for i in range(6):
+                for j in range(6):
+                    t1 = 0.0
+                    t2 = 0.0
+                    for k in range(6):
+                        t1 += T[k][i] * tk[k][j]
+                        t2 += T[k][i] * tm[k][j]
+                    Ke[e, i, j] = t1
+                    Me[e, i, j] = t2

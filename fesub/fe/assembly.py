@@ -1,0 +1,174 @@
+"""Global sparse assembly, boundary conditions, Rayleigh damping and modal analysis."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import scipy.linalg as sla
+import scipy.sparse as sp
+import scipy.sparse.linalg as spla
+
+from ..errors import MeshError, ModelError
+from . import elements
+
+__all__ = ["DofMap", "element_dofs", "assemble", "mesh_matrices", "rayleigh", "modes",
+           "rayleigh_ratio", "free_dofs", "solve_static"]
+
+_COMPONENTS = {2: ("x", "y"), 3: ("x", "y", "rz")}
+
+
+@dataclass(frozen=True)
+class DofMap:
+    """Node-major DOF numbering: DOF of (node, component) = ndpn * node + component."""
+
+    n_nodes: int
+    ndpn: int
+
+    @property
+    def n_dofs(self) -> int:
+        return self.n_nodes * self.ndpn
+
+    @property
+    def components(self) -> tuple:
+        return _COMPONENTS[self.ndpn]
+
+    def dofs(self, nodes, comps=None) -> np.ndarray:
+        """DOF indices of ``nodes`` for components ``comps`` (names like 'x', 'y', 'rz'), node-major."""
+        nodes = np.atleast_1d(np.asarray(nodes, dtype=np.int64))
+        comps = self.components if comps is None else ((comps,) if isinstance(comps, str) else tuple(comps))
+        idx = []
+        for c in comps:
+            if c not in self.components:
+                raise ModelError(f"unknown DOF component {c!r}; this model has {self.components}")
+            idx.append(self.components.index(c))
+        if nodes.size and (nodes.min() < 0 or nodes.max() >= self.n_nodes):
+            raise ModelError(f"node index outside 0..{self.n_nodes - 1}")
+        return (self.ndpn * nodes[:, None] + np.asarray(idx)[None, :]).ravel()
+
+
+def element_dofs(conn: np.ndarray, ndpn: int) -> np.ndarray:
+    """(ne, k * ndpn) DOF indices of each element, node by node."""
+    conn = np.asarray(conn, dtype=np.int64)
+    return (ndpn * conn[:, :, None] + np.arange(ndpn)[None, None, :]).reshape(len(conn), -1)
+
+
+def assemble(edofs: np.ndarray, Ke: np.ndarray, n_dofs: int) -> sp.csr_matrix:
+    """Sum element matrices (ne, nd, nd) into a CSR matrix through COO triplets."""
+    ne, nd = edofs.shape
+    rows = np.repeat(edofs, nd, axis=1).ravel()
+    cols = np.tile(edofs, (1, nd)).ravel()
+    A = sp.csr_matrix((Ke.ravel(), (rows, cols)), shape=(n_dofs, n_dofs))
+    A.sum_duplicates()
+    return A
+
+
+def mesh_matrices(mesh, material, *, incompatible: bool = True, lumped: bool = False):
+    """Global stiffness and mass (CSR) of a plane-stress or frame mesh.
+
+    Parameters
+    ----------
+    mesh : fesub.fe.mesh.Mesh
+    material : PlaneStress for quad/triangle meshes, BeamSection for line meshes.
+    incompatible : bool
+        Q4 with incompatible modes (default) or plain Q4.
+    lumped : bool
+        HRZ-lumped mass.
+
+    Returns
+    -------
+    K (N/m), M (kg) : scipy.sparse.csr_matrix, and the :class:`DofMap`.
+    """
+    from .materials import BeamSection, PlaneStress
+
+    kind = mesh.element_type
+    conn = mesh.elements()
+    xy = mesh.points[conn]
+    if kind == "line":
+        if not isinstance(material, BeamSection):
+            raise ModelError(f"{mesh.source}: a line (frame) mesh needs a BeamSection, got {type(material).__name__}")
+        Ke, Me = elements.frame2d_matrices(xy, material.E, material.area, material.inertia,
+                                           material.rho, lumped=lumped)
+        ndpn = 3
+    else:
+        if not isinstance(material, PlaneStress):
+            raise ModelError(f"{mesh.source}: a plane mesh needs a PlaneStress material, got {type(material).__name__}")
+        if kind == "quad":
+            Ke, Me = elements.q4_matrices(xy, material, incompatible=incompatible, lumped=lumped)
+        elif kind == "triangle":
+            Ke, Me = elements.t3_matrices(xy, material, lumped=lumped)
+        else:  # pragma: no cover - Mesh validates its cell types
+            raise MeshError(f"{mesh.source}: unsupported element type {kind!r}")
+        ndpn = 2
+    dm = DofMap(mesh.n_points, ndpn)
+    ed = element_dofs(conn, ndpn)
+    return assemble(ed, Ke, dm.n_dofs), assemble(ed, Me, dm.n_dofs), dm
+
+
+def rayleigh(M, K, alpha: float, beta: float):
+    """Rayleigh damping C = alpha M + beta K (alpha in 1/s, beta in s)."""
+    if alpha < 0 or beta < 0:
+        raise ModelError(f"Rayleigh coefficients must be >= 0, got alpha={alpha}, beta={beta}")
+    return alpha * M + beta * K
+
+
+def rayleigh_ratio(omega, alpha: float, beta: float):
+    """Modal damping ratio of Rayleigh damping: zeta(w) = alpha/(2w) + beta w/2 (w in rad/s)."""
+    omega = np.asarray(omega, dtype=float)
+    with np.errstate(divide="ignore"):
+        return alpha / (2 * omega) + beta * omega / 2
+
+
+def free_dofs(n_dofs: int, fixed) -> np.ndarray:
+    """Complement of ``fixed`` in 0..n_dofs-1."""
+    mask = np.ones(n_dofs, bool)
+    mask[np.asarray(fixed, dtype=np.int64)] = False
+    return np.flatnonzero(mask)
+
+
+def solve_static(K, f, prescribed: dict | None = None) -> np.ndarray:
+    """Solve K u = f with prescribed DOF values {dof: value (m or rad)}; returns full u."""
+    n = K.shape[0]
+    u = np.zeros(n)
+    pres = prescribed or {}
+    pd = np.fromiter(pres.keys(), dtype=np.int64, count=len(pres))
+    u[pd] = np.fromiter(pres.values(), dtype=float, count=len(pres))
+    fr = free_dofs(n, pd)
+    K = sp.csr_matrix(K)
+    rhs = np.asarray(f, float)[fr] - K[fr][:, pd] @ u[pd]
+    u[fr] = spla.spsolve(sp.csc_matrix(K[fr][:, fr]), rhs)
+    return u
+
+
+def modes(K, M, n: int, *, sigma: float | None = None, dense_below: int = 400):
+    """Lowest ``n`` undamped modes of (K, M).
+
+    Shift-invert Lanczos (``scipy.sparse.linalg.eigsh``) about ``sigma`` (rad^2/s^2); by default a
+    small negative shift, so that rigid-body modes (eigenvalue 0) are found too. Small problems
+    (fewer than ``dense_below`` DOFs, or n close to the size) use a dense symmetric solver.
+
+    Returns
+    -------
+    freq_hz : (n,) natural frequencies (Hz); rigid-body modes give ~0.
+    phi : (ndof, n) mass-normalised mode shapes (phi' M phi = I).
+    """
+    size = K.shape[0]
+    if int(n) != n or n < 1 or n > size:
+        raise ModelError(f"number of modes must be an integer in 1..{size}, got {n!r}")
+    n = int(n)
+    if size < dense_below or n >= size - 1:
+        Kd = K.toarray() if sp.issparse(K) else np.asarray(K)
+        Md = M.toarray() if sp.issparse(M) else np.asarray(M)
+        lam, phi = sla.eigh(Kd, Md, subset_by_index=[0, n - 1])
+    else:
+        if sigma is None:
+            dk = np.abs(K.diagonal()).mean()
+            dm = np.abs(M.diagonal()).mean()
+            sigma = -1e-6 * dk / dm
+        lam, phi = spla.eigsh(sp.csc_matrix(K), k=n, M=sp.csc_matrix(M), sigma=sigma, which="LM")
+        order = np.argsort(lam)
+        lam, phi = lam[order], phi[:, order]
+        # re-normalise (eigsh returns M-orthonormal vectors up to round-off)
+        phi = phi / np.sqrt(np.einsum("ij,ij->j", phi, M @ phi))
+    lam = np.where(np.abs(lam) < 1e-9 * max(1.0, np.abs(lam).max()), 0.0, lam)
+    return np.sqrt(np.clip(lam, 0, None)) / (2 * np.pi), phi

@@ -1,0 +1,123 @@
+"""Element matrices, vectorised over all elements (compiled kernel or NumPy twin).
+
+DOF order per node: (u, v) for plane elements, (u, v, theta) for the frame element. Element DOF
+order: node by node.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .._backend import kernels
+from ..errors import MeshError, ModelError
+
+__all__ = ["q4_matrices", "t3_matrices", "frame2d_matrices", "hrz_lump"]
+
+
+def _xy(xy, nodes: int) -> np.ndarray:
+    xy = np.ascontiguousarray(xy, dtype=float)
+    if xy.ndim != 3 or xy.shape[1:] != (nodes, 2):
+        raise MeshError(f"element coordinates must have shape (ne, {nodes}, 2), got {xy.shape}")
+    if not np.all(np.isfinite(xy)):
+        raise MeshError("element coordinates contain NaN or inf")
+    return xy
+
+
+def _check_area(xy: np.ndarray, kind: str) -> None:
+    x, y = xy[:, :, 0], xy[:, :, 1]
+    area = 0.5 * np.sum(x * np.roll(y, -1, 1) - np.roll(x, -1, 1) * y, axis=1)
+    if np.any(area <= 0):
+        i = int(np.argmin(area))
+        raise MeshError(f"{kind} element {i} is inverted or degenerate (signed area {area[i]:.3e} m^2)")
+
+
+def q4_matrices(xy, material, *, incompatible: bool = True, lumped: bool = False):
+    """Stiffness and mass of plane-stress Q4 elements.
+
+    Parameters
+    ----------
+    xy : (ne, 4, 2) array
+        Node coordinates (m), anticlockwise.
+    material : PlaneStress
+    incompatible : bool
+        Add Wilson-Taylor incompatible bending modes (condensed out); strongly advised for beams
+        meshed with few elements through the thickness (plain Q4 locks in bending).
+    lumped : bool
+        Diagonal (HRZ) mass instead of the consistent one.
+
+    Returns
+    -------
+    Ke, Me : (ne, 8, 8) arrays (N/m, kg).
+    """
+    xy = _xy(xy, 4)
+    _check_area(xy, "Q4")
+    ne = xy.shape[0]
+    Ke, Me = np.empty((ne, 8, 8)), np.empty((ne, 8, 8))
+    kernels("fe").q4_matrices(xy, np.ascontiguousarray(material.D), float(material.thickness),
+                              float(material.rho), int(bool(incompatible)), Ke, Me)
+    return Ke, (hrz_lump(Me, 2) if lumped else Me)
+
+
+def t3_matrices(xy, material, *, lumped: bool = False):
+    """Stiffness and mass of constant-strain triangles; xy (ne, 3, 2) m -> (ne, 6, 6)."""
+    xy = _xy(xy, 3)
+    _check_area(xy, "T3")
+    ne = xy.shape[0]
+    Ke, Me = np.empty((ne, 6, 6)), np.empty((ne, 6, 6))
+    kernels("fe").t3_matrices(xy, np.ascontiguousarray(material.D), float(material.thickness),
+                              float(material.rho), Ke, Me)
+    return Ke, (hrz_lump(Me, 2) if lumped else Me)
+
+
+def frame2d_matrices(xy, E, A, I, rho, *, lumped: bool = False):  # noqa: E741 - I is the usual name
+    """2D Euler-Bernoulli frame elements (Hermite bending + linear axial), global axes.
+
+    Parameters
+    ----------
+    xy : (ne, 2, 2) array
+        End-node coordinates (m).
+    E : Young's modulus (Pa); A : area (m^2); I : second moment of area (m^4); rho : density
+        (kg/m^3). Scalars or (ne,) arrays, all > 0.
+    lumped : bool
+        HRZ diagonal mass (translational mass exact, rotary inertia scaled alike).
+
+    Returns
+    -------
+    Ke, Me : (ne, 6, 6) arrays, DOF order (u1, v1, theta1, u2, v2, theta2).
+    """
+    xy = _xy(xy, 2)
+    ne = xy.shape[0]
+    if np.any(np.hypot(*(xy[:, 1] - xy[:, 0]).T) <= 0):
+        raise MeshError("frame element of zero length")
+    vals = {}
+    for name, v in (("E", E), ("A", A), ("I", I), ("rho", rho)):
+        arr = np.broadcast_to(np.asarray(v, dtype=float), (ne,))
+        if not np.all(np.isfinite(arr)) or np.any(arr <= 0):
+            raise ModelError(f"frame section {name} must be finite and > 0")
+        vals[name] = arr
+    EA = np.ascontiguousarray(vals["E"] * vals["A"])
+    EI = np.ascontiguousarray(vals["E"] * vals["I"])
+    rhoA = np.ascontiguousarray(vals["rho"] * vals["A"])
+    Ke, Me = np.empty((ne, 6, 6)), np.empty((ne, 6, 6))
+    kernels("fe").frame2d_matrices(xy, EA, EI, rhoA, Ke, Me)
+    if lumped:
+        Me = hrz_lump(Me, 3, translational=(0, 1))
+    return Ke, Me
+
+
+def hrz_lump(Me: np.ndarray, ndpn: int, translational=(0, 1)) -> np.ndarray:
+    """Hinton-Rock-Zienkiewicz lumping: keep the diagonal, scale it so that each translational
+    direction carries the element's total mass; non-translational DOFs are scaled like the
+    translational ones."""
+    ne, nd, _ = Me.shape
+    diag = np.einsum("eii->ei", Me).copy()
+    total = Me[:, 0::ndpn, 0::ndpn].sum(axis=(1, 2))  # element mass (kg) from the u-u block
+    trans = np.zeros(nd, bool)
+    for t in translational:
+        trans[t::ndpn] = True
+    dsum = diag[:, trans].sum(axis=1) / len(translational)
+    scale = total / dsum
+    out = np.zeros_like(Me)
+    idx = np.arange(nd)
+    out[:, idx, idx] = diag * scale[:, None]
+    return out

@@ -1,0 +1,433 @@
+"""Meshes: points, cells by type, named node sets and edge sets; meshio I/O; generators.
+
+A :class:`Mesh` is 2D (x, y in metres). Cells are stored by meshio type name (``"quad"``,
+``"triangle"``, ``"line"``). Named sets survive every format meshio writes:
+
+* Gmsh (.msh 2.2 / 4.1): node sets are physical groups of ``vertex`` cells (dimension 0), edge
+  sets physical groups of ``line`` cells (dimension 1); physical groups of the area cells are kept
+  as element sets.
+* other formats (VTU, XDMF, ...): node sets are point-data indicator arrays ``nodeset:NAME``, edge sets
+  are ``line`` cells flagged by cell-data indicator arrays ``edgeset:NAME``.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..errors import MeshError
+
+__all__ = ["Mesh", "read", "rectangle", "beam_line", "AREA_CELLS"]
+
+#: cell types fesub builds elements for, with their node counts
+AREA_CELLS = {"quad": 4, "triangle": 3}
+_KNOWN = {"quad": 4, "triangle": 3, "line": 2}
+
+
+@dataclass
+class Mesh:
+    """A 2D finite-element mesh.
+
+    Parameters
+    ----------
+    points : (n, 2) float array
+        Node coordinates (m). A third coordinate, if given, must be zero and is dropped.
+    cells : dict
+        Cell type -> (ne, k) int connectivity. Supported types: ``quad``, ``triangle`` (plane
+        elements) and ``line`` (frame elements).
+    node_sets : dict
+        Name -> sorted unique node indices.
+    edge_sets : dict
+        Name -> (m, 2) node pairs (element edges, in order along the edge where possible).
+    element_sets : dict
+        Name -> (cell type, element indices).
+    source : str
+        File the mesh came from (used in error messages).
+    """
+
+    points: np.ndarray
+    cells: dict
+    node_sets: dict = field(default_factory=dict)
+    edge_sets: dict = field(default_factory=dict)
+    element_sets: dict = field(default_factory=dict)
+    source: str = "<memory>"
+
+    def __post_init__(self):
+        pts = np.asarray(self.points, dtype=float)
+        if pts.ndim != 2 or pts.shape[1] not in (2, 3) or pts.shape[0] == 0:
+            raise MeshError(f"{self.source}: points must be an (n, 2) array, got shape {pts.shape}")
+        if pts.shape[1] == 3:
+            if np.any(np.abs(pts[:, 2]) > 1e-12 * max(1.0, np.abs(pts[:, :2]).max())):
+                raise MeshError(f"{self.source}: points have non-zero z; fesub meshes are planar")
+            pts = pts[:, :2]
+        if not np.all(np.isfinite(pts)):
+            raise MeshError(f"{self.source}: points contain NaN or inf")
+        self.points = np.ascontiguousarray(pts)
+        cells = {}
+        for ctype, conn in dict(self.cells).items():
+            if ctype not in _KNOWN:
+                raise MeshError(f"{self.source}: unknown cell type {ctype!r}; fesub knows "
+                                f"{sorted(_KNOWN)}")
+            conn = np.asarray(conn)
+            if conn.ndim != 2 or conn.shape[1] != _KNOWN[ctype] or not np.issubdtype(conn.dtype, np.integer):
+                raise MeshError(f"{self.source}: {ctype} cells must be an integer (ne, {_KNOWN[ctype]}) "
+                                f"array, got {conn.dtype} {conn.shape}")
+            if conn.size and (conn.min() < 0 or conn.max() >= len(pts)):
+                raise MeshError(f"{self.source}: {ctype} connectivity refers to nodes outside "
+                                f"0..{len(pts) - 1}")
+            cells[ctype] = np.ascontiguousarray(conn, dtype=np.int64)
+        if not cells:
+            raise MeshError(f"{self.source}: mesh has no cells")
+        self.cells = cells
+        self.node_sets = {k: np.unique(np.asarray(v, dtype=np.int64)) for k, v in self.node_sets.items()}
+        for k, v in self.node_sets.items():
+            if v.size and (v.min() < 0 or v.max() >= len(pts)):
+                raise MeshError(f"{self.source}: node set {k!r} refers to nodes outside the mesh")
+        self.edge_sets = {k: np.asarray(v, dtype=np.int64).reshape(-1, 2) for k, v in self.edge_sets.items()}
+        for k, v in self.edge_sets.items():
+            if v.size and (v.min() < 0 or v.max() >= len(pts)):
+                raise MeshError(f"{self.source}: edge set {k!r} refers to nodes outside the mesh")
+
+    # ------------------------------------------------------------------ queries
+    @property
+    def n_points(self) -> int:
+        return len(self.points)
+
+    @property
+    def element_type(self) -> str:
+        """The structural cell type: 'quad', 'triangle' or 'line' (error if mixed)."""
+        area = [c for c in self.cells if c in AREA_CELLS]
+        if len(area) > 1:
+            raise MeshError(f"{self.source}: mixed area cells {area}; split the mesh by type")
+        if area:
+            return area[0]
+        return "line"
+
+    def elements(self) -> np.ndarray:
+        """Connectivity of the structural cells (area cells, or lines for a frame mesh)."""
+        return self.cells[self.element_type]
+
+    def nodes(self, name: str) -> np.ndarray:
+        """Indices of the nodes of node set ``name`` (or of the nodes of edge set ``name``)."""
+        if name in self.node_sets:
+            return self.node_sets[name]
+        if name in self.edge_sets:
+            return np.unique(self.edge_sets[name])
+        raise MeshError(f"{self.source}: no node set {name!r}; available: "
+                        f"{sorted(set(self.node_sets) | set(self.edge_sets))}")
+
+    def edges(self, name: str) -> np.ndarray:
+        """(m, 2) node pairs of edge set ``name``."""
+        if name not in self.edge_sets:
+            raise MeshError(f"{self.source}: no edge set {name!r}; available: {sorted(self.edge_sets)}")
+        return self.edge_sets[name]
+
+    def node(self, name: str) -> int:
+        """The single node of a one-node set (error if the set has several)."""
+        idx = self.nodes(name)
+        if idx.size != 1:
+            raise MeshError(f"{self.source}: node set {name!r} has {idx.size} nodes, expected one")
+        return int(idx[0])
+
+    def nearest_node(self, xy) -> int:
+        """Index of the node closest to ``xy`` (m)."""
+        d = np.linalg.norm(self.points - np.asarray(xy, float)[None, :2], axis=1)
+        return int(np.argmin(d))
+
+    def check(self, *, tol: float = 1e-9) -> "Mesh":
+        """Raise :class:`MeshError` on unused nodes, duplicate nodes or inverted/degenerate cells.
+
+        ``tol`` is relative to the mesh size. Returns the mesh itself.
+        """
+        used = np.zeros(self.n_points, bool)
+        for conn in self.cells.values():
+            used[conn.ravel()] = True
+        if not used.all():
+            bad = np.flatnonzero(~used)
+            raise MeshError(f"{self.source}: {bad.size} unused node(s), e.g. {bad[:5].tolist()}")
+        size = np.ptp(self.points, axis=0).max() or 1.0
+        key = np.round(self.points / (tol * size)).astype(np.int64)
+        _, first, counts = np.unique(key, axis=0, return_index=True, return_counts=True)
+        if (counts > 1).any():
+            dup = np.flatnonzero(counts > 1)
+            raise MeshError(f"{self.source}: {int(counts[dup].sum() - dup.size)} duplicate node(s) "
+                            f"at {self.points[first[dup[0]]].tolist()}")
+        for ctype in AREA_CELLS:
+            if ctype in self.cells:
+                area = signed_areas(self.points, self.cells[ctype])
+                if np.any(area <= tol * size**2):
+                    i = int(np.argmin(area))
+                    raise MeshError(f"{self.source}: {ctype} cell {i} is inverted or degenerate "
+                                    f"(signed area {area[i]:.3e} m^2); nodes must run anticlockwise")
+        if "line" in self.cells and self.element_type == "line":
+            seg = self.points[self.cells["line"][:, 1]] - self.points[self.cells["line"][:, 0]]
+            if np.any(np.linalg.norm(seg, axis=1) <= tol * size):
+                raise MeshError(f"{self.source}: zero-length line cell")
+        return self
+
+    def transformed(self, *, angle: float = 0.0, origin=(0.0, 0.0), translate=(0.0, 0.0)) -> "Mesh":
+        """A copy rotated by ``angle`` (rad, anticlockwise) about ``origin`` and then translated (m)."""
+        c, s = np.cos(angle), np.sin(angle)
+        R = np.array([[c, -s], [s, c]])
+        o = np.asarray(origin, float)
+        pts = (self.points - o) @ R.T + o + np.asarray(translate, float)
+        return Mesh(pts, {k: v.copy() for k, v in self.cells.items()}, dict(self.node_sets),
+                    dict(self.edge_sets), dict(self.element_sets), self.source)
+
+    # ------------------------------------------------------------------ I/O
+    def to_meshio(self, *, gmsh: bool = False):
+        """Convert to a :class:`meshio.Mesh` carrying the named sets (see module docstring)."""
+        import meshio
+
+        pts3 = np.column_stack([self.points, np.zeros(self.n_points)])
+        blocks, cell_data, field_data = [], {}, {}
+        struct = [(k, v) for k, v in self.cells.items() if not (k == "line" and self.element_type != "line")]
+        if gmsh:
+            phys, geom = [], []
+            tag = 1
+            for ctype, conn in struct:
+                blocks.append((ctype, conn))
+                dim = 1 if ctype == "line" else 2
+                ids = np.zeros(len(conn), dtype=np.int64)
+                for name, (etype, idx) in self.element_sets.items():
+                    if etype == ctype:
+                        field_data[name] = np.array([tag, dim])
+                        ids[np.asarray(idx)] = tag
+                        tag += 1
+                phys.append(ids)
+                geom.append(np.ones(len(conn), dtype=np.int64))
+            for name, edges in self.edge_sets.items():
+                field_data[name] = np.array([tag, 1])
+                blocks.append(("line", edges))
+                phys.append(np.full(len(edges), tag, dtype=np.int64))
+                geom.append(np.full(len(edges), tag, dtype=np.int64))
+                tag += 1
+            for name, nodes in self.node_sets.items():
+                field_data[name] = np.array([tag, 0])
+                blocks.append(("vertex", nodes.reshape(-1, 1)))
+                phys.append(np.full(len(nodes), tag, dtype=np.int64))
+                geom.append(np.full(len(nodes), tag, dtype=np.int64))
+                tag += 1
+            cell_data = {"gmsh:physical": phys, "gmsh:geometrical": geom}
+            return meshio.Mesh(pts3, blocks, cell_data=cell_data, field_data=field_data)
+        for ctype, conn in struct:
+            blocks.append((ctype, conn))
+        for edges in self.edge_sets.values():
+            blocks.append(("line", edges))
+        sizes = [len(c) for _, c in blocks]
+        for k, (name, edges) in enumerate(self.edge_sets.items()):
+            data = [np.zeros(n, np.int32) for n in sizes]
+            data[len(struct) + k][:] = 1
+            cell_data[f"edgeset:{name}"] = data
+        for name, (etype, idx) in self.element_sets.items():
+            data = [np.zeros(n, np.int32) for n in sizes]
+            for b, (ctype, _) in enumerate(struct):
+                if ctype == etype:
+                    data[b][np.asarray(idx)] = 1
+            cell_data[f"elementset:{name}"] = data
+        point_data = {}
+        for name, nodes in self.node_sets.items():
+            ind = np.zeros(self.n_points, np.int32)
+            ind[nodes] = 1
+            point_data[f"nodeset:{name}"] = ind
+        return meshio.Mesh(pts3, blocks, point_data=point_data, cell_data=cell_data)
+
+    def write(self, path, *, file_format: str | None = None, **kwargs) -> None:
+        """Write the mesh with its named sets through meshio (format from the suffix).
+
+        For Gmsh files ``file_format`` may be ``"gmsh22"`` (text 2.2) or ``"gmsh"`` (4.1);
+        the default for ``.msh`` is 4.1 ASCII.
+        """
+        import meshio
+
+        path = os.fspath(path)
+        is_gmsh = path.endswith(".msh") or (file_format or "").startswith("gmsh")
+        m = self.to_meshio(gmsh=is_gmsh)
+        if is_gmsh:
+            kwargs.setdefault("binary", False)
+            file_format = file_format or "gmsh"
+        try:
+            meshio.write(path, m, file_format=file_format, **kwargs)
+        except Exception as exc:  # noqa: BLE001 - meshio raises many types
+            raise MeshError(f"{path}: cannot write mesh ({type(exc).__name__}: {exc})") from exc
+
+
+def signed_areas(points: np.ndarray, conn: np.ndarray) -> np.ndarray:
+    """Signed areas (m^2) of polygons given by ``conn`` (shoelace formula)."""
+    x = points[conn, 0]
+    y = points[conn, 1]
+    return 0.5 * np.sum(x * np.roll(y, -1, axis=1) - np.roll(x, -1, axis=1) * y, axis=1)
+
+
+def _from_meshio(m, source: str) -> Mesh:
+    """Build a :class:`Mesh` from a :class:`meshio.Mesh`, recovering the named sets."""
+    pts = np.asarray(m.points, dtype=float)
+    if pts.ndim != 2 or pts.shape[0] == 0:
+        raise MeshError(f"{source}: no points")
+    cells: dict = {}
+    node_sets: dict = {}
+    edge_sets: dict = {}
+    element_sets: dict = {}
+    blocks = list(m.cells)
+    for b in blocks:
+        if b.type not in _KNOWN and b.type != "vertex":
+            raise MeshError(f"{source}: unknown cell type {b.type!r}; fesub knows "
+                            f"{sorted(_KNOWN)} (and vertex for node sets)")
+    has_area = any(b.type in AREA_CELLS for b in blocks)
+    phys = m.cell_data.get("gmsh:physical")
+    names = {}
+    for name, val in (m.field_data or {}).items():
+        val = np.atleast_1d(val)
+        if len(val) >= 2:
+            names[(int(val[0]), int(val[1]))] = name
+
+    def add_cells(ctype, conn):
+        if ctype in cells:
+            start = len(cells[ctype])
+            cells[ctype] = np.vstack([cells[ctype], conn])
+        else:
+            start = 0
+            cells[ctype] = np.asarray(conn)
+        return start
+
+    edgeset_keys = [k for k in m.cell_data if k.startswith("edgeset:")]
+    elemset_keys = [k for k in m.cell_data if k.startswith("elementset:")]
+    for b_i, b in enumerate(blocks):
+        conn = np.asarray(b.data, dtype=np.int64)
+        if b.type == "vertex":
+            if phys is not None:
+                tags = np.asarray(phys[b_i])
+                for t in np.unique(tags):
+                    nm = names.get((int(t), 0), f"physical_{int(t)}")
+                    node_sets[nm] = np.union1d(node_sets.get(nm, []), conn[tags == t].ravel())
+            continue
+        if b.type == "line" and has_area:
+            # boundary lines of a plane mesh: edge sets
+            if phys is not None:
+                tags = np.asarray(phys[b_i])
+                for t in np.unique(tags):
+                    nm = names.get((int(t), 1), f"physical_{int(t)}")
+                    prev = edge_sets.get(nm, np.zeros((0, 2), np.int64))
+                    edge_sets[nm] = np.vstack([prev, conn[tags == t]])
+            for k in edgeset_keys:
+                flag = np.asarray(m.cell_data[k][b_i]).astype(bool)
+                if flag.any():
+                    nm = k.split(":", 1)[1]
+                    prev = edge_sets.get(nm, np.zeros((0, 2), np.int64))
+                    edge_sets[nm] = np.vstack([prev, conn[flag]])
+            continue
+        start = add_cells(b.type, conn)
+        dim = 1 if b.type == "line" else 2
+        if phys is not None:
+            tags = np.asarray(phys[b_i])
+            for t in np.unique(tags):
+                nm = names.get((int(t), dim))
+                if nm is not None:
+                    prev = element_sets.get(nm, (b.type, np.zeros(0, np.int64)))[1]
+                    element_sets[nm] = (b.type, np.concatenate([prev, start + np.flatnonzero(tags == t)]))
+        for k in elemset_keys:
+            flag = np.asarray(m.cell_data[k][b_i]).astype(bool)
+            if flag.any():
+                nm = k.split(":", 1)[1]
+                prev = element_sets.get(nm, (b.type, np.zeros(0, np.int64)))[1]
+                element_sets[nm] = (b.type, np.concatenate([prev, start + np.flatnonzero(flag)]))
+    for k, v in (m.point_data or {}).items():
+        if k.startswith("nodeset:"):
+            node_sets[k.split(":", 1)[1]] = np.flatnonzero(np.asarray(v).ravel() != 0)
+    for k, v in (getattr(m, "point_sets", None) or {}).items():
+        node_sets.setdefault(k, np.asarray(v, dtype=np.int64))
+    return Mesh(pts, cells, node_sets, edge_sets, element_sets, source)
+
+
+def read(path, *, file_format: str | None = None, check: bool = True) -> Mesh:
+    """Read a mesh with meshio and recover its named sets.
+
+    Parameters
+    ----------
+    path : str or path-like
+        Any format meshio reads (Gmsh .msh 2.2 / 4.1, VTU, XDMF, ...).
+    check : bool
+        Run :meth:`Mesh.check` (unused or duplicate nodes, inverted cells).
+
+    Raises
+    ------
+    MeshError
+        Naming the file, for a missing, truncated or garbled file, an unknown cell type or an
+        inconsistent mesh.
+    """
+    import meshio
+
+    path = os.fspath(path)
+    if not os.path.exists(path):
+        raise MeshError(f"{path}: no such mesh file")
+    try:
+        m = meshio.read(path, file_format=file_format)
+    except Exception as exc:  # noqa: BLE001 - meshio raises anything on garbled input
+        raise MeshError(f"{path}: cannot read mesh ({type(exc).__name__}: {exc})") from exc
+    try:
+        mesh = _from_meshio(m, path)
+    except MeshError:
+        raise
+    except Exception as exc:  # noqa: BLE001
+        raise MeshError(f"{path}: inconsistent mesh data ({type(exc).__name__}: {exc})") from exc
+    return mesh.check() if check else mesh
+
+
+def rectangle(length: float, height: float, nx: int, ny: int, *, origin=(0.0, 0.0),
+              angle: float = 0.0, element: str = "quad") -> Mesh:
+    """Structured mesh of a rectangle ``length x height`` (m) with ``nx x ny`` divisions.
+
+    The rectangle's local x axis is rotated by ``angle`` (rad, anticlockwise) about its
+    lower-left corner, which is placed at ``origin``. ``element='triangle'`` splits each quad
+    into two T3. Named sets (local orientation): node and edge sets ``bottom``, ``top``, ``left``,
+    ``right``; one-node sets ``bottom_left``, ``bottom_right``, ``top_left``, ``top_right``.
+    Edge sets run in the direction of increasing local x (bottom/top) or y (left/right).
+    """
+    from ..errors import check_positive
+
+    length = check_positive("length", length, error=MeshError)
+    height = check_positive("height", height, error=MeshError)
+    for nm, v in (("nx", nx), ("ny", ny)):
+        if int(v) != v or v < 1:
+            raise MeshError(f"{nm} must be an integer >= 1, got {v!r}")
+    nx, ny = int(nx), int(ny)
+    if element not in ("quad", "triangle"):
+        raise MeshError(f"element must be 'quad' or 'triangle', got {element!r}")
+    xs = np.linspace(0.0, length, nx + 1)
+    ys = np.linspace(0.0, height, ny + 1)
+    X, Y = np.meshgrid(xs, ys)  # row j = y index
+    pts = np.column_stack([X.ravel(), Y.ravel()])
+    nid = np.arange((nx + 1) * (ny + 1)).reshape(ny + 1, nx + 1)
+    q = np.column_stack([nid[:-1, :-1].ravel(), nid[:-1, 1:].ravel(),
+                         nid[1:, 1:].ravel(), nid[1:, :-1].ravel()])
+    cells = {"quad": q} if element == "quad" else {
+        "triangle": np.vstack([q[:, [0, 1, 2]], q[:, [0, 2, 3]]])}
+    bottom, top = nid[0, :], nid[-1, :]
+    left, right = nid[:, 0], nid[:, -1]
+    sets = {"bottom": bottom, "top": top, "left": left, "right": right,
+            "bottom_left": [nid[0, 0]], "bottom_right": [nid[0, -1]],
+            "top_left": [nid[-1, 0]], "top_right": [nid[-1, -1]]}
+    pair = lambda a: np.column_stack([a[:-1], a[1:]])  # noqa: E731
+    edges = {"bottom": pair(bottom), "top": pair(top), "left": pair(left), "right": pair(right)}
+    mesh = Mesh(pts, cells, sets, edges, source=f"rectangle({length}, {height}, {nx}, {ny})")
+    return mesh.transformed(angle=angle, origin=(0.0, 0.0), translate=origin)
+
+
+def beam_line(start, end, n: int) -> Mesh:
+    """A straight line of ``n`` two-node frame elements from ``start`` to ``end`` (m).
+
+    Node sets ``start``, ``end`` and ``all``.
+    """
+    if int(n) != n or n < 1:
+        raise MeshError(f"n must be an integer >= 1, got {n!r}")
+    n = int(n)
+    a, b = np.asarray(start, float), np.asarray(end, float)
+    if np.linalg.norm(b - a) <= 0:
+        raise MeshError("beam_line: start and end coincide")
+    t = np.linspace(0.0, 1.0, n + 1)[:, None]
+    pts = a + t * (b - a)
+    conn = np.column_stack([np.arange(n), np.arange(1, n + 1)])
+    return Mesh(pts, {"line": conn}, {"start": [0], "end": [n], "all": np.arange(n + 1)},
+                source=f"beam_line({n})")

@@ -1,0 +1,174 @@
+"""Craig-Bampton reduction with an explicit interior/boundary partition.
+
+``u = T q`` with ``q = [eta; u_b]``: ``k`` fixed-interface normal modes (amplitudes eta) and the
+boundary DOFs kept physical (what a contact needs).
+
+    T = [[Phi_i, Psi], [0, I]],  Psi = -K_ii^-1 K_ib,  (K_ii - w^2 M_ii) Phi_i = 0, Phi_i' M_ii Phi_i = I
+
+(interior rows first). The free-interface variant (Craig-Chang / MacNeal residual flexibility)
+keeps the same coordinate layout: ``u = (Phi - G_b G_bb^-1 Phi_b) eta + G_b G_bb^-1 u_b`` with free
+modes Phi and residual flexibility G = K^-1 - Phi W^-2 Phi'.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import scipy.linalg as sla
+import scipy.sparse as sp
+import scipy.sparse.linalg as spla
+
+from ..errors import ModelError
+from ..fe.assembly import modes
+
+__all__ = ["CraigBampton"]
+
+
+class CraigBampton:
+    """Reduced model of a substructure.
+
+    Parameters
+    ----------
+    K, M : sparse or dense (n, n)
+        Stiffness (N/m) and mass (kg) of the substructure (clamped DOFs already removed);
+        a :class:`~fesub.substructure.Substructure` may be given instead as ``K`` (then ``M`` is None).
+    boundary : int array
+        DOFs kept physical (model numbering).
+    n_modes : int
+        Number of normal modes kept (0 gives a Guyan reduction).
+    free_interface : bool
+        Use free-interface modes with residual flexibility instead of fixed-interface modes.
+        Requires a non-singular K (a substructure that is held by clamps).
+
+    Attributes
+    ----------
+    Kr, Mr : (k + nb, k + nb) dense reduced matrices; Cr via :meth:`rayleigh`.
+    T : (n, k + nb) dense transformation, u = T q.
+    mode_freqs_hz : frequencies of the kept normal modes (Hz).
+    """
+
+    def __init__(self, K, M=None, boundary=(), n_modes: int = 20, *, free_interface: bool = False):
+        self.substructure = None
+        if M is None and hasattr(K, "K"):
+            self.substructure = K
+            K, M = K.K, K.M
+        K = sp.csr_matrix(K)
+        M = sp.csr_matrix(M)
+        n = K.shape[0]
+        if K.shape != (n, n) or M.shape != (n, n):
+            raise ModelError(f"K and M must be square and of equal size, got {K.shape} and {M.shape}")
+        b = np.asarray(boundary, dtype=np.int64).ravel()
+        if b.size == 0:
+            raise ModelError("Craig-Bampton needs at least one boundary DOF")
+        if b.min() < 0 or b.max() >= n or np.unique(b).size != b.size:
+            raise ModelError(f"boundary DOFs must be distinct indices in 0..{n - 1}")
+        i = np.setdiff1d(np.arange(n), b)
+        if int(n_modes) != n_modes or n_modes < 0 or n_modes > i.size:
+            raise ModelError(f"n_modes must be an integer in 0..{i.size} (number of interior DOFs), got {n_modes!r}")
+        k = int(n_modes)
+        self.boundary, self.interior, self.n_modes = b, i, k
+        self.free_interface = free_interface
+        self._K, self._M = K, M
+        if free_interface:
+            T = self._free_interface_T(K, M, b, k)
+        else:
+            T = self._fixed_interface_T(K, M, b, i, k)
+        self.T = T
+        KT = K @ T
+        MT = M @ T
+        self.Kr = 0.5 * ((T.T @ KT) + (T.T @ KT).T)
+        self.Mr = 0.5 * ((T.T @ MT) + (T.T @ MT).T)
+
+    def _fixed_interface_T(self, K, M, b, i, k):
+        n = K.shape[0]
+        Kii = sp.csc_matrix(K[i][:, i])
+        Kib = K[i][:, b].toarray()
+        try:
+            lu = spla.splu(Kii)
+        except RuntimeError as exc:
+            raise ModelError(f"K_ii is singular ({exc}): the boundary DOFs do not hold the substructure") from exc
+        Psi = -lu.solve(Kib)
+        if k > 0:
+            f, Phi = modes(Kii, M[i][:, i], k)
+        else:
+            f, Phi = np.zeros(0), np.zeros((i.size, 0))
+        self.mode_freqs_hz = f
+        T = np.zeros((n, k + b.size))
+        T[np.ix_(i, np.arange(k))] = Phi
+        T[np.ix_(i, k + np.arange(b.size))] = Psi
+        T[b, k + np.arange(b.size)] = 1.0
+        return T
+
+    def _free_interface_T(self, K, M, b, k):
+        n = K.shape[0]
+        try:
+            lu = spla.splu(sp.csc_matrix(K))
+        except RuntimeError as exc:
+            raise ModelError("free-interface reduction needs a non-singular K (a clamped substructure); "
+                             "use the fixed-interface variant for a floating one") from exc
+        if k > 0:
+            f, Phi = modes(K, M, k)
+            if np.any(f <= 0):
+                raise ModelError("free-interface reduction: K has rigid-body modes")
+        else:
+            f, Phi = np.zeros(0), np.zeros((n, 0))
+        self.mode_freqs_hz = f
+        E = np.zeros((n, b.size))
+        E[b, np.arange(b.size)] = 1.0
+        G = lu.solve(E) - Phi @ (Phi[b].T / (2 * np.pi * f[:, None]) ** 2)  # residual flexibility, columns b
+        Gbb = G[b]
+        try:
+            A = sla.solve(Gbb, np.eye(b.size), assume_a="sym")
+        except sla.LinAlgError as exc:
+            raise ModelError("free-interface reduction: residual flexibility at the boundary is singular "
+                             "(too many modes kept for the boundary size)") from exc
+        GA = G @ A
+        T = np.hstack([Phi - GA @ Phi[b], GA])
+        T[b] = 0.0
+        T[b, k + np.arange(b.size)] = 1.0
+        return T
+
+    # ------------------------------------------------------------------
+    @property
+    def n_dofs(self) -> int:
+        return self.T.shape[1]
+
+    @property
+    def boundary_slice(self) -> slice:
+        """Position of the physical boundary DOFs inside q."""
+        return slice(self.n_modes, self.n_dofs)
+
+    def rayleigh(self, alpha: float, beta: float) -> np.ndarray:
+        """Reduced Rayleigh damping T' C T = alpha Mr + beta Kr."""
+        return alpha * self.Mr + beta * self.Kr
+
+    def frequencies(self, n: int | None = None) -> np.ndarray:
+        """Natural frequencies (Hz) of the reduced model (lowest ``n``)."""
+        lam = sla.eigh(self.Kr, self.Mr, eigvals_only=True)
+        f = np.sqrt(np.clip(lam, 0, None)) / (2 * np.pi)
+        return f if n is None else f[:n]
+
+    def validate(self, n: int = 10) -> dict:
+        """Compare the lowest ``n`` frequencies of the reduced and full models.
+
+        Returns a dict with ``full_hz``, ``reduced_hz`` and ``rel_error`` arrays.
+        """
+        n = min(int(n), self.n_dofs)
+        full, _ = modes(self._K, self._M, n)
+        red = self.frequencies(n)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            err = np.where(full > 0, (red - full) / full, red - full)
+        return {"full_hz": full, "reduced_hz": red, "rel_error": err}
+
+    def recover(self, q) -> np.ndarray:
+        """Full displacement field u = T q (q of shape (k + nb,) or (k + nb, nt))."""
+        q = np.asarray(q)
+        if q.shape[0] != self.n_dofs:
+            raise ModelError(f"reduced vector has {q.shape[0]} rows, expected {self.n_dofs}")
+        return self.T @ q
+
+    def summary(self) -> str:
+        fr = self.mode_freqs_hz
+        rng = f"{fr.min():.4g}-{fr.max():.4g} Hz" if fr.size else "none"
+        kind = "free-interface" if self.free_interface else "fixed-interface"
+        return (f"Craig-Bampton ({kind}): {self.n_modes} modes ({rng}) + {self.boundary.size} boundary DOFs "
+                f"= {self.n_dofs} DOFs (from {self.T.shape[0]})")

@@ -1,0 +1,99 @@
+"""A linear substructure: FE matrices, DOF map, node coordinates and node sets."""
+
+from __future__ import annotations
+
+import numpy as np
+import scipy.sparse as sp
+
+from ..errors import ModelError
+from ..fe.assembly import DofMap, free_dofs, mesh_matrices, modes
+from ..fe.assembly import rayleigh as rayleigh_matrix
+
+__all__ = ["Substructure"]
+
+
+class Substructure:
+    """Linear time-invariant substructure ``M u'' + C u' + K u = f + g`` built from a mesh.
+
+    Parameters
+    ----------
+    mesh : fesub.fe.Mesh
+    material : PlaneStress (plane meshes) or BeamSection (frame meshes)
+    clamped : sequence of node-set names, or dict name -> components ('x', 'y', 'rz')
+        DOFs removed from the model (zero displacement).
+    rayleigh : (alpha, beta)
+        Rayleigh damping C = alpha M + beta K, alpha in 1/s, beta in s.
+    incompatible, lumped : element options (see :func:`fesub.fe.mesh_matrices`).
+    name : label used in messages and plots.
+
+    Attributes
+    ----------
+    K, M, C : CSR matrices over the retained (non-clamped) DOFs.
+    dofmap : node-major numbering of all DOFs (before clamping).
+    retained : indices (in ``dofmap`` numbering) of the retained DOFs; model DOF i is
+        ``retained[i]``.
+    """
+
+    def __init__(self, mesh, material, *, clamped=(), rayleigh=(0.0, 0.0), incompatible: bool = True,
+                 lumped: bool = False, name: str = "substructure"):
+        self.mesh = mesh
+        self.material = material
+        self.name = name
+        K, M, dm = mesh_matrices(mesh, material, incompatible=incompatible, lumped=lumped)
+        self.dofmap: DofMap = dm
+        if isinstance(clamped, dict):
+            items = clamped.items()
+        else:
+            items = [(c, None) for c in clamped]
+        fixed = [dm.dofs(mesh.nodes(set_name), comps) for set_name, comps in items]
+        fixed = np.unique(np.concatenate(fixed)) if fixed else np.zeros(0, np.int64)
+        self.clamped = fixed
+        self.retained = free_dofs(dm.n_dofs, fixed)
+        self._index = np.full(dm.n_dofs, -1, np.int64)
+        self._index[self.retained] = np.arange(self.retained.size)
+        self.K = sp.csr_matrix(K[self.retained][:, self.retained])
+        self.M = sp.csr_matrix(M[self.retained][:, self.retained])
+        self.alpha, self.beta = (float(v) for v in rayleigh)
+        self.C = rayleigh_matrix(self.M, self.K, self.alpha, self.beta)
+
+    @property
+    def n_dofs(self) -> int:
+        return self.retained.size
+
+    @property
+    def points(self) -> np.ndarray:
+        return self.mesh.points
+
+    def dofs(self, nodes_or_set, comps=None) -> np.ndarray:
+        """Model DOF indices of a node set (by name) or node indices, for the given components.
+
+        Raises :class:`ModelError` if one of them is clamped.
+        """
+        nodes = self.mesh.nodes(nodes_or_set) if isinstance(nodes_or_set, str) else nodes_or_set
+        g = self.dofmap.dofs(nodes, comps)
+        idx = self._index[g]
+        if np.any(idx < 0):
+            raise ModelError(f"{self.name}: DOFs {g[idx < 0][:6].tolist()} of {nodes_or_set!r} are clamped")
+        return idx
+
+    def expand(self, u) -> np.ndarray:
+        """Full nodal field (n_nodes, ndpn[, ...]) from model DOF values (clamped DOFs = 0)."""
+        u = np.asarray(u)
+        full = np.zeros((self.dofmap.n_dofs,) + u.shape[1:], dtype=u.dtype)
+        full[self.retained] = u
+        return full.reshape((self.dofmap.n_nodes, self.dofmap.ndpn) + u.shape[1:])
+
+    def load(self, nodes_or_set, comp: str, value: float) -> np.ndarray:
+        """Load vector (N) with ``value`` split evenly over the nodes of the set, on one component."""
+        idx = self.dofs(nodes_or_set, comp)
+        f = np.zeros(self.n_dofs)
+        f[idx] = value / idx.size
+        return f
+
+    def modes(self, n: int):
+        """Lowest ``n`` modes of the substructure with its clamps: (freq_hz, phi)."""
+        return modes(self.K, self.M, n)
+
+    def __repr__(self) -> str:
+        return (f"Substructure({self.name!r}, {self.mesh.elements().shape[0]} {self.mesh.element_type} "
+                f"elements, {self.mesh.n_points} nodes, {self.n_dofs} DOFs)")
