@@ -1,0 +1,159 @@
+"""Tests of the pseudo-arclength continuation driver against closed-form branches."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from fesub.continuation import Branch, continue_branch
+from fesub.errors import ConvergenceError, ParameterError
+
+
+def circle():
+    def res(x, lam):
+        return np.array([x[0] ** 2 + lam ** 2 - 1.0])
+
+    def jac(x, lam):
+        return np.array([[2 * x[0]]]), np.array([2 * lam])
+
+    return res, jac
+
+
+def test_circle_through_both_folds():
+    res, jac = circle()
+    br = continue_branch(res, jac, [1.0], 0.0, ds=0.05, ds_max=0.1, max_steps=200,
+                         lam_range=(-2, 2), callback=None)
+    # every point lies on the circle (corrector tolerance 1e-10 on |R|)
+    assert np.max(np.abs(br.x[:, 0] ** 2 + br.lam ** 2 - 1)) < 1e-9
+    folds = br.events_of("fold")
+    lam_f = sorted(e.lam for e in folds[:2])
+    # the folds of the circle are at lam = -1 and +1 (x = 0); located by secant on the lam
+    # component of the tangent, which is linear in x near the fold -> |lam| error ~ x^2 ~ 1e-20
+    assert len(folds) >= 2
+    assert lam_f[0] == pytest.approx(-1.0, abs=1e-10)
+    assert lam_f[1] == pytest.approx(1.0, abs=1e-10)
+    for e in folds[:2]:
+        assert abs(e.x[0]) < 1e-6
+    # the branch went round: lam reached both sides and x changed sign
+    assert br.x[:, 0].min() < -0.9 and br.x[:, 0].max() > 0.9
+    assert br.stop_reason == "max_steps"
+    # the tangents are unit vectors
+    assert np.allclose(np.linalg.norm(br.tangent, axis=1), 1.0, atol=1e-12)
+
+
+def test_cubic_fold_located_to_1e8():
+    # x^3 - 3x + lam = 0: folds at x = +-1, lam = +-2
+    def res(x, lam):
+        return np.array([x[0] ** 3 - 3 * x[0] + lam])
+
+    def jac(x, lam):
+        return np.array([[3 * x[0] ** 2 - 3]]), np.array([1.0])
+
+    br = continue_branch(res, jac, [2.2], -4.0, ds=0.2, ds_max=0.3, lam_range=(-4, 4),
+                         max_steps=500, direction=+1)
+    assert br.stop_reason == "lam_range"
+    folds = br.events_of("fold")
+    assert len(folds) == 2
+    lam_f = sorted(e.lam for e in folds)
+    assert lam_f[0] == pytest.approx(-2.0, abs=1e-8)
+    assert lam_f[1] == pytest.approx(2.0, abs=1e-8)
+    # the last point lies exactly on the bound lam = 4 (Newton at fixed lam)
+    assert br.lam[-1] == pytest.approx(4.0, abs=1e-14)
+
+
+def test_user_event_located():
+    # line x = lam; event g = x - 0.123456789
+    def res(x, lam):
+        return np.array([x[0] - lam, x[1] - lam ** 2])
+
+    def jac(x, lam):
+        return np.eye(2), np.array([-1.0, -2 * lam])
+
+    br = continue_branch(res, jac, [0, 0], 0.0, ds=0.05, ds_max=0.05, lam_range=(0, 0.5),
+                         events={"g": lambda x, lam: x[0] - 0.123456789})
+    ev = br.events_of("g")
+    assert len(ev) == 1
+    # secant on a linear test function along the branch: exact up to the corrector tolerance
+    assert ev[0].lam == pytest.approx(0.123456789, abs=1e-10)
+    assert br.lam[ev[0].index] < ev[0].lam < br.lam[ev[0].index + 1]
+
+
+def test_stability_change_by_bisection():
+    def res(x, lam):
+        return np.array([x[0] - lam])
+
+    def jac(x, lam):
+        return np.eye(1), np.array([-1.0])
+
+    br = continue_branch(res, jac, [0.0], 0.0, ds=0.1, ds_max=0.1, lam_range=(0, 1),
+                         stability=lambda x, lam: lam < 0.3141592)
+    ev = br.events_of("stability")
+    assert len(ev) == 1
+    # bisection stops at 1e-10 of the step (0.1)
+    assert ev[0].lam == pytest.approx(0.3141592, abs=1e-9)
+    assert br.stable[0] and not br.stable[-1]
+
+
+def test_corrector_failure_returns_partial_branch():
+    # the residual becomes undefined (NaN) for lam > 0.5: the corrector fails at ds_min
+    def res(x, lam):
+        r = x[0] - lam
+        return np.array([r if lam <= 0.5 else np.nan])
+
+    def jac(x, lam):
+        return np.eye(1), np.array([-1.0])
+
+    br = continue_branch(res, jac, [0.0], 0.0, ds=0.1, ds_min=1e-4, ds_max=0.1,
+                         lam_range=(0, 2))
+    assert br.stop_reason.startswith("corrector_failed at lam=")
+    assert "ds=" in br.stop_reason
+    assert 0.49 < br.lam[-1] <= 0.5
+    assert np.allclose(br.x[:, 0], br.lam)
+
+
+def test_cannot_start_raises():
+    def res(x, lam):
+        return np.array([x[0] ** 2 + 1.0])  # no real root
+
+    def jac(x, lam):
+        return np.array([[2 * x[0]]]), np.array([0.0])
+
+    with pytest.raises(ConvergenceError, match="cannot start"):
+        continue_branch(res, jac, [0.3], 0.0)
+
+
+def test_bad_parameters():
+    res, jac = circle()
+    with pytest.raises(ParameterError, match="ds_min"):
+        continue_branch(res, jac, [1.0], 0.0, ds_min=-1)
+    with pytest.raises(ParameterError, match="direction"):
+        continue_branch(res, jac, [1.0], 0.0, direction=0)
+    with pytest.raises(ParameterError, match="lam0"):
+        continue_branch(res, jac, [1.0], 0.0, lam_range=(0.5, 1))
+
+
+def test_angle_test_and_scaling():
+    # scaled unknowns: x in mm-like units (1e-3) -> the driver follows it when scaled
+    def res(x, lam):
+        return np.array([(x[0] / 1e-3) ** 2 + lam ** 2 - 1.0])
+
+    def jac(x, lam):
+        return np.array([[2 * x[0] / 1e-6]]), np.array([2 * lam])
+
+    br = continue_branch(res, jac, [1e-3], 0.0, ds=0.05, ds_max=0.1, max_steps=150,
+                         scale=[1e-3, 1.0], max_angle_deg=10)
+    assert np.max(np.abs((br.x[:, 0] / 1e-3) ** 2 + br.lam ** 2 - 1)) < 1e-9
+    # consecutive tangents never turn more than the allowed 10 degrees
+    cosang = np.sum(br.tangent[1:] * br.tangent[:-1], axis=1)
+    assert np.all(cosang >= np.cos(np.radians(10)) - 1e-12)
+
+
+def test_save_load(tmp_path):
+    res, jac = circle()
+    br = continue_branch(res, jac, [1.0], 0.0, ds=0.1, max_steps=40)
+    p = tmp_path / "b.npz"
+    br.save(p)
+    b2 = Branch.load(p)
+    assert np.array_equal(b2.x, br.x) and np.array_equal(b2.lam, br.lam)
+    assert [e.kind for e in b2.events] == [e.kind for e in br.events]
+    assert b2.stop_reason == br.stop_reason
