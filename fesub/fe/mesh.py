@@ -237,8 +237,8 @@ class Mesh:
     def write(self, path, *, file_format: str | None = None, **kwargs) -> None:
         """Write the mesh with its named sets through meshio (format from the suffix).
 
-        For Gmsh files ``file_format`` may be ``"gmsh22"`` (text 2.2) or ``"gmsh"`` (4.1);
-        the default for ``.msh`` is 4.1 ASCII.
+        ``.msh`` files are written as Gmsh 2.2 (ASCII), the Gmsh format in which meshio stores
+        physical groups element by element; :func:`read` reads both 2.2 and 4.1 (as Gmsh writes it).
         """
         import meshio
 
@@ -247,7 +247,7 @@ class Mesh:
         m = self.to_meshio(gmsh=is_gmsh)
         if is_gmsh:
             kwargs.setdefault("binary", False)
-            file_format = file_format or "gmsh"
+            file_format = file_format or "gmsh22"
         try:
             meshio.write(path, m, file_format=file_format, **kwargs)
         except Exception as exc:  # noqa: BLE001 - meshio raises many types

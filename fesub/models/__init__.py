@@ -1,0 +1,1 @@
+"""Ready-made studies: beam-on-beam, cantilever with contact, blade-damper-blade."""
