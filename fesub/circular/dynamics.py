@@ -1,0 +1,600 @@
+"""Slip dynamics of a disc and a ball on a plane; limit directions and their bifurcations.
+
+Both test problems reduce to an autonomous system in the friction variables
+``x_o = (u_x, u_y, rho omega_z)`` (m/s)::
+
+    x_o' = -mu g (A C(w3) w1, A C(w3) w2, b S(w3) w3) + (F/m, 0, 0),     w = x_o/|x_o|,
+
+with ``A = 1``, ``b = rho kappa/(j Rbar^2)`` for the disc (``j = 1/2``, uniform pressure) and
+``A = (1+j)/j``, ``b = rho kappa/(j Rbar^2)`` for the ball (``j = 2/5``, Hertz pressure, ``Rbar =
+lambda R``), ``F`` a constant horizontal force (N) along x on the centre of mass. The right-hand side
+depends on the direction ``w`` only, so the radial and circumferential parts are exactly their
+asymptotic forms: ``r' = R*(w) = w.F_o``, ``w' = V*(w)/r``, ``V* = F_o - R* w``.
+
+Integration until the body stops uses the time rescaling ``d/dt = r d/dtau``: ``(log r)' = R*(w)``,
+``w' = V*(w)``, ``t' = r`` -- smooth, with the stop time ``t_stop = int r dtau`` finite and ``w``
+converging to the limit direction. :meth:`ReducedContactSystem.simulate` with ``method='t'``
+integrates ``x_o`` in physical time instead (an independent check).
+
+Limit directions ``V*(w) = 0`` lie on the invariant great circle ``w = (cos psi, 0, sin psi)`` when
+``C`` has no zero on the sphere (true for the exact models and the harmonic models used here;
+:func:`find_limit_directions_sphere` checks it with a multistart solve on the whole sphere). On the
+circle ``psi' = g(psi) = mu g sin(psi) [cos(psi) k(sin psi) - f]`` with ``k = A C - b S`` and
+``f = F/(mu m g)``. The eigenvalues of the modified Jacobian (119) are the in-circle one
+``lambda_c = g'(psi)`` and the transversal one ``lambda_perp = -(mu g A C + R*)``.
+
+Corrections to the printed paper followed here (see the specification): the tangency bifurcation is
+at ``R* = 0``; non-trivial limit directions have ``r' < 0`` (attracting); the angle equations (120) are
+replaced by the correct ones; the paper omits the ball's ``G(q)``, so only the contact-point slip and
+the friction-free velocity ``v_Q`` of the ball are integrated.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..errors import ParameterError, check_positive
+from .models import FrictionModel, HarmonicFriction
+
+__all__ = ["ReducedContactSystem", "Trajectory", "LimitDirection", "find_limit_directions",
+           "find_limit_directions_sphere", "bifurcation_values", "bifurcation_diagram", "COLOURS"]
+
+#: colour code of the paper's figures (sphere type with r' sign)
+COLOURS = {
+    ("repelling", "stable node"): "purple",
+    ("attracting", "unstable node"): "red",
+    ("attracting", "saddle-stable-in-circle"): "green",
+    ("attracting", "saddle-unstable-in-circle"): "brown",
+    ("attracting", "stable node"): "blue",
+    ("repelling", "unstable node"): "orange",
+    ("repelling", "saddle-stable-in-circle"): "olive",
+    ("repelling", "saddle-unstable-in-circle"): "pink",
+}
+
+
+@dataclass
+class LimitDirection:
+    """A limit direction ``w`` with ``V*(w) = 0``.
+
+    Attributes
+    ----------
+    w : ndarray (3,)
+        Unit direction ``(w1, w2, w3)``.
+    rdot : float
+        ``R*(w)`` (m/s^2): < 0 attracting (slip -> stick in finite time), > 0 repelling.
+    lam_c, lam_perp : float
+        Eigenvalues (1/s) of the modified Jacobian inside the circle ``w2 = 0`` and across it.
+    kind : str
+        'attracting', 'repelling' or 'tangent' (``R* = 0``).
+    sphere_type : str
+        'stable node', 'unstable node', 'saddle-stable-in-circle', 'saddle-unstable-in-circle' or
+        'non-hyperbolic'.
+    colour : str
+        Colour of the paper's figures (purple, red, green, brown, blue; others for cases the
+        paper does not colour).
+    """
+
+    w: np.ndarray
+    rdot: float
+    lam_c: float
+    lam_perp: float
+    kind: str
+    sphere_type: str
+    colour: str
+
+    @property
+    def psi(self) -> float:
+        """Angle on the invariant circle, ``w = (cos psi, 0, sin psi)`` (rad)."""
+        return math.atan2(self.w[2], self.w[0])
+
+    def as_dict(self) -> dict:
+        return {"w": [float(x) for x in self.w], "rdot": self.rdot, "lam_c": self.lam_c,
+                "lam_perp": self.lam_perp, "kind": self.kind, "sphere_type": self.sphere_type,
+                "colour": self.colour}
+
+
+@dataclass
+class Trajectory:
+    """Result of :meth:`ReducedContactSystem.simulate` (arrays along the solution).
+
+    Attributes
+    ----------
+    t : ndarray
+        Physical time (s).
+    tau : ndarray
+        Rescaled time (``d t = r d tau``), NaN for ``method='t'``.
+    x_o : ndarray (n, 3)
+        ``(u_x, u_y, rho omega_z)`` (m/s).
+    w : ndarray (n, 3)
+        Slip direction.
+    q : ndarray (n, 3)
+        Disc: centre position ``(x_C, y_C)`` (m) and rotation angle ``gamma`` (rad); for the ball
+        the contact-point displacement and the spin angle.
+    t_stop : float
+        Time at which slip and spin vanish together (s), ``inf`` when the body never stops.
+    stopped, stuck : bool
+        The body stopped; it stays stuck afterwards (``|F| <= F_T``).
+    w_final : ndarray (3,)
+        Direction at the end (the limit direction of the stop).
+    """
+
+    t: np.ndarray
+    tau: np.ndarray
+    x_o: np.ndarray
+    w: np.ndarray
+    q: np.ndarray
+    t_stop: float
+    stopped: bool
+    stuck: bool
+    w_final: np.ndarray
+    rho: float
+    R: float
+    info: dict = field(default_factory=dict)
+
+    @property
+    def r(self) -> np.ndarray:
+        return np.linalg.norm(self.x_o, axis=1)
+
+    @property
+    def eps(self) -> np.ndarray:
+        """Slip-spin ratio ``|u|/(R |omega|)`` along the trajectory."""
+        with np.errstate(divide="ignore"):
+            return (self.rho / self.R) * np.hypot(self.w[:, 0], self.w[:, 1]) / np.abs(self.w[:, 2])
+
+    @property
+    def eps_final(self) -> float:
+        w = self.w_final
+        with np.errstate(divide="ignore"):
+            return float((self.rho / self.R) * math.hypot(w[0], w[1]) / abs(w[2]))
+
+    def summary(self) -> dict:
+        return {"t_stop": self.t_stop, "stopped": self.stopped, "stuck": self.stuck,
+                "w_final": [float(x) for x in self.w_final], "eps_final": self.eps_final,
+                "rho": self.rho, "R": self.R, **self.info}
+
+    def save(self, path) -> None:
+        """Write ``path.npz`` (arrays) and ``path.json`` (summary)."""
+        from pathlib import Path
+
+        p = Path(path)
+        np.savez(p.with_suffix(".npz"), t=self.t, tau=self.tau, x_o=self.x_o, w=self.w, q=self.q)
+        p.with_suffix(".json").write_text(json.dumps(self.summary(), indent=2, default=str))
+
+
+class ReducedContactSystem:
+    """``x_o' = -mu g (A C w1, A C w2, b S w3) + (F/m, 0, 0)`` for a friction model.
+
+    Parameters
+    ----------
+    model : FrictionModel
+        Friction model (its ``C(w3)``, ``S(w3)``, ``mu``, ``rho`` are used; the normal load is
+        ``m g``, the model's ``P`` is not used).
+    A, b : float
+        Coefficients of the reduced form (> 0).
+    m : float
+        Mass (kg).
+    F : float
+        Constant horizontal force along x (N), any sign.
+    g : float
+        Gravity (m/s^2).
+    kind : str
+        Label ('disc', 'ball' or 'custom').
+    """
+
+    def __init__(self, model: FrictionModel, A: float, b: float, m: float = 1.0, F: float = 0.0,
+                 g: float = 1.0, kind: str = "custom"):
+        if not isinstance(model, FrictionModel):
+            raise ParameterError(f"model must be a FrictionModel, got {type(model).__name__}")
+        self.model = model
+        self.A = check_positive("A", A)
+        self.b = check_positive("b", b)
+        self.m = check_positive("m (mass)", m)
+        self.g = check_positive("g (gravity)", g)
+        try:
+            self.F = float(F)
+        except (TypeError, ValueError):
+            raise ParameterError(f"F (force) must be a real number, got {F!r}") from None
+        if not math.isfinite(self.F):
+            raise ParameterError(f"F (force) must be finite, got {F!r}")
+        self.mu_g = model.mu * self.g
+        self.f = self.F / (self.m * self.mu_g)
+        self.rho = model.rho
+        self.kind = kind
+
+    # -------------------------------------------------------------------- constructors
+    @classmethod
+    def disc(cls, model: FrictionModel, m: float = 1.0, F: float = 0.0, g: float = 1.0,
+             Rbar: float | None = None, j: float = 0.5):
+        """Disc of radius ``Rbar`` (default: the contact radius) flat on the plane (eq. 13)."""
+        Rbar = model.R if Rbar is None else check_positive("Rbar (disc radius)", Rbar)
+        j = check_positive("j (inertia ratio)", j)
+        return cls(model, 1.0, model.rho * model.kappa / (j * Rbar ** 2), m, F, g, "disc")
+
+    @classmethod
+    def ball(cls, model: FrictionModel, m: float = 1.0, F: float = 0.0, g: float = 1.0,
+             lam: float = 5.0, j: float = 0.4):
+        """Ball of radius ``Rbar = lam R`` on the plane (eq. 18), ``R`` the Hertz contact radius."""
+        lam = check_positive("lam (ball radius / contact radius)", lam)
+        j = check_positive("j (inertia ratio)", j)
+        Rbar = lam * model.R
+        return cls(model, (1.0 + j) / j, model.rho * model.kappa / (j * Rbar ** 2), m, F, g,
+                   "ball")
+
+    def with_force(self, F: float) -> "ReducedContactSystem":
+        """Same system with another force ``F`` (N)."""
+        return ReducedContactSystem(self.model, self.A, self.b, self.m, F, self.g, self.kind)
+
+    # -------------------------------------------------------------------- vector field
+    def k(self, w3):
+        """``k(w3) = A C(w3) - b S(w3)`` (-)."""
+        C, S = self.model.CS(w3)
+        return self.A * C - self.b * S
+
+    def field(self, w):
+        """``F_o(w)`` (m/s^2) for directions ``w`` of shape (..., 3) (normalised internally)."""
+        w = np.asarray(w, dtype=float)
+        n = np.linalg.norm(w, axis=-1, keepdims=True)
+        if np.any(n == 0) or not np.all(np.isfinite(w)):
+            raise ParameterError("w must be finite and nonzero (x_o = 0 is the set-valued case)")
+        w = w / n
+        C, S = self.model.CS(np.clip(w[..., 2], -1.0, 1.0))
+        out = np.empty_like(w)
+        out[..., 0] = -self.mu_g * self.A * C * w[..., 0] + self.F / self.m
+        out[..., 1] = -self.mu_g * self.A * C * w[..., 1]
+        out[..., 2] = -self.mu_g * self.b * S * w[..., 2]
+        return out
+
+    def rhs(self, t, x_o):
+        """``dx_o/dt`` (m/s^2) at ``x_o != 0`` (for ODE solvers)."""
+        return self.field(x_o)
+
+    def radial(self, w):
+        """``R*(w) = w . F_o(w)`` (m/s^2)."""
+        w = np.asarray(w, float)
+        w = w / np.linalg.norm(w, axis=-1, keepdims=True)
+        return np.sum(w * self.field(w), axis=-1)
+
+    def circumferential(self, w):
+        """``V*(w) = (I - w w^T) F_o(w)`` (m/s^2)."""
+        w = np.asarray(w, float)
+        w = w / np.linalg.norm(w, axis=-1, keepdims=True)
+        Fo = self.field(w)
+        return Fo - np.sum(w * Fo, axis=-1, keepdims=True) * w
+
+    def modified_jacobian(self, w, h: float = 1e-6):
+        """``V*_w - V*_w w w^T`` (1/s) at ``w`` by central differences (eq. 119)."""
+        w = np.asarray(w, float)
+        w = w / np.linalg.norm(w)
+        J = np.empty((3, 3))
+        for i in range(3):
+            d = np.zeros(3)
+            d[i] = h
+            J[:, i] = (self.circumferential_raw(w + d) - self.circumferential_raw(w - d)) / (2 * h)
+        return J - J @ np.outer(w, w)
+
+    def circumferential_raw(self, x):
+        """``V`` of the un-normalised field ``F_o(x/|x|)`` projected with ``x/|x|`` -- as a function
+        of ``x`` in R^3 (used for Jacobians)."""
+        x = np.asarray(x, float)
+        w = x / np.linalg.norm(x)
+        Fo = self.field(w)
+        return Fo - np.dot(w, Fo) * w
+
+    # -------------------------------------------------------------------- circle functions
+    def circle_m(self, psi):
+        """``m(psi) = cos(psi) k(sin psi)``: non-trivial limit directions satisfy ``m = f``."""
+        psi = np.asarray(psi, float)
+        return np.cos(psi) * self.k(np.sin(psi))
+
+    def circle_m_prime(self, psi, h: float = 1e-5):
+        """``dm/dpsi``: analytic for polynomial (harmonic) models, 4th-order differences else."""
+        psi = np.asarray(psi, float)
+        if isinstance(self.model, HarmonicFriction):
+            s, c = np.sin(psi), np.cos(psi)
+            dC, dS = self.model.dCS(s)
+            dk = self.A * dC - self.b * dS
+            return -s * self.k(s) + c * c * dk
+        m = self.circle_m
+        return (m(psi - 2 * h) - 8 * m(psi - h) + 8 * m(psi + h) - m(psi + 2 * h)) / (12 * h)
+
+    # -------------------------------------------------------------------- bifurcation values
+    @property
+    def F_T(self) -> float:
+        """Tangency force ``mu m g A C(0)`` (N): above it pure translation is repelling."""
+        return self.m * self.mu_g * self.A * float(self.model.CS(0.0)[0])
+
+    @property
+    def F_P(self) -> float:
+        """Pitchfork force ``mu m g |A C(0) - b S(0)|`` (N)."""
+        return self.m * self.mu_g * abs(float(self.k(0.0)))
+
+    def folds(self, n: int = 4001):
+        """Fold (saddle-node) points: interior extrema of ``m(psi)`` on (0, pi) with ``m > 0``.
+
+        Returns a list of dicts ``{'F': force (N), 'psi': rad, 'w3': -, 'w1': -}``.
+        """
+        from scipy.optimize import minimize_scalar
+
+        psi = np.linspace(0.0, math.pi, n)[1:-1]
+        mv = self.circle_m(psi)
+        d = np.diff(mv)
+        out = []
+        for i in range(1, d.size):
+            if d[i - 1] * d[i] < 0 and 2 <= i <= psi.size - 3:
+                sgn = 1.0 if d[i - 1] > 0 else -1.0      # +1 at a maximum
+                res = minimize_scalar(lambda x: -sgn * float(self.circle_m(x)),
+                                      bounds=(psi[i - 1], psi[i + 1]), method="bounded",
+                                      options={"xatol": 1e-12})
+                p = float(res.x)
+                val = float(self.circle_m(p))
+                if val > 0:
+                    out.append({"F": self.m * self.mu_g * val, "psi": p, "w3": math.sin(p),
+                                "w1": math.cos(p)})
+        return out
+
+    # -------------------------------------------------------------------- simulation
+    def simulate(self, x0, t_end: float = math.inf, method: str = "tau", r_min: float = 1e-12,
+                 rtol: float = 1e-10, atol: float = 1e-12, max_tau: float = 1e6,
+                 r_max: float = 1e6, progress: bool = False) -> Trajectory:
+        """Integrate from ``x0 = (u_x, u_y, rho omega_z)`` until the body stops or ``t_end``.
+
+        Parameters
+        ----------
+        x0 : array_like (3,)
+            Initial ``(u_x, u_y, rho omega)`` (m/s), nonzero.
+        t_end : float
+            Final time (s) when the body does not stop.
+        method : {'tau', 't'}
+            ``'tau'``: rescaled time (smooth to the stop, recommended). ``'t'``: physical time up
+            to ``r = r_min |x0|``, then the remaining time is added as ``r/|R*|``.
+        r_min : float
+            Relative radius ``|x_o|/|x0|`` at which the stop is declared.
+        rtol, atol : float
+            Tolerances of :func:`scipy.integrate.solve_ivp` (DOP853).
+        max_tau, r_max : float
+            Safety limits for the rescaled time and for ``|x_o|/|x0|`` (runaway slip).
+        progress : bool
+            Show a tqdm bar over the rescaled time (``'tau'`` only).
+        """
+        from scipy.integrate import solve_ivp
+
+        x0 = np.asarray(x0, dtype=float)
+        if x0.shape != (3,) or not np.all(np.isfinite(x0)):
+            raise ParameterError("x0 must be 3 finite numbers (u_x, u_y, rho*omega_z)")
+        r0 = float(np.linalg.norm(x0))
+        if r0 == 0:
+            raise ParameterError("x0 = 0 is already stuck (set-valued friction); nothing to do")
+        if method not in ("tau", "t"):
+            raise ParameterError(f"method must be 'tau' or 't', got {method!r}")
+        t_end = float(t_end)
+        if not t_end > 0:
+            raise ParameterError(f"t_end must be > 0, got {t_end!r}")
+        check_positive("r_min", r_min)
+        rho = self.rho
+        bar = None
+        if progress and method == "tau":
+            from tqdm.auto import tqdm
+
+            bar = tqdm(total=100, desc=f"{self.kind} slip", unit="%")
+
+        if method == "tau":
+            def f(tau, y):
+                lr, w = y[0], y[1:4]
+                nw = math.sqrt(w @ w)
+                wn = w / nw
+                Fo = self.field(wn)
+                Rs = float(wn @ Fo)
+                V = Fo - Rs * wn
+                r = math.exp(lr)
+                dy = np.empty(8)
+                dy[0] = Rs
+                dy[1:4] = V + (1.0 - nw) * wn        # keep |w| = 1
+                dy[4] = r
+                dy[5:8] = r * r * np.array([wn[0], wn[1], wn[2] / rho])
+                if bar is not None:
+                    bar.n = min(99, int(100 * (math.log(r0) - lr) / -math.log(r_min)))
+                    bar.refresh()
+                return dy
+
+            def ev_stop(tau, y):
+                V = self.circumferential(y[1:4])
+                return max(y[0] - math.log(r_min * r0),
+                           math.log(np.linalg.norm(V) + 1e-300) - math.log(1e-10 * self.mu_g))
+            ev_stop.terminal = True
+            ev_stop.direction = -1
+
+            def ev_time(tau, y):
+                return y[4] - t_end
+            ev_time.terminal = True
+
+            def ev_run(tau, y):
+                return y[0] - math.log(r_max * r0)
+            ev_run.terminal = True
+
+            y0 = np.concatenate([[math.log(r0)], x0 / r0, [0.0, 0.0, 0.0, 0.0]])
+            sol = solve_ivp(f, (0.0, max_tau), y0, method="DOP853", rtol=rtol, atol=atol,
+                            events=[ev_stop, ev_time, ev_run], dense_output=False)
+            if bar is not None:
+                bar.n = 100
+                bar.close()
+            Y = sol.y.T
+            r = np.exp(Y[:, 0])
+            W = Y[:, 1:4] / np.linalg.norm(Y[:, 1:4], axis=1, keepdims=True)
+            t = Y[:, 4]
+            q = Y[:, 5:8]
+            tau = sol.t
+            stopped = sol.status == 1 and len(sol.t_events[0]) > 0
+        else:
+            def f(t, y):
+                x = y[:3]
+                out = np.empty(6)
+                out[:3] = self.field(x)
+                out[3:] = [x[0], x[1], x[2] / rho]
+                return out
+
+            def ev_stop(t, y):
+                return np.linalg.norm(y[:3]) - r_min * r0
+            ev_stop.terminal = True
+            ev_stop.direction = -1
+
+            def ev_run(t, y):
+                return np.linalg.norm(y[:3]) - r_max * r0
+            ev_run.terminal = True
+
+            T_cap = t_end if math.isfinite(t_end) else 1e6 * r0 / self.mu_g
+            sol = solve_ivp(f, (0.0, T_cap), np.concatenate([x0, np.zeros(3)]), method="DOP853",
+                            rtol=rtol, atol=atol * r0 * r_min, events=[ev_stop, ev_run])
+            Y = sol.y.T
+            r = np.linalg.norm(Y[:, :3], axis=1)
+            W = Y[:, :3] / r[:, None]
+            t = sol.t
+            q = Y[:, 3:6]
+            tau = np.full(t.size, np.nan)
+            stopped = sol.status == 1 and len(sol.t_events[0]) > 0
+        w_final = W[-1]
+        rdot = float(self.radial(w_final))
+        if stopped and rdot < 0:
+            t_stop = float(t[-1] + r[-1] / -rdot)
+        else:
+            stopped = False
+            t_stop = math.inf
+        stuck = bool(stopped and abs(self.F) <= self.F_T * (1 + 1e-12))
+        return Trajectory(t=t, tau=tau, x_o=r[:, None] * W, w=W, q=q, t_stop=t_stop,
+                          stopped=bool(stopped), stuck=stuck, w_final=w_final, rho=rho,
+                          R=self.model.R, info={"method": method, "kind": self.kind, "F": self.F,
+                                                "model": self.model.name,
+                                                "solver_status": int(sol.status)})
+
+
+# ------------------------------------------------------------------------ limit directions
+def _classify(system: ReducedContactSystem, w, lam_c, rdot, tol=1e-10) -> LimitDirection:
+    C = float(system.model.CS(w[2])[0])
+    lam_p = -(system.mu_g * system.A * C + rdot)
+    sc = system.mu_g * tol
+    kind = "attracting" if rdot < -sc else ("repelling" if rdot > sc else "tangent")
+    if abs(lam_c) <= sc or abs(lam_p) <= sc:
+        st = "non-hyperbolic"
+    elif lam_c < 0 and lam_p < 0:
+        st = "stable node"
+    elif lam_c > 0 and lam_p > 0:
+        st = "unstable node"
+    elif lam_c < 0:
+        st = "saddle-stable-in-circle"
+    else:
+        st = "saddle-unstable-in-circle"
+    colour = COLOURS.get((kind, st), "grey")
+    return LimitDirection(np.asarray(w, float), float(rdot), float(lam_c), float(lam_p), kind, st,
+                          colour)
+
+
+def find_limit_directions(system: ReducedContactSystem, n: int = 4001):
+    """All limit directions on the invariant circle ``w2 = 0``, classified.
+
+    Parameters
+    ----------
+    system : ReducedContactSystem
+    n : int
+        Samples of ``psi`` in (0, pi) used to bracket the roots of ``m(psi) = f``.
+
+    Returns
+    -------
+    list of LimitDirection
+        The trivial directions ``(1, 0, 0)`` and ``(-1, 0, 0)`` first, then the non-trivial ones in
+        pairs ``(w1, 0, +-w3)``.
+    """
+    from scipy.optimize import brentq
+
+    mg = system.mu_g
+    f = system.f
+    out = []
+    k1 = float(system.k(0.0))
+    for sgn in (1.0, -1.0):
+        w = np.array([sgn, 0.0, 0.0])
+        lam_c = mg * (k1 - sgn * f)
+        out.append(_classify(system, w, lam_c, float(system.radial(w))))
+    psi = np.linspace(0.0, math.pi, n)[1:-1]
+    h = system.circle_m(psi) - f
+    roots = []
+    for i in range(psi.size - 1):
+        if h[i] == 0.0:
+            roots.append(psi[i])
+        elif h[i] * h[i + 1] < 0:
+            roots.append(brentq(lambda x: float(system.circle_m(x)) - f, psi[i], psi[i + 1],
+                                xtol=1e-14, rtol=1e-15))
+    for p in roots:
+        dm = float(system.circle_m_prime(p))
+        lam_c = mg * math.sin(p) * dm
+        for s in (1.0, -1.0):
+            w = np.array([math.cos(p), 0.0, s * math.sin(p)])
+            out.append(_classify(system, w, lam_c, float(system.radial(w))))
+    return out
+
+
+def find_limit_directions_sphere(system: ReducedContactSystem, n_seeds: int = 200,
+                                 tol: float = 1e-10):
+    """Limit directions anywhere on the sphere by multistart root finding (generic check).
+
+    Solves ``F_o(w) - rdot w = 0``, ``|w|^2 = 1`` for ``(w, rdot)`` from Fibonacci-sphere seeds and
+    removes duplicates. Returns an (m, 3) array of directions.
+    """
+    from scipy.optimize import root
+
+    i = np.arange(n_seeds) + 0.5
+    z = 1.0 - 2.0 * i / n_seeds
+    a = math.pi * (1.0 + 5 ** 0.5) * i
+    seeds = np.stack([np.sqrt(1 - z * z) * np.cos(a), np.sqrt(1 - z * z) * np.sin(a), z], axis=1)
+
+    def eqs(y):
+        w = y[:3]
+        Fo = system.field(w) if np.linalg.norm(w) > 0 else np.zeros(3)
+        return np.concatenate([Fo - y[3] * w, [w @ w - 1.0]])
+
+    found = []
+    for s in seeds:
+        y0 = np.concatenate([s, [float(system.radial(s))]])
+        sol = root(eqs, y0, method="hybr", options={"xtol": 1e-13})
+        if not sol.success:
+            continue
+        w = sol.x[:3] / np.linalg.norm(sol.x[:3])
+        if np.linalg.norm(system.circumferential(w)) > tol * system.mu_g * 1e3:
+            continue
+        if not any(np.linalg.norm(w - g) < 1e-6 for g in found):
+            found.append(w)
+    return np.array(found).reshape(-1, 3)
+
+
+def bifurcation_values(system: ReducedContactSystem) -> dict:
+    """``{'F_T': N, 'F_P': N, 'folds': [...], 'F_F': N or None}`` for the system's model."""
+    folds = system.folds()
+    return {"F_T": system.F_T, "F_P": system.F_P, "folds": folds,
+            "F_F": max((d["F"] for d in folds), default=None)}
+
+
+def bifurcation_diagram(system: ReducedContactSystem, F_grid, progress: bool = False) -> dict:
+    """Limit directions against the force (for Fig. 13-14 style diagrams).
+
+    Returns arrays ``F`` (N), ``psi`` (rad), ``w3``, ``rdot`` and ``colour`` (one row per limit
+    direction and force).
+    """
+    F_grid = np.asarray(F_grid, float)
+    if F_grid.ndim != 1 or not np.all(np.isfinite(F_grid)):
+        raise ParameterError("F_grid must be a 1-D array of finite forces")
+    it = F_grid
+    if progress:
+        from tqdm.auto import tqdm
+
+        it = tqdm(F_grid, desc="limit directions")
+    rows = []
+    for F in it:
+        for d in find_limit_directions(system.with_force(float(F)), n=1201):
+            rows.append((F, d.psi, d.w[2], d.rdot, d.colour))
+    if not rows:
+        return {"F": np.zeros(0), "psi": np.zeros(0), "w3": np.zeros(0), "rdot": np.zeros(0),
+                "colour": np.zeros(0, dtype=str)}
+    F, psi, w3, rd, col = zip(*rows)
+    return {"F": np.array(F), "psi": np.array(psi), "w3": np.array(w3), "rdot": np.array(rd),
+            "colour": np.array(col)}
