@@ -79,7 +79,10 @@ def frame2d_matrices(xy, E, A, I, rho, *, lumped: bool = False):  # noqa: E741 -
     E : Young's modulus (Pa); A : area (m^2); I : second moment of area (m^4); rho : density
         (kg/m^3). Scalars or (ne,) arrays, all > 0.
     lumped : bool
-        HRZ diagonal mass (translational mass exact, rotary inertia scaled alike).
+        HRZ diagonal mass, formed in local axes: ``m/2`` on each translational DOF of each node
+        (``m = rho A L``, so each global direction carries the element mass whatever its
+        orientation) and ``m L^2 / 78`` on each rotation (the consistent rotary diagonal
+        ``4 m L^2 / 420`` scaled by the transverse HRZ factor ``420 / 312``).
 
     Returns
     -------
@@ -101,23 +104,35 @@ def frame2d_matrices(xy, E, A, I, rho, *, lumped: bool = False):  # noqa: E741 -
     Ke, Me = np.empty((ne, 6, 6)), np.empty((ne, 6, 6))
     kernels("fe").frame2d_matrices(xy, EA, EI, rhoA, Ke, Me)
     if lumped:
-        Me = hrz_lump(Me, 3, translational=(0, 1))
+        # HRZ in local axes: the axial and transverse diagonals of the consistent mass differ
+        # (2/6 vs 156/420 of m per node), so each is scaled to the element mass on its own; the
+        # resulting translational block (m/2) I is invariant under rotation to global axes.
+        L = np.hypot(*(xy[:, 1] - xy[:, 0]).T)
+        m = vals["rho"] * vals["A"] * L
+        Me = np.zeros((ne, 6, 6))
+        for o in (0, 3):
+            Me[:, o, o] = Me[:, o + 1, o + 1] = 0.5 * m
+            Me[:, o + 2, o + 2] = m * L**2 / 78.0
     return Ke, Me
 
 
 def hrz_lump(Me: np.ndarray, ndpn: int, translational=(0, 1)) -> np.ndarray:
-    """Hinton-Rock-Zienkiewicz lumping: keep the diagonal, scale it so that each translational
-    direction carries the element's total mass; non-translational DOFs are scaled like the
-    translational ones."""
+    """Hinton-Rock-Zienkiewicz lumping: keep the diagonal and scale it, direction by direction,
+    so that each translational direction carries the element's total mass (taken from the u-u
+    block); non-translational DOFs are scaled by the mean of the translational factors."""
     ne, nd, _ = Me.shape
     diag = np.einsum("eii->ei", Me).copy()
     total = Me[:, 0::ndpn, 0::ndpn].sum(axis=(1, 2))  # element mass (kg) from the u-u block
-    trans = np.zeros(nd, bool)
-    for t in translational:
-        trans[t::ndpn] = True
-    dsum = diag[:, trans].sum(axis=1) / len(translational)
-    scale = total / dsum
+    scaled = np.zeros(nd, bool)
     out = np.zeros_like(Me)
     idx = np.arange(nd)
-    out[:, idx, idx] = diag * scale[:, None]
+    factors = []
+    for t in translational:
+        s = total / diag[:, t::ndpn].sum(axis=1)
+        factors.append(s)
+        out[:, idx[t::ndpn], idx[t::ndpn]] = diag[:, t::ndpn] * s[:, None]
+        scaled[t::ndpn] = True
+    rest = idx[~scaled]
+    if rest.size:
+        out[:, rest, rest] = diag[:, rest] * np.mean(factors, axis=0)[:, None]
     return out
