@@ -1,0 +1,239 @@
+# cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True
+"""Fixed-step batch RK4 for the forced two-mass free-play oscillator (many initial conditions).
+
+Kernel only: the Python wrapper (fesub.nonsmooth.batch) validates every input and allocates the
+outputs. See fesub/_core/freeplay_ref.py for the NumPy twin and the full description.
+
+prm = [m, c, k, mu, cd, kd, mud, kp, a, Q1, Q2, delta]; law 0 = exact piecewise law with in-step
+event location, law 1 = logistic sigmoid law.
+"""
+
+from libc.math cimport cos, exp, fabs, isfinite
+
+cdef inline double _expit_neg(double y) noexcept nogil:
+    # 1/(1+exp(y)) without overflow; beyond |y| = 40 the value is 0 (below 4.3e-18) or exactly 1
+    cdef double e
+    if y > 40.0:
+        return 0.0
+    if y < -40.0:
+        return 1.0
+    if y >= 0.0:
+        e = exp(-y)
+        return e / (1.0 + e)
+    return 1.0 / (1.0 + exp(y))
+
+
+cdef inline int _region(double x, double a) noexcept nogil:
+    if x > a:
+        return 1
+    if x < -a:
+        return -1
+    return 0
+
+
+cdef inline void _rhs(const double* z, double cw, const double* p, int law, int s,
+                      double* dz) noexcept nogil:
+    cdef double x1 = z[0], y1 = z[1], x2 = z[2], y2 = z[3]
+    cdef double r = x2 - x1, rv = y2 - y1
+    cdef double coup = p[5] * r + p[6] * r * r * r + p[4] * rv
+    cdef double F, z1, z2, a = p[8], d = p[11]
+    if law == 1:
+        z1 = a + x1
+        z2 = a - x1
+        F = p[7] * (z1 * _expit_neg(d * z1) - z2 * _expit_neg(d * z2))
+    elif s == 0:
+        F = 0.0
+    else:
+        F = p[7] * (x1 - s * a)
+    dz[0] = y1
+    dz[1] = (p[9] * cw - p[1] * y1 - p[2] * x1 - p[3] * x1 * x1 * x1 + coup - F) / p[0]
+    dz[2] = y2
+    dz[3] = (p[10] * cw - p[1] * y2 - p[2] * x2 - p[3] * x2 * x2 * x2 - coup) / p[0]
+
+
+cdef inline void _rk4(const double* z, double h, double c0, double c1, double c2,
+                      const double* p, int law, int s, double* out) noexcept nogil:
+    cdef double k1[4]
+    cdef double k2[4]
+    cdef double k3[4]
+    cdef double k4[4]
+    cdef double w[4]
+    cdef int i
+    _rhs(z, c0, p, law, s, k1)
+    for i in range(4):
+        w[i] = z[i] + 0.5 * h * k1[i]
+    _rhs(w, c1, p, law, s, k2)
+    for i in range(4):
+        w[i] = z[i] + 0.5 * h * k2[i]
+    _rhs(w, c1, p, law, s, k3)
+    for i in range(4):
+        w[i] = z[i] + h * k3[i]
+    _rhs(w, c2, p, law, s, k4)
+    for i in range(4):
+        out[i] = z[i] + h / 6.0 * (k1[i] + 2.0 * k2[i] + 2.0 * k3[i] + k4[i])
+
+
+cdef inline int _mismatch(int s, double x, double a) noexcept nogil:
+    # the end point lies strictly outside the closed region s
+    if s == 0:
+        return x > a or x < -a
+    if s == 1:
+        return x < a
+    return x > -a
+
+
+cdef inline int _sync(int s, double x, double a) noexcept nogil:
+    # keep s on a boundary point (it was set by the crossing), else the region of x
+    if x == a or x == -a:
+        return s
+    return _region(x, a)
+
+
+cdef int _exact_step(double* z, int* sp, double t, double h, double W, double c0, double c1,
+                     double c2, const double* p) noexcept nogil:
+    """One RK4 step of the exact law with in-step event location; returns the switch count."""
+    cdef double a = p[8]
+    cdef double zn[4]
+    cdef double zt[4]
+    cdef int s = _sync(sp[0], z[0], a)
+    cdef int nsw = 0, it, side, i
+    cdef double rem = h, tc = t, b, lo, hi, flo, fhi, th, f, hh
+    _rk4(z, rem, c0, c1, c2, p, 0, s, zn)
+    while _mismatch(s, zn[0], a) and nsw < 4:
+        if s == 0:
+            b = a if zn[0] > a else -a
+        elif s == 1:
+            b = a
+        else:
+            b = -a
+        lo = 0.0
+        hi = 1.0
+        flo = z[0] - b
+        fhi = zn[0] - b
+        side = 0
+        th = 0.0
+        for i in range(4):
+            zt[i] = z[i]
+        if flo != 0.0:
+            for it in range(100):
+                th = (lo * fhi - hi * flo) / (fhi - flo)
+                hh = th * rem
+                _rk4(z, hh, cos(W * tc), cos(W * (tc + 0.5 * hh)), cos(W * (tc + hh)), p, 0, s, zt)
+                f = zt[0] - b
+                if fabs(f) < 1e-14:
+                    break
+                if (f > 0.0) == (fhi > 0.0):
+                    hi = th
+                    fhi = f
+                    if side == -1:
+                        flo *= 0.5
+                    side = -1
+                else:
+                    lo = th
+                    flo = f
+                    if side == 1:
+                        fhi *= 0.5
+                    side = 1
+                if hi - lo < 1e-15:
+                    break
+        for i in range(4):
+            z[i] = zt[i]
+        z[0] = b
+        tc = tc + th * rem
+        rem = rem * (1.0 - th)
+        if s == 0:
+            s = 1 if b > 0 else -1
+        else:
+            s = 0
+        nsw += 1
+        _rk4(z, rem, cos(W * tc), cos(W * (tc + 0.5 * rem)), cos(W * (tc + rem)), p, 0, s, zn)
+    for i in range(4):
+        z[i] = zn[i]
+    sp[0] = s
+    return nsw
+
+
+def batch_rk4(const double[:, ::1] X0, const double[::1] W, const double[::1] prm, int law,
+              int n_transient, int n_record, int steps, int sec_dir, const double[::1] costab,
+              double[:, :, ::1] strobe, double[:, ::1] ext, double[:, :, ::1] sec,
+              int[::1] nsec, int[::1] nswitch):
+    """Advance B initial conditions with fixed-step RK4 (see freeplay_ref.batch_rk4)."""
+    cdef Py_ssize_t B = X0.shape[0], nsmax = sec.shape[1]
+    cdef Py_ssize_t b, per, j, i, k
+    cdef double z[4]
+    cdef double zs[4]
+    cdef double p[12]
+    cdef double Wb, h, T, th, t2, t3, x1h, nan = float("nan")
+    cdef int s, rec, nsw, d
+    cdef int N = steps
+    for i in range(12):
+        p[i] = prm[i]
+    with nogil:
+        for b in range(B):
+            Wb = W[b]
+            T = 6.283185307179586 / Wb
+            h = T / N
+            for i in range(4):
+                z[i] = X0[b, i]
+            s = _region(z[0], p[8])
+            nsec[b] = 0
+            nswitch[b] = 0
+            ext[b, 0] = -1e300
+            ext[b, 1] = 1e300
+            for per in range(n_transient + n_record):
+                rec = per >= n_transient
+                if per == n_transient:
+                    for i in range(4):
+                        strobe[b, 0, i] = z[i]
+                    ext[b, 0] = z[0]
+                    ext[b, 1] = z[0]
+                for j in range(N):
+                    for i in range(4):
+                        zs[i] = z[i]
+                    if law == 1:
+                        _rk4(zs, h, costab[2 * j], costab[2 * j + 1], costab[2 * j + 2], p, 1, 0, z)
+                    else:
+                        nsw = _exact_step(z, &s, j * h, h, Wb, costab[2 * j], costab[2 * j + 1],
+                                          costab[2 * j + 2], p)
+                        if rec:
+                            nswitch[b] += nsw
+                    if rec:
+                        if z[0] > ext[b, 0]:
+                            ext[b, 0] = z[0]
+                        if z[0] < ext[b, 1]:
+                            ext[b, 1] = z[0]
+                        d = 0
+                        if zs[1] > 0.0 and z[1] <= 0.0:
+                            d = -1
+                        elif zs[1] < 0.0 and z[1] >= 0.0:
+                            d = 1
+                        if d != 0:
+                            th = zs[1] / (zs[1] - z[1])
+                            t2 = th * th
+                            t3 = t2 * th
+                            x1h = ((2 * t3 - 3 * t2 + 1) * zs[0] + (t3 - 2 * t2 + th) * h * zs[1]
+                                   + (-2 * t3 + 3 * t2) * z[0] + (t3 - t2) * h * z[1])
+                            if x1h > ext[b, 0]:
+                                ext[b, 0] = x1h
+                            if x1h < ext[b, 1]:
+                                ext[b, 1] = x1h
+                            if sec_dir == 0 or sec_dir == d:
+                                k = nsec[b]
+                                if k < nsmax:
+                                    sec[b, k, 0] = x1h
+                                    sec[b, k, 1] = zs[2] + th * (z[2] - zs[2])
+                                    sec[b, k, 2] = zs[3] + th * (z[3] - zs[3])
+                                    sec[b, k, 3] = (j + th) / N
+                                    sec[b, k, 4] = d
+                                nsec[b] += 1
+                if not (isfinite(z[0]) and isfinite(z[1]) and isfinite(z[2]) and isfinite(z[3])
+                        and fabs(z[0]) < 1e6 and fabs(z[2]) < 1e6):
+                    for k in range(n_record + 1):
+                        for i in range(4):
+                            strobe[b, k, i] = nan
+                    ext[b, 0] = nan
+                    ext[b, 1] = nan
+                    break
+                if rec:
+                    for i in range(4):
+                        strobe[b, per - n_transient + 1, i] = z[i]

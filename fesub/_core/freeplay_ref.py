@@ -1,0 +1,242 @@
+"""NumPy twin of ``freeplay.pyx``: fixed-step batch RK4 for the forced two-mass free-play oscillator.
+
+Same function name and signature as the compiled kernel; vectorised over the initial conditions.
+
+``batch_rk4(X0, W, prm, law, n_transient, n_record, steps, sec_dir, costab, strobe, ext, sec, nsec,
+nswitch)`` advances ``B = X0.shape[0]`` states ``[x1, y1, x2, y2]`` of::
+
+    y1' = (Q1 cos(W t) - c y1 - k x1 - mu x1^3 + kd r + mud r^3 + cd r' - F(x1)) / m,  r = x2 - x1
+    y2' = (Q2 cos(W t) - c y2 - k x2 - mu x2^3 - kd r - mud r^3 - cd r') / m
+
+from t = 0 with ``steps`` RK4 steps per forcing period ``T = 2 pi / W[b]``, for ``n_transient``
+periods (discarded) then ``n_record`` periods (recorded). ``prm = [m, c, k, mu, cd, kd, mud, kp, a,
+Q1, Q2, delta]``.
+
+* ``law = 1``: logistic sigmoid ``F = kp [z1 expit(-delta z1) - z2 expit(-delta z2)]``.
+* ``law = 0``: exact law, region ``s`` per trajectory. An RK4 trial step uses the current region's
+  polynomial; when its end point leaves the closed region, the crossing fraction ``th`` of the RK4
+  sub-step map ``x1(th h) = b`` (``b = +-a``) is found by Illinois regula falsi (|f| < 1e-14), the
+  state is advanced to it, ``x1`` is set to ``b``, the region switches and the step is finished;
+  up to 4 switches per step. Each region's law extends smoothly past its border, so the scheme
+  stays fourth order.
+
+``costab[i] = cos(pi i / steps)`` (i = 0..2 steps) gives cos(W t) at the RK4 stages of full steps.
+
+Outputs (allocated by the caller):
+
+* ``strobe (B, n_record+1, 4)``: state at t = (n_transient + j) T, j = 0..n_record;
+* ``ext (B, 2)``: max and min of x1 over the recorded periods (step end points and section points);
+* ``sec (B, nsmax, 5)``: Poincare section y1 = x1' = 0 in the recorded periods, rows
+  ``[x1, x2, y2, phase in [0, 1), direction]`` (direction -1: maximum of x1, +1: minimum); the
+  crossing fraction is linear in y1 and x1 is the cubic Hermite interpolant of the step;
+  only crossings with ``sec_dir == 0`` or ``direction == sec_dir`` are kept;
+* ``nsec (B,)``: number of section points (may exceed nsmax; only the first nsmax are stored);
+* ``nswitch (B,)``: number of region switches in the recorded periods (exact law).
+
+A trajectory that leaves |x| < 1e6 or becomes non-finite gets NaN in ``strobe`` and ``ext``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = ["batch_rk4"]
+
+
+def _expit_neg(y):
+    """1/(1+exp(y)) without overflow; 0 for y > 40 (value < 4.3e-18), 1 for y < -40 (exact)."""
+    out = np.empty_like(y)
+    pos = (y >= 0) & (y <= 40.0)
+    neg = (y < 0) & (y >= -40.0)
+    e = np.exp(-y[pos])
+    out[pos] = e / (1.0 + e)
+    out[neg] = 1.0 / (1.0 + np.exp(y[neg]))
+    out[y > 40.0] = 0.0
+    out[y < -40.0] = 1.0
+    return out
+
+
+def _rhs(Z, cw, p, law, S):
+    x1, y1, x2, y2 = Z[:, 0], Z[:, 1], Z[:, 2], Z[:, 3]
+    r = x2 - x1
+    rv = y2 - y1
+    coup = p[5] * r + p[6] * r * r * r + p[4] * rv
+    a, d = p[8], p[11]
+    if law == 1:
+        z1 = a + x1
+        z2 = a - x1
+        F = p[7] * (z1 * _expit_neg(d * z1) - z2 * _expit_neg(d * z2))
+    else:
+        F = np.where(S == 0, 0.0, p[7] * (x1 - S * a))
+    out = np.empty_like(Z)
+    out[:, 0] = y1
+    out[:, 1] = (p[9] * cw - p[1] * y1 - p[2] * x1 - p[3] * x1 * x1 * x1 + coup - F) / p[0]
+    out[:, 2] = y2
+    out[:, 3] = (p[10] * cw - p[1] * y2 - p[2] * x2 - p[3] * x2 * x2 * x2 - coup) / p[0]
+    return out
+
+
+def _rk4(Z, h, c0, c1, c2, p, law, S):
+    h = np.asarray(h)[..., None] if np.ndim(h) else h
+    c0, c1, c2 = (np.asarray(c) for c in (c0, c1, c2))
+    k1 = _rhs(Z, c0, p, law, S)
+    k2 = _rhs(Z + 0.5 * h * k1, c1, p, law, S)
+    k3 = _rhs(Z + 0.5 * h * k2, c1, p, law, S)
+    k4 = _rhs(Z + h * k3, c2, p, law, S)
+    return Z + h / 6.0 * (k1 + 2.0 * k2 + 2.0 * k3 + k4)
+
+
+def _region(x, a):
+    return np.where(x > a, 1, np.where(x < -a, -1, 0))
+
+
+def _mismatch(S, x, a):
+    return np.where(S == 0, (x > a) | (x < -a), np.where(S == 1, x < a, x > -a))
+
+
+def _exact_step(Z, S, t, h, W, c0, c1, c2, p):
+    """Vectorised twin of the compiled _exact_step; returns (Znew, Snew, nswitch)."""
+    a = p[8]
+    B = Z.shape[0]
+    S = np.where((Z[:, 0] == a) | (Z[:, 0] == -a), S, _region(Z[:, 0], a))
+    Z = Z.copy()
+    Zn = _rk4(Z, h, np.full(B, c0), np.full(B, c1), np.full(B, c2), p, 0, S)
+    nsw = np.zeros(B, dtype=np.int32)
+    rem = h.copy()
+    tc = np.array(np.broadcast_to(t, (B,)), dtype=float)
+    for _ in range(4):
+        idx = np.nonzero(_mismatch(S, Zn[:, 0], a))[0]
+        if idx.size == 0:
+            break
+        s = S[idx]
+        z = Z[idx]
+        zn = Zn[idx]
+        b = np.where(s == 0, np.where(zn[:, 0] > a, a, -a), np.where(s == 1, a, -a))
+        r_ = rem[idx]
+        t_ = tc[idx]
+        w_ = W[idx]
+        lo = np.zeros(idx.size)
+        hi = np.ones(idx.size)
+        flo = z[:, 0] - b
+        fhi = zn[:, 0] - b
+        side = np.zeros(idx.size, dtype=int)
+        th = np.zeros(idx.size)
+        zt = z.copy()
+        active = flo != 0.0
+        for _it in range(100):
+            ia = np.nonzero(active)[0]
+            if ia.size == 0:
+                break
+            tha = (lo[ia] * fhi[ia] - hi[ia] * flo[ia]) / (fhi[ia] - flo[ia])
+            th[ia] = tha
+            hh = tha * r_[ia]
+            tt = t_[ia]
+            ww = w_[ia]
+            zt[ia] = _rk4(z[ia], hh, np.cos(ww * tt), np.cos(ww * (tt + 0.5 * hh)),
+                          np.cos(ww * (tt + hh)), p, 0, s[ia])
+            f = zt[ia, 0] - b[ia]
+            done = np.abs(f) < 1e-14
+            same = (f > 0.0) == (fhi[ia] > 0.0)
+            upd_hi = ~done & same
+            upd_lo = ~done & ~same
+            j = ia[upd_hi]
+            hi[j] = tha[upd_hi]
+            fhi[j] = f[upd_hi]
+            flo[j] = np.where(side[j] == -1, flo[j] * 0.5, flo[j])
+            side[j] = -1
+            j = ia[upd_lo]
+            lo[j] = tha[upd_lo]
+            flo[j] = f[upd_lo]
+            fhi[j] = np.where(side[j] == 1, fhi[j] * 0.5, fhi[j])
+            side[j] = 1
+            narrow = (hi[ia] - lo[ia]) < 1e-15
+            active[ia] = ~(done | narrow)
+        zt[:, 0] = b
+        tc[idx] = t_ + th * r_
+        rem[idx] = r_ * (1.0 - th)
+        s_new = np.where(s == 0, np.where(b > 0, 1, -1), 0)
+        S[idx] = s_new
+        nsw[idx] += 1
+        Z[idx] = zt
+        hr = rem[idx]
+        tt = tc[idx]
+        zn_new = _rk4(zt, hr, np.cos(w_ * tt), np.cos(w_ * (tt + 0.5 * hr)), np.cos(w_ * (tt + hr)),
+                      p, 0, s_new)
+        Zn[idx] = zn_new
+    return Zn, S, nsw
+
+
+def batch_rk4(X0, W, prm, law, n_transient, n_record, steps, sec_dir, costab, strobe, ext, sec,
+              nsec, nswitch):
+    """Advance B initial conditions with fixed-step RK4 (see the module docstring)."""
+    X0 = np.asarray(X0, dtype=float)
+    W = np.asarray(W, dtype=float)
+    p = np.asarray(prm, dtype=float)
+    B = X0.shape[0]
+    nsmax = sec.shape[1]
+    N = int(steps)
+    T = 2.0 * np.pi / W
+    h = T / N
+    Z = X0.copy()
+    S = _region(Z[:, 0], p[8])
+    nsec[:] = 0
+    nswitch[:] = 0
+    ext[:, 0] = -1e300
+    ext[:, 1] = 1e300
+    dead = np.zeros(B, dtype=bool)
+    rows = np.arange(B)
+    with np.errstate(all="ignore"):
+        for per in range(n_transient + n_record):
+            rec = per >= n_transient
+            if per == n_transient:
+                strobe[:, 0, :] = Z
+                ext[:, 0] = Z[:, 0]
+                ext[:, 1] = Z[:, 0]
+            for j in range(N):
+                Zs = Z
+                if law == 1:
+                    Z = _rk4(Zs, h, costab[2 * j], costab[2 * j + 1], costab[2 * j + 2], p, 1, S)
+                else:
+                    Z, S, nsw = _exact_step(Zs, S, j * h, h, W, costab[2 * j], costab[2 * j + 1],
+                                            costab[2 * j + 2], p)
+                    if rec:
+                        nswitch[:] += nsw
+                if rec:
+                    ext[:, 0] = np.maximum(ext[:, 0], Z[:, 0])
+                    ext[:, 1] = np.minimum(ext[:, 1], Z[:, 0])
+                    d = np.where((Zs[:, 1] > 0.0) & (Z[:, 1] <= 0.0), -1,
+                                 np.where((Zs[:, 1] < 0.0) & (Z[:, 1] >= 0.0), 1, 0))
+                    idx = np.nonzero(d != 0)[0]
+                    if idx.size:
+                        zs, z, hh = Zs[idx], Z[idx], h[idx]
+                        th = zs[:, 1] / (zs[:, 1] - z[:, 1])
+                        t2 = th * th
+                        t3 = t2 * th
+                        x1h = ((2 * t3 - 3 * t2 + 1) * zs[:, 0] + (t3 - 2 * t2 + th) * hh * zs[:, 1]
+                               + (-2 * t3 + 3 * t2) * z[:, 0] + (t3 - t2) * hh * z[:, 1])
+                        ext[idx, 0] = np.maximum(ext[idx, 0], x1h)
+                        ext[idx, 1] = np.minimum(ext[idx, 1], x1h)
+                        keep = (sec_dir == 0) | (d[idx] == sec_dir)
+                        idx, x1h, th, zs, z = idx[keep], x1h[keep], th[keep], zs[keep], z[keep]
+                        dd = d[idx]
+                        k = nsec[idx]
+                        ok = k < nsmax
+                        i2, k2 = idx[ok], k[ok]
+                        sec[i2, k2, 0] = x1h[ok]
+                        sec[i2, k2, 1] = (zs[:, 2] + th * (z[:, 2] - zs[:, 2]))[ok]
+                        sec[i2, k2, 2] = (zs[:, 3] + th * (z[:, 3] - zs[:, 3]))[ok]
+                        sec[i2, k2, 3] = ((j + th) / N)[ok]
+                        sec[i2, k2, 4] = dd[ok]
+                        nsec[idx] += 1
+            bad = ~(np.all(np.isfinite(Z), axis=1) & (np.abs(Z[:, 0]) < 1e6) & (np.abs(Z[:, 2]) < 1e6))
+            newly = bad & ~dead
+            if newly.any():
+                dead |= newly
+                Z = np.where(dead[:, None], 0.0, Z)
+            if rec:
+                strobe[:, per - n_transient + 1, :] = Z
+    if dead.any():
+        strobe[dead] = np.nan
+        ext[dead] = np.nan
+    del rows
+    return None
