@@ -214,3 +214,19 @@ if __name__ == "__main__":  # regenerate the bundled meshes: python -m fesub.mod
     target = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), "..", "..", "meshes")
     for path in write_meshes(target):
         print(path)
+
+
+def contact_system(model: BeamOnBeam, *, modal_cutoff_hz: float | None = None):
+    """The sliding-contact system of the benchmark: slave C on the top edge of beam 2, A driven
+    along x, Fy split over the three nodes of A (downwards), outputs C (x, y) and T (y)."""
+    from ..contact.transient import SlidingContactSystem
+
+    p = model.params
+    s1, s2 = model.sub1, model.sub2
+    A = s1.mesh.nodes("A")
+    loads = {int(d): -p.Fy / A.size for d in s1.dofs(A, "y")}
+    C = s1.mesh.node("C")
+    return SlidingContactSystem(
+        model.cb1, model.cb2, slave=C, prescribed=s1.dofs(A, "x"), target_edge="contact", loads1=loads,
+        outputs1={"C_x": int(s1.dofs([C], "x")[0]), "C_y": int(s1.dofs([C], "y")[0])},
+        outputs2={"T_y": int(model.dofs["T_y"][0])}, modal_cutoff_hz=modal_cutoff_hz)

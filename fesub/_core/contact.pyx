@@ -1,0 +1,287 @@
+# cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True
+"""Node-to-segment contact search and the forward-increment sliding-contact transient, compiled.
+
+Twin: ``contact_ref.py`` (same functions and signatures). The transient works in modal coordinates
+of each substructure (spec section 8): a step costs O(n1 + n2) plus the few target nodes the search
+visits. Inputs are validated by ``fesub.contact.transient``.
+"""
+
+from libc.math cimport sqrt, atan2, sin, cos, fabs
+
+
+cdef inline void _node_pos(const double[:, ::1] XT, const double[:, :, ::1] phiT, const double* eta,
+                           Py_ssize_t n2, Py_ssize_t j, double* x, double* y) noexcept nogil:
+    cdef Py_ssize_t k
+    cdef double sx = XT[j, 0], sy = XT[j, 1]
+    for k in range(n2):
+        sx += phiT[j, 0, k] * eta[k]
+        sy += phiT[j, 1, k] * eta[k]
+    x[0] = sx
+    y[0] = sy
+
+
+cdef inline double _alpha(double px, double py, double x1, double y1, double x2, double y2,
+                          double* gap) noexcept nogil:
+    """Projection parameter of P on segment 1-2 (0 at node 1, 1 at node 2); gap = normal distance
+    (positive on the side of the left-hand normal of 1->2)."""
+    cdef double dx = x2 - x1, dy = y2 - y1
+    cdef double l2 = dx * dx + dy * dy
+    cdef double l = sqrt(l2)
+    gap[0] = (-(dy) * (px - x1) + dx * (py - y1)) / l
+    return ((px - x1) * dx + (py - y1) * dy) / l2
+
+
+cdef long _search_pos(const double[:, ::1] pos, const long[:, ::1] segs, double px, double py,
+                      long start, double* alpha, double* gap, long* visited) noexcept nogil:
+    """Local walk from ``start`` over explicit node positions; full scan as a fallback."""
+    cdef long m = segs.shape[0]
+    cdef long k = start, prev = -2, steps = 0, best = -1
+    cdef double a, g, bestg = 1e300
+    visited[0] = 0
+    if 0 <= k < m:
+        while steps < m:
+            a = _alpha(px, py, pos[segs[k, 0], 0], pos[segs[k, 0], 1],
+                       pos[segs[k, 1], 0], pos[segs[k, 1], 1], &g)
+            steps += 1
+            if a < 0.0 and k > 0 and segs[k - 1, 1] == segs[k, 0]:
+                if prev == k - 1:
+                    break
+                prev = k
+                k -= 1
+            elif a >= 1.0 and k < m - 1 and segs[k + 1, 0] == segs[k, 1]:
+                if prev == k + 1:
+                    break
+                prev = k
+                k += 1
+            else:
+                if 0.0 <= a < 1.0:
+                    visited[0] = steps
+                    alpha[0] = a
+                    gap[0] = g
+                    return k
+                break
+    for k in range(m):  # fallback: full scan, nearest admissible segment
+        a = _alpha(px, py, pos[segs[k, 0], 0], pos[segs[k, 0], 1],
+                   pos[segs[k, 1], 0], pos[segs[k, 1], 1], &g)
+        if 0.0 <= a < 1.0 and fabs(g) < bestg:
+            bestg = fabs(g)
+            best = k
+            alpha[0] = a
+            gap[0] = g
+    visited[0] = steps + m
+    return best
+
+
+def find_segment(const double[:, ::1] pos, const long[:, ::1] segs, double px, double py, long start):
+    """Segment of ``segs`` (node pairs into ``pos``) on which P = (px, py) projects.
+
+    Returns (segment or -1 when P is off the surface, alpha, gap, segments visited).
+    """
+    cdef double a = 0.0, g = 0.0
+    cdef long v = 0, k
+    with nogil:
+        k = _search_pos(pos, segs, px, py, start, &a, &g, &v)
+    return k, a, g, v
+
+
+def find_segment_brute(const double[:, ::1] pos, const long[:, ::1] segs, double px, double py):
+    """Full scan (reference for the local walk): nearest segment with 0 <= alpha < 1."""
+    cdef double a = 0.0, g = 0.0
+    cdef long v = 0, k
+    with nogil:
+        k = _search_pos(pos, segs, px, py, -1, &a, &g, &v)
+    return k, a, g, v
+
+
+def march(double h, long n_steps, long dec, long i0,
+          const double[::1] w2_1, const double[::1] c_1, double[::1] eta1, double[::1] eta1_prev,
+          const double[:, ::1] phiC, const double[::1] f1, const double[::1] rough,
+          double vx, double xc0, double yc0,
+          const double[::1] w2_2, const double[::1] c_2, double[::1] eta2, double[::1] eta2_prev,
+          const double[:, :, ::1] phiT, const double[:, ::1] XT, const long[:, ::1] segs,
+          const double[::1] f2, double mu, double[::1] state,
+          const double[:, ::1] out1, const double[:, ::1] out2,
+          double[:, ::1] o_sig, double[:, ::1] o_u1, double[:, ::1] o_v1, double[:, ::1] o_a1,
+          double[:, ::1] o_u2, double[:, ::1] o_v2, double[:, ::1] o_a2,
+          double[::1] work, long[::1] status):
+    """Forward-increment dual assembly (eqs. 26-32) in modal coordinates of both substructures.
+
+    Substructure 1 (slider, relative to its rigid motion vx t along x) and 2 (target) are advanced
+    by central differences; the slave C of 1 is projected on the target segments at the predicted
+    positions, the single multiplier lambda_n closes the predicted gap, and the correction acts
+    along M^-1 B_E'. ``state`` = [segment, friction sign, last tangential relative velocity] is
+    read and updated so that the march can continue in chunks. Every ``dec`` steps the signals are
+    written: o_sig[j] = (t, lambda, contact x, tangential relative velocity, gap after the step,
+    segment); o_u/v/a = displacement, velocity (central), acceleration of the output rows.
+    ``status`` = [steps done, reason (0 done, 1 stick, 2 detachment, 3 off surface), samples].
+    """
+    cdef Py_ssize_t n1 = eta1.shape[0], n2 = eta2.shape[0]
+    cdef Py_ssize_t no1 = out1.shape[0], no2 = out2.shape[0]
+    cdef Py_ssize_t n, k, r, j = 0
+    cdef long seg = <long>state[0], nseg = segs.shape[0], steps, prevk, j1, j2
+    cdef double sgn = state[1], vt_last = state[2]
+    cdef double* s1 = &work[0]           # eta1* then eta1_{n+1}
+    cdef double* s2 = &work[n1]          # eta2*
+    cdef double* a1 = &work[n1 + n2]     # Phi1' bE (slave part)
+    cdef double* a2 = &work[2 * n1 + n2] # Phi2' bE (target part)
+    cdef double t, tn1, px, py, x1, y1, x2, y2, al, g, gam, sg, cg, G1, G2, lam, num, den, h2 = h * h
+    cdef double bC[6]
+    cdef double bE[6]
+    cdef double vcx, vcy, vtx, vty, vt, xa, ya, xb, yb, xq, yq, fr
+    cdef double e0, e1, e2
+    cdef long reason = 0
+    with nogil:
+        for n in range(n_steps):
+            t = (i0 + n) * h
+            tn1 = t + h
+            # --- predictor (28), modal: M = I, C = diag(c), K = diag(w^2)
+            fr = rough[n]
+            for k in range(n1):
+                s1[k] = h2 * (f1[k] + fr * phiC[1, k] - c_1[k] * (eta1[k] - eta1_prev[k]) / h
+                              - w2_1[k] * eta1[k]) + 2.0 * eta1[k] - eta1_prev[k]
+            for k in range(n2):
+                s2[k] = h2 * (f2[k] - c_2[k] * (eta2[k] - eta2_prev[k]) / h
+                              - w2_2[k] * eta2[k]) + 2.0 * eta2[k] - eta2_prev[k]
+            # --- predicted slave position
+            px = xc0 + vx * tn1
+            py = yc0
+            for k in range(n1):
+                px += phiC[0, k] * s1[k]
+                py += phiC[1, k] * s1[k]
+            # --- local search from the last segment (positions computed on demand)
+            steps = 0
+            prevk = -2
+            al = -1.0
+            while True:
+                j1 = segs[seg, 0]
+                j2 = segs[seg, 1]
+                _node_pos(XT, phiT, s2, n2, j1, &x1, &y1)
+                _node_pos(XT, phiT, s2, n2, j2, &x2, &y2)
+                al = _alpha(px, py, x1, y1, x2, y2, &g)
+                steps += 1
+                if al < 0.0 and seg > 0 and segs[seg - 1, 1] == j1 and prevk != seg - 1 and steps <= nseg:
+                    prevk = seg
+                    seg -= 1
+                elif al >= 1.0 and seg < nseg - 1 and segs[seg + 1, 0] == j2 and prevk != seg + 1 and steps <= nseg:
+                    prevk = seg
+                    seg += 1
+                else:
+                    break
+            if not (0.0 <= al < 1.0):
+                # full scan as a fallback
+                seg = -1
+                for r in range(nseg):
+                    _node_pos(XT, phiT, s2, n2, segs[r, 0], &xa, &ya)
+                    _node_pos(XT, phiT, s2, n2, segs[r, 1], &xb, &yb)
+                    e0 = _alpha(px, py, xa, ya, xb, yb, &e1)
+                    if 0.0 <= e0 < 1.0 and (seg < 0 or fabs(e1) < fabs(g)):
+                        seg = r
+                        al = e0
+                        g = e1
+                        x1 = xa; y1 = ya; x2 = xb; y2 = yb
+                if seg < 0:
+                    reason = 3
+                    seg = 0
+                    break
+                j1 = segs[seg, 0]
+                j2 = segs[seg, 1]
+            gam = atan2(y2 - y1, x2 - x1)
+            sg = sin(gam)
+            cg = cos(gam)
+            # --- coupling rows (42), (44); DOF order T1x T1y T2x T2y Cx Cy
+            G1 = -sg - sgn * mu * cg
+            G2 = cg - sgn * mu * sg
+            bE[0] = (1 - al) * G1; bE[1] = (1 - al) * G2; bE[2] = al * G1; bE[3] = al * G2
+            bE[4] = -G1; bE[5] = -G2
+            bC[0] = -(1 - al) * sg; bC[1] = (1 - al) * cg; bC[2] = -al * sg; bC[3] = al * cg
+            bC[4] = sg; bC[5] = -cg
+            # --- lambda_n (32) with the gap of the predicted geometry: B_C U* = -gap
+            num = bC[0] * x1 + bC[1] * y1 + bC[2] * x2 + bC[3] * y2 + bC[4] * px + bC[5] * py
+            den = 0.0
+            for k in range(n1):
+                a1[k] = bE[4] * phiC[0, k] + bE[5] * phiC[1, k]
+                den += (bC[4] * phiC[0, k] + bC[5] * phiC[1, k]) * a1[k]
+            for k in range(n2):
+                a2[k] = (bE[0] * phiT[j1, 0, k] + bE[1] * phiT[j1, 1, k]
+                         + bE[2] * phiT[j2, 0, k] + bE[3] * phiT[j2, 1, k])
+                den += (bC[0] * phiT[j1, 0, k] + bC[1] * phiT[j1, 1, k]
+                        + bC[2] * phiT[j2, 0, k] + bC[3] * phiT[j2, 1, k]) * a2[k]
+            lam = num / (h2 * den)
+            # --- corrector (29): eta_{n+1} = eta* - h^2 Phi' B_E' lambda_n
+            for k in range(n1):
+                s1[k] -= h2 * lam * a1[k]
+            for k in range(n2):
+                s2[k] -= h2 * lam * a2[k]
+            # --- relative tangential velocity of the slave at n+1 (backward difference)
+            vcx = vx
+            vcy = 0.0
+            for k in range(n1):
+                vcx += phiC[0, k] * (s1[k] - eta1[k]) / h
+                vcy += phiC[1, k] * (s1[k] - eta1[k]) / h
+            vtx = 0.0
+            vty = 0.0
+            for k in range(n2):
+                vtx += ((1 - al) * phiT[j1, 0, k] + al * phiT[j2, 0, k]) * (s2[k] - eta2[k]) / h
+                vty += ((1 - al) * phiT[j1, 1, k] + al * phiT[j2, 1, k]) * (s2[k] - eta2[k]) / h
+            vt = cg * (vcx - vtx) + sg * (vcy - vty)
+            # --- outputs at t_n (decimated)
+            if (i0 + n) % dec == 0 and j < o_sig.shape[0]:
+                # gap after the correction, in the corrected geometry of the same segment
+                _node_pos(XT, phiT, s2, n2, j1, &xa, &ya)
+                _node_pos(XT, phiT, s2, n2, j2, &xb, &yb)
+                xq = xc0 + vx * tn1
+                yq = yc0
+                for k in range(n1):
+                    xq += phiC[0, k] * s1[k]
+                    yq += phiC[1, k] * s1[k]
+                _alpha(xq, yq, xa, ya, xb, yb, &e2)
+                o_sig[j, 0] = t
+                o_sig[j, 1] = lam
+                o_sig[j, 2] = (1 - al) * x1 + al * x2
+                o_sig[j, 3] = vt
+                o_sig[j, 4] = e2
+                o_sig[j, 5] = seg
+                for r in range(no1):
+                    e0 = 0.0; e1 = 0.0; e2 = 0.0
+                    for k in range(n1):
+                        e0 += out1[r, k] * eta1[k]
+                        e1 += out1[r, k] * (s1[k] - eta1_prev[k])
+                        e2 += out1[r, k] * (s1[k] - 2.0 * eta1[k] + eta1_prev[k])
+                    o_u1[j, r] = e0
+                    o_v1[j, r] = e1 / (2.0 * h)
+                    o_a1[j, r] = e2 / h2
+                for r in range(no2):
+                    e0 = 0.0; e1 = 0.0; e2 = 0.0
+                    for k in range(n2):
+                        e0 += out2[r, k] * eta2[k]
+                        e1 += out2[r, k] * (s2[k] - eta2_prev[k])
+                        e2 += out2[r, k] * (s2[k] - 2.0 * eta2[k] + eta2_prev[k])
+                    o_u2[j, r] = e0
+                    o_v2[j, r] = e1 / (2.0 * h)
+                    o_a2[j, r] = e2 / h2
+                j += 1
+            # --- shift the state
+            for k in range(n1):
+                eta1_prev[k] = eta1[k]
+                eta1[k] = s1[k]
+            for k in range(n2):
+                eta2_prev[k] = eta2[k]
+                eta2[k] = s2[k]
+            # --- status: stick (sign change of the sliding velocity) or detachment
+            if lam < 0.0:
+                reason = 2
+                n += 1
+                break
+            if vt * sgn <= 0.0:
+                reason = 1
+                n += 1
+                break
+            vt_last = vt
+        else:
+            n = n_steps
+    state[0] = seg
+    state[1] = sgn
+    state[2] = vt_last
+    status[0] = n
+    status[1] = reason
+    status[2] = j

@@ -1,0 +1,87 @@
+"""Node-to-segment geometry and the coupling rows of a sliding frictional contact (eqs. 34-44)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .._backend import kernels
+from ..errors import ContactLost, ParameterError
+
+__all__ = ["coupling_rows", "project", "find_segment", "find_segment_brute"]
+
+
+def coupling_rows(alpha: float, gamma: float, mu: float = 0.0, sign: float = 1.0):
+    """Rows of B_E and B_C for a slave C on segment T1-T2 (DOF order T1x, T1y, T2x, T2y, Cx, Cy).
+
+    Parameters
+    ----------
+    alpha : position of the contact point on the segment (0 at T1, 1 at T2).
+    gamma : angle of T1->T2 with the x axis (rad).
+    mu : friction coefficient.
+    sign : sign of the slave's tangential velocity relative to the target (the friction force on
+        the slave opposes it).
+
+    Returns
+    -------
+    bE, bC : (6,) arrays. With g = -B_E' lambda the interface force and lambda > 0 in compression,
+    the force on C is lambda (G1, G2), G1 = -sin g - sign mu cos g, G2 = cos g - sign mu sin g
+    (eq. 39 with the sign chosen to oppose sliding); B_C is B_E at mu = 0 (eq. 44) and
+    B_C U = -gap for positions U.
+    """
+    if mu < 0:
+        raise ParameterError(f"friction coefficient mu must be >= 0, got {mu}")
+    s, c = np.sin(gamma), np.cos(gamma)
+    G1 = -s - sign * mu * c
+    G2 = c - sign * mu * s
+    a = alpha
+    bE = np.array([(1 - a) * G1, (1 - a) * G2, a * G1, a * G2, -G1, -G2])
+    bC = np.array([-(1 - a) * s, (1 - a) * c, -a * s, a * c, s, -c])
+    return bE, bC
+
+
+def project(P, Q1, Q2):
+    """(alpha, gap, gamma) of point P on segment Q1-Q2: eq. (34)/(36) and the normal distance
+    (positive on the side of the left-hand normal of Q1->Q2)."""
+    P, Q1, Q2 = (np.asarray(v, float) for v in (P, Q1, Q2))
+    d = Q2 - Q1
+    l2 = d @ d
+    if l2 <= 0:
+        raise ParameterError("degenerate segment of zero length")
+    alpha = ((P - Q1) @ d) / l2
+    gap = (-d[1] * (P[0] - Q1[0]) + d[0] * (P[1] - Q1[1])) / np.sqrt(l2)
+    return alpha, gap, np.arctan2(d[1], d[0])
+
+
+def _prep(pos, segs):
+    pos = np.ascontiguousarray(pos, dtype=float)
+    segs = np.ascontiguousarray(segs, dtype=np.int64)
+    if pos.ndim != 2 or pos.shape[1] != 2:
+        raise ParameterError(f"positions must be (n, 2), got {pos.shape}")
+    if segs.ndim != 2 or segs.shape[1] != 2 or segs.shape[0] == 0:
+        raise ParameterError(f"segments must be a non-empty (m, 2) array, got {segs.shape}")
+    if segs.min() < 0 or segs.max() >= pos.shape[0]:
+        raise ParameterError("segment node index outside the positions array")
+    return pos, segs
+
+
+def find_segment(pos, segs, P, start: int = 0, *, raise_off: bool = False):
+    """Master segment under slave point P by a local walk from ``start`` (full scan as fallback).
+
+    Returns (segment, alpha, gap, segments visited); segment = -1 when P projects on no segment
+    (or raises :class:`ContactLost` with ``raise_off=True``).
+    """
+    pos, segs = _prep(pos, segs)
+    P = np.asarray(P, float)
+    if not np.all(np.isfinite(P)):
+        raise ParameterError("slave position contains NaN or inf")
+    start = int(start) if 0 <= int(start) < segs.shape[0] else 0
+    out = kernels("contact").find_segment(pos, segs, float(P[0]), float(P[1]), start)
+    if out[0] < 0 and raise_off:
+        raise ContactLost(f"slave point {P.tolist()} is off the target surface")
+    return out
+
+
+def find_segment_brute(pos, segs, P):
+    """Full-scan reference of :func:`find_segment`."""
+    pos, segs = _prep(pos, segs)
+    return kernels("contact").find_segment_brute(pos, segs, float(P[0]), float(P[1]))

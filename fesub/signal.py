@@ -1,0 +1,98 @@
+"""Signals: band-limited white noise, spectrograms and spectra of chosen time windows (bursts)."""
+
+from __future__ import annotations
+
+import numpy as np
+import scipy.signal as ss
+
+from .errors import ParameterError, check_positive
+
+__all__ = ["band_limited_noise", "spectrogram", "window_spectrum", "burst_windows", "dominant_frequency"]
+
+
+def band_limited_noise(n: int, fs: float, band=(0.0, None), std: float = 1.0, seed=None) -> np.ndarray:
+    """Gaussian white noise limited to ``band`` (Hz) by an ideal FFT filter, scaled to ``std``.
+
+    Parameters
+    ----------
+    n : number of samples; fs : sampling rate (Hz); band : (f_lo, f_hi) Hz, f_hi=None means fs/2;
+    std : standard deviation of the result (same unit as the force or signal wanted); seed : RNG seed.
+    """
+    if int(n) != n or n < 2:
+        raise ParameterError(f"n must be an integer >= 2, got {n!r}")
+    fs = check_positive("fs (Hz)", fs)
+    lo, hi = band
+    hi = fs / 2 if hi is None else hi
+    if not 0 <= lo < hi <= fs / 2 * (1 + 1e-12):
+        raise ParameterError(f"band must satisfy 0 <= f_lo < f_hi <= fs/2 = {fs / 2} Hz, got {band}")
+    check_positive("std", std, strict=False)
+    rng = np.random.default_rng(seed)
+    spec = np.fft.rfft(rng.standard_normal(int(n)))
+    f = np.fft.rfftfreq(int(n), 1.0 / fs)
+    spec[(f < lo) | (f > hi)] = 0.0
+    x = np.fft.irfft(spec, int(n))
+    s = x.std()
+    return x * (std / s) if s > 0 else x
+
+
+def spectrogram(x, fs: float, *, nperseg: int = 1024, noverlap: int | None = None, window="hann"):
+    """Power spectral density over time (scipy.signal.spectrogram): returns (f Hz, t s, Sxx)."""
+    x = np.asarray(x, float)
+    if x.ndim != 1 or x.size < 8:
+        raise ParameterError(f"spectrogram needs a 1D signal of at least 8 samples, got shape {x.shape}")
+    fs = check_positive("fs (Hz)", fs)
+    nperseg = int(min(nperseg, x.size))
+    return ss.spectrogram(x, fs=fs, nperseg=nperseg, noverlap=noverlap, window=window)
+
+
+def window_spectrum(t, x, t0: float, t1: float):
+    """Amplitude spectrum of ``x`` restricted to the time window [t0, t1] (s), Hann-windowed.
+
+    Returns (f Hz, |X| in the unit of x)."""
+    t = np.asarray(t, float)
+    x = np.asarray(x, float)
+    sel = (t >= t0) & (t <= t1)
+    if sel.sum() < 8:
+        raise ParameterError(f"window [{t0}, {t1}] s holds fewer than 8 samples")
+    xs = x[sel] - x[sel].mean()
+    w = np.hanning(xs.size)
+    fs = 1.0 / np.median(np.diff(t[sel]))
+    X = np.abs(np.fft.rfft(xs * w)) * 2.0 / w.sum()
+    return np.fft.rfftfreq(xs.size, 1.0 / fs), X
+
+
+def burst_windows(t, x, *, threshold: float | None = None, min_gap: float = 0.01, min_length: float = 0.002):
+    """Time windows where the envelope of ``x`` exceeds ``threshold`` (default: 4x its median).
+
+    Returns a list of (t0, t1) in seconds; windows closer than ``min_gap`` are merged.
+    """
+    t = np.asarray(t, float)
+    env = np.abs(ss.hilbert(np.asarray(x, float) - np.mean(x)))
+    n = max(1, int(0.001 / max(np.median(np.diff(t)), 1e-12)))
+    env = np.convolve(env, np.ones(n) / n, mode="same")
+    thr = 4.0 * np.median(env) if threshold is None else threshold
+    on = env > thr
+    out = []
+    if not on.any():
+        return out
+    edges = np.flatnonzero(np.diff(on.astype(int)))
+    starts = list(t[edges[on[edges + 1]] + 1]) if edges.size else []
+    stops = list(t[edges[~on[edges + 1]]]) if edges.size else []
+    if on[0]:
+        starts.insert(0, t[0])
+    if on[-1]:
+        stops.append(t[-1])
+    for a, b in zip(starts, stops):
+        if out and a - out[-1][1] < min_gap:
+            out[-1] = (out[-1][0], b)
+        else:
+            out.append((a, b))
+    return [(a, b) for a, b in out if b - a >= min_length]
+
+
+def dominant_frequency(f, X, fmin: float = 0.0) -> float:
+    """Frequency (Hz) of the largest spectral amplitude above ``fmin``."""
+    f = np.asarray(f)
+    X = np.asarray(X)
+    sel = f >= fmin
+    return float(f[sel][np.argmax(X[sel])])
