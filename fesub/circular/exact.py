@@ -26,10 +26,11 @@ __all__ = ["uniform_profile", "hertz_profile", "exact_profile", "EPS_SMALL", "EP
 
 # Switch points, chosen by measuring both forms against the quadrature of fesub.circular.quadrature
 # (accurate to ~1e-14): the specification suggests 1e-3 and 30, where the closed forms have already
-# lost ~1e-10 to cancellation; at 0.03 and 10 both the series truncation and the cancellation error
-# stay below ~1e-13.
+# lost ~1e-10 to cancellation (the uniform torque loses ~1e-16 eps**4 for large eps); at 0.03 and 7
+# both the series truncation and the cancellation error
+# stay below ~3e-13.
 EPS_SMALL = 0.03   # uniform: below this the small-eps series is used
-EPS_LARGE = 10.0   # both laws: above this the large-eps series (in x = 1/eps) is used
+EPS_LARGE = 7.0    # both laws: above this the large-eps series (in x = 1/eps) is used
 
 
 def _uniform_lo(e):

@@ -81,7 +81,7 @@ def _inside(pr: Pressure, e, n_alpha: int, n_s: int):
         iq = p @ w_q
         it = p @ w_t
         h = np.sqrt(h2)
-        out_q[i] = ei * R ** 3 / pr.P * np.sum(sa2 * h * iq * jac) * dphi
+        out_q[i] = ei * R ** 2 / pr.P * np.sum(sa2 * h * iq * jac) * dphi
         out_t[i] = R ** 3 / (pr.kappa * pr.P) * np.sum(h2 * h * it * jac) * dphi
     return out_q, out_t
 
