@@ -186,8 +186,8 @@ class _Problem:
 
     def RJ(self, y):
         x, lam = self.unpack(y)
+        Rx, Rl = self.jacobian(x, lam)  # Jacobian first: callers may cache R alongside it
         R = np.asarray(self.residual(x, lam), dtype=float)
-        Rx, Rl = self.jacobian(x, lam)
         Rx = np.asarray(Rx.toarray() if hasattr(Rx, "toarray") else Rx, dtype=float)
         J = np.empty((self.n, self.n + 1))
         J[:, :-1] = Rx * self.s[:-1][None, :]

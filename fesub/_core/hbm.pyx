@@ -1,0 +1,189 @@
+# cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True
+"""Transition-time march of a stick-slip-separation friction element (compiled twin of
+``hbm_ref.py``; same function, same algorithm, see the docstring there).
+
+The caller validates the inputs and allocates ``work`` (>= 6 nh), ``tau_out``, ``from_out``,
+``to_out`` (same length, the capacity) and ``info`` (>= 2).
+"""
+
+from libc.math cimport cos, sin, fabs, M_PI
+
+cdef double TWO_PI = 2.0 * M_PI
+
+
+cdef double _trig(const double* g, int nh, double tau, int d) noexcept nogil:
+    cdef int k
+    cdef double th, kd, acc = 0.0, off = d * 0.5 * M_PI
+    for k in range(1, nh + 1):
+        th = k * tau + off
+        kd = 1.0
+        for _ in range(d):
+            kd *= k
+        acc += kd * (g[2 * k - 2] * cos(th) + g[2 * k - 1] * sin(th))
+    return acc
+
+
+cdef double _bisect_deriv(const double* g, int nh, int d, double s, double lo, double hi) noexcept nogil:
+    cdef double flo = s * _trig(g, nh, lo, d + 1), m, fm
+    cdef int it
+    for it in range(80):
+        m = 0.5 * (lo + hi)
+        if m <= lo or m >= hi:
+            break
+        fm = s * _trig(g, nh, m, d + 1)
+        if (fm > 0) == (flo > 0):
+            lo = m
+            flo = fm
+        else:
+            hi = m
+    return 0.5 * (lo + hi)
+
+
+cdef double _first_up(const double* g, int nh, int d, double a0, double s, double lo, double hi,
+                      double tol) noexcept nogil:
+    cdef double dl = s * _trig(g, nh, lo, d + 1)
+    cdef double dr = s * _trig(g, nh, hi, d + 1)
+    cdef double pa[2]
+    cdef double pb[2]
+    cdef int npieces = 1, p, it
+    cdef double a, b, fa, fb, la, hb, m, tc
+    pa[0] = lo
+    pb[0] = hi
+    if ((dl > 0) != (dr > 0)) and dl != 0 and dr != 0:
+        tc = _bisect_deriv(g, nh, d, s, lo, hi)
+        pb[0] = tc
+        pa[1] = tc
+        pb[1] = hi
+        npieces = 2
+    for p in range(npieces):
+        a = pa[p]
+        b = pb[p]
+        fa = a0 + s * _trig(g, nh, a, d)
+        fb = a0 + s * _trig(g, nh, b, d)
+        if fb > tol and fa < fb:
+            la = a
+            hb = b
+            for it in range(80):
+                m = 0.5 * (la + hb)
+                if m <= la or m >= hb:
+                    break
+                if a0 + s * _trig(g, nh, m, d) > 0:
+                    hb = m
+                else:
+                    la = m
+            return hb
+    return -1.0
+
+
+def march(const double[::1] X, const double[::1] Y, int nh, double kx, double ky, double mu,
+          double n0, int ngrid, double tol, double[::1] work, double[::1] tau_out,
+          int[::1] from_out, int[::1] to_out, int[::1] info):
+    cdef int m = 2 * nh
+    cdef int cap = tau_out.shape[0]
+    cdef int i, j, period, state, old, kind, nev, n = 0, count1 = 0, ncand, q, overflow = 0
+    cdef double c, N, h, t, b, best, r, ts, xi, xd, yd
+    cdef double* g0 = &work[0]
+    cdef double* g1 = &work[m]
+    cdef double* g2 = &work[2 * m]
+    cdef const double* gs[3]
+    cdef const double* cg[3]
+    cdef int cd[3]
+    cdef double ca[3]
+    cdef double cs[3]
+    cdef int ck[3]
+    with nogil:
+        for j in range(m):
+            g0[j] = kx * X[j] - mu * ky * Y[j]
+            g1[j] = kx * X[j] + mu * ky * Y[j]
+            g2[j] = ky * Y[j]
+        N = n0 + _trig(g2, nh, 0.0, 0)
+        if N <= 0:
+            state = 3
+            c = 0.0
+        else:
+            state = 0
+            c = -kx * _trig(&X[0], nh, 0.0, 0)
+        h = TWO_PI / ngrid
+        for period in range(2):
+            if overflow:
+                break
+            if period == 1:
+                info[0] = state
+            nev = 0
+            for i in range(ngrid):
+                if overflow:
+                    break
+                t = i * h
+                b = TWO_PI if i == ngrid - 1 else (i + 1) * h
+                while True:
+                    best = -1.0
+                    kind = -1
+                    if state == 0:
+                        ncand = 3
+                        cg[0] = g0; cd[0] = 0; ca[0] = c - mu * n0; cs[0] = 1.0; ck[0] = 0
+                        cg[1] = g1; cd[1] = 0; ca[1] = -c - mu * n0; cs[1] = -1.0; ck[1] = 1
+                        cg[2] = g2; cd[2] = 0; ca[2] = -n0; cs[2] = -1.0; ck[2] = 2
+                    elif state == 1:
+                        ncand = 2
+                        cg[0] = g0; cd[0] = 1; ca[0] = 0.0; cs[0] = -1.0; ck[0] = 3
+                        cg[1] = g2; cd[1] = 0; ca[1] = -n0; cs[1] = -1.0; ck[1] = 2
+                    elif state == 2:
+                        ncand = 2
+                        cg[0] = g1; cd[0] = 1; ca[0] = 0.0; cs[0] = 1.0; ck[0] = 4
+                        cg[1] = g2; cd[1] = 0; ca[1] = -n0; cs[1] = -1.0; ck[1] = 2
+                    else:
+                        ncand = 1
+                        cg[0] = g2; cd[0] = 0; ca[0] = n0; cs[0] = 1.0; ck[0] = 5
+                    for q in range(ncand):
+                        r = _first_up(cg[q], nh, cd[q], ca[q], cs[q], t, b, tol)
+                        if r >= 0 and (best < 0 or r < best):
+                            best = r
+                            kind = ck[q]
+                    if best < 0:
+                        break
+                    ts = best
+                    old = state
+                    if kind == 0:
+                        state = 1
+                    elif kind == 1:
+                        state = 2
+                    elif kind == 2:
+                        state = 3
+                    elif kind == 3 or kind == 4:
+                        xi = 1.0 if kind == 3 else -1.0
+                        state = 0
+                        c = xi * mu * (n0 + _trig(g2, nh, ts, 0)) - kx * _trig(&X[0], nh, ts, 0)
+                    else:
+                        xd = _trig(&X[0], nh, ts, 1)
+                        yd = _trig(g2, nh, ts, 1)
+                        if kx * fabs(xd) <= mu * yd:
+                            state = 0
+                            c = -kx * _trig(&X[0], nh, ts, 0)
+                        elif xd > 0:
+                            state = 1
+                        else:
+                            state = 2
+                    nev += 1
+                    if period == 1:
+                        if n >= cap:
+                            overflow = 1
+                            break
+                        tau_out[n] = ts
+                        from_out[n] = old
+                        to_out[n] = state
+                        n += 1
+                    elif nev > cap:
+                        overflow = 1
+                        break
+                    t = ts
+            if period == 0:
+                count1 = nev
+                info[1] = count1
+                if count1 == 0:
+                    info[0] = state
+                    break
+    if overflow:
+        return -1
+    if count1 == 0:
+        return 0
+    return n

@@ -1,0 +1,169 @@
+"""NumPy twin of the ``hbm`` kernel: transition-time march of a friction contact element.
+
+The element (stick-slip-separation, Yang / Petrov-Ewins) is driven by the zero-mean relative
+displacements ``x(tau) = H(tau)^T X`` (tangential) and ``y(tau) = H(tau)^T Y`` (normal),
+``H = [cos tau, sin tau, ..., cos nh tau, sin nh tau]``. States: 0 stick, 1 positive slip,
+2 negative slip, 3 separation. Every transition is the first upcrossing of a test function
+``f(tau) = a + s * d^d/dtau^d (g^T H)`` with ``g`` one of
+
+    g0 = kx X - mu ky Y,   g1 = kx X + mu ky Y,   g2 = ky Y
+
+    stick  -> slip+ : f = c - mu N0 + g0          (f_x reaches +mu f_y)
+    stick  -> slip- : f = -c - mu N0 - g1         (f_x reaches -mu f_y)
+    contact-> sep.  : f = -N0 - g2                (f_y = N0 + ky y drops to 0)
+    slip+  -> stick : f = -d(g0)/dtau             (kx x' - mu ky y' changes sign)
+    slip-  -> stick : f = +d(g1)/dtau             (-kx x' - mu ky y' changes sign)
+    sep.   -> contact: f = N0 + g2                (stick if kx|x'| <= mu ky y', else slip)
+
+In stick ``f_x = c + kx x``. The march runs over a grid of ``ngrid`` steps per period; each step
+is split at the critical point of ``f`` (root of ``f'``, bisection) so that a level crossing that
+touches the threshold between two grid points is still bracketed; a crossing is accepted when
+``f`` exceeds ``tol`` at the end of an increasing piece, and is refined by bisection to machine
+precision. Period 1 starts at tau = 0 from the provisional state (stick with f_x = 0, or
+separation) and erases history whenever any slip or separation occurs; period 2 is recorded.
+
+Functions
+---------
+march(X, Y, nh, kx, ky, mu, n0, ngrid, tol, work, tau_out, from_out, to_out, info) -> int
+    Writes the transitions of the recorded period (tau in [0, 2 pi]), their from/to states and
+    ``info = [state at tau = 0 of the recorded period, number of transitions in period 1]``.
+    Returns the number of transitions, or -1 when more than ``len(tau_out)`` occur.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+TWO_PI = 2.0 * math.pi
+
+
+def _trig(g, nh, tau, d):
+    k = np.arange(1, nh + 1, dtype=float)
+    th = k * tau + d * (0.5 * math.pi)
+    kd = k ** d
+    return float(np.sum(kd * (g[0::2] * np.cos(th) + g[1::2] * np.sin(th))))
+
+
+def _bisect_deriv(g, nh, d, s, lo, hi):
+    """Root of s * trig_{d+1}(g) in [lo, hi] (sign change assumed)."""
+    flo = s * _trig(g, nh, lo, d + 1)
+    for _ in range(80):
+        m = 0.5 * (lo + hi)
+        if m <= lo or m >= hi:
+            break
+        fm = s * _trig(g, nh, m, d + 1)
+        if (fm > 0) == (flo > 0):
+            lo, flo = m, fm
+        else:
+            hi = m
+    return 0.5 * (lo + hi)
+
+
+def _first_up(g, nh, d, a0, s, lo, hi, tol):
+    """First upcrossing of f = a0 + s trig_d(g) in [lo, hi], or -1."""
+    dl = s * _trig(g, nh, lo, d + 1)
+    dr = s * _trig(g, nh, hi, d + 1)
+    if (dl > 0) != (dr > 0) and dl != 0 and dr != 0:
+        tc = _bisect_deriv(g, nh, d, s, lo, hi)
+        pieces = ((lo, tc), (tc, hi))
+    else:
+        pieces = ((lo, hi),)
+    for a, b in pieces:
+        fa = a0 + s * _trig(g, nh, a, d)
+        fb = a0 + s * _trig(g, nh, b, d)
+        if fb > tol and fa < fb:
+            la, hb = a, b
+            for _ in range(80):
+                m = 0.5 * (la + hb)
+                if m <= la or m >= hb:
+                    break
+                if a0 + s * _trig(g, nh, m, d) > 0:
+                    hb = m
+                else:
+                    la = m
+            return hb
+    return -1.0
+
+
+def march(X, Y, nh, kx, ky, mu, n0, ngrid, tol, work, tau_out, from_out, to_out, info):
+    m = 2 * nh
+    g0 = work[0:m]
+    g1 = work[m:2 * m]
+    g2 = work[2 * m:3 * m]
+    g0[:] = kx * X[:m] - mu * ky * Y[:m]
+    g1[:] = kx * X[:m] + mu * ky * Y[:m]
+    g2[:] = ky * Y[:m]
+    cap = tau_out.shape[0]
+    x0 = _trig(X, nh, 0.0, 0)
+    N = n0 + _trig(g2, nh, 0.0, 0)
+    if N <= 0:
+        state, c = 3, 0.0
+    else:
+        state, c = 0, -kx * x0
+    h = TWO_PI / ngrid
+    count1 = 0
+    n = 0
+    for period in range(2):
+        if period == 1:
+            info[0] = state
+        nev = 0
+        for i in range(ngrid):
+            t = i * h
+            b = TWO_PI if i == ngrid - 1 else (i + 1) * h
+            while True:
+                best, kind = -1.0, -1
+                if state == 0:
+                    cands = ((g0, 0, c - mu * n0, 1.0, 0), (g1, 0, -c - mu * n0, -1.0, 1),
+                             (g2, 0, -n0, -1.0, 2))
+                elif state == 1:
+                    cands = ((g0, 1, 0.0, -1.0, 3), (g2, 0, -n0, -1.0, 2))
+                elif state == 2:
+                    cands = ((g1, 1, 0.0, 1.0, 4), (g2, 0, -n0, -1.0, 2))
+                else:
+                    cands = ((g2, 0, n0, 1.0, 5),)
+                for g, d, a0, s, k in cands:
+                    r = _first_up(g, nh, d, a0, s, t, b, tol)
+                    if r >= 0 and (best < 0 or r < best):
+                        best, kind = r, k
+                if best < 0:
+                    break
+                ts = best
+                old = state
+                if kind == 0:
+                    state = 1
+                elif kind == 1:
+                    state = 2
+                elif kind == 2:
+                    state = 3
+                elif kind == 3 or kind == 4:
+                    xi = 1.0 if kind == 3 else -1.0
+                    state = 0
+                    c = xi * mu * (n0 + _trig(g2, nh, ts, 0)) - kx * _trig(X, nh, ts, 0)
+                else:
+                    xd = _trig(X, nh, ts, 1)
+                    yd = _trig(g2, nh, ts, 1)
+                    if kx * abs(xd) <= mu * yd:
+                        state = 0
+                        c = -kx * _trig(X, nh, ts, 0)
+                    else:
+                        state = 1 if xd > 0 else 2
+                nev += 1
+                if period == 1:
+                    if n >= cap:
+                        return -1
+                    tau_out[n] = ts
+                    from_out[n] = old
+                    to_out[n] = state
+                    n += 1
+                elif nev > cap:
+                    return -1
+                t = ts
+        if period == 0:
+            count1 = nev
+            info[1] = count1
+            if count1 == 0:
+                info[0] = state
+                return 0
+    return n

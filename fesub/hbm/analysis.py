@@ -1,0 +1,520 @@
+"""Forced responses, backbone curves (Lagrange optimality system), phase resonance and dNNM.
+
+All branches use the shared pseudo-arclength driver :func:`fesub.continuation.continue_branch`.
+
+Backbone (spec section 2): the ridge of the forced-response surface is the set of points where
+``Am = (sqrt 2/2)|Q_k|`` is stationary in ``w`` at fixed ``alpha``. With multipliers ``lam``
+(``eta_Am = 1``, ``eta_w = 0``) the reduced optimality system is::
+
+    R(Q, w, alpha) = 0,   grad Am + R_Q^T lam = 0,   lam^T D'(w) Q = 0
+
+and it is continued in ``s = log(alpha)`` with the scaled unknowns ``(Q/alpha, lam, w)`` (all
+O(1) over decades of force). Its Jacobian needs ``d(K_f^T lam)/dQ``, the contact Hessian
+contracted with the multipliers (analytic, :mod:`fesub.hbm.contact`). Stages (paper 3.2):
+1. forced response at ``alpha_min`` over a frequency window, its maximum located;
+2. multipliers from ``lstsq([R_Q^T; (D'Q)^T], [-grad Am; 0])`` (equivalent to the paper's
+   continuation in ``eta_Am`` from 0 to 1, consistent at the extremum);
+3. continuation in ``log alpha``;
+4. on a corrector failure (singular point) restart at ``log alpha + 1e-3`` with stages 1-3.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+from scipy.optimize import brentq
+
+from ..continuation import continue_branch, newton
+from ..errors import ConvergenceError, ParameterError, check_positive
+from .system import HBSystem
+
+__all__ = ["FRF", "forced_response", "solve_at", "frf_peak", "Backbone", "backbone",
+           "phase_resonance", "dnnm", "linear_modes"]
+
+
+@dataclass
+class FRF:
+    """Forced-response curve at fixed force amplitude ``alpha`` (N)."""
+
+    alpha: float
+    w: np.ndarray
+    Q: np.ndarray
+    Am: np.ndarray
+    stop_reason: str
+
+
+def _fixed_w_fun(sys: HBSystem, w, alpha):
+    def f(Q):
+        R, RQ, _, _ = sys.jacobian(Q, w, alpha)
+        return R, RQ
+    return f
+
+
+def solve_at(sys: HBSystem, w, alpha, Q0=None, tol=None, max_iter=30):
+    """Periodic response at one frequency ``w`` (rad/s) and force ``alpha`` (N) by Newton.
+
+    Starts from ``Q0`` or from the stuck-linear response. Raises ConvergenceError on failure.
+    """
+    Q0 = sys.linear_response(w, alpha) if Q0 is None else np.asarray(Q0, float)
+    tol = tol if tol is not None else 1e-11 * max(abs(alpha), 1e-300)
+    Q, ok, its, nr = newton(_fixed_w_fun(sys, w, alpha), Q0, tol=tol, max_iter=max_iter)
+    if not ok:
+        raise ConvergenceError(f"harmonic balance at w={w:.6g} rad/s, alpha={alpha:.6g} N did "
+                               f"not converge (|R|={nr:.3e} N after {its} iterations)", partial=Q)
+    return Q
+
+
+def forced_response(sys: HBSystem, alpha, w_range, *, Q0=None, ds=0.02, ds_max=0.1,
+                    max_steps=2000, progress=False, qscale=None) -> FRF:
+    """Forced-response curve over ``w_range = (w_start, w_end)`` (rad/s) at force ``alpha`` (N).
+
+    Continued by pseudo-arclength in ``w`` (turning points allowed); the unknowns are scaled by
+    ``qscale`` (m; default: the largest stuck-linear amplitude in the range) and ``w_start``.
+    """
+    alpha = check_positive("alpha (force amplitude, N)", alpha)
+    w0, w1 = float(w_range[0]), float(w_range[1])
+    check_positive("w_range[0] (rad/s)", w0)
+    check_positive("w_range[1] (rad/s)", w1)
+    direction = 1 if w1 > w0 else -1
+    Qs = solve_at(sys, w0, alpha, Q0)
+    if qscale is None:
+        ws = np.linspace(min(w0, w1), max(w0, w1), 60)
+        qscale = max(np.abs(sys.linear_response(w, alpha)).max() for w in ws)
+    sc = np.append(np.full(sys.N, qscale), abs(w0))
+
+    def res(Q, w):
+        return sys.residual(Q, w, alpha) / alpha
+
+    def jac(Q, w):
+        _, RQ, Rw, _ = sys.jacobian(Q, w, alpha)
+        return RQ / alpha, Rw / alpha
+
+    br = continue_branch(res, jac, Qs, w0, ds=ds, ds_max=ds_max, ds_min=1e-7,
+                         lam_range=(min(w0, w1), max(w0, w1)), max_steps=max_steps,
+                         direction=direction, tol=1e-10, max_angle_deg=10.0, scale=sc,
+                         progress=progress)
+    Am = np.array([sys.amplitude(q) for q in br.x])
+    return FRF(alpha, br.lam, br.x, Am, br.stop_reason)
+
+
+def _dAm_dw(sys, Q, w, alpha):
+    _, RQ, Rw, _ = sys.jacobian(Q, w, alpha)
+    dQ = -np.linalg.solve(RQ, Rw)
+    return sys.amp_grad(Q) @ dQ
+
+
+def frf_peak(sys: HBSystem, frf: FRF, *, rtol=1e-13):
+    """Brute-force maximum of ``Am`` on a forced-response curve.
+
+    Independent of the optimality system: the root of ``dAm/dw = grad Am . (-R_Q^{-1} R_w)``
+    between the curve points around the largest ``Am`` is found by Brent's method with a Newton
+    solve at fixed ``w`` for every trial frequency. Returns ``(w_peak, Am_peak, Q_peak)``.
+    """
+    i = int(np.argmax(frf.Am))
+    lo, hi = max(i - 1, 0), min(i + 1, len(frf.w) - 1)
+    cache = {}
+
+    def g(w):
+        j = lo if abs(w - frf.w[lo]) < abs(w - frf.w[hi]) else hi
+        Q = solve_at(sys, w, frf.alpha, cache.get("Q", frf.Q[j]))
+        cache["Q"] = Q
+        return _dAm_dw(sys, Q, w, frf.alpha)
+
+    wa, wb = frf.w[lo], frf.w[hi]
+    ga, gb = g(wa), g(wb)
+    if ga * gb > 0:
+        raise ConvergenceError("frf_peak: no sign change of dAm/dw around the largest sample "
+                               "(maximum at the end of the range?)")
+    wp = brentq(g, min(wa, wb), max(wa, wb), xtol=1e-15, rtol=rtol, maxiter=200)
+    Qp = solve_at(sys, wp, frf.alpha, cache["Q"])
+    return wp, sys.amplitude(Qp), Qp
+
+
+# ---------------------------------------------------------------------------------- backbone
+@dataclass
+class Backbone:
+    """Backbone (ridge of the forced-response surface).
+
+    Attributes
+    ----------
+    alpha : (npts,) force amplitude (N)
+    w : (npts,) peak frequency (rad/s)
+    Am : (npts,) peak RMS amplitude at the monitor DOF (m)
+    Q : (npts, N) harmonic coefficients (m)
+    lam : (npts, N) multipliers (m/N)
+    eta_alpha : (npts,) ``F_ex^T lam = -dAm*/dalpha`` (m/N)
+    segments : (npts,) segment index (increments at every restart)
+    singular_points : list of dict (alpha, w, reason)
+    events : list of continuation events (e.g. 'slip_onset_0' = contact 0 starts to slip)
+    newton_iters : (npts,) corrector iterations
+    stop_reason : str
+    """
+
+    alpha: np.ndarray
+    w: np.ndarray
+    Am: np.ndarray
+    Q: np.ndarray
+    lam: np.ndarray
+    eta_alpha: np.ndarray
+    segments: np.ndarray
+    singular_points: list = field(default_factory=list)
+    events: list = field(default_factory=list)
+    newton_iters: np.ndarray | None = None
+    stop_reason: str = ""
+
+    def save(self, path):
+        """Save as ``.npz`` plus a JSON summary beside it."""
+        import json
+        from pathlib import Path
+
+        path = Path(path)
+        np.savez(path, alpha=self.alpha, w=self.w, Am=self.Am, Q=self.Q, lam=self.lam,
+                 eta_alpha=self.eta_alpha, segments=self.segments)
+        summ = {"stop_reason": self.stop_reason, "npts": int(len(self.alpha)),
+                "singular_points": self.singular_points,
+                "events": [{"kind": e["kind"], "alpha": e["alpha"], "w": e["w"]}
+                           for e in self.events]}
+        path.with_suffix(".json").write_text(json.dumps(summ, indent=2))
+
+
+class _Optimality:
+    """Reduced optimality system in y = (Q/alpha, lam, w), parameter s = log(alpha)."""
+
+    def __init__(self, sys: HBSystem, r3scale=1.0):
+        self.sys = sys
+        self.N = sys.N
+        self.r3 = r3scale
+        self._cache = None
+
+    def split(self, y):
+        N = self.N
+        return y[:N], y[N:2 * N], float(y[2 * N])
+
+    def residual(self, y, s):
+        key = (y.tobytes(), float(s))
+        if self._cache is not None and self._cache[0] == key:
+            return self._cache[1]
+        return self.jacobian(y, s, want_jac=False)
+
+    def jacobian(self, y, s, want_jac=True):
+        if want_jac:
+            R, J, Js = self._eval(y, s, True)
+            self._cache = ((y.tobytes(), float(s)), R)
+            return J, Js
+        return self._eval(y, s, False)
+
+    def _eval(self, y, s, want_jac):
+        sy = self.sys
+        N = self.N
+        Qt, lam, w = self.split(y)
+        a = math.exp(s)
+        Q = a * Qt
+        F, K, HL = sy.fnl(Q, lam=lam if want_jac else None)
+        Dw, D1 = sy.D(w), sy.D(w, 1)
+        RQ = Dw + K
+        gA = sy.amp_grad(Q)
+        R = np.concatenate([Dw @ Qt + F / a - sy.fex, gA + RQ.T @ lam,
+                            [self.r3 * lam @ (D1 @ Qt)]])
+        if not want_jac:
+            return R
+        J = np.zeros((2 * N + 1, 2 * N + 1))
+        hA = sy.amp_hess(Q)
+        J[:N, :N] = RQ
+        J[:N, 2 * N] = D1 @ Qt
+        J[N:2 * N, :N] = a * (hA + HL)
+        J[N:2 * N, N:2 * N] = RQ.T
+        J[N:2 * N, 2 * N] = D1.T @ lam
+        J[2 * N, :N] = self.r3 * (D1.T @ lam)
+        J[2 * N, N:2 * N] = self.r3 * (D1 @ Qt)
+        J[2 * N, 2 * N] = self.r3 * lam @ (sy.D(w, 2) @ Qt)
+        Js = np.zeros(2 * N + 1)
+        Js[:N] = (K @ Q - F) / a
+        Js[N:2 * N] = HL @ Q
+        return R, J, Js
+
+
+def _start_multipliers(sys, Q, w, alpha):
+    _, RQ, Rw, _ = sys.jacobian(Q, w, alpha)
+    A = np.vstack([RQ.T, Rw[None, :]])
+    b = np.concatenate([-sys.amp_grad(Q), [0.0]])
+    lam = np.linalg.lstsq(A, b, rcond=None)[0]
+    return lam
+
+
+def _peak_start(sys, alpha, w_window, Qguess=None, progress=False):
+    frf = forced_response(sys, alpha, w_window, Q0=Qguess, progress=progress)
+    wp, _, Qp = frf_peak(sys, frf)
+    return wp, Qp
+
+
+def backbone(sys: HBSystem, alpha_range, w_window, *, ds=0.05, ds_max=0.3, ds_min=1e-6,
+             max_steps=600, max_restarts=4, restart_eps=1e-3, progress=False) -> Backbone:
+    """Trace the backbone from ``alpha_range[0]`` to ``alpha_range[1]`` (N).
+
+    Parameters
+    ----------
+    sys : HBSystem
+    alpha_range : (float, float)
+        Force amplitudes (N), 0 < alpha_min < alpha_max.
+    w_window : (float, float)
+        Frequency window (rad/s) of the stage-1 forced response at ``alpha_min``; must contain
+        the stuck-linear resonance of interest.
+    ds, ds_max, ds_min : float
+        Arclength steps in the scaled unknowns.
+    max_restarts : int
+        Restarts allowed at singular points (stage 4).
+    restart_eps : float
+        Restart offset in ``log alpha`` (spec: 1e-3).
+    """
+    a0 = check_positive("alpha_range[0] (N)", alpha_range[0])
+    a1 = check_positive("alpha_range[1] (N)", alpha_range[1])
+    if a1 <= a0:
+        raise ParameterError(f"alpha_range must be increasing, got {alpha_range}")
+    w_lo, w_hi = float(w_window[0]), float(w_window[1])
+    s_end = math.log(a1)
+    N = sys.N
+    segs_y, segs_s, segs_it, seg_id = [], [], [], []
+    singular, events = [], []
+    s_start = math.log(a0)
+    window = (w_lo, w_hi)
+    stop = ""
+    Qguess = None
+    for seg in range(max_restarts + 1):
+        alpha = math.exp(s_start)
+        wp, Qp = _peak_start(sys, alpha, window, Qguess)
+        lam = _start_multipliers(sys, Qp, wp, alpha)
+        # scales of the unknowns
+        qt = np.abs(Qp).max() / alpha
+        ls = np.abs(lam).max()
+        D1Q = sys.D(wp, 1) @ (Qp / alpha)
+        opt = _Optimality(sys, r3scale=1.0 / max(ls * np.abs(D1Q).max(), 1e-300))
+        y0 = np.concatenate([Qp / alpha, lam, [wp]])
+        sc = np.concatenate([np.full(N, qt), np.full(N, ls), [wp], [1.0]])
+        evs = {f"slip_onset_{i}": (lambda y, s, i=i: float(
+            sys.stuck_margin(math.exp(s) * y[:N])[i]) / (sys.contacts[i].element.kt * qt
+                                                          * math.exp(s)))
+            for i in range(len(sys.contacts))}
+        br = continue_branch(opt.residual, opt.jacobian, y0, s_start, ds=ds, ds_min=ds_min,
+                             ds_max=ds_max, lam_range=(s_start, s_end), max_steps=max_steps,
+                             tol=1e-10, max_iter=12, max_angle_deg=10.0, scale=sc,
+                             events=evs, progress=progress)
+        segs_y.append(br.x)
+        segs_s.append(br.lam)
+        segs_it.append(br.newton_iters)
+        seg_id.append(np.full(len(br.lam), seg))
+        for e in br.events:
+            events.append({"kind": e.kind, "alpha": math.exp(e.lam), "w": float(e.x[2 * N]),
+                           "segment": seg})
+        stop = br.stop_reason
+        if not stop.startswith("corrector_failed"):
+            break
+        s_fail = float(br.lam[-1])
+        w_fail = float(br.x[-1][2 * N])
+        singular.append({"alpha": math.exp(s_fail), "w": w_fail, "reason": stop})
+        s_start = s_fail + restart_eps
+        if s_start >= s_end:
+            break
+        window = (w_fail * 0.7, w_fail * 1.15)
+        Qguess = None
+    Y = np.vstack(segs_y)
+    S = np.concatenate(segs_s)
+    alpha = np.exp(S)
+    Qt = Y[:, :N]
+    Q = Qt * alpha[:, None]
+    lam = Y[:, N:2 * N]
+    w = Y[:, 2 * N]
+    Am = np.array([sys.amplitude(q) for q in Q])
+    return Backbone(alpha=alpha, w=w, Am=Am, Q=Q, lam=lam, eta_alpha=lam @ sys.fex,
+                    segments=np.concatenate(seg_id), singular_points=singular, events=events,
+                    newton_iters=np.concatenate(segs_it), stop_reason=stop)
+
+
+def backbone_point(sys: HBSystem, alpha, w_guess, Q_guess, lam_guess=None, tol=1e-10):
+    """Solve the optimality system at one force ``alpha`` (N) by Newton (no continuation)."""
+    s = math.log(alpha)
+    Qt = np.asarray(Q_guess, float) / alpha
+    lam = _start_multipliers(sys, Q_guess, w_guess, alpha) if lam_guess is None else lam_guess
+    opt = _Optimality(sys)
+    y0 = np.concatenate([Qt, lam, [w_guess]])
+
+    def f(y):
+        J, _ = opt.jacobian(y, s)
+        return opt.residual(y, s), J
+
+    y, ok, its, nr = newton(f, y0, tol=tol, max_iter=30)
+    if not ok:
+        raise ConvergenceError(f"optimality system at alpha={alpha:g} N did not converge "
+                               f"(|G|={nr:.3e})")
+    N = sys.N
+    return float(y[2 * N]), y[:N] * alpha, y[N:2 * N], its
+
+
+# ---------------------------------------------------------------------------- linear modes
+def linear_modes(M, K):
+    """Undamped modes: (w (rad/s), mass-normalised shapes (n, nmodes))."""
+    from scipy.linalg import eigh
+
+    ev, V = eigh(K, M)
+    return np.sqrt(np.maximum(ev, 0.0)), V
+
+
+# ------------------------------------------------------------------------- phase resonance
+@dataclass
+class PhaseResonance:
+    """Phase-resonance backbone: points where the driven DOF lags the force by 90 deg."""
+
+    alpha: np.ndarray
+    w: np.ndarray
+    Am: np.ndarray
+    Q: np.ndarray
+    stop_reason: str
+
+
+def phase_resonance(sys: HBSystem, alpha_range, w_guess, *, force_dof=None, ds=0.05,
+                    ds_max=0.3, max_steps=600, progress=False) -> PhaseResonance:
+    """Continue ``R = 0`` with the quadrature condition ``Q^c1_k = 0`` in ``log alpha``.
+
+    ``force_dof`` (default: the DOF with the largest entry of the load pattern) is the DOF
+    whose cosine fundamental must vanish. ``w_guess`` (rad/s) is near the stuck resonance.
+    """
+    a0 = check_positive("alpha_range[0] (N)", alpha_range[0])
+    a1 = check_positive("alpha_range[1] (N)", alpha_range[1])
+    N = sys.N
+    k = int(np.argmax(np.abs(sys.fex[:sys.n]))) if force_dof is None else int(force_dof)
+    e = np.zeros(N)
+    e[k] = 1.0
+
+    def res(y, s):
+        a = math.exp(s)
+        Qt, w = y[:N], y[N]
+        F, _, _ = sys.fnl(a * Qt)
+        return np.append(sys.D(w) @ Qt + F / a - sys.fex, Qt[k])
+
+    def jac(y, s):
+        a = math.exp(s)
+        Qt, w = y[:N], y[N]
+        F, K, _ = sys.fnl(a * Qt)
+        J = np.zeros((N + 1, N + 1))
+        J[:N, :N] = sys.D(w) + K
+        J[:N, N] = sys.D(w, 1) @ Qt
+        J[N, :N] = e
+        Js = np.zeros(N + 1)
+        Js[:N] = (K @ (a * Qt) - F) / a
+        return J, Js
+
+    # start: linear (stuck) quadrature point near w_guess
+    s0 = math.log(a0)
+    Q0 = sys.linear_response(w_guess, a0)
+    y, ok, its, nr = newton(lambda y: (res(y, s0), jac(y, s0)[0]),
+                            np.append(Q0 / a0, w_guess), tol=1e-11, max_iter=40)
+    if not ok:
+        raise ConvergenceError(f"phase resonance cannot start near w={w_guess:g} rad/s")
+    sc = np.append(np.full(N, np.abs(y[:N]).max()), [y[N], 1.0])
+    br = continue_branch(res, jac, y, s0, ds=ds, ds_max=ds_max, ds_min=1e-7,
+                         lam_range=(s0, math.log(a1)), max_steps=max_steps, tol=1e-10,
+                         max_angle_deg=10.0, scale=sc, progress=progress)
+    alpha = np.exp(br.lam)
+    Q = br.x[:, :N] * alpha[:, None]
+    return PhaseResonance(alpha, br.x[:, N], np.array([sys.amplitude(q) for q in Q]), Q,
+                          br.stop_reason)
+
+
+# ----------------------------------------------------------------------------------- dNNM
+@dataclass
+class DNNM:
+    """Damped nonlinear normal mode with the extended energy balance (spec 3.1).
+
+    Attributes
+    ----------
+    a : modal amplitude (sqrt(kg) m); w0 : (rad/s); xi : extra damping (1/s, < 0 = injection);
+    zeta : ``-xi / (2 w0)``; Q : ``a psi`` (m); Am : RMS amplitude at the monitor (m);
+    F_eq : force amplitude (N) whose work balances the dissipation (single point, in phase).
+    """
+
+    a: np.ndarray
+    w0: np.ndarray
+    xi: np.ndarray
+    zeta: np.ndarray
+    Q: np.ndarray
+    Am: np.ndarray
+    F_eq: np.ndarray
+    stop_reason: str
+
+
+def dnnm(sys: HBSystem, a_range, mode: int = 0, *, force_dof=None, harmonics="all", ds=0.05,
+         ds_max=0.3, max_steps=600, progress=False) -> DNNM:
+    """dNNM continuation in ``log a`` (spec 3.1, paper eqs. 8-12, printed typos fixed).
+
+    Unknowns ``(psi, w0, xi)``: ``Dbar(w0, xi) psi + F_nl(a psi)/a = 0`` with ``C -> C + xi M``,
+    ``psi^c1 . M psi^c1 + psi^s1 . M psi^s1 = 1``, phase ``psi^s1_k = 0`` (k = force DOF).
+    Energy balance: ``E_d = -xi pi w0 sum_n n^2 (Q^cn.M Q^cn + Q^sn.M Q^sn)`` (``harmonics='all'``)
+    or the fundamental only; ``F_eq = E_d / (pi |Q^1_k|)``.
+    """
+    if harmonics not in ("all", "fundamental"):
+        raise ParameterError(f"harmonics must be 'all' or 'fundamental', got {harmonics!r}")
+    a0 = check_positive("a_range[0]", a_range[0])
+    a1 = check_positive("a_range[1]", a_range[1])
+    n, N = sys.n, sys.N
+    k = int(np.argmax(np.abs(sys.fex[:n]))) if force_dof is None else int(force_dof)
+    M = sys.M
+    Mst, Cst, Kst = sys.linear_matrices(stuck=True)
+    wm, V = linear_modes(Mst, Kst)
+    phi = V[:, mode]
+    if phi[k] < 0:
+        phi = -phi
+    blkM = np.zeros((N, N))
+    blkM[:n, :n] = M
+    blkM[n:2 * n, n:2 * n] = M
+    ks = n + k
+
+    def res(y, s):
+        a = math.exp(s)
+        psi, w0, xi = y[:N], y[N], y[N + 1]
+        F, _, _ = sys.fnl(a * psi)
+        return np.concatenate([sys.D(w0, extra_xi=xi) @ psi + F / a,
+                               [psi @ blkM @ psi - 1.0, psi[ks]]])
+
+    def jac(y, s):
+        a = math.exp(s)
+        psi, w0, xi = y[:N], y[N], y[N + 1]
+        F, K, _ = sys.fnl(a * psi)
+        J = np.zeros((N + 2, N + 2))
+        J[:N, :N] = sys.D(w0, extra_xi=xi) + K
+        J[:N, N] = sys.D(w0, 1, extra_xi=xi) @ psi
+        J[:N, N + 1] = sys.D_xi(w0) @ psi
+        J[N, :N] = 2 * blkM @ psi
+        J[N + 1, ks] = 1.0
+        Js = np.zeros(N + 2)
+        Js[:N] = (K @ (a * psi) - F) / a
+        return J, Js
+
+    s0 = math.log(a0)
+    psi0 = np.zeros(N)
+    psi0[:n] = phi
+    cm = phi @ sys.C @ phi
+    y0 = np.concatenate([psi0, [wm[mode], -cm]])
+    sc = np.concatenate([np.full(N, np.abs(phi).max()), [wm[mode], max(abs(cm), 1e-3 * wm[mode])],
+                         [1.0]])
+    br = continue_branch(res, jac, y0, s0, ds=ds, ds_max=ds_max, ds_min=1e-7,
+                         lam_range=(s0, math.log(a1)), max_steps=max_steps, tol=1e-10,
+                         max_angle_deg=10.0, scale=sc, progress=progress)
+    a = np.exp(br.lam)
+    psi = br.x[:, :N]
+    w0 = br.x[:, N]
+    xi = br.x[:, N + 1]
+    Q = psi * a[:, None]
+    nh = sys.nh
+    Ed = np.zeros(len(a))
+    for i in range(len(a)):
+        tot = 0.0
+        for h in range(1, (nh if harmonics == "all" else 1) + 1):
+            j = 2 * (h - 1) * n
+            qc, qs = Q[i, j:j + n], Q[i, j + n:j + 2 * n]
+            tot += h * h * (qc @ M @ qc + qs @ M @ qs)
+        Ed[i] = -xi[i] * math.pi * w0[i] * tot
+    q1 = np.hypot(Q[:, k], Q[:, n + k])
+    Feq = Ed / (math.pi * q1)
+    return DNNM(a, w0, xi, -xi / (2 * w0), Q, np.array([sys.amplitude(q) for q in Q]), Feq,
+                br.stop_reason)
