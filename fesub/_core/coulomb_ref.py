@@ -1,0 +1,226 @@
+"""NumPy twin of ``fesub/_core/coulomb.pyx`` (same functions, same signatures).
+
+Kernels of the Coulomb-chain study; they know no physics:
+
+* :func:`absmax_lincomb` -- ``max_t |a c_t + b s_t + beta H_t|`` over a grid, for many
+  coefficient sets (exact amplitudes of the closed-form time response);
+* :func:`run_periods` -- event-driven propagation of a piecewise-linear oscillator whose
+  segments are sums of sinusoids (exact modal solution), with stick/slip switching.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+
+def absmax_lincomb(c, s, H, a, b, beta, val, idx):
+    """For each p < nb and q < m: ``val[p, q] = max_t |a[p,q] c[t] + b[p,q] s[t] + beta[p] H[q,t]|``
+    and ``idx[p, q]`` its grid index (first maximum)."""
+    nb, m = a.shape
+    c = np.asarray(c)
+    s = np.asarray(s)
+    H = np.asarray(H)
+    step = max(1, 2_000_000 // max(1, H.shape[1]))
+    for p in range(nb):
+        for q0 in range(0, m, step):
+            sl = slice(q0, min(m, q0 + step))
+            x = np.abs(np.asarray(a)[p, sl, None] * c + np.asarray(b)[p, sl, None] * s + beta[p] * H[sl])
+            k = np.argmax(x, axis=1)
+            idx[p, sl] = k
+            val[p, sl] = x[np.arange(k.size), k]
+
+
+# --- event-driven piecewise-sinusoidal propagator ---------------------------------------------
+#
+# params: [0] b_amp, [1] Lc0, [2] Lc, [3] L0, [4] mu*beta, [5] kick, [6] h_slip, [7] h_stick,
+#         [8] tol_conv
+# iparams: [0] max_periods, [1] min_periods, [2] max_seg (per period)
+# istate (in/out): [0] mode (-1, +1 slip; 0 stick)
+# dstate (in/out): [0] c0 (stick offset), [1] last relative change, [2] contraction estimate
+# counts (out): [0] periods run, [1] converged, [2] stick entries, [3] reversals, [4] slip starts
+#               (last period), [5] segments logged, [6] status (0 ok, 2 too many segments)
+# seglog (out): rows [tau0, mode, c0, x (N), v (N)] for each segment of the last period
+
+TWO_PI = 2.0 * np.pi
+
+
+def _setup(mode, tau0, x, v, c0, om1, B1, P1, cv1, H1, K1, om2, B2, P2, d2, H2, K2, lrow, p):
+    bamp = p[0]
+    if mode != 0:
+        om, H = om1, H1
+        y0 = P1 @ x
+        yd0 = P1 @ v
+        Pc = mode * K1
+    else:
+        om, H = om2, H2
+        g0 = bamp * np.cos(tau0) + c0
+        gd0 = -bamp * np.sin(tau0)
+        y0 = P2 @ (x - d2 * g0)
+        yd0 = P2 @ (v - d2 * gd0)
+        Pc = c0 * K2
+    a = y0 - Pc - H * np.cos(tau0)
+    b = (yd0 + H * np.sin(tau0)) / om if om.size else yd0 * 0.0
+    if mode != 0:
+        A = cv1 * om * b
+        B = -cv1 * om * a
+        C = np.array([0.0, 0.0, bamp - float(cv1 @ H)])
+    else:
+        A = lrow * a
+        B = lrow * b
+        C = np.array([float(lrow @ Pc) + p[3] * c0, float(lrow @ H) + p[2], 0.0])
+    return om, H, Pc, a, b, A, B, C
+
+
+def _fval(t, tau0, om, A, B, C):
+    t = np.asarray(t, dtype=float)
+    ph = om[:, None] * t[None, :] if t.ndim else om * t
+    if t.ndim:
+        f = (A[:, None] * np.cos(ph) + B[:, None] * np.sin(ph)).sum(0)
+    else:
+        f = float((A * np.cos(ph) + B * np.sin(ph)).sum())
+    return f + C[0] + C[1] * np.cos(tau0 + t) + C[2] * np.sin(tau0 + t)
+
+
+def _fder(t, tau0, om, A, B, C):
+    ph = om * t
+    return float((om * (-A * np.sin(ph) + B * np.cos(ph))).sum()) - C[1] * np.sin(tau0 + t) + C[2] * np.cos(tau0 + t)
+
+
+def _refine(lo, hi, sgn, thr, tau0, om, A, B, C):
+    """Root of G(t) = sgn f(t) - thr in [lo, hi] with G(lo) < 0 <= G(hi) (safeguarded Newton)."""
+    scale = float(np.abs(A).sum() + np.abs(B).sum() + np.abs(C).sum()) + abs(thr)
+    t = 0.5 * (lo + hi)
+    for _ in range(100):
+        g = sgn * _fval(t, tau0, om, A, B, C) - thr
+        if g < 0.0:
+            lo = t
+        else:
+            hi = t
+        if abs(g) <= 4e-16 * scale or hi - lo <= 4e-16 * (1.0 + hi):
+            break
+        d = sgn * _fder(t, tau0, om, A, B, C)
+        tn = t - g / d if d != 0.0 else 0.5 * (lo + hi)
+        if not (lo < tn < hi):
+            tn = 0.5 * (lo + hi)
+        t = tn
+    return hi if sgn * _fval(hi, tau0, om, A, B, C) - thr >= 0.0 and hi - t < 1e-14 else t
+
+
+def run_periods(x, v, istate, dstate, om1, B1, P1, cv1, H1, K1, om2, B2, P2, d2, H2, K2,
+                lrow, w, kw, params, iparams, seglog, counts, work):
+    """Propagate whole forcing periods (tau from 0 to 2 pi) until the Poincare map settles.
+
+    Returns the status (0 ran normally, 2 segment cap exceeded). See the module comment for the
+    layout of the arrays; ``x``, ``v``, ``istate``, ``dstate`` are updated in place. ``work`` is
+    a scratch array of at least ``16 * N + 16`` doubles (used by the compiled kernel only).
+    """
+    n = x.shape[0]
+    p = np.asarray(params)
+    bamp, Lc0, mubeta, kick, h1, h2, tol = p[0], p[1], p[4], p[5], p[6], p[7], p[8]
+    max_periods, min_periods, max_seg = int(iparams[0]), int(iparams[1]), int(iparams[2])
+    om1, B1, P1, cv1, H1, K1 = map(np.asarray, (om1, B1, P1, cv1, H1, K1))
+    om2, B2, P2, d2, H2, K2, lrow, w, kw = map(np.asarray, (om2, B2, P2, d2, H2, K2, lrow, w, kw))
+    xs = np.array(x, dtype=float)
+    vs = np.array(v, dtype=float)
+    mode = int(istate[0])
+    c0 = float(dstate[0])
+    delta_prev = np.inf
+    delta = np.inf
+    rho = 1.0
+    status = 0
+    conv = 0
+    nper = 0
+    for nper in range(1, max_periods + 1):
+        z_old = np.concatenate([xs, vs])
+        mode_old = mode
+        tau = 0.0
+        nseg = 0
+        nstick = nrev = nslip = 0
+        while True:
+            if nseg >= max_seg:
+                status = 2
+                break
+            seglog[nseg, 0] = tau
+            seglog[nseg, 1] = mode
+            seglog[nseg, 2] = c0
+            seglog[nseg, 3:3 + n] = xs
+            seglog[nseg, 3 + n:3 + 2 * n] = vs
+            nseg += 1
+            om, H, Pc, a, b, A, B, C = _setup(mode, tau, xs, vs, c0, om1, B1, P1, cv1, H1, K1,
+                                              om2, B2, P2, d2, H2, K2, lrow, p)
+            T = TWO_PI - tau
+            h = h1 if mode != 0 else h2
+            nk = max(1, int(np.ceil(T / h)))
+            tk = np.minimum(np.arange(1, nk + 1) * h, T)
+            f = _fval(tk, tau, om, A, B, C)
+            if mode != 0:
+                ev = -mode * f
+            else:
+                ev = np.abs(f) - mubeta
+            hit = np.nonzero(ev >= 0.0)[0]
+            if hit.size:
+                k = hit[0]
+                lo = 0.0 if k == 0 else tk[k - 1]
+                hi = tk[k]
+                if mode != 0:
+                    sg, thr = -float(mode), 0.0
+                else:
+                    sg, thr = (1.0 if f[k] > 0 else -1.0), mubeta
+                if k == 0 and sg * _fval(0.0, tau, om, A, B, C) - thr >= 0.0:
+                    te = 0.0
+                else:
+                    te = _refine(lo, hi, sg, thr, tau, om, A, B, C)
+                t_end = te
+            else:
+                t_end = T
+            # state at t_end
+            ph = om * t_end
+            y = a * np.cos(ph) + b * np.sin(ph) + Pc + H * np.cos(tau + t_end)
+            yd = om * (-a * np.sin(ph) + b * np.cos(ph)) - H * np.sin(tau + t_end)
+            te_abs = tau + t_end
+            if mode != 0:
+                xs = B1 @ y
+                vs = B1 @ yd
+            else:
+                xs = B2 @ y + d2 * (bamp * np.cos(te_abs) + c0)
+                vs = B2 @ yd + d2 * (-bamp * np.sin(te_abs))
+            if not hit.size:
+                break
+            tau = te_abs
+            if mode != 0:
+                lam_n = Lc0 * np.cos(tau) - float(kw @ xs)
+                vs = vs - d2 * (float(w @ vs) + bamp * np.sin(tau))
+                if abs(lam_n) <= mubeta:
+                    mode = 0
+                    c0 = float(w @ xs) - bamp * np.cos(tau)
+                    nstick += 1
+                else:
+                    mode = 1 if lam_n > 0 else -1
+                    vs = vs + mode * kick * d2
+                    nrev += 1
+            else:
+                lam_s = _fval(t_end, tau - t_end, om, A, B, C)
+                mode = 1 if lam_s > 0 else -1
+                vs = vs + mode * kick * d2
+                nslip += 1
+        if status:
+            break
+        z = np.concatenate([xs, vs])
+        scale = max(float(np.abs(z).max()), 1e-300)
+        delta = float(np.abs(z - z_old).max()) / scale
+        rho = min(max(delta / delta_prev, 0.0), 0.999) if delta_prev > 0 else 0.0
+        delta_prev = delta
+        counts[2], counts[3], counts[4], counts[5] = nstick, nrev, nslip, nseg
+        if nper >= min_periods and mode == mode_old and delta / (1.0 - rho) < tol:
+            conv = 1
+            break
+    x[:] = xs
+    v[:] = vs
+    istate[0] = mode
+    dstate[0] = c0
+    dstate[1] = delta
+    dstate[2] = rho
+    counts[0] = nper
+    counts[1] = conv
+    counts[6] = status
+    return status

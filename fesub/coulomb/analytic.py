@@ -1,0 +1,628 @@
+"""Closed-form continuous steady state of a chain with one Coulomb contact (spec sections 2-6).
+
+Frequency-independent modal basis: ``K phi_i = lam_i Gamma phi_i`` with ``phi.T Gamma phi = I``.
+With ``R_i = r1 / sqrt(lam_i)`` (forcing over natural frequency) and the contact vector ``w``
+(``e_j`` for a wall or a moving base, ``e_b - e_a`` between two masses):
+
+* ``V_k = sum_i phi_ki phi_li / (lam_i - r1^2)``  (undamped receptance, Eq. 36)
+* ``u_i = tan(pi / (2 R_i)) / R_i``  (modal damping function, Eq. 28, tan form)
+* ``U_k = sum_i phi_ki phi_ci u_i / lam_i`` with ``phi_ci = w @ phi_i``  (Eq. 39)
+* ``V_c = w @ V - b_amp`` (``b_amp = 1`` for the moving base, Eq. 112), ``U_c = w @ U``
+* relative amplitude ``Z = sqrt(V_c^2 - (beta U_c)^2)`` (Eqs. 41, 90, 112; NaN if the radicand is
+  negative: no continuous solution), phase ``phi_c = atan2(-beta U_c / V_c, Z / V_c)``
+* time response on ``[0, pi]`` (Eqs. 49, 89, 113; ``tau = 0`` at the maximum of the contact
+  coordinate, ``x(tau + pi) = -x(tau)``)::
+
+      x_k(tau) = V_k cos(tau + phi_c) + beta sum_i phi_ki phi_ci / lam_i h_i(tau),
+      h_i(tau) = 1 - cos(tau / R_i) - u_i R_i sin(tau / R_i)
+
+  which equals the paper's ``(V_k / V_c)(Z cos tau + beta U_c sin tau) + ...``.
+
+Continuous/stick-slip boundary (Eqs. 56-66, 97, 118)::
+
+    beta_lim = |V_c| / sqrt(U_c^2 + max(S_c, mu sigma_c)^2),   sigma_c = w Gamma^-1 w / r1^2
+
+with ``S_c`` by default the *exact* ``(1/r1^2) sup_tau sum_i phi_ci^2 g_i(tau)`` (the sup of the
+sum, which is what condition (56) needs). ``s_method="paper"`` takes the sup of each modal term
+first (Eqs. 57-58, conservative), ``"unit"`` sets every ``s_i = 1`` (Eq. 68).
+
+Errata followed (spec section 11): Eq. 30 keeps the beta in the ``sin tau`` coefficient, Eq. 75 uses
+``mu^2`` (derived from Eq. 66), Eq. 111 uses ``U_j``, Eq. 119 is written in the original indexing;
+the stuck configuration of all three contact kinds is solved with the bordered system
+``[[K - r1^2 Gamma, w], [w^T, 0]] [X*; Lambda] = [e_l; b_amp]`` which reproduces Eqs. 79, 101, 120.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field, asdict
+
+import numpy as np
+from scipy.optimize import brentq
+
+from .._backend import kernels
+from ..errors import ParameterError
+from .model import ChainModel, Contact, as_beta, as_r1, check_index, check_mu
+
+__all__ = [
+    "CONTINUOUS", "STICK_SLIP", "STUCK", "REGIME_NAMES",
+    "u_damping", "g_ratio", "den_hartog", "modal_sums", "s_function", "contact_s",
+    "beta_limit", "stuck_response", "steady_state", "SteadyState", "time_response",
+    "resonance_thresholds", "quasi_static", "beta_inf", "beta_stuck_inf",
+    "invariant_points", "inversion_intervals",
+]
+
+CONTINUOUS, STICK_SLIP, STUCK = 0, 1, 2
+REGIME_NAMES = ("continuous", "stick-slip", "stuck")
+_POLE = 1e12  # |u| above this is a pole of tan: treated as +-inf (spec section 10)
+_GOLDEN = (np.sqrt(5.0) - 1.0) / 2.0
+
+
+# ---------------------------------------------------------------------------------------------
+# elementary functions
+
+def u_damping(R):
+    """Modal damping function ``u(R) = tan(pi / (2R)) / R`` (Eq. 28), dimensionless.
+
+    Poles at ``R = 1/(2m+1)`` (returned as +-inf), zeros at ``R = 1/(2m)``.
+    """
+    R = np.asarray(R, dtype=float)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        u = np.tan(np.pi / (2.0 * R)) / R
+    return np.where(np.abs(u) > _POLE, np.copysign(np.inf, u), u)
+
+
+def g_ratio(tau, R, u=None):
+    """``g(tau) = [R sin(tau/R) + u R^2 (cos tau - cos(tau/R))] / sin tau`` (Eq. 56), for 0<tau<pi."""
+    tau = np.asarray(tau, dtype=float)
+    R = np.asarray(R, dtype=float)
+    if u is None:
+        u = u_damping(R)
+    with np.errstate(invalid="ignore", over="ignore"):
+        return (R * np.sin(tau / R) + u * R * R * (np.cos(tau) - np.cos(tau / R))) / np.sin(tau)
+
+
+def den_hartog(r, beta):
+    """Den Hartog's SDOF closed form, written independently of the modal machinery.
+
+    Parameters
+    ----------
+    r : array_like
+        Frequency ratio omega/omega_n (dimensionless, > 0).
+    beta : array_like
+        Friction ratio F/P (dimensionless, >= 0).
+
+    Returns
+    -------
+    X, phi : ndarray
+        Displacement transmissibility (X k/P) and phase lag (rad); NaN where no continuous
+        solution exists.
+    """
+    r = np.asarray(r, dtype=float)
+    beta = np.asarray(beta, dtype=float)
+    with np.errstate(all="ignore"):
+        V = 1.0 / (1.0 - r * r)
+        U = np.sin(np.pi / r) / (r * (1.0 + np.cos(np.pi / r)))
+        X = np.sqrt(V * V - (beta * U) ** 2)
+        phi = np.arctan2(-beta * U / V, X / V)
+    return X, np.where(np.isnan(X), np.nan, phi)
+
+
+# ---------------------------------------------------------------------------------------------
+# modal sums
+
+def _setup(model: ChainModel, contact, load):
+    if not isinstance(model, ChainModel):
+        raise ParameterError(f"model must be a ChainModel, got {type(model).__name__}")
+    contact = Contact.from_spec(contact)
+    contact.validate(model.n)
+    l = check_index("load (loaded mass index)", contact.load_index(load), model.n)
+    w = contact.vector(model.n)
+    return contact, l, w
+
+
+def modal_sums(model: ChainModel, contact, load, r1) -> dict:
+    """Response and damping functions on a frequency grid.
+
+    Returns a dict with ``R`` (nr, N) frequency ratios per mode, ``u`` (nr, N), ``V`` and ``U``
+    (nr, N) per mass, ``Vc`` (= w@V - b_amp) and ``Uc`` (nr,), ``pc`` (N,) = w @ phi, ``sigma``
+    (nr,) = w Gamma^-1 w / r1^2, and ``coef`` (N, N) with ``coef[k, i] = phi_ki phi_ci / lam_i``.
+    """
+    contact, l, w = _setup(model, contact, load)
+    r1 = as_r1(r1)
+    lam, phi = model.lam, model.phi
+    pc = w @ phi
+    R = r1[:, None] / np.sqrt(lam)[None, :]
+    u = u_damping(R)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        V = (phi[l][None, None, :] * phi[None, :, :] / (lam[None, None, :] - r1[:, None, None] ** 2)).sum(-1)
+        coef = phi * (pc / lam)[None, :]
+        U = (u[:, None, :] * coef[None, :, :]).sum(-1)
+        Uc = (u * (pc * pc / lam)[None, :]).sum(-1)
+    Vc = V @ w - contact.b_amp
+    sigma = float(w @ (w / model.gamma)) / r1 ** 2
+    return {"R": R, "u": u, "V": V, "U": U, "Vc": Vc, "Uc": Uc, "pc": pc, "sigma": sigma,
+            "coef": coef, "l": l, "w": w, "contact": contact, "r1": r1}
+
+
+def _golden_max(fun, lo, hi, iters=60):
+    """Vectorised golden-section maximisation of ``fun`` on brackets [lo, hi] (arrays)."""
+    a, b = lo.copy(), hi.copy()
+    c = b - _GOLDEN * (b - a)
+    d = a + _GOLDEN * (b - a)
+    fc, fd = fun(c), fun(d)
+    for _ in range(iters):
+        left = fc >= fd
+        b = np.where(left, d, b)
+        a = np.where(left, a, c)
+        c_new = b - _GOLDEN * (b - a)
+        d_new = a + _GOLDEN * (b - a)
+        # reuse one evaluation
+        c, d = np.where(left, c_new, d), np.where(left, c, d_new)
+        f_new = fun(np.where(left, c, d))
+        fc, fd = np.where(left, f_new, fd), np.where(left, fc, f_new)
+    t = 0.5 * (a + b)
+    return t, fun(t)
+
+
+def s_function(R, ntau: int = 2001):
+    """Den Hartog's ``s(R) = sup_{0<tau<pi} g(tau, R)`` including the ``tau -> 0`` limit 1 (Eq. 58)."""
+    R = np.atleast_1d(np.asarray(R, dtype=float))
+    return _sup_g(R[:, None], np.ones((1, 1)), ntau)
+
+
+def _sup_g(R, wts, ntau, chunk=256):
+    """sup over 0<tau<pi of sum_i wts[i] g_i(tau; R[:, i]) (with the tau->0 limit sum(wts))."""
+    nr, nm = R.shape
+    u = u_damping(R)
+    tau = np.linspace(0.0, np.pi, ntau)[1:-1]
+    out = np.empty(nr)
+    lim0 = float(np.sum(wts))
+    for s0 in range(0, nr, chunk):
+        sl = slice(s0, min(nr, s0 + chunk))
+        Rc, uc = R[sl][:, :, None], u[sl][:, :, None]
+        with np.errstate(invalid="ignore", over="ignore"):
+            G = (wts.reshape(1, -1, 1) * (Rc * np.sin(tau / Rc) + uc * Rc * Rc * (np.cos(tau) - np.cos(tau / Rc)))).sum(1)
+            G /= np.sin(tau)
+        k = np.nanargmax(np.where(np.isnan(G), -np.inf, G), axis=1)
+        dt = tau[1] - tau[0]
+        lo = np.maximum(tau[k] - dt, 1e-9)
+        hi = np.minimum(tau[k] + dt, np.pi - 1e-9)
+        Rr, ur = R[sl], u[sl]
+
+        def fun(t):
+            t = t[:, None]
+            with np.errstate(invalid="ignore", over="ignore"):
+                v = (wts.reshape(1, -1) * (Rr * np.sin(t / Rr) + ur * Rr * Rr * (np.cos(t) - np.cos(t / Rr)))).sum(1)
+            return v / np.sin(t[:, 0])
+
+        _, best = _golden_max(fun, lo, hi, iters=45)
+        best = np.maximum(best, G[np.arange(G.shape[0]), k])
+        out[sl] = np.maximum(best, lim0)
+        bad = ~np.isfinite(u[sl]).all(1)
+        out[sl][bad] = np.inf
+    return out
+
+
+def contact_s(model: ChainModel, contact, r1, method: str = "exact", ntau: int = 2001, *, ms=None):
+    """``S_c`` of the boundary condition (Eqs. 57-58 and the spec's exact sup of the sum).
+
+    Returns ``S_c`` (nr,), dimensionless; ``inf`` at the poles of ``u``.
+    """
+    if method not in ("exact", "paper", "unit"):
+        raise ParameterError(f"s_method must be 'exact', 'paper' or 'unit', got {method!r}")
+    ntau = int(ntau)
+    if ntau < 11:
+        raise ParameterError(f"ntau (grid points on [0, pi]) must be >= 11, got {ntau}")
+    if ms is None:
+        ms = modal_sums(model, contact, 0, r1)
+    r1 = ms["r1"]
+    pc2 = ms["pc"] ** 2
+    if method == "unit":
+        return ms["sigma"].copy()
+    if method == "exact":
+        return _sup_g(ms["R"], pc2, ntau) / r1 ** 2
+    s = np.column_stack([_sup_g(ms["R"][:, i:i + 1], np.ones(1), ntau) for i in range(model.n)])
+    with np.errstate(invalid="ignore"):
+        return (s * pc2[None, :]).sum(1) / r1 ** 2
+
+
+def _beta_lim(ms, S, mu):
+    with np.errstate(invalid="ignore", over="ignore"):
+        den = np.sqrt(ms["Uc"] ** 2 + np.maximum(S, mu * ms["sigma"]) ** 2)
+        bl = np.abs(ms["Vc"]) / den
+    bad = ~np.isfinite(ms["Uc"]) | ~np.isfinite(S)
+    return np.where(bad, 0.0, bl)
+
+
+def beta_limit(model, contact, load, r1, mu=1.0, s_method="exact", ntau=2001):
+    """Continuous/stick-slip boundary ``beta_lim(r1)`` (Eqs. 66, 97, 118), shape (nr,)."""
+    mu = check_mu(mu)
+    ms = modal_sums(model, contact, load, r1)
+    return _beta_lim(ms, contact_s(model, contact, r1, s_method, ntau, ms=ms), mu)
+
+
+# ---------------------------------------------------------------------------------------------
+# stuck configuration
+
+def stuck_response(model: ChainModel, contact, load, r1):
+    """Stuck (permanently sticking) forced response from the bordered system (spec section 5).
+
+    Returns
+    -------
+    X_star : ndarray (nr, N)
+        Signed amplitudes of the stuck configuration (per unit load, or per unit base amplitude).
+    Lam : ndarray (nr,)
+        Signed amplitude of the contact force needed to keep the contact stuck (per unit load).
+        The contact slides iff ``|Lam| > mu beta``; the stuck boundary is ``beta* = |Lam| / mu``.
+    """
+    contact, l, w = _setup(model, contact, load)
+    r1 = as_r1(r1)
+    n = model.n
+    A = np.zeros((r1.size, n + 1, n + 1))
+    A[:, :n, :n] = model.K[None] - r1[:, None, None] ** 2 * np.diag(model.gamma)[None]
+    A[:, :n, n] = w
+    A[:, n, :n] = w
+    rhs = np.zeros(n + 1)
+    rhs[l] = 1.0
+    rhs[n] = contact.b_amp
+    sol = np.full((r1.size, n + 1), np.nan)
+    try:
+        sol[:] = np.linalg.solve(A, np.broadcast_to(rhs, (r1.size, n + 1))[..., None])[..., 0]
+    except np.linalg.LinAlgError:  # an exact resonance of the stuck subsystem somewhere
+        for i in range(r1.size):
+            try:
+                sol[i] = np.linalg.solve(A[i], rhs)
+            except np.linalg.LinAlgError:
+                sol[i] = np.inf
+    return sol[:, :n], sol[:, n]
+
+
+# ---------------------------------------------------------------------------------------------
+# the steady state
+
+@dataclass
+class SteadyState:
+    """Closed-form steady state on an (r1, beta) grid; arrays are shaped (nb, nr[, N]).
+
+    Amplitudes are per unit load amplitude (``X k_1 / P``) or per unit base amplitude; phases are
+    lags in rad, in (-pi, pi]. NaN marks points with no continuous solution.
+    """
+
+    r1: np.ndarray
+    beta: np.ndarray
+    mu: float
+    model: dict
+    contact: dict
+    load: int
+    s_method: str
+    amplitude: str
+    V: np.ndarray
+    U: np.ndarray
+    Vc: np.ndarray
+    Uc: np.ndarray
+    S: np.ndarray
+    sigma: np.ndarray
+    Z: np.ndarray
+    phi_c: np.ndarray
+    X: np.ndarray
+    phi: np.ndarray
+    beta_lim: np.ndarray
+    beta_stuck: np.ndarray
+    X_stuck: np.ndarray
+    regime: np.ndarray
+    extra: dict = field(default_factory=dict)
+
+    def masked(self) -> "SteadyState":
+        """Copy with Z, phi_c, X, phi set to NaN wherever the regime is not continuous."""
+        import copy
+
+        out = copy.copy(self)
+        m = self.regime != CONTINUOUS
+        out.Z = np.where(m, np.nan, self.Z)
+        out.phi_c = np.where(m, np.nan, self.phi_c)
+        out.X = np.where(m[..., None], np.nan, self.X)
+        out.phi = np.where(m[..., None], np.nan, self.phi)
+        return out
+
+    def save(self, path) -> tuple[str, str]:
+        """Write ``path.npz`` (arrays) and ``path.json`` (parameters and summary)."""
+        from .results import save_result
+
+        arrays = {k: v for k, v in asdict(self).items() if isinstance(v, np.ndarray)}
+        meta = {k: v for k, v in asdict(self).items() if not isinstance(v, np.ndarray) and k != "extra"}
+        meta["regime_names"] = list(REGIME_NAMES)
+        return save_result(path, arrays, meta)
+
+
+def steady_state(model: ChainModel, contact, load: int = 0, r1=1.0, beta=0.0, mu: float = 1.0,
+                 s_method: str = "exact", amplitude: str = "exact", ntau: int = 2001) -> SteadyState:
+    """Continuous steady state, boundaries and regimes on a grid of r1 and beta.
+
+    Parameters
+    ----------
+    model : ChainModel
+    contact : Contact or str
+        ``Contact.wall(j)``, ``Contact.masses(a, b)`` or ``Contact.base(j)`` (0-based indices).
+    load : int
+        Index of the loaded mass (ignored for a moving base, which loads mass 0).
+    r1 : array_like (nr,)
+        Frequency ratios omega sqrt(m_1/k_1) (> 0).
+    beta : array_like (nb,)
+        Friction ratios F/P (>= 0).
+    mu : float
+        Static/kinetic friction ratio (>= 1).
+    s_method : {'exact', 'paper', 'unit'}
+        How ``S_c`` of the boundary is computed (see module docstring).
+    amplitude : {'exact', 'monoharmonic'}
+        Amplitudes of the masses: exact max of the time response (grid of ``ntau`` points on
+        [0, pi] refined by golden section) or Eqs. 52-53 / 91 / 114.
+    ntau : int
+        Grid points on [0, pi] for the sup of ``S`` and the exact maxima.
+    """
+    mu = check_mu(mu)
+    if amplitude not in ("exact", "monoharmonic"):
+        raise ParameterError(f"amplitude must be 'exact' or 'monoharmonic', got {amplitude!r}")
+    r1 = as_r1(r1)
+    beta = as_beta(beta)
+    ms = modal_sums(model, contact, load, r1)
+    contact, l = ms["contact"], ms["l"]
+    S = contact_s(model, contact, r1, s_method, ntau, ms=ms)
+    Vc, Uc = ms["Vc"], ms["Uc"]
+    b = beta[:, None]
+    with np.errstate(invalid="ignore", over="ignore"):
+        bU = np.where(b == 0.0, 0.0, b * Uc[None, :])
+        Z = np.sqrt(Vc[None, :] ** 2 - bU ** 2)
+        phi_c = np.arctan2(-bU / Vc[None, :], Z / Vc[None, :])
+    phi_c = np.where(np.isnan(Z), np.nan, phi_c)
+    beta_lim = _beta_lim(ms, S, mu)
+    X_star, Lam = stuck_response(model, contact, l, r1)
+    beta_stuck = np.abs(Lam) / mu
+    regime = np.where(b >= beta_stuck[None, :], STUCK,
+                      np.where(b < beta_lim[None, :], CONTINUOUS, STICK_SLIP)).astype(np.int8)
+    if amplitude == "exact":
+        X, phi = _exact_amplitudes(ms, beta, phi_c, ntau)
+    else:
+        X, phi = _monoharmonic(ms, beta, Z, phi_c)
+    return SteadyState(
+        r1=r1, beta=beta, mu=mu, model=model.to_dict(), contact=contact.to_dict(), load=l,
+        s_method=s_method, amplitude=amplitude, V=ms["V"], U=ms["U"], Vc=Vc, Uc=Uc, S=S,
+        sigma=ms["sigma"], Z=Z, phi_c=phi_c, X=X, phi=phi, beta_lim=beta_lim, beta_stuck=beta_stuck,
+        X_stuck=X_star, regime=regime,
+    )
+
+
+def _wrap(a):
+    return np.pi - np.mod(np.pi - a, 2.0 * np.pi)
+
+
+def _monoharmonic(ms, beta, Z, phi_c):
+    V, U, Vc, Uc = ms["V"], ms["U"], ms["Vc"], ms["Uc"]
+    b = beta[:, None, None]
+    with np.errstate(invalid="ignore", over="ignore", divide="ignore"):
+        x0 = (V / Vc[:, None])[None] * Z[..., None]                       # Eq. 47
+        xd0 = np.where(b == 0, 0.0, b * (V * (Uc / Vc)[:, None] - U)[None])  # Eq. 48
+        X = np.hypot(x0, xd0)                                             # Eq. 52 (first form)
+        phi = _wrap(phi_c[..., None] + np.arctan2(xd0, x0))               # Eq. 53
+    return X, np.where(np.isnan(X), np.nan, phi)
+
+
+def _h_modes(tau, R, u):
+    """h_i(tau) = 1 - cos(tau/R_i) - u_i R_i sin(tau/R_i)."""
+    with np.errstate(invalid="ignore", over="ignore"):
+        return 1.0 - np.cos(tau / R) - u * R * np.sin(tau / R)
+
+
+def _exact_amplitudes(ms, beta, phi_c, ntau):
+    """X_k = max over [0, pi] of |x_k(tau)| and its phase (Eq. 50), all (nb, nr, N)."""
+    V, R, u, coef = ms["V"], ms["R"], ms["u"], ms["coef"]
+    nb, nr, n = beta.size, R.shape[0], coef.shape[0]
+    tau = np.linspace(0.0, np.pi, ntau)
+    # H[r, k, t] = sum_i coef[k, i] h_i(t; R[r, i]) (beta-independent)
+    H = np.empty((nr, n, ntau))
+    for s0 in range(0, nr, 256):
+        sl = slice(s0, min(nr, s0 + 256))
+        h = _h_modes(tau[None, None, :], R[sl][:, :, None], u[sl][:, :, None])  # (c, N, t)
+        H[sl] = np.einsum("ki,cit->ckt", coef, h)
+    # x = a cos(tau) + b sin(tau) + beta H, a = V cos(phi_c), b = -V sin(phi_c)
+    a = V[None] * np.cos(phi_c)[..., None]
+    bs = -V[None] * np.sin(phi_c)[..., None]
+    a2 = np.ascontiguousarray(a.reshape(nb, nr * n))
+    b2 = np.ascontiguousarray(bs.reshape(nb, nr * n))
+    H2 = np.ascontiguousarray(H.reshape(nr * n, ntau))
+    bad_H = ~np.isfinite(H2).all(1)
+    H2[bad_H] = 0.0
+    val = np.empty((nb, nr * n))
+    idx = np.zeros((nb, nr * n), dtype=np.int64)
+    kernels("coulomb").absmax_lincomb(np.cos(tau), np.sin(tau), H2, np.nan_to_num(a2, nan=0.0),
+                                      np.nan_to_num(b2, nan=0.0), np.ascontiguousarray(beta), val, idx)
+    # golden-section refinement around the best grid point
+    dt = tau[1] - tau[0]
+    lo = np.clip(tau[idx] - dt, 0.0, np.pi)
+    hi = np.clip(tau[idx] + dt, 0.0, np.pi)
+    Rr = np.broadcast_to(R[None, :, None, :], (nb, nr, n, n)).reshape(nb, nr * n, n)
+    ur = np.broadcast_to(u[None, :, None, :], (nb, nr, n, n)).reshape(nb, nr * n, n)
+    cf = np.broadcast_to(coef[None, None], (nb, nr, n, n)).reshape(nb, nr * n, n)
+    bb = beta[:, None]
+
+    def xval(t):
+        hh = (cf * _h_modes(t[..., None], Rr, ur)).sum(-1)
+        with np.errstate(invalid="ignore"):
+            return a2 * np.cos(t) + b2 * np.sin(t) + np.where(bb == 0, 0.0, bb * hh)
+
+    t_best, _ = _golden_max(lambda t: np.abs(xval(t)), lo, hi, iters=50)
+    x_best = xval(t_best)
+    X = np.abs(x_best)
+    use_grid = ~(X >= val)          # keep the grid value if refinement did not improve it
+    t_best = np.where(use_grid, tau[idx], t_best)
+    x_best = np.where(use_grid, xval(t_best), x_best)
+    X = np.abs(x_best)
+    X = X.reshape(nb, nr, n)
+    tk = t_best.reshape(nb, nr, n)
+    sgn = x_best.reshape(nb, nr, n)
+    phi = _wrap(phi_c[..., None] + tk + np.where(sgn < 0, np.pi, 0.0))     # Eq. 50
+    nan = np.isnan(phi_c)[..., None] | bad_H.reshape(1, nr, n)
+    return np.where(nan, np.nan, X), np.where(nan, np.nan, phi)
+
+
+def time_response(model: ChainModel, contact, load: int, r1: float, beta: float, tau=None,
+                  ntau: int = 801):
+    """Analytic continuous time response of every mass over one period.
+
+    Parameters
+    ----------
+    r1, beta : float
+        Frequency and friction ratios (scalars).
+    tau : array_like, optional
+        Non-dimensional times (rad); default ``ntau`` points on [0, 2 pi]. ``tau = 0`` is the
+        maximum of the contact coordinate; the load is ``cos(tau + phi_c)``.
+
+    Returns
+    -------
+    tau : ndarray (nt,)
+    x : ndarray (N, nt)
+        Displacements per unit load (NaN if no continuous solution exists).
+    phi_c : float
+        Phase lag of the contact coordinate (rad).
+    """
+    r1 = as_r1(r1)
+    beta = as_beta(beta)
+    if r1.size != 1 or beta.size != 1:
+        raise ParameterError("time_response takes scalar r1 and beta")
+    if tau is None:
+        tau = np.linspace(0.0, 2.0 * np.pi, int(ntau))
+    tau = np.asarray(tau, dtype=float)
+    ms = modal_sums(model, contact, load, r1)
+    b = float(beta[0])
+    Vc, Uc = ms["Vc"][0], ms["Uc"][0]
+    bU = 0.0 if b == 0 else b * Uc
+    with np.errstate(invalid="ignore"):
+        Z = np.sqrt(Vc * Vc - bU * bU)
+        phi_c = np.arctan2(-bU / Vc, Z / Vc) if np.isfinite(Z) else np.nan
+    t = np.mod(tau, 2.0 * np.pi)
+    second = t >= np.pi
+    tt = np.where(second, t - np.pi, t)
+    h = _h_modes(tt[None, :], ms["R"][0][:, None], ms["u"][0][:, None])        # (N modes, nt)
+    x = ms["V"][0][:, None] * np.cos(tt + phi_c)[None, :] + (0.0 if b == 0 else b * (ms["coef"] @ h))
+    x = np.where(second[None, :], -x, x)
+    return tau, x, float(phi_c)
+
+
+# ---------------------------------------------------------------------------------------------
+# response features
+
+def resonance_thresholds(model: ChainModel, contact, load: int = 0) -> np.ndarray:
+    """``beta_n,i = (pi/4) |phi_li / phi_ci|`` (Eqs. 70, 102): peak i is finite iff beta > beta_n,i."""
+    contact, l, w = _setup(model, contact, load)
+    pc = w @ model.phi
+    with np.errstate(divide="ignore"):
+        return np.pi / 4.0 * np.abs(model.phi[l] / pc)
+
+
+def quasi_static(model: ChainModel, contact, load: int, beta) -> np.ndarray:
+    """Signed quasi-static amplitudes ``X_0 = K^-1 (e_l - beta w)`` (Eq. 73), shape (N,).
+
+    For a moving base every mass follows the base as r1 -> 0 (all ones).
+    """
+    contact, l, w = _setup(model, contact, load)
+    beta = float(as_beta(beta)[0])
+    if contact.kind == "base":
+        return np.ones(model.n)
+    rhs = -beta * w
+    rhs[l] += 1.0
+    return np.linalg.solve(model.K, rhs)
+
+
+def beta_inf(model: ChainModel, contact, load: int = 0, mu: float = 1.0) -> float:
+    """High-frequency limit of beta_lim (Eqs. 75-76, 103; inf for a moving base)."""
+    contact, l, w = _setup(model, contact, load)
+    mu = check_mu(mu)
+    if contact.kind == "base":
+        return np.inf
+    gi = 1.0 / model.gamma
+    return abs(w[l] * gi[l]) / (float(w @ (gi * w)) * np.sqrt(mu * mu + np.pi ** 2 / 4.0))
+
+
+def beta_stuck_inf(model: ChainModel, contact, load: int = 0, mu: float = 1.0) -> float:
+    """High-frequency limit of the stuck boundary beta* (Eq. 104; inf for a moving base)."""
+    contact, l, w = _setup(model, contact, load)
+    mu = check_mu(mu)
+    if contact.kind == "base":
+        return np.inf
+    gi = 1.0 / model.gamma
+    return abs(w[l] * gi[l]) / (float(w @ (gi * w)) * mu)
+
+
+def _feature(model, contact, load, k, kind):
+    def f(r):
+        ms = modal_sums(model, contact, load, np.atleast_1d(r))
+        with np.errstate(all="ignore"):
+            if kind == "U":
+                return ms["U"][:, k] if k is not None else ms["Uc"]
+            if kind == "inversion":
+                return 1.0 - 2.0 * ms["V"][:, k] * ms["Uc"] / (ms["Vc"] * ms["U"][:, k])
+        raise ParameterError(f"kind must be 'U' or 'inversion', got {kind!r}")
+    return f
+
+
+def _sign_changes(f, r_range, n):
+    lo, hi = (float(v) for v in r_range)
+    if not (0 < lo < hi):
+        raise ParameterError(f"r_range must satisfy 0 < r_min < r_max, got {r_range!r}")
+    r = np.linspace(lo, hi, int(n))
+    y = f(r)
+    ok = np.isfinite(y)
+    idx = np.nonzero(ok[:-1] & ok[1:] & (np.sign(y[:-1]) * np.sign(y[1:]) < 0))[0]
+    return r, y, idx
+
+
+def invariant_points(model: ChainModel, contact, load: int, k=None, r_range=(0.3, 2.5),
+                     kind: str = "U", n: int = 20001, beta=None, mu: float = 1.0,
+                     poles: bool = False) -> np.ndarray:
+    """Roots of ``U_k`` (Eq. 77; ``k=None``: the contact coordinate ``U_c``) or of the inversion
+    function ``C_k = 1 - 2 V_k U_c / (V_c U_k)`` (Eqs. 78, 91, 114) in ``r_range``.
+
+    Sign changes on an ``n``-point grid are refined with brentq; sign changes at poles are
+    discarded unless ``poles=True`` (the spec's root lists include, e.g., r1 = 0.323607 of the unit
+    2DOF chain, where ``U_2`` changes sign through the pole of ``u`` at ``R_2 = 1/5``). With ``beta`` given, only roots where the response is continuous are kept.
+    """
+    if k is not None:
+        k = check_index("k (mass index)", k, model.n)
+    f = _feature(model, contact, load, k, kind)
+    r, y, idx = _sign_changes(f, r_range, n)
+    roots = []
+    scale = np.nanmedian(np.abs(y[np.isfinite(y)])) if np.isfinite(y).any() else 1.0
+    for i in idx:
+        x0 = brentq(lambda s: float(f(s)[0]), r[i], r[i + 1], xtol=1e-14, rtol=1e-14)
+        if poles or abs(float(f(x0)[0])) < 1e-6 * max(scale, 1.0):
+            roots.append(x0)
+    roots = np.array(roots)
+    if beta is not None and roots.size:
+        bl = beta_limit(model, contact, load, roots, mu=mu)
+        roots = roots[float(beta) < bl]
+    return roots
+
+
+def inversion_intervals(model: ChainModel, contact, load: int, k: int, r_range=(0.5, 2.5),
+                        n: int = 20001) -> list[tuple[float, float]]:
+    """Intervals of r1 where ``C_k > 0`` (X_k grows with beta, Eq. 78); ends are zeros or poles."""
+    k = check_index("k (mass index)", k, model.n)
+    f = _feature(model, contact, load, k, "inversion")
+    lo, hi = (float(v) for v in r_range)
+    r = np.linspace(lo, hi, int(n))
+    y = f(r)
+    pos = np.isfinite(y) & (y > 0)
+    out = []
+    i = 0
+    while i < r.size:
+        if pos[i]:
+            j = i
+            while j + 1 < r.size and pos[j + 1]:
+                j += 1
+            a = lo if i == 0 else brentq(lambda s: float(f(s)[0]), r[i - 1], r[i], xtol=1e-14)
+            b = hi if j == r.size - 1 else brentq(lambda s: float(f(s)[0]), r[j], r[j + 1], xtol=1e-14)
+            out.append((a, b))
+            i = j + 1
+        else:
+            i += 1
+    return out
