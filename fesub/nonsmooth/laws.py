@@ -405,6 +405,6 @@ def vector_field_error(k_tot: float, mu_tot: float, law_s, law_e, x, y, m: float
     ne, ns = np.hypot(*fe), np.hypot(*fs)
     with np.errstate(invalid="ignore", divide="ignore"):
         mag = np.abs(ns - ne) / ne * 100.0
-        cosang = np.clip((fe * fs).sum(0) / (ne * ns), -1.0, 1.0)
-        ang = np.arccos(cosang) / np.pi * 100.0
+        cross = fe[0] * fs[1] - fe[1] * fs[0]
+        ang = np.abs(np.arctan2(cross, (fe * fs).sum(0))) / np.pi * 100.0
     return mag, ang

@@ -169,3 +169,15 @@ def floquet_test_functions(M) -> dict:
             ns *= lam[i] * lam[j] - 1.0
     return {"PD": float(np.real(np.prod(lam + 1.0))), "NS": float(np.real(ns)),
             "LP": float(np.real(np.prod(lam - 1.0)))}
+
+
+def orbit_from_ic(sys, ic, W, n_periods=1, *, n_transient=150, steps_per_period=400, **kw) -> Orbit:
+    """Periodic orbit reached from an initial condition: ``n_transient`` periods of the batch RK4
+    integrator (same law) give the shooting guess (spec 4.2), then :func:`periodic_orbit`."""
+    from .batch import batch_periodic
+
+    sys = make_system(sys)
+    r = batch_periodic(sys.p, np.asarray(ic, float)[None], W, law=sys.law_name,
+                       n_transient=n_transient, n_record=1, steps_per_period=steps_per_period,
+                       nsec_max=0)
+    return periodic_orbit(sys, r.strobe[0, 0], W, n_periods, **kw)
