@@ -222,7 +222,7 @@ class FrictionModel:
             Tz = -mp * self.kappa * np.sign(om) * T
         else:
             x3 = self.rho * om
-            r = np.sqrt(speed * speed + x3 * x3)
+            r = np.hypot(speed, x3)          # no underflow for tiny slip states
             r_ = np.where(sv, 1.0, r)
             w3 = x3 / r_
             C, S = self._CS_raw(np.minimum(np.abs(w3), 1.0))
