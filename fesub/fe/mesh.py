@@ -5,7 +5,9 @@ A :class:`Mesh` is 2D (x, y in metres). Cells are stored by meshio type name (``
 
 * Gmsh (.msh 2.2 / 4.1): node sets are physical groups of ``vertex`` cells (dimension 0), edge
   sets physical groups of ``line`` cells (dimension 1); physical groups of the area cells are kept
-  as element sets.
+  as element sets. meshio keys physical names by name alone, so a node set that shares its name
+  with an edge or element set (``rectangle`` makes both a node set and an edge set ``"bottom"``)
+  is written as the dimension-0 group ``"nodeset:NAME"``; the prefix is stripped on reading.
 * other formats (VTU, XDMF, ...): node sets are point-data indicator arrays ``nodeset:NAME``, edge sets
   are ``line`` cells flagged by cell-data indicator arrays ``edgeset:NAME``.
 """
@@ -23,6 +25,7 @@ __all__ = ["Mesh", "read", "rectangle", "beam_line", "AREA_CELLS"]
 
 #: cell types fesub builds elements for, with their node counts
 AREA_CELLS = {"quad": 4, "triangle": 3}
+_NODESET_PREFIX = "nodeset:"
 _KNOWN = {"quad": 4, "triangle": 3, "line": 2}
 
 
@@ -205,7 +208,7 @@ class Mesh:
                 geom.append(np.full(len(edges), tag, dtype=np.int64))
                 tag += 1
             for name, nodes in self.node_sets.items():
-                field_data[name] = np.array([tag, 0])
+                field_data[self._gmsh_node_group(name)] = np.array([tag, 0])
                 blocks.append(("vertex", nodes.reshape(-1, 1)))
                 phys.append(np.full(len(nodes), tag, dtype=np.int64))
                 geom.append(np.full(len(nodes), tag, dtype=np.int64))
@@ -234,15 +237,96 @@ class Mesh:
             point_data[f"nodeset:{name}"] = ind
         return meshio.Mesh(pts3, blocks, point_data=point_data, cell_data=cell_data)
 
+    def _gmsh_node_group(self, name: str) -> str:
+        """Physical-group name of node set ``name`` (prefixed when the name is taken by another set)."""
+        taken = set(self.edge_sets) | set(self.element_sets)
+        return f"{_NODESET_PREFIX}{name}" if name in taken else name
+
+    def _write_gmsh41(self, path: str) -> None:
+        """Write Gmsh 4.1 ASCII with physical groups for the element, edge and node sets.
+
+        One entity per node set (dimension 0), per edge set (dimension 1) and per run of
+        consecutive structural cells with the same element set, so that cell order is kept. All
+        nodes are listed in the block of the first structural entity.
+        """
+        gtype = {"vertex": 15, "line": 1, "triangle": 2, "quad": 3}
+        struct = [(k, v) for k, v in self.cells.items() if not (k == "line" and self.element_type != "line")]
+        names, blocks = [], []  # names: (dim, phys, name); blocks: (dim, entity, gmsh type, conn, phys)
+        count = {0: 0, 1: 0, 2: 0}
+        phys = 0
+        for ctype, conn in struct:
+            dim = 1 if ctype == "line" else 2
+            ids = np.zeros(len(conn), dtype=np.int64)
+            for name, (etype, idx) in self.element_sets.items():
+                if etype == ctype:
+                    phys += 1
+                    names.append((dim, phys, name))
+                    ids[np.asarray(idx, dtype=np.int64)] = phys
+            unnamed = 0
+            if np.any(ids == 0):
+                # meshio drops the physical data of a file in which some entity has none: give the
+                # cells outside every element set an unnamed group
+                phys += 1
+                unnamed = phys
+            cuts = np.flatnonzero(np.diff(ids)) + 1
+            for run in np.split(np.arange(len(conn)), cuts):
+                count[dim] += 1
+                blocks.append((dim, count[dim], gtype[ctype], conn[run], int(ids[run[0]]) or unnamed))
+        for name, edges in self.edge_sets.items():
+            phys += 1
+            names.append((1, phys, name))
+            count[1] += 1
+            blocks.append((1, count[1], 1, edges, phys))
+        for name, nodes in self.node_sets.items():
+            phys += 1
+            names.append((0, phys, self._gmsh_node_group(name)))
+            count[0] += 1
+            blocks.append((0, count[0], 15, nodes.reshape(-1, 1), phys))
+        pts = np.column_stack([self.points, np.zeros(self.n_points)])
+        out = ["$MeshFormat", "4.1 0 8", "$EndMeshFormat", "$PhysicalNames", str(len(names))]
+        out += [f'{d} {t} "{nm}"' for d, t, nm in names]
+        out += ["$EndPhysicalNames", "$Entities", f"{count[0]} {count[1]} {count[2]} 0"]
+        for want in (0, 1, 2):
+            for dim, ent, _, conn, ph in blocks:
+                if dim != want:
+                    continue
+                p = pts[np.unique(conn)] if conn.size else np.zeros((1, 3))
+                lo, hi = p.min(axis=0), p.max(axis=0)
+                box = " ".join(f"{v:.16g}" for v in (lo if dim == 0 else np.concatenate([lo, hi])))
+                out.append(f"{ent} {box} 1 {ph}" + ("" if dim == 0 else " 0"))
+        out += ["$EndEntities", "$Nodes", f"1 {self.n_points} 1 {self.n_points}",
+                f"{blocks[0][0]} {blocks[0][1]} 0 {self.n_points}"]
+        out += [str(i + 1) for i in range(self.n_points)]
+        out += [f"{x:.17g} {y:.17g} {z:.17g}" for x, y, z in pts]
+        n_el = sum(len(b[3]) for b in blocks)
+        out += ["$EndNodes", "$Elements", f"{len(blocks)} {n_el} 1 {n_el}"]
+        tag = 0
+        for dim, ent, gt, conn, _ in blocks:
+            out.append(f"{dim} {ent} {gt} {len(conn)}")
+            for row in conn:
+                tag += 1
+                out.append(f"{tag} " + " ".join(str(int(v) + 1) for v in row))
+        out.append("$EndElements")
+        with open(path, "w") as fh:
+            fh.write("\n".join(out) + "\n")
+
     def write(self, path, *, file_format: str | None = None, **kwargs) -> None:
         """Write the mesh with its named sets through meshio (format from the suffix).
 
-        ``.msh`` files are written as Gmsh 2.2 (ASCII), the Gmsh format in which meshio stores
-        physical groups element by element; :func:`read` reads both 2.2 and 4.1 (as Gmsh writes it).
+        ``.msh`` files are written as Gmsh 2.2 (ASCII) by default, the Gmsh format in which meshio
+        stores physical groups element by element; ``file_format="gmsh"`` (or ``"gmsh41"``) writes
+        Gmsh 4.1 ASCII with the same physical groups (fesub's own writer: meshio's cannot write
+        physical groups without geometric entity data). :func:`read` reads both.
         """
         import meshio
 
         path = os.fspath(path)
+        if file_format in ("gmsh", "gmsh41"):
+            try:
+                self._write_gmsh41(path)
+            except OSError as exc:
+                raise MeshError(f"{path}: cannot write mesh ({type(exc).__name__}: {exc})") from exc
+            return
         is_gmsh = path.endswith(".msh") or (file_format or "").startswith("gmsh")
         m = self.to_meshio(gmsh=is_gmsh)
         if is_gmsh:
@@ -301,6 +385,8 @@ def _from_meshio(m, source: str) -> Mesh:
                 tags = np.asarray(phys[b_i])
                 for t in np.unique(tags):
                     nm = names.get((int(t), 0), f"physical_{int(t)}")
+                    if nm.startswith(_NODESET_PREFIX):
+                        nm = nm[len(_NODESET_PREFIX):]
                     node_sets[nm] = np.union1d(node_sets.get(nm, []), conn[tags == t].ravel())
             continue
         if b.type == "line" and has_area:
