@@ -101,13 +101,15 @@ def build_system(model: ChainModel, contact, load: int, r1: float, beta: float, 
         Ps = T @ phs
     else:
         lam_s, Ps = np.zeros(0), np.zeros((1, 0))
-    for name, lv in (("free chain", lam), ("stuck chain", lam_s)):
-        if lv.size and np.min(np.abs(lv - r2) / lv) < 1e-9:
-            raise ParameterError(
-                f"r1 = {r1!r} coincides with a natural frequency of the {name} "
-                f"(sqrt(lambda) = {np.sqrt(lv).round(9).tolist()}); the exact-segment propagator "
-                "needs a non-resonant forcing: shift r1 by more than 1e-9 relative"
-            )
+    if np.min(np.abs(lam - r2) / lam) < 1e-9:
+        raise ParameterError(
+            f"r1 = {r1!r} coincides with a natural frequency of the chain "
+            f"(sqrt(lambda) = {np.sqrt(lam).round(9).tolist()}); the exact-segment propagator "
+            "needs a non-resonant forcing: shift r1 by more than 1e-9 relative"
+        )
+    # a resonance of the stuck chain only matters if the contact ever sticks: mark it with NaN
+    # (checked after the run)
+    stick_res = lam_s.size > 0 and bool(np.min(np.abs(lam_s - r2) / lam_s) < 1e-9)
     pc = w @ phi
     kvec = Ps.T @ model.K @ d2
     kw = (ginv_w @ model.K) / sig_w
@@ -115,11 +117,15 @@ def build_system(model: ChainModel, contact, load: int, r1: float, beta: float, 
     L0 = -float(kw @ d2)
     om1 = np.sqrt(lam) / r1
     om2 = np.sqrt(lam_s) / r1
+    with np.errstate(divide="ignore", invalid="ignore"):
+        H2 = ((Ps[l] - bamp * kvec) / (lam_s - r2)) if n > 1 else np.zeros(0)
+    H2 = np.where(np.abs(lam_s - r2) < 1e-9 * lam_s, np.nan, H2) if n > 1 else H2
     sysd = {
         "om1": om1, "B1": np.ascontiguousarray(phi), "P1": np.ascontiguousarray(phi.T * gam[None, :]),
         "cv1": pc, "H1": phi[l] / (lam - r2), "K1": -beta * pc / lam,
         "om2": om2, "B2": np.ascontiguousarray(Ps), "P2": np.ascontiguousarray(Ps.T * gam[None, :]),
-        "d2": d2, "H2": (Ps[l] - bamp * kvec) / (lam_s - r2) if n > 1 else np.zeros(0),
+        "d2": d2, "H2": H2,
+        "stick_resonant": stick_res, "lam_s": lam_s,
         "K2": -kvec / lam_s if n > 1 else np.zeros(0), "lrow": -(kw @ Ps) if n > 1 else np.zeros(0),
         "w": w, "kw": kw,
         "bamp": bamp, "Lc0": Lc0, "Lc": Lc0 + L0 * bamp, "L0": L0, "mubeta": mu * beta,
@@ -183,43 +189,48 @@ def _period_history(sysd, seglog, nseg, pts_per_period=64):
     return xfun, tgrid, dt
 
 
-def _amplitudes(xfun, tgrid, dt, w, bamp):
-    """Max |x_k| and phase of the positive maximum for every mass and the contact coordinate."""
+def _amplitudes(xfun, tgrid, dt, w, bamp, iters=60):
+    """Max |x_k| and phase of the positive maximum for every mass and the contact coordinate.
+
+    Grid maximum, then a vectorised golden-section refinement in +-dt around it.
+    """
     xg = xfun(tgrid)
-    cg = w @ xg - bamp * np.cos(tgrid)
-    rows = np.vstack([xg, cg[None, :]])
-    X = np.empty(rows.shape[0])
-    ph = np.empty(rows.shape[0])
-    for k in range(rows.shape[0]):
-        for target, store in ((np.abs(rows[k]), "amp"), (rows[k], "phase")):
-            i = int(np.argmax(target))
-            lo, hi = tgrid[i] - dt, tgrid[i] + dt
+    n = xg.shape[0]
+    rows = np.vstack([xg, (w @ xg - bamp * np.cos(tgrid))[None, :]])
+    nr = rows.shape[0]
+    i_abs = np.argmax(np.abs(rows), axis=1)
+    i_pos = np.argmax(rows, axis=1)
+    centre = np.concatenate([tgrid[i_abs], tgrid[i_pos]])
+    grid_best = np.concatenate([np.abs(rows)[np.arange(nr), i_abs], rows[np.arange(nr), i_pos]])
+    which = np.concatenate([np.arange(nr), np.arange(nr)])
+    use_abs = np.concatenate([np.ones(nr, bool), np.zeros(nr, bool)])
 
-            def f(t, k=k, store=store):
-                xv = xfun(np.mod(t, TWO_PI))
-                val = xv[k] if k < xg.shape[0] else w @ xv - bamp * np.cos(t)
-                return np.abs(val) if store == "amp" else val
+    def f(t):
+        xv = xfun(np.mod(t, TWO_PI))
+        allv = np.vstack([xv, (w @ xv - bamp * np.cos(t))[None, :]])
+        val = allv[which, np.arange(t.size)]
+        return np.where(use_abs, np.abs(val), val)
 
-            a, b = lo, hi
-            g = (np.sqrt(5.0) - 1.0) / 2.0
-            c, d = b - g * (b - a), a + g * (b - a)
-            fc, fd = f(c)[0], f(d)[0]
-            for _ in range(60):
-                if fc >= fd:
-                    b, d, fd = d, c, fc
-                    c = b - g * (b - a)
-                    fc = f(c)[0]
-                else:
-                    a, c, fc = c, d, fd
-                    d = a + g * (b - a)
-                    fd = f(d)[0]
-            tb = 0.5 * (a + b)
-            vb = max(f(tb)[0], target[i])
-            if store == "amp":
-                X[k] = vb
-            else:
-                ph[k] = np.pi - np.mod(np.pi - tb, TWO_PI)
-    return X[:-1], ph[:-1], X[-1], ph[-1]
+    g = (np.sqrt(5.0) - 1.0) / 2.0
+    a, b = centre - dt, centre + dt
+    c, d = b - g * (b - a), a + g * (b - a)
+    fc, fd = f(c), f(d)
+    for _ in range(iters):
+        left = fc >= fd
+        b = np.where(left, d, b)
+        a = np.where(left, a, c)
+        cn, dn = b - g * (b - a), a + g * (b - a)
+        c, d = np.where(left, cn, d), np.where(left, c, dn)
+        fnew = f(np.where(left, c, d))
+        fc, fd = np.where(left, fnew, fd), np.where(left, fc, fnew)
+    tb = 0.5 * (a + b)
+    vb = f(tb)
+    better = vb >= grid_best
+    val = np.where(better, vb, grid_best)
+    tb = np.where(better, tb, centre)
+    X = val[:nr]
+    ph = np.pi - np.mod(np.pi - tb[nr:], TWO_PI)
+    return X[:n], ph[:n], X[n], ph[n]
 
 
 def _regime(nstick, nrev, nslip, mode_start):
@@ -233,7 +244,7 @@ def _regime(nstick, nrev, nslip, mode_start):
 def simulate(model: ChainModel, contact, load: int = 0, r1: float = 1.0, beta: float = 0.0,
              mu: float = 1.0, x0=None, v0=None, max_periods: int = 3000, min_periods: int = 20,
              tol: float = 1e-10, max_seg: int = 500, keep_unconverged: bool = False,
-             pts_per_period: int = 64) -> SimResult:
+             pts_per_period: int = 64, amplitudes: bool = True) -> SimResult:
     """Integrate the chain from ``(x0, v0)`` at ``tau = 0`` (default: rest) to a periodic steady state.
 
     Parameters
@@ -253,6 +264,10 @@ def simulate(model: ChainModel, contact, load: int = 0, r1: float = 1.0, beta: f
         Cap on segments per period (raises :class:`~fesub.errors.ConvergenceError` beyond).
     keep_unconverged : bool
         Report the last period's numbers even when the Poincare map did not settle.
+    pts_per_period : int
+        Grid points per shortest period for the amplitude search (then golden-section refined).
+    amplitudes : bool
+        False skips the amplitudes and phases (regime maps need only the regime).
 
     Returns
     -------
@@ -291,9 +306,14 @@ def simulate(model: ChainModel, contact, load: int = 0, r1: float = 1.0, beta: f
             partial={"periods": int(counts[0])})
     nseg = int(counts[5])
     converged = bool(counts[1])
+    if not np.isfinite(x).all():
+        raise ParameterError(
+            f"r1 = {r1!r} coincides with a natural frequency of the stuck chain "
+            f"(sqrt(lambda) = {np.sqrt(sysd['lam_s']).round(9).tolist()}) and the contact sticks: "
+            "shift r1 by more than 1e-9 relative")
     xfun, tgrid, dt = _period_history(sysd, seglog, nseg, pts_per_period)
     regime = _regime(int(counts[2]), int(counts[3]), int(counts[4]), int(seglog[0, 1]))
-    if converged or keep_unconverged:
+    if amplitudes and (converged or keep_unconverged):
         X, ph, Z, phc = _amplitudes(xfun, tgrid, dt, sysd["w"], sysd["bamp"])
     else:
         X = np.full(n, np.nan)
@@ -308,3 +328,252 @@ def simulate(model: ChainModel, contact, load: int = 0, r1: float = 1.0, beta: f
         state={"x": x.copy(), "v": v.copy(), "mode": int(istate[0]), "c0": float(dstate[0]),
                "seglog": seglog[:nseg].copy()},
     )
+
+
+# ---------------------------------------------------------------------------------------------
+# baseline: the same event logic with scipy.integrate.solve_ivp (DOP853)
+
+def simulate_scipy(model: ChainModel, contact, load: int = 0, r1: float = 1.0, beta: float = 0.0,
+                   mu: float = 1.0, x0=None, v0=None, max_periods: int = 3000, min_periods: int = 20,
+                   tol: float = 1e-10, max_seg: int = 500, rtol: float = 1e-10, atol: float = 1e-12,
+                   keep_unconverged: bool = False) -> SimResult:
+    """Event-driven integration with ``solve_ivp(method="DOP853")`` (spec section 7 recipe).
+
+    Same transitions, guard and convergence test as :func:`simulate`, but every segment is
+    integrated numerically and the events are located by SciPy. Much slower; kept as the
+    independent baseline of the exact-segment integrator.
+    """
+    from scipy.integrate import solve_ivp
+
+    sysd = build_system(model, contact, load, r1, beta, mu)
+    n, l, w, d2, kw = sysd["n"], sysd["l"], sysd["w"], sysd["d2"], sysd["kw"]
+    bamp, Lc0, mubeta, r1f = sysd["bamp"], sysd["Lc0"], sysd["mubeta"], sysd["r1"]
+    ginv = 1.0 / model.gamma
+    Kmat = model.K
+    el = np.zeros(n)
+    el[l] = 1.0
+    x = np.zeros(n) if x0 is None else np.array(x0, dtype=float).reshape(-1)
+    v = np.zeros(n) if v0 is None else np.array(v0, dtype=float).reshape(-1)
+    mode, c0, v = _initial_mode(sysd, x, v)
+    inv_r2 = 1.0 / (r1f * r1f)
+
+    def lam_hold(t, xx):
+        return Lc0 * np.cos(t) - kw @ xx
+
+    def rhs_slip(s):
+        def f(t, y):
+            xx = y[:n]
+            return np.concatenate([y[n:], ginv * (el * np.cos(t) - Kmat @ xx - s * sysd["beta"] * w) * inv_r2])
+        return f
+
+    def rhs_stick(t, y):
+        xx = y[:n]
+        return np.concatenate([y[n:], ginv * (el * np.cos(t) - Kmat @ xx - lam_hold(t, xx) * w) * inv_r2])
+
+    def ev_vel(t, y):
+        return w @ y[n:] + bamp * np.sin(t)
+
+    def ev_up(t, y):
+        return lam_hold(t, y[:n]) - mubeta
+
+    def ev_dn(t, y):
+        return lam_hold(t, y[:n]) + mubeta
+
+    ev_vel.terminal = ev_up.terminal = ev_dn.terminal = True
+    ev_up.direction = 1
+    ev_dn.direction = -1
+    delta_prev = np.inf
+    delta = np.inf
+    rho = 1.0
+    converged = False
+    sols = []
+    counts = (0, 0, 0)
+    seg_modes = []
+    nper = 0
+    for nper in range(1, int(max_periods) + 1):
+        z_old = np.concatenate([x, v])
+        mode_old = mode
+        tau = 0.0
+        nstick = nrev = nslip = 0
+        sols = []
+        seg_modes = [mode]
+        for _ in range(int(max_seg) + 1):
+            if len(sols) >= max_seg:
+                raise ConvergenceError(f"more than max_seg = {max_seg} segments in one period", partial=None)
+            y0 = np.concatenate([x, v])
+            if mode != 0:
+                ev_vel.direction = -mode
+                sol = solve_ivp(rhs_slip(mode), (tau, TWO_PI), y0, method="DOP853", rtol=rtol, atol=atol,
+                                events=ev_vel, dense_output=True)
+            else:
+                sol = solve_ivp(rhs_stick, (tau, TWO_PI), y0, method="DOP853", rtol=rtol, atol=atol,
+                                events=(ev_up, ev_dn), dense_output=True)
+            sols.append((tau, sol.t[-1], sol.sol, mode, c0))
+            x, v = sol.y[:n, -1].copy(), sol.y[n:, -1].copy()
+            if sol.status != 1:
+                break
+            tau = sol.t[-1]
+            if mode != 0:
+                lam_n = lam_hold(tau, x)
+                v = v - d2 * (w @ v + bamp * np.sin(tau))
+                if abs(lam_n) <= mubeta:
+                    mode, c0 = 0, float(w @ x) - bamp * np.cos(tau)
+                    nstick += 1
+                else:
+                    mode = 1 if lam_n > 0 else -1
+                    v = v + mode * _KICK * d2
+                    nrev += 1
+            else:
+                mode = 1 if lam_hold(tau, x) > 0 else -1
+                v = v + mode * _KICK * d2
+                nslip += 1
+            seg_modes.append(mode)
+        z = np.concatenate([x, v])
+        delta = float(np.abs(z - z_old).max()) / max(float(np.abs(z).max()), 1e-300)
+        rho = min(max(delta / delta_prev, 0.0), 0.999) if delta_prev > 0 else 0.0
+        delta_prev = delta
+        counts = (nstick, nrev, nslip)
+        if nper >= min_periods and mode == mode_old and delta / (1.0 - rho) < tol:
+            converged = True
+            break
+
+    starts = np.array([s[0] for s in sols])
+
+    def xfun(t):
+        t = np.atleast_1d(np.asarray(t, dtype=float))
+        out = np.empty((n, t.size))
+        seg = np.clip(np.searchsorted(starts, t, side="right") - 1, 0, len(sols) - 1)
+        for s in np.unique(seg):
+            m = seg == s
+            out[:, m] = sols[s][2](t[m])[:n]
+        return out
+
+    om_max = max(1.0, sysd["om1"].max())
+    dt = TWO_PI / (64 * om_max)
+    tgrid = np.linspace(0.0, TWO_PI, int(np.ceil(TWO_PI / dt)) + 1)
+    regime = _regime(counts[0], counts[1], counts[2], seg_modes[0])
+    if converged or keep_unconverged:
+        X, ph, Z, phc = _amplitudes(xfun, tgrid, dt, w, bamp)
+    else:
+        X = np.full(n, np.nan)
+        ph = np.full(n, np.nan)
+        Z = phc = np.nan
+    tau_out = np.linspace(0.0, TWO_PI, 401)
+    return SimResult(
+        r1=float(r1), beta=float(beta), mu=float(mu), converged=converged, periods=nper, delta=delta,
+        regime=regime, stops_per_period=counts[0], reversals_per_period=counts[1],
+        slip_starts_per_period=counts[2], X=X, phi=ph, Z=float(Z), phi_c=float(phc), tau=tau_out,
+        x=xfun(tau_out), state={"x": x, "v": v, "mode": mode, "c0": c0},
+    )
+
+
+# ---------------------------------------------------------------------------------------------
+# regime maps
+
+def _chain_from_params(chain_params: dict):
+    from .model import Contact
+
+    if not isinstance(chain_params, dict):
+        raise ParameterError(f"chain_params must be a dict, got {type(chain_params).__name__}")
+    try:
+        gamma = chain_params["gamma"]
+        kappa = chain_params["kappa"]
+    except KeyError as exc:
+        raise ParameterError(f"chain_params needs 'gamma' and 'kappa' (mass and stiffness ratios); missing {exc}") from None
+    model = ChainModel(gamma, kappa)
+    contact = Contact.from_spec(chain_params.get("contact", "wall:0"))
+    contact.validate(model.n)
+    load = int(chain_params.get("load", 0))
+    mu = check_mu(chain_params.get("mu", 1.0))
+    return model, contact, load, mu
+
+
+def regime_map_point(chain_params: dict, r1: float, beta: float) -> dict:
+    """One point of a numeric regime map (pure function; picklable inputs and outputs).
+
+    Parameters
+    ----------
+    chain_params : dict
+        ``gamma``, ``kappa`` (lists), optional ``contact`` (``"wall:0"``, ``"masses:0,1"``,
+        ``"base:0"`` or a dict), ``load`` (int, 0-based), ``mu`` (>= 1), and integrator options
+        ``max_periods``, ``min_periods``, ``tol``, ``amplitudes`` (default False: skip them).
+    r1, beta : float
+        Frequency ratio (> 0) and friction ratio (>= 0).
+
+    Returns
+    -------
+    dict
+        ``regime`` (name), ``regime_code`` (0 continuous, 1 stick-slip, 2 stuck), ``converged``,
+        ``periods``, ``stops_per_period``, ``Z``, ``X`` (lists; NaN if not converged or not
+        asked for), and the
+        closed-form prediction ``analytic_regime``/``analytic_regime_code``.
+    """
+    from .analytic import steady_state
+
+    model, contact, load, mu = _chain_from_params(chain_params)
+    kw = {k: chain_params[k] for k in ("max_periods", "min_periods", "tol") if k in chain_params}
+    res = simulate(model, contact, load, r1, beta, mu, amplitudes=bool(chain_params.get("amplitudes", False)), **kw)
+    ss = steady_state(model, contact, load, r1, beta, mu=mu, amplitude="monoharmonic")
+    code = int(ss.regime[0, 0])
+    return {
+        "r1": float(r1), "beta": float(beta), "mu": float(mu),
+        "regime": REGIME_NAMES[res.regime], "regime_code": int(res.regime),
+        "converged": bool(res.converged), "periods": int(res.periods),
+        "stops_per_period": int(res.stops_per_period), "Z": float(res.Z),
+        "X": [float(v) for v in res.X],
+        "analytic_regime": REGIME_NAMES[code], "analytic_regime_code": code,
+    }
+
+
+@dataclass
+class NumericRegimeMap:
+    """Regimes found by time integration on an (r1, beta) grid; arrays are (nb, nr)."""
+
+    r1: np.ndarray
+    beta: np.ndarray
+    regime: np.ndarray          # int8; -1 where not computed (interrupted)
+    converged: np.ndarray       # bool
+    stops: np.ndarray           # int
+    Z: np.ndarray               # NaN where not converged
+    chain_params: dict
+
+    def save(self, path):
+        from .results import save_result
+
+        return save_result(path, {"r1": self.r1, "beta": self.beta, "regime": self.regime,
+                                  "converged": self.converged, "stops": self.stops, "Z": self.Z},
+                           {"chain_params": self.chain_params, "regime_names": list(REGIME_NAMES)})
+
+
+def numeric_regime_map(chain_params: dict, r1, beta, progress: bool = True) -> NumericRegimeMap:
+    """Time-integrate every point of an (r1, beta) grid (see :func:`regime_map_point`).
+
+    Returns what was computed so far if interrupted (Ctrl-C); missing points have regime -1.
+    """
+    from tqdm.auto import tqdm
+
+    _chain_from_params(chain_params)
+    r1 = as_r1(r1)
+    beta = as_beta(beta)
+    shape = (beta.size, r1.size)
+    out = NumericRegimeMap(r1, beta, np.full(shape, -1, np.int8), np.zeros(shape, bool),
+                           np.zeros(shape, np.int64), np.full(shape, np.nan), dict(chain_params))
+    bar = tqdm(total=beta.size * r1.size, disable=not progress, desc="regime map")
+    try:
+        for ib, b in enumerate(beta):
+            for ir, r in enumerate(r1):
+                try:
+                    d = regime_map_point(chain_params, float(r), float(b))
+                except ParameterError:   # exactly resonant r1: leave the point out
+                    bar.update()
+                    continue
+                out.regime[ib, ir] = d["regime_code"]
+                out.converged[ib, ir] = d["converged"]
+                out.stops[ib, ir] = d["stops_per_period"]
+                out.Z[ib, ir] = d["Z"]
+                bar.update()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        bar.close()
+    return out
