@@ -224,7 +224,7 @@ class _Problem:
 def continue_branch(residual, jacobian, x0, lam0, *, ds=0.01, ds_min=1e-8, ds_max=0.1,
                     lam_range=(-math.inf, math.inf), max_steps=1000, tol=1e-10, max_iter=10,
                     direction=+1, max_angle_deg=15.0, events=None, stability=None,
-                    progress=False, scale=None, callback=None) -> Branch:
+                    progress=False, scale=None, callback=None, kink_ds=None) -> Branch:
     """Follow the branch of ``residual(x, lam) = 0`` from ``(x0, lam0)``.
 
     Parameters
@@ -263,6 +263,11 @@ def continue_branch(residual, jacobian, x0, lam0, *, ds=0.01, ds_min=1e-8, ds_ma
         ``(x, lam) / scale``. Default: ones.
     callback : callable, optional
         ``callback(x, lam) -> bool``; returning True stops the branch with ``stop_reason='user'``.
+    kink_ds : float, optional
+        Non-smooth branches (e.g. friction slip onset, where the Jacobian jumps): when the
+        corrector converges but the angle test still fails with ``ds <= kink_ds``, the point is
+        accepted and recorded as an event ``'kink'`` (with the angle). Default None: such a
+        point stops the branch like any corrector failure.
 
     Returns
     -------
@@ -405,9 +410,14 @@ def continue_branch(residual, jacobian, x0, lam0, *, ds=0.01, ds_min=1e-8, ds_ma
                 if t1 is None:
                     ok, reason = False, "singular bordered Jacobian"
                 elif t1 @ t0 < cos_max:
-                    ok = False
-                    reason = (f"tangent turned by "
-                              f"{math.degrees(math.acos(max(-1, min(1, t1 @ t0)))):.1f} deg")
+                    angle = math.degrees(math.acos(max(-1, min(1, t1 @ t0))))
+                    if kink_ds is not None and ds <= kink_ds and t1 @ t0 > 0:
+                        x_k, lam_k = prob.unpack(y1)
+                        found.append(Event("kink", len(ys) - 1, x_k.copy(), lam_k,
+                                           {"angle_deg": angle}))
+                    else:
+                        ok = False
+                        reason = f"tangent turned by {angle:.1f} deg"
             if not ok:
                 if ds <= ds_min * (1 + 1e-12):
                     _, lam_here = prob.unpack(y0)

@@ -57,9 +57,34 @@ def solve_at(sys: HBSystem, w, alpha, Q0=None, tol=None, max_iter=30):
 
     Starts from ``Q0`` or from the stuck-linear response. Raises ConvergenceError on failure.
     """
+    given = Q0 is not None
     Q0 = sys.linear_response(w, alpha) if Q0 is None else np.asarray(Q0, float)
     tol = tol if tol is not None else 1e-11 * max(abs(alpha), 1e-300)
     Q, ok, its, nr = newton(_fixed_w_fun(sys, w, alpha), Q0, tol=tol, max_iter=max_iter)
+    if not ok and not given:
+        # homotopy in log(alpha) from a force small enough for the stuck-linear guess
+        a_lo = alpha * 1e-4
+
+        def res(Qt, s):
+            a = math.exp(s)
+            return (sys.residual(a * Qt, w, a)) / a
+
+        def jac(Qt, s):
+            a = math.exp(s)
+            F, K, _ = sys.fnl(a * Qt)
+            return sys.D(w) + K, (K @ (a * Qt) - F) / a
+
+        Qt0 = sys.linear_response(w, 1.0)
+        try:
+            br = continue_branch(res, jac, Qt0, math.log(a_lo), ds=0.1, ds_max=1.0,
+                                 lam_range=(math.log(a_lo), math.log(alpha)), max_steps=400,
+                                 tol=1e-11, kink_ds=1e-5,
+                                 scale=np.append(np.full(sys.N, np.abs(Qt0).max()), 1.0))
+            if br.stop_reason == "lam_range" and abs(br.lam[-1] - math.log(alpha)) < 1e-12:
+                Q, ok, its, nr = newton(_fixed_w_fun(sys, w, alpha), alpha * br.x[-1], tol=tol,
+                                        max_iter=max_iter)
+        except ConvergenceError:
+            pass
     if not ok:
         raise ConvergenceError(f"harmonic balance at w={w:.6g} rad/s, alpha={alpha:.6g} N did "
                                f"not converge (|R|={nr:.3e} N after {its} iterations)", partial=Q)
@@ -94,7 +119,7 @@ def forced_response(sys: HBSystem, alpha, w_range, *, Q0=None, ds=0.02, ds_max=0
     br = continue_branch(res, jac, Qs, w0, ds=ds, ds_max=ds_max, ds_min=1e-7,
                          lam_range=(min(w0, w1), max(w0, w1)), max_steps=max_steps,
                          direction=direction, tol=1e-10, max_angle_deg=10.0, scale=sc,
-                         progress=progress)
+                         progress=progress, kink_ds=1e-5)
     Am = np.array([sys.amplitude(q) for q in br.x])
     return FRF(alpha, br.lam, br.x, Am, br.stop_reason)
 
@@ -414,7 +439,7 @@ def phase_resonance(sys: HBSystem, alpha_range, w_guess, *, force_dof=None, ds=0
     sc = np.append(np.full(N, np.abs(y[:N]).max()), [y[N], 1.0])
     br = continue_branch(res, jac, y, s0, ds=ds, ds_max=ds_max, ds_min=1e-7,
                          lam_range=(s0, math.log(a1)), max_steps=max_steps, tol=1e-10,
-                         max_angle_deg=10.0, scale=sc, progress=progress)
+                         max_angle_deg=10.0, scale=sc, progress=progress, kink_ds=1e-5)
     alpha = np.exp(br.lam)
     Q = br.x[:, :N] * alpha[:, None]
     return PhaseResonance(alpha, br.x[:, N], np.array([sys.amplitude(q) for q in Q]), Q,
@@ -499,7 +524,7 @@ def dnnm(sys: HBSystem, a_range, mode: int = 0, *, force_dof=None, harmonics="al
                          [1.0]])
     br = continue_branch(res, jac, y0, s0, ds=ds, ds_max=ds_max, ds_min=1e-7,
                          lam_range=(s0, math.log(a1)), max_steps=max_steps, tol=1e-10,
-                         max_angle_deg=10.0, scale=sc, progress=progress)
+                         max_angle_deg=10.0, scale=sc, progress=progress, kink_ds=1e-5)
     a = np.exp(br.lam)
     psi = br.x[:, :N]
     w0 = br.x[:, N]

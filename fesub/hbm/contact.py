@@ -365,31 +365,8 @@ def _aft(X, Y, nh, kx, ky, mu, n0, nt):
     """
     m = 2 * nh
     E = aft_matrix(nh, nt)
-    xs = (E @ X).tolist()
-    ys = (E @ Y).tolist()
+    fx, fy, st, xis = _return_map_march(E @ X, E @ Y, kx, ky, mu, n0, 2)
     n2 = 2 * nt
-    fx = [0.0] * n2
-    fy = [0.0] * n2
-    st = [0] * n2          # 0 stick, 1 slip, 2 separation
-    xis = [0.0] * n2
-    f_prev = 0.0
-    x_prev = xs[-1]
-    for k in range(n2):
-        i = k % nt
-        N = n0 + ky * ys[i]
-        if N <= 0:
-            f, N, s, xi = 0.0, 0.0, 2, 0.0
-        else:
-            trial = f_prev + kx * (xs[i] - x_prev)
-            lim = mu * N
-            if trial > lim:
-                f, s, xi = lim, 1, 1.0
-            elif trial < -lim:
-                f, s, xi = -lim, 1, -1.0
-            else:
-                f, s, xi = trial, 0, 0.0
-        fx[k], fy[k], st[k], xis[k] = f, N, s, xi
-        f_prev, x_prev = f, xs[i]
     st = np.array(st)
     xis = np.array(xis)
     idx = np.arange(n2)
@@ -417,3 +394,53 @@ def _aft(X, Y, nh, kx, ky, mu, n0, nt):
     F = np.concatenate([(2.0 / nt) * E.T @ fxa, (2.0 / nt) * E.T @ fya])
     K = np.vstack([(2.0 / nt) * E.T @ dfx, (2.0 / nt) * E.T @ dfy])
     return F, K
+
+
+def _return_map_march(xs, ys, kx, ky, mu, n0, periods):
+    """Discrete return map over ``periods`` repetitions of the samples (start: f_x = 0)."""
+    xs = np.asarray(xs, float).tolist()
+    ys = np.asarray(ys, float).tolist()
+    nt = len(xs)
+    n2 = periods * nt
+    fx = [0.0] * n2
+    fy = [0.0] * n2
+    st = [0] * n2          # 0 stick, 1 slip, 2 separation
+    xis = [0.0] * n2
+    f_prev = 0.0
+    x_prev = xs[-1]
+    for k in range(n2):
+        i = k % nt
+        N = n0 + ky * ys[i]
+        if N <= 0:
+            f, N, s, xi = 0.0, 0.0, 2, 0.0
+        else:
+            trial = f_prev + kx * (xs[i] - x_prev)
+            lim = mu * N
+            if trial > lim:
+                f, s, xi = lim, 1, 1.0
+            elif trial < -lim:
+                f, s, xi = -lim, 1, -1.0
+            else:
+                f, s, xi = trial, 0, 0.0
+        fx[k], fy[k], st[k], xis[k] = f, N, s, xi
+        f_prev, x_prev = f, xs[i]
+    return fx, fy, st, xis
+
+
+def force_history(element, p, nh: int, nt: int = 1024):
+    """Steady-state contact forces over one period sampled at ``tau_i = 2 pi i / nt``.
+
+    Returns ``(fx, fy, state)`` arrays (N, N, 0 stick / 1 slip / 2 separation), from the discrete
+    return map marched over three periods on the harmonic displacement ``p`` (m).
+    """
+    nh = check_nh(nh)
+    E = aft_matrix(nh, int(nt))
+    p = np.asarray(p, float).ravel()
+    X = p[:2 * nh]
+    if element.ncomp == 2:
+        Y, ky = p[2 * nh:], element.kn
+    else:
+        Y, ky = np.zeros(2 * nh), 0.0
+    fx, fy, st, _ = _return_map_march(E @ X, E @ Y, element.kt, ky, element.mu, element.n0, 3)
+    sl = slice(2 * int(nt), 3 * int(nt))
+    return np.array(fx[sl]), np.array(fy[sl]), np.array(st[sl])
