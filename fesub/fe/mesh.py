@@ -14,6 +14,8 @@ A :class:`Mesh` is 2D (x, y in metres). Cells are stored by meshio type name (``
 
 from __future__ import annotations
 
+import contextlib
+import io
 import os
 from dataclasses import dataclass, field
 
@@ -448,8 +450,14 @@ def read(path, *, file_format: str | None = None, check: bool = True) -> Mesh:
     path = os.fspath(path)
     if not os.path.exists(path):
         raise MeshError(f"{path}: no such mesh file")
+    console = io.StringIO()
     try:
-        m = meshio.read(path, file_format=file_format)
+        with contextlib.redirect_stdout(console), contextlib.redirect_stderr(console):
+            m = meshio.read(path, file_format=file_format)
+    except SystemExit:
+        # meshio prints a reader's failure and calls sys.exit(1): report it as a MeshError instead
+        detail = " ".join(console.getvalue().split()) or "unreadable"
+        raise MeshError(f"{path}: cannot read mesh ({detail})") from None
     except Exception as exc:  # noqa: BLE001 - meshio raises anything on garbled input
         raise MeshError(f"{path}: cannot read mesh ({type(exc).__name__}: {exc})") from exc
     try:
