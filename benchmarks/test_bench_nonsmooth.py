@@ -1,0 +1,72 @@
+"""Benchmarks of the free-play batch integrator and basins (fesub.nonsmooth).
+
+* basin on a local process pool (os.cpu_count() workers) vs the same basin serially; the time is
+  extrapolated linearly to the 200 x 200 grid (cost is proportional to the number of cells);
+* compiled batch RK4 vs SciPy solve_ivp (DOP853; event-driven for the exact law), per trajectory,
+  same trajectories and periods;
+* compiled kernel vs its NumPy twin.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+
+import numpy as np
+import pytest
+
+from fesub import _backend
+from fesub.nonsmooth import P_REF, TwoMassFreePlay, basins, batch_periodic, flow
+
+pytestmark = pytest.mark.skipif(not _backend.compiled_available("freeplay"),
+                                reason="compiled freeplay kernel not built")
+
+N_SIDE = 30  # benchmarked grid side; extrapolated to 200 x 200
+BASIN_KW = dict(x1_range=(-1.5, 1.5), x2_range=(-1.5, 1.5), shape=(N_SIDE, N_SIDE),
+                n_transient=150, n_record=4, steps_per_period=200)
+
+
+@pytest.mark.parametrize("law", ["exact", "smooth"])
+def test_bench_basin_parallel(benchmark, ratio_to, law):
+    res = benchmark.pedantic(basins, args=(P_REF, 1.3), kwargs=dict(law=law, executor=None,
+                                                                    **BASIN_KW),
+                             rounds=2, iterations=1)
+    assert res.labels.shape == (N_SIDE, N_SIDE)
+    ratio_to("serial", basins, P_REF, 1.3, law=law, executor="serial", rounds=1, **BASIN_KW)
+    stats = getattr(benchmark, "stats", None)
+    if stats is not None and not getattr(benchmark, "disabled", False):
+        benchmark.extra_info["extrapolated_200x200_s"] = stats.stats.median * (200 / N_SIDE) ** 2
+        benchmark.extra_info["workers"] = os.cpu_count()
+
+
+def _scipy_trajectories(law, ics, W, n_periods):
+    sys = TwoMassFreePlay(P_REF, law)
+    T = 2 * math.pi / W
+    return [flow(sys, z, 0.0, n_periods * T, W, rtol=1e-9, atol=1e-9).z for z in ics]
+
+
+@pytest.mark.parametrize("law", ["exact", "smooth"])
+def test_bench_batch_vs_solve_ivp(benchmark, ratio_to, law):
+    # same 4 trajectories, 50 periods each: ratio = solve_ivp time / batch time (per trajectory)
+    ics = np.array([[0.2, 0, 0.2, 0], [-0.2, 0, 0.2, 0], [1.0, 0, -1.0, 0], [0.0, 0, 0.1, 0]])
+    W, n = 1.3, 50
+    r = benchmark(batch_periodic, P_REF, ics, W, law=law, n_transient=0, n_record=n,
+                  steps_per_period=200, nsec_max=0)
+    assert np.all(np.isfinite(r.strobe))
+    ratio_to("solve_ivp", _scipy_trajectories, law, ics, W, n, rounds=1)
+
+
+@pytest.mark.parametrize("law", ["exact", "smooth"])
+def test_bench_kernel_vs_numpy_twin(benchmark, ratio_to, law):
+    rng = np.random.default_rng(0)
+    X0 = np.zeros((64, 4))
+    X0[:, [0, 2]] = rng.uniform(-0.5, 0.5, size=(64, 2))
+    kw = dict(law=law, n_transient=0, n_record=5, steps_per_period=200, nsec_max=0)
+    with _backend.use("compiled"):
+        benchmark(batch_periodic, P_REF, X0, 1.15, **kw)
+
+    def twin():
+        with _backend.use("python"):
+            return batch_periodic(P_REF, X0, 1.15, **kw)
+
+    ratio_to("numpy_twin", twin, rounds=1)
