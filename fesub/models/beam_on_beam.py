@@ -67,8 +67,8 @@ class BeamOnBeamParams:
     Fy: float = 10.0
     #: Rayleigh damping (alpha 1/s, beta s) of beam 1 and beam 2 -- RECONSTRUCTED: chosen so that
     #: the critical friction coefficient lies between 0.1 and 0.3 (see fesub beam-on-beam summary)
-    rayleigh1: tuple = (10.0, 2.0e-8)
-    rayleigh2: tuple = (10.0, 2.0e-8)
+    rayleigh1: tuple = (10.0, 6.5e-8)
+    rayleigh2: tuple = (10.0, 6.5e-8)
     #: fixed-interface modes kept by Craig-Bampton, from the text
     n_modes1: int = 20
     n_modes2: int = 20
