@@ -6,6 +6,7 @@ Inputs are validated by the caller; outputs are written into the preallocated ``
 """
 
 from libc.math cimport sqrt
+from libc.stdint cimport int64_t
 
 
 cdef double[4] XI = [-1.0, 1.0, 1.0, -1.0]
@@ -246,3 +247,51 @@ def frame2d_matrices(const double[:, :, ::1] xy, const double[::1] EA, const dou
                         t2 += T[k][i] * tm[k][j]
                     Ke[e, i, j] = t1
                     Me[e, i, j] = t2
+
+
+cdef inline Py_ssize_t _find(const int64_t[::1] idx, Py_ssize_t lo, Py_ssize_t hi, int64_t v) noexcept nogil:
+    """Position of ``v`` in the sorted slice idx[lo:hi], or -1."""
+    cdef Py_ssize_t mid
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        if idx[mid] < v:
+            lo = mid + 1
+        else:
+            hi = mid
+    if lo < idx.shape[0] and idx[lo] == v:
+        return lo
+    return -1
+
+
+def csr_scatter(const int64_t[:, ::1] conn, const int64_t[::1] node_ptr, const int64_t[::1] node_idx,
+                int ndpn, const double[:, :, ::1] Ke, const double[:, :, ::1] Me,
+                double[::1] Kdata, double[::1] Mdata):
+    """Add element matrices into the data arrays of two CSR matrices with the node-block pattern.
+
+    The pattern is the node graph (``node_ptr``, sorted ``node_idx``) expanded to DOFs node-major:
+    DOF row ``(n, i)`` starts at ``ndpn^2 node_ptr[n] + i ndpn deg(n)`` and holds, for each
+    neighbour ``m`` of ``n`` (in order), the DOFs ``ndpn m .. ndpn m + ndpn - 1``. ``Kdata`` and
+    ``Mdata`` (length ``ndpn^2 node_ptr[-1]``) are accumulated into, not cleared.
+    """
+    cdef Py_ssize_t ne = conn.shape[0], k = conn.shape[1]
+    cdef Py_ssize_t e, a, b, i, j, p, lo, hi, deg, row, pos
+    cdef int64_t ra, cb
+    with nogil:
+        for e in range(ne):
+            for a in range(k):
+                ra = conn[e, a]
+                lo = node_ptr[ra]
+                hi = node_ptr[ra + 1]
+                deg = hi - lo
+                for b in range(k):
+                    cb = conn[e, b]
+                    p = _find(node_idx, lo, hi, cb)
+                    if p < 0:
+                        continue
+                    p -= lo
+                    for i in range(ndpn):
+                        row = ndpn * ndpn * lo + i * ndpn * deg + p * ndpn
+                        for j in range(ndpn):
+                            pos = row + j
+                            Kdata[pos] += Ke[e, a * ndpn + i, b * ndpn + j]
+                            Mdata[pos] += Me[e, a * ndpn + i, b * ndpn + j]

@@ -141,3 +141,31 @@ def frame2d_matrices(xy, EA, EI, rhoA, Ke, Me):
         T[:, o + 2, o + 2] = 1.0
     Ke[...] = np.einsum("eji,ejk,ekl->eil", T, k, T)
     Me[...] = np.einsum("eji,ejk,ekl->eil", T, m, T)
+
+
+def csr_scatter(conn, node_ptr, node_idx, ndpn, Ke, Me, Kdata, Mdata):
+    """Add element matrices into the data arrays of two CSR matrices with the node-block pattern.
+
+    conn (ne, k) int64; node graph ``node_ptr`` (n + 1,), sorted ``node_idx`` int64; Ke, Me
+    (ne, k ndpn, k ndpn); Kdata, Mdata (ndpn^2 node_ptr[-1],) accumulated into. DOF row (n, i)
+    starts at ndpn^2 node_ptr[n] + i ndpn deg(n) and lists, for each neighbour m of n in order,
+    the DOFs ndpn m .. ndpn m + ndpn - 1 (see fe.pyx).
+    """
+    ne, k = conn.shape
+    n = node_ptr.shape[0] - 1
+    r = np.repeat(conn, k, axis=1).ravel()  # node pairs (a, b), a-major
+    c = np.tile(conn, (1, k)).ravel()
+    keys = np.repeat(np.arange(n, dtype=np.int64), np.diff(node_ptr)) * n + node_idx  # sorted
+    q = r * n + c
+    hit = np.minimum(np.searchsorted(keys, q), keys.size - 1)
+    found = keys[hit] == q
+    lo = node_ptr[r]
+    p = hit - lo
+    deg = node_ptr[r + 1] - lo
+    ii = np.arange(ndpn)[None, :, None]
+    jj = np.arange(ndpn)[None, None, :]
+    pos = (ndpn * ndpn * lo)[:, None, None] + ii * (ndpn * deg)[:, None, None] + (p * ndpn)[:, None, None] + jj
+    pos = pos[found].ravel()
+    for A, data in ((Ke, Kdata), (Me, Mdata)):
+        vals = A.reshape(ne, k, ndpn, k, ndpn).transpose(0, 1, 3, 2, 4).reshape(ne * k * k, ndpn, ndpn)
+        data += np.bincount(pos, weights=vals[found].ravel(), minlength=data.size)
