@@ -134,39 +134,47 @@ def march(double h, long n_steps, long dec, long i0,
         for n in range(n_steps):
             t = (i0 + n) * h
             tn1 = t + h
-            # --- predictor (28), modal: M = I, C = diag(c), K = diag(w^2)
+            # --- predictor (28) in modal coordinates (M = I, C = diag(c), K = diag(w^2)), fused
+            #     with the predicted slave position and the nodes of the last segment
             fr = rough[n]
-            for k in range(n1):
-                s1[k] = h2 * (f1[k] + fr * phiC[1, k] - c_1[k] * (eta1[k] - eta1_prev[k]) / h
-                              - w2_1[k] * eta1[k]) + 2.0 * eta1[k] - eta1_prev[k]
-            for k in range(n2):
-                s2[k] = h2 * (f2[k] - c_2[k] * (eta2[k] - eta2_prev[k]) / h
-                              - w2_2[k] * eta2[k]) + 2.0 * eta2[k] - eta2_prev[k]
-            # --- predicted slave position
             px = xc0 + vx * tn1
             py = yc0
             for k in range(n1):
-                px += phiC[0, k] * s1[k]
-                py += phiC[1, k] * s1[k]
-            # --- local search from the last segment (positions computed on demand)
-            steps = 0
+                e0 = h2 * (f1[k] + fr * phiC[1, k] - c_1[k] * (eta1[k] - eta1_prev[k]) / h
+                           - w2_1[k] * eta1[k]) + 2.0 * eta1[k] - eta1_prev[k]
+                s1[k] = e0
+                px += phiC[0, k] * e0
+                py += phiC[1, k] * e0
+            j1 = segs[seg, 0]
+            j2 = segs[seg, 1]
+            x1 = XT[j1, 0]; y1 = XT[j1, 1]; x2 = XT[j2, 0]; y2 = XT[j2, 1]
+            for k in range(n2):
+                e0 = h2 * (f2[k] - c_2[k] * (eta2[k] - eta2_prev[k]) / h
+                           - w2_2[k] * eta2[k]) + 2.0 * eta2[k] - eta2_prev[k]
+                s2[k] = e0
+                x1 += phiT[j1, 0, k] * e0
+                y1 += phiT[j1, 1, k] * e0
+                x2 += phiT[j2, 0, k] * e0
+                y2 += phiT[j2, 1, k] * e0
+            al = _alpha(px, py, x1, y1, x2, y2, &g)
+            # --- local walk to a neighbour when the slave left the last segment
+            steps = 1
             prevk = -2
-            al = -1.0
-            while True:
+            while not (0.0 <= al < 1.0) and steps <= nseg:
+                if al < 0.0 and seg > 0 and segs[seg - 1, 1] == j1 and prevk != seg - 1:
+                    prevk = seg
+                    seg -= 1
+                elif al >= 1.0 and seg < nseg - 1 and segs[seg + 1, 0] == j2 and prevk != seg + 1:
+                    prevk = seg
+                    seg += 1
+                else:
+                    break
                 j1 = segs[seg, 0]
                 j2 = segs[seg, 1]
                 _node_pos(XT, phiT, s2, n2, j1, &x1, &y1)
                 _node_pos(XT, phiT, s2, n2, j2, &x2, &y2)
                 al = _alpha(px, py, x1, y1, x2, y2, &g)
                 steps += 1
-                if al < 0.0 and seg > 0 and segs[seg - 1, 1] == j1 and prevk != seg - 1 and steps <= nseg:
-                    prevk = seg
-                    seg -= 1
-                elif al >= 1.0 and seg < nseg - 1 and segs[seg + 1, 0] == j2 and prevk != seg + 1 and steps <= nseg:
-                    prevk = seg
-                    seg += 1
-                else:
-                    break
             if not (0.0 <= al < 1.0):
                 # full scan as a fallback
                 seg = -1
@@ -202,27 +210,28 @@ def march(double h, long n_steps, long dec, long i0,
                 a1[k] = bE[4] * phiC[0, k] + bE[5] * phiC[1, k]
                 den += (bC[4] * phiC[0, k] + bC[5] * phiC[1, k]) * a1[k]
             for k in range(n2):
-                a2[k] = (bE[0] * phiT[j1, 0, k] + bE[1] * phiT[j1, 1, k]
-                         + bE[2] * phiT[j2, 0, k] + bE[3] * phiT[j2, 1, k])
+                e0 = (bE[0] * phiT[j1, 0, k] + bE[1] * phiT[j1, 1, k]
+                      + bE[2] * phiT[j2, 0, k] + bE[3] * phiT[j2, 1, k])
+                a2[k] = e0
                 den += (bC[0] * phiT[j1, 0, k] + bC[1] * phiT[j1, 1, k]
-                        + bC[2] * phiT[j2, 0, k] + bC[3] * phiT[j2, 1, k]) * a2[k]
+                        + bC[2] * phiT[j2, 0, k] + bC[3] * phiT[j2, 1, k]) * e0
             lam = num / (h2 * den)
-            # --- corrector (29): eta_{n+1} = eta* - h^2 Phi' B_E' lambda_n
-            for k in range(n1):
-                s1[k] -= h2 * lam * a1[k]
-            for k in range(n2):
-                s2[k] -= h2 * lam * a2[k]
-            # --- relative tangential velocity of the slave at n+1 (backward difference)
+            # --- corrector (29): eta_{n+1} = eta* - h^2 Phi' B_E' lambda_n, and the velocities
+            #     (backward differences) of the slave and of the contact point on the target
             vcx = vx
             vcy = 0.0
             for k in range(n1):
-                vcx += phiC[0, k] * (s1[k] - eta1[k]) / h
-                vcy += phiC[1, k] * (s1[k] - eta1[k]) / h
+                s1[k] -= h2 * lam * a1[k]
+                e0 = (s1[k] - eta1[k]) / h
+                vcx += phiC[0, k] * e0
+                vcy += phiC[1, k] * e0
             vtx = 0.0
             vty = 0.0
             for k in range(n2):
-                vtx += ((1 - al) * phiT[j1, 0, k] + al * phiT[j2, 0, k]) * (s2[k] - eta2[k]) / h
-                vty += ((1 - al) * phiT[j1, 1, k] + al * phiT[j2, 1, k]) * (s2[k] - eta2[k]) / h
+                s2[k] -= h2 * lam * a2[k]
+                e0 = (s2[k] - eta2[k]) / h
+                vtx += ((1 - al) * phiT[j1, 0, k] + al * phiT[j2, 0, k]) * e0
+                vty += ((1 - al) * phiT[j1, 1, k] + al * phiT[j2, 1, k]) * e0
             vt = cg * (vcx - vtx) + sg * (vcy - vty)
             # --- outputs at t_n (decimated)
             if (i0 + n) % dec == 0 and j < o_sig.shape[0]:
@@ -267,7 +276,7 @@ def march(double h, long n_steps, long dec, long i0,
             for k in range(n2):
                 eta2_prev[k] = eta2[k]
                 eta2[k] = s2[k]
-            # --- status: stick (sign change of the sliding velocity) or detachment
+            # --- status: detachment or stick (sign change of the sliding velocity)
             if lam < 0.0:
                 reason = 2
                 n += 1
