@@ -10,7 +10,8 @@ from scipy import integrate
 
 from fesub.errors import ParameterError
 from fesub.nonsmooth import P_REF, TwoMassFreePlay, batch_periodic, floquet_test_functions
-from fesub.nonsmooth.branches import backbone, branch_summary, continue_orbit
+from fesub.nonsmooth.branches import (backbone, branch_summary, continue_orbit,
+                                      event_multipliers)
 from fesub.nonsmooth.orbits import orbit_from_ic
 
 
@@ -40,9 +41,9 @@ def test_fold_and_neimark_sacker_located(fold_ns_branch):
     fold = next(e for e in br.events if e.kind == "fold")
     # at a fold of the shooting problem one multiplier is +1 (the tangent test knows nothing of
     # multipliers: independent); 1e-4 = accuracy of the located arclength point
-    assert np.min(np.abs(fold.info["multipliers"] - 1.0)) < 1e-4
+    assert np.min(np.abs(event_multipliers(fold) - 1.0)) < 1e-4
     ns = next(e for e in br.events if e.kind == "NS")
-    lam = ns.info["multipliers"]
+    lam = event_multipliers(ns)
     cpx = lam[np.abs(lam.imag) > 1e-6]
     assert cpx.size >= 2 and np.min(np.abs(np.abs(cpx) - 1.0)) < 1e-4
     st = next(e for e in br.events if e.kind == "stability")
@@ -50,8 +51,7 @@ def test_fold_and_neimark_sacker_located(fold_ns_branch):
     # the false NS (neutral saddle: real lam_i lam_j = 1) is recognised as such
     for e in br.events:
         if e.kind == "NS-neutral-saddle":
-            lam = np.sort(np.abs(e.info["multipliers"]))
-            assert np.all(np.abs(e.info["multipliers"].imag) < 1e-9)
+            assert np.all(np.abs(event_multipliers(e).imag) < 1e-9)
 
 
 def test_stability_flags_match_multipliers(fold_ns_branch):
@@ -123,3 +123,20 @@ def test_bad_input_continuation():
         backbone(sys, 1, (0.1, 0.2))
     with pytest.raises(ParameterError, match="mode"):
         backbone(sys, 3)
+
+
+def test_symmetry_breaking_branch_point():
+    # the symmetric orbit (x1_max = -x1_min) loses stability going down in W through a real
+    # multiplier +1 without a fold: a symmetry-breaking branch point (BP test det(M - I))
+    sys = TwoMassFreePlay(P_REF, "exact")
+    o = orbit_from_ic(sys, [0, 0, 0, 0], 1.3)
+    br, prob = continue_orbit(sys, o.z0, 1.3, (1.25, 1.4), direction=-1, ds=0.03, ds_max=0.03)
+    bps = [e for e in br.events if e.kind == "BP"]
+    assert len(bps) == 1 and not any(e.kind == "fold" for e in br.events)
+    lam = event_multipliers(bps[0])
+    assert np.min(np.abs(lam - 1.0)) < 1e-4  # located to the arclength tolerance
+    orb = prob.orbit(bps[0].x, bps[0].lam)
+    # still on the symmetric branch: R_z is singular at a BP, so the corrected point is only
+    # pinned to ~sqrt(tol) along the symmetry-breaking null direction (1e-6 vs amplitude 0.088)
+    assert abs(orb.x1_max + orb.x1_min) < 1e-6
+    assert br.stable[0] and not br.stable[-1]

@@ -14,6 +14,8 @@ Test functions (sign changes located by the driver):
 * ``'fold'`` -- built into the driver (W component of the tangent);
 * ``'PD'`` -- det(M + I) (a multiplier crosses -1);
 * ``'NS'`` -- det(M (.) M - I), bialternate product (a complex pair crosses |lam| = 1);
+* ``'BP'`` -- det(M - I) changes sign without a fold (a real multiplier crosses +1 while the
+  branch goes on in W: branch point, e.g. symmetry breaking); sign changes at a fold are dropped;
 * ``'GR+'``, ``'GR-'`` -- grazing: ``max x1 - a`` and ``-min x1 - a`` change sign;
 * ``'stability'`` -- max |multiplier| crosses 1.
 
@@ -36,9 +38,9 @@ from ..errors import ParameterError, check_positive
 from .integrate import flow, make_system, region_of
 from .orbits import PO_ATOL, PO_RTOL, Orbit, _multipliers, floquet_test_functions, poincare_map
 
-__all__ = ["ShootingProblem", "continue_orbit", "branch_summary", "backbone", "EVENT_NAMES"]
+__all__ = ["ShootingProblem", "continue_orbit", "event_multipliers", "branch_summary", "backbone", "EVENT_NAMES"]
 
-EVENT_NAMES = ("PD", "NS", "GR+", "GR-")
+EVENT_NAMES = ("PD", "NS", "BP", "GR+", "GR-")
 
 
 class ShootingProblem:
@@ -95,13 +97,16 @@ class ShootingProblem:
         def ns(z, W):
             return floquet_test_functions(self.monodromy(z, W))["NS"]
 
+        def lp(z, W):
+            return floquet_test_functions(self.monodromy(z, W))["LP"]
+
         def grp(z, W):
             return self._eval(z, W)[3].x1_max - a
 
         def grm(z, W):
             return -self._eval(z, W)[3].x1_min - a
 
-        return {"PD": pd, "NS": ns, "GR+": grp, "GR-": grm}
+        return {"PD": pd, "NS": ns, "BP": lp, "GR+": grp, "GR-": grm}
 
     def stable(self, z, W) -> bool:
         return bool(np.max(np.abs(np.linalg.eigvals(self.monodromy(z, W)))) < 1.0)
@@ -117,7 +122,7 @@ class ShootingProblem:
 
 
 def continue_orbit(sys, z0, W0, W_range, *, n_periods=1, ds=0.02, ds_min=1e-6, ds_max=0.05,
-                   max_steps=200, direction=+1, detect=("PD", "NS", "GR+", "GR-"), tol=1e-10,
+                   max_steps=200, direction=+1, detect=("PD", "NS", "BP", "GR+", "GR-"), tol=1e-10,
                    progress=False, rtol=PO_RTOL, atol=PO_ATOL):
     """Continue a periodic orbit in the forcing frequency.
 
@@ -151,17 +156,26 @@ def continue_orbit(sys, z0, W0, W_range, *, n_periods=1, ds=0.02, ds_min=1e-6, d
                                ds=ds, ds_min=ds_min, ds_max=ds_max, lam_range=(lo, hi),
                                max_steps=max_steps, tol=tol, direction=direction, events=ev,
                                stability=prob.stable, progress=progress)
+    folds = [e.lam for e in br.events if e.kind == "fold"]
+    br.events = [e for e in br.events
+                 if not (e.kind == "BP" and any(abs(e.lam - f) < 1e-4 for f in folds))]
     for e in br.events:  # attach multipliers; a neutral saddle (real lam_i lam_j = 1) is no NS
         try:
             lam = _multipliers(prob.monodromy(e.x, e.lam))
         except Exception:  # noqa: BLE001 - a failed re-evaluation only loses the extra info
             continue
-        e.info["multipliers"] = lam
+        e.info["multipliers_re"] = lam.real.tolist()  # JSON-friendly (Branch.save)
+        e.info["multipliers_im"] = lam.imag.tolist()
         if e.kind == "NS":
             cpx = lam[np.abs(lam.imag) > 1e-9]
             if cpx.size == 0 or np.min(np.abs(np.abs(cpx) - 1.0)) > 1e-3:
                 e.kind = "NS-neutral-saddle"
     return br, prob
+
+
+def event_multipliers(event) -> np.ndarray:
+    """Floquet multipliers stored with an event by :func:`continue_orbit` (complex array)."""
+    return np.asarray(event.info["multipliers_re"]) + 1j * np.asarray(event.info["multipliers_im"])
 
 
 def branch_summary(branch, prob: ShootingProblem) -> dict:

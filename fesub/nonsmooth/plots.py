@@ -12,7 +12,7 @@ import numpy as np
 __all__ = ["force_law", "bifurcation", "branches", "basin", "basin_compare", "phase_portrait"]
 
 _IC_COLOURS = ["tab:red", "tab:blue", "tab:green", "tab:orange", "tab:purple", "black"]
-_EVENT_MARKERS = {"fold": ("s", "SN"), "PD": ("D", "PD"), "NS": ("^", "TR"), "GR+": ("o", "GR"),
+_EVENT_MARKERS = {"fold": ("s", "SN"), "PD": ("D", "PD"), "BP": ("v", "BP"), "NS": ("^", "TR"), "GR+": ("o", "GR"),
                   "GR-": ("o", "GR"), "stability": (None, None), "NS-neutral-saddle": (None, None)}
 
 
