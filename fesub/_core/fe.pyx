@@ -295,3 +295,24 @@ def csr_scatter(const int64_t[:, ::1] conn, const int64_t[::1] node_ptr, const i
                             pos = row + j
                             Kdata[pos] += Ke[e, a * ndpn + i, b * ndpn + j]
                             Mdata[pos] += Me[e, a * ndpn + i, b * ndpn + j]
+
+
+def dof_pattern(const int64_t[::1] node_ptr, const int64_t[::1] node_idx, int ndpn,
+                int64_t[::1] indptr, int64_t[::1] indices):
+    """Expand the node graph to the CSR pattern of the node-major DOF matrix (see csr_scatter).
+
+    ``indptr`` (n ndpn + 1,) and ``indices`` (ndpn^2 node_ptr[-1],) are outputs.
+    """
+    cdef Py_ssize_t n = node_ptr.shape[0] - 1
+    cdef Py_ssize_t v, i, j, q, pos, deg
+    with nogil:
+        pos = 0
+        for v in range(n):
+            deg = node_ptr[v + 1] - node_ptr[v]
+            for i in range(ndpn):
+                indptr[v * ndpn + i] = pos
+                for q in range(node_ptr[v], node_ptr[v + 1]):
+                    for j in range(ndpn):
+                        indices[pos] = ndpn * node_idx[q] + j
+                        pos += 1
+        indptr[n * ndpn] = pos

@@ -169,3 +169,20 @@ def csr_scatter(conn, node_ptr, node_idx, ndpn, Ke, Me, Kdata, Mdata):
     for A, data in ((Ke, Kdata), (Me, Mdata)):
         vals = A.reshape(ne, k, ndpn, k, ndpn).transpose(0, 1, 3, 2, 4).reshape(ne * k * k, ndpn, ndpn)
         data += np.bincount(pos, weights=vals[found].ravel(), minlength=data.size)
+
+
+def dof_pattern(node_ptr, node_idx, ndpn, indptr, indices):
+    """Expand the node graph to the CSR pattern of the node-major DOF matrix (see csr_scatter).
+
+    indptr (n ndpn + 1,) and indices (ndpn^2 node_ptr[-1],) int64 are outputs.
+    """
+    deg = np.diff(node_ptr)
+    nnz = indices.shape[0]
+    indptr[:-1] = ((ndpn * ndpn * node_ptr[:-1])[:, None]
+                   + np.arange(ndpn)[None, :] * (ndpn * deg)[:, None]).ravel()
+    indptr[-1] = nnz
+    cols = (ndpn * node_idx[:, None] + np.arange(ndpn)[None, :]).ravel()  # one copy per node row
+    seg_start = np.repeat(ndpn * node_ptr[:-1], ndpn)  # where each DOF row's columns start in cols
+    seg_len = np.repeat(ndpn * deg, ndpn)
+    src = np.arange(nnz, dtype=np.int64) + np.repeat(seg_start - indptr[:-1], seg_len)
+    indices[:] = cols[src]

@@ -86,17 +86,14 @@ def dof_pattern(node_ptr: np.ndarray, node_idx: np.ndarray, ndpn: int):
     ``j = 0..ndpn-1``: sorted, so the matrix is in canonical CSR form.
     """
     n = node_ptr.size - 1
-    deg = np.diff(node_ptr)
-    nnz = ndpn * ndpn * int(node_ptr[-1])
+    node_ptr = np.ascontiguousarray(node_ptr, dtype=np.int64)
+    node_idx = np.ascontiguousarray(node_idx, dtype=np.int64)
+    if node_ptr[0] != 0 or np.any(np.diff(node_ptr) < 0) or node_ptr[-1] != node_idx.size:
+        raise ModelError("node graph: ptr must start at 0, not decrease and end at len(idx)")
     indptr = np.empty(n * ndpn + 1, dtype=np.int64)
-    indptr[:-1] = ((ndpn * ndpn * node_ptr[:-1])[:, None]
-                   + np.arange(ndpn)[None, :] * (ndpn * deg)[:, None]).ravel()
-    indptr[-1] = nnz
-    cols = (ndpn * node_idx[:, None] + np.arange(ndpn)[None, :]).ravel()  # one copy per node row
-    seg_start = np.repeat(ndpn * node_ptr[:-1], ndpn)  # where each DOF row's columns start in cols
-    seg_len = np.repeat(ndpn * deg, ndpn)
-    src = np.arange(nnz, dtype=np.int64) + np.repeat(seg_start - indptr[:-1], seg_len)
-    return indptr, cols[src]
+    indices = np.empty(ndpn * ndpn * node_idx.size, dtype=np.int64)
+    kernels("fe").dof_pattern(node_ptr, node_idx, int(ndpn), indptr, indices)
+    return indptr, indices
 
 
 def assemble_pair(conn: np.ndarray, n_nodes: int, ndpn: int, Ke: np.ndarray, Me: np.ndarray):
