@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import textwrap
 
 import numpy as np
@@ -284,4 +283,3 @@ def test_fuzz_truncated_or_garbled_valid_file(tmp_path, valid_files, name, frac,
 
 def test_all_errors_are_fesub_errors():
     assert issubclass(MeshError, FesubError) and issubclass(ModelError, FesubError)
-    assert os.path.sep  # keep os imported for path handling above

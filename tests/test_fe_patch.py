@@ -13,7 +13,7 @@ import pytest
 import scipy.linalg as sla
 import scipy.sparse as sp
 
-from fesub.fe import BeamSection, Mesh, PlaneStress, beam_line, mesh_matrices, rectangle, solve_static
+from fesub.fe import BeamSection, Mesh, PlaneStress, mesh_matrices, rectangle, solve_static
 from fesub.fe.mesh import signed_areas
 
 E, NU, RHO, T = 210e9, 0.3, 7800.0, 0.05
