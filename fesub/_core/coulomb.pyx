@@ -1,7 +1,6 @@
 # cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True
 """Compiled kernels of the Coulomb-chain study (NumPy twin: ``coulomb_ref.py``).
 
-* ``absmax_lincomb`` -- ``max_t |a c_t + b s_t + beta H_t|`` for many coefficient sets;
 * ``run_periods`` -- event-driven propagation of a piecewise-linear oscillator whose segments
   are sums of sinusoids (exact modal solution), with stick/slip switching, period by period until
   the Poincare map settles. Array layouts are documented in ``coulomb_ref.py``.
@@ -9,30 +8,6 @@ The kernels allocate nothing; the Python wrappers validate inputs and allocate o
 """
 
 from libc.math cimport sin, cos, fabs, ceil, fmin, fmax, M_PI, INFINITY
-
-
-def absmax_lincomb(const double[::1] c, const double[::1] s, const double[:, ::1] H,
-                   const double[:, ::1] a, const double[:, ::1] b, const double[::1] beta,
-                   double[:, ::1] val, long[:, ::1] idx):
-    """For each p, q: ``val[p, q] = max_t |a[p,q] c[t] + b[p,q] s[t] + beta[p] H[q,t]|``."""
-    cdef Py_ssize_t nb = a.shape[0], m = a.shape[1], nt = c.shape[0]
-    cdef Py_ssize_t p, q, t, kbest
-    cdef double ap, bp, be, x, best
-    with nogil:
-        for p in range(nb):
-            be = beta[p]
-            for q in range(m):
-                ap = a[p, q]
-                bp = b[p, q]
-                best = -1.0
-                kbest = 0
-                for t in range(nt):
-                    x = fabs(ap * c[t] + bp * s[t] + be * H[q, t])
-                    if x > best:
-                        best = x
-                        kbest = t
-                val[p, q] = best
-                idx[p, q] = kbest
 
 
 cdef inline double _fval(double t, double tau0, const double* om, Py_ssize_t m, const double* A,

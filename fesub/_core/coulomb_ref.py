@@ -2,8 +2,6 @@
 
 Kernels of the Coulomb-chain study; they know no physics:
 
-* :func:`absmax_lincomb` -- ``max_t |a c_t + b s_t + beta H_t|`` over a grid, for many
-  coefficient sets (exact amplitudes of the closed-form time response);
 * :func:`run_periods` -- event-driven propagation of a piecewise-linear oscillator whose
   segments are sums of sinusoids (exact modal solution), with stick/slip switching.
 """
@@ -11,23 +9,6 @@ Kernels of the Coulomb-chain study; they know no physics:
 from __future__ import annotations
 
 import numpy as np
-
-
-def absmax_lincomb(c, s, H, a, b, beta, val, idx):
-    """For each p < nb and q < m: ``val[p, q] = max_t |a[p,q] c[t] + b[p,q] s[t] + beta[p] H[q,t]|``
-    and ``idx[p, q]`` its grid index (first maximum)."""
-    nb, m = a.shape
-    c = np.asarray(c)
-    s = np.asarray(s)
-    H = np.asarray(H)
-    step = max(1, 2_000_000 // max(1, H.shape[1]))
-    for p in range(nb):
-        for q0 in range(0, m, step):
-            sl = slice(q0, min(m, q0 + step))
-            x = np.abs(np.asarray(a)[p, sl, None] * c + np.asarray(b)[p, sl, None] * s + beta[p] * H[sl])
-            k = np.argmax(x, axis=1)
-            idx[p, sl] = k
-            val[p, sl] = x[np.arange(k.size), k]
 
 
 # --- event-driven piecewise-sinusoidal propagator ---------------------------------------------

@@ -40,7 +40,6 @@ from dataclasses import dataclass, field, asdict
 import numpy as np
 from scipy.optimize import brentq
 
-from .._backend import kernels
 from ..errors import ParameterError
 from .model import ChainModel, Contact, as_beta, as_r1, check_index, check_mu
 
@@ -171,36 +170,64 @@ def s_function(R, ntau: int = 2001):
     return _sup_g(R[:, None], np.ones((1, 1)), ntau)
 
 
-def _sup_g(R, wts, ntau, chunk=256):
-    """sup over 0<tau<pi of sum_i wts[i] g_i(tau; R[:, i]) (with the tau->0 limit sum(wts))."""
+def _grid_sizes(fmax, ntau):
+    """Grid points on [0, pi] per row: >= 48 per period of the fastest component, in powers of
+    two plus one (bucketed so rows can be processed together), capped at ``ntau``."""
+    n = np.clip(np.ceil(24.0 * np.nan_to_num(fmax, nan=1.0, posinf=1e9)), 96, max(96, ntau - 1))
+    b = (2 ** np.ceil(np.log2(n))).astype(np.int64) + 1
+    return np.minimum(b, max(ntau, 97))
+
+
+def _top_candidates(F, k=3):
+    """Indices (rows, k) of the k largest local maxima (ends included) of each row of F."""
+    G = np.where(np.isnan(F), -np.inf, F)
+    m = np.ones(G.shape, bool)
+    m[:, 1:] &= G[:, 1:] >= G[:, :-1]
+    m[:, :-1] &= G[:, :-1] >= G[:, 1:]
+    G = np.where(m, G, -np.inf)
+    k = min(k, G.shape[1])
+    return np.argpartition(-G, k - 1, axis=1)[:, :k]
+
+
+def _sup_g(R, wts, ntau, chunk=512):
+    """sup over 0<tau<pi of sum_i wts[i] g_i(tau; R[:, i]) (with the tau->0 limit sum(wts)).
+
+    Adaptive grid (>= 48 points per period of the fastest mode), the three largest local maxima
+    refined by golden section.
+    """
     nr, nm = R.shape
     u = u_damping(R)
-    tau = np.linspace(0.0, np.pi, ntau)[1:-1]
-    out = np.empty(nr)
     lim0 = float(np.sum(wts))
-    for s0 in range(0, nr, chunk):
-        sl = slice(s0, min(nr, s0 + chunk))
-        Rc, uc = R[sl][:, :, None], u[sl][:, :, None]
+    out = np.full(nr, lim0)
+    with np.errstate(divide="ignore"):
+        fmax = np.maximum(1.0, 1.0 / R.min(axis=1))
+    sizes = _grid_sizes(fmax, ntau)
+    w1 = wts.reshape(1, -1)
+
+    def gsum(t, Rr, ur):          # t (rows, c) -> (rows, c)
+        tt = t[:, None, :]
+        Rc, uc = Rr[:, :, None], ur[:, :, None]
         with np.errstate(invalid="ignore", over="ignore"):
-            G = (wts.reshape(1, -1, 1) * (Rc * np.sin(tau / Rc) + uc * Rc * Rc * (np.cos(tau) - np.cos(tau / Rc)))).sum(1)
-            G /= np.sin(tau)
-        k = np.nanargmax(np.where(np.isnan(G), -np.inf, G), axis=1)
+            v = (w1[:, :, None] * (Rc * np.sin(tt / Rc) + uc * Rc * Rc * (np.cos(tt) - np.cos(tt / Rc)))).sum(1)
+            return v / np.sin(t)
+
+    for nt in np.unique(sizes):
+        rows_all = np.nonzero(sizes == nt)[0]
+        tau = np.linspace(0.0, np.pi, nt)[1:-1]
         dt = tau[1] - tau[0]
-        lo = np.maximum(tau[k] - dt, 1e-9)
-        hi = np.minimum(tau[k] + dt, np.pi - 1e-9)
-        Rr, ur = R[sl], u[sl]
-
-        def fun(t):
-            t = t[:, None]
-            with np.errstate(invalid="ignore", over="ignore"):
-                v = (wts.reshape(1, -1) * (Rr * np.sin(t / Rr) + ur * Rr * Rr * (np.cos(t) - np.cos(t / Rr)))).sum(1)
-            return v / np.sin(t[:, 0])
-
-        _, best = _golden_max(fun, lo, hi, iters=45)
-        best = np.maximum(best, G[np.arange(G.shape[0]), k])
-        out[sl] = np.maximum(best, lim0)
-        bad = ~np.isfinite(u[sl]).all(1)
-        out[sl][bad] = np.inf
+        for s0 in range(0, rows_all.size, chunk):
+            rows = rows_all[s0:s0 + chunk]
+            Rr, ur = R[rows], u[rows]
+            G = gsum(np.broadcast_to(tau, (rows.size, tau.size)), Rr, ur)
+            cand = _top_candidates(G)
+            tc = tau[cand]
+            gbest = np.nanmax(np.where(np.isnan(G), -np.inf, G), axis=1)
+            lo = np.maximum(tc - dt, 1e-9)
+            hi = np.minimum(tc + dt, np.pi - 1e-9)
+            _, ref = _golden_max(lambda t: gsum(t, Rr, ur), lo, hi, iters=45)
+            ref = np.where(np.isnan(ref), -np.inf, ref).max(axis=1)
+            out[rows] = np.maximum(np.maximum(ref, gbest), lim0)
+    out[~np.isfinite(u).all(1)] = np.inf
     return out
 
 
@@ -355,10 +382,11 @@ def steady_state(model: ChainModel, contact, load: int = 0, r1=1.0, beta=0.0, mu
     s_method : {'exact', 'paper', 'unit'}
         How ``S_c`` of the boundary is computed (see module docstring).
     amplitude : {'exact', 'monoharmonic'}
-        Amplitudes of the masses: exact max of the time response (grid of ``ntau`` points on
-        [0, pi] refined by golden section) or Eqs. 52-53 / 91 / 114.
+        Amplitudes of the masses: exact max of the time response (adaptive grid on [0, pi],
+        the two largest local maxima refined by Newton steps) or Eqs. 52-53 / 91 / 114.
     ntau : int
-        Grid points on [0, pi] for the sup of ``S`` and the exact maxima.
+        Most grid points on [0, pi] for the sup of ``S`` and the exact maxima (the grid has at
+        least 48 points per period of the fastest mode and 97 points in all).
     """
     mu = check_mu(mu)
     if amplitude not in ("exact", "monoharmonic"):
@@ -413,55 +441,85 @@ def _h_modes(tau, R, u):
         return 1.0 - np.cos(tau / R) - u * R * np.sin(tau / R)
 
 
-def _exact_amplitudes(ms, beta, phi_c, ntau):
-    """X_k = max over [0, pi] of |x_k(tau)| and its phase (Eq. 50), all (nb, nr, N)."""
+def _exact_amplitudes(ms, beta, phi_c, ntau, chunk=256):
+    """X_k = max over [0, pi] of |x_k(tau)| and its phase (Eq. 50), all (nb, nr, N).
+
+    ``x_k = a cos(tau) + b sin(tau) + beta H_k(tau)`` with ``a = V_k cos(phi_c)``,
+    ``b = -V_k sin(phi_c)`` and the beta-independent ``H_k = sum_i coef_ki h_i``. Adaptive grid
+    (>= 48 points per period of the fastest mode, at most ``ntau``), then the two largest
+    local maxima of ``|x_k|`` are refined by Newton steps on ``x_k' = 0`` (analytic
+    derivatives), kept inside their grid cells.
+    """
     V, R, u, coef = ms["V"], ms["R"], ms["u"], ms["coef"]
     nb, nr, n = beta.size, R.shape[0], coef.shape[0]
-    tau = np.linspace(0.0, np.pi, ntau)
-    # H[r, k, t] = sum_i coef[k, i] h_i(t; R[r, i]) (beta-independent)
-    H = np.empty((nr, n, ntau))
-    for s0 in range(0, nr, 256):
-        sl = slice(s0, min(nr, s0 + 256))
-        h = _h_modes(tau[None, None, :], R[sl][:, :, None], u[sl][:, :, None])  # (c, N, t)
-        H[sl] = np.einsum("ki,cit->ckt", coef, h)
-    # x = a cos(tau) + b sin(tau) + beta H, a = V cos(phi_c), b = -V sin(phi_c)
-    a = V[None] * np.cos(phi_c)[..., None]
-    bs = -V[None] * np.sin(phi_c)[..., None]
-    a2 = np.ascontiguousarray(a.reshape(nb, nr * n))
-    b2 = np.ascontiguousarray(bs.reshape(nb, nr * n))
-    H2 = np.ascontiguousarray(H.reshape(nr * n, ntau))
-    bad_H = ~np.isfinite(H2).all(1)
-    H2[bad_H] = 0.0
-    val = np.empty((nb, nr * n))
-    idx = np.zeros((nb, nr * n), dtype=np.int64)
-    kernels("coulomb").absmax_lincomb(np.cos(tau), np.sin(tau), H2, np.nan_to_num(a2, nan=0.0),
-                                      np.nan_to_num(b2, nan=0.0), np.ascontiguousarray(beta), val, idx)
-    # golden-section refinement around the best grid point
-    dt = tau[1] - tau[0]
-    lo = np.clip(tau[idx] - dt, 0.0, np.pi)
-    hi = np.clip(tau[idx] + dt, 0.0, np.pi)
-    Rr = np.broadcast_to(R[None, :, None, :], (nb, nr, n, n)).reshape(nb, nr * n, n)
-    ur = np.broadcast_to(u[None, :, None, :], (nb, nr, n, n)).reshape(nb, nr * n, n)
-    cf = np.broadcast_to(coef[None, None], (nb, nr, n, n)).reshape(nb, nr * n, n)
-    bb = beta[:, None]
+    X = np.full((nb, nr, n), np.nan)
+    T = np.full((nb, nr, n), np.nan)
+    SG = np.ones((nb, nr, n))
+    with np.errstate(divide="ignore"):
+        fmax = np.maximum(1.0, 1.0 / R.min(axis=1))
+    sizes = _grid_sizes(fmax, ntau)
+    A = V[None] * np.cos(phi_c)[..., None]          # (nb, nr, n)
+    B = -V[None] * np.sin(phi_c)[..., None]
+    bb = beta[:, None, None, None]
+    for nt in np.unique(sizes):
+        rows_all = np.nonzero(sizes == nt)[0]
+        tau = np.linspace(0.0, np.pi, nt)
+        dt = tau[1] - tau[0]
+        for s0 in range(0, rows_all.size, chunk):
+            rows = rows_all[s0:s0 + chunk]
+            Rr, ur = R[rows], u[rows]
+            h = _h_modes(tau[None, None, :], Rr[:, :, None], ur[:, :, None])       # (c, N, t)
+            H = np.einsum("ki,cit->ckt", coef, h)                                   # (c, n, t)
+            Ar, Br = A[:, rows, :, None], B[:, rows, :, None]
+            with np.errstate(invalid="ignore"):
+                xg = Ar * np.cos(tau) + Br * np.sin(tau) + np.where(bb == 0, 0.0, bb * H[None])
+            c = rows.size
+            F = np.abs(xg).reshape(nb * c * n, nt)
+            cand = _top_candidates(F, 2)                                            # (m, 2)
+            tc = tau[cand]
+            # per-candidate data for evaluation at arbitrary tau
+            ib, ir, ik = np.unravel_index(np.arange(nb * c * n), (nb, c, n))
+            Rm = Rr[ir][:, None, :]
+            um = ur[ir][:, None, :]
+            cm = coef[ik][:, None, :]
+            am = Ar[..., 0].reshape(-1)[:, None]
+            bm = Br[..., 0].reshape(-1)[:, None]
+            betm = beta[ib][:, None]
 
-    def xval(t):
-        hh = (cf * _h_modes(t[..., None], Rr, ur)).sum(-1)
-        with np.errstate(invalid="ignore"):
-            return a2 * np.cos(t) + b2 * np.sin(t) + np.where(bb == 0, 0.0, bb * hh)
+            def xval(t, deriv=False):
+                ph = t[..., None] / Rm
+                sn, cs = np.sin(ph), np.cos(ph)
+                with np.errstate(invalid="ignore"):
+                    hh = (cm * (1.0 - cs - um * Rm * sn)).sum(-1)
+                    x = am * np.cos(t) + bm * np.sin(t) + np.where(betm == 0, 0.0, betm * hh)
+                    if not deriv:
+                        return x
+                    h1 = (cm * (sn / Rm - um * cs)).sum(-1)
+                    h2 = (cm * (cs / Rm ** 2 + um * sn / Rm)).sum(-1)
+                    x1 = -am * np.sin(t) + bm * np.cos(t) + np.where(betm == 0, 0.0, betm * h1)
+                    x2 = -am * np.cos(t) - bm * np.sin(t) + np.where(betm == 0, 0.0, betm * h2)
+                return x, x1, x2
 
-    t_best, _ = _golden_max(lambda t: np.abs(xval(t)), lo, hi, iters=50)
-    x_best = xval(t_best)
-    X = np.abs(x_best)
-    use_grid = ~(X >= val)          # keep the grid value if refinement did not improve it
-    t_best = np.where(use_grid, tau[idx], t_best)
-    x_best = np.where(use_grid, xval(t_best), x_best)
-    X = np.abs(x_best)
-    X = X.reshape(nb, nr, n)
-    tk = t_best.reshape(nb, nr, n)
-    sgn = x_best.reshape(nb, nr, n)
-    phi = _wrap(phi_c[..., None] + tk + np.where(sgn < 0, np.pi, 0.0))     # Eq. 50
-    nan = np.isnan(phi_c)[..., None] | bad_H.reshape(1, nr, n)
+            # Newton on x' = 0 from each candidate, kept inside +-dt (quadratic convergence:
+            # 8 steps take the grid error (dt^2) to rounding)
+            lo = np.clip(tc - dt, 0.0, np.pi)
+            hi = np.clip(tc + dt, 0.0, np.pi)
+            t_ref = tc.copy()
+            for _ in range(8):
+                _, x1, x2 = xval(t_ref, deriv=True)
+                with np.errstate(invalid="ignore", divide="ignore"):
+                    step = np.where(x2 != 0, -x1 / x2, 0.0)
+                t_ref = np.clip(t_ref + np.nan_to_num(step), lo, hi)
+            t_all = np.concatenate([t_ref, tc], axis=1)
+            x_all = xval(t_all)
+            a_all = np.where(np.isnan(x_all), -np.inf, np.abs(x_all))
+            j = np.argmax(a_all, axis=1)
+            sel = np.arange(j.size)
+            X[:, rows, :] = np.abs(x_all[sel, j]).reshape(nb, c, n)
+            T[:, rows, :] = t_all[sel, j].reshape(nb, c, n)
+            SG[:, rows, :] = x_all[sel, j].reshape(nb, c, n)
+    phi = _wrap(phi_c[..., None] + T + np.where(SG < 0, np.pi, 0.0))            # Eq. 50
+    nan = np.isnan(phi_c)[..., None] | ~np.isfinite(X)
     return np.where(nan, np.nan, X), np.where(nan, np.nan, phi)
 
 

@@ -504,8 +504,8 @@ def regime_map_point(chain_params: dict, r1: float, beta: float) -> dict:
     -------
     dict
         ``regime`` (name), ``regime_code`` (0 continuous, 1 stick-slip, 2 stuck), ``converged``,
-        ``periods``, ``stops_per_period``, ``Z``, ``X`` (lists; NaN if not converged or not
-        asked for), and the
+        ``periods``, ``stops_per_period``, ``Z`` and ``X`` (None if not converged or not asked
+        for), and the
         closed-form prediction ``analytic_regime``/``analytic_regime_code``.
     """
     from .analytic import steady_state
@@ -519,8 +519,9 @@ def regime_map_point(chain_params: dict, r1: float, beta: float) -> dict:
         "r1": float(r1), "beta": float(beta), "mu": float(mu),
         "regime": REGIME_NAMES[res.regime], "regime_code": int(res.regime),
         "converged": bool(res.converged), "periods": int(res.periods),
-        "stops_per_period": int(res.stops_per_period), "Z": float(res.Z),
-        "X": [float(v) for v in res.X],
+        "stops_per_period": int(res.stops_per_period),
+        "Z": float(res.Z) if np.isfinite(res.Z) else None,
+        "X": [float(v) for v in res.X] if np.isfinite(res.X).all() else None,
         "analytic_regime": REGIME_NAMES[code], "analytic_regime_code": code,
     }
 
@@ -570,7 +571,7 @@ def numeric_regime_map(chain_params: dict, r1, beta, progress: bool = True) -> N
                 out.regime[ib, ir] = d["regime_code"]
                 out.converged[ib, ir] = d["converged"]
                 out.stops[ib, ir] = d["stops_per_period"]
-                out.Z[ib, ir] = d["Z"]
+                out.Z[ib, ir] = np.nan if d["Z"] is None else d["Z"]
                 bar.update()
     except KeyboardInterrupt:
         pass
