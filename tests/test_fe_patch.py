@@ -215,3 +215,25 @@ def test_frame_mass_per_direction(lumped, backend):
                                   + np.linalg.norm(P[b] - P[a]) * np.sum((0.5 * (P[a] + P[b])) ** 2))
                 for a, b in mesh.elements())
         np.testing.assert_allclose(R @ (M @ R), J, rtol=1e-12)
+
+
+def test_static_solve_bad_input():
+    from fesub.errors import MeshError, ModelError
+    from fesub.fe import elements
+
+    mesh = rectangle(1.0, 1.0, 2, 2)
+    K, M, dm = mesh_matrices(mesh, MAT)
+    with pytest.raises(ModelError, match="load vector f must have 18"):
+        solve_static(K, np.zeros(5))
+    with pytest.raises(ModelError, match="prescribed DOFs must lie in 0..17"):
+        solve_static(K, np.zeros(dm.n_dofs), {99: 0.0})
+    # no supports at all: a mechanism, not a NaN field
+    with pytest.raises(ModelError, match="mechanism"):
+        solve_static(K, np.ones(dm.n_dofs))
+    # one support only (rotation about it still free): also a mechanism
+    with pytest.raises(ModelError, match="mechanism"):
+        solve_static(K, np.ones(dm.n_dofs), {0: 0.0, 1: 0.0})
+    # re-entrant quadrilateral (positive signed area, but corner 2 points inwards)
+    xy = np.array([[[0.0, 0.0], [2.0, 0.0], [0.6, 0.6], [0.0, 2.0]]])
+    with pytest.raises(MeshError, match="Q4 element 0 is not convex"):
+        elements.q4_matrices(xy, MAT)

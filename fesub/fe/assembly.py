@@ -209,16 +209,40 @@ def free_dofs(n_dofs: int, fixed) -> np.ndarray:
 
 
 def solve_static(K, f, prescribed: dict | None = None) -> np.ndarray:
-    """Solve K u = f with prescribed DOF values {dof: value (m or rad)}; returns full u."""
+    """Solve K u = f with prescribed DOF values {dof: value (m or rad)}; returns full u.
+
+    Raises :class:`ModelError` for a load vector of the wrong length, prescribed DOFs outside
+    the model, or a stiffness that is singular on the free DOFs (a mechanism: missing supports).
+    """
     n = K.shape[0]
+    f = np.asarray(f, dtype=float).ravel()
+    if f.shape != (n,):
+        raise ModelError(f"load vector f must have {n} entries (one per DOF), got {f.size}")
     u = np.zeros(n)
     pres = prescribed or {}
     pd = np.fromiter(pres.keys(), dtype=np.int64, count=len(pres))
+    if pd.size and (pd.min() < 0 or pd.max() >= n):
+        raise ModelError(f"prescribed DOFs must lie in 0..{n - 1}")
     u[pd] = np.fromiter(pres.values(), dtype=float, count=len(pres))
+    if not np.all(np.isfinite(u[pd])) or not np.all(np.isfinite(f)):
+        raise ModelError("prescribed values and loads must be finite")
     fr = free_dofs(n, pd)
     K = sp.csr_matrix(K)
-    rhs = np.asarray(f, float)[fr] - K[fr][:, pd] @ u[pd]
-    u[fr] = spla.spsolve(sp.csc_matrix(K[fr][:, fr]), rhs)
+    rhs = f[fr] - K[fr][:, pd] @ u[pd]
+    try:
+        lu = spla.splu(sp.csc_matrix(K[fr][:, fr]))
+    except RuntimeError as exc:  # exactly singular factor
+        raise ModelError(f"stiffness is singular on the free DOFs ({exc}): the model is a mechanism; "
+                         "prescribe more DOFs") from None
+    piv = np.abs(lu.U.diagonal())
+    # a mechanism leaves a round-off pivot (~1e-16 of the largest); supported models, even very
+    # slender ones, stay above ~1e-8, so 1e-13 separates the two
+    if piv.size and piv.min() <= 1e-13 * piv.max():
+        raise ModelError("stiffness is singular on the free DOFs (pivot ratio "
+                         f"{piv.min() / piv.max():.1e}): the model is a mechanism; prescribe more DOFs")
+    u[fr] = lu.solve(rhs)
+    if not np.all(np.isfinite(u)):
+        raise ModelError("stiffness is singular on the free DOFs: the model is a mechanism; prescribe more DOFs")
     return u
 
 

@@ -51,6 +51,15 @@ def q4_matrices(xy, material, *, incompatible: bool = True, lumped: bool = False
     """
     xy = _xy(xy, 4)
     _check_area(xy, "Q4")
+    # the bilinear map is one-to-one (det J > 0 everywhere) only on strictly convex quads: a
+    # re-entrant corner gives a negative Jacobian at some Gauss point and a meaningless matrix
+    d_next = np.roll(xy, -1, axis=1) - xy
+    d_prev = xy - np.roll(xy, 1, axis=1)
+    corner = d_prev[:, :, 0] * d_next[:, :, 1] - d_prev[:, :, 1] * d_next[:, :, 0]
+    if np.any(corner <= 0):
+        i = int(np.argmin(corner.min(axis=1)))
+        raise MeshError(f"Q4 element {i} is not convex (corner {int(np.argmin(corner[i]))} is re-entrant "
+                        "or degenerate); split it into triangles or remesh")
     ne = xy.shape[0]
     Ke, Me = np.empty((ne, 8, 8)), np.empty((ne, 8, 8))
     kernels("fe").q4_matrices(xy, np.ascontiguousarray(material.D), float(material.thickness),
