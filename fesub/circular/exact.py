@@ -38,7 +38,7 @@ def _uniform_lo(e):
     m = e * e
     K = ellipk(m)
     E = ellipe(m)
-    with np.errstate(divide="ignore", invalid="ignore"):
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         emK = np.where(m < 1.0, (m - 1.0) * K, 0.0)   # (eps^2-1) K -> 0 at the kink eps = 1
         Q = (4.0 / 3.0) * ((m + 1.0) * E + emK) / (e * math.pi)
     T = (2.0 / 3.0) * ((4.0 - 2.0 * m) * E + emK) / math.pi
@@ -57,7 +57,7 @@ def _uniform_hi(x):
     m = x * x
     K = ellipk(m)
     E = ellipe(m)
-    with np.errstate(divide="ignore", invalid="ignore"):
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         omK = np.where(m < 1.0, (1.0 - m) * K, 0.0)
         Q = (4.0 / 3.0) * ((1.0 + m) * E - omK) / (m * math.pi)
         T = (2.0 / 3.0) * ((4.0 * m - 2.0) * E + omK * (2.0 - 3.0 * m)) / (m * x * math.pi)
@@ -85,7 +85,7 @@ def _hertz_hi(x):
     x2 = x * x
     asn = np.arcsin(x)
     sq = np.sqrt(np.maximum(1.0 - x2, 0.0))
-    with np.errstate(divide="ignore", invalid="ignore"):
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         Q = (3.0 / 16.0) * ((4.0 * x2 - 1.0) * asn / (x2 * x) + (1.0 + 2.0 * x2) * sq / x2)
         T = ((3.0 - 8.0 * x2 + 8.0 * x2 * x2) * asn / (x2 * x2)
              + (6.0 * x2 - 3.0) * sq / (x2 * x)) / (4.0 * math.pi)
