@@ -2,6 +2,7 @@
 
 Kernels of the Coulomb-chain study; they know no physics:
 
+* :func:`absmax_modal` -- exact maxima over [0, pi] of sums of sinusoids (closed-form amplitudes);
 * :func:`run_periods` -- event-driven propagation of a piecewise-linear oscillator whose
   segments are sums of sinusoids (exact modal solution), with stick/slip switching.
 """
@@ -9,6 +10,106 @@ Kernels of the Coulomb-chain study; they know no physics:
 from __future__ import annotations
 
 import numpy as np
+
+
+def _top2(F):
+    """Indices (rows, 2) of the two largest local maxima (ends included) of each row of F."""
+    G = F.copy()
+    m = np.ones(G.shape, bool)
+    m[:, 1:] &= G[:, 1:] >= G[:, :-1]
+    m[:, :-1] &= G[:, :-1] >= G[:, 1:]
+    G = np.where(m, G, -np.inf)
+    k = min(2, G.shape[1])
+    idx = np.argsort(-G, axis=1, kind="stable")[:, :k]
+    valid = np.take_along_axis(G, idx, axis=1) > -np.inf
+    return idx, valid
+
+
+def absmax_modal(sizes, R, u, coef, A, B, beta, X, T, SG, work):
+    """Exact maxima of ``x(t) = a cos t + b sin t + beta sum_i coef[k, i] h_i(t)`` on [0, pi].
+
+    ``h_i(t) = 1 - cos(t/R[r, i]) - u[r, i] R[r, i] sin(t/R[r, i])``. For every row ``r`` (grid of
+    ``sizes[r]`` points on [0, pi]), coefficient set ``p`` and output ``k``, with
+    ``a = A[p, r*n + k]``, ``b = B[p, r*n + k]``: grid scan for the two largest local maxima of
+    ``|x|``, 8 Newton steps on ``x' = 0`` from each (kept inside its grid cell), best kept.
+    Outputs ``X`` (max |x|), ``T`` (its t) and ``SG`` (signed x there), all (nb, nr*n); NaN
+    for rows with a non-finite ``u`` or NaN coefficients. ``work`` is scratch for the compiled
+    kernel (at least ``(nm + n + 2) * max(sizes)`` doubles).
+    """
+    sizes = np.asarray(sizes)
+    R = np.asarray(R)
+    u = np.asarray(u)
+    coef = np.asarray(coef)
+    A = np.asarray(A)
+    B = np.asarray(B)
+    beta = np.asarray(beta)
+    nr, nm = R.shape
+    n = coef.shape[0]
+    nb = A.shape[0]
+    A3 = A.reshape(nb, nr, n)
+    B3 = B.reshape(nb, nr, n)
+    X3 = np.full((nb, nr, n), np.nan)
+    T3 = np.full((nb, nr, n), np.nan)
+    S3 = np.full((nb, nr, n), np.nan)
+    bb = beta[:, None, None, None]
+    for nt in np.unique(sizes):
+        rows_all = np.nonzero(sizes == nt)[0]
+        tau = np.linspace(0.0, np.pi, nt)
+        dt = np.pi / (nt - 1)
+        for s0 in range(0, rows_all.size, 256):
+            rows = rows_all[s0:s0 + 256]
+            fin = np.isfinite(u[rows]).all(1)
+            rows = rows[fin]
+            if rows.size == 0:
+                continue
+            Rr, ur = R[rows], u[rows]
+            h = 1.0 - np.cos(tau / Rr[:, :, None]) - ur[:, :, None] * Rr[:, :, None] * np.sin(tau / Rr[:, :, None])
+            H = np.einsum("ki,cit->ckt", coef, h)
+            Ar, Br = A3[:, rows, :, None], B3[:, rows, :, None]
+            xg = Ar * np.cos(tau) + Br * np.sin(tau) + np.where(bb == 0, 0.0, bb * H[None])
+            c = rows.size
+            F = np.abs(xg).reshape(nb * c * n, nt)
+            cand, valid = _top2(np.where(np.isnan(F), -np.inf, F))
+            ib, ir, ik = np.unravel_index(np.arange(nb * c * n), (nb, c, n))
+            Rm, um, cm = Rr[ir][:, None, :], ur[ir][:, None, :], coef[ik][:, None, :]
+            am = Ar[..., 0].reshape(-1)[:, None]
+            bm = Br[..., 0].reshape(-1)[:, None]
+            betm = beta[ib][:, None]
+
+            def xval(t, deriv=False):
+                ph = t[..., None] / Rm
+                sn, cs = np.sin(ph), np.cos(ph)
+                hh = (cm * (1.0 - cs - um * Rm * sn)).sum(-1)
+                x = am * np.cos(t) + bm * np.sin(t) + np.where(betm == 0, 0.0, betm * hh)
+                if not deriv:
+                    return x
+                h1 = (cm * (sn / Rm - um * cs)).sum(-1)
+                h2 = (cm * (cs / Rm ** 2 + um * sn / Rm)).sum(-1)
+                x1 = -am * np.sin(t) + bm * np.cos(t) + np.where(betm == 0, 0.0, betm * h1)
+                x2 = -am * np.cos(t) - bm * np.sin(t) + np.where(betm == 0, 0.0, betm * h2)
+                return x, x1, x2
+
+            tc = cand * dt
+            lo = np.maximum(tc - dt, 0.0)
+            hi = np.minimum(tc + dt, np.pi)
+            t_ref = tc.copy()
+            with np.errstate(invalid="ignore", divide="ignore"):
+                for _ in range(8):
+                    _, x1, x2 = xval(t_ref, deriv=True)
+                    step = np.where(x2 != 0, -x1 / x2, 0.0)
+                    t_ref = np.clip(t_ref + np.nan_to_num(step), lo, hi)
+                t_all = np.concatenate([tc, t_ref], axis=1)
+                x_all = xval(t_all)
+            ok = np.concatenate([valid, valid], axis=1) & ~np.isnan(x_all)
+            a_all = np.where(ok, np.abs(x_all), -np.inf)
+            j = np.argmax(a_all, axis=1)
+            sel = np.arange(j.size)
+            X3[:, rows, :] = np.abs(x_all[sel, j]).reshape(nb, c, n)
+            T3[:, rows, :] = t_all[sel, j].reshape(nb, c, n)
+            S3[:, rows, :] = x_all[sel, j].reshape(nb, c, n)
+    X[...] = X3.reshape(nb, nr * n)
+    T[...] = T3.reshape(nb, nr * n)
+    SG[...] = S3.reshape(nb, nr * n)
 
 
 # --- event-driven piecewise-sinusoidal propagator ---------------------------------------------

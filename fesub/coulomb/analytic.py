@@ -40,6 +40,8 @@ from dataclasses import dataclass, field, asdict
 import numpy as np
 from scipy.optimize import brentq
 
+from .._backend import kernels
+
 from ..errors import ParameterError
 from .model import ChainModel, Contact, as_beta, as_r1, check_index, check_mu
 
@@ -441,83 +443,33 @@ def _h_modes(tau, R, u):
         return 1.0 - np.cos(tau / R) - u * R * np.sin(tau / R)
 
 
-def _exact_amplitudes(ms, beta, phi_c, ntau, chunk=256):
+def _exact_amplitudes(ms, beta, phi_c, ntau):
     """X_k = max over [0, pi] of |x_k(tau)| and its phase (Eq. 50), all (nb, nr, N).
 
-    ``x_k = a cos(tau) + b sin(tau) + beta H_k(tau)`` with ``a = V_k cos(phi_c)``,
-    ``b = -V_k sin(phi_c)`` and the beta-independent ``H_k = sum_i coef_ki h_i``. Adaptive grid
-    (>= 48 points per period of the fastest mode, at most ``ntau``), then the two largest
-    local maxima of ``|x_k|`` are refined by Newton steps on ``x_k' = 0`` (analytic
-    derivatives), kept inside their grid cells.
+    ``x_k = a cos(tau) + b sin(tau) + beta sum_i coef_ki h_i(tau)`` with ``a = V_k cos(phi_c)``,
+    ``b = -V_k sin(phi_c)``. Adaptive grid (>= 48 points per period of the fastest mode, at most
+    ``ntau``); the two largest local maxima of ``|x_k|`` are refined by Newton steps on
+    ``x_k' = 0`` with analytic derivatives, kept inside their grid cells (compiled kernel
+    ``coulomb.absmax_modal`` or its NumPy twin).
     """
     V, R, u, coef = ms["V"], ms["R"], ms["u"], ms["coef"]
     nb, nr, n = beta.size, R.shape[0], coef.shape[0]
-    X = np.full((nb, nr, n), np.nan)
-    T = np.full((nb, nr, n), np.nan)
-    SG = np.ones((nb, nr, n))
     with np.errstate(divide="ignore"):
         fmax = np.maximum(1.0, 1.0 / R.min(axis=1))
-    sizes = _grid_sizes(fmax, ntau)
-    A = V[None] * np.cos(phi_c)[..., None]          # (nb, nr, n)
-    B = -V[None] * np.sin(phi_c)[..., None]
-    bb = beta[:, None, None, None]
-    for nt in np.unique(sizes):
-        rows_all = np.nonzero(sizes == nt)[0]
-        tau = np.linspace(0.0, np.pi, nt)
-        dt = tau[1] - tau[0]
-        for s0 in range(0, rows_all.size, chunk):
-            rows = rows_all[s0:s0 + chunk]
-            Rr, ur = R[rows], u[rows]
-            h = _h_modes(tau[None, None, :], Rr[:, :, None], ur[:, :, None])       # (c, N, t)
-            H = np.einsum("ki,cit->ckt", coef, h)                                   # (c, n, t)
-            Ar, Br = A[:, rows, :, None], B[:, rows, :, None]
-            with np.errstate(invalid="ignore"):
-                xg = Ar * np.cos(tau) + Br * np.sin(tau) + np.where(bb == 0, 0.0, bb * H[None])
-            c = rows.size
-            F = np.abs(xg).reshape(nb * c * n, nt)
-            cand = _top_candidates(F, 2)                                            # (m, 2)
-            tc = tau[cand]
-            # per-candidate data for evaluation at arbitrary tau
-            ib, ir, ik = np.unravel_index(np.arange(nb * c * n), (nb, c, n))
-            Rm = Rr[ir][:, None, :]
-            um = ur[ir][:, None, :]
-            cm = coef[ik][:, None, :]
-            am = Ar[..., 0].reshape(-1)[:, None]
-            bm = Br[..., 0].reshape(-1)[:, None]
-            betm = beta[ib][:, None]
-
-            def xval(t, deriv=False):
-                ph = t[..., None] / Rm
-                sn, cs = np.sin(ph), np.cos(ph)
-                with np.errstate(invalid="ignore"):
-                    hh = (cm * (1.0 - cs - um * Rm * sn)).sum(-1)
-                    x = am * np.cos(t) + bm * np.sin(t) + np.where(betm == 0, 0.0, betm * hh)
-                    if not deriv:
-                        return x
-                    h1 = (cm * (sn / Rm - um * cs)).sum(-1)
-                    h2 = (cm * (cs / Rm ** 2 + um * sn / Rm)).sum(-1)
-                    x1 = -am * np.sin(t) + bm * np.cos(t) + np.where(betm == 0, 0.0, betm * h1)
-                    x2 = -am * np.cos(t) - bm * np.sin(t) + np.where(betm == 0, 0.0, betm * h2)
-                return x, x1, x2
-
-            # Newton on x' = 0 from each candidate, kept inside +-dt (quadratic convergence:
-            # 8 steps take the grid error (dt^2) to rounding)
-            lo = np.clip(tc - dt, 0.0, np.pi)
-            hi = np.clip(tc + dt, 0.0, np.pi)
-            t_ref = tc.copy()
-            for _ in range(8):
-                _, x1, x2 = xval(t_ref, deriv=True)
-                with np.errstate(invalid="ignore", divide="ignore"):
-                    step = np.where(x2 != 0, -x1 / x2, 0.0)
-                t_ref = np.clip(t_ref + np.nan_to_num(step), lo, hi)
-            t_all = np.concatenate([t_ref, tc], axis=1)
-            x_all = xval(t_all)
-            a_all = np.where(np.isnan(x_all), -np.inf, np.abs(x_all))
-            j = np.argmax(a_all, axis=1)
-            sel = np.arange(j.size)
-            X[:, rows, :] = np.abs(x_all[sel, j]).reshape(nb, c, n)
-            T[:, rows, :] = t_all[sel, j].reshape(nb, c, n)
-            SG[:, rows, :] = x_all[sel, j].reshape(nb, c, n)
+    sizes = np.ascontiguousarray(_grid_sizes(fmax, ntau), dtype=np.int64)
+    with np.errstate(invalid="ignore"):
+        A = np.ascontiguousarray((V[None] * np.cos(phi_c)[..., None]).reshape(nb, nr * n))
+        B = np.ascontiguousarray((-V[None] * np.sin(phi_c)[..., None]).reshape(nb, nr * n))
+    X = np.empty((nb, nr * n))
+    T = np.empty((nb, nr * n))
+    SG = np.empty((nb, nr * n))
+    work = np.empty((R.shape[1] + n + 2) * int(sizes.max()))
+    kernels("coulomb").absmax_modal(sizes, np.ascontiguousarray(R), np.ascontiguousarray(u),
+                                    np.ascontiguousarray(coef), A, B, np.ascontiguousarray(beta),
+                                    X, T, SG, work)
+    X = X.reshape(nb, nr, n)
+    T = T.reshape(nb, nr, n)
+    SG = SG.reshape(nb, nr, n)
     phi = _wrap(phi_c[..., None] + T + np.where(SG < 0, np.pi, 0.0))            # Eq. 50
     nan = np.isnan(phi_c)[..., None] | ~np.isfinite(X)
     return np.where(nan, np.nan, X), np.where(nan, np.nan, phi)
