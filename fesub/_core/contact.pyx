@@ -59,11 +59,17 @@ cdef long _search_pos(const double[:, ::1] pos, const long[:, ::1] segs, double 
                     alpha[0] = a
                     gap[0] = g
                     return k
+                if (a < 0.0 and prev == k - 1) or (a >= 1.0 and prev == k + 1):
+                    # between two segments at their common node (round-off or a kink): the node
+                    visited[0] = steps
+                    alpha[0] = 0.0 if a < 0.0 else 1.0
+                    gap[0] = g
+                    return k
                 break
     for k in range(m):  # fallback: full scan, nearest admissible segment
         a = _alpha(px, py, pos[segs[k, 0], 0], pos[segs[k, 0], 1],
                    pos[segs[k, 1], 0], pos[segs[k, 1], 1], &g)
-        if 0.0 <= a < 1.0 and fabs(g) < bestg:
+        if 0.0 <= a <= 1.0 and fabs(g) < bestg:
             bestg = fabs(g)
             best = k
             alpha[0] = a
@@ -109,10 +115,11 @@ def march(double h, long n_steps, long dec, long i0,
     Substructure 1 (slider, relative to its rigid motion vx t along x) and 2 (target) are advanced
     by central differences; the slave C of 1 is projected on the target segments at the predicted
     positions, the single multiplier lambda_n closes the predicted gap, and the correction acts
-    along M^-1 B_E'. ``state`` = [segment, friction sign, last tangential relative velocity] is
-    read and updated so that the march can continue in chunks. Every ``dec`` steps the signals are
+    along M^-1 B_E'. ``state`` = [segment, friction sign, last tangential relative velocity, stop on
+    stick (1/0), contact geometry of the undeformed configuration (1) or of the predicted
+    deformed one (0)] is read and updated so that the march can continue in chunks. Every ``dec`` steps the signals are
     written: o_sig[j] = (t, lambda, contact x, tangential relative velocity, gap after the step,
-    segment); o_u/v/a = displacement, velocity (central), acceleration of the output rows.
+    segment, force on the slave along x, along y); o_u/v/a = displacement, velocity (central), acceleration of the output rows.
     ``status`` = [steps done, reason (0 done, 1 stick, 2 detachment, 3 off surface), samples].
     """
     cdef Py_ssize_t n1 = eta1.shape[0], n2 = eta2.shape[0]
@@ -120,6 +127,8 @@ def march(double h, long n_steps, long dec, long i0,
     cdef Py_ssize_t n, k, r, j = 0
     cdef long seg = <long>state[0], nseg = segs.shape[0], steps, prevk, j1, j2
     cdef double sgn = state[1], vt_last = state[2]
+    cdef bint check_stick = state[3] != 0.0
+    cdef bint ref_geom = state[4] != 0.0
     cdef double* s1 = &work[0]           # eta1* then eta1_{n+1}
     cdef double* s2 = &work[n1]          # eta2*
     cdef double* a1 = &work[n1 + n2]     # Phi1' bE (slave part)
@@ -157,10 +166,23 @@ def march(double h, long n_steps, long dec, long i0,
                 x2 += phiT[j2, 0, k] * e0
                 y2 += phiT[j2, 1, k] * e0
             al = _alpha(px, py, x1, y1, x2, y2, &g)
-            # --- local walk to a neighbour when the slave left the last segment
             steps = 1
             prevk = -2
-            while not (0.0 <= al < 1.0) and steps <= nseg:
+            if ref_geom:
+                # contact geometry of the undeformed configuration (rigid motion only)
+                seg = _search_pos(XT, segs, xc0 + vx * tn1, yc0, seg, &al, &g, &steps)
+                if seg < 0:
+                    reason = 3
+                    seg = 0
+                    break
+                j1 = segs[seg, 0]
+                j2 = segs[seg, 1]
+                _node_pos(XT, phiT, s2, n2, j1, &x1, &y1)
+                _node_pos(XT, phiT, s2, n2, j2, &x2, &y2)
+                gam = atan2(XT[j2, 1] - XT[j1, 1], XT[j2, 0] - XT[j1, 0])
+                steps = nseg + 1  # skip the walk below
+            # --- local walk to a neighbour when the slave left the last segment
+            while not ref_geom and not (0.0 <= al < 1.0) and steps <= nseg:
                 if al < 0.0 and seg > 0 and segs[seg - 1, 1] == j1 and prevk != seg - 1:
                     prevk = seg
                     seg -= 1
@@ -175,14 +197,17 @@ def march(double h, long n_steps, long dec, long i0,
                 _node_pos(XT, phiT, s2, n2, j2, &x2, &y2)
                 al = _alpha(px, py, x1, y1, x2, y2, &g)
                 steps += 1
-            if not (0.0 <= al < 1.0):
+            if not ref_geom and not (0.0 <= al < 1.0) and ((al < 0.0 and prevk == seg - 1) or (al >= 1.0 and prevk == seg + 1)):
+                # between two segments at their common node (round-off or a kink): the node
+                al = 0.0 if al < 0.0 else 1.0
+            if not ref_geom and not (0.0 <= al <= 1.0):
                 # full scan as a fallback
                 seg = -1
                 for r in range(nseg):
                     _node_pos(XT, phiT, s2, n2, segs[r, 0], &xa, &ya)
                     _node_pos(XT, phiT, s2, n2, segs[r, 1], &xb, &yb)
                     e0 = _alpha(px, py, xa, ya, xb, yb, &e1)
-                    if 0.0 <= e0 < 1.0 and (seg < 0 or fabs(e1) < fabs(g)):
+                    if 0.0 <= e0 <= 1.0 and (seg < 0 or fabs(e1) < fabs(g)):
                         seg = r
                         al = e0
                         g = e1
@@ -193,7 +218,8 @@ def march(double h, long n_steps, long dec, long i0,
                     break
                 j1 = segs[seg, 0]
                 j2 = segs[seg, 1]
-            gam = atan2(y2 - y1, x2 - x1)
+            if not ref_geom:
+                gam = atan2(y2 - y1, x2 - x1)
             sg = sin(gam)
             cg = cos(gam)
             # --- coupling rows (42), (44); DOF order T1x T1y T2x T2y Cx Cy
@@ -250,6 +276,8 @@ def march(double h, long n_steps, long dec, long i0,
                 o_sig[j, 3] = vt
                 o_sig[j, 4] = e2
                 o_sig[j, 5] = seg
+                o_sig[j, 6] = G1 * lam
+                o_sig[j, 7] = G2 * lam
                 for r in range(no1):
                     e0 = 0.0; e1 = 0.0; e2 = 0.0
                     for k in range(n1):
@@ -281,7 +309,7 @@ def march(double h, long n_steps, long dec, long i0,
                 reason = 2
                 n += 1
                 break
-            if vt * sgn <= 0.0:
+            if check_stick and vt * sgn <= 0.0:
                 reason = 1
                 n += 1
                 break

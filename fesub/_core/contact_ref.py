@@ -38,12 +38,15 @@ def _search(node_xy, segs, px, py, start):
             else:
                 if 0.0 <= a < 1.0:
                     return k, a, g, steps
+                if (a < 0.0 and prev == k - 1) or (a >= 1.0 and prev == k + 1):
+                    # between two segments at their common node (round-off or a kink): the node
+                    return k, (0.0 if a < 0.0 else 1.0), g, steps
                 break
     best, ba, bg = -1, 0.0, 0.0
     for r in range(m):
         (x1, y1), (x2, y2) = node_xy(segs[r, 0]), node_xy(segs[r, 1])
         a, g = _alpha(px, py, x1, y1, x2, y2)
-        if 0.0 <= a < 1.0 and (best < 0 or abs(g) < abs(bg)):
+        if 0.0 <= a <= 1.0 and (best < 0 or abs(g) < abs(bg)):
             best, ba, bg = r, a, g
     return best, ba, bg, steps + m
 
@@ -80,7 +83,15 @@ def march(h, n_steps, dec, i0, w2_1, c_1, eta1, eta1_prev, phiC, f1, rough, vx, 
         px, py = np.array([xc0 + vx * tn1, yc0]) + phiC @ s1
         # local walk (same rules as the compiled kernel)
         steps, prevk = 0, -2
-        while True:
+        if state[4] != 0.0:
+            seg, al, g, _ = _search(lambda i: XT[i], segs, xc0 + vx * tn1, yc0, seg)
+            if seg < 0:
+                reason, seg, n_done = 3, 0, n
+                break
+            j1, j2 = segs[seg]
+            (x1, y1), (x2, y2) = node(s2, j1), node(s2, j2)
+            gam = math.atan2(XT[j2, 1] - XT[j1, 1], XT[j2, 0] - XT[j1, 0])
+        while state[4] == 0.0:
             j1, j2 = segs[seg]
             (x1, y1), (x2, y2) = node(s2, j1), node(s2, j2)
             al, g = _alpha(px, py, x1, y1, x2, y2)
@@ -91,7 +102,10 @@ def march(h, n_steps, dec, i0, w2_1, c_1, eta1, eta1_prev, phiC, f1, rough, vx, 
                 prevk, seg = seg, seg + 1
             else:
                 break
-        if not (0.0 <= al < 1.0):
+        if state[4] == 0.0 and not (0.0 <= al < 1.0) and (
+                (al < 0.0 and prevk == seg - 1) or (al >= 1.0 and prevk == seg + 1)):
+            al = 0.0 if al < 0.0 else 1.0  # at the common node of two segments
+        if state[4] == 0.0 and not (0.0 <= al <= 1.0):
             r, a, gg, _ = _search(lambda i: node(s2, i), segs, px, py, -1)
             if r < 0:
                 reason, seg, n_done = 3, 0, n
@@ -99,7 +113,8 @@ def march(h, n_steps, dec, i0, w2_1, c_1, eta1, eta1_prev, phiC, f1, rough, vx, 
             seg, al, g = r, a, gg
             j1, j2 = segs[seg]
             (x1, y1), (x2, y2) = node(s2, j1), node(s2, j2)
-        gam = math.atan2(y2 - y1, x2 - x1)
+        if state[4] == 0.0:
+            gam = math.atan2(y2 - y1, x2 - x1)
         sg, cg = math.sin(gam), math.cos(gam)
         G1 = -sg - sgn * mu * cg
         G2 = cg - sgn * mu * sg
@@ -121,7 +136,7 @@ def march(h, n_steps, dec, i0, w2_1, c_1, eta1, eta1_prev, phiC, f1, rough, vx, 
             (xa, ya), (xb, yb) = node(s2, j1), node(s2, j2)
             xq, yq = np.array([xc0 + vx * tn1, yc0]) + phiC @ s1
             _, e2 = _alpha(xq, yq, xa, ya, xb, yb)
-            o_sig[j] = (t, lam, (1 - al) * x1 + al * x2, vt, e2, seg)
+            o_sig[j] = (t, lam, (1 - al) * x1 + al * x2, vt, e2, seg, G1 * lam, G2 * lam)
             o_u1[j] = out1 @ eta1
             o_v1[j] = out1 @ (s1 - eta1_prev) / (2 * h)
             o_a1[j] = out1 @ (s1 - 2 * eta1 + eta1_prev) / h2
@@ -136,7 +151,7 @@ def march(h, n_steps, dec, i0, w2_1, c_1, eta1, eta1_prev, phiC, f1, rough, vx, 
         if lam < 0.0:
             reason, n_done = 2, n + 1
             break
-        if vt * sgn <= 0.0:
+        if state[3] != 0.0 and vt * sgn <= 0.0:
             reason, n_done = 1, n + 1
             break
         vt_last = vt

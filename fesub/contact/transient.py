@@ -175,9 +175,11 @@ class SlidingContactSystem:
             out[ok, c] = self.Phi2[self.T_rows[ok, c]]
         return out
 
-    def static_state(self, mu: float, vx: float, sign: float = 1.0, *, tol: float = 1e-13, max_iter: int = 50):
+    def static_state(self, mu: float, vx: float, sign: float = 1.0, *, tol: float = 1e-13, max_iter: int = 50,
+                     geometry: str = "deformed"):
         """Static equilibrium at t = 0 under the loads, with the slave sliding (friction sign
-        ``sign``) and the gap closed in the deformed geometry.
+        ``sign``) and the gap closed in the deformed geometry (or the undeformed one, with
+        ``geometry='undeformed'``).
 
         The contact point moves with the deformation, so the linear solve is repeated with the
         contact point found in the deformed configuration until it no longer changes (fixed point).
@@ -189,8 +191,8 @@ class SlidingContactSystem:
         w1, q2 = np.zeros(n1), np.zeros(n2)
         seg, al_prev = 0, np.inf
         for _ in range(max_iter):
-            pos = self.target_positions(q2)
-            P = self.X_C + w1[self.iC]
+            pos = self.target_positions(q2) if geometry == "deformed" else self.XT
+            P = self.X_C + w1[self.iC] if geometry == "deformed" else self.X_C
             seg, al, _, _ = K.find_segment(pos, self.segs, float(P[0]), float(P[1]), int(seg))
             if seg < 0:
                 raise ModelError("the slave node is not above the target surface at t = 0")
@@ -243,7 +245,7 @@ class TransientResult:
 
     ``signals`` holds 't' (s), 'lambda' (N, > 0 in compression), 'x_contact' (m, contact point on
     the target), 'v_t' (m/s, tangential velocity of the slave relative to the target), 'gap' (m,
-    after each step), 'segment', and for every output channel NAME: 'u_NAME' (m), 'v_NAME' (m/s),
+    after each step), 'segment', 'f_x' and 'f_y' (N, contact force on the slave), and for every output channel NAME: 'u_NAME' (m), 'v_NAME' (m/s),
     'a_NAME' (m/s^2). Slider displacements are relative to its rigid motion vx t.
     """
 
@@ -284,8 +286,8 @@ class TransientResult:
         return out
 
     def save(self, path) -> Path:
-        """Write ``path`` (.npz with every signal) and ``path`` with .json (the summary)."""
-        path = Path(path)
+        """Write ``PATH.npz`` (every signal) and ``PATH.json`` (the summary); returns the .npz path."""
+        path = _stem(path)
         np.savez_compressed(path.with_suffix(".npz"), **self.signals)
         meta = {k: getattr(self, k) for k in ("status", "stop_time", "steps", "h", "h_critical", "fs_out",
                                                 "wall_time", "mu", "formulation", "backend", "approximation",
@@ -295,17 +297,27 @@ class TransientResult:
 
     @classmethod
     def load(cls, path) -> "TransientResult":
-        path = Path(path)
+        """Read a result written by :meth:`save` (give PATH, PATH.npz or PATH.json)."""
+        path = _stem(path)
         meta = json.loads(path.with_suffix(".json").read_text())
         with np.load(path.with_suffix(".npz")) as z:
             sig = {k: z[k] for k in z.files}
         return cls(signals=sig, **meta)
 
 
+def _stem(path) -> Path:
+    """PATH without a .npz/.json suffix, keeping dots inside the name (e.g. mu0.3_rough)."""
+    path = Path(path)
+    if path.suffix in (".npz", ".json"):
+        path = path.with_suffix("")
+    return path.with_name(path.name + ".x")
+
+
 def simulate(system: SlidingContactSystem, *, mu: float, duration: float, vx: float,
              h: float | None = None, fs_out: float = 50_000.0, roughness_std: float = 0.0,
              roughness_band=(0.0, 20_000.0), seed=0, formulation: str = "modal",
-             progress: bool = False, chunk: int = 200_000) -> TransientResult:
+             progress: bool = False, chunk: int = 200_000, initial=None, monitor=None,
+             stop_on_stick: bool = True, geometry: str = "deformed") -> TransientResult:
     """Run the sliding-contact transient.
 
     Parameters
@@ -320,6 +332,16 @@ def simulate(system: SlidingContactSystem, *, mu: float, duration: float, vx: fl
         slave; ``roughness_band`` (Hz) and ``seed`` define it.
     formulation : 'modal' (compiled kernel or its NumPy twin) or 'dense' (literal eqs. 26-32).
     progress : show a progress bar.
+    initial : optional (w1, q2) initial displacements at rest (slider relative to its rigid motion,
+        free reduced coordinates); default: the static equilibrium under the loads.
+    geometry : 'deformed' (default, the paper's method: contact point and direction from the
+        predicted deformed positions) or 'undeformed' (from the rigid motion only: a linear,
+        time-varying constraint, as assumed by the eigenvalue and TD-FRF analyses).
+    stop_on_stick : stop when the sliding velocity changes sign (the model is valid only while
+        sliding); False for studies with a fixed contact (vx = 0).
+    monitor : optional callable receiving, after every ``chunk`` steps of the modal march, a dict
+        with the modal state (eta1_prev, eta1, eta2_prev, eta2 = states at steps n and n+1), the
+        modal loads f1, f2, the squared frequencies w2_1, w2_2, h and the steps done.
 
     Returns
     -------
@@ -330,6 +352,8 @@ def simulate(system: SlidingContactSystem, *, mu: float, duration: float, vx: fl
         raise ParameterError(f"friction coefficient mu must be >= 0, got {mu}")
     if not duration > 0:
         raise ParameterError(f"duration must be > 0 s, got {duration}")
+    if geometry not in ("deformed", "undeformed"):
+        raise ParameterError(f"geometry must be 'deformed' or 'undeformed', got {geometry!r}")
     if formulation not in ("modal", "dense"):
         raise ParameterError(f"formulation must be 'modal' or 'dense', got {formulation!r}")
     fs_out = float(fs_out)
@@ -352,13 +376,18 @@ def simulate(system: SlidingContactSystem, *, mu: float, duration: float, vx: fl
 
         rough = band_limited_noise(n_steps, 1.0 / h, roughness_band, roughness_std, seed)
     sign = 1.0 if vx >= 0 else -1.0
-    w1, q2, lam0 = system.static_state(mu, vx, sign)
+    w1, q2, lam0 = system.static_state(mu, vx, sign, geometry=geometry)
+    if initial is not None:
+        w1, q2 = (np.asarray(v, float).copy() for v in initial)
+        if w1.shape != (system.K1.shape[0],) or q2.shape != (system.K2.shape[0],):
+            raise ParameterError(f"initial state must have shapes ({system.K1.shape[0]},), ({system.K2.shape[0]},)")
     t0 = time.perf_counter()
     if formulation == "modal":
         sig, status, n_done, backend = _run_modal(system, h, n_steps, dec, w1, q2, rough, vx, mu, sign,
-                                                  progress, chunk)
+                                                  progress, chunk, monitor, stop_on_stick, geometry)
     else:
-        sig, status, n_done, backend = _run_dense(system, h, n_steps, dec, w1, q2, rough, vx, mu, sign, progress)
+        sig, status, n_done, backend = _run_dense(system, h, n_steps, dec, w1, q2, rough, vx, mu, sign, progress,
+                                                  stop_on_stick, geometry)
     wall = time.perf_counter() - t0
     approx = None
     if system.modal_cutoff_hz is not None:
@@ -372,12 +401,14 @@ def simulate(system: SlidingContactSystem, *, mu: float, duration: float, vx: fl
 
 def _signal_dict(o_sig, outs):
     sig = {"t": o_sig[:, 0].copy(), "lambda": o_sig[:, 1].copy(), "x_contact": o_sig[:, 2].copy(),
-           "v_t": o_sig[:, 3].copy(), "gap": o_sig[:, 4].copy(), "segment": o_sig[:, 5].astype(np.int64)}
+           "v_t": o_sig[:, 3].copy(), "gap": o_sig[:, 4].copy(), "segment": o_sig[:, 5].astype(np.int64),
+           "f_x": o_sig[:, 6].copy(), "f_y": o_sig[:, 7].copy()}
     sig.update(outs)
     return sig
 
 
-def _run_modal(S, h, n_steps, dec, w1, q2, rough, vx, mu, sign, progress, chunk):
+def _run_modal(S, h, n_steps, dec, w1, q2, rough, vx, mu, sign, progress, chunk, monitor=None,
+               stop_on_stick=True, geometry="deformed"):
     from tqdm.auto import tqdm
 
     K = kernels("contact")
@@ -399,12 +430,13 @@ def _run_modal(S, h, n_steps, dec, w1, q2, rough, vx, mu, sign, progress, chunk)
     out1 = np.ascontiguousarray(P1[[S.outputs1[k] for k in names1]].reshape(len(names1), -1))
     out2 = np.ascontiguousarray(P2[[S.outputs2[k] for k in names2]].reshape(len(names2), -1))
     n_out = n_steps // dec + 1
-    o_sig = np.zeros((n_out, 6))
+    o_sig = np.zeros((n_out, 8))
     o = {k: np.zeros((n_out, len(names1))) for k in ("u1", "v1", "a1")}
     o.update({k: np.zeros((n_out, len(names2))) for k in ("u2", "v2", "a2")})
     work = np.zeros(4 * (P1.shape[1] + P2.shape[1]))
     seg0 = K.find_segment(S.XT, S.segs, float(S.X_C[0]), float(S.X_C[1]), 0)[0]
-    state = np.array([float(seg0), sign, sign * abs(vx)])
+    state = np.array([float(seg0), sign, sign * abs(vx), 1.0 if stop_on_stick else 0.0,
+                      0.0 if geometry == "deformed" else 1.0])
     status = np.zeros(3, np.int64)
     done, j, reason = 0, 0, 0
     bar = tqdm(total=n_steps, disable=not progress, unit="step", unit_scale=True, desc=f"mu={mu:g}")
@@ -419,6 +451,9 @@ def _run_modal(S, h, n_steps, dec, w1, q2, rough, vx, mu, sign, progress, chunk)
         j += int(status[2])
         reason = int(status[1])
         bar.update(int(status[0]))
+        if monitor is not None:
+            monitor({"eta1_prev": e1p, "eta1": eta1, "eta2_prev": e2p, "eta2": eta2, "f1": f1, "f2": f2,
+                     "w2_1": S.w2_1, "w2_2": S.w2_2, "h": h, "steps": done})
     bar.close()
     outs = {}
     for i, k in enumerate(names1):
@@ -428,7 +463,8 @@ def _run_modal(S, h, n_steps, dec, w1, q2, rough, vx, mu, sign, progress, chunk)
     return _signal_dict(o_sig[:j], outs), reason, done, backend
 
 
-def _run_dense(S, h, n_steps, dec, w1, q2, rough, vx, mu, sign, progress):
+def _run_dense(S, h, n_steps, dec, w1, q2, rough, vx, mu, sign, progress, stop_on_stick=True,
+               geometry="deformed"):
     """Literal eqs. (26)-(32) in reduced physical coordinates u = [q1_free; q2] (total motion)."""
     from tqdm.auto import tqdm
 
@@ -446,7 +482,7 @@ def _run_dense(S, h, n_steps, dec, w1, q2, rough, vx, mu, sign, progress):
     rows_out = [S.outputs1[k] for k in names1] + [n1 + S.outputs2[k] for k in names2]
     rigid_out = np.r_[[rf[S.outputs1[k]] for k in names1], np.zeros(len(names2))]
     n_out = n_steps // dec + 1
-    o_sig = np.zeros((n_out, 6))
+    o_sig = np.zeros((n_out, 8))
     ou, ov, oa = (np.zeros((n_out, len(rows_out))) for _ in range(3))
     j, reason, n_done = 0, 0, n_steps
     from .._core.contact_ref import _search
@@ -462,11 +498,14 @@ def _run_dense(S, h, n_steps, dec, w1, q2, rough, vx, mu, sign, progress):
         u_star = h * h * Minv @ (f - C @ (u - u_prev) / h - Kmat @ u) + 2 * u - u_prev
         pos = S.target_positions(u_star[n1:])
         P = slave_pos(u_star)
-        seg, al, g, _ = _search(lambda i: pos[i], S.segs, P[0], P[1], seg)
+        if geometry == "deformed":
+            seg, al, g, _ = _search(lambda i: pos[i], S.segs, P[0], P[1], seg)
+        else:  # undeformed configuration: rigid motion of the slave only
+            seg, al, g, _ = _search(lambda i: S.XT[i], S.segs, S.X_C[0] + vx * (t + h), S.X_C[1], seg)
         if seg < 0:
             reason, n_done, seg = 3, n, 0
             break
-        bE, bC, gam = S._rows(seg, al, pos, mu, sign)
+        bE, bC, gam = S._rows(seg, al, pos if geometry == "deformed" else S.XT, mu, sign)
         BE, BC = S._global_rows(seg, bE, bC)
         j1, j2 = S.segs[seg]
         BC_U = bC @ np.r_[pos[j1], pos[j2], P]
@@ -482,7 +521,7 @@ def _run_dense(S, h, n_steps, dec, w1, q2, rough, vx, mu, sign, progress):
             Pn = slave_pos(u_new)
             _, gap = _alpha_gap(Pn, pos_new[j1], pos_new[j2])
             xc = (1 - al) * pos[j1, 0] + al * pos[j2, 0]
-            o_sig[j] = (t, lam, xc, vt, gap, seg)
+            o_sig[j] = (t, lam, xc, vt, gap, seg, -bE[4] * lam, -bE[5] * lam)
             ou[j] = u[rows_out] - rigid_out * vx * t
             ov[j] = (u_new[rows_out] - u_prev[rows_out]) / (2 * h) - rigid_out * vx
             oa[j] = (u_new[rows_out] - 2 * u[rows_out] + u_prev[rows_out]) / h**2
@@ -491,7 +530,7 @@ def _run_dense(S, h, n_steps, dec, w1, q2, rough, vx, mu, sign, progress):
         if lam < 0:
             reason, n_done = 2, n + 1
             break
-        if vt * sign <= 0:
+        if stop_on_stick and vt * sign <= 0:
             reason, n_done = 1, n + 1
             break
     outs = {}
