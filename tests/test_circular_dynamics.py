@@ -25,6 +25,7 @@ def uni():
     for N in range(1, 5):
         d[f"N{N}"] = HarmonicFriction("uniform", N=N)
     d["N2-endpoint"] = HarmonicFriction("uniform", N=2, fit="endpoint")
+    d["N3-slope"] = HarmonicFriction("uniform", N=3, fit="endpoint+slope")
     return d
 
 
@@ -241,7 +242,8 @@ def _predicted_on_circle(s, x0, dirs):
 @pytest.mark.parametrize("name", [
     "exact", "N2", "N2-endpoint",
     pytest.param("linear", marks=pytest.mark.slow), pytest.param("N1", marks=pytest.mark.slow),
-    pytest.param("N3", marks=pytest.mark.slow), pytest.param("N4", marks=pytest.mark.slow)])
+    pytest.param("N3", marks=pytest.mark.slow), pytest.param("N4", marks=pytest.mark.slow),
+    pytest.param("N3-slope", marks=pytest.mark.slow)])
 def test_trajectories_end_in_stable_limit_direction(uni, name):
     base = disc(uni[name])
     off, on = _ic_set()

@@ -196,14 +196,17 @@ def test_dCS_against_finite_differences():
 
 # ------------------------------------------------------------------- endpoint-preserving fit
 @pytest.mark.parametrize("law", ["uniform", "hertz"])
-@pytest.mark.parametrize("N", [1, 2, 3, 4])
-def test_endpoint_fit_constraints_and_optimality(law, N):
+@pytest.mark.parametrize("N,fit", [(1, "endpoint"), (2, "endpoint"), (3, "endpoint"),
+                                   (2, "endpoint+slope"), (3, "endpoint+slope"),
+                                   (4, "endpoint+slope")])
+def test_endpoint_fit_constraints_and_optimality(law, N, fit):
     ex = ExactCircularFriction(law)
-    h = HarmonicFriction(law, N=N, fit="endpoint")
+    h = HarmonicFriction(law, N=N, fit=fit)
     C, S = h.CS(np.array([0.0, 1.0]))
     Ce, Se = ex.CS(np.array([0.0, 1.0]))
     assert C[0] == pytest.approx(1.0, abs=1e-13) and S[1] == pytest.approx(1.0, abs=1e-13)
-    if N >= 2:
+    slope = fit == "endpoint+slope"
+    if slope:
         assert C[1] == pytest.approx(Ce[1], abs=1e-13) and S[0] == pytest.approx(Se[0], abs=1e-13)
     # L2 optimality: the same constrained least-squares problem solved by a generic KKT system on
     # a dense midpoint grid (independent of the projection formula)
@@ -212,11 +215,11 @@ def test_endpoint_fit_constraints_and_optimality(law, N):
     n = 2 * np.arange(1, N + 1) - 1
     for basis, target, A, d, got in (
             (np.cos(np.outer(th, n)), Qe,
-             [np.ones(N)] + ([(-1.0) ** np.arange(N) * n] if N >= 2 else []),
-             [1.0] + ([Ce[1]] if N >= 2 else []), h.c),
+             [np.ones(N)] + ([(-1.0) ** np.arange(N) * n] if slope else []),
+             [1.0] + ([Ce[1]] if slope else []), h.c),
             (np.sin(np.outer(th, n)), Te,
-             [(-1.0) ** np.arange(N)] + ([n.astype(float)] if N >= 2 else []),
-             [1.0] + ([Se[0]] if N >= 2 else []), h.s)):
+             [(-1.0) ** np.arange(N)] + ([n.astype(float)] if slope else []),
+             [1.0] + ([Se[0]] if slope else []), h.s)):
         A = np.array(A)
         G = basis.T @ basis
         K = np.block([[G, A.T], [A, np.zeros((A.shape[0], A.shape[0]))]])
@@ -230,12 +233,23 @@ def test_endpoint_fit_constraints_and_optimality(law, N):
 def test_endpoint_fit_improves_disc_thresholds():
     from fesub.circular.dynamics import ReducedContactSystem, bifurcation_values
 
-    for N in (2, 3, 4):
+    for N in (1, 2, 3, 4):
         s = ReducedContactSystem.disc(HarmonicFriction("uniform", N=N, fit="endpoint"))
+        # C(0) = 1 exactly => F_T = 1 (row 22); the Fourier N=2 model is 4.7 % high
+        assert bifurcation_values(s)["F_T"] == pytest.approx(1.0, abs=1e-12)
+    for N in (2, 3, 4):
+        s = ReducedContactSystem.disc(HarmonicFriction("uniform", N=N, fit="endpoint+slope"))
         bv = bifurcation_values(s)
-        # endpoints exact => F_T = 1 and F_P = 1 - (8/9)(9/16) = 1/2 exactly (cf. row 22)
+        # and S(0) = 9/16 exactly => F_P = 1 - (8/9)(9/16) = 1/2 (row 22)
         assert bv["F_T"] == pytest.approx(1.0, abs=1e-12)
         assert bv["F_P"] == pytest.approx(0.5, abs=1e-12)
+    # the value-constrained fit is the L2-closest: its RMS error is at most that of the
+    # slope-constrained one of the same order
+    ex = ExactCircularFriction("uniform")
+    for N in (2, 3):
+        e1 = max_errors(HarmonicFriction("uniform", N=N, fit="endpoint"), ex)
+        e2 = max_errors(HarmonicFriction("uniform", N=N, fit="endpoint+slope"), ex)
+        assert e1[2] <= e2[2] and e1[3] <= e2[3]
 
 
 # ------------------------------------------------------------------- bad input, set-valued case

@@ -422,22 +422,27 @@ def harmonic_coefficients(source: FrictionModel, N: int, fit: str = "fourier"):
         Model to expand (its ``rho`` is used: the coefficients depend on it).
     N : int
         Number of odd harmonics, >= 1.
-    fit : {'fourier', 'endpoint'}
+    fit : {'fourier', 'endpoint', 'endpoint+slope'}
         ``'fourier'``: the truncated Fourier series of the paper (eq. 83), computed with adaptive
         quadrature and a breakpoint at ``theta_1 = arctan(rho/R)`` (``eps = 1``).
         ``'endpoint'`` (fesub's own, not from the paper): the L2-closest order-``N`` expansion that
-        reproduces the endpoint values of the source exactly: ``C(0) = 1``, ``S(1) = 1`` (pure slip
-        force and pure spin torque) and, for ``N >= 2``, also ``C(1)`` and ``S(0)`` (the slopes that
-        fix the pitchfork value ``F_P``). The harmonics are orthogonal on [0, pi/2] with equal norms,
-        so this is the Euclidean projection of the Fourier coefficients onto the constraints.
+        reproduces the endpoint values of the source exactly, ``C(0) = 1`` and ``S(1) = 1`` (the
+        pure-slip force and the pure-spin torque, hence the stick threshold ``F_T``).
+        ``'endpoint+slope'`` (fesub's own, ``N >= 2``): also ``C(1)`` and ``S(0)`` (the slopes at
+        the ends, which fix the pitchfork value ``F_P``); with ``N = 2`` this leaves no freedom and
+        the fit is the interpolation of the four conditions.
+        The harmonics are orthogonal on [0, pi/2] with equal norms, so both constrained fits are
+        the Euclidean projection of the Fourier coefficients onto the constraints.
     """
     from scipy.integrate import quad_vec
 
     if int(N) != N or N < 1:
         raise ParameterError(f"N (harmonic order) must be an integer >= 1, got {N!r}")
     N = int(N)
-    if fit not in ("fourier", "endpoint"):
-        raise ParameterError(f"fit must be 'fourier' or 'endpoint', got {fit!r}")
+    if fit not in ("fourier", "endpoint", "endpoint+slope"):
+        raise ParameterError(f"fit must be 'fourier', 'endpoint' or 'endpoint+slope', got {fit!r}")
+    if fit == "endpoint+slope" and N < 2:
+        raise ParameterError("fit 'endpoint+slope' needs N >= 2 (four conditions)")
     n = 2 * np.arange(1, N + 1) - 1
 
     def integrand(th):
@@ -452,13 +457,13 @@ def harmonic_coefficients(source: FrictionModel, N: int, fit: str = "fourier"):
         tot += val
     c = 4.0 / math.pi * tot[:N]
     s = 4.0 / math.pi * tot[N:]
-    if fit == "endpoint":
+    if fit.startswith("endpoint"):
         sign = (-1.0) ** np.arange(N)
         Aq = [np.ones(N)]
         dq = [1.0]
         At = [sign]
         dt = [1.0]
-        if N >= 2:
+        if fit == "endpoint+slope":
             Cs1, Ss0 = source.CS(np.array([1.0, 0.0]))
             Aq.append(sign * n)
             dq.append(float(Cs1[0]))
@@ -484,7 +489,7 @@ class HarmonicFriction(FrictionModel):
         As in :class:`FrictionModel`.
     N : int
         Number of odd harmonics (N = 1 is the 'linear model from harmonic expansion').
-    fit : {'fourier', 'endpoint'}
+    fit : {'fourier', 'endpoint', 'endpoint+slope'}
         See :func:`harmonic_coefficients`.
     source : FrictionModel, optional
         Model to expand; default the exact closed forms (uniform/Hertz) or the quadrature model.
