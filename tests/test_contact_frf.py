@@ -117,6 +117,35 @@ def test_single_dof_receptance_closed_form():
     np.testing.assert_allclose(H, 1.0 / (k_ - m_ * w * w + 1j * w * c_), rtol=1e-14)
 
 
+@pytest.mark.parametrize("nr", [0, 1, 2, 3])
+def test_rigid_mode_bordering_equals_eq45_for_nonzero_frequency(nr):
+    # for w > 0 the bordered system (module docstring) must equal eq. (45) with the rigid modes
+    # summed into H: a -> a + sum rho sigma / d, p -> p + sum rho g / d, q -> q + sum o sigma / d,
+    # y0 -> y0 + sum o g / d; random complex data, 40 frequencies (closed form for nr <= 1,
+    # batched solves above)
+    from fesub.contact.frf import _couple
+
+    rng = np.random.default_rng(nr)
+
+    def cplx(*shape):
+        return rng.standard_normal(shape) + 1j * rng.standard_normal(shape)
+
+    nw = 40
+    w = np.linspace(0.5, 50.0, nw)
+    a, P, Q, Y0 = cplx(nw), cplx(nw), cplx(nw), cplx(nw)
+    rho, sig, G, O = rng.standard_normal(nr), rng.standard_normal(nr), rng.standard_normal(nr), rng.standard_normal(nr)
+    c = rng.uniform(0.1, 2.0, nr)
+    dr = -(w * w)[:, None] + 1j * w[:, None] * c[None, :]
+    got = _couple(a, P, Q, Y0, rho, sig, G, O, dr)
+    inv = 1.0 / dr
+    at = a + inv @ (rho * sig)
+    pt = P + inv @ (rho * G)
+    qt = Q + inv @ (O * sig)
+    yt = Y0 + inv @ (O * G)
+    # well-conditioned random data: round-off only
+    np.testing.assert_allclose(got, yt - qt * pt / at, rtol=1e-11, atol=1e-12)
+
+
 # ----------------------------------------------------------------------------- acceptance (a)
 @pytest.mark.parametrize("mu", [0.0, 0.3])
 def test_td_frf_at_frozen_positions_equals_primal(system, mu):

@@ -425,6 +425,11 @@ class TDFRFResult:
     kind: str
     info: dict = field(default_factory=dict)
 
+    @property
+    def freqs(self) -> np.ndarray:
+        """Alias of ``freqs_hz`` (Hz)."""
+        return self.freqs_hz
+
     def magnitude_db(self, ref: float = 1.0) -> np.ndarray:
         """20 log10(|H| / ref) (dB; -inf where H = 0)."""
         with np.errstate(divide="ignore"):
@@ -484,7 +489,7 @@ def _name(ch) -> str:
 
 def time_dependent_frf(system, times, freqs_hz, inp="C_y", out="T_y", mu: float = 0.0,
                        s0: float | None = None, vx: float = 0.030, *, sign: float | None = None,
-                       accelerance: bool = False, progress: bool = True) -> TDFRFResult:
+                       accelerance: bool = False, progress: bool = False) -> TDFRFResult:
     """Time-dependent FRF, eq. (45), at the contact positions ``s(t) = s0 + vx t``.
 
     B_E(t), B_C(t) come a priori from the rigid relative motion in the undeformed geometry (the
@@ -506,7 +511,8 @@ def time_dependent_frf(system, times, freqs_hz, inp="C_y", out="T_y", mu: float 
     vx : sliding velocity of the slave along the target (m/s).
     sign : sign of the sliding velocity used by the friction term (default: sign of vx, + for 0).
     accelerance : return -w^2 H ((m/s^2)/N), the paper's input force -> tip acceleration.
-    progress : show a progress bar over target segments.
+    progress : show a progress bar over target segments (off by default: the paper grid takes
+        about 1.5 s).
 
     Returns
     -------
