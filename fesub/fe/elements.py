@@ -53,8 +53,8 @@ def q4_matrices(xy, material, *, incompatible: bool = True, lumped: bool = False
     _check_area(xy, "Q4")
     # the bilinear map is one-to-one (det J > 0 everywhere) only on strictly convex quads: a
     # re-entrant corner gives a negative Jacobian at some Gauss point and a meaningless matrix
-    d_next = np.roll(xy, -1, axis=1) - xy
-    d_prev = xy - np.roll(xy, 1, axis=1)
+    d_next = xy[:, [1, 2, 3, 0]] - xy  # edge leaving each corner
+    d_prev = d_next[:, [3, 0, 1, 2]]  # edge arriving at each corner
     corner = d_prev[:, :, 0] * d_next[:, :, 1] - d_prev[:, :, 1] * d_next[:, :, 0]
     if np.any(corner <= 0):
         i = int(np.argmin(corner.min(axis=1)))
