@@ -23,7 +23,7 @@ pytestmark = pytest.mark.skipif(not _backend.compiled_available("freeplay"),
 
 N_SIDE = 30  # benchmarked grid side; extrapolated to 200 x 200
 BASIN_KW = dict(x1_range=(-1.5, 1.5), x2_range=(-1.5, 1.5), shape=(N_SIDE, N_SIDE),
-                n_transient=150, n_record=4, steps_per_period=200)
+                n_transient=150, n_record=4, steps_per_period=200, progress=False)
 
 
 @pytest.mark.parametrize("law", ["exact", "smooth"])

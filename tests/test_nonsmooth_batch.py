@@ -95,7 +95,8 @@ def basin_pair():
     kw = dict(x1_range=(-0.5, 0.5), x2_range=(-0.5, 0.5), shape=(20, 20), n_transient=150,
               n_record=4, steps_per_period=200, period_tol=1e-6)
     with _backend.use("compiled"):
-        return basins(P_REF, 1.15, law="exact", **kw), basins(P_REF, 1.15, law="smooth", **kw)
+        return (basins(P_REF, 1.15, law="exact", progress=False, **kw),
+                basins(P_REF, 1.15, law="smooth", progress=False, **kw))
 
 
 def test_basin_fractions_match_reference(basin_pair):
@@ -115,6 +116,7 @@ def test_basin_fractions_match_reference(basin_pair):
     assert abs(ex.agreement(sm) - 0.982) < 0.015
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("cell, name", [((-0.5, -0.5), "a"), ((0.026, -0.342), "B"),
                                         ((-0.132, 0.132), "A"), ((0.5, 0.5), "A")])
 def test_basin_spot_cells_vs_adaptive_event_driven(basin_pair, cell, name):
@@ -132,7 +134,7 @@ def test_basin_spot_cells_vs_adaptive_event_driven(basin_pair, cell, name):
 
 
 def test_basin_executor_independent_and_saveable(tmp_path):
-    kw = dict(shape=(4, 3), n_transient=20, n_record=2, steps_per_period=100)
+    kw = dict(shape=(4, 3), n_transient=20, n_record=2, steps_per_period=100, progress=False)
     s = basins(P_REF, 1.15, executor="serial", **kw)
     with ThreadPoolExecutor(2) as ex:
         t = basins(P_REF, 1.15, executor=ex, **kw)
@@ -145,7 +147,7 @@ def test_basin_executor_independent_and_saveable(tmp_path):
 
 @pytest.mark.slow
 def test_basin_process_pool_matches_serial():
-    kw = dict(shape=(6, 5), n_transient=20, n_record=2, steps_per_period=100)
+    kw = dict(shape=(6, 5), n_transient=20, n_record=2, steps_per_period=100, progress=False)
     s = basins(P_REF, 1.2, executor="serial", **kw)
     p = basins(P_REF, 1.2, executor=None, **kw)  # default local ProcessPoolExecutor
     assert np.array_equal(s.labels, p.labels) and np.array_equal(s.x1_max, p.x1_max)
@@ -153,7 +155,8 @@ def test_basin_process_pool_matches_serial():
 
 # ---- bifurcation sweeps (spec 4.2, 300 transient periods, 400 steps per period) -----------------
 
-SWEEP = dict(n_transient=300, steps_per_period=400, n_points=40, pmax=9)
+SWEEP = dict(n_transient=300, steps_per_period=400, n_points=40, pmax=9, progress=False,
+             executor="serial")
 
 
 def test_sweep_period3_and_period1():
@@ -197,7 +200,7 @@ def test_sweep_points_pure_and_picklable():
 
 def test_follow_mode_runs():
     r = bifurcation_diagram(P_REF, [1.3, 1.35], ics=X0[:2], mode="follow", n_transient=20,
-                            n_points=8)
+                            n_points=8, progress=False)
     assert r.section.shape == (2, 2, 8) and np.all(np.isfinite(r.section))
 
 
@@ -207,7 +210,7 @@ def test_follow_mode_runs():
     (dict(steps_per_period=2), "steps_per_period"), (dict(n_record=0), "n_record")])
 def test_bad_input_basins(kw, match):
     with pytest.raises(ParameterError, match=match):
-        basins(P_REF, 1.15, **kw)
+        basins(P_REF, 1.15, executor="serial", progress=False, **kw)
 
 
 def test_bad_input_batch():
@@ -226,4 +229,4 @@ def test_bad_input_batch():
     with pytest.raises(ParameterError, match="executor"):
         batch_parallel(P_REF, np.zeros((2, 4)), 1.0, executor=42)
     with pytest.raises(ParameterError, match="W_values"):
-        bifurcation_diagram(P_REF, [])
+        bifurcation_diagram(P_REF, [], progress=False)

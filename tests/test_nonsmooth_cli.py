@@ -45,7 +45,8 @@ def test_cli_bad_input(tmp_path, capsys):
 
 
 def test_bifurcation_plot_and_save(tmp_path):
-    r = bifurcation_diagram(P_REF, [1.2, 1.3], n_transient=20, n_points=10)
+    r = bifurcation_diagram(P_REF, [1.2, 1.3], n_transient=20, n_points=10, executor="serial",
+                            progress=False)
     plots.bifurcation(r, path=tmp_path / "b.png")
     assert (tmp_path / "b.png").stat().st_size > 0
     back = type(r).load(r.save(tmp_path / "bif"))

@@ -20,7 +20,8 @@ def fold_ns_branch():
     # asymmetric orbit 'a' at W = 1.15 continued upwards: NS then fold near W = 1.1572
     sys = TwoMassFreePlay(P_REF, "exact")
     o = orbit_from_ic(sys, [0.2, 0, 0.2, 0], 1.15)
-    return continue_orbit(sys, o.z0, 1.15, (1.0, 1.3), ds=0.03, ds_max=0.03, max_steps=9)
+    return continue_orbit(sys, o.z0, 1.15, (1.0, 1.3), ds=0.03, ds_max=0.03, max_steps=9,
+                          progress=False)
 
 
 def test_branch_points_are_periodic_orbits(fold_ns_branch):
@@ -68,6 +69,7 @@ def test_branch_reaches_table_orbit_at_range_end():
     sys = TwoMassFreePlay(P_REF, "exact")
     o = orbit_from_ic(sys, [0, 0, 0, 0], 1.3)
     br, prob = continue_orbit(sys, o.z0, 1.3, (1.0, 1.5), ds=0.08, ds_max=0.08, max_steps=20,
+                              progress=False,
                               detect=())
     assert br.stop_reason == "lam_range" and abs(br.lam[-1] - 1.5) < 1e-12
     end = prob.orbit(br.x[-1], br.lam[-1])
@@ -125,12 +127,14 @@ def test_bad_input_continuation():
         backbone(sys, 3)
 
 
+@pytest.mark.slow
 def test_symmetry_breaking_branch_point():
     # the symmetric orbit (x1_max = -x1_min) loses stability going down in W through a real
     # multiplier +1 without a fold: a symmetry-breaking branch point (BP test det(M - I))
     sys = TwoMassFreePlay(P_REF, "exact")
     o = orbit_from_ic(sys, [0, 0, 0, 0], 1.3)
-    br, prob = continue_orbit(sys, o.z0, 1.3, (1.25, 1.4), direction=-1, ds=0.03, ds_max=0.03)
+    br, prob = continue_orbit(sys, o.z0, 1.3, (1.25, 1.4), direction=-1, ds=0.03, ds_max=0.03,
+                              progress=False)
     bps = [e for e in br.events if e.kind == "BP"]
     assert len(bps) == 1 and not any(e.kind == "fold" for e in br.events)
     lam = event_multipliers(bps[0])

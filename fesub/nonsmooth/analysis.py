@@ -199,7 +199,7 @@ def _grid(rng, n, name):
 
 def basins(params=None, W=1.15, *, law="exact", x1_range=(-0.5, 0.5), x2_range=(-0.5, 0.5),
            shape=(20, 20), n_transient=150, n_record=4, steps_per_period=200, period_tol=1e-6,
-           cluster_tol=1e-3, executor="serial", progress=False) -> BasinResult:
+           cluster_tol=1e-3, executor=None, progress=True) -> BasinResult:
     """Basins of attraction over initial positions (x1(0), x2(0)), zero velocities, t0 = 0.
 
     Parameters
@@ -213,8 +213,9 @@ def basins(params=None, W=1.15, *, law="exact", x1_range=(-0.5, 0.5), x2_range=(
     steps_per_period : RK4 steps per period
     period_tol : stroboscopic recurrence tolerance (max norm)
     cluster_tol : tolerance on max/min x1 when clustering signatures
-    executor : 'serial', None (local process pool with os.cpu_count() workers) or any
-        concurrent.futures executor
+    executor : None (default: local ProcessPoolExecutor with os.cpu_count() workers), 'serial',
+        or any concurrent.futures executor (chunks of cells are submitted to it)
+    progress : tqdm progress bar over the chunks
 
     Returns
     -------
@@ -295,8 +296,8 @@ class BifurcationResult:
 
 def bifurcation_diagram(params=None, W_values=None, ics=None, *, law="exact", n_transient=300,
                         n_points=100, section_dir=0, steps_per_period=200, mode="fresh",
-                        period_tol=1e-6, pmax=12, executor="serial",
-                        progress=False) -> BifurcationResult:
+                        period_tol=1e-6, pmax=12, executor=None,
+                        progress=True) -> BifurcationResult:
     """Poincare section x1' = 0 of the steady state against the forcing frequency.
 
     Parameters
@@ -307,6 +308,8 @@ def bifurcation_diagram(params=None, W_values=None, ics=None, *, law="exact", n_
     section_dir : 0 maxima and minima of x1, -1 maxima only, +1 minima only
     mode : 'fresh' (every W from the ICs) or 'follow' (each IC continues from the previous W)
     pmax : largest period detected from the stroboscopic points
+    executor : None (local process pool, os.cpu_count() workers), 'serial' or any executor
+    progress : tqdm progress bar
     """
     p = get_params(params)
     W_values = np.linspace(0.8, 1.8, 101) if W_values is None else np.asarray(W_values, float)
@@ -412,7 +415,7 @@ def bifurcation_point(params: dict, omega: float) -> dict:
     if unknown:
         raise ParameterError(f"unknown option(s) {sorted(unknown)} for bifurcation_point")
     omega = check_positive("omega (forcing frequency)", omega)
-    r = bifurcation_diagram(p, [omega], **opts, executor="serial")
+    r = bifurcation_diagram(p, [omega], **opts, executor="serial", progress=False)
     sec = [[float(v) for v in row if np.isfinite(v)] for row in r.section[0]]
     return {"W": omega, "law": r.law, "ics": r.ics.tolist(), "section_x1": sec,
             "period": r.period[0].tolist(), "x1_max": r.x1_max[0].tolist(),

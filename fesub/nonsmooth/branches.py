@@ -123,7 +123,7 @@ class ShootingProblem:
 
 def continue_orbit(sys, z0, W0, W_range, *, n_periods=1, ds=0.02, ds_min=1e-6, ds_max=0.05,
                    max_steps=200, direction=+1, detect=("PD", "NS", "BP", "GR+", "GR-"), tol=1e-10,
-                   progress=False, rtol=PO_RTOL, atol=PO_ATOL):
+                   progress=True, rtol=PO_RTOL, atol=PO_ATOL):
     """Continue a periodic orbit in the forcing frequency.
 
     Parameters
