@@ -404,6 +404,10 @@ def test_bad_input(system):
         channel(system, (1, 25))
     with pytest.raises(ParameterError, match="1 or 2"):
         channel(system, (3, 0))
+    with pytest.raises(ParameterError, match="integer index"):
+        channel(system, (1, 2.5))
+    with pytest.raises(ParameterError, match="integer index"):
+        channel(system, 7)
     with pytest.raises(ParameterError, match="omega"):
         lmfbs_frf(system, 0.05, [-1.0], "C_y", "T_y")
     with pytest.raises(ParameterError, match="omega"):

@@ -29,6 +29,10 @@ The primal form (eqs. 8-14) ``u = L_C (L_E' Z L_C)^-1 L_E' f`` with ``Z = K - w^
 Units: forces in N, displacements in m, receptance in m/N, accelerance in (m/s^2)/N, angular
 frequencies ``omega`` in rad/s, ``freqs_hz`` in Hz, positions in m, times in s.
 
+With friction (mu > 0) the coupling is that of steady sliding in one direction: the friction force
+stays mu times the normal force and keeps its sign (B_E carries it, eq. 42), so the FRFs describe
+small vibrations about a sliding state; they are not reciprocal (B_E != B_C).
+
 The time-dependent FRF (:func:`time_dependent_frf`) evaluates eq. (45) at the contact positions of
 the rigid relative motion ``s(t) = s0 + vx t`` in the undeformed geometry (B_E(t), B_C(t) a priori,
 as in the paper's section 2.3). Times on the same target segment share the segment's modal
@@ -204,9 +208,12 @@ def channel(system, ch) -> tuple[int, int]:
         raise ParameterError(f"unknown channel {ch!r}; named channels are {names} or (1|2, index) pairs")
     try:
         sub, idx = ch
+        ok = float(sub) == int(sub) and float(idx) == int(idx)
         sub, idx = int(sub), int(idx)
     except (TypeError, ValueError):
-        raise ParameterError(f"a channel is a name or a (substructure, index) pair, got {ch!r}") from None
+        ok = False
+    if not ok:
+        raise ParameterError(f"a channel is a name or a (substructure, integer index) pair, got {ch!r}")
     if sub not in (1, 2):
         raise ParameterError(f"channel substructure must be 1 or 2, got {sub}")
     n = n1 if sub == 1 else n2
