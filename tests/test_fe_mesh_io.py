@@ -139,6 +139,16 @@ def test_reads_gmsh41_as_gmsh_writes_it(tmp_path):
     np.testing.assert_array_equal(np.sort(m.element_sets["plate"][1]), [0, 1])
 
 
+def test_gmsh41_with_untagged_entities_is_a_clear_error(tmp_path):
+    """meshio cannot align physical tags when only some entities have them: a MeshError with a
+    hint, not misassigned sets."""
+    txt = GMSH41.replace("1 0 0 0 2 1 0 1 1 4 1 2 3 4", "1 0 0 0 2 1 0 0 4 1 2 3 4")
+    p = tmp_path / "partial.msh"
+    p.write_text(txt)
+    with pytest.raises(MeshError, match=r"partial\.msh.*physical group"):
+        read(p)
+
+
 # ---------------------------------------------------------------------------- bad input
 def _valid_file(tmp_path, name="ok.msh"):
     p = tmp_path / name

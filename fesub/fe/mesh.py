@@ -459,7 +459,11 @@ def read(path, *, file_format: str | None = None, check: bool = True) -> Mesh:
         detail = " ".join(console.getvalue().split()) or "unreadable"
         raise MeshError(f"{path}: cannot read mesh ({detail})") from None
     except Exception as exc:  # noqa: BLE001 - meshio raises anything on garbled input
-        raise MeshError(f"{path}: cannot read mesh ({type(exc).__name__}: {exc})") from exc
+        hint = ""
+        if "gmsh:physical" in str(exc):
+            hint = ("; some Gmsh entities carry no physical group: define physical groups for all "
+                    "saved entities (Gmsh: Mesh.SaveAll = 0) or save as format 2.2")
+        raise MeshError(f"{path}: cannot read mesh ({type(exc).__name__}: {exc}){hint}") from exc
     try:
         mesh = _from_meshio(m, path)
     except MeshError:
