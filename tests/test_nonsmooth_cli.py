@@ -18,6 +18,7 @@ def test_cli_radius(tmp_path, capsys):
     assert main(["freeplay", "radius", "--out", str(tmp_path)]) == 0
     info = json.load(open(tmp_path / "radius.json"))
     assert abs(info["R_i"] - 0.0017187) < 5e-8 and (tmp_path / "force_law.png").stat().st_size > 0
+    assert (tmp_path / "vector_field_error.png").exists()
 
 
 def test_cli_basin_both_laws(tmp_path):
@@ -58,3 +59,21 @@ def test_example_runs(tmp_path, monkeypatch):
     monkeypatch.setattr(sys, "argv", [path, str(tmp_path)])
     runpy.run_path(path, run_name="__main__")
     assert (tmp_path / "basin_W1.15.png").exists()
+
+
+def test_floquet_and_branch_plots(tmp_path):
+    from fesub.continuation import Branch  # noqa: F401 - the driver's result type
+
+    from fesub.nonsmooth import TwoMassFreePlay
+    from fesub.nonsmooth.branches import branch_summary, continue_orbit
+    from fesub.nonsmooth.orbits import orbit_from_ic
+
+    sys_ = TwoMassFreePlay(P_REF, "exact")
+    o = orbit_from_ic(sys_, [0, 0, 0, 0], 1.5)
+    br, prob = continue_orbit(sys_, o.z0, 1.5, (1.45, 1.55), ds=0.05, ds_max=0.05, detect=(),
+                              progress=False)
+    s = branch_summary(br, prob)
+    plots.branches([(br, s, "exact")], path=tmp_path / "br.png")
+    lam = np.array([np.linalg.eigvals(prob.monodromy(x, W)) for x, W in zip(br.x, br.lam)])
+    plots.floquet(lam, W=br.lam, path=tmp_path / "fl.png")
+    assert (tmp_path / "br.png").exists() and (tmp_path / "fl.png").exists()

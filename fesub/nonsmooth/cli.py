@@ -85,6 +85,7 @@ def run(args) -> int:
         with open(os.path.join(out, "radius.json"), "w") as f:
             json.dump(info, f, indent=1)
         plots.force_law(law, path=os.path.join(out, "force_law.png"))
+        plots.vector_field_error_map(p, law, path=os.path.join(out, "vector_field_error.png"))
         print(json.dumps(info, indent=1))
         return 0
     if args.task == "basin":
@@ -135,7 +136,7 @@ def run(args) -> int:
         from .branches import branch_summary, continue_orbit
         from .orbits import orbit_from_ic
         from .system import TwoMassFreePlay
-        items = []
+        items, mults, Ws = [], [], []
         for law in laws:
             sys = TwoMassFreePlay(p, law)
             o = orbit_from_ic(sys, args.ic, args.W, args.periods,
@@ -151,9 +152,14 @@ def run(args) -> int:
                                "events": [{"kind": e.kind, "W": e.lam} for e in br.events],
                                **{k: np.asarray(v).tolist() for k, v in s.items()}}, f, indent=1)
                 items.append((br, s, f"{law} {'up' if d > 0 else 'down'}"))
+                mults.append(np.array([np.linalg.eigvals(prob.monodromy(x, W))
+                                       for x, W in zip(br.x, br.lam)]))
+                Ws.append(br.lam)
                 print(f"{tag}: {len(br.lam)} points, stop: {br.stop_reason}, events: "
                       + ", ".join(f"{e.kind}@{e.lam:.5f}" for e in br.events))
         plots.branches(items, projection="peak", path=os.path.join(out, "branches_peak.png"))
+        plots.floquet(np.concatenate(mults), W=np.concatenate(Ws),
+                      path=os.path.join(out, "branches_floquet.png"))
         plots.branches(items, projection="x1_max", path=os.path.join(out, "branches_x1max.png"))
     elif args.task == "backbone":
         from .branches import backbone

@@ -9,7 +9,8 @@ import math
 
 import numpy as np
 
-__all__ = ["force_law", "bifurcation", "branches", "basin", "basin_compare", "phase_portrait"]
+__all__ = ["force_law", "bifurcation", "branches", "basin", "basin_compare", "phase_portrait",
+           "vector_field_error_map", "floquet"]
 
 _IC_COLOURS = ["tab:red", "tab:blue", "tab:green", "tab:orange", "tab:purple", "black"]
 _EVENT_MARKERS = {"fold": ("s", "SN"), "PD": ("D", "PD"), "BP": ("v", "BP"), "NS": ("^", "TR"), "GR+": ("o", "GR"),
@@ -61,12 +62,12 @@ def bifurcation(res, *, path=None, ax=None):
         Ws = np.repeat(res.W, res.section.shape[2])
         ys = res.section[:, j, :].ravel()
         ok = np.isfinite(ys)
-        ax.plot(Ws[ok], ys[ok], ",", color=_IC_COLOURS[j % len(_IC_COLOURS)], ms=1,
+        ax.plot(Ws[ok], ys[ok], ".", color=_IC_COLOURS[j % len(_IC_COLOURS)], ms=2, alpha=0.6,
                 label=str(np.round(res.ics[j], 2).tolist()))
     ax.set_xlabel("W")
     ax.set_ylabel("x1 at x1' = 0")
     ax.set_title(f"bifurcation diagram ({res.law} law)")
-    ax.legend(markerscale=10, fontsize=7, loc="upper right")
+    ax.legend(markerscale=5, fontsize=7, loc="upper right")
     return _finish(fig, path)
 
 
@@ -170,4 +171,50 @@ def phase_portrait(sys, z0, W, *, n_transient=150, n_periods=5, path=None):
     ax2.set_xlabel("t")
     ax2.legend()
     fig.suptitle(f"W = {W:g} ({sys.law_name} law)")
+    return _finish(fig, path)
+
+
+def vector_field_error_map(params, law_s, *, x_span=None, y_span=0.3, n=401, path=None):
+    """Magnitude and direction error (%) of the smoothed vs exact field near the gap (Fig. 4).
+
+    Field of :func:`fesub.nonsmooth.laws.vector_field_error` (undamped, unforced, mass 2 blocked).
+    """
+    from .laws import vector_field_error
+    from .system import get_params
+
+    plt = _plt()
+    p = get_params(params)
+    a = law_s.a
+    x_span = 2 * a if x_span is None else x_span
+    x = np.linspace(-x_span, x_span, n)[:, None]
+    y = np.linspace(-y_span, y_span, n)[None, :]
+    mag, ang = vector_field_error(p.k + p.kd, p.mu + p.mud, law_s, law_s.exact(), x, y, m=p.m)
+    fig, axs = plt.subplots(1, 2, figsize=(11, 4.5))
+    for ax, data, title in ((axs[0], mag, "magnitude error %"), (axs[1], ang, "direction error %")):
+        im = ax.imshow(data.T, origin="lower", aspect="auto", cmap="magma",
+                       extent=[x.min(), x.max(), y.min(), y.max()])
+        fig.colorbar(im, ax=ax)
+        ax.set_title(f"{title} (max {np.nanmax(data):.2g})")
+        ax.set_xlabel("x1")
+        ax.set_ylabel("x1'")
+    return _finish(fig, path)
+
+
+def floquet(multipliers, *, W=None, path=None, ax=None):
+    """Floquet multipliers in the complex plane with the unit circle; coloured by W if given."""
+    plt = _plt()
+    fig = ax.figure if ax is not None else plt.figure(figsize=(5, 5))
+    ax = ax or fig.add_subplot(111)
+    th = np.linspace(0, 2 * np.pi, 400)
+    ax.plot(np.cos(th), np.sin(th), "k-", lw=0.8)
+    lam = np.asarray(multipliers)
+    if lam.ndim == 1:
+        lam = lam[None]
+    c = None if W is None else np.repeat(np.asarray(W, float), lam.shape[1])
+    sc = ax.scatter(lam.real.ravel(), lam.imag.ravel(), c=c, s=8, cmap="viridis")
+    if W is not None:
+        fig.colorbar(sc, ax=ax, label="W")
+    ax.set_aspect("equal")
+    ax.set_xlabel("Re")
+    ax.set_ylabel("Im")
     return _finish(fig, path)
