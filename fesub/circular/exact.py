@@ -33,8 +33,9 @@ EPS_SMALL = 0.03   # uniform: below this the small-eps series is used
 EPS_LARGE = 7.0    # both laws: above this the large-eps series (in x = 1/eps) is used
 
 
-def _uniform_lo(e):
+def _uniform_lo(e, eps_small=None):
     """Uniform law, 0 <= eps <= 1: (Q, T)."""
+    eps_small = EPS_SMALL if eps_small is None else eps_small
     m = e * e
     K = ellipk(m)
     E = ellipe(m)
@@ -42,7 +43,7 @@ def _uniform_lo(e):
         emK = np.where(m < 1.0, (m - 1.0) * K, 0.0)   # (eps^2-1) K -> 0 at the kink eps = 1
         Q = (4.0 / 3.0) * ((m + 1.0) * E + emK) / (e * math.pi)
     T = (2.0 / 3.0) * ((4.0 - 2.0 * m) * E + emK) / math.pi
-    small = e < EPS_SMALL
+    small = e < eps_small
     if np.any(small):
         es = e[small]
         e2 = es * es
@@ -52,8 +53,9 @@ def _uniform_lo(e):
     return Q, T
 
 
-def _uniform_hi(x):
+def _uniform_hi(x, eps_large=None):
     """Uniform law, eps >= 1 written in x = 1/eps in [0, 1]: (Q, T)."""
+    eps_large = EPS_LARGE if eps_large is None else eps_large
     m = x * x
     K = ellipk(m)
     E = ellipe(m)
@@ -61,7 +63,7 @@ def _uniform_hi(x):
         omK = np.where(m < 1.0, (1.0 - m) * K, 0.0)
         Q = (4.0 / 3.0) * ((1.0 + m) * E - omK) / (m * math.pi)
         T = (2.0 / 3.0) * ((4.0 * m - 2.0) * E + omK * (2.0 - 3.0 * m)) / (m * x * math.pi)
-    large = x < 1.0 / EPS_LARGE
+    large = x < 1.0 / eps_large
     if np.any(large):
         xs = x[large]
         x2 = xs * xs
@@ -72,7 +74,7 @@ def _uniform_hi(x):
     return Q, T
 
 
-def _hertz_lo(e):
+def _hertz_lo(e, eps_small=None):
     """Hertz law, 0 <= eps <= 1: polynomials (62)-(63), exact in floating point."""
     e2 = e * e
     Q = (3.0 * math.pi / 32.0) * e * (4.0 - e2)
@@ -80,8 +82,9 @@ def _hertz_lo(e):
     return Q, T
 
 
-def _hertz_hi(x):
+def _hertz_hi(x, eps_large=None):
     """Hertz law, eps >= 1 in x = 1/eps."""
+    eps_large = EPS_LARGE if eps_large is None else eps_large
     x2 = x * x
     asn = np.arcsin(x)
     sq = np.sqrt(np.maximum(1.0 - x2, 0.0))
@@ -89,7 +92,7 @@ def _hertz_hi(x):
         Q = (3.0 / 16.0) * ((4.0 * x2 - 1.0) * asn / (x2 * x) + (1.0 + 2.0 * x2) * sq / x2)
         T = ((3.0 - 8.0 * x2 + 8.0 * x2 * x2) * asn / (x2 * x2)
              + (6.0 * x2 - 3.0) * sq / (x2 * x)) / (4.0 * math.pi)
-    large = x < 1.0 / EPS_LARGE
+    large = x < 1.0 / eps_large
     if np.any(large):
         xs = x[large]
         y = xs * xs
@@ -103,22 +106,24 @@ def _hertz_hi(x):
 _BRANCHES = {"uniform": (_uniform_lo, _uniform_hi), "hertz": (_hertz_lo, _hertz_hi)}
 
 
-def profile_ab(law: str, a, b):
+def profile_ab(law: str, a, b, eps_small=None, eps_large=None):
     """Profiles at ``eps = a/b`` without forming the ratio (``a, b >= 0``, not both 0).
 
     Returns ``(Q, T)`` with ``Q = Q_eps``, ``T = T_eps``. ``b = 0`` is pure slip (``eps = inf``).
-    Inputs must already be validated, broadcast and of equal shape (float arrays).
+    Inputs must already be validated, broadcast and of equal shape (float arrays). This is the
+    NumPy implementation; :class:`~fesub.circular.models.ExactCircularFriction` runs the compiled
+    kernel ``fesub._core.circular`` when it is available.
     """
     lo_f, hi_f = _BRANCHES[law]
     Q = np.empty(a.shape)
     T = np.empty(a.shape)
     lo = a <= b
     if np.all(lo):
-        return lo_f(a / b)
+        return lo_f(a / b, eps_small)
     hi = ~lo
     if np.any(lo):
-        Q[lo], T[lo] = lo_f(a[lo] / b[lo])
-    Q[hi], T[hi] = hi_f(b[hi] / a[hi])
+        Q[lo], T[lo] = lo_f(a[lo] / b[lo], eps_small)
+    Q[hi], T[hi] = hi_f(b[hi] / a[hi], eps_large)
     return Q, T
 
 
@@ -131,15 +136,9 @@ def exact_profile(law: str, eps):
     eps : array_like
         Slip-spin ratio(s) ``|u|/(R|omega|)`` in [0, inf] (``inf`` = pure slip).
     """
-    e = np.asarray(eps, dtype=float)
-    shape = e.shape
-    e = np.atleast_1d(e).ravel()
-    one = np.ones_like(e)
-    fin = np.isfinite(e)
-    a = np.where(fin, e, 1.0)
-    b = np.where(fin, one, 0.0)
-    Q, T = profile_ab(law, a, b)
-    return Q.reshape(shape), T.reshape(shape)
+    from .models import ExactCircularFriction
+
+    return ExactCircularFriction(law).profile_eps(eps)
 
 
 def uniform_profile(eps):

@@ -28,7 +28,6 @@ from typing import NamedTuple
 import numpy as np
 
 from ..errors import ModelError, ParameterError, check_positive
-from .exact import profile_ab
 from .pressure import Pressure, make_pressure
 from .quadrature import quadrature_profile
 
@@ -269,6 +268,10 @@ class FrictionModel:
 class ExactCircularFriction(FrictionModel):
     """Exact closed forms for uniform (59-60) and Hertz (62-63) pressure, with safe series.
 
+    Evaluated by the compiled kernel ``fesub._core.circular`` (one pass per element, elliptic
+    integrals by the arithmetic-geometric mean) or by its NumPy twin (SciPy's elliptic integrals);
+    see :mod:`fesub._backend`.
+
     Parameters are those of :class:`FrictionModel`; the pressure must be ``'uniform'`` or
     ``'hertz'`` (use :class:`QuadratureFriction` for any other law).
     """
@@ -281,9 +284,36 @@ class ExactCircularFriction(FrictionModel):
             raise ParameterError("ExactCircularFriction needs pressure 'uniform' or 'hertz'; "
                                  f"got {self.pressure.name!r} (use QuadratureFriction)")
         self._law = self.pressure.name
+        self._code = 0 if self._law == "uniform" else 1
 
     def _profile_ab(self, a, b):
-        return profile_ab(self._law, np.asarray(a, float), np.asarray(b, float))
+        from .. import _backend
+        from . import exact
+
+        a = np.ascontiguousarray(a, dtype=float).ravel()
+        b = np.ascontiguousarray(b, dtype=float).ravel()
+        Q = np.empty(a.size)
+        T = np.empty(a.size)
+        _backend.kernels("circular").profile_ab(self._code, a, b, exact.EPS_SMALL,
+                                                exact.EPS_LARGE, Q, T)
+        return Q, T
+
+    def _force_torque(self, ux, uy, om):
+        from .. import _backend
+        from . import exact
+
+        shape = ux.shape
+        ux = np.ascontiguousarray(ux, dtype=float).ravel()
+        uy = np.ascontiguousarray(uy, dtype=float).ravel()
+        om = np.ascontiguousarray(om, dtype=float).ravel()
+        n = ux.size
+        Qx, Qy, Tz = np.empty(n), np.empty(n), np.empty(n)
+        sv = np.empty(n, dtype=np.uint8)
+        _backend.kernels("circular").force_torque(
+            self._code, ux, uy, om, self.R, self.mu * self.P, self.kappa, exact.EPS_SMALL,
+            exact.EPS_LARGE, Qx, Qy, Tz, sv)
+        return FrictionResult(Qx.reshape(shape), Qy.reshape(shape), Tz.reshape(shape),
+                              sv.view(bool).reshape(shape))
 
 
 class QuadratureFriction(FrictionModel):
