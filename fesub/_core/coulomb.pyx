@@ -3,6 +3,7 @@
 
 * ``absmax_modal`` -- max over [0, pi] of |a cos t + b sin t + beta sum_i c_i h_i(t)| with
   ``h_i = 1 - cos(t/R_i) - u_i R_i sin(t/R_i)``, grid scan then Newton refinement;
+* ``sup_gsum`` -- sup over (0, pi) of a weighted sum of Den Hartog's ``g_i(t)``;
 * ``run_periods`` -- event-driven propagation of a piecewise-linear oscillator whose segments
   are sums of sinusoids (exact modal solution), with stick/slip switching, period by period until
   the Poincare map settles. Array layouts are documented in ``coulomb_ref.py``.
@@ -143,6 +144,109 @@ def absmax_modal(const long[::1] sizes, const double[:, ::1] R, const double[:, 
                     X[p, q] = best
                     T[p, q] = tbest
                     SG[p, q] = sbest
+
+
+cdef inline double _gsum(double t, const double* R, const double* u, const double* wts,
+                         Py_ssize_t nm) noexcept nogil:
+    cdef double v = 0.0, ct = cos(t)
+    cdef Py_ssize_t i
+    for i in range(nm):
+        v += wts[i] * (R[i] * sin(t / R[i]) + u[i] * R[i] * R[i] * (ct - cos(t / R[i])))
+    return v / sin(t)
+
+
+def sup_gsum(const long[::1] sizes, const double[:, ::1] R, const double[:, ::1] u,
+             const double[::1] wts, double[::1] out):
+    """sup over 0 < t < pi of sum_i wts[i] g_i(t) per row (layout in coulomb_ref.sup_gsum)."""
+    cdef Py_ssize_t nr = R.shape[0], nm = R.shape[1], r, t, i, nt, c, it
+    cdef double lim0 = 0.0, dt, tau, gm, g0, gp, best, lo, hi, a, b, cc, d, fc, fd
+    cdef double v1, v2, v3, gold = 0.6180339887498949
+    cdef Py_ssize_t t1, t2, t3, tc
+    cdef bint finite
+    for i in range(nm):
+        lim0 += wts[i]
+    with nogil:
+        for r in range(nr):
+            finite = True
+            for i in range(nm):
+                if not (fabs(u[r, i]) < INFINITY):
+                    finite = False
+            if not finite:
+                out[r] = INFINITY
+                continue
+            nt = sizes[r]
+            dt = M_PI / (nt - 1)
+            # three largest interior local maxima on the grid t_k = k dt, k = 1 .. nt-2
+            v1 = -INFINITY
+            v2 = -INFINITY
+            v3 = -INFINITY
+            t1 = 1
+            t2 = 1
+            t3 = 1
+            gm = -INFINITY
+            g0 = _gsum(dt, &R[r, 0], &u[r, 0], &wts[0], nm)
+            best = g0
+            for t in range(1, nt - 1):
+                if t + 1 < nt - 1:
+                    gp = _gsum((t + 1) * dt, &R[r, 0], &u[r, 0], &wts[0], nm)
+                else:
+                    gp = -INFINITY
+                if g0 > best:
+                    best = g0
+                if g0 >= gm and g0 >= gp:
+                    if g0 > v1:
+                        v3 = v2
+                        t3 = t2
+                        v2 = v1
+                        t2 = t1
+                        v1 = g0
+                        t1 = t
+                    elif g0 > v2:
+                        v3 = v2
+                        t3 = t2
+                        v2 = g0
+                        t2 = t
+                    elif g0 > v3:
+                        v3 = g0
+                        t3 = t
+                gm = g0
+                g0 = gp
+            for c in range(3):
+                if c == 0:
+                    tc = t1
+                    if v1 == -INFINITY:
+                        continue
+                elif c == 1:
+                    tc = t2
+                    if v2 == -INFINITY:
+                        continue
+                else:
+                    tc = t3
+                    if v3 == -INFINITY:
+                        continue
+                a = fmax(tc * dt - dt, 1e-9)
+                b = fmin(tc * dt + dt, M_PI - 1e-9)
+                cc = b - gold * (b - a)
+                d = a + gold * (b - a)
+                fc = _gsum(cc, &R[r, 0], &u[r, 0], &wts[0], nm)
+                fd = _gsum(d, &R[r, 0], &u[r, 0], &wts[0], nm)
+                for it in range(45):
+                    if fc >= fd:
+                        b = d
+                        d = cc
+                        fd = fc
+                        cc = b - gold * (b - a)
+                        fc = _gsum(cc, &R[r, 0], &u[r, 0], &wts[0], nm)
+                    else:
+                        a = cc
+                        cc = d
+                        fc = fd
+                        d = a + gold * (b - a)
+                        fd = _gsum(d, &R[r, 0], &u[r, 0], &wts[0], nm)
+                g0 = _gsum(0.5 * (a + b), &R[r, 0], &u[r, 0], &wts[0], nm)
+                if g0 > best:
+                    best = g0
+            out[r] = fmax(best, lim0)
 
 
 cdef inline double _fval(double t, double tau0, const double* om, Py_ssize_t m, const double* A,

@@ -3,6 +3,7 @@
 Kernels of the Coulomb-chain study; they know no physics:
 
 * :func:`absmax_modal` -- exact maxima over [0, pi] of sums of sinusoids (closed-form amplitudes);
+* :func:`sup_gsum` -- sup over (0, pi) of a weighted sum of Den Hartog's g functions;
 * :func:`run_periods` -- event-driven propagation of a piecewise-linear oscillator whose
   segments are sums of sinusoids (exact modal solution), with stick/slip switching.
 """
@@ -110,6 +111,67 @@ def absmax_modal(sizes, R, u, coef, A, B, beta, X, T, SG, work):
     X[...] = X3.reshape(nb, nr * n)
     T[...] = T3.reshape(nb, nr * n)
     SG[...] = S3.reshape(nb, nr * n)
+
+
+_GOLD = (np.sqrt(5.0) - 1.0) / 2.0
+
+
+def sup_gsum(sizes, R, u, wts, out):
+    """``out[r] = max(sum(wts), sup_{0<t<pi} sum_i wts[i] g_i(t))`` with
+    ``g_i = [R sin(t/R) + u R^2 (cos t - cos(t/R))] / sin t`` (``R = R[r, i]``, ``u = u[r, i]``).
+
+    Grid ``t_k = k pi/(sizes[r]-1)``, k = 1 .. sizes[r]-2; the three largest local maxima are
+    refined by 45 golden-section steps in +-one grid cell. ``inf`` for rows with non-finite u.
+    """
+    sizes = np.asarray(sizes)
+    R = np.asarray(R)
+    u = np.asarray(u)
+    w1 = np.asarray(wts).reshape(1, -1)
+    lim0 = float(np.sum(wts))
+    nr = R.shape[0]
+
+    def gsum(t, Rr, ur):
+        tt = t[:, None, :]
+        Rc, uc = Rr[:, :, None], ur[:, :, None]
+        v = (w1[:, :, None] * (Rc * np.sin(tt / Rc) + uc * Rc * Rc * (np.cos(tt) - np.cos(tt / Rc)))).sum(1)
+        return v / np.sin(t)
+
+    res = np.full(nr, np.inf)
+    fin = np.isfinite(u).all(1)
+    for nt in np.unique(sizes):
+        rows_all = np.nonzero((sizes == nt) & fin)[0]
+        tau = np.linspace(0.0, np.pi, nt)[1:-1]
+        dt = np.pi / (nt - 1)
+        for s0 in range(0, rows_all.size, 512):
+            rows = rows_all[s0:s0 + 512]
+            Rr, ur = R[rows], u[rows]
+            G = gsum(np.broadcast_to(tau, (rows.size, tau.size)), Rr, ur)
+            Gm = np.where(np.isnan(G), -np.inf, G)
+            m = np.ones(Gm.shape, bool)
+            m[:, 1:] &= Gm[:, 1:] >= Gm[:, :-1]
+            m[:, :-1] &= Gm[:, :-1] >= Gm[:, 1:]
+            L = np.where(m, Gm, -np.inf)
+            k = min(3, L.shape[1])
+            cand = np.argsort(-L, axis=1, kind="stable")[:, :k]
+            valid = np.take_along_axis(L, cand, axis=1) > -np.inf
+            tc = tau[cand]
+            a = np.maximum(tc - dt, 1e-9)
+            b = np.minimum(tc + dt, np.pi - 1e-9)
+            c = b - _GOLD * (b - a)
+            d = a + _GOLD * (b - a)
+            fc, fd = gsum(c, Rr, ur), gsum(d, Rr, ur)
+            for _ in range(45):
+                left = fc >= fd
+                b = np.where(left, d, b)
+                a = np.where(left, a, c)
+                cn, dn = b - _GOLD * (b - a), a + _GOLD * (b - a)
+                c, d = np.where(left, cn, d), np.where(left, c, dn)
+                fnew = gsum(np.where(left, c, d), Rr, ur)
+                fc, fd = np.where(left, fnew, fd), np.where(left, fc, fnew)
+            ref = gsum(0.5 * (a + b), Rr, ur)
+            ref = np.where(valid & ~np.isnan(ref), ref, -np.inf).max(axis=1)
+            res[rows] = np.maximum(np.maximum(ref, Gm.max(axis=1)), lim0)
+    out[...] = res
 
 
 # --- event-driven piecewise-sinusoidal propagator ---------------------------------------------

@@ -191,45 +191,21 @@ def _top_candidates(F, k=3):
     return np.argpartition(-G, k - 1, axis=1)[:, :k]
 
 
-def _sup_g(R, wts, ntau, chunk=512):
+def _sup_g(R, wts, ntau):
     """sup over 0<tau<pi of sum_i wts[i] g_i(tau; R[:, i]) (with the tau->0 limit sum(wts)).
 
-    Adaptive grid (>= 48 points per period of the fastest mode), the three largest local maxima
-    refined by golden section.
+    Adaptive grid (>= 48 points per period of the fastest mode, at most ``ntau``), the three
+    largest local maxima refined by golden section (compiled kernel ``coulomb.sup_gsum`` or its
+    NumPy twin); ``inf`` at the poles of ``u``.
     """
-    nr, nm = R.shape
-    u = u_damping(R)
-    lim0 = float(np.sum(wts))
-    out = np.full(nr, lim0)
+    R = np.ascontiguousarray(R, dtype=float)
+    u = np.ascontiguousarray(u_damping(R))
     with np.errstate(divide="ignore"):
         fmax = np.maximum(1.0, 1.0 / R.min(axis=1))
-    sizes = _grid_sizes(fmax, ntau)
-    w1 = wts.reshape(1, -1)
-
-    def gsum(t, Rr, ur):          # t (rows, c) -> (rows, c)
-        tt = t[:, None, :]
-        Rc, uc = Rr[:, :, None], ur[:, :, None]
-        with np.errstate(invalid="ignore", over="ignore"):
-            v = (w1[:, :, None] * (Rc * np.sin(tt / Rc) + uc * Rc * Rc * (np.cos(tt) - np.cos(tt / Rc)))).sum(1)
-            return v / np.sin(t)
-
-    for nt in np.unique(sizes):
-        rows_all = np.nonzero(sizes == nt)[0]
-        tau = np.linspace(0.0, np.pi, nt)[1:-1]
-        dt = tau[1] - tau[0]
-        for s0 in range(0, rows_all.size, chunk):
-            rows = rows_all[s0:s0 + chunk]
-            Rr, ur = R[rows], u[rows]
-            G = gsum(np.broadcast_to(tau, (rows.size, tau.size)), Rr, ur)
-            cand = _top_candidates(G)
-            tc = tau[cand]
-            gbest = np.nanmax(np.where(np.isnan(G), -np.inf, G), axis=1)
-            lo = np.maximum(tc - dt, 1e-9)
-            hi = np.minimum(tc + dt, np.pi - 1e-9)
-            _, ref = _golden_max(lambda t: gsum(t, Rr, ur), lo, hi, iters=45)
-            ref = np.where(np.isnan(ref), -np.inf, ref).max(axis=1)
-            out[rows] = np.maximum(np.maximum(ref, gbest), lim0)
-    out[~np.isfinite(u).all(1)] = np.inf
+    sizes = np.ascontiguousarray(_grid_sizes(fmax, ntau), dtype=np.int64)
+    out = np.empty(R.shape[0])
+    with np.errstate(invalid="ignore", over="ignore"):
+        kernels("coulomb").sup_gsum(sizes, R, u, np.ascontiguousarray(wts, dtype=float), out)
     return out
 
 
