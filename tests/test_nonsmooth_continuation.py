@@ -144,3 +144,19 @@ def test_symmetry_breaking_branch_point():
     # pinned to ~sqrt(tol) along the symmetry-breaking null direction (1e-6 vs amplitude 0.088)
     assert abs(orb.x1_max + orb.x1_min) < 1e-6
     assert br.stable[0] and not br.stable[-1]
+
+
+@pytest.mark.slow
+def test_period_doubling_of_period4_orbit():
+    # the period-4 orbit reached from (0.2, 0, 0.2, 0) at W = 1.12 (400 transient periods) has a
+    # multiplier -1.045; continued upwards, it crosses -1 (PD test det(M + I) changes sign)
+    sys = TwoMassFreePlay(P_REF, "exact")
+    o = orbit_from_ic(sys, [0.2, 0, 0.2, 0], 1.12, 4, n_transient=400)
+    assert np.min(np.abs(o.floquet + 1.0)) < 0.1
+    br, prob = continue_orbit(sys, o.z0, 1.12, (1.10, 1.14), n_periods=4, ds=0.003,
+                              ds_max=0.005, max_steps=3, detect=("PD",), progress=False)
+    pds = [e for e in br.events if e.kind == "PD"]
+    assert len(pds) == 1 and 1.12 < pds[0].lam < 1.121
+    lam = event_multipliers(pds[0])
+    # independent of the test function: eig of the monodromy at the located point
+    assert np.min(np.abs(lam + 1.0)) < 1e-4
