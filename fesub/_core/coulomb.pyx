@@ -332,6 +332,11 @@ def run_periods(double[::1] x, double[::1] v, long[::1] istate, double[::1] dsta
     cdef double* vs = &work[10 * n]
     cdef double* tmp = &work[11 * n]
     cdef double* tmp2 = &work[12 * n]
+    cdef double* rc = &work[13 * n]
+    cdef double* rs = &work[14 * n]
+    cdef double* cw = &work[15 * n]
+    cdef double* sw = &work[16 * n]
+    cdef double fc_c, fs_c, cf, sf
     with nogil:
         for i in range(n):
             xs[i] = x[i]
@@ -421,9 +426,33 @@ def run_periods(double[::1] x, double[::1] v, long[::1] istate, double[::1] dsta
                 hit = False
                 tprev = 0.0
                 fk = 0.0
+                # sinusoids advanced by rotation on the uniform grid (no trig in the scan; the
+                # rounding drift over a period is ~1e-13, irrelevant for bracketing); the last,
+                # clipped, step and the refinement use direct evaluation
+                for k in range(nm):
+                    rc[k] = cos(om[k] * h)
+                    rs[k] = sin(om[k] * h)
+                    cw[k] = 1.0
+                    sw[k] = 0.0
+                fc_c = cos(h)
+                fs_c = sin(h)
+                cf = cos(tau)
+                sf = sin(tau)
                 for kk in range(1, nk + 1):
                     tk = fmin(kk * h, T)
-                    fk = _fval(tk, tau, om, nm, A, B, C0, C1, C2)
+                    if kk * h < T:
+                        fk = C0
+                        for k in range(nm):
+                            acc = cw[k] * rc[k] - sw[k] * rs[k]
+                            sw[k] = sw[k] * rc[k] + cw[k] * rs[k]
+                            cw[k] = acc
+                            fk += A[k] * cw[k] + B[k] * sw[k]
+                        acc = cf * fc_c - sf * fs_c
+                        sf = sf * fc_c + cf * fs_c
+                        cf = acc
+                        fk += C1 * cf + C2 * sf
+                    else:
+                        fk = _fval(tk, tau, om, nm, A, B, C0, C1, C2)
                     if mode != 0:
                         hit = -mode * fk >= 0.0
                     else:

@@ -256,7 +256,7 @@ def run_periods(x, v, istate, dstate, om1, B1, P1, cv1, H1, K1, om2, B2, P2, d2,
 
     Returns the status (0 ran normally, 2 segment cap exceeded). See the module comment for the
     layout of the arrays; ``x``, ``v``, ``istate``, ``dstate`` are updated in place. ``work`` is
-    a scratch array of at least ``16 * N + 16`` doubles (used by the compiled kernel only).
+    a scratch array of at least ``20 * N + 16`` doubles (used by the compiled kernel only).
     """
     n = x.shape[0]
     p = np.asarray(params)

@@ -298,7 +298,7 @@ def simulate(model: ChainModel, contact, load: int = 0, r1: float = 1.0, beta: f
     status = K.run_periods(x, v, istate, dstate, sysd["om1"], sysd["B1"], sysd["P1"], sysd["cv1"],
                            sysd["H1"], sysd["K1"], sysd["om2"], sysd["B2"], sysd["P2"], sysd["d2"],
                            sysd["H2"], sysd["K2"], sysd["lrow"], sysd["w"], sysd["kw"], params,
-                           iparams, seglog, counts, np.zeros(16 * n + 16))
+                           iparams, seglog, counts, np.zeros(20 * n + 16))
     if status == 2:
         raise ConvergenceError(
             f"more than max_seg = {max_seg} stick/slip segments in one period at r1 = {r1}, "
