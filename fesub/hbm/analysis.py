@@ -28,7 +28,20 @@ from scipy.optimize import brentq
 
 from ..continuation import continue_branch, newton
 from ..errors import ConvergenceError, ParameterError, check_positive
+from ._threads import single_thread_blas
 from .system import HBSystem
+
+
+def _single(fn):
+    """Run ``fn`` with a single-threaded BLAS (small dense systems, see ``_threads``)."""
+    import functools
+
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        with single_thread_blas():
+            return fn(*args, **kwargs)
+
+    return wrapper
 
 __all__ = ["FRF", "forced_response", "solve_at", "frf_peak", "Backbone", "backbone",
            "phase_resonance", "dnnm", "linear_modes"]
@@ -52,6 +65,7 @@ def _fixed_w_fun(sys: HBSystem, w, alpha):
     return f
 
 
+@_single
 def solve_at(sys: HBSystem, w, alpha, Q0=None, tol=None, max_iter=30):
     """Periodic response at one frequency ``w`` (rad/s) and force ``alpha`` (N) by Newton.
 
@@ -91,6 +105,7 @@ def solve_at(sys: HBSystem, w, alpha, Q0=None, tol=None, max_iter=30):
     return Q
 
 
+@_single
 def forced_response(sys: HBSystem, alpha, w_range, *, Q0=None, ds=0.02, ds_max=0.1,
                     max_steps=2000, progress=False, qscale=None) -> FRF:
     """Forced-response curve over ``w_range = (w_start, w_end)`` (rad/s) at force ``alpha`` (N).
@@ -130,6 +145,7 @@ def _dAm_dw(sys, Q, w, alpha):
     return sys.amp_grad(Q) @ dQ
 
 
+@_single
 def frf_peak(sys: HBSystem, frf: FRF, *, rtol=1e-13):
     """Brute-force maximum of ``Am`` on a forced-response curve.
 
@@ -274,6 +290,7 @@ def _peak_start(sys, alpha, w_window, Qguess=None, progress=False):
     return wp, Qp
 
 
+@_single
 def backbone(sys: HBSystem, alpha_range, w_window, *, ds=0.05, ds_max=0.3, ds_min=1e-6,
              max_steps=600, max_restarts=4, restart_eps=1e-3, progress=False) -> Backbone:
     """Trace the backbone from ``alpha_range[0]`` to ``alpha_range[1]`` (N).
@@ -306,10 +323,14 @@ def backbone(sys: HBSystem, alpha_range, w_window, *, ds=0.05, ds_max=0.3, ds_mi
     window = (w_lo, w_hi)
     stop = ""
     Qguess = None
+    y_restart = None
     for seg in range(max_restarts + 1):
         alpha = math.exp(s_start)
-        wp, Qp = _peak_start(sys, alpha, window, Qguess)
-        lam = _start_multipliers(sys, Qp, wp, alpha)
+        if y_restart is not None:
+            wp, Qp, lam = y_restart
+        else:
+            wp, Qp = _peak_start(sys, alpha, window, Qguess)
+            lam = _start_multipliers(sys, Qp, wp, alpha)
         # scales of the unknowns
         qt = np.abs(Qp).max() / alpha
         ls = np.abs(lam).max()
@@ -323,7 +344,7 @@ def backbone(sys: HBSystem, alpha_range, w_window, *, ds=0.05, ds_max=0.3, ds_mi
             for i in range(len(sys.contacts))}
         br = continue_branch(opt.residual, opt.jacobian, y0, s_start, ds=ds, ds_min=ds_min,
                              ds_max=ds_max, lam_range=(s_start, s_end), max_steps=max_steps,
-                             tol=1e-10, max_iter=12, max_angle_deg=10.0, scale=sc,
+                             tol=1e-8, max_iter=12, max_angle_deg=10.0, scale=sc,
                              events=evs, progress=progress)
         segs_y.append(br.x)
         segs_s.append(br.lam)
@@ -337,12 +358,35 @@ def backbone(sys: HBSystem, alpha_range, w_window, *, ds=0.05, ds_max=0.3, ds_mi
             break
         s_fail = float(br.lam[-1])
         w_fail = float(br.x[-1][2 * N])
+        margin_before = sys.stuck_margin(math.exp(s_fail) * br.x[-1][:N])
         singular.append({"alpha": math.exp(s_fail), "w": w_fail, "reason": stop})
         s_start = s_fail + restart_eps
         if s_start >= s_end:
             break
-        window = (w_fail * 0.7, w_fail * 1.15)
-        Qguess = None
+        # restart (stage 4): first a Newton solve of the optimality system just beyond the
+        # singular point from the last point; if that fails, stages 1-3 from a new FRC
+        y_restart = None
+        for eps in (restart_eps, 10 * restart_eps):
+            try:
+                a_r = math.exp(s_fail + eps)
+                w_r, Q_r, l_r, _ = backbone_point(sys, a_r, w_fail, math.exp(eps) * Qt_last(br, N)
+                                                  * math.exp(s_fail), br.x[-1][N:2 * N],
+                                                  tol=1e-8)
+                y_restart = (w_r, Q_r, l_r)
+                s_start = s_fail + eps
+                break
+            except ConvergenceError:
+                continue
+        if y_restart is not None:
+            margin_after = sys.stuck_margin(math.exp(s_start) * y_restart[1] / math.exp(s_start))
+        else:
+            window = (w_fail * 0.7, w_fail * 1.15)
+            Qguess = None
+            margin_after = margin_before
+        onset = [i for i in range(len(margin_before))
+                 if margin_before[i] <= 0 < margin_after[i]]
+        if onset:
+            singular[-1]["slip_onset_contacts"] = onset
     Y = np.vstack(segs_y)
     S = np.concatenate(segs_s)
     alpha = np.exp(S)
@@ -356,12 +400,18 @@ def backbone(sys: HBSystem, alpha_range, w_window, *, ds=0.05, ds_max=0.3, ds_mi
                     newton_iters=np.concatenate(segs_it), stop_reason=stop)
 
 
-def backbone_point(sys: HBSystem, alpha, w_guess, Q_guess, lam_guess=None, tol=1e-10):
+@_single
+def Qt_last(br, N):
+    return br.x[-1][:N]
+
+
+def backbone_point(sys: HBSystem, alpha, w_guess, Q_guess, lam_guess=None, tol=1e-8):
     """Solve the optimality system at one force ``alpha`` (N) by Newton (no continuation)."""
     s = math.log(alpha)
     Qt = np.asarray(Q_guess, float) / alpha
     lam = _start_multipliers(sys, Q_guess, w_guess, alpha) if lam_guess is None else lam_guess
-    opt = _Optimality(sys)
+    D1Q = sys.D(w_guess, 1) @ Qt
+    opt = _Optimality(sys, r3scale=1.0 / max(np.abs(lam).max() * np.abs(D1Q).max(), 1e-300))
     y0 = np.concatenate([Qt, lam, [w_guess]])
 
     def f(y):
@@ -397,6 +447,7 @@ class PhaseResonance:
     stop_reason: str
 
 
+@_single
 def phase_resonance(sys: HBSystem, alpha_range, w_guess, *, force_dof=None, ds=0.05,
                     ds_max=0.3, max_steps=600, progress=False) -> PhaseResonance:
     """Continue ``R = 0`` with the quadrature condition ``Q^c1_k = 0`` in ``log alpha``.
@@ -468,6 +519,7 @@ class DNNM:
     stop_reason: str
 
 
+@_single
 def dnnm(sys: HBSystem, a_range, mode: int = 0, *, force_dof=None, harmonics="all", ds=0.05,
          ds_max=0.3, max_steps=600, progress=False) -> DNNM:
     """dNNM continuation in ``log a`` (spec 3.1, paper eqs. 8-12, printed typos fixed).

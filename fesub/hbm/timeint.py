@@ -19,6 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import ConvergenceError, ParameterError, check_positive
+from ._threads import single_thread_blas
 from .system import HBSystem
 
 __all__ = ["TimeResult", "newmark", "fundamental", "initial_from_hb"]
@@ -72,7 +73,13 @@ def _state_of(el, fprev, uprev, u):
     return 0
 
 
-def newmark(sys: HBSystem, alpha, w, *, periods=100, steps_per_period=512, q0=None, v0=None,
+def newmark(sys, alpha, w, **kwargs) -> "TimeResult":
+    """Integrate the structure with its contacts in time (see :func:`_newmark`)."""
+    with single_thread_blas():
+        return _newmark(sys, alpha, w, **kwargs)
+
+
+def _newmark(sys: HBSystem, alpha, w, *, periods=100, steps_per_period=512, q0=None, v0=None,
             contact_init=None, record_periods=1, progress=False) -> TimeResult:
     """Integrate ``periods`` excitation periods of ``alpha f_ex cos(w t)`` (N, rad/s).
 

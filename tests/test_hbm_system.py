@@ -1,0 +1,204 @@
+"""Harmonic-balance system, optimality (backbone) system and the 1-DOF Jenkins oscillator
+against independent references: finite differences, brute-force FRF peaks, the closed-form
+linear limits, the envelope theorem and Newmark time integration."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from fesub.errors import ConvergenceError, ModelError, ParameterError
+from fesub.hbm.analysis import (_Optimality, backbone, backbone_point, forced_response, frf_peak,
+                                solve_at)
+from fesub.hbm.contact import Jenkins, StickSlipSeparation, force_history
+from fesub.hbm.system import Contact, HBSystem
+from fesub.hbm.timeint import fundamental, newmark
+
+NH = 7
+C1 = 0.02
+
+
+def jenkins_1dof(nh=NH):
+    """m = 1, c = 0.02, k = 1, kt = 1, fs = 0.1 (spec 5B reference oscillator)."""
+    return HBSystem(np.eye(1), C1 * np.eye(1), np.eye(1), nh,
+                    [Contact(Jenkins(1.0, 0.1, 1.0), np.eye(1), "j")], fex=0, dof=0)
+
+
+def two_dof_mixed(nh=3):
+    """2 DOFs: a Jenkins to ground on DOF 0 and a 2D element between the DOFs (slanted)."""
+    M = np.diag([1.0, 0.5])
+    K = np.array([[2.0, -1.0], [-1.0, 1.5]])
+    C = 0.01 * K
+    c, s = math.cos(0.4), math.sin(0.4)
+    G2 = np.array([[c, -c], [s, -s * 1.3]])
+    return HBSystem(M, C, K, nh, [Contact(Jenkins(1.0, 0.1, 1.0), np.array([[1.0, 0.0]])),
+                                  Contact(StickSlipSeparation(1.0, 2.0, 0.3, 0.5), G2)],
+                    fex=np.array([1.0, 0.3]), dof=1)
+
+
+def test_dynamic_stiffness_derivatives():
+    sy = two_dof_mixed()
+    w, h = 1.3, 1e-5
+    # central differences of a quadratic in w are exact up to rounding (~1e-16 / h)
+    np.testing.assert_allclose(sy.D(w, 1), (sy.D(w + h) - sy.D(w - h)) / (2 * h), atol=1e-9)
+    np.testing.assert_allclose(sy.D(w, 2), (sy.D(w + h, 1) - sy.D(w - h, 1)) / (2 * h), atol=1e-9)
+    np.testing.assert_allclose(sy.D_xi(w), (sy.D(w, extra_xi=h) - sy.D(w, extra_xi=-h)) / (2 * h),
+                               atol=1e-9)
+    # harmonic balance of a linear system = complex FRF: D(w) [Re; -Im] structure
+    Kc = sy.K - w ** 2 * sy.M + 1j * w * sy.C
+    x = np.linalg.solve(Kc, np.array([1.0, 0.3]))
+    Q = np.linalg.solve(sy.D(w)[:4, :4], np.array([1.0, 0.3, 0.0, 0.0]))
+    # q = Re(x e^{iwt}) = Re x cos - Im x sin
+    np.testing.assert_allclose(Q, np.concatenate([x.real, -x.imag]), rtol=1e-12)
+
+
+def test_optimality_jacobian_vs_fd():
+    sy = two_dof_mixed()
+    N = sy.N
+    rng = np.random.default_rng(3)
+    alpha = 1.2
+    w = 1.1
+    Q = solve_at(sy, w, alpha)
+    # both contacts must slip at this point (the Hessian terms are then non-zero)
+    assert np.all(sy.stuck_margin(Q) > 0)
+    lam = rng.standard_normal(N) * 0.3
+    opt = _Optimality(sy, r3scale=0.7)
+    y = np.concatenate([Q / alpha, lam, [w]])
+    s = math.log(alpha)
+    J, Js = opt.jacobian(y, s)
+    h = 1e-6
+    Jfd = np.zeros_like(J)
+    for b in range(y.size):
+        e = np.zeros(y.size)
+        e[b] = h * max(1.0, abs(y[b]))
+        Jfd[:, b] = (opt.residual(y + e, s) - opt.residual(y - e, s)) / (2 * e[b])
+    Jsfd = (opt.residual(y, s + h) - opt.residual(y, s - h)) / (2 * h)
+    # central differences, h = 1e-6: truncation + rounding ~ 1e-9 relative to max |J|
+    assert np.abs(J - Jfd).max() <= 1e-6 * np.abs(J).max()
+    assert np.abs(Js - Jsfd).max() <= 1e-6 * np.abs(J).max()
+
+
+@pytest.fixture(scope="module")
+def jenkins_backbone():
+    sy = jenkins_1dof()
+    bb = backbone(sy, (0.002, 0.2), (1.2, 1.6), ds_max=1.0)
+    return sy, bb
+
+
+def test_backbone_reference_values(jenkins_backbone):
+    sy, bb = jenkins_backbone
+    assert bb.stop_reason == "lam_range"
+    assert bb.alpha[-1] == pytest.approx(0.2, rel=1e-12)
+    # spec 5B (independent reference computation, 8 digits printed -> 1e-7 relative)
+    ref = {0.002: (1.41414285, 0.05000125), 0.02: (1.38545217, 0.08177165),
+           0.1: (1.10862030, 0.25008496), 0.2: (1.00326732, 2.67434126)}
+    for a, (w_ref, am_ref) in ref.items():
+        i = int(np.argmin(np.abs(np.log(bb.alpha / a))))
+        w, Q, _, _ = backbone_point(sy, a, bb.w[i], bb.Q[i], bb.lam[i])
+        assert w == pytest.approx(w_ref, rel=1e-7)
+        assert sy.amplitude(Q) == pytest.approx(am_ref, rel=1e-7)
+    # the stuck -> slip singular point was met and classified (alpha_s ~ 0.00283, spec 7.7)
+    sp = bb.singular_points
+    assert len(sp) == 1 and sp[0]["slip_onset_contacts"] == [0]
+    assert sp[0]["alpha"] == pytest.approx(0.00283, rel=2e-3)
+
+
+@pytest.mark.parametrize("alpha", [0.002, 0.004, 0.01, 0.05, 0.1, 0.2])
+def test_backbone_equals_bruteforce_peak(jenkins_backbone, alpha):
+    sy, bb = jenkins_backbone
+    i = int(np.argmin(np.abs(np.log(bb.alpha / alpha))))
+    w_bb, Q_bb, _, _ = backbone_point(sy, alpha, bb.w[i], bb.Q[i], bb.lam[i])
+    frf = forced_response(sy, alpha, (0.9, 1.6))
+    w_pk, am_pk, _ = frf_peak(sy, frf)
+    # brute force = root of dAm/dw on the FRC (Brent, no multipliers, no Hessian);
+    # acceptance 1e-6 relative, measured < 1e-9
+    assert w_bb == pytest.approx(w_pk, rel=1e-6)
+    assert sy.amplitude(Q_bb) == pytest.approx(am_pk, rel=1e-9)
+
+
+def test_backbone_follows_continuation_points(jenkins_backbone):
+    sy, bb = jenkins_backbone
+    # every continuation point satisfies the ridge condition dAm/dw = 0 of its own FRC
+    from fesub.hbm.analysis import _dAm_dw
+
+    for k in range(0, len(bb.alpha), max(1, len(bb.alpha) // 8)):
+        g = _dAm_dw(sy, bb.Q[k], bb.w[k], bb.alpha[k])
+        # dAm/dw scales like Am / (damping bandwidth); 1e-6 relative to Am/w is tight
+        assert abs(g) <= 1e-6 * bb.Am[k] / bb.w[k] * 100
+
+
+def test_envelope_theorem(jenkins_backbone):
+    sy, bb = jenkins_backbone
+    # eta_alpha = F_ex^T lam = -dAm*/dalpha: check with central differences of the backbone
+    for a in (0.01, 0.1):
+        i = int(np.argmin(np.abs(np.log(bb.alpha / a))))
+        h = 1e-5 * a
+        wp, Qp, lp, _ = backbone_point(sy, a + h, bb.w[i], bb.Q[i], bb.lam[i])
+        wm, Qm, lm, _ = backbone_point(sy, a - h, bb.w[i], bb.Q[i], bb.lam[i])
+        w0, Q0, l0, _ = backbone_point(sy, a, bb.w[i], bb.Q[i], bb.lam[i])
+        dAm = (sy.amplitude(Qp) - sy.amplitude(Qm)) / (2 * h)
+        # O(h^2) truncation with h = 1e-5 alpha, and Newton tolerances 1e-8 / h ~ 1e-6
+        assert -(l0 @ sy.fex) == pytest.approx(dAm, rel=1e-5)
+
+
+def test_linear_limits():
+    sy = jenkins_1dof()
+    # stuck: m x'' + c x' + 2x -> peak of the RMS amplitude at sqrt(2 - c^2/2)
+    w, Q, _, _ = backbone_point(sy, 1e-4, 1.414, sy.linear_response(1.414, 1e-4))
+    assert w == pytest.approx(math.sqrt(2 - C1 ** 2 / 2), rel=1e-10)
+    # nearly free (alpha = 100: amplitude ~ 5e3 >> fs/kt = 0.1): free linear peak
+    # sqrt(1 - c^2/2); the friction stiffness share is ~ 4 fs/(pi kt A) ~ 2.5e-5 -> 1e-4
+    wf = math.sqrt(1 - C1 ** 2 / 2)
+    Qg = sy.linear_response(wf, 100.0, stuck=False)
+    w, Q, _, _ = backbone_point(sy, 100.0, wf, Qg)
+    assert w == pytest.approx(wf, rel=1e-4)
+
+
+@pytest.mark.parametrize("w", [1.0199, 1.1086, 1.2194])
+def test_hb_vs_newmark(w):
+    sy = jenkins_1dof()
+    Q = solve_at(sy, w, 0.1)
+    hb = math.hypot(Q[0], Q[1])
+    # from rest, 150 periods (transient e^{-zeta w t} < 1e-4), 256 steps/period
+    res = newmark(sy, 0.1, w, periods=150, steps_per_period=256)
+    # acceptance 0.5 %; the Newmark period error (w dt)^2/12 ~ 5e-5 and the event-timing error
+    # of the return map give ~2e-4 here
+    assert fundamental(res, 0) == pytest.approx(hb, rel=5e-3)
+
+
+def test_dissipated_energy_matches_time_domain():
+    sy = jenkins_1dof()
+    Q = solve_at(sy, 1.1, 0.1)
+    E = sy.energy_dissipated(Q)
+    fx, _, _ = force_history(sy.contacts[0].element, sy.P[0] @ Q, NH, 1 << 14)
+    t = 2 * math.pi * np.arange(1 << 14) / (1 << 14)
+    from fesub.hbm.fourier import basis
+
+    x = basis(NH, t) @ (sy.P[0] @ Q)
+    # closed loop integral of f dx with the trapezoid rule on the sampled loop
+    loop = np.sum(0.5 * (fx + np.roll(fx, -1)) * (np.roll(x, -1) - x))
+    assert E > 0
+    # sampling error O(nt^-1) at the slip transitions: 1e-3 relative at 16384 samples
+    assert loop == pytest.approx(E, rel=1e-3)
+
+
+def test_bad_input():
+    with pytest.raises(ParameterError, match="nh"):
+        HBSystem(np.eye(1), np.eye(1), np.eye(1), 0)
+    with pytest.raises(ModelError, match="positive semi-definite"):
+        HBSystem(np.eye(1), np.eye(1), -np.eye(1), 1)
+    with pytest.raises(ModelError, match="gather"):
+        HBSystem(np.eye(2), np.eye(2), np.eye(2), 1, [Contact(Jenkins(1, 0.1, 1), np.eye(2))])
+    with pytest.raises(ParameterError, match="alpha"):
+        forced_response(jenkins_1dof(1), -1.0, (0.5, 1.5))
+    with pytest.raises(ParameterError, match="alpha_range"):
+        backbone(jenkins_1dof(1), (0.1, 0.01), (1.2, 1.6))
+
+
+def test_cannot_start_reports():
+    sy = jenkins_1dof(1)
+    # a window without a maximum (monotone part of the FRC) cannot start the backbone
+    with pytest.raises(ConvergenceError, match="dAm/dw"):
+        backbone(sy, (0.002, 0.01), (1.6, 2.0))
