@@ -101,7 +101,8 @@ def test_row27_exact_force_free_direction(uni):
 
 @pytest.mark.parametrize("name,w3", [("N2", 0.80359), ("N3", 0.75664), ("N4", 0.73745)])
 def test_row28_model_force_free_direction(uni, name, w3):
-    dirs = [d for d in find_limit_directions(disc(uni[name])) if 1e-9 < d.w[0] < 1 - 1e-9 and d.w[2] > 0]
+    dirs = [d for d in find_limit_directions(disc(uni[name]))
+            if 1e-9 < d.w[0] < 1 - 1e-9 and d.w[2] > 0]
     assert len(dirs) == 1
     assert dirs[0].w[2] == pytest.approx(w3, abs=6e-6)        # five decimals given
     if name == "N2":
@@ -423,3 +424,49 @@ def test_trajectory_save(tmp_path, uni):
     np.testing.assert_array_equal(data["x_o"], tr.x_o)
     summ = json.loads((tmp_path / "traj.json").read_text())
     assert summ["t_stop"] == tr.t_stop and summ["stopped"]
+
+
+def test_angle_rates_match_differentiated_angles(uni):
+    """Corrected (120): the angle rates equal d/dtau of (theta, phi) along w' = V*(w)."""
+    s = disc(uni["N2"], F=0.2)
+    rng = np.random.default_rng(11)
+    th = rng.uniform(-1.3, 1.3, 20)
+    ph = rng.uniform(-3.0, 3.0, 20)
+    dth, dph = s.angle_rates(th, ph)
+    w = np.stack([np.cos(th) * np.cos(ph), np.cos(th) * np.sin(ph), np.sin(th)], axis=-1)
+    V = s.circumferential(w)
+    h = 1e-6
+    wp = w + h * V
+    wm = w - h * V
+    ang = lambda x: (np.arctan2(x[:, 2], np.hypot(x[:, 0], x[:, 1])),   # noqa: E731
+                     np.arctan2(x[:, 1], x[:, 0]))
+    (tp, pp), (tm, pm) = ang(wp), ang(wm)
+    # central differences along the flow: O(h^2) + O(1e-16/h)
+    np.testing.assert_allclose(dth, (tp - tm) / (2 * h), atol=1e-8)
+    np.testing.assert_allclose(dph, (pp - pm) / (2 * h), atol=1e-8)
+
+
+def test_ball_centre_velocity_against_newton_euler():
+    """v_C = (v_Q + j u)/(1 + j) with v_Q' = F/m, checked on a Newton-Euler integration."""
+    model = ExactCircularFriction("hertz")
+    F, lam, m = 1.5, 5.0, 1.0
+    Rbar, J = lam * model.R, 0.4 * m * (lam * model.R) ** 2
+    s = ReducedContactSystem.ball(model, F=F, lam=lam)
+    x0 = np.array([0.8, 0.3, model.rho * 1.1])
+    tr = s.simulate(x0, method="t", r_min=1e-3)
+
+    def f(t, y):
+        v, W = y[:2], y[2:]
+        u = np.array([v[0] - Rbar * W[1], v[1] + Rbar * W[0]])
+        r = model.force_torque(u, W[2])
+        Q = np.array([float(r.Qx), float(r.Qy)])
+        return [(Q[0] + F) / m, Q[1] / m, Rbar * Q[1] / J, -Rbar * Q[0] / J, float(r.Tz) / J]
+    vC0 = np.array([0.2, -0.1])
+    # initial angular velocity that gives the slip x0 with this centre velocity
+    y0 = [vC0[0], vC0[1], (x0[1] - vC0[1]) / Rbar, -(x0[0] - vC0[0]) / Rbar, 1.1]
+    sol = solve_ivp(f, (0, tr.t[-1]), y0, method="DOP853", rtol=1e-11, atol=1e-13,
+                    t_eval=tr.t, dense_output=False)
+    j = 0.4
+    vQ0 = (1 + j) * vC0 - j * x0[:2]
+    vC = s.ball_centre_velocity(tr, vQ0)
+    np.testing.assert_allclose(vC, sol.y[:2].T, atol=1e-8)     # both integrated to ~1e-10

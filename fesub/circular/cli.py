@@ -182,6 +182,6 @@ def run(args) -> int:
     print(f"  disc (exact): F_T = {ex_b['F_T']:.6f}, F_P = {ex_b['F_P']:.6f}, "
           f"F_F = {ex_b['F_F']:.6f}, force-free stop eps* = "
           f"{ex_b['force_free_stop']['eps']:.6f}")
-    print(f"  ball (exact, lambda = {args.lam:g}): F_T = {ball_summary['models']['exact']['F_T']:.6f}"
-          f", F_P = {ball_summary['models']['exact']['F_P']:.6f}")
+    bx = ball_summary["models"]["exact"]
+    print(f"  ball (exact, lambda = {args.lam:g}): F_T = {bx['F_T']:.6f}, F_P = {bx['F_P']:.6f}")
     return 0

@@ -284,6 +284,34 @@ class ReducedContactSystem:
         Fo = self.field(w)
         return Fo - np.dot(w, Fo) * w
 
+    def angle_rates(self, theta, phi):
+        """Rates ``(theta', phi')`` (rad per unit rescaled time) of the fast flow ``w' = V*(w)``.
+
+        ``phi' = (-F1 sin phi + F2 cos phi)/cos theta`` and
+        ``theta' = -(F1 cos phi + F2 sin phi) sin theta + F3 cos theta`` -- the corrected form of
+        the paper's (120), which lacks the ``1/cos theta`` and swaps ``sin phi``, ``cos phi``.
+        """
+        th, ph = np.broadcast_arrays(np.asarray(theta, float), np.asarray(phi, float))
+        w = np.stack([np.cos(th) * np.cos(ph), np.cos(th) * np.sin(ph), np.sin(th)], axis=-1)
+        F = self.field(w)
+        dph = (-F[..., 0] * np.sin(ph) + F[..., 1] * np.cos(ph)) / np.cos(th)
+        dth = (-(F[..., 0] * np.cos(ph) + F[..., 1] * np.sin(ph)) * np.sin(th)
+               + F[..., 2] * np.cos(th))
+        return dth, dph
+
+    def ball_centre_velocity(self, traj: "Trajectory", vQ0=(0.0, 0.0)):
+        """Ball only: centre velocity ``v_C = (v_Q + j u)/(1 + j)`` (m/s) along ``traj``.
+
+        ``v_Q = (1 + j) v_C - j u`` is the friction-free combination, ``v_Q' = F/m`` (e_x), so
+        ``v_Q(t) = vQ0 + F t/m``; ``u`` is the contact-point slip of the trajectory.
+        """
+        if self.kind != "ball":
+            raise ParameterError("ball_centre_velocity needs a system built by .ball()")
+        j = 1.0 / (self.A - 1.0)
+        vQ = np.zeros((traj.t.size, 2)) + np.asarray(vQ0, float)
+        vQ[:, 0] += self.F / self.m * traj.t
+        return (vQ + j * traj.x_o[:, :2]) / (1.0 + j)
+
     # -------------------------------------------------------------------- circle functions
     def circle_m(self, psi):
         """``m(psi) = cos(psi) k(sin psi)``: non-trivial limit directions satisfy ``m = f``."""

@@ -137,12 +137,7 @@ def plot_sphere_portrait(system: ReducedContactSystem, path=None, n: int = 60):
     th = np.linspace(-math.pi / 2 + 0.02, math.pi / 2 - 0.02, n)
     ph = np.linspace(-math.pi, math.pi, 2 * n)
     PH, TH = np.meshgrid(ph, th)
-    w = np.stack([np.cos(TH) * np.cos(PH), np.cos(TH) * np.sin(PH), np.sin(TH)], axis=-1)
-    F = system.field(w)
-    # angle rates: phi' = (-F1 sin phi + F2 cos phi)/cos th,  th' = -(F1 cos ph + F2 sin ph) sin th
-    # + F3 cos th (the corrected form of (120))
-    dph = (-F[..., 0] * np.sin(PH) + F[..., 1] * np.cos(PH)) / np.cos(TH)
-    dth = -(F[..., 0] * np.cos(PH) + F[..., 1] * np.sin(PH)) * np.sin(TH) + F[..., 2] * np.cos(TH)
+    dth, dph = system.angle_rates(TH, PH)      # the corrected form of (120)
     fig, ax = plt.subplots(figsize=(8, 4.2))
     ax.streamplot(np.degrees(ph), np.degrees(th), dph, dth, color="0.55", density=1.3,
                   linewidth=0.7)

@@ -61,11 +61,14 @@ class Pressure(ABC):
 
     # --- derived constants (numeric; subclasses with closed forms override) ---------------------
     def _moment(self, k: int) -> float:
+        """``int_0^R p~(xi) xi^k dxi`` by adaptive quadrature (cached per law)."""
         from scipy.integrate import quad
 
-        val, _ = quad(lambda xi: float(self.p(xi)) * xi ** k, 0.0, self.R, limit=200,
-                      epsabs=0.0, epsrel=1e-13)
-        return val
+        cache = self.__dict__.setdefault("_moments", {})
+        if k not in cache:
+            cache[k], _ = quad(lambda xi: float(self.p(xi)) * xi ** k, 0.0, self.R, limit=200,
+                               epsabs=0.0, epsrel=1e-13)
+        return cache[k]
 
     @property
     def kappa(self) -> float:
@@ -162,6 +165,7 @@ class CustomPressure(Pressure):
         if not total > 0:
             raise ParameterError("pressure shape integrates to zero over the disc")
         self._scale = self.P / total
+        self.__dict__.pop("_moments", None)     # moments of the unscaled shape
 
     def p_z(self, z):
         return self._scale * np.asarray(self._shape(np.asarray(z, dtype=float)), dtype=float)
