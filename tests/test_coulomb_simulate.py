@@ -184,3 +184,14 @@ def test_static_friction_ratio_mu():
         res = simulate(U2, "wall:0", 0, 0.7, b, mu=mu)
         assert REGIME_NAMES[ss.regime[0, 0]] == expected
         assert res.converged and res.regime_name == expected
+
+
+def test_sim_result_save(tmp_path):
+    from fesub.coulomb.results import load_result
+
+    res = simulate(U2, "wall:0", 0, 0.45, 0.3)
+    npz, js = res.save(tmp_path / "sim")
+    arrays, meta = load_result(npz)
+    assert_allclose(arrays["x"], res.x)
+    assert_allclose(arrays["X"], res.X)
+    assert meta["regime_name"] == "continuous" and meta["converged"] is True

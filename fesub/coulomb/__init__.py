@@ -13,12 +13,14 @@ from .analytic import (
     resonance_thresholds, quasi_static, beta_inf, beta_stuck_inf, invariant_points,
     inversion_intervals, modal_sums,
 )
-from .simulate import SimResult, simulate
+from .simulate import (NumericRegimeMap, SimResult, numeric_regime_map, regime_map_point, simulate,
+                       simulate_scipy)
 
 __all__ = [
     "ChainModel", "Contact", "CONTINUOUS", "STICK_SLIP", "STUCK", "REGIME_NAMES", "SteadyState",
     "steady_state", "time_response", "den_hartog", "u_damping", "g_ratio", "s_function",
     "contact_s", "beta_limit", "stuck_response", "resonance_thresholds", "quasi_static",
     "beta_inf", "beta_stuck_inf", "invariant_points", "inversion_intervals", "modal_sums",
-    "SimResult", "simulate",
+    "SimResult", "simulate", "simulate_scipy", "regime_map_point", "numeric_regime_map",
+    "NumericRegimeMap",
 ]

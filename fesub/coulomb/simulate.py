@@ -76,6 +76,16 @@ class SimResult:
     def regime_name(self) -> str:
         return REGIME_NAMES[self.regime]
 
+    def save(self, path):
+        """Write ``path.npz`` (time history of the last period, final state) and ``path.json``."""
+        from .results import save_result
+
+        arrays = {"X": self.X, "phi": self.phi, "tau": self.tau, "x": self.x}
+        arrays.update({f"state_{k}": v for k, v in self.state.items() if isinstance(v, np.ndarray)})
+        meta = {k: v for k, v in asdict(self).items() if not isinstance(v, (np.ndarray, dict))}
+        meta["regime_name"] = self.regime_name
+        return save_result(path, arrays, meta)
+
 
 def _nullspace(w):
     return scipy.linalg.null_space(w[None, :])
