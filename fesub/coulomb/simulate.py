@@ -147,7 +147,11 @@ def build_system(model: ChainModel, contact, load: int, r1: float, beta: float, 
 
 
 def _initial_mode(sysd, x, v, tau=0.0):
-    """Mode at a state with zero relative velocity: stick if the holding force is admissible."""
+    """Initial contact state: slip in the direction of a non-zero relative velocity; at zero
+    relative velocity, stick if the holding force is admissible, else slip its way."""
+    cvel = float(sysd["w"] @ v) + sysd["bamp"] * np.sin(tau)
+    if abs(cvel) > 1e-300:
+        return (1 if cvel > 0 else -1), 0.0, v
     lam_n = sysd["Lc0"] * np.cos(tau) - float(sysd["kw"] @ x)
     if abs(lam_n) <= sysd["mubeta"]:
         return 0, float(sysd["w"] @ x) - sysd["bamp"] * np.cos(tau), v
@@ -264,8 +268,9 @@ def simulate(model: ChainModel, contact, load: int = 0, r1: float = 1.0, beta: f
     r1, beta, mu : float
         Frequency ratio (> 0), friction ratio (>= 0), static/kinetic ratio (>= 1).
     x0, v0 : array_like (N,), optional
-        Initial displacements and velocities (non-dimensional); the initial relative velocity is
-        taken as zero when deciding whether the contact starts stuck.
+        Initial displacements and velocities (non-dimensional, default rest). With a non-zero
+        relative velocity the contact starts slipping that way; otherwise it starts stuck if the
+        holding force is admissible.
     max_periods, min_periods : int
         Limits on the number of forcing periods.
     tol : float
