@@ -296,3 +296,15 @@ def test_bad_input_raises_clear_errors(call, match):
 def test_errors_are_fesub_errors():
     with pytest.raises(FesubError):
         QuadratureFriction("uniform", R=-3)
+
+
+def test_harmonic_model_of_custom_pressure_uses_quadrature():
+    """Any axisymmetric law: the harmonic coefficients come from the quadrature model; with the
+    Hertz shape they reproduce the closed-form Hertz coefficients (row 16)."""
+    from fesub.circular import CustomPressure
+
+    h = HarmonicFriction(CustomPressure(np.sqrt), N=3)
+    ref = HarmonicFriction("hertz", N=3)
+    # quadrature ~1e-14, kappa by adaptive quad ~1e-13, quad_vec tolerance 1e-12
+    np.testing.assert_allclose(h.c, ref.c, atol=1e-10)
+    np.testing.assert_allclose(h.s, ref.s, atol=1e-10)

@@ -4,13 +4,30 @@
 * :mod:`~fesub.circular.exact` -- closed-form profiles with the safe series near the extremes;
 * :mod:`~fesub.circular.quadrature` -- direct quadrature for any pressure (the independent check);
 * :mod:`~fesub.circular.models` -- the friction-model interface and its implementations;
-* :mod:`~fesub.circular.dynamics` -- reduced slip dynamics, limit directions and bifurcations.
+* :mod:`~fesub.circular.dynamics` -- reduced slip dynamics, limit directions and bifurcations;
+* :mod:`~fesub.circular.plots` -- figures; :mod:`~fesub.circular.cli` -- ``fesub circular``.
+
+Choices and corrections (relative to the paper, following the derivations):
+
+* complete (not incomplete) elliptic integrals; the second branch of (58)/(60) for ``eps >= 1``;
+  the sign of (45); ``sgn(omega)`` in (53)-(54); series (79) with 5/384 and 3/512;
+* the cancellation-prone closed forms are replaced by series below ``EPS_SMALL = 0.03`` (uniform)
+  and above ``EPS_LARGE = 7`` (both laws) -- switch points measured against the quadrature, which
+  is accurate to ~1e-14 (the specification's 1e-3 and 30 leave ~1e-10 errors at the switch);
+* the spin-only/slip-only limits ``C(1)``, ``S(0)`` of any pressure law come from first-order
+  expansions (``Q_eps'(0) = pi R int p~ dxi / P``, ``eps T_eps -> pi int p~ xi^3 dxi/(R kappa P)``);
+* (96) without the spurious kappa factors; (120) with ``1/cos(theta)`` and ``sin``/``cos`` swapped
+  back; tangency at ``R* = 0``; non-trivial limit directions are attracting (``r' < 0``);
+* ``x_o = 0`` (no slip, no spin) is set-valued: :class:`FrictionResult` flags it and returns zeros;
+* the endpoint-preserving harmonic fits (``fit='endpoint'``, ``'endpoint+slope'``) are fesub's own.
 """
 
 from .exact import exact_profile, hertz_profile, uniform_profile
 from .models import (ExactCircularFriction, FrictionModel, FrictionResult, HarmonicFriction,
                      LinearEllipsoidalFriction, PointCoulomb, QuadratureFriction,
                      chebyshev_to_power, harmonic_coefficients, make_model)
+from .dynamics import (LimitDirection, ReducedContactSystem, Trajectory, bifurcation_diagram,
+                       bifurcation_values, find_limit_directions, find_limit_directions_sphere)
 from .pressure import CustomPressure, HertzPressure, Pressure, UniformPressure, make_pressure
 from .quadrature import quadrature_profile
 
@@ -20,4 +37,6 @@ __all__ = [
     "FrictionModel", "FrictionResult", "ExactCircularFriction", "QuadratureFriction",
     "LinearEllipsoidalFriction", "HarmonicFriction", "PointCoulomb", "make_model",
     "harmonic_coefficients", "chebyshev_to_power",
+    "ReducedContactSystem", "Trajectory", "LimitDirection", "find_limit_directions",
+    "find_limit_directions_sphere", "bifurcation_values", "bifurcation_diagram",
 ]

@@ -77,18 +77,23 @@ def plot_error_map(models: dict, exact: FrictionModel, path=None, n: int = 181):
     w = np.stack([np.cos(TH) * np.cos(PH), np.cos(TH) * np.sin(PH), np.sin(TH)], axis=-1)
     Qe = exact.Q_of_w(w)
     k = len(models)
-    fig, axes = plt.subplots(1, k, figsize=(4.2 * k, 3.4), squeeze=False)
+    ncol = min(4, k)
+    nrow = -(-k // ncol)
+    fig, axes = plt.subplots(nrow, ncol, figsize=(4.2 * ncol, 3.4 * nrow), squeeze=False)
+    for a in axes.flat[k:]:
+        a.set_visible(False)
     maps = {}
-    for a, (lab, m) in zip(axes[0], models.items()):
+    for a, (lab, m) in zip(axes.flat, models.items()):
         if abs(m.rho - exact.rho) > 1e-12 * exact.rho:
             raise ValueError("models and exact must share rho for a direction map")
         E = np.linalg.norm(m.Q_of_w(w) - Qe, axis=-1) / (exact.mu * exact.P)
         maps[lab] = E
         im = a.pcolormesh(np.degrees(PH), np.degrees(TH), E, shading="auto", cmap="magma")
         fig.colorbar(im, ax=a, shrink=0.85)
-        a.set_title(f"{lab}: max {E.max():.3f}")
+        a.set_title(f"{lab}: max {E.max():.3f}", fontsize=9)
         a.set_xlabel(r"$\varphi$ (deg)")
-    axes[0, 0].set_ylabel(r"$\theta$ (deg)")
+        a.set_ylabel(r"$\theta$ (deg)")
+    fig.tight_layout()
     fig.maps = maps
     return _finish(fig, path)
 
