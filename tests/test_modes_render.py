@@ -136,3 +136,19 @@ def test_auto_scale():
     u[0] = [0.003, 0.004]  # |u|max = 5 mm
     assert pm.auto_scale(mesh, u) == pytest.approx(0.1 * 5.0 / 0.005)
     assert pm.auto_scale(mesh, np.zeros_like(u)) == 1.0
+
+
+def test_triangle_mesh_png_and_vtu(tmp_path):
+    import meshio
+
+    mesh = rectangle(1.0, 0.2, 10, 2, element="triangle")
+    K, M, dm = mesh_matrices(mesh, MAT)
+    fr = free_dofs(dm.n_dofs, dm.dofs(mesh.nodes("left")))
+    f, phi = modes(K[fr][:, fr], M[fr][:, fr], 1)
+    u = np.zeros(dm.n_dofs)
+    u[fr] = phi[:, 0]
+    out = pm.render_mode(mesh, u, tmp_path / "tri.png", frequency_hz=f[0], window_size=(400, 200))
+    assert _fraction_not_background(out)[0] > 0.02
+    back = meshio.read(pm.write_modes_vtu(mesh, [u], tmp_path / "tri.vtu"))
+    np.testing.assert_array_equal(back.cells_dict["triangle"], mesh.cells["triangle"])
+    np.testing.assert_array_equal(back.point_data["mode_01"][:, :2], u.reshape(-1, 2))
