@@ -249,7 +249,9 @@ class Mesh:
 
         One entity per node set (dimension 0), per edge set (dimension 1) and per run of
         consecutive structural cells with the same element set, so that cell order is kept. All
-        nodes are listed in the block of the first structural entity.
+        nodes are listed in the block of the first structural entity. A node set is one point
+        entity holding several point elements: valid MSH 4.1 that meshio and fesub read back, but
+        not how Gmsh itself stores geometry points (one node each), so Gmsh may re-classify them.
         """
         gtype = {"vertex": 15, "line": 1, "triangle": 2, "quad": 3}
         struct = [(k, v) for k, v in self.cells.items() if not (k == "line" and self.element_type != "line")]
