@@ -39,6 +39,20 @@ def test_bench_basin_parallel(benchmark, ratio_to, law):
         benchmark.extra_info["workers"] = os.cpu_count()
 
 
+def test_bench_basin_early_exit(benchmark, ratio_to):
+    # same basin with the transient ended once the stroboscopic state repeats within 1e-9
+    res = benchmark.pedantic(basins, args=(P_REF, 1.3),
+                             kwargs=dict(law="exact", executor=None, early_exit_tol=1e-9,
+                                         **BASIN_KW), rounds=2, iterations=1)
+    full = basins(P_REF, 1.3, law="exact", executor="serial", **BASIN_KW)
+    assert res.agreement(full) == 1.0
+    ratio_to("full_transient_parallel", basins, P_REF, 1.3, law="exact", executor=None, rounds=1,
+             **BASIN_KW)
+    stats = getattr(benchmark, "stats", None)
+    if stats is not None and not getattr(benchmark, "disabled", False):
+        benchmark.extra_info["extrapolated_200x200_s"] = stats.stats.median * (200 / N_SIDE) ** 2
+
+
 def _scipy_trajectories(law, ics, W, n_periods):
     sys = TwoMassFreePlay(P_REF, law)
     T = 2 * math.pi / W

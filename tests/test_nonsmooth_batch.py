@@ -41,6 +41,27 @@ def test_backends_agree(backend, law):
 
 
 @pytest.mark.parametrize("law", ["exact", "smooth"])
+def test_early_exit_backends_and_labels(backend, law):
+    # early end of the transient: both backends stop each trajectory at the same period
+    rng = np.random.default_rng(0)
+    X = np.zeros((12, 4))
+    X[:, [0, 2]] = rng.uniform(-0.5, 0.5, size=(12, 2))
+    kw = dict(law=law, n_transient=150, n_record=4, steps_per_period=50, early_exit_tol=1e-8)
+    r = batch_periodic(P_REF, X, 1.15, **kw)
+    assert np.all(r.n_used < 150) and np.all(r.n_used > 8)
+    if backend == "compiled":
+        with _backend.use("python"):
+            q = batch_periodic(P_REF, X, 1.15, **kw)
+        assert np.array_equal(r.n_used, q.n_used)
+        assert_allclose(r.strobe, q.strobe, rtol=0, atol=1e-12)
+    # the attractor reached is the one of the full protocol (max/min x1 to 1e-6)
+    full = batch_periodic(P_REF, X, 1.15, law=law, n_transient=150, n_record=4,
+                          steps_per_period=50)
+    assert np.max(np.abs(full.x1_max - r.x1_max)) < 1e-6
+    assert np.max(np.abs(full.x1_min - r.x1_min)) < 1e-6
+
+
+@pytest.mark.parametrize("law", ["exact", "smooth"])
 def test_batch_matches_adaptive_reference_after_50_periods(law):
     # acceptance: |batch - solve_ivp| < 1e-6 on the stroboscopic state after 50 periods
     # (W = 1.3; 400 RK4 steps per period; adaptive DOP853 at rtol 1e-12, event-driven if exact)
@@ -114,6 +135,14 @@ def test_basin_fractions_match_reference(basin_pair):
     # spec 4.3: >= 90 % of cells agree between laws (reference: 98.2 %)
     assert ex.agreement(sm) >= 0.90
     assert abs(ex.agreement(sm) - 0.982) < 0.015
+
+
+def test_basin_early_exit_same_attractors(basin_pair):
+    ex, _ = basin_pair
+    fast = basins(P_REF, 1.15, law="exact", shape=(20, 20), early_exit_tol=1e-9,
+                  executor="serial", progress=False)
+    assert fast.agreement(ex) == 1.0  # same attractor in every cell
+    assert fast.options["mean_transient_periods"] < 150
 
 
 @pytest.mark.slow

@@ -156,10 +156,14 @@ cdef int _exact_step(double* z, int* sp, double t, double h, double W, double c0
 def batch_rk4(const double[:, ::1] X0, const double[::1] W, const double[::1] prm, int law,
               int n_transient, int n_record, int steps, int sec_dir, const double[::1] costab,
               double[:, :, ::1] strobe, double[:, ::1] ext, double[:, :, ::1] sec,
-              int[::1] nsec, int[::1] nswitch):
+              int[::1] nsec, int[::1] nswitch, double conv_tol, int conv_pmax,
+              int[::1] n_used):
     """Advance B initial conditions with fixed-step RK4 (see freeplay_ref.batch_rk4)."""
     cdef Py_ssize_t B = X0.shape[0], nsmax = sec.shape[1]
-    cdef Py_ssize_t b, per, j, i, k
+    cdef Py_ssize_t b, per, j, i, k, q, kk
+    cdef double hist[9][4]
+    cdef double dmax
+    cdef int conv
     cdef double z[4]
     cdef double zs[4]
     cdef double p[12]
@@ -180,7 +184,11 @@ def batch_rk4(const double[:, ::1] X0, const double[::1] W, const double[::1] pr
             nswitch[b] = 0
             ext[b, 0] = -1e300
             ext[b, 1] = 1e300
-            for per in range(n_transient + n_record):
+            n_used[b] = n_transient
+            for i in range(4):
+                hist[0][i] = z[i]
+            per = 0
+            while per < n_transient + n_record:
                 rec = per >= n_transient
                 if per == n_transient:
                     for i in range(4):
@@ -237,3 +245,22 @@ def batch_rk4(const double[:, ::1] X0, const double[::1] W, const double[::1] pr
                 if rec:
                     for i in range(4):
                         strobe[b, per - n_transient + 1, i] = z[i]
+                elif conv_tol > 0.0:
+                    # optional early end of the transient: z_k = z_{k-q} within conv_tol
+                    kk = per + 1
+                    for i in range(4):
+                        hist[kk % (conv_pmax + 1)][i] = z[i]
+                    if kk > conv_pmax:
+                        conv = 0
+                        for q in range(1, conv_pmax + 1):
+                            dmax = 0.0
+                            for i in range(4):
+                                if fabs(z[i] - hist[(kk - q) % (conv_pmax + 1)][i]) > dmax:
+                                    dmax = fabs(z[i] - hist[(kk - q) % (conv_pmax + 1)][i])
+                            if dmax < conv_tol:
+                                conv = 1
+                                break
+                        if conv:
+                            n_used[b] = <int>kk
+                            per = n_transient - 1
+                per += 1

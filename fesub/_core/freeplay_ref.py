@@ -31,7 +31,11 @@ Outputs (allocated by the caller):
   crossing fraction is linear in y1 and x1 is the cubic Hermite interpolant of the step;
   only crossings with ``sec_dir == 0`` or ``direction == sec_dir`` are kept;
 * ``nsec (B,)``: number of section points (may exceed nsmax; only the first nsmax are stored);
-* ``nswitch (B,)``: number of region switches in the recorded periods (exact law).
+* ``nswitch (B,)``: number of region switches in the recorded periods (exact law);
+* ``n_used (B,)``: transient periods actually integrated. With ``conv_tol > 0`` the transient
+  ends early once the stroboscopic state repeats within ``conv_tol`` (max norm) after
+  ``q <= conv_pmax`` periods (``conv_pmax <= 8``); ``conv_tol = 0`` integrates all
+  ``n_transient`` periods.
 
 A trajectory that leaves |x| < 1e6 or becomes non-finite gets NaN in ``strobe`` and ``ext``.
 """
@@ -167,7 +171,7 @@ def _exact_step(Z, S, t, h, W, c0, c1, c2, p):
 
 
 def batch_rk4(X0, W, prm, law, n_transient, n_record, steps, sec_dir, costab, strobe, ext, sec,
-              nsec, nswitch):
+              nsec, nswitch, conv_tol, conv_pmax, n_used):
     """Advance B initial conditions with fixed-step RK4 (see the module docstring)."""
     X0 = np.asarray(X0, dtype=float)
     W = np.asarray(W, dtype=float)
@@ -175,68 +179,92 @@ def batch_rk4(X0, W, prm, law, n_transient, n_record, steps, sec_dir, costab, st
     B = X0.shape[0]
     nsmax = sec.shape[1]
     N = int(steps)
+    P = int(conv_pmax)
+    total = n_transient + n_record
     T = 2.0 * np.pi / W
     h = T / N
     Z = X0.copy()
     S = _region(Z[:, 0], p[8])
     nsec[:] = 0
     nswitch[:] = 0
+    n_used[:] = n_transient
     ext[:, 0] = -1e300
     ext[:, 1] = 1e300
     dead = np.zeros(B, dtype=bool)
-    rows = np.arange(B)
+    per = np.zeros(B, dtype=np.int64)  # period index of each trajectory (may jump)
+    hist = np.zeros((P + 1, B, 4))
+    hist[0] = Z
     with np.errstate(all="ignore"):
-        for per in range(n_transient + n_record):
-            rec = per >= n_transient
-            if per == n_transient:
-                strobe[:, 0, :] = Z
-                ext[:, 0] = Z[:, 0]
-                ext[:, 1] = Z[:, 0]
+        while True:
+            active = (per < total) & ~dead
+            if not active.any():
+                break
+            rec = active & (per >= n_transient)
+            start = active & (per == n_transient)
+            strobe[start, 0, :] = Z[start]
+            ext[start, 0] = Z[start, 0]
+            ext[start, 1] = Z[start, 0]
             for j in range(N):
                 Zs = Z
                 if law == 1:
-                    Z = _rk4(Zs, h, costab[2 * j], costab[2 * j + 1], costab[2 * j + 2], p, 1, S)
+                    Zn = _rk4(Zs, h, costab[2 * j], costab[2 * j + 1], costab[2 * j + 2], p, 1, S)
                 else:
-                    Z, S, nsw = _exact_step(Zs, S, j * h, h, W, costab[2 * j], costab[2 * j + 1],
-                                            costab[2 * j + 2], p)
-                    if rec:
-                        nswitch[:] += nsw
-                if rec:
-                    ext[:, 0] = np.maximum(ext[:, 0], Z[:, 0])
-                    ext[:, 1] = np.minimum(ext[:, 1], Z[:, 0])
-                    d = np.where((Zs[:, 1] > 0.0) & (Z[:, 1] <= 0.0), -1,
-                                 np.where((Zs[:, 1] < 0.0) & (Z[:, 1] >= 0.0), 1, 0))
-                    idx = np.nonzero(d != 0)[0]
-                    if idx.size:
-                        zs, z, hh = Zs[idx], Z[idx], h[idx]
-                        th = zs[:, 1] / (zs[:, 1] - z[:, 1])
-                        t2 = th * th
-                        t3 = t2 * th
-                        x1h = ((2 * t3 - 3 * t2 + 1) * zs[:, 0] + (t3 - 2 * t2 + th) * hh * zs[:, 1]
-                               + (-2 * t3 + 3 * t2) * z[:, 0] + (t3 - t2) * hh * z[:, 1])
-                        ext[idx, 0] = np.maximum(ext[idx, 0], x1h)
-                        ext[idx, 1] = np.minimum(ext[idx, 1], x1h)
-                        keep = (sec_dir == 0) | (d[idx] == sec_dir)
-                        idx, x1h, th, zs, z = idx[keep], x1h[keep], th[keep], zs[keep], z[keep]
-                        dd = d[idx]
-                        k = nsec[idx]
-                        ok = k < nsmax
-                        i2, k2 = idx[ok], k[ok]
-                        sec[i2, k2, 0] = x1h[ok]
-                        sec[i2, k2, 1] = (zs[:, 2] + th * (z[:, 2] - zs[:, 2]))[ok]
-                        sec[i2, k2, 2] = (zs[:, 3] + th * (z[:, 3] - zs[:, 3]))[ok]
-                        sec[i2, k2, 3] = ((j + th) / N)[ok]
-                        sec[i2, k2, 4] = dd[ok]
-                        nsec[idx] += 1
-            bad = ~(np.all(np.isfinite(Z), axis=1) & (np.abs(Z[:, 0]) < 1e6) & (np.abs(Z[:, 2]) < 1e6))
-            newly = bad & ~dead
-            if newly.any():
-                dead |= newly
+                    Zn, Sn, nsw = _exact_step(Zs, S, j * h, h, W, costab[2 * j],
+                                              costab[2 * j + 1], costab[2 * j + 2], p)
+                    S = np.where(active, Sn, S)
+                    nswitch[rec] += nsw[rec]
+                Z = np.where(active[:, None], Zn, Zs)
+                d = np.where((Zs[:, 1] > 0.0) & (Z[:, 1] <= 0.0), -1,
+                             np.where((Zs[:, 1] < 0.0) & (Z[:, 1] >= 0.0), 1, 0))
+                ext[rec, 0] = np.maximum(ext[rec, 0], Z[rec, 0])
+                ext[rec, 1] = np.minimum(ext[rec, 1], Z[rec, 0])
+                idx = np.nonzero(rec & (d != 0))[0]
+                if idx.size:
+                    zs, z, hh = Zs[idx], Z[idx], h[idx]
+                    th = zs[:, 1] / (zs[:, 1] - z[:, 1])
+                    t2 = th * th
+                    t3 = t2 * th
+                    x1h = ((2 * t3 - 3 * t2 + 1) * zs[:, 0] + (t3 - 2 * t2 + th) * hh * zs[:, 1]
+                           + (-2 * t3 + 3 * t2) * z[:, 0] + (t3 - t2) * hh * z[:, 1])
+                    ext[idx, 0] = np.maximum(ext[idx, 0], x1h)
+                    ext[idx, 1] = np.minimum(ext[idx, 1], x1h)
+                    keep = (sec_dir == 0) | (d[idx] == sec_dir)
+                    idx, x1h, th, zs, z = idx[keep], x1h[keep], th[keep], zs[keep], z[keep]
+                    dd = d[idx]
+                    k = nsec[idx]
+                    ok = k < nsmax
+                    i2, k2 = idx[ok], k[ok]
+                    sec[i2, k2, 0] = x1h[ok]
+                    sec[i2, k2, 1] = (zs[:, 2] + th * (z[:, 2] - zs[:, 2]))[ok]
+                    sec[i2, k2, 2] = (zs[:, 3] + th * (z[:, 3] - zs[:, 3]))[ok]
+                    sec[i2, k2, 3] = ((j + th) / N)[ok]
+                    sec[i2, k2, 4] = dd[ok]
+                    nsec[idx] += 1
+            bad = active & ~(np.all(np.isfinite(Z), axis=1) & (np.abs(Z[:, 0]) < 1e6)
+                             & (np.abs(Z[:, 2]) < 1e6))
+            if bad.any():
+                dead |= bad
                 Z = np.where(dead[:, None], 0.0, Z)
-            if rec:
-                strobe[:, per - n_transient + 1, :] = Z
+                active &= ~bad
+                rec &= ~bad
+            ir = np.nonzero(rec)[0]
+            strobe[ir, per[ir] - n_transient + 1, :] = Z[ir]
+            tr = active & ~rec
+            if conv_tol > 0.0 and tr.any():
+                kk = per + 1
+                it = np.nonzero(tr)[0]
+                hist[kk[it] % (P + 1), it] = Z[it]
+                cand = it[kk[it] > P]
+                if cand.size:
+                    conv = np.zeros(cand.size, dtype=bool)
+                    for q in range(1, P + 1):
+                        old = hist[(kk[cand] - q) % (P + 1), cand]
+                        conv |= np.max(np.abs(Z[cand] - old), axis=1) < conv_tol
+                    done = cand[conv]
+                    n_used[done] = kk[done]
+                    per[done] = n_transient - 1
+            per[active] += 1
     if dead.any():
         strobe[dead] = np.nan
         ext[dead] = np.nan
-    del rows
     return None

@@ -199,7 +199,7 @@ def _grid(rng, n, name):
 
 def basins(params=None, W=1.15, *, law="exact", x1_range=(-0.5, 0.5), x2_range=(-0.5, 0.5),
            shape=(20, 20), n_transient=150, n_record=4, steps_per_period=200, period_tol=1e-6,
-           cluster_tol=1e-3, executor=None, progress=True) -> BasinResult:
+           cluster_tol=1e-3, early_exit_tol=0.0, executor=None, progress=True) -> BasinResult:
     """Basins of attraction over initial positions (x1(0), x2(0)), zero velocities, t0 = 0.
 
     Parameters
@@ -213,6 +213,9 @@ def basins(params=None, W=1.15, *, law="exact", x1_range=(-0.5, 0.5), x2_range=(
     steps_per_period : RK4 steps per period
     period_tol : stroboscopic recurrence tolerance (max norm)
     cluster_tol : tolerance on max/min x1 when clustering signatures
+    early_exit_tol : if > 0, a cell's transient ends once its stroboscopic state repeats within
+        this tolerance (see :func:`~fesub.nonsmooth.batch.batch_periodic`); use it well below
+        ``period_tol`` (e.g. 1e-9). 0 (default) keeps the fixed ``n_transient`` protocol.
     executor : None (default: local ProcessPoolExecutor with os.cpu_count() workers), 'serial',
         or any concurrent.futures executor (chunks of cells are submitted to it)
     progress : tqdm progress bar over the chunks
@@ -235,7 +238,8 @@ def basins(params=None, W=1.15, *, law="exact", x1_range=(-0.5, 0.5), x2_range=(
     X0[:, 2] = X2.ravel()
     r = batch_parallel(p, X0, W, executor=executor, progress=progress, law=law,
                        n_transient=n_transient, n_record=n_record,
-                       steps_per_period=steps_per_period, nsec_max=0)
+                       steps_per_period=steps_per_period, nsec_max=0,
+                       early_exit_tol=early_exit_tol)
     per = period_of(r.strobe, period_tol)
     labels, attractors = classify(per, r.x1_max, r.x1_min, cluster_tol=cluster_tol)
     B = X0.shape[0]
@@ -246,7 +250,8 @@ def basins(params=None, W=1.15, *, law="exact", x1_range=(-0.5, 0.5), x2_range=(
     opts = dict(x1_range=list(map(float, x1_range)), x2_range=list(map(float, x2_range)),
                 shape=[n1, n2], n_transient=n_transient, n_record=n_record,
                 steps_per_period=steps_per_period, period_tol=period_tol,
-                cluster_tol=cluster_tol, params=p.to_dict())
+                cluster_tol=cluster_tol, early_exit_tol=early_exit_tol, params=p.to_dict(),
+                mean_transient_periods=float(np.mean(r.n_used)))
     return BasinResult(W=W, law=law, x1=g1, x2=g2, labels=labels.reshape(n1, n2),
                        period=per.reshape(n1, n2), x1_max=r.x1_max.reshape(n1, n2),
                        x1_min=r.x1_min.reshape(n1, n2), attractors=attractors,

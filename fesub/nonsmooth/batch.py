@@ -38,6 +38,7 @@ class BatchResult:
     sections : (B, nsmax, 5) section x1' = 0 points ``[x1, x2, y2, phase, direction]``
     nsec : (B,) number of section points (first ``nsmax`` stored)
     nswitch : (B,) number of switches in the recorded periods (exact law)
+    n_used : (B,) transient periods actually integrated (< n_transient with early exit)
     """
 
     strobe: np.ndarray
@@ -46,6 +47,7 @@ class BatchResult:
     sections: np.ndarray
     nsec: np.ndarray
     nswitch: np.ndarray
+    n_used: np.ndarray = None
 
     @staticmethod
     def concat(parts):
@@ -59,7 +61,8 @@ class BatchResult:
                              for f in ("strobe", "x1_max", "x1_min")),
                            np.concatenate(secs),
                            np.concatenate([p.nsec for p in parts]),
-                           np.concatenate([p.nswitch for p in parts]))
+                           np.concatenate([p.nswitch for p in parts]),
+                           np.concatenate([p.n_used for p in parts]))
 
 
 def _law_code(law) -> int:
@@ -108,7 +111,8 @@ def _validate(params, X0, W, law, n_transient, n_record, steps_per_period, nsec_
 
 
 def batch_periodic(params, X0, W, *, law="exact", n_transient=150, n_record=4,
-                   steps_per_period=200, nsec_max=None, section_dir=0) -> BatchResult:
+                   steps_per_period=200, nsec_max=None, section_dir=0, early_exit_tol=0.0,
+                   early_exit_pmax=8) -> BatchResult:
     """Integrate many initial conditions with fixed-step RK4 (serial, current backend).
 
     Parameters
@@ -121,6 +125,10 @@ def batch_periodic(params, X0, W, *, law="exact", n_transient=150, n_record=4,
     steps_per_period : RK4 steps per forcing period
     nsec_max : stored section points per trajectory (default 4 n_record)
     section_dir : 0 all section points, -1 maxima of x1 only, +1 minima only
+    early_exit_tol : if > 0, the transient of a trajectory ends as soon as its stroboscopic
+        state repeats within this tolerance (max norm) after q <= early_exit_pmax periods;
+        0 (default) integrates all n_transient periods (the reference protocol)
+    early_exit_pmax : largest q checked (1..8)
 
     Returns
     -------
@@ -128,17 +136,22 @@ def batch_periodic(params, X0, W, *, law="exact", n_transient=150, n_record=4,
     """
     p, X0, W, code, ntr, nrec, N, nsm = _validate(params, X0, W, law, n_transient, n_record,
                                                   steps_per_period, nsec_max, section_dir)
+    early_exit_tol = check_positive("early_exit_tol", early_exit_tol, strict=False)
+    early_exit_pmax = int(early_exit_pmax)
+    if not 1 <= early_exit_pmax <= 8:
+        raise ParameterError(f"early_exit_pmax must lie in [1, 8], got {early_exit_pmax}")
     B = X0.shape[0]
     strobe = np.empty((B, nrec + 1, 4))
     ext = np.empty((B, 2))
     sec = np.full((B, nsm, 5), np.nan)
     nsec = np.zeros(B, dtype=np.int32)
     nsw = np.zeros(B, dtype=np.int32)
+    used = np.zeros(B, dtype=np.int32)
     costab = np.cos(np.pi * np.arange(2 * N + 1) / N)
     k = _backend.kernels("freeplay")
     k.batch_rk4(X0, W, p.as_array(), code, ntr, nrec, N, int(section_dir), costab, strobe, ext,
-                sec, nsec, nsw)
-    return BatchResult(strobe, ext[:, 0].copy(), ext[:, 1].copy(), sec, nsec, nsw)
+                sec, nsec, nsw, float(early_exit_tol), early_exit_pmax, used)
+    return BatchResult(strobe, ext[:, 0].copy(), ext[:, 1].copy(), sec, nsec, nsw, used)
 
 
 def _init_worker():

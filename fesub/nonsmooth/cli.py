@@ -35,6 +35,9 @@ def add_arguments(parser) -> None:
     parser.add_argument("--range", type=float, default=1.5, help="basin half-width in x1(0), x2(0)")
     parser.add_argument("--n-transient", type=int, default=None, help="discarded periods")
     parser.add_argument("--steps", type=int, default=200, help="RK4 steps per period")
+    parser.add_argument("--early-exit", type=float, default=0.0, metavar="TOL",
+                        help="basins: end a cell's transient once its stroboscopic state repeats "
+                             "within TOL (e.g. 1e-9); 0 = full transient")
     parser.add_argument("--ic", type=float, nargs=4, default=(0.2, 0.0, 0.2, 0.0))
     parser.add_argument("--periods", type=int, default=1, help="orbit period in forcing periods")
     parser.add_argument("--workers", type=int, default=None,
@@ -95,7 +98,7 @@ def run(args) -> int:
             r = basins(p, args.W, law=law, x1_range=(-args.range, args.range),
                        x2_range=(-args.range, args.range), shape=(args.grid, args.grid),
                        n_transient=args.n_transient or 150, steps_per_period=args.steps,
-                       executor=ex, progress=prog)
+                       early_exit_tol=args.early_exit, executor=ex, progress=prog)
             res[law] = r
             written.append(r.save(os.path.join(out, f"basin_W{args.W:g}_{law}")))
             plots.basin(r, path=os.path.join(out, f"basin_W{args.W:g}_{law}.png"))
