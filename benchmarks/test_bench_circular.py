@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from fesub import _backend
 from fesub.circular import ExactCircularFriction, HarmonicFriction, QuadratureFriction
 
 N_EVAL = 1_000_000
@@ -43,6 +44,13 @@ def test_bench_exact_force_torque_1e6(benchmark, ratio_to, law):
         med = stats.stats.median
         benchmark.extra_info["exact_per_eval_s"] = med / N_EVAL
         benchmark.extra_info["ratio_quadrature_per_eval"] = per_eval_quad * N_EVAL / med
+    benchmark.extra_info["backend"] = _backend.active("circular")
+
+    def twin():
+        with _backend.use("python"):
+            return exact.force_torque(v, om)
+
+    ratio_to("numpy_twin_1e6", twin, rounds=3)
 
 
 def test_bench_harmonic_force_torque_1e6(benchmark, ratio_to):
