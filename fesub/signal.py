@@ -45,12 +45,21 @@ def spectrogram(x, fs: float, *, nperseg: int = 1024, noverlap: int | None = Non
     return ss.spectrogram(x, fs=fs, nperseg=nperseg, noverlap=noverlap, window=window)
 
 
+def _tx(t, x):
+    t = np.asarray(t, float)
+    x = np.asarray(x, float)
+    if t.ndim != 1 or t.shape != x.shape:
+        raise ParameterError(f"t and x must be 1D arrays of the same length, got {t.shape} and {x.shape}")
+    if not (np.all(np.isfinite(t)) and np.all(np.isfinite(x))):
+        raise ParameterError("t and x must not contain NaN or inf")
+    return t, x
+
+
 def window_spectrum(t, x, t0: float, t1: float):
     """Amplitude spectrum of ``x`` restricted to the time window [t0, t1] (s), Hann-windowed.
 
     Returns (f Hz, |X| in the unit of x)."""
-    t = np.asarray(t, float)
-    x = np.asarray(x, float)
+    t, x = _tx(t, x)
     sel = (t >= t0) & (t <= t1)
     if sel.sum() < 8:
         raise ParameterError(f"window [{t0}, {t1}] s holds fewer than 8 samples")
@@ -66,8 +75,10 @@ def burst_windows(t, x, *, threshold: float | None = None, min_gap: float = 0.01
 
     Returns a list of (t0, t1) in seconds; windows closer than ``min_gap`` are merged.
     """
-    t = np.asarray(t, float)
-    env = np.abs(ss.hilbert(np.asarray(x, float) - np.mean(x)))
+    t, x = _tx(t, x)
+    if t.size < 2:
+        raise ParameterError("burst_windows needs at least 2 samples")
+    env = np.abs(ss.hilbert(x - np.mean(x)))
     n = max(1, int(0.001 / max(np.median(np.diff(t)), 1e-12)))
     env = np.convolve(env, np.ones(n) / n, mode="same")
     thr = 4.0 * np.median(env) if threshold is None else threshold
@@ -92,7 +103,11 @@ def burst_windows(t, x, *, threshold: float | None = None, min_gap: float = 0.01
 
 def dominant_frequency(f, X, fmin: float = 0.0) -> float:
     """Frequency (Hz) of the largest spectral amplitude above ``fmin``."""
-    f = np.asarray(f)
-    X = np.asarray(X)
+    f = np.asarray(f, float)
+    X = np.asarray(X, float)
+    if f.shape != X.shape:
+        raise ParameterError(f"f and X must have the same shape, got {f.shape} and {X.shape}")
     sel = f >= fmin
+    if not sel.any():
+        raise ParameterError(f"no frequency at or above fmin = {fmin} Hz (max {f.max() if f.size else None})")
     return float(f[sel][np.argmax(X[sel])])

@@ -161,16 +161,12 @@ def test_bad_input(backend):
         coupling_rows(0.5, 0.0, -0.1)
 
 
-@pytest.mark.xfail(strict=True, reason="find_segment_brute does not validate the point: a NaN point "
-                                       "returns -1 (off surface) instead of ParameterError")
 def test_brute_rejects_nan_point():
     pos = np.array([[0.0, 0.0], [1.0, 0.0]])
     with pytest.raises(ParameterError):
         find_segment_brute(pos, np.array([[0, 1]]), [np.nan, 0.1])
 
 
-@pytest.mark.xfail(strict=True, reason="find_segment accepts a point with 3 coordinates (uses the "
-                                       "first two) and fails with IndexError on a scalar")
 def test_point_shape_is_checked():
     pos = np.array([[0.0, 0.0], [1.0, 0.0]])
     segs = np.array([[0, 1]])
@@ -179,15 +175,12 @@ def test_point_shape_is_checked():
             find_segment(pos, segs, P, 0)
 
 
-@pytest.mark.xfail(strict=True, reason="NaN target positions are not rejected: the search returns -1")
 def test_nan_target_positions_rejected():
     pos = np.array([[0.0, 0.0], [1.0, np.nan], [2.0, 0.0]])
     with pytest.raises(ParameterError):
         find_segment(pos, np.array([[0, 1], [1, 2]]), [0.5, 0.1], 0)
 
 
-@pytest.mark.xfail(strict=True, reason="coupling_rows accepts mu = NaN (the check is mu < 0) and "
-                                       "returns NaN rows")
 def test_coupling_rows_rejects_nan_mu():
     with pytest.raises(ParameterError):
         coupling_rows(0.5, 0.0, float("nan"))

@@ -28,8 +28,10 @@ def coupling_rows(alpha: float, gamma: float, mu: float = 0.0, sign: float = 1.0
     (eq. 39 with the sign chosen to oppose sliding); B_C is B_E at mu = 0 (eq. 44) and
     B_C U = -gap for positions U.
     """
-    if mu < 0:
-        raise ParameterError(f"friction coefficient mu must be >= 0, got {mu}")
+    if not (np.isfinite(mu) and mu >= 0):
+        raise ParameterError(f"friction coefficient mu must be finite and >= 0, got {mu}")
+    if not (np.isfinite(alpha) and np.isfinite(gamma) and np.isfinite(sign)):
+        raise ParameterError(f"alpha, gamma and sign must be finite, got {alpha}, {gamma}, {sign}")
     s, c = np.sin(gamma), np.cos(gamma)
     G1 = -s - sign * mu * c
     G2 = c - sign * mu * s
@@ -61,7 +63,18 @@ def _prep(pos, segs):
         raise ParameterError(f"segments must be a non-empty (m, 2) array, got {segs.shape}")
     if segs.min() < 0 or segs.max() >= pos.shape[0]:
         raise ParameterError("segment node index outside the positions array")
+    if not np.all(np.isfinite(pos)):
+        raise ParameterError("target positions contain NaN or inf")
     return pos, segs
+
+
+def _point(P) -> np.ndarray:
+    P = np.asarray(P, dtype=float)
+    if P.shape != (2,):
+        raise ParameterError(f"slave point must have 2 coordinates (x, y), got shape {P.shape}")
+    if not np.all(np.isfinite(P)):
+        raise ParameterError("slave position contains NaN or inf")
+    return P
 
 
 def find_segment(pos, segs, P, start: int = 0, *, raise_off: bool = False):
@@ -71,9 +84,7 @@ def find_segment(pos, segs, P, start: int = 0, *, raise_off: bool = False):
     (or raises :class:`ContactLost` with ``raise_off=True``).
     """
     pos, segs = _prep(pos, segs)
-    P = np.asarray(P, float)
-    if not np.all(np.isfinite(P)):
-        raise ParameterError("slave position contains NaN or inf")
+    P = _point(P)
     start = int(start) if 0 <= int(start) < segs.shape[0] else 0
     out = kernels("contact").find_segment(pos, segs, float(P[0]), float(P[1]), start)
     if out[0] < 0 and raise_off:
@@ -84,4 +95,5 @@ def find_segment(pos, segs, P, start: int = 0, *, raise_off: bool = False):
 def find_segment_brute(pos, segs, P):
     """Full-scan reference of :func:`find_segment`."""
     pos, segs = _prep(pos, segs)
+    P = _point(P)
     return kernels("contact").find_segment_brute(pos, segs, float(P[0]), float(P[1]))

@@ -146,7 +146,7 @@ def study(out="fesub-out/beam-on-beam", *, mu=None, roughness=None, duration=Non
     if tdf is not None and hasattr(tdf, "time_dependent_frf"):
         times = np.arange(0.20, min(3.13, dur if transient else 3.13) + 1e-9, 5e-3)
         freqs = np.arange(0.0, 20_000.0 + 1e-9, 5.0)
-        r = tdf.time_dependent_frf(system, times, freqs, "C_y", "T_y", STABLE_MU, p.s0, p.vx)
+        r = tdf.time_dependent_frf(system, times, freqs, "C_y", "T_y", STABLE_MU, p.s0, p.vx, accelerance=True)
         r.save(out / "tdfrf.npz")
         summary["tdfrf"] = {"times": int(times.size), "freqs": int(freqs.size), "input": "C_y force",
                             "output": "T_y acceleration", "mu": STABLE_MU}
