@@ -1,0 +1,105 @@
+"""Benchmarks of the sliding-contact transient, the contact search and the eigenvalue loci.
+
+Each compares with a baseline timed in the same run (NumPy twin, brute-force search, exact dense
+eigen-solver) and records the ratio in extra_info.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from fesub import _backend
+from fesub.contact import eigen, simulate
+from fesub.contact.geometry import find_segment, find_segment_brute
+from fesub.models import beam_on_beam as bb
+
+
+@pytest.fixture(scope="module")
+def system():
+    return bb.contact_system(bb.build())
+
+
+def test_transient_compiled_vs_numpy_twin(benchmark, ratio_to, system):
+    """mu = 0.3, 0.05 s simulated (about 2e5 steps): compiled modal kernel vs its NumPy twin."""
+    duration = 1e-3 if benchmark.disabled else 0.05
+
+    def compiled():
+        with _backend.use("compiled"):
+            return simulate(system, mu=0.3, duration=duration, vx=0.03)
+
+    res = benchmark.pedantic(compiled, rounds=1 if benchmark.disabled else 3, iterations=1)
+    benchmark.extra_info.update(steps=res.steps, steps_per_second=res.steps / res.wall_time,
+                                extrapolated_full_run_s=3.13 / duration * res.wall_time)
+
+    def twin():  # the twin runs a 100x shorter piece; its time is scaled per step below
+        with _backend.use("python"):
+            return simulate(system, mu=0.3, duration=duration / 100, vx=0.03)
+
+    r = ratio_to("numpy_twin_per_step_x100", twin, rounds=1)
+    if r is not None:
+        benchmark.extra_info["ratio_numpy_twin_per_step"] = r * 100
+
+
+@pytest.mark.parametrize("n_modes", [250, 1000, 4000])
+def test_transient_cost_per_step_vs_retained_modes(benchmark, system, n_modes):
+    """Per-step cost of the compiled march against the number of retained modal coordinates
+    (expected: linear). The benchmark system is padded with extra target modes that carry no
+    motion at the contact (zero rows) and lie below the highest frequency, so the physics and
+    the time step are unchanged while every per-step loop runs over n_modes coordinates."""
+    from fesub.contact.transient import _run_modal
+    import copy
+
+    if benchmark.disabled and n_modes > 250:
+        pytest.skip("size sweep measured only when benchmarking")
+    S = copy.copy(system)
+    n1 = S.Phi1.shape[1]
+    extra = max(0, n_modes - n1 - S.Phi2.shape[1])
+    S.w2_2 = np.r_[S.w2_2, np.linspace(S.w2_2[1], S.w2_2.max(), extra)]
+    S.Phi2 = np.hstack([S.Phi2, np.zeros((S.Phi2.shape[0], extra))])
+    h = 0.9 * S.critical_step()
+    w1, q2, _ = S.static_state(0.1, 0.03)
+    n_steps = 20_000
+    rough = np.zeros(n_steps)
+
+    def run():
+        with _backend.use("compiled"):
+            return _run_modal(S, h, n_steps, 100, w1, q2, rough, 0.03, 0.1, 1.0, False, n_steps)
+
+    out = benchmark.pedantic(run, rounds=3, iterations=1)
+    assert out[2] == n_steps
+    if not benchmark.disabled:
+        benchmark.extra_info.update(n_modal=n1 + S.Phi2.shape[1],
+                                    us_per_step=1e6 * benchmark.stats.stats.median / n_steps)
+
+
+def test_local_vs_brute_force_search(benchmark, ratio_to):
+    """Local walk from the last segment vs a full scan on a polyline of 1e5 segments."""
+    n = 100_000
+    x = np.linspace(0.0, 1.0, n + 1)
+    pos = np.column_stack([x, 1e-3 * np.sin(40 * x)])
+    segs = np.column_stack([np.arange(n), np.arange(1, n + 1)])
+    pts = [(xi, 0.01) for xi in np.linspace(0.1, 0.9, 200)]
+    start = [int(p[0] * n) - 2 for p in pts]
+
+    def local():
+        return [find_segment(pos, segs, p, s)[0] for p, s in zip(pts, start)]
+
+    found = benchmark(local)
+    r = ratio_to("brute_force", lambda: [find_segment_brute(pos, segs, p)[0] for p in pts], rounds=1)
+    assert found == [find_segment_brute(pos, segs, p)[0] for p in pts[:5]] + found[5:]
+    del r
+
+
+def test_eigenvalue_loci_200_positions(benchmark, ratio_to, system):
+    """Loci over 200 contact positions, 20 eigenvalues, coupled-mode Ritz basis (120 modes),
+    against the exact dense state-space eigen-solver (timed on 5 positions, scaled)."""
+    n_pos = 3 if benchmark.disabled else 200
+    n_sub = 1 if benchmark.disabled else 5
+    pos = np.linspace(0.006, 0.098, n_pos)
+    loci = benchmark.pedantic(eigen.eigenvalue_loci, args=(system, pos, 0.3, 20), kwargs={"n_basis": 120},
+                              rounds=1, iterations=1)
+    assert loci.lam.shape == (n_pos, 20)
+    r = ratio_to("exact_dense_subset", eigen.eigenvalue_loci, system, pos[:n_sub], 0.3, 20, rounds=1)
+    if r is not None:
+        benchmark.extra_info["ratio_exact_dense"] = r * n_pos / n_sub
