@@ -182,7 +182,7 @@ def _golden_max(fun, lo, hi, iters=60):
 def s_function(R, ntau: int = 2001):
     """Den Hartog's ``s(R) = sup_{0<tau<pi} g(tau, R)`` including the ``tau -> 0`` limit 1 (Eq. 58)."""
     R = np.atleast_1d(np.asarray(R, dtype=float))
-    return _sup_g(R[:, None], np.ones((1, 1)), ntau)
+    return _sup_g(R[:, None], np.ones(1), ntau)
 
 
 def _grid_sizes(fmax, ntau):
