@@ -41,13 +41,6 @@ __all__ = ["quadrature_profile"]
 
 
 @lru_cache(maxsize=16)
-def _gl01(n: int):
-    """Gauss-Legendre nodes and weights on [0, 1]."""
-    x, w = roots_legendre(n)
-    return 0.5 * (x + 1.0), 0.5 * w
-
-
-@lru_cache(maxsize=16)
 def _gl_sym(n: int):
     """Gauss-Legendre nodes and weights on [-pi/2, pi/2]."""
     x, w = roots_legendre(n)
