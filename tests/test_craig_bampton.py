@@ -55,6 +55,7 @@ def test_twenty_modes_give_lowest_ten_within_half_percent(cantilever):
     assert np.all(err > -1e-10)
     # validate() reports the same comparison (its full model is solved by shift-invert Lanczos)
     v = cb.validate(10)
+    # validate() solves the full model by Lanczos, the reference by dense LAPACK: round-off
     np.testing.assert_allclose(v["full_hz"], f_full, rtol=1e-8)
     np.testing.assert_allclose(v["reduced_hz"], f_red, rtol=1e-12)
     np.testing.assert_allclose(v["rel_error"], err, atol=1e-8)
@@ -71,7 +72,7 @@ def test_free_interface_twenty_modes(cantilever):
     # met trivially, the non-trivial check is the boundary-clamped test below.
     assert np.all(np.abs(err) < 1e-9)
     # the kept free modes are exact: modes 1..10 of the clamped cantilever are among them
-    np.testing.assert_allclose(cb.mode_freqs_hz[:10], f_full, rtol=1e-8)
+    np.testing.assert_allclose(cb.mode_freqs_hz[:10], f_full, rtol=1e-8)  # Lanczos vs LAPACK
 
 
 def test_free_interface_boundary_clamped_converges(cantilever):
@@ -120,7 +121,7 @@ def test_recover_reproduces_full_mode_shapes(cantilever):
         # both mass-normalised, distinct eigenvalues: agreement limited by round-off in T
         np.testing.assert_allclose(s * u[:, j], ref, atol=1e-7 * np.abs(ref).max())
     # recovered boundary DOFs are the physical boundary coordinates of q
-    np.testing.assert_allclose(u[b], q[cb.boundary_slice, :8], atol=1e-14)
+    np.testing.assert_allclose(u[b], q[cb.boundary_slice, :8], atol=1e-14)  # identity rows of T
 
 
 def test_recover_of_truncated_model_matches_low_modes(cantilever):

@@ -79,7 +79,7 @@ def test_element_matrix_properties(kind, backend):
     K, M = _compute(kind, xy)
     scale = np.abs(K).max(axis=(1, 2))[:, None, None]
     assert np.all(np.abs(K - K.transpose(0, 2, 1)) <= 1e-12 * scale)  # symmetric to round-off
-    np.testing.assert_allclose(M, M.transpose(0, 2, 1), rtol=0, atol=1e-14 * np.abs(M).max())
+    np.testing.assert_allclose(M, M.transpose(0, 2, 1), rtol=0, atol=1e-14 * np.abs(M).max())  # ulps
     # rigid-body motions of each element produce no force
     nn = xy.shape[1]
     ndpn = 3 if kind == "frame" else 2
@@ -92,10 +92,14 @@ def test_element_matrix_properties(kind, backend):
         R[:, 2::ndpn, 2] = 1.0
     KR = np.einsum("eij,ejk->eik", K, R)
     size = np.abs(xy - xy.mean(axis=1, keepdims=True)).max(axis=(1, 2))[:, None, None]
+    # exact in exact arithmetic; round-off of sums of O(|K| * coordinate) terms, coordinates up
+    # to ~1 m from the origin, so 1e-11 |K| max(size, 1) leaves ~1e4 ulps of headroom
     assert np.all(np.abs(KR) <= 1e-11 * scale * np.maximum(size, 1.0))
     # mass: positive definite
     assert np.all(np.linalg.eigvalsh(M) > 0)
-    # stiffness: exactly 3 zero eigenvalues per element (Q4 2x2 Gauss has no spurious modes)
+    # stiffness: exactly 3 zero eigenvalues per element (Q4 2x2 Gauss has no spurious modes):
+    # the zero ones at round-off (< 1e-10 of the largest), the 4th well above (> 1e-8; the
+    # smallest deformation mode of these elements, aspect ratios <= ~2, is ~1e-2 of the largest)
     lam = np.linalg.eigvalsh(K)
     top = lam[:, -1:]
     assert np.all(lam[:, 3] > 1e-8 * top[:, 0])
@@ -112,14 +116,14 @@ def test_assembled_matrices_identical(element, backend):
         K2, M2, _ = mesh_matrices(mesh, MAT)
     for A, B in ((K, K2), (M, M2)):
         D = (A - B).tocoo()
-        assert np.all(np.abs(D.data) <= 1e-12 * abs(A).max())
+        assert np.all(np.abs(D.data) <= 1e-12 * abs(A).max())  # same sums, round-off only
     # and both agree with the plain COO sum of the element matrices
     conn = mesh.elements()
     fn = elements.q4_matrices if element == "quad" else elements.t3_matrices
     Ke, Me = fn(mesh.points[conn], MAT)
     ed = element_dofs(conn, 2)
     for A, ref in ((K, assemble(ed, Ke, dm.n_dofs)), (M, assemble(ed, Me, dm.n_dofs))):
-        assert np.all(np.abs((A - ref).data) <= 1e-12 * abs(ref).max())
+        assert np.all(np.abs((A - ref).data) <= 1e-12 * abs(ref).max())  # summation order only
 
 
 @pytest.mark.parametrize("element", ["quad", "triangle", "line"])

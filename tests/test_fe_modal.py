@@ -32,6 +32,7 @@ def test_sparse_modes_match_dense(clamped):
         assert np.all(f[:3] == 0.0)
         np.testing.assert_allclose(f[3:], f_ref[3:], rtol=1e-9)
     # mass-normalised and K-orthogonal
+    # orthonormality to round-off of the Lanczos vectors (re-normalised, not re-orthogonalised)
     np.testing.assert_allclose(phi.T @ (M @ phi), np.eye(8), atol=1e-9)
     Kp = phi.T @ (K @ phi)
     np.testing.assert_allclose(Kp, np.diag((2 * np.pi * f) ** 2), atol=1e-7 * Kp.max())
@@ -51,6 +52,7 @@ def test_rayleigh_damping_ratios_match_complex_eigenvalues():
     s = s[np.argsort(np.abs(s))][:5]
     wn = np.abs(s)  # undamped natural frequency (rad/s) for proportional damping
     zeta = -s.real / wn
+    # |s| = w_n exactly for proportional damping; eigvals of the 1st-order system to ~1e-10
     np.testing.assert_allclose(wn / (2 * np.pi), modes(K, M, 5)[0], rtol=1e-8)
     np.testing.assert_allclose(zeta, rayleigh_ratio(wn, alpha, beta), rtol=1e-7)  # eigvals round-off
     with pytest.raises(ModelError, match="Rayleigh"):

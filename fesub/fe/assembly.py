@@ -13,8 +13,8 @@ from .._backend import kernels
 from ..errors import MeshError, ModelError
 from . import elements
 
-__all__ = ["DofMap", "element_dofs", "assemble", "assemble_pair", "node_graph", "dof_pattern", "mesh_matrices", "rayleigh", "modes",
-           "rayleigh_ratio", "free_dofs", "solve_static"]
+__all__ = ["DofMap", "element_dofs", "assemble", "assemble_pair", "node_graph", "dof_pattern",
+           "mesh_matrices", "rayleigh", "modes", "rayleigh_ratio", "free_dofs", "solve_static"]
 
 _COMPONENTS = {2: ("x", "y"), 3: ("x", "y", "rz")}
 
