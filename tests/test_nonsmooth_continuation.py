@@ -24,6 +24,7 @@ def fold_ns_branch():
                           progress=False)
 
 
+@pytest.mark.slow
 def test_branch_points_are_periodic_orbits(fold_ns_branch):
     br, prob = fold_ns_branch
     assert len(br.lam) >= 8
@@ -35,6 +36,7 @@ def test_branch_points_are_periodic_orbits(fold_ns_branch):
         assert np.max(np.abs(r.strobe[0, -1] - z)) < 1e-8
 
 
+@pytest.mark.slow
 def test_fold_and_neimark_sacker_located(fold_ns_branch):
     br, _ = fold_ns_branch
     kinds = [e.kind for e in br.events]
@@ -55,6 +57,7 @@ def test_fold_and_neimark_sacker_located(fold_ns_branch):
             assert np.all(np.abs(event_multipliers(e).imag) < 1e-9)
 
 
+@pytest.mark.slow
 def test_stability_flags_match_multipliers(fold_ns_branch):
     br, prob = fold_ns_branch
     s = branch_summary(br, prob)
