@@ -1,11 +1,26 @@
 """Free-play oscillators: exact and sigmoid-smoothed dynamics, periodic orbits, continuation,
 bifurcation diagrams and basins of attraction (two-mass system with a soft symmetric gap).
 
-Modules: :mod:`.laws` (force laws, admissibility, radius of influence), :mod:`.system` (parameters,
-vector fields), :mod:`.integrate` (adaptive references, event-driven), :mod:`.batch` (compiled
-fixed-step batch integrator, parallel), :mod:`.orbits` (shooting, Floquet), :mod:`.continuation`
-(branches in the forcing frequency, backbones), :mod:`.analysis` (bifurcation diagrams, basins),
-:mod:`.plots`, :mod:`.cli`.
+Modules: :mod:`.laws` (force laws, sigmoid admissibility, radius of influence), :mod:`.system`
+(parameters, vector fields), :mod:`.integrate` (adaptive SciPy references, event-driven for the
+exact law), :mod:`.batch` (compiled fixed-step batch RK4, parallel on any executor),
+:mod:`.orbits` (shooting, monodromy, Floquet), :mod:`.branches` (continuation in the forcing
+frequency with fesub.continuation, bifurcation test functions, backbones), :mod:`.analysis`
+(bifurcation diagrams, basins, sweep-engine entry points), :mod:`.plots`, :mod:`.cli`
+(``fesub freeplay``).
+
+Choices and corrections (see also the module docstrings):
+
+* Parameters: the provisional set :data:`P_REF` (the paper's Table 2 is not in the source).
+* Eq. 7 of the paper is misprinted (``1 - exp``); the logistic ``2/(1 + exp(-delta x)) - 1`` is
+  implemented and the printed form is rejected as non-admissible.
+* Radius of influence: Eq. 10 by quadrature, and the closed form ``R_i = U*/delta``.
+* Saltation matrix = identity for the exact law (continuous vector field): no jump terms in the
+  monodromy; checked against finite differences.
+* Forcing phase: t0 = 0, ``Q cos(W t)`` (4-D form); the 6-D (u, v) form is available.
+* Basin classification: signature (period from stroboscopic recurrence, max x1, min x1), clustered
+  with a 1e-3 tolerance; non-periodic cells get label -1, diverged cells -2.
+* Bifurcation diagram: section x1' = 0 keeps maxima and minima by default (``section_dir=0``).
 """
 
 from .analysis import (PAPER_ICS, BasinResult, BifurcationResult, basin_point, basins,  # noqa: F401
