@@ -72,7 +72,7 @@ def test_integrator_matches_closed_form_continuous(name):
 
 
 @pytest.mark.parametrize("name", ["2dof-wall-j1-l1", "2dof-wall-j2-l1", "2dof-masses-1-2", "2dof-base-j1",
-                                  "5dof-wall-j1-l1", "5dof-wall-j3-l1"])
+                                  "5dof-wall-j1-l1", "5dof-wall-j3-l1", "5dof-masses-2-3", "5dof-base-j1"])
 def test_predicted_regime_matches_simulation(name):
     model, c, l, _ = CONFIGS[name]
     r = np.linspace(0.2, 2.5, 10) + 0.0123

@@ -51,7 +51,8 @@ class SimResult:
     from the load maximum (the load is ``cos tau``); ``Z``/``phi_c`` refer to the contact
     coordinate ``w @ x - b_amp cos tau``. When ``converged`` is False the numbers are those of the
     last period run and must not be read as a steady state (``X`` etc. are NaN then unless
-    ``keep_unconverged=True`` was asked for).
+    ``keep_unconverged=True`` was asked for). In stick-slip the contact coordinate dwells at its
+    extremes while stuck, so ``phi_c`` (time of its maximum) is only defined up to the dwell.
     """
 
     r1: float
