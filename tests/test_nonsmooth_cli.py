@@ -8,7 +8,6 @@ import runpy
 import sys
 
 import numpy as np
-import pytest
 
 from fesub.cli import main
 from fesub.nonsmooth import P_REF, BasinResult, bifurcation_diagram, plots
@@ -62,8 +61,6 @@ def test_example_runs(tmp_path, monkeypatch):
 
 
 def test_floquet_and_branch_plots(tmp_path):
-    from fesub.continuation import Branch  # noqa: F401 - the driver's result type
-
     from fesub.nonsmooth import TwoMassFreePlay
     from fesub.nonsmooth.branches import branch_summary, continue_orbit
     from fesub.nonsmooth.orbits import orbit_from_ic

@@ -26,7 +26,7 @@ import numpy as np
 from scipy.integrate import solve_ivp
 
 from ..errors import ConvergenceError, ParameterError, check_positive
-from .system import TwoMassFreePlay, get_params
+from .system import TwoMassFreePlay
 
 __all__ = ["FlowResult", "flow", "make_system", "region_of"]
 
