@@ -339,3 +339,52 @@ def dof_pattern(const int64_t[::1] node_ptr, const int64_t[::1] node_idx, int nd
                         indices[pos] = ndpn * node_idx[q] + j
                         pos += 1
         indptr[n * ndpn] = pos
+
+
+def node_elements(const int64_t[:, ::1] conn, const int64_t[::1] ne_ptr, int64_t[::1] cursor,
+                  int64_t[::1] ne_idx):
+    """Elements around each node (CSR): ``ne_idx[ne_ptr[v]:ne_ptr[v+1]]`` lists, in increasing
+    order, the elements holding node v (once per occurrence). ``ne_ptr`` comes from the node
+    counts; ``cursor`` (n,) is a workspace."""
+    cdef Py_ssize_t ne = conn.shape[0], k = conn.shape[1], n = ne_ptr.shape[0] - 1
+    cdef Py_ssize_t e, a, v
+    with nogil:
+        for v in range(n):
+            cursor[v] = ne_ptr[v]
+        for e in range(ne):
+            for a in range(k):
+                v = conn[e, a]
+                ne_idx[cursor[v]] = e
+                cursor[v] += 1
+
+
+def node_graph_fill(const int64_t[:, ::1] conn, const int64_t[::1] ne_ptr, const int64_t[::1] ne_idx,
+                    int64_t[::1] marker, int64_t[::1] ptr, int64_t[::1] idx):
+    """Node adjacency (CSR, sorted rows) from the elements around each node.
+
+    ``marker`` (n,) workspace; ``ptr`` (n + 1,) output; ``idx`` output with room for
+    ``k * len(ne_idx)`` entries, of which the first ``ptr[n]`` are written.
+    """
+    cdef Py_ssize_t k = conn.shape[1], n = ne_ptr.shape[0] - 1
+    cdef Py_ssize_t v, q, a, u, pos, start, i, j
+    cdef int64_t t
+    with nogil:
+        for v in range(n):
+            marker[v] = -1
+        pos = 0
+        for v in range(n):
+            ptr[v] = pos
+            start = pos
+            for q in range(ne_ptr[v], ne_ptr[v + 1]):
+                for a in range(k):
+                    u = conn[ne_idx[q], a]
+                    if marker[u] != v:
+                        marker[u] = v
+                        # insertion into the sorted row
+                        j = pos
+                        while j > start and idx[j - 1] > u:
+                            idx[j] = idx[j - 1]
+                            j -= 1
+                        idx[j] = u
+                        pos += 1
+        ptr[n] = pos

@@ -186,3 +186,22 @@ def dof_pattern(node_ptr, node_idx, ndpn, indptr, indices):
     seg_len = np.repeat(ndpn * deg, ndpn)
     src = np.arange(nnz, dtype=np.int64) + np.repeat(seg_start - indptr[:-1], seg_len)
     indices[:] = cols[src]
+
+
+def node_elements(conn, ne_ptr, cursor, ne_idx):
+    """Elements around each node (CSR, see fe.pyx): ne_idx[ne_ptr[v]:ne_ptr[v+1]] lists the
+    elements holding node v in increasing order; cursor (n,) is a workspace (unused here)."""
+    k = conn.shape[1]
+    ne_idx[:] = np.argsort(conn.ravel(), kind="stable") // k
+
+
+def node_graph_fill(conn, ne_ptr, ne_idx, marker, ptr, idx):
+    """Node adjacency (CSR, sorted rows) of the elements; writes ptr (n + 1,) and idx[:ptr[n]]
+    (see fe.pyx). ne_ptr, ne_idx and marker are not needed by this vectorised version."""
+    n = ptr.shape[0] - 1
+    k = conn.shape[1]
+    r = np.repeat(conn, k, axis=1).ravel()
+    c = np.tile(conn, (1, k)).ravel()
+    key = np.unique(r * n + c)
+    ptr[:] = np.searchsorted(key // n, np.arange(n + 1))
+    idx[: key.size] = key % n

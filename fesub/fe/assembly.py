@@ -69,13 +69,19 @@ def node_graph(conn: np.ndarray, n_nodes: int):
 
     Nodes ``a`` and ``b`` are adjacent when an element holds both (every node is its own neighbour).
     """
-    conn = np.asarray(conn, dtype=np.int64)
-    k = conn.shape[1]
-    r = np.repeat(conn, k, axis=1).ravel()
-    c = np.tile(conn, (1, k)).ravel()
-    G = sp.csr_matrix((np.ones(r.size, np.float32), (r, c)), shape=(n_nodes, n_nodes))
-    G.sum_duplicates()  # canonical: sorted, unique column indices per row
-    return G.indptr.astype(np.int64), G.indices.astype(np.int64)
+    conn = np.ascontiguousarray(conn, dtype=np.int64)
+    if conn.ndim != 2 or (conn.size and (conn.min() < 0 or conn.max() >= n_nodes)):
+        raise ModelError(f"connectivity must be an (ne, k) array of nodes in 0..{n_nodes - 1}")
+    ne, k = conn.shape
+    fe = kernels("fe")
+    ne_ptr = np.zeros(n_nodes + 1, dtype=np.int64)
+    np.cumsum(np.bincount(conn.ravel(), minlength=n_nodes), out=ne_ptr[1:])
+    ne_idx = np.empty(ne * k, dtype=np.int64)
+    fe.node_elements(conn, ne_ptr, np.empty(n_nodes, dtype=np.int64), ne_idx)
+    ptr = np.empty(n_nodes + 1, dtype=np.int64)
+    idx = np.empty(ne * k * k, dtype=np.int64)
+    fe.node_graph_fill(conn, ne_ptr, ne_idx, np.empty(n_nodes, dtype=np.int64), ptr, idx)
+    return ptr, idx[: ptr[-1]].copy()
 
 
 def dof_pattern(node_ptr: np.ndarray, node_idx: np.ndarray, ndpn: int):
