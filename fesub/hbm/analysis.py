@@ -291,8 +291,9 @@ def _peak_start(sys, alpha, w_window, Qguess=None, progress=False):
 
 
 @_single
-def backbone(sys: HBSystem, alpha_range, w_window, *, ds=0.05, ds_max=0.3, ds_min=1e-6,
-             max_steps=600, max_restarts=4, restart_eps=1e-3, progress=False) -> Backbone:
+def backbone(sys: HBSystem, alpha_range, w_window, *, ds=0.05, ds_max=1.0, ds_min=1e-4,
+             max_steps=600, max_restarts=8, restart_eps=1e-3, w_global=None,
+             progress=False) -> Backbone:
     """Trace the backbone from ``alpha_range[0]`` to ``alpha_range[1]`` (N).
 
     Parameters
@@ -309,6 +310,10 @@ def backbone(sys: HBSystem, alpha_range, w_window, *, ds=0.05, ds_max=0.3, ds_mi
         Restarts allowed at singular points (stage 4).
     restart_eps : float
         Restart offset in ``log alpha`` (spec: 1e-3).
+    w_global : (float, float), optional
+        Frequency window (rad/s) searched for the global maximum at every restart; when that
+        maximum is higher than the continued local one, the backbone jumps to it (two-peak
+        forced responses). Default: only the local ridge is followed.
     """
     a0 = check_positive("alpha_range[0] (N)", alpha_range[0])
     a1 = check_positive("alpha_range[1] (N)", alpha_range[1])
@@ -377,8 +382,19 @@ def backbone(sys: HBSystem, alpha_range, w_window, *, ds=0.05, ds_max=0.3, ds_mi
                 break
             except ConvergenceError:
                 continue
+        if w_global is not None:
+            # the tracked local maximum may have vanished or been overtaken: compare with the
+            # global maximum of a forced response over the whole window (spec 2.3, 4(d))
+            a_r = math.exp(s_start)
+            try:
+                wg, Qg = _peak_start(sys, a_r, w_global)
+                if y_restart is None or sys.amplitude(Qg) > sys.amplitude(y_restart[1]) * (
+                        1 + 1e-9):
+                    y_restart = (wg, Qg, _start_multipliers(sys, Qg, wg, a_r))
+            except ConvergenceError:
+                pass
         if y_restart is not None:
-            margin_after = sys.stuck_margin(math.exp(s_start) * y_restart[1] / math.exp(s_start))
+            margin_after = sys.stuck_margin(y_restart[1])
         else:
             window = (w_fail * 0.7, w_fail * 1.15)
             Qguess = None
@@ -595,3 +611,67 @@ def dnnm(sys: HBSystem, a_range, mode: int = 0, *, force_dof=None, harmonics="al
     Feq = Ed / (math.pi * q1)
     return DNNM(a, w0, xi, -xi / (2 * w0), Q, np.array([sys.amplitude(q) for q in Q]), Feq,
                 br.stop_reason)
+
+
+# ------------------------------------------------------------------------ condensed solver
+@_single
+def solve_condensed(sys: HBSystem, w, alpha, *, u0=None, tol=1e-12, max_iter=60):
+    """Periodic response at one frequency by harmonic balance condensed on the contact
+    coordinates (exact for localised nonlinearities; an independent route to the full HB).
+
+    With ``Z = D(w)^{-1} [P^T, F_ex]``: ``u - alpha P Z_f + P Z_P F_c(u) = 0`` in the
+    ``2 nh x (contact components)`` unknowns ``u = P Q``; damped Newton with backtracking, and
+    a homotopy in ``alpha`` (x1e-3 -> 1, 30 log steps) when Newton from the linear guess fails.
+    Returns ``Q`` (m).
+    """
+    P = np.vstack(sys.P)
+    m = P.shape[0]
+    Dw = sys.D(w)
+    Z = np.linalg.solve(Dw, np.column_stack([P.T, sys.fex]))
+    G = P @ Z[:, :m]
+    ul = P @ Z[:, m]
+    offs = np.cumsum([0] + [p.shape[0] for p in sys.P])
+
+    def FK(u):
+        F = np.zeros(m)
+        K = np.zeros((m, m))
+        for i, c in enumerate(sys.contacts):
+            sl = slice(offs[i], offs[i + 1])
+            r = c.element.evaluate(u[sl], sys.nh)
+            F[sl] = r.F
+            K[sl, sl] = r.K
+        return F, K
+
+    def newton_at(a, u):
+        F, K = FK(u)
+        R = u - a * ul + G @ F
+        nr = np.abs(R).max()
+        scale = max(np.abs(a * ul).max(), 1e-300)
+        for _ in range(max_iter):
+            if nr <= tol * scale:
+                return u, True
+            du = -np.linalg.solve(np.eye(m) + G @ K, R)
+            step = 1.0
+            while step > 1e-4:
+                un = u + step * du
+                Fn, Kn = FK(un)
+                Rn = un - a * ul + G @ Fn
+                if np.abs(Rn).max() < nr:
+                    break
+                step *= 0.5
+            u, F, K, R, nr = un, Fn, Kn, Rn, np.abs(Rn).max()
+        return u, nr <= 1e3 * tol * scale
+
+    u0 = alpha * ul if u0 is None else np.asarray(u0, float)
+    u, ok = newton_at(alpha, u0)
+    if not ok:
+        u = 1e-3 * alpha * ul
+        for a in np.geomspace(1e-3 * alpha, alpha, 31)[1:]:
+            u, ok = newton_at(a, u * 1.0)
+            if not ok:
+                break
+    if not ok:
+        raise ConvergenceError(f"condensed harmonic balance at w={w:.6g} rad/s, "
+                               f"alpha={alpha:.6g} N did not converge")
+    F, _ = FK(u)
+    return alpha * Z[:, m] - Z[:, :m] @ F

@@ -1,0 +1,154 @@
+"""Figures of the harmonic-balance study (matplotlib, Agg; imported lazily).
+
+Each function takes computed results and returns the matplotlib Figure (and saves it when a
+path is given).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+__all__ = ["frf_family", "method_comparison", "nh_comparison", "contact_timeline", "energy"]
+
+
+def _plt():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
+def _save(fig, path):
+    if path is not None:
+        fig.savefig(path, dpi=120, bbox_inches="tight")
+    return fig
+
+
+def frf_family(frfs, bb=None, *, hz=True, path=None, title="Forced responses and backbone"):
+    """RMS amplitude vs frequency for several force levels, with the backbone overlaid."""
+    plt = _plt()
+    fig, ax = plt.subplots(figsize=(7, 4.5))
+    sc = 1 / (2 * math.pi) if hz else 1.0
+    for f in frfs:
+        ax.semilogy(f.w * sc, f.Am, lw=1, label=f"alpha = {f.alpha:.3g} N")
+    if bb is not None:
+        ax.semilogy(bb.w * sc, bb.Am, "k-", lw=2, label="backbone (optimality system)")
+        for sp in bb.singular_points:
+            ax.axvline(sp["w"] * sc, color="r", ls=":", lw=1)
+    ax.set_xlabel("frequency (Hz)" if hz else "w (rad/s)")
+    ax.set_ylabel("Am, RMS amplitude (m)")
+    ax.set_title(title)
+    ax.legend(fontsize=7)
+    ax.grid(True, which="both", alpha=0.3)
+    return _save(fig, path)
+
+
+def method_comparison(bb, pr=None, dn=None, *, zoom=None, hz=True, path=None):
+    """Backbones: optimality system vs phase resonance vs dNNM (force-frequency and
+    force-amplitude projections), with an optional zoom window ``(alpha_lo, alpha_hi)``."""
+    plt = _plt()
+    ncol = 3 if zoom else 2
+    fig, axs = plt.subplots(1, ncol, figsize=(5 * ncol, 4))
+    sc = 1 / (2 * math.pi) if hz else 1.0
+    curves = [("continuation", bb.alpha, bb.w, bb.Am, "k-")]
+    if pr is not None:
+        curves.append(("phase resonance", pr.alpha, pr.w, pr.Am, "b--"))
+    if dn is not None:
+        curves.append(("dNNM + energy balance", dn.F_eq, dn.w0, dn.Am, "g-."))
+    for name, a, w, am, st in curves:
+        axs[0].semilogx(a, w * sc, st, label=name)
+        axs[1].loglog(a, am, st, label=name)
+        if zoom:
+            m = (a >= zoom[0]) & (a <= zoom[1])
+            axs[2].plot(a[m], w[m] * sc, st, marker=".", label=name)
+    axs[0].set_xlabel("force alpha (N)")
+    axs[0].set_ylabel("peak frequency (Hz)" if hz else "w (rad/s)")
+    axs[1].set_xlabel("force alpha (N)")
+    axs[1].set_ylabel("Am (m)")
+    if zoom:
+        axs[2].set_xlabel("force alpha (N)")
+        axs[2].set_title("zoom at the stuck -> slip transition")
+    for ax in axs:
+        ax.grid(True, which="both", alpha=0.3)
+        ax.legend(fontsize=7)
+    return _save(fig, path)
+
+
+def nh_comparison(bbs: dict, *, hz=True, path=None):
+    """Backbones for several numbers of harmonics: ``{nh: Backbone}``."""
+    plt = _plt()
+    fig, axs = plt.subplots(1, 2, figsize=(10, 4))
+    sc = 1 / (2 * math.pi) if hz else 1.0
+    for nh, bb in bbs.items():
+        axs[0].semilogx(bb.alpha, bb.w * sc, label=f"Nh = {nh}")
+        axs[1].loglog(bb.alpha, bb.Am, label=f"Nh = {nh}")
+    axs[0].set_ylabel("peak frequency (Hz)" if hz else "w (rad/s)")
+    axs[1].set_ylabel("Am (m)")
+    for ax in axs:
+        ax.set_xlabel("force alpha (N)")
+        ax.grid(True, which="both", alpha=0.3)
+        ax.legend()
+    return _save(fig, path)
+
+
+def contact_timeline(sys, bb, *, contact=0, npts=40, nt=512, path=None):
+    """Stick / slip / separation over one period (horizontal) for backbone points (vertical)."""
+    from matplotlib.colors import ListedColormap
+
+    from .contact import force_history
+
+    plt = _plt()
+    idx = np.unique(np.linspace(0, len(bb.alpha) - 1, npts).astype(int))
+    img = np.zeros((len(idx), nt))
+    el = sys.contacts[contact].element
+    for r, i in enumerate(idx):
+        _, _, st = force_history(el, sys.P[contact] @ bb.Q[i], sys.nh, nt)
+        img[r] = st
+    fig, ax = plt.subplots(figsize=(7, 4))
+    cmap = ListedColormap(["#4c72b0", "#dd8452", "#c44e52"])
+    ax.imshow(img, aspect="auto", origin="lower", cmap=cmap, vmin=0, vmax=2,
+              extent=[0, 360, 0, len(idx)], interpolation="nearest")
+    ticks = np.linspace(0, len(idx) - 1, 6).astype(int)
+    ax.set_yticks(ticks + 0.5)
+    ax.set_yticklabels([f"{bb.alpha[idx[t]]:.3g}" for t in ticks])
+    ax.set_xlabel("phase (deg)")
+    ax.set_ylabel("force alpha (N)")
+    ax.set_title(f"contact {contact}: stick (blue), slip (orange), separation (red)")
+    return _save(fig, path)
+
+
+def energy(sys, bb, dn=None, *, path=None):
+    """Friction dissipation per cycle and equivalent damping ratio along the backbone
+    (``zeta_eq = E_diss / (4 pi E_kin,max)``); dNNM damping ratio if given."""
+    plt = _plt()
+    from .fourier import basis
+
+    tau = 2 * math.pi * np.arange(256) / 256
+    Hd = basis(sys.nh, tau, 1)
+    Ef = np.array([sys.energy_dissipated(q) for q in bb.Q])
+    zeta = np.empty(len(bb.alpha))
+    for i, (q, w) in enumerate(zip(bb.Q, bb.w)):
+        Qm = q.reshape(2 * sys.nh, sys.n)
+        v = w * Hd @ Qm                    # (nt, n) velocities
+        ekin = 0.5 * np.einsum("ti,ij,tj->t", v, sys.M, v).max()
+        # total dissipation: friction + linear damping (pi w sum k Q^T C Q k)
+        lin = sum(math.pi * w * k * (Qm[2 * k - 2] @ sys.C @ Qm[2 * k - 2]
+                                     + Qm[2 * k - 1] @ sys.C @ Qm[2 * k - 1])
+                  for k in range(1, sys.nh + 1))
+        zeta[i] = (Ef[i] + lin) / (4 * math.pi * ekin)
+    fig, axs = plt.subplots(1, 2, figsize=(10, 4))
+    axs[0].loglog(bb.alpha, np.maximum(Ef, 1e-300), "k-")
+    axs[0].set_ylabel("friction dissipation per cycle (J)")
+    axs[1].semilogx(bb.alpha, 100 * zeta, "k-", label="backbone: E_diss / (4 pi E_kin,max)")
+    if dn is not None:
+        axs[1].semilogx(dn.F_eq, 100 * dn.zeta, "g-.", label="dNNM")
+    axs[1].set_ylabel("equivalent damping ratio (%)")
+    for ax in axs:
+        ax.set_xlabel("force alpha (N)")
+        ax.grid(True, which="both", alpha=0.3)
+    axs[1].legend(fontsize=7)
+    return _save(fig, path)
