@@ -241,3 +241,17 @@ def test_static_solve_bad_input():
     xy = np.array([[[0.0, 0.0], [2.0, 0.0], [0.6, 0.6], [0.0, 2.0]]])
     with pytest.raises(MeshError, match="Q4 element 0 is not convex"):
         elements.q4_matrices(xy, MAT)
+
+
+def test_inverted_and_bow_tie_quads_rejected():
+    from fesub.errors import MeshError
+    from fesub.fe import elements
+
+    good = np.array([[0.0, 0.0], [1.0, 0.0], [1.0, 1.0], [0.0, 1.0]])
+    xy = np.stack([good, good[::-1]])  # second one clockwise
+    with pytest.raises(MeshError, match="Q4 element 1 is inverted"):
+        elements.q4_matrices(xy, MAT)
+    bow = good[[0, 1, 3, 2]]  # self-intersecting
+    with pytest.raises(MeshError, match="Q4 element 0 is"):
+        elements.q4_matrices(bow[None], MAT)
+    elements.q4_matrices(good[None], MAT)  # and a valid one passes

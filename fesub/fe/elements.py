@@ -31,6 +31,32 @@ def _check_area(xy: np.ndarray, kind: str) -> None:
         raise MeshError(f"{kind} element {i} is inverted or degenerate (signed area {area[i]:.3e} m^2)")
 
 
+def _check_quads(xy: np.ndarray) -> None:
+    """Raise MeshError for inverted, degenerate or non-convex quadrilaterals.
+
+    The bilinear map is one-to-one (det J > 0 everywhere) only on strictly convex quads: a
+    re-entrant corner gives a negative Jacobian at some Gauss point and a meaningless matrix.
+    """
+    x, y = xy[:, :, 0], xy[:, :, 1]
+    dx = np.empty(x.shape)
+    dy = np.empty(y.shape)
+    dx[:, :3] = x[:, 1:] - x[:, :3]  # edge leaving corner a
+    dx[:, 3] = x[:, 0] - x[:, 3]
+    dy[:, :3] = y[:, 1:] - y[:, :3]
+    dy[:, 3] = y[:, 0] - y[:, 3]
+    corner = np.empty(x.shape)  # cross product of the edges arriving at and leaving corner a
+    corner[:, 1:] = dx[:, :3] * dy[:, 1:] - dy[:, :3] * dx[:, 1:]
+    corner[:, 0] = dx[:, 3] * dy[:, 0] - dy[:, 3] * dx[:, 0]
+    worst = corner.min(axis=1)
+    if np.any(worst <= 0):
+        i = int(np.argmin(worst))
+        area = 0.5 * ((x[i, 2] - x[i, 0]) * (y[i, 3] - y[i, 1]) - (x[i, 3] - x[i, 1]) * (y[i, 2] - y[i, 0]))
+        if area <= 0:
+            raise MeshError(f"Q4 element {i} is inverted or degenerate (signed area {area:.3e} m^2)")
+        raise MeshError(f"Q4 element {i} is not convex (corner {int(np.argmin(corner[i]))} is re-entrant "
+                        "or degenerate); split it into triangles or remesh")
+
+
 def q4_matrices(xy, material, *, incompatible: bool = True, lumped: bool = False):
     """Stiffness and mass of plane-stress Q4 elements.
 
@@ -50,16 +76,7 @@ def q4_matrices(xy, material, *, incompatible: bool = True, lumped: bool = False
     Ke, Me : (ne, 8, 8) arrays (N/m, kg).
     """
     xy = _xy(xy, 4)
-    _check_area(xy, "Q4")
-    # the bilinear map is one-to-one (det J > 0 everywhere) only on strictly convex quads: a
-    # re-entrant corner gives a negative Jacobian at some Gauss point and a meaningless matrix
-    d_next = xy[:, [1, 2, 3, 0]] - xy  # edge leaving each corner
-    d_prev = d_next[:, [3, 0, 1, 2]]  # edge arriving at each corner
-    corner = d_prev[:, :, 0] * d_next[:, :, 1] - d_prev[:, :, 1] * d_next[:, :, 0]
-    if np.any(corner <= 0):
-        i = int(np.argmin(corner.min(axis=1)))
-        raise MeshError(f"Q4 element {i} is not convex (corner {int(np.argmin(corner[i]))} is re-entrant "
-                        "or degenerate); split it into triangles or remesh")
+    _check_quads(xy)
     ne = xy.shape[0]
     Ke, Me = np.empty((ne, 8, 8)), np.empty((ne, 8, 8))
     kernels("fe").q4_matrices(xy, np.ascontiguousarray(material.D), float(material.thickness),
