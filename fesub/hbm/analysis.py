@@ -347,10 +347,12 @@ def backbone(sys: HBSystem, alpha_range, w_window, *, ds=0.05, ds_max=1.0, ds_mi
             sys.stuck_margin(math.exp(s) * y[:N])[i]) / (sys.contacts[i].element.kt * qt
                                                           * math.exp(s)))
             for i in range(len(sys.contacts))}
-        br = continue_branch(opt.residual, opt.jacobian, y0, s_start, ds=ds, ds_min=ds_min,
-                             ds_max=ds_max, lam_range=(s_start, s_end), max_steps=max_steps,
-                             tol=1e-8, max_iter=12, max_angle_deg=10.0, scale=sc,
-                             events=evs, progress=progress)
+        try:
+            br = _continue_backbone(opt, y0, s_start, s_end, ds, ds_min, ds_max, max_steps, sc,
+                                    evs, progress)
+        except ConvergenceError as exc:
+            stop = f"segment {seg} could not start at alpha={math.exp(s_start):.6g} N: {exc}"
+            break
         segs_y.append(br.x)
         segs_s.append(br.lam)
         segs_it.append(br.newton_iters)
@@ -368,39 +370,46 @@ def backbone(sys: HBSystem, alpha_range, w_window, *, ds=0.05, ds_max=1.0, ds_mi
         s_start = s_fail + restart_eps
         if s_start >= s_end:
             break
-        # restart (stage 4): first a Newton solve of the optimality system just beyond the
-        # singular point from the last point; if that fails, stages 1-3 from a new FRC
+        # restart (stage 4) just beyond the singular point: a Newton solve of the optimality
+        # system from the last point, else stages 1-3 from a new forced response; offsets
+        # restart_eps, 10x, 30x (the kink region of a non-smooth point can be wide)
         y_restart = None
-        for eps in (restart_eps, 10 * restart_eps):
+        for eps in (restart_eps, 10 * restart_eps, 30 * restart_eps):
+            a_r = math.exp(s_fail + eps)
             try:
-                a_r = math.exp(s_fail + eps)
                 w_r, Q_r, l_r, _ = backbone_point(sys, a_r, w_fail, math.exp(eps) * Qt_last(br, N)
                                                   * math.exp(s_fail), br.x[-1][N:2 * N],
                                                   tol=1e-8)
                 y_restart = (w_r, Q_r, l_r)
-                s_start = s_fail + eps
-                break
             except ConvergenceError:
-                continue
-        if w_global is not None:
-            # the tracked local maximum may have vanished or been overtaken: compare with the
-            # global maximum of a forced response over the whole window (spec 2.3, 4(d))
-            a_r = math.exp(s_start)
-            try:
-                wg, Qg = _peak_start(sys, a_r, w_global)
-                if y_restart is None or sys.amplitude(Qg) > sys.amplitude(y_restart[1]) * (
-                        1 + 1e-9):
-                    y_restart = (wg, Qg, _start_multipliers(sys, Qg, wg, a_r))
-            except ConvergenceError:
-                pass
-        if y_restart is not None:
-            margin_after = sys.stuck_margin(y_restart[1])
-        else:
-            window = (w_fail * 0.7, w_fail * 1.15)
-            Qguess = None
-            margin_after = margin_before
+                try:
+                    wg, Qg = _peak_start(sys, a_r, (w_fail * 0.7, w_fail * 1.15))
+                    w_r, Q_r, l_r, _ = backbone_point(sys, a_r, wg, Qg, tol=1e-8)
+                    y_restart = (w_r, Q_r, l_r)
+                except ConvergenceError:
+                    continue
+            if w_global is not None:
+                # the tracked local maximum may have vanished or been overtaken: compare with
+                # the global maximum of a forced response over the whole window (spec 2.3 4(d))
+                try:
+                    wg, Qg = _peak_start(sys, a_r, w_global)
+                    if sys.amplitude(Qg) > sys.amplitude(y_restart[1]) * (1 + 1e-9):
+                        w_r, Q_r, l_r, _ = backbone_point(sys, a_r, wg, Qg, tol=1e-8)
+                        y_restart = (w_r, Q_r, l_r)
+                except ConvergenceError:
+                    pass
+            s_start = s_fail + eps
+            break
+        if y_restart is None:
+            stop = f"restart failed after singular point at alpha={math.exp(s_fail):.6g} N"
+            break
+        margin_after = sys.stuck_margin(y_restart[1])
+        # a contact whose stuck margin is ~0 at the failure point (within 1 % of its slip
+        # force) or which changes from stuck to slipping across the restart starts to slip there
         onset = [i for i in range(len(margin_before))
-                 if margin_before[i] <= 0 < margin_after[i]]
+                 if (margin_before[i] <= 0 < margin_after[i])
+                 or abs(margin_before[i]) <= 1e-2 * sys.contacts[i].element.mu
+                 * sys.contacts[i].element.n0]
         if onset:
             singular[-1]["slip_onset_contacts"] = onset
     Y = np.vstack(segs_y)
@@ -417,6 +426,14 @@ def backbone(sys: HBSystem, alpha_range, w_window, *, ds=0.05, ds_max=1.0, ds_mi
 
 
 @_single
+def _continue_backbone(opt, y0, s_start, s_end, ds, ds_min, ds_max, max_steps, sc, evs,
+                       progress):
+    return continue_branch(opt.residual, opt.jacobian, y0, s_start, ds=ds, ds_min=ds_min,
+                           ds_max=ds_max, lam_range=(s_start, s_end), max_steps=max_steps,
+                           tol=1e-8, max_iter=12, max_angle_deg=10.0, scale=sc, events=evs,
+                           progress=progress)
+
+
 def Qt_last(br, N):
     return br.x[-1][:N]
 
