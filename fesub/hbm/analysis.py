@@ -291,7 +291,7 @@ def _peak_start(sys, alpha, w_window, Qguess=None, progress=False):
 
 
 @_single
-def backbone(sys: HBSystem, alpha_range, w_window, *, ds=0.05, ds_max=1.0, ds_min=1e-4,
+def backbone(sys: HBSystem, alpha_range, w_window, *, ds=0.05, ds_max=1.0, ds_min=1e-3,
              max_steps=600, max_restarts=8, restart_eps=1e-3, w_global=None,
              progress=False) -> Backbone:
     """Trace the backbone from ``alpha_range[0]`` to ``alpha_range[1]`` (N).
@@ -387,17 +387,24 @@ def backbone(sys: HBSystem, alpha_range, w_window, *, ds=0.05, ds_max=1.0, ds_mi
                     w_r, Q_r, l_r, _ = backbone_point(sys, a_r, wg, Qg, tol=1e-8)
                     y_restart = (w_r, Q_r, l_r)
                 except ConvergenceError:
-                    continue
-            if w_global is not None:
-                # the tracked local maximum may have vanished or been overtaken: compare with
-                # the global maximum of a forced response over the whole window (spec 2.3 4(d))
-                try:
-                    wg, Qg = _peak_start(sys, a_r, w_global)
-                    if sys.amplitude(Qg) > sys.amplitude(y_restart[1]) * (1 + 1e-9):
-                        w_r, Q_r, l_r, _ = backbone_point(sys, a_r, wg, Qg, tol=1e-8)
-                        y_restart = (w_r, Q_r, l_r)
-                except ConvergenceError:
                     pass
+            if w_global is not None:
+                # the tracked local maximum may have vanished or been overtaken by another
+                # ridge (two-peak responses, spec 2.3 4(d)): try the optimality system from the
+                # linear peaks of the stuck and the sliding structures in the window and keep
+                # the highest maximum
+                for wg, Qg in _linear_peak_guesses(sys, a_r, w_global):
+                    try:
+                        w_c, Q_c, l_c, _ = backbone_point(sys, a_r, wg, Qg, tol=1e-8)
+                    except ConvergenceError:
+                        continue
+                    if not (w_global[0] <= w_c <= w_global[1]):
+                        continue
+                    if y_restart is None or sys.amplitude(Q_c) > sys.amplitude(y_restart[1]) * (
+                            1 + 1e-6):
+                        y_restart = (w_c, Q_c, l_c)
+            if y_restart is None:
+                continue
             s_start = s_fail + eps
             break
         if y_restart is None:
@@ -430,8 +437,28 @@ def _continue_backbone(opt, y0, s_start, s_end, ds, ds_min, ds_max, max_steps, s
                        progress):
     return continue_branch(opt.residual, opt.jacobian, y0, s_start, ds=ds, ds_min=ds_min,
                            ds_max=ds_max, lam_range=(s_start, s_end), max_steps=max_steps,
-                           tol=1e-8, max_iter=12, max_angle_deg=10.0, scale=sc, events=evs,
+                           tol=1e-8, max_iter=8, max_angle_deg=10.0, scale=sc, events=evs,
                            progress=progress)
+
+
+def _linear_peak_guesses(sys, alpha, window, npts=400):
+    """(w, Q) at the RMS peaks of the stuck and of the sliding (kt = 0) linear responses."""
+    out = []
+    ws = np.linspace(window[0], window[1], npts)
+    for stuck in (True, False):
+        M, C, K = sys.linear_matrices(stuck=stuck, slip=not stuck)
+        amps = []
+        for w in ws:
+            x = np.linalg.solve(K - w * w * M + 1j * w * C, sys.fex[:sys.n])
+            amps.append(abs(x[sys.dof]))
+        amps = np.array(amps)
+        for i in range(1, npts - 1):
+            if amps[i] >= amps[i - 1] and amps[i] > amps[i + 1]:
+                x = np.linalg.solve(K - ws[i] ** 2 * M + 1j * ws[i] * C, alpha * sys.fex[:sys.n])
+                Q = np.zeros(sys.N)
+                Q[:sys.n], Q[sys.n:2 * sys.n] = x.real, -x.imag
+                out.append((ws[i], Q))
+    return out
 
 
 def Qt_last(br, N):
