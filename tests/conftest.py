@@ -4,6 +4,11 @@ from __future__ import annotations
 
 import os
 
+# one BLAS/OpenMP thread per process: on a small shared machine threaded BLAS in the many small
+# dense solves of the tests is 10-100x slower (set before NumPy loads its BLAS)
+for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_var, "1")
+
 import pytest
 
 from fesub import _backend

@@ -144,6 +144,9 @@ def test_critical_step_is_the_exact_stability_limit(system):
     w2 = np.r_[system.w2_1, system.w2_2]
     c = np.r_[system.alpha1 + system.beta1 * system.w2_1, system.alpha2 + system.beta2 * system.w2_2]
 
+    elastic = w2 > 0  # the rigid mode of beam 1 (w = 0) has a double root at 1 whatever h is
+    w2, c = w2[elastic], c[elastic]
+
     def radius(h):
         # x_{n+1} = (2 - h^2 w^2 - h c) x_n - (1 - h c) x_{n-1}
         r = 0.0
