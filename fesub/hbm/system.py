@@ -84,6 +84,7 @@ class HBSystem:
         self.N = 2 * self.nh * n
         self.contacts = list(contacts)
         self.P = []
+        self._gather = []
         for i, c in enumerate(self.contacts):
             G = np.atleast_2d(np.asarray(c.G, float))
             if G.shape != (c.element.ncomp, n):
@@ -95,6 +96,9 @@ class HBSystem:
                 for h in range(m):
                     P[comp * m + h, h * n:(h + 1) * n] = G[comp]
             self.P.append(P)
+            cols = np.flatnonzero(np.any(G != 0, axis=0))
+            rows = (np.arange(m)[:, None] * n + cols[None, :]).ravel()
+            self._gather.append((G[:, cols], cols, rows))
         f = np.zeros(self.N)
         if np.ndim(fex) == 0:
             k = int(fex)
@@ -186,19 +190,37 @@ class HBSystem:
         return [P @ Q for P in self.P]
 
     def fnl(self, Q, *, lam=None, method="event", nt=None):
-        """Contact forces ``F_nl`` (N), ``K_f = dF_nl/dQ`` and optionally ``d(K_f^T lam)/dQ``."""
+        """Contact forces ``F_nl`` (N), ``K_f = dF_nl/dQ`` and optionally ``d(K_f^T lam)/dQ``.
+
+        Assembly ``P_e^T (.) P_e`` is done on the few structural DOFs each contact touches
+        (``P_e = G_e (x) I_2nh`` in the harmonic-major ordering), never with dense ``P_e``.
+        """
         F = np.zeros(self.N)
         K = np.zeros((self.N, self.N))
         HL = np.zeros((self.N, self.N)) if lam is not None else None
-        for c, P in zip(self.contacts, self.P):
-            p = P @ Q
-            ll = None if lam is None else P @ lam
+        m = 2 * self.nh
+        Qm = np.asarray(Q).reshape(m, self.n)
+        Lm = None if lam is None else np.asarray(lam).reshape(m, self.n)
+        Fm = F.reshape(m, self.n)
+        for c, (Gs, cols, rows) in zip(self.contacts, self._gather):
+            p = (Gs @ Qm[:, cols].T).ravel()
+            ll = None if Lm is None else (Gs @ Lm[:, cols].T).ravel()
             r = c.element.evaluate(p, self.nh, lam=ll, method=method, nt=nt)
-            F += P.T @ r.F
-            K += P.T @ r.K @ P
+            nc = Gs.shape[0]
+            Fm[:, cols] += (Gs.T @ r.F.reshape(nc, m)).T
+            ix = np.ix_(rows, rows)
+            K[ix] += self._expand(r.K, Gs, m)
             if HL is not None:
-                HL += P.T @ r.hess_lam @ P
+                HL[ix] += self._expand(r.hess_lam, Gs, m)
         return F, K, HL
+
+    @staticmethod
+    def _expand(Kl, Gs, m):
+        """``P^T Kl P`` restricted to the touched DOFs: rows ordered (harmonic, dof)."""
+        nc, na = Gs.shape
+        K4 = Kl.reshape(nc, m, nc, m)
+        out = np.einsum("ca,chdk,db->hakb", Gs, K4, Gs, optimize=True)
+        return out.reshape(m * na, m * na)
 
     def contact_states(self, Q):
         """Per contact: (tau, from, to, state0) of the event march at ``Q``."""
