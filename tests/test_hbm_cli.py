@@ -1,0 +1,64 @@
+"""`fesub backbone` CLI, the per-case sweep function and the example script."""
+
+from __future__ import annotations
+
+import json
+import math
+import pickle
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from fesub.cli import main
+from fesub.errors import ParameterError
+from fesub.hbm.analysis import solve_at
+from fesub.hbm.models import build_model, forced_response_point
+
+
+def test_cli_backbone_writes_results(tmp_path):
+    out = tmp_path / "bb"
+    rc = main(["backbone", "--model", "jenkins", "--nh", "1", "--frf-levels", "2",
+               "--out", str(out), "--no-progress"])
+    assert rc == 0
+    s = json.loads((out / "summary.json").read_text())
+    assert s["backbone"]["stop_reason"] == "lam_range"
+    for name in ("frf_family.png", "contact_timeline.png", "energy.png", "backbone.npz",
+                 "backbone.json"):
+        assert (out / name).stat().st_size > 0
+    d = np.load(out / "backbone.npz")
+    # stuck limit of the Nh = 1 backbone: sqrt(2 - c^2/2) rad/s (linear, exact)
+    assert d["w"][0] == pytest.approx(math.sqrt(2 - 0.02 ** 2 / 2), rel=1e-9)
+
+
+def test_cli_bad_input(tmp_path, capsys):
+    rc = main(["backbone", "--model", "jenkins", "--alpha-min", "1", "--alpha-max", "0.1",
+               "--out", str(tmp_path)])
+    assert rc == 1
+    assert "alpha-min" in capsys.readouterr().err
+
+
+def test_forced_response_point_is_pure_and_picklable():
+    f = pickle.loads(pickle.dumps(forced_response_point))
+    r = f("jenkins_1dof", {"nh": 3}, 0.1, 1.1)
+    assert r["converged"]
+    sy = build_model("jenkins_1dof", {"nh": 3})
+    Q = solve_at(sy, 1.1, 0.1)
+    assert r["Am"] == pytest.approx(sy.amplitude(Q), rel=1e-12)
+    assert len(r["harmonic_amplitudes"]) == 3
+    json.dumps(r)  # JSON-friendly
+    with pytest.raises(ParameterError, match="model_name"):
+        forced_response_point("bridge", {}, 1.0, 1.0)
+    with pytest.raises(ParameterError, match="unknown"):
+        forced_response_point("cantilever_contact", {"length": 1.0}, 1.0, 1.0)
+
+
+def test_example_runs():
+    path = Path(__file__).resolve().parents[1] / "examples" / "hbm_jenkins.py"
+    proc = subprocess.run([sys.executable, str(path)], capture_output=True, text=True,
+                          timeout=300, cwd=str(path.parents[1]),
+                          env={"PYTHONPATH": str(path.parents[1]), "PATH": "/usr/bin:/bin"})
+    assert proc.returncode == 0, proc.stderr
+    assert "FRF peak" in proc.stdout
