@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .errors import ConvergenceError, ParameterError, check_positive
+from .errors import ConvergenceError, FesubError, ParameterError, check_positive
 
 __all__ = ["Branch", "Event", "continue_branch", "newton"]
 
@@ -128,6 +128,11 @@ class Branch:
                        newton_iters=d["newton_iters"].copy())
 
 
+# evaluation failures of the user functions that count as a corrector failure (the driver
+# halves the step instead of raising mid-branch)
+_EVAL_ERRORS = (ArithmeticError, ValueError, np.linalg.LinAlgError, FesubError)
+
+
 def _solve(A, b):
     try:
         import scipy.sparse as sp
@@ -148,7 +153,10 @@ def newton(fun, x0, *, tol=1e-10, max_iter=10, xtol=1e-14):
     Jacobians count as failure).
     """
     x = np.array(x0, dtype=float)
-    r, J = fun(x)
+    try:
+        r, J = fun(x)
+    except _EVAL_ERRORS:
+        return x, False, 0, math.inf
     nr = float(np.linalg.norm(r, np.inf))
     if not np.isfinite(nr):
         return x, False, 0, nr
@@ -162,7 +170,10 @@ def newton(fun, x0, *, tol=1e-10, max_iter=10, xtol=1e-14):
         if not np.all(np.isfinite(dx)):
             return x, False, it, nr
         x = x + dx
-        r, J = fun(x)
+        try:
+            r, J = fun(x)
+        except _EVAL_ERRORS:
+            return x, False, it, math.inf
         nr = float(np.linalg.norm(r, np.inf))
         if not np.isfinite(nr):
             return x, False, it, nr
@@ -316,7 +327,8 @@ def continue_branch(residual, jacobian, x0, lam0, *, ds=0.01, ds_min=1e-8, ds_ma
     if not ok:
         raise ConvergenceError(
             f"continuation cannot start: Newton at fixed lam={lam0:g} did not converge "
-            f"(|R|={nr0:.3e} after {its0} iterations, tol={tol:g}); improve x0")
+            f"(|R|={nr0:.3e} after {its0} iterations, tol={tol:g}; |R|=inf: the residual raised "
+            "or was not finite); improve x0")
     y = np.append(x_start / sc[:-1], lam0 / sc[-1])
     R, J = prob.RJ(y)
     e = np.zeros(n + 1)

@@ -157,3 +157,19 @@ def test_save_load(tmp_path):
     assert np.array_equal(b2.x, br.x) and np.array_equal(b2.lam, br.lam)
     assert [e.kind for e in b2.events] == [e.kind for e in br.events]
     assert b2.stop_reason == br.stop_reason
+
+
+def test_residual_raising_is_a_corrector_failure():
+    # a residual that raises (e.g. a model leaving its domain) stops the branch with the
+    # partial result instead of propagating the exception mid-branch
+    def res(x, lam):
+        if lam > 0.5:
+            raise ArithmeticError("outside the model's domain")
+        return np.array([x[0] - lam])
+
+    def jac(x, lam):
+        return np.eye(1), np.array([-1.0])
+
+    br = continue_branch(res, jac, [0.0], 0.0, ds=0.1, ds_min=1e-3, ds_max=0.1, lam_range=(0, 2))
+    assert br.stop_reason.startswith("corrector_failed at lam=")
+    assert 0.49 < br.lam[-1] <= 0.5
