@@ -22,7 +22,8 @@ def check_nh(nh) -> int:
     try:
         v = int(nh)
     except (TypeError, ValueError):
-        raise ParameterError(f"nh (number of harmonics) must be an integer >= 1, got {nh!r}") from None
+        raise ParameterError(
+            f"nh (number of harmonics) must be an integer >= 1, got {nh!r}") from None
     if v != nh or v < 1:
         raise ParameterError(f"nh (number of harmonics) must be an integer >= 1, got {nh!r}")
     return v

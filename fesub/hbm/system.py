@@ -75,7 +75,8 @@ class HBSystem:
         self.C = _check_matrix("C", C, n)
         ev = np.linalg.eigvalsh(0.5 * (self.K + self.K.T))
         if ev.min() < -1e-9 * max(abs(ev).max(), 1.0):
-            raise ModelError(f"K must be positive semi-definite (smallest eigenvalue {ev.min():.3e})")
+            raise ModelError("K must be positive semi-definite "
+                             f"(smallest eigenvalue {ev.min():.3e})")
         em = np.linalg.eigvalsh(0.5 * (self.M + self.M.T))
         if em.min() <= 0:
             raise ModelError(f"M must be positive definite (smallest eigenvalue {em.min():.3e})")

@@ -76,7 +76,8 @@ def build(nh: int | None = None, **params):
 
     bad = set(params) - set(PAPER)
     if bad:
-        raise ParameterError(f"unknown blade-model parameters {sorted(bad)}; allowed {sorted(PAPER)}")
+        raise ParameterError(f"unknown blade-model parameters {sorted(bad)}; "
+                             f"allowed {sorted(PAPER)}")
     p = dict(PAPER, **params)
     if nh is not None:
         p["nh"] = nh
