@@ -252,3 +252,50 @@ def _frf_around(sy, a, w0, Q0, rel):
     Q = np.concatenate([lo.Q[::-1], hi.Q[1:]])
     Am = np.concatenate([lo.Am[::-1], hi.Am[1:]])
     return FRF(a, w, Q, Am, "merged")
+
+
+def test_beam_backbone_switches_to_the_free_mode_ridge():
+    """With a global window the backbone leaves the partially stuck ridge for the
+    friction-limited free-mode ridge where that ridge is born (its fold in force), not only
+    where the tracked ridge is lost. Coarse beam (4 elements, same physics, 5x cheaper)."""
+    sy = cc.build(nh=3, ne=4, contact_node=4, force_node=2, monitor_node=2)
+    M, _, K = sy.linear_matrices(stuck=True)
+    ws = linear_modes(M, K)[0][0]
+    wf, V = linear_modes(sy.M, sy.K)
+    wg = (0.7 * wf[0], 1.1 * ws)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        bb = backbone(sy, (0.01, 1000.0), (0.95 * ws, 1.05 * ws), w_global=wg)
+    assert bb.stop_reason == "lam_range"
+    jumps = [p for p in bb.singular_points if "another ridge" in p["reason"]]
+    assert len(jumps) == 1
+    a_sw, w_sw = jumps[0]["alpha"], jumps[0]["w"]
+    # the free-mode resonance can only be sustained when the work of the force on the free
+    # mode exceeds the gross-slip friction dissipation 4 mu N0 |phi_tip| (energy balance,
+    # 45.0 N here); partial stick near the fold lets the ridge appear a little earlier
+    phi = V[:, 0]
+    a_energy = 4 * 0.3 * 40.0 * abs(phi[cc.dof_w(4)]) / (math.pi * abs(phi[cc.dof_w(2)]))
+    assert 0.85 * a_energy < a_sw < 1.02 * a_energy
+    # the switch is the fold of the new ridge: brute-force FRCs have a peak near w_sw just
+    # above a_sw and none just below (1 % in force moves this peak by ~7 % in frequency)
+    for f, has_peak in ((1.01, True), (0.99, False)):
+        frf = forced_response(sy, f * a_sw, (1.1 * w_sw, 0.75 * w_sw))
+        am = frf.Am
+        pk = [i for i in range(1, len(am) - 1) if am[i] >= am[i - 1] and am[i] > am[i + 1]]
+        assert bool(pk) == has_peak
+    # beyond the switch (and before the tracked ridge is lost near 70 N) the backbone is the
+    # global maximum of the brute-force FRC over the whole window, at the free mode
+    for a in (50.0, 60.0):
+        i = int(np.argmin(np.abs(np.log(bb.alpha / a))))
+        w_b, Q_b, _, _ = backbone_point(sy, a, bb.w[i], bb.Q[i], bb.lam[i])
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            frf = forced_response(sy, a, (wg[1], wg[0]))
+        assert frf.stop_reason == "lam_range"
+        w_p, am_p, _ = frf_peak(sy, frf)
+        # acceptance 1e-6 in frequency; the amplitude is flat at the peak (quadratic): 1e-9
+        assert w_b == pytest.approx(w_p, rel=1e-6)
+        assert sy.amplitude(Q_b) == pytest.approx(am_p, rel=1e-9)
+        # no sample of the whole curve lies above the peak (to the solver tolerance)
+        assert frf.Am.max() <= am_p * (1 + 1e-9)
+        assert hz(w_b) == pytest.approx(hz(wf[0]), rel=2e-3)

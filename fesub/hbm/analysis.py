@@ -313,7 +313,14 @@ def backbone(sys: HBSystem, alpha_range, w_window, *, ds=0.05, ds_max=1.0, ds_mi
     w_global : (float, float), optional
         Frequency window (rad/s) searched for the global maximum at every restart; when that
         maximum is higher than the continued local one, the backbone jumps to it (two-peak
-        forced responses). Default: only the local ridge is followed.
+        forced responses). After the sweep, the ridges of the peaks found at ``alpha_max`` (from
+        the stuck and sliding linear peaks in the window) are traced down in force; where such a
+        ridge lies above the traced backbone down to its fold, the backbone switches to it at
+        the fold (recorded as a singular point; beam: the friction-limited free-mode peak,
+        which only exists once the force can overcome the friction dissipation, overtakes the
+        partially stuck ridge long before that ridge is lost). Ridges that do not exist at
+        ``alpha_max`` (e.g. superharmonic resonances at intermediate forces) are not searched.
+        Default: only the local ridge is followed.
     """
     a0 = check_positive("alpha_range[0] (N)", alpha_range[0])
     a1 = check_positive("alpha_range[1] (N)", alpha_range[1])
@@ -427,9 +434,35 @@ def backbone(sys: HBSystem, alpha_range, w_window, *, ds=0.05, ds_max=1.0, ds_mi
     lam = Y[:, N:2 * N]
     w = Y[:, 2 * N]
     Am = np.array([sys.amplitude(q) for q in Q])
+    segs = np.concatenate(seg_id)
+    its = np.concatenate(segs_it)
+    if w_global is not None and stop == "lam_range":
+        alt = _other_ridges(sys, alpha, w, Am, w_global, math.log(a0), ds, ds_min, ds_max,
+                            max_steps)
+        if alt is not None:
+            a_alt, w_alt, Q_alt, l_alt, am_alt, it_alt, a_sw = alt
+            keep = alpha < a_sw
+            new = a_alt >= a_sw
+            order = np.argsort(a_alt[new])
+            # singular points and events of the abandoned part describe a ridge no longer on
+            # the backbone
+            singular = [p for p in singular if p["alpha"] < a_sw]
+            events = [e for e in events if e["alpha"] < a_sw]
+            o = np.argsort(alpha)
+            singular.append({"alpha": float(a_sw), "w": float(w_alt[new][order][0]),
+                             "reason": "global maximum jumps to another ridge (from w = "
+                                       f"{np.interp(a_sw, alpha[o], w[o]):.6g} rad/s)"})
+            alpha = np.concatenate([alpha[keep], a_alt[new][order]])
+            w = np.concatenate([w[keep], w_alt[new][order]])
+            Q = np.vstack([Q[keep], Q_alt[new][order]])
+            lam = np.vstack([lam[keep], l_alt[new][order]])
+            Am = np.concatenate([Am[keep], am_alt[new][order]])
+            its = np.concatenate([its[keep], it_alt[new][order]])
+            seg_new = int(segs[keep].max()) + 1 if keep.any() else 0
+            segs = np.concatenate([segs[keep], np.full(int(new.sum()), seg_new)])
     return Backbone(alpha=alpha, w=w, Am=Am, Q=Q, lam=lam, eta_alpha=lam @ sys.fex,
-                    segments=np.concatenate(seg_id), singular_points=singular, events=events,
-                    newton_iters=np.concatenate(segs_it), stop_reason=stop)
+                    segments=segs, singular_points=singular, events=events,
+                    newton_iters=its, stop_reason=stop)
 
 
 @_single
@@ -439,6 +472,78 @@ def _continue_backbone(opt, y0, s_start, s_end, ds, ds_min, ds_max, max_steps, s
                            ds_max=ds_max, lam_range=(s_start, s_end), max_steps=max_steps,
                            tol=1e-8, max_iter=8, max_angle_deg=10.0, scale=sc, events=evs,
                            progress=progress)
+
+
+def _other_ridges(sys, alpha, w, Am, w_global, s_min, ds, ds_min, ds_max, max_steps):
+    """Ridges of other peaks traced down from the largest force; returns the one whose upper
+    branch overtakes the traced backbone first (lowest switching force), or None.
+
+    The forced response can have several peaks (beam: the stuck-tip mode and, once the force
+    can drive the sliding structure, the free first mode); the backbone of *global* maxima
+    jumps to the other ridge where that ridge first rises above it (at its fold).
+    """
+    N = sys.N
+    a_end, s_end = alpha[-1], math.log(alpha[-1])
+    best = None
+    o = np.argsort(alpha)
+    for wg, Qg in _linear_peak_guesses(sys, a_end, w_global):
+        try:
+            w_c, Q_c, l_c, _ = backbone_point(sys, a_end, wg, Qg, tol=1e-8)
+        except ConvergenceError:
+            continue
+        if not (w_global[0] <= w_c <= w_global[1]):
+            continue
+        D1Q = sys.D(w_c, 1) @ (Q_c / a_end)
+        opt = _Optimality(sys, r3scale=1.0 / max(np.abs(l_c).max() * np.abs(D1Q).max(), 1e-300))
+        y0 = np.concatenate([Q_c / a_end, l_c, [w_c]])
+        sc = np.concatenate([np.full(N, np.abs(Q_c).max() / a_end), np.full(N, np.abs(l_c).max()),
+                             [w_c], [1.0]])
+        last = [s_end]
+
+        def past_fold(y, s, last=last):
+            # the ridge turned back up in force: its upper branch (the peaks) ended at a fold
+            turned = s > last[0]
+            last[0] = s
+            return turned
+
+        try:
+            br = continue_branch(opt.residual, opt.jacobian, y0, s_end, ds=ds, ds_min=ds_min,
+                                 ds_max=ds_max, lam_range=(s_min, s_end), max_steps=max_steps,
+                                 direction=-1, tol=1e-8, max_iter=8, max_angle_deg=10.0,
+                                 scale=sc, callback=past_fold)
+        except ConvergenceError:
+            continue
+        s = br.lam
+        x = br.x
+        its = br.newton_iters
+        upper = len(s)
+        for i in range(1, len(s)):
+            if s[i] > s[i - 1]:
+                upper = i
+                break
+        s, x, its = s[:upper], x[:upper], its[:upper]
+        folds = [e for e in br.events_of("fold") if e.index < upper and e.lam < s[-1]]
+        if folds:  # the located turning point is the lowest force of this ridge
+            s = np.append(s, folds[0].lam)
+            x = np.vstack([x, folds[0].x])
+            its = np.append(its, 0)
+        a_r = np.exp(s)
+        Q_r = x[:, :N] * a_r[:, None]
+        am_r = np.array([sys.amplitude(q) for q in Q_r])
+        am_main = np.exp(np.interp(np.log(a_r), np.log(alpha[o]), np.log(Am[o])))
+        # same ridge as the traced backbone (to the corrector tolerance) or above it
+        above = am_r >= am_main * (1 - 1e-6)
+        if not above[0]:
+            continue
+        k = 0
+        while k + 1 < len(above) and above[k + 1]:
+            k += 1
+        if not np.any(am_r[:k + 1] > am_main[:k + 1] * (1 + 1e-6)):
+            continue  # nothing gained: the backbone already follows this ridge
+        a_sw = a_r[k]
+        if best is None or a_sw < best[-1]:
+            best = (a_r, x[:, 2 * N], Q_r, x[:, N:2 * N], am_r, its, a_sw)
+    return best
 
 
 def _linear_peak_guesses(sys, alpha, window, npts=400):
