@@ -361,11 +361,17 @@ def _aft(X, Y, nh, kx, ky, mu, n0, nt):
     The scalar return map is marched over two periods (the first erases the provisional start);
     the derivative of the discrete map is exact: in a stick run that began after sample ``L``,
     ``d f_x = kt (E_i - E_L)`` (X part) plus the Y part of ``d f_x`` at ``L``; in slip
-    ``d f_x = xi mu kn E_i`` (Y part); in separation 0.
+    ``d f_x = xi mu kn E_i`` (Y part); in separation 0. After a separation the spring origin is
+    the re-contact point ``x_c = x_L + theta (x_{L+1} - x_L)``, ``theta`` from linear
+    interpolation of ``N0 + kn y`` between the samples (the re-contact time depends on Y: with
+    ``x_L`` as the origin the force would carry an O(1/nt) offset over the whole stick
+    interval and ``dF_x/dY`` would miss the term ``-kt x' dtau/dY``, spec eq. 41/43); then
+    ``d x_c = (1 - theta) E_L + theta E_{L+1}`` (X) ``+ (x_{L+1} - x_L) d theta`` (Y).
     """
     m = 2 * nh
     E = aft_matrix(nh, nt)
-    fx, fy, st, xis = _return_map_march(E @ X, E @ Y, kx, ky, mu, n0, 2)
+    xs, ys = E @ X, E @ Y
+    fx, fy, st, xis, th = _return_map_march(xs, ys, kx, ky, mu, n0, 2)
     n2 = 2 * nt
     st = np.array(st)
     xis = np.array(xis)
@@ -389,6 +395,16 @@ def _aft(X, Y, nh, kx, ky, mu, n0, nt):
         from_slip = (Ls >= 0) & (st[np.maximum(Ls, 0)] == 1)
         rows = np.flatnonzero(stick)[from_slip]
         dfx[rows, m:] = (xis[Ls[from_slip]] * mu * ky)[:, None] * E[Ls[from_slip] % nt]
+        # stick after a re-contact: origin at the interpolated contact point (see above)
+        from_sep = (Ls >= 0) & (st[np.maximum(Ls, 0)] == 2)
+        if np.any(from_sep):
+            rows = np.flatnonzero(stick)[from_sep]
+            a_, b_ = Ls[from_sep] % nt, (Ls[from_sep] + 1) % nt
+            t_ = np.array(th)[Ls[from_sep] + 1][:, None]
+            dfx[rows, :m] = kx * (Ei[rows] - (1 - t_) * E[a_] - t_ * E[b_])
+            Na, Nb = n0 + ky * ys[a_], n0 + ky * ys[b_]
+            dth = ky * (Na[:, None] * E[b_] - Nb[:, None] * E[a_]) / ((Nb - Na) ** 2)[:, None]
+            dfx[rows, m:] = -kx * (xs[b_] - xs[a_])[:, None] * dth
     fxa = np.array(fx[nt:])
     fya = np.array(fy[nt:])
     F = np.concatenate([(2.0 / nt) * E.T @ fxa, (2.0 / nt) * E.T @ fya])
@@ -397,7 +413,11 @@ def _aft(X, Y, nh, kx, ky, mu, n0, nt):
 
 
 def _return_map_march(xs, ys, kx, ky, mu, n0, periods):
-    """Discrete return map over ``periods`` repetitions of the samples (start: f_x = 0)."""
+    """Discrete return map over ``periods`` repetitions of the samples (start: f_x = 0).
+
+    Returns ``(fx, fy, state, xi, theta)``; ``theta[k]`` is the interpolated re-contact
+    fraction between samples ``k - 1`` (separated) and ``k`` (0 elsewhere).
+    """
     xs = np.asarray(xs, float).tolist()
     ys = np.asarray(ys, float).tolist()
     nt = len(xs)
@@ -406,15 +426,24 @@ def _return_map_march(xs, ys, kx, ky, mu, n0, periods):
     fy = [0.0] * n2
     st = [0] * n2          # 0 stick, 1 slip, 2 separation
     xis = [0.0] * n2
+    th = [0.0] * n2
     f_prev = 0.0
     x_prev = xs[-1]
+    N_prev = n0 + ky * ys[-1]
+    sep_prev = False
     for k in range(n2):
         i = k % nt
-        N = n0 + ky * ys[i]
+        Nr = n0 + ky * ys[i]
+        N = Nr
         if N <= 0:
             f, N, s, xi = 0.0, 0.0, 2, 0.0
         else:
-            trial = f_prev + kx * (xs[i] - x_prev)
+            x_ref = x_prev
+            if sep_prev:  # re-contact: spring origin at the interpolated contact point
+                t = -N_prev / (Nr - N_prev)
+                th[k] = t
+                x_ref = x_prev + t * (xs[i] - x_prev)
+            trial = f_prev + kx * (xs[i] - x_ref)
             lim = mu * N
             if trial > lim:
                 f, s, xi = lim, 1, 1.0
@@ -423,8 +452,8 @@ def _return_map_march(xs, ys, kx, ky, mu, n0, periods):
             else:
                 f, s, xi = trial, 0, 0.0
         fx[k], fy[k], st[k], xis[k] = f, N, s, xi
-        f_prev, x_prev = f, xs[i]
-    return fx, fy, st, xis
+        f_prev, x_prev, N_prev, sep_prev = f, xs[i], Nr, s == 2
+    return fx, fy, st, xis, th
 
 
 def force_history(element, p, nh: int, nt: int = 1024):
@@ -441,6 +470,7 @@ def force_history(element, p, nh: int, nt: int = 1024):
         Y, ky = p[2 * nh:], element.kn
     else:
         Y, ky = np.zeros(2 * nh), 0.0
-    fx, fy, st, _ = _return_map_march(E @ X, E @ Y, element.kt, ky, element.mu, element.n0, 3)
+    fx, fy, st, _, _ = _return_map_march(E @ X, E @ Y, element.kt, ky, element.mu, element.n0,
+                                         3)
     sl = slice(2 * int(nt), 3 * int(nt))
     return np.array(fx[sl]), np.array(fy[sl]), np.array(st[sl])
