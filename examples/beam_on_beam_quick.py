@@ -26,7 +26,7 @@ loci = eigen.eigenvalue_loci(system, positions, mu=0.3, n_basis=120)
 for x, f, re in loci.unstable():
     print(f"unstable at x = {x * 1e3:.2f} mm: {f:.0f} Hz, real part {re:.1f} 1/s")
 
-res = simulate(system, mu=0.3, duration=0.02, vx=model.params.vx, roughness_std=0.05, seed=1)
+res = simulate(system, mu=0.3, duration=0.02, vx=model.params.vx, roughness_std=model.params.roughness * model.params.Fy, seed=1)
 print(res.status, res.steps, "steps", f"({res.steps / res.wall_time:.3g} steps/s)")
 print("lambda in [%.3f, %.3f] N" % (res.signals["lambda"].min(), res.signals["lambda"].max()))
 print("wrote", res.save(out / "beam_on_beam_mu0.3"))

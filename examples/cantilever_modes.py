@@ -24,11 +24,13 @@ from fesub.substructure import CraigBampton, Substructure
 
 def main(argv=None) -> dict:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("out_dir", type=Path, nargs="?", default=None, help="output directory")
     parser.add_argument("--out", type=Path, default=None, help="output directory (default: a temp dir)")
     parser.add_argument("--modes", type=int, default=20, help="fixed-interface modes kept (default 20)")
     parser.add_argument("--no-render", action="store_true", help="skip the PNG (no pyvista needed)")
     args = parser.parse_args(argv)
-    out = args.out if args.out is not None else Path(tempfile.mkdtemp(prefix="fesub_cantilever_"))
+    out = args.out or args.out_dir
+    out = out if out is not None else Path(tempfile.mkdtemp(prefix="fesub_cantilever_"))
     out.mkdir(parents=True, exist_ok=True)
 
     L, h, width = 1.0, 0.1, 0.02

@@ -28,3 +28,15 @@ def backend(request):
     """Run the test once with the NumPy twins and once with the compiled kernels."""
     with _backend.use(request.param):
         yield request.param
+
+
+@pytest.fixture
+def subprocess_env():
+    """Environment for scripts run in a child interpreter: the fesub under test is importable
+    (installed or not), one BLAS thread, a headless Matplotlib backend."""
+    import fesub
+    from pathlib import Path
+
+    root = str(Path(fesub.__file__).resolve().parent.parent)
+    path = os.pathsep.join(p for p in (root, os.environ.get("PYTHONPATH", "")) if p)
+    return dict(os.environ, PYTHONPATH=path, MPLBACKEND="Agg", OMP_NUM_THREADS="1")

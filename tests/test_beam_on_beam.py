@@ -55,8 +55,84 @@ def test_eigenvalues_stable_at_mu_01_unstable_at_mu_03(model):
     unstable = eigen.eigenvalue_loci(system, positions, 0.3, 20, n_basis=120)
     assert stable.max_real < 0
     assert unstable.max_real > 0
-    # the Ritz basis agrees with the exact dense solution where it matters (the largest real part);
-    # 120 coupled modes resolve it to 0.5 % (measured 0.05 %)
+    # the Ritz basis agrees with the exact dense solution where it matters (the eigenvalue with the
+    # largest real part). A Ritz eigenvalue error scales with |lambda| (here ~6.7e4 rad/s), not with
+    # its real part, which is a small difference near the critical mu; 120 coupled modes give
+    # 2e-6 |lambda| (measured), so 1e-5 |lambda| bounds it, and the sign must agree
     x = unstable.positions[np.argmax(unstable.lam.real.max(axis=1))]
-    exact = eigen.complex_eigenvalues(system, x, 0.3, 20).real.max()
-    assert abs(unstable.max_real - exact) / abs(exact) < 5e-3
+    lam_exact = eigen.complex_eigenvalues(system, x, 0.3, 20)
+    exact = lam_exact[np.argmax(lam_exact.real)]
+    assert exact.real > 0
+    assert abs(unstable.max_real - exact.real) < 1e-5 * abs(exact)
+
+
+
+# The transient checks start at s0 = 35 mm so that the contact reaches the 45.5 mm band where mu = 0.3
+# is unstable after 0.35 s instead of 1.35 s (same model otherwise; meshes generated, not read).
+_RUNS = {}
+
+
+def _run(mu, refine):
+    from dataclasses import replace
+
+    if (mu, refine) not in _RUNS:
+        p = replace(bb.BeamOnBeamParams(), s0=0.035)
+        system = bb.contact_system(bb.build(p, refine=refine, from_files=False))
+        _RUNS[mu, refine] = system, simulate(system, mu=mu, duration=0.42, vx=p.vx, fs_out=50_000)
+    return _RUNS[mu, refine]
+
+
+def _burst(res):
+    """Time (s), 9-12 kHz envelope peak (m/s^2) and dominant frequency (Hz) of the strongest burst of
+    tip acceleration after the start-up transient (0.05 s) and away from the filter's end effects."""
+    import scipy.signal as ss
+
+    from fesub.signal import dominant_frequency, window_spectrum
+
+    s = res.signals
+    t, a = s["t"], s["a_T_y"]
+    sos = ss.butter(4, [9000.0, 12000.0], btype="band", fs=res.fs_out, output="sos")
+    env = np.abs(ss.hilbert(ss.sosfiltfilt(sos, a)))
+    inner = (t > 0.05) & (t < t[-1] - 0.02)
+    k = int(np.argmax(np.where(inner, env, 0.0)))
+    f, X = window_spectrum(t, a, t[k] - 0.01, t[k] + 0.005)
+    return t[k], env[k], dominant_frequency(f, X, fmin=100.0)
+
+
+@pytest.mark.slow
+def test_unstable_sliding_bursts_at_an_unstable_eigenfrequency():
+    """mu = 0.3 (paper, Figs. 9-12): passing a position band where the eigenvalue analysis has a
+    positive real part, the tip acceleration bursts at that eigenvalue's frequency; mu = 0.1 does not
+    burst; lambda stays > 0 and the slave keeps sliding forwards in both."""
+    system, res = _run(0.3, False)
+    _, res01 = _run(0.1, False)
+    for r in (res, res01):
+        assert r.status == "completed"
+        assert r.signals["lambda"].min() > 0 and r.signals["v_t"].min() > 0
+    tb, peak, f_burst = _burst(res)
+    _, peak01, _ = _burst(res01)
+    # the burst stands well above the stable run in the same band; the stable run also shows the
+    # lightly damped 10.6 kHz pair near the same position (measured 2.2 vs 0.26 m/s^2: 8.4x) -> 5x
+    assert peak > 5 * peak01
+    # positions swept while the burst grew (growth ~85 1/s: 30 ms is a factor e^2.5) up to its peak
+    x0, x1 = np.interp([tb - 0.03, tb], res.signals["t"], res.signals["x_contact"])
+    loci = eigen.eigenvalue_loci(system, np.arange(x0, x1, 0.05e-3), 0.3, 20, n_basis=120)
+    unstable = [f for _, f, _ in loci.unstable()]
+    assert unstable, "the burst grew where the eigenvalue analysis finds no positive real part"
+    # the 15 ms analysis window resolves 67 Hz (0.6 % of 10.6 kHz) and the unstable eigenfrequency
+    # drifts by ~0.3 % across the band -> 1 %
+    assert min(abs(f_burst - f) / f for f in unstable) < 0.01
+
+
+@pytest.mark.slow
+def test_refined_model_bursts_at_the_same_time_and_frequency():
+    """150 elements along beam 2 instead of 100: the mu = 0.3 burst comes at the same time (within
+    10 ms, i.e. 0.3 mm of sliding, about the width of the unstable band) and frequency (within one
+    67 Hz bin of the 15 ms window)."""
+    _, coarse = _run(0.3, False)
+    _, fine = _run(0.3, True)
+    assert fine.status == "completed" and fine.signals["v_t"].min() > 0
+    tc, _, fc = _burst(coarse)
+    tf, _, ff = _burst(fine)
+    assert abs(tf - tc) < 0.01
+    assert abs(ff - fc) < 70.0
