@@ -206,18 +206,35 @@ def test_beam_hb_vs_newmark(f_hz):
     assert fundamental(res, d) == pytest.approx(hb, rel=5e-3)
 
 
+@pytest.fixture(scope="module")
+def blade_hb_10N():
+    """Blade model at alpha = 10 N, Nh = 15 (x8 fundamental within 4e-5 of Nh = 25)."""
+    sy = bd.build(nh=15)
+    out = {}
+    for f_hz in (199.5, 201.5, 203.5):
+        Q = solve_condensed(sy, TWO_PI * f_hz, 10.0)
+        out[f_hz] = (Q, math.hypot(Q[7], Q[sy.n + 7]))
+    return sy, out
+
+
 @pytest.mark.slow
-@pytest.mark.parametrize("f_hz", [205.0, 209.0, 212.0])
-def test_blade_hb_vs_newmark(f_hz):
-    # Nh = 7: the fundamental of x8 differs by 0.09 % from Nh = 15
-    sy = bd.build(nh=7)
-    w = TWO_PI * f_hz
-    Q = solve_condensed(sy, w, 30.0)
-    assert np.all(sy.stuck_margin(Q) > 0)  # both interfaces slip
-    hb = math.hypot(Q[7], Q[sy.n + 7])
-    q0, v0, fi = initial_from_hb(sy, Q, w)
-    res = newmark(sy, 30.0, w, periods=60, steps_per_period=512, q0=q0, v0=v0, contact_init=fi)
-    assert fundamental(res, 7) == pytest.approx(hb, rel=5e-3)
+@pytest.mark.parametrize("f_hz", [199.5, 201.5, 203.5])
+def test_blade_hb_vs_newmark(blade_hb_10N, f_hz):
+    sy, hb = blade_hb_10N
+    Q, amp = hb[f_hz]
+    # near the resonance: the middle frequency has the largest response of the three
+    assert hb[201.5][1] > max(hb[199.5][1], hb[203.5][1])
+    m = sy.stuck_margin(Q)
+    assert m[1] > 0 and m[0] < 0  # right interface slips (variable normal load), left stuck
+    # From rest: with a stuck interface the time-domain steady state keeps a history-dependent
+    # mean tangential force, which shifts the mean normal loads (the decoupled harmonic
+    # balance discards every mean, spec 1.2); started from the HB state instead, the
+    # fundamental at 199.5 Hz settles 1.0 % low, from rest 0.2-0.3 %. 200 periods: the
+    # transient (zeta ~ 0.9 %) is below 1e-4 after 150 (measured).
+    res = newmark(sy, 10.0, TWO_PI * f_hz, periods=200, steps_per_period=512)
+    # acceptance 0.5 %; measured -0.29 %, -0.05 %, +0.37 % (256 steps per period: -0.18 %,
+    # -0.13 %, +0.25 %: the stuck interface's mean force depends on the transient path)
+    assert fundamental(res, 7) == pytest.approx(amp, rel=5e-3)
 
 
 @pytest.mark.slow
@@ -267,6 +284,23 @@ def test_beam_backbone_switches_to_the_free_mode_ridge():
         warnings.simplefilter("ignore", RuntimeWarning)
         bb = backbone(sy, (0.01, 1000.0), (0.95 * ws, 1.05 * ws), w_global=wg)
     assert bb.stop_reason == "lam_range"
+    # statement 1: limits = linear resonances (RMS peak of the complex FRF, Brent)
+    from scipy.optimize import minimize_scalar
+
+    def lin_peak(stuck, w0):
+        Ml, Cl, Kl = sy.linear_matrices(stuck=stuck)
+
+        def neg_amp(w):
+            return -abs(np.linalg.solve(Kl - w * w * Ml + 1j * w * Cl, sy.fex[:sy.n])[sy.dof])
+
+        return minimize_scalar(neg_amp, bounds=(0.95 * w0, 1.05 * w0), method="bounded",
+                               options={"xatol": 1e-10}).x
+
+    # alpha = 0.01 N is fully stuck: linear to the solver tolerances (measured 5e-10)
+    assert bb.w[0] == pytest.approx(lin_peak(True, ws), rel=1e-8)
+    # alpha = 1000 N: the friction still adds ~4 % of the damping (amplitude 4 % below the
+    # viscous-only one), moving the RMS peak by ~ 2 zeta dzeta ~ 1e-6 (measured 1.2e-6)
+    assert bb.w[-1] == pytest.approx(lin_peak(False, wf[0]), rel=1e-5)
     jumps = [p for p in bb.singular_points if "another ridge" in p["reason"]]
     assert len(jumps) == 1
     a_sw, w_sw = jumps[0]["alpha"], jumps[0]["w"]

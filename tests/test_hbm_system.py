@@ -128,8 +128,9 @@ def test_backbone_follows_continuation_points(jenkins_backbone):
 
     for k in range(0, len(bb.alpha), max(1, len(bb.alpha) // 8)):
         g = _dAm_dw(sy, bb.Q[k], bb.w[k], bb.alpha[k])
-        # dAm/dw scales like Am / (damping bandwidth); 1e-6 relative to Am/w is tight
-        assert abs(g) <= 1e-6 * bb.Am[k] / bb.w[k] * 100
+        # in units of Am / w; the corrector stops at |G| <= 1e-8 (scaled), which leaves
+        # |dAm/dw| <= 5.2e-8 Am / w over the branch (measured)
+        assert abs(g) <= 1e-6 * bb.Am[k] / bb.w[k]
 
 
 def test_envelope_theorem(jenkins_backbone):
@@ -151,12 +152,15 @@ def test_linear_limits():
     # stuck: m x'' + c x' + 2x -> peak of the RMS amplitude at sqrt(2 - c^2/2)
     w, Q, _, _ = backbone_point(sy, 1e-4, 1.414, sy.linear_response(1.414, 1e-4))
     assert w == pytest.approx(math.sqrt(2 - C1 ** 2 / 2), rel=1e-10)
-    # nearly free (alpha = 100: amplitude ~ 5e3 >> fs/kt = 0.1): free linear peak
-    # sqrt(1 - c^2/2); the friction stiffness share is ~ 4 fs/(pi kt A) ~ 2.5e-5 -> 1e-4
+    # nearly free (alpha = 100: amplitude A ~ 5e3 >> fs/kt = 0.1): free linear peak
+    # sqrt(1 - c^2/2). In gross slip the in-phase (stiffness) part of the Jenkins force is
+    # kt A (beta - sin 2beta / 2) / pi with beta ~ 2 sqrt(fs / (kt A)), i.e. a stiffness share
+    # ~ (16 / 3 pi) (fs / (kt A))^1.5 = 1.5e-7, a frequency shift of about half that; measured
+    # 5.2e-8
     wf = math.sqrt(1 - C1 ** 2 / 2)
     Qg = sy.linear_response(wf, 100.0, stuck=False)
     w, Q, _, _ = backbone_point(sy, 100.0, wf, Qg)
-    assert w == pytest.approx(wf, rel=1e-4)
+    assert w == pytest.approx(wf, rel=1e-6)
 
 
 @pytest.mark.parametrize("w", [1.0199, 1.1086, 1.2194])
