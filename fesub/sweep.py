@@ -23,9 +23,15 @@ directory that is then renamed with :func:`os.replace` (atomic on POSIX and Wind
 error and traceback text) and the sweep goes on. Re-running the same sweep on the same store
 computes only the cases without a file (``retry_failed=True`` also recomputes failed ones).
 
-SIGINT/SIGTERM stop a sweep cleanly: pending cases are cancelled, the local pool is terminated,
-what finished is already on disk, and :func:`run_sweep` returns a report with
-``interrupted=True``.
+SIGINT/SIGTERM stop a sweep cleanly: a case file being written is finished first, cases that
+have finished are stored, pending cases are cancelled, the workers of the local pool are
+terminated (they ignore SIGINT themselves, so Ctrl-C in a terminal reaches only the controlling
+process), and :func:`run_sweep` returns a report with ``interrupted=True``. The case that was
+running is not recorded: it is computed on the next run, like every case without a file.
+
+Every argument (study, parameter names and ranges, including every value of every grid axis,
+executor, scheduler address) is checked before the store is created or any case runs;
+:func:`check_sweep` runs the same checks without running anything.
 
 :func:`load_store` gathers a store into grid-shaped arrays (NaN where a case is missing or
 failed) and the list of failures, for plotting.
@@ -48,7 +54,6 @@ import json
 import math
 import os
 import signal
-import tempfile
 import threading
 import time
 import traceback
@@ -58,11 +63,11 @@ from typing import Callable
 
 import numpy as np
 
-from .errors import FesubError, ParameterError, check_range
+from .errors import FesubError, ParameterError, check_positive, check_range
 
 __all__ = [
     "Param", "Study", "STUDIES", "register_study", "get_study", "SweepError", "SchedulerError",
-    "SweepReport", "SweepData", "make_grid", "grid_from_spec", "run_sweep", "load_store",
+    "SweepReport", "SweepData", "make_grid", "grid_from_spec", "check_sweep", "run_sweep", "load_store",
     "case_key", "beam_on_beam_stability", "coulomb_regime", "freeplay_basin",
     "freeplay_bifurcation", "hbm_forced_response",
 ]
@@ -77,6 +82,11 @@ class SweepError(FesubError, RuntimeError):
 
 class SchedulerError(FesubError, ConnectionError):
     """The Dask scheduler could not be reached (or dask.distributed is missing)."""
+
+
+class _Interrupted(BaseException):
+    """SIGINT/SIGTERM inside :func:`run_sweep` (a BaseException, so that no ``except Exception``
+    in a study or in :func:`_execute` records it as a failed case)."""
 
 
 # ---------------------------------------------------------------------------------------------
@@ -547,10 +557,15 @@ def _cases(study: Study, grid, cases, fixed):
         body = {"grid": None, "cases": _jsonable(list(cases))}
     full = [study.complete(c, "" if grid is not None else f" (case {i})") for i, c in enumerate(raw)]
     if study.check is not None:
-        study.check(dict(full[0]))
         if grid is None:
-            for c in full[1:]:
-                study.check(dict(c))
+            probes = range(len(full))
+        else:
+            # every value of every axis once (the other axes at their first value): a grid axis
+            # over a parameter only the hook knows is checked value by value, before any work
+            strides = np.cumprod((shape[1:] + (1,))[::-1])[::-1]
+            probes = sorted({j * int(st) for n, st in zip(shape, strides) for j in range(n)})
+        for i in probes:
+            study.check(dict(full[i]))
     full = [_jsonable(c) for c in full]
     keys = [case_key(study.name, c) for c in full]
     if len(set(keys)) != len(keys):
@@ -559,9 +574,37 @@ def _cases(study: Study, grid, cases, fixed):
     return full, keys, shape, body
 
 
+def check_sweep(study, *, grid=None, cases=None, fixed=None) -> int:
+    """Validate a sweep without running or storing anything; return its number of cases.
+
+    Raises the same :class:`~fesub.errors.ParameterError` as :func:`run_sweep` would (unknown
+    study or parameter, value out of range, duplicate cases), so that a caller can check a
+    configuration before it starts a cluster.
+    """
+    full, _, _, _ = _cases(get_study(study), grid, cases, fixed)
+    return len(full)
+
+
+def _temp_beside(path: str):
+    """A new temporary file ``.tmp-*`` in the directory of ``path``: (fd, name).
+
+    Unlike :func:`tempfile.mkstemp` (mode 0600) the file gets the usual permissions (0666 minus
+    the umask), which the final file keeps after :func:`os.replace`.
+    """
+    d = os.path.dirname(path) or "."
+    for _ in range(100):
+        tmp = os.path.join(d, f".tmp-{os.getpid()}-{os.urandom(6).hex()}-{os.path.basename(path)}")
+        try:
+            return os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666), tmp
+        except FileExistsError:  # pragma: no cover - 48 random bits
+            continue
+    raise SweepError(f"cannot create a temporary file in {d!r}")  # pragma: no cover
+
+
 def _atomic_write_json(path: str, obj) -> None:
-    d = os.path.dirname(path)
-    fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=".json", dir=d)
+    """Write ``obj`` as JSON to ``path`` through a temporary file and :func:`os.replace`: ``path``
+    is either absent, the old file or the complete new one, never a partial file."""
+    fd, tmp = _temp_beside(path)
     try:
         with os.fdopen(fd, "w") as fh:
             json.dump(obj, fh, indent=1)
@@ -624,14 +667,26 @@ def _short(v, n=120):
 
 
 def _worker_init():
-    """Process-pool initializer: one BLAS/OpenMP thread per worker."""
+    """Process-pool initializer: one BLAS/OpenMP thread per worker, signals left to the parent.
+
+    Ctrl-C reaches the whole foreground process group: workers ignore SIGINT so that only the
+    controlling process reacts (it stops the pool itself). SIGTERM gets its default action back
+    (a forked worker would otherwise inherit the parent's handler).
+    """
     for var in _BLAS_VARS:
         os.environ[var] = "1"
-    try:  # numpy may already be loaded (fork start method): limit the live library too
-        from .hbm._threads import _find, _SET
+    try:
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    except (ValueError, OSError):  # pragma: no cover - not the main thread
+        pass
+    try:  # NumPy is already loaded here (unpickling this function imports it): limit the live library
+        import ctypes
 
-        if _find() and _SET is not None:
-            _SET(1)
+        from .hbm import _threads
+
+        if _threads._find():
+            _threads._SET(ctypes.c_int(1))
     except Exception:  # pragma: no cover - best effort only
         pass
 
@@ -645,19 +700,21 @@ def _execute(func, params):
             raise TypeError(f"a study must return a dict, got {type(res).__name__}")
         return {"status": "ok", "result": _jsonable(res), "elapsed_s": time.perf_counter() - t0}
     except BaseException as exc:  # noqa: BLE001 - a failing case must not stop the sweep
-        if isinstance(exc, (KeyboardInterrupt, SystemExit)):
+        if isinstance(exc, (KeyboardInterrupt, SystemExit, _Interrupted)):
             raise
         return {"status": "failed", "error": f"{type(exc).__name__}: {exc}",
                 "traceback": traceback.format_exc(), "elapsed_s": time.perf_counter() - t0}
 
 
 class _SerialExecutor(cf.Executor):
-    """Runs each submitted call at once, in this process."""
+    """Runs each submitted call at once, in this process (a stop request propagates at once)."""
 
     def submit(self, fn, *args, **kwargs):
         f = cf.Future()
         try:
             f.set_result(fn(*args, **kwargs))
+        except (KeyboardInterrupt, SystemExit, _Interrupted):
+            raise
         except BaseException as exc:  # noqa: BLE001
             f.set_exception(exc)
         return f
@@ -668,31 +725,29 @@ def _connect(scheduler, cluster, connect_timeout):
         from distributed import Client
     except ImportError as exc:  # pragma: no cover
         raise SchedulerError(f"dask.distributed is needed for scheduler/cluster sweeps: {exc}") from None
+    timeout = check_positive("connect_timeout (s)", connect_timeout)
     if cluster is not None:
         if isinstance(cluster, Client):
             return cluster, False
         try:
-            return Client(cluster, timeout=connect_timeout), True
-        except (OSError, TimeoutError) as exc:
-            raise SchedulerError(f"cannot connect to the cluster {cluster!r}: {exc}") from None
+            return Client(cluster, timeout=timeout), True
+        except Exception as exc:  # noqa: BLE001 - whatever the transport raises
+            raise SchedulerError(f"cannot connect to the cluster {cluster!r}: "
+                                 f"{type(exc).__name__}: {exc}") from None
     if not isinstance(scheduler, str) or not scheduler.strip():
         raise ParameterError(f"scheduler must be an address such as 'tcp://host:8786', got {scheduler!r}")
     try:
-        return Client(scheduler, timeout=connect_timeout), True
-    except (OSError, TimeoutError) as exc:
-        raise SchedulerError(f"cannot reach the Dask scheduler at {scheduler!r} within "
-                             f"{connect_timeout} s: {exc}") from None
-    except ValueError as exc:
+        return Client(scheduler, timeout=timeout), True
+    except ValueError as exc:  # malformed address: unknown scheme, no port
         raise ParameterError(f"bad scheduler address {scheduler!r}: {exc}") from None
+    except Exception as exc:  # noqa: BLE001 - refused, timed out, or something else answered
+        raise SchedulerError(f"cannot reach the Dask scheduler at {scheduler!r} within "
+                             f"{timeout:g} s: {type(exc).__name__}: {exc}") from None
 
 
 # ---------------------------------------------------------------------------------------------
 # running
 # ---------------------------------------------------------------------------------------------
-
-
-class _Interrupted(Exception):
-    pass
 
 
 @dataclass
@@ -765,11 +820,21 @@ def run_sweep(study, store, *, grid=None, cases=None, fixed=None, executor=None,
     full, keys, shape, body = _cases(st, grid, cases, fixed)
     store = os.fspath(store)
     manifest = _manifest(st, body, len(full), shape)
+    # every argument is checked before the store is touched or a worker started
     given = sum(x is not None for x in (executor, scheduler, cluster))
     if given > 1:
         raise ParameterError("give at most one of executor, scheduler and cluster")
     if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int) or workers < 1):
         raise ParameterError(f"workers must be an integer >= 1, got {workers!r}")
+    if max_in_flight is not None and (isinstance(max_in_flight, bool) or not isinstance(max_in_flight, int)
+                                      or max_in_flight < 1):
+        raise ParameterError(f"max_in_flight must be an integer >= 1, got {max_in_flight!r}")
+    if executor is not None and executor != "serial" and not isinstance(executor, cf.Executor):
+        raise ParameterError(f"executor must be a concurrent.futures.Executor or 'serial', got {executor!r}")
+    import multiprocessing as mp
+
+    if mp_context not in mp.get_all_start_methods():
+        raise ParameterError(f"mp_context must be one of {mp.get_all_start_methods()}, got {mp_context!r}")
     if os.path.exists(store) and not os.path.isdir(store):
         raise SweepError(f"store {store!r} exists and is not a directory")
     resuming = _check_manifest(store, manifest) if os.path.isdir(store) else False
@@ -779,16 +844,21 @@ def run_sweep(study, store, *, grid=None, cases=None, fixed=None, executor=None,
     if scheduler is not None or cluster is not None:
         client, own_client = _connect(scheduler, cluster, connect_timeout)
 
-    cases_dir = os.path.join(store, "cases")
-    os.makedirs(cases_dir, exist_ok=True)
-    for f in os.listdir(cases_dir):  # temp files of a hard-killed run
-        if f.startswith(".tmp-"):
-            try:
-                os.unlink(os.path.join(cases_dir, f))
-            except OSError:
-                pass
-    if not resuming:
-        _atomic_write_json(os.path.join(store, "manifest.json"), manifest)
+    try:
+        cases_dir = os.path.join(store, "cases")
+        os.makedirs(cases_dir, exist_ok=True)
+        for f in os.listdir(cases_dir):  # temp files of a hard-killed run
+            if f.startswith(".tmp-"):
+                try:
+                    os.unlink(os.path.join(cases_dir, f))
+                except OSError:
+                    pass
+        if not resuming:
+            _atomic_write_json(os.path.join(store, "manifest.json"), manifest)
+    except BaseException:
+        if own_client:
+            client.close()
+        raise
 
     todo, n_before = [], 0
     for i, k in enumerate(keys):
@@ -796,13 +866,14 @@ def run_sweep(study, store, *, grid=None, cases=None, fixed=None, executor=None,
         if os.path.exists(path):
             try:
                 status = _read_json(path).get("status")
-            except (OSError, ValueError):
-                status = None
+            except (OSError, ValueError, AttributeError):
+                status = None  # unreadable: computed again
             if status == "ok" or (status == "failed" and not retry_failed):
                 n_before += 1
                 continue
         todo.append(i)
 
+    env_saved = {v: os.environ.get(v) for v in _BLAS_VARS}
     own_executor = False
     n_workers = 1
     if executor == "serial":
@@ -813,16 +884,15 @@ def run_sweep(study, store, *, grid=None, cases=None, fixed=None, executor=None,
     elif executor is None:
         n_workers = workers or os.cpu_count() or 1
         if todo:
-            import multiprocessing as mp
-
+            for v in _BLAS_VARS:  # spawned workers inherit the environment (NumPy loads first)
+                os.environ[v] = "1"
             executor = cf.ProcessPoolExecutor(n_workers, mp_context=mp.get_context(mp_context),
                                               initializer=_worker_init)
             own_executor = True
-    elif not isinstance(executor, cf.Executor):
-        raise ParameterError(f"executor must be a concurrent.futures.Executor or 'serial', got {executor!r}")
     else:
         n_workers = workers or getattr(executor, "_max_workers", None) or os.cpu_count() or 1
-    window = max_in_flight or 4 * n_workers
+    # a serial run computes at submit time: one case in flight, so that a stop loses nothing
+    window = 1 if isinstance(executor, _SerialExecutor) else (max_in_flight or 4 * n_workers)
 
     bar = None
     if progress:
@@ -830,10 +900,15 @@ def run_sweep(study, store, *, grid=None, cases=None, fixed=None, executor=None,
 
         bar = tqdm(total=len(full), initial=n_before, desc=f"sweep {st.name}", unit="case")
 
+    # SIGINT/SIGTERM raise _Interrupted in this (main) thread, except while a case file is being
+    # written: then the stop waits until the file is in place
+    stop = {"requested": None, "writing": False}
     old_handlers = {}
     if threading.current_thread() is threading.main_thread():
         def _handler(signum, frame):
-            raise _Interrupted(signum)
+            stop["requested"] = signum
+            if not stop["writing"]:
+                raise _Interrupted(signum)
 
         for sig in (signal.SIGTERM, signal.SIGINT):
             try:
@@ -841,14 +916,36 @@ def run_sweep(study, store, *, grid=None, cases=None, fixed=None, executor=None,
             except (ValueError, OSError):  # pragma: no cover
                 pass
 
-    env_saved = {v: os.environ.get(v) for v in _BLAS_VARS}
-    if own_executor:  # spawned workers inherit the environment at start
-        for v in _BLAS_VARS:
-            os.environ[v] = "1"
-
     n_computed = 0
     interrupted = False
     pending = {}
+
+    def _store(fut) -> None:
+        """Write the record of a finished future and forget the future (one critical section)."""
+        nonlocal n_computed
+        i = pending[fut]
+        try:
+            rec = fut.result()
+        except BrokenProcessPool as exc:
+            raise SweepError(f"the worker pool broke ({exc}); finished cases are saved in "
+                             f"{store!r}: run the same sweep again to resume") from None
+        except cf.CancelledError:
+            del pending[fut]  # not run: stays missing
+            return
+        except Exception as exc:  # noqa: BLE001 - e.g. a Dask worker lost
+            rec = {"status": "failed", "error": f"{type(exc).__name__}: {exc}",
+                   "traceback": "".join(traceback.format_exception(exc)), "elapsed_s": math.nan}
+        rec = {"params": full[i], "index": i, **rec}
+        stop["writing"] = True
+        try:
+            _atomic_write_json(os.path.join(cases_dir, f"case-{keys[i]}.json"), rec)
+            del pending[fut]
+            n_computed += 1
+        finally:
+            stop["writing"] = False
+        if bar is not None:
+            bar.update(1)
+
     try:
         it = iter(todo)
         exhausted = False
@@ -863,35 +960,33 @@ def run_sweep(study, store, *, grid=None, cases=None, fixed=None, executor=None,
                 break
             done, _ = cf.wait(list(pending), timeout=0.5, return_when=cf.FIRST_COMPLETED)
             for fut in done:
-                i = pending.pop(fut)
-                try:
-                    rec = fut.result()
-                except BrokenProcessPool as exc:
-                    raise SweepError(f"the worker pool broke ({exc}); finished cases are saved in "
-                                     f"{store!r}: run the same sweep again to resume") from None
-                except Exception as exc:  # noqa: BLE001 - e.g. a Dask worker lost
-                    rec = {"status": "failed", "error": f"{type(exc).__name__}: {exc}",
-                           "traceback": "".join(traceback.format_exception(exc)), "elapsed_s": math.nan}
-                rec = {"params": full[i], "index": i, **rec}
-                _atomic_write_json(os.path.join(cases_dir, f"case-{keys[i]}.json"), rec)
-                n_computed += 1
-                if bar is not None:
-                    bar.update(1)
+                _store(fut)
+                if stop["requested"] is not None:  # arrived during the write
+                    raise _Interrupted(stop["requested"])
     except (_Interrupted, KeyboardInterrupt):
         interrupted = True
     finally:
-        for sig, h in old_handlers.items():
+        for sig, h in old_handlers.items():  # a second signal now acts as usual
             signal.signal(sig, h)
-        for fut in pending:
-            fut.cancel()
+        if interrupted:  # keep the cases that finished while the stop was handled
+            for fut in [f for f in pending if f.done() and not f.cancelled()]:
+                try:
+                    _store(fut)
+                except Exception:  # noqa: BLE001 - best effort; the case stays missing
+                    pass
         if own_executor:
+            # our own pool: its manager thread cancels what is queued (a future cancelled from
+            # here while queued would make it fail when the terminated workers break the pool)
             if interrupted:  # do not wait for running cases: stop the workers
                 for p in list((getattr(executor, "_processes", None) or {}).values()):
                     try:
                         p.terminate()
                     except Exception:  # pragma: no cover
                         pass
-            executor.shutdown(wait=not interrupted, cancel_futures=True)
+            executor.shutdown(wait=True, cancel_futures=True)
+        else:
+            for fut in pending:
+                fut.cancel()
         if client is not None and own_client:
             client.close()
         for v, old in env_saved.items():
@@ -903,14 +998,15 @@ def run_sweep(study, store, *, grid=None, cases=None, fixed=None, executor=None,
             bar.close()
 
     failures, n_missing = [], 0
-    for k in keys:
+    for i, k in enumerate(keys):
         path = os.path.join(cases_dir, f"case-{k}.json")
-        if not os.path.exists(path):
+        try:
+            rec = _read_json(path)
+        except (OSError, ValueError):  # absent (or unreadable: computed again on the next run)
             n_missing += 1
             continue
-        rec = _read_json(path)
         if rec.get("status") != "ok":
-            failures.append({"params": rec.get("params"), "error": rec.get("error"),
+            failures.append({"index": i, "params": rec.get("params"), "error": rec.get("error"),
                              "traceback": rec.get("traceback")})
     return SweepReport(store, len(full), n_before, n_computed, len(failures), n_missing,
                        interrupted, time.perf_counter() - t_start, failures)
@@ -954,7 +1050,14 @@ class SweepData:
         arrays = {f"axis_{k}": v for k, v in self.axes.items()}
         arrays.update({f"field_{k}": v for k, v in self.fields.items()})
         arrays["status"] = self.status
-        np.savez_compressed(base + ".npz", **arrays)
+        fd, tmp = _temp_beside(base + ".npz")
+        try:  # same rule as the case files: the .npz is complete or absent
+            with os.fdopen(fd, "wb") as fh:
+                np.savez_compressed(fh, **arrays)
+            os.replace(tmp, base + ".npz")
+        finally:
+            if os.path.exists(tmp):
+                os.unlink(tmp)
         meta = {"study": self.study, "shape": list(self.shape), "axes": list(self.axes),
                 "fields": list(self.fields), "manifest": self.manifest,
                 "failures": self.failures, "n_missing": self.n_missing}
@@ -988,7 +1091,12 @@ def load_store(store) -> SweepData:
     files = sorted(f for f in os.listdir(cases_dir) if f.startswith("case-") and f.endswith(".json")) \
         if os.path.isdir(cases_dir) else []
     for f in files:
-        rec = _read_json(os.path.join(cases_dir, f))
+        try:
+            rec = _read_json(os.path.join(cases_dir, f))
+        except (OSError, ValueError) as exc:  # damaged from outside: run_sweep computes it again
+            warnings.warn(f"store {store!r}: unreadable case file {f} counted as missing ({exc})",
+                          stacklevel=2)
+            continue
         i = rec.get("index")
         # the file name is the hash of the parameters actually run: a stray file cannot land
         # on the wrong grid point

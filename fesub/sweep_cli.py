@@ -23,7 +23,7 @@ from __future__ import annotations
 import os
 import sys
 
-from .errors import ParameterError
+from .errors import ParameterError, check_positive
 
 #: exit status after SIGINT/SIGTERM (the store holds what finished)
 EXIT_INTERRUPTED = 130
@@ -97,13 +97,20 @@ def run(args) -> int:
 
     cfg = read_config(args.config)
     out = args.out or os.path.splitext(os.fspath(args.config))[0] + ".sweep"
+    # the whole configuration is checked before a cluster starts or the store is touched
+    sw.check_sweep(cfg["study"], grid=cfg.get("grid"), cases=cfg.get("cases"), fixed=cfg.get("fixed"))
+    if args.local_cluster is not None and args.local_cluster < 1:
+        raise ParameterError(f"--local-cluster must be >= 1, got {args.local_cluster}")
+    if args.workers is not None and args.workers < 1:
+        raise ParameterError(f"--workers must be >= 1, got {args.workers}")
+    check_positive("--connect-timeout", args.connect_timeout)
     cluster = None
     try:
         if args.local_cluster is not None:
-            if args.local_cluster < 1:
-                raise ParameterError(f"--local-cluster must be >= 1, got {args.local_cluster}")
-            sw.get_study(cfg["study"])  # fail on a bad study before starting a cluster
-            from distributed import LocalCluster
+            try:
+                from distributed import LocalCluster
+            except ImportError as exc:
+                raise sw.SchedulerError(f"--local-cluster needs dask.distributed: {exc}") from None
 
             cluster = LocalCluster(n_workers=args.local_cluster, threads_per_worker=1,
                                    dashboard_address=None)
@@ -119,6 +126,8 @@ def run(args) -> int:
           f"({rep.elapsed_s:.1f} s)")
     for f in rep.failures[:10]:
         print(f"  failed {f['params']}: {f['error']}", file=sys.stderr)
+    if rep.failures:  # the traceback of the first failure (all of them are in the case files)
+        print(f"traceback of the first failure:\n{rep.failures[0]['traceback']}", file=sys.stderr)
     if rep.interrupted:
         print(f"interrupted: run the same command again to resume from {out}", file=sys.stderr)
         return EXIT_INTERRUPTED

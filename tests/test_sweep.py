@@ -1,0 +1,596 @@
+"""Parameter sweeps (fesub.sweep): local pool vs Dask, stop and resume, atomic result files, early
+errors, the loader, and each study wired as a sweep against a direct call of what it wraps.
+
+A test study, ``probe``, lives in a module written to a temporary directory (so that spawned pool
+workers and a child ``fesub sweep`` process import it through ``FESUB_SWEEP_PLUGINS``). It logs
+every computation it performs (one line per case: run tag, x, pid), which is how the tests count
+what was computed.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import fesub
+from fesub import sweep as sw
+from fesub.errors import FesubError, ParameterError
+
+ROOT = Path(fesub.__file__).resolve().parent.parent
+
+PROBE_MODULE = "fesub_sweep_probe"
+PROBE_SOURCE = '''
+"""Test study for the sweep tests: y = x**2 + offset, with a log of every computation."""
+import os
+import signal
+import time
+
+from fesub.sweep import Param, Study, register_study
+
+
+def probe(params):
+    x = params["x"]
+    if params["delay"]:
+        time.sleep(params["delay"])
+    if os.environ.get("PROBE_KILL_AT") and x == float(os.environ["PROBE_KILL_AT"]):
+        os.kill(os.getpid(), signal.SIGTERM)
+        time.sleep(5)  # the handler stops the sweep from inside this call
+    if params["log"]:
+        line = f"{os.environ.get('PROBE_RUN', '-')} {x!r} {os.getpid()}\\n"
+        fd = os.open(params["log"], os.O_WRONLY | os.O_APPEND | os.O_CREAT)
+        try:
+            os.write(fd, line.encode())  # one O_APPEND write per line: whole lines only
+        finally:
+            os.close(fd)
+    if params["fail_at"] is not None and x == params["fail_at"]:
+        raise RuntimeError(f"probe fails at x = {x}")
+    return {"y": x * x + params["offset"], "vec": [x, 2.0 * x, 3.0 * x], "tag": f"x={x:g}"}
+
+
+register_study(Study(
+    "probe", probe,
+    (Param("x", -1000.0, 1000.0),
+     Param("offset", -10.0, 10.0, required=False, default=0.0),
+     Param("delay", 0.0, 5.0, required=False, default=0.0),
+     Param("fail_at", kind="any", required=False, default=None),
+     Param("log", kind="any", required=False, default=None)),
+    doc="test study", primary="y"), replace=True)
+'''
+
+
+@pytest.fixture(scope="session")
+def probe_dir(tmp_path_factory):
+    """Directory holding the probe study module, importable here and in spawned workers."""
+    d = tmp_path_factory.mktemp("probe")
+    (d / f"{PROBE_MODULE}.py").write_text(PROBE_SOURCE)
+    sys.path.insert(0, str(d))
+    __import__(PROBE_MODULE)
+    yield d
+    sys.path.remove(str(d))
+
+
+def _env(probe_dir, run="-"):
+    """Environment of a child process: fesub and the probe importable, one BLAS thread."""
+    path = os.pathsep.join(p for p in (str(ROOT), str(probe_dir), os.environ.get("PYTHONPATH", "")) if p)
+    return dict(os.environ, PYTHONPATH=path, FESUB_SWEEP_PLUGINS=PROBE_MODULE, PROBE_RUN=run,
+                OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1", MPLBACKEND="Agg")
+
+
+def _log(path) -> list[tuple[str, float]]:
+    """(run tag, x) of every computation logged by the probe."""
+    if not os.path.exists(path):
+        return []
+    return [(ln.split()[0], float(ln.split()[1])) for ln in Path(path).read_text().splitlines()]
+
+
+def _case_files(store):
+    d = Path(store) / "cases"
+    return sorted(p for p in d.iterdir() if p.name.startswith("case-")) if d.is_dir() else []
+
+
+def _stray_files(store):
+    """Temporary files left in the store (a file being written is a ``.tmp-*`` file)."""
+    return [p for p in Path(store).rglob("*") if p.is_file() and ".tmp" in p.name]
+
+
+def _free_port() -> int:
+    """A local TCP port with no listener (bound, then released)."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _write(path, text):
+    Path(path).write_text(text)
+    return str(path)
+
+
+# --------------------------------------------------------------------------------------------
+# 1. local process pool and Dask LocalCluster give the same results
+# --------------------------------------------------------------------------------------------
+
+# a small beam-on-beam map with the study's default Ritz basis (120 modes, 20 eigenvalues): a
+# non-square grid (2 x 3) so that a swapped axis cannot pass, stable cells (mu = 0 is damped; at
+# s = 0.03 m mu = 0.8 stays stable) and flutter cells (mu = 0.8 at s = 0.0135 m and 0.055 m)
+BEAM_GRID = {"mu": [0.0, 0.8], "s": [0.0135, 0.03, 0.055]}
+BEAM_FIXED = {"n_basis": 120, "n_eig": 20}
+# a Coulomb-chain map whose cells cover the three regimes (continuous, stick-slip, stuck)
+COULOMB_GRID = {"r1": [0.45, 1.5], "beta": [0.1, 0.6, 1.2]}
+COULOMB_FIXED = {"gamma": [1.0, 1.0], "kappa": [1.0, 1.0], "contact": "wall:0", "load": 0,
+                 "amplitudes": True}
+
+# The beam model is rebuilt in every worker process, and its substructure modes come from ARPACK
+# (scipy eigsh) started from a random vector (fresh entropy each time): two builds differ by
+# ~1e-12 relative in the reduced matrices, so two runs of the beam map agree to ~1e-12 whatever
+# executor runs them (measured: 6e-13 relative on this grid). 1e-9 leaves margin and is still
+# far below any physical meaning of max Re(lambda) (1/s).
+BEAM_RTOL = 1e-9
+
+
+@pytest.fixture(scope="module")
+def beam_pool_store(tmp_path_factory):
+    """The small beam map computed on the local process pool (2 spawned workers)."""
+    store = tmp_path_factory.mktemp("pool") / "beam"
+    rep = sw.run_sweep("beam_on_beam_stability", store, grid=BEAM_GRID, fixed=BEAM_FIXED,
+                       workers=2, progress=False)
+    assert rep.complete and rep.n_failed == 0 and rep.n_computed == 6
+    return store
+
+
+def _direct_max_real(mu, s):
+    """max Re(lambda) (1/s) from complex_eigenvalues on a freshly built model (no sweep code)."""
+    from fesub.contact.eigen import complex_eigenvalues
+    from fesub.models import beam_on_beam as bb
+
+    system = _direct_max_real.__dict__.get("system")
+    if system is None:
+        system = _direct_max_real.system = bb.contact_system(bb.build())
+    lam = complex_eigenvalues(system, s, mu, BEAM_FIXED["n_eig"], n_basis=BEAM_FIXED["n_basis"])
+    return float(lam.real.max())
+
+
+def test_pool_and_dask_local_cluster_give_identical_results(beam_pool_store, tmp_path):
+    distributed = pytest.importorskip("distributed")
+    pool_c = sw.run_sweep("coulomb_regime", tmp_path / "pool-coulomb", grid=COULOMB_GRID,
+                          fixed=COULOMB_FIXED, workers=2, progress=False)
+    # processes=True: real worker processes, as on a cluster (2 workers x 1 thread; they start
+    # in ~1-2 s here)
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                  dashboard_address=None) as cluster:
+        dask_c = sw.run_sweep("coulomb_regime", tmp_path / "dask-coulomb", grid=COULOMB_GRID,
+                              fixed=COULOMB_FIXED, cluster=cluster, progress=False)
+        dask_b = sw.run_sweep("beam_on_beam_stability", tmp_path / "dask-beam", grid=BEAM_GRID,
+                              fixed=BEAM_FIXED, cluster=cluster, progress=False)
+    for rep in (pool_c, dask_c, dask_b):
+        assert rep.complete and rep.n_failed == 0 and rep.n_computed == 6
+
+    # a deterministic study: bit-for-bit the same store whichever executor wrote it
+    a, b = _case_files(tmp_path / "pool-coulomb"), _case_files(tmp_path / "dask-coulomb")
+    assert [f.name for f in a] == [f.name for f in b] and len(a) == 6
+    for fa, fb in zip(a, b):
+        ra, rb = json.loads(fa.read_text()), json.loads(fb.read_text())
+        assert (ra["params"], ra["index"], ra["result"]) == (rb["params"], rb["index"], rb["result"])
+    pool, dask = sw.load_store(tmp_path / "pool-coulomb"), sw.load_store(tmp_path / "dask-coulomb")
+    for name in ("regime_code", "analytic_regime_code", "periods", "stops_per_period", "Z"):
+        np.testing.assert_array_equal(pool.fields[name], dask.fields[name])
+    assert set(pool.fields["regime_code"].ravel()) == {0.0, 1.0, 2.0}
+
+    # the beam map: same cells, same values up to the model-build round-off (BEAM_RTOL)
+    pool, dask = sw.load_store(beam_pool_store), sw.load_store(tmp_path / "dask-beam")
+    names = [f.name for f in _case_files(tmp_path / "dask-beam")]
+    assert [f.name for f in _case_files(beam_pool_store)] == names
+    np.testing.assert_array_equal(pool.status, dask.status)
+    for name in ("max_real", "freq_hz"):
+        np.testing.assert_allclose(dask.fields[name], pool.fields[name], rtol=BEAM_RTOL)
+    stable = np.array([[True, True, True], [False, True, False]])
+    np.testing.assert_array_equal(pool.fields["max_real"] < 0, stable)
+    np.testing.assert_array_equal(dask.fields["max_real"] < 0, stable)
+
+
+# --------------------------------------------------------------------------------------------
+# the loader and the beam-on-beam study against a direct computation
+# --------------------------------------------------------------------------------------------
+
+
+def test_load_store_shape_and_values_match_direct_computation(beam_pool_store, tmp_path):
+    data = sw.load_store(beam_pool_store)
+    assert data.study == "beam_on_beam_stability"
+    assert list(data.axes) == ["mu", "s"] and data.shape == (2, 3)
+    np.testing.assert_array_equal(data.axes["mu"], BEAM_GRID["mu"])
+    np.testing.assert_array_equal(data.axes["s"], BEAM_GRID["s"])
+    assert data.fields["max_real"].shape == (2, 3) and data.status.shape == (2, 3)
+    assert (data.status == 1).all() and data.failures == [] and data.n_missing == 0
+    for a, mu in enumerate(BEAM_GRID["mu"]):
+        for b, s in enumerate(BEAM_GRID["s"]):
+            # another build of the model: round-off only (see BEAM_RTOL)
+            np.testing.assert_allclose(data.fields["max_real"][a, b], _direct_max_real(mu, s),
+                                       rtol=BEAM_RTOL)
+            c = data.cases[a * 3 + b]  # flat C order, first axis slowest
+            assert (c["mu"], c["s"], c["n_basis"], c["n_eig"]) == (mu, s, 120, 20)
+    # independent physics: without friction the damped system is stable everywhere
+    assert (data.fields["max_real"][0] < 0).all()
+
+    # a missing case is NaN with status 0; the gathered file round-trips
+    import shutil
+
+    copy = tmp_path / "copy"
+    shutil.copytree(beam_pool_store, copy)
+    gone = copy / "cases" / f"case-{sw.case_key(data.study, data.cases[4])}.json"
+    gone.unlink()
+    part = sw.load_store(copy)
+    assert part.status[1, 1] == 0 and part.n_missing == 1
+    assert np.isnan(part.fields["max_real"][1, 1])
+    np.testing.assert_array_equal(np.delete(part.fields["max_real"].ravel(), 4),
+                                  np.delete(data.fields["max_real"].ravel(), 4))
+    npz = part.save(tmp_path / "gathered.npz")
+    with np.load(npz) as z:
+        np.testing.assert_array_equal(z["field_max_real"], part.fields["max_real"])
+        np.testing.assert_array_equal(z["axis_s"], BEAM_GRID["s"])
+        np.testing.assert_array_equal(z["status"], part.status)
+    meta = json.loads((tmp_path / "gathered.json").read_text())
+    assert meta["n_missing"] == 1 and meta["axes"] == ["mu", "s"]
+    assert not _stray_files(tmp_path)
+
+
+def test_load_store_array_and_object_fields_failures(probe_dir, tmp_path):
+    xs = [-1.0, 0.5, 2.0, 3.0]
+    rep = sw.run_sweep("probe", tmp_path / "s", grid={"x": xs, "offset": [0.0, 1.5]},
+                       fixed={"fail_at": 2.0}, executor="serial", progress=False)
+    assert rep.n_cases == 8 and rep.n_failed == 2 and rep.n_missing == 0
+    d = sw.load_store(tmp_path / "s")
+    assert d.shape == (4, 2) and d.fields["vec"].shape == (4, 2, 3)
+    x, off = np.meshgrid(xs, [0.0, 1.5], indexing="ij")
+    expected = np.where(x == 2.0, np.nan, x * x + off)
+    np.testing.assert_array_equal(d.fields["y"], expected)
+    np.testing.assert_array_equal(d.fields["vec"][3, 1], [3.0, 6.0, 9.0])
+    assert np.isnan(d.fields["vec"][2]).all()
+    assert d.other["tag"][1, 0] == "x=0.5" and d.other["tag"][2, 1] is None
+    np.testing.assert_array_equal(d.status[2], [-1, -1])
+    assert [f["index"] for f in d.failures] == [4, 5]
+    assert "RuntimeError: probe fails at x = 2" in d.failures[0]["traceback"]
+
+
+# --------------------------------------------------------------------------------------------
+# 2. stop and resume; atomic files; a failing case
+# --------------------------------------------------------------------------------------------
+
+
+def _sweep_cmd(cfg, *extra):
+    return [sys.executable, "-m", "fesub.cli", "sweep", str(cfg), "--no-progress", "--no-plot", *extra]
+
+
+def test_sigterm_half_way_then_resume_computes_only_the_missing_cases(probe_dir, tmp_path):
+    n = 20
+    log = tmp_path / "calls.log"
+    cfg = _write(tmp_path / "cfg.toml", f"""
+study = "probe"
+[grid]
+x = {{start = 0, stop = {n - 1}, num = {n}}}
+[fixed]
+delay = 0.25
+fail_at = 3.0
+log = "{log}"
+""")
+    store = tmp_path / "cfg.sweep"
+    proc = subprocess.Popen(_sweep_cmd(cfg, "--workers", "2"), env=_env(probe_dir, "1"),
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    t0 = time.monotonic()
+    while len(_case_files(store)) < 5:
+        assert proc.poll() is None, proc.communicate()
+        assert time.monotonic() - t0 < 60, "the sweep did not start"
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGTERM)
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, (out, err)  # fesub.sweep_cli.EXIT_INTERRUPTED
+    assert "interrupted" in err
+
+    first = {p.name: (p.stat().st_mtime_ns, p.read_bytes()) for p in _case_files(store)}
+    assert 5 <= len(first) < n, "the stop must land half-way for this test to mean anything"
+    assert not _stray_files(store)
+    for p in _case_files(store):  # every stored file is complete
+        rec = json.loads(p.read_text())
+        assert rec["status"] in ("ok", "failed")
+        assert p.name == f"case-{sw.case_key('probe', rec['params'])}.json"
+    half = sw.load_store(store)
+    done_x = {c["x"] for c, st in zip(half.cases, half.status.ravel()) if st != 0}
+    missing_x = set(map(float, range(n))) - done_x
+    assert len(done_x) == len(first)
+
+    proc2 = subprocess.run(_sweep_cmd(cfg, "--workers", "2"), env=_env(probe_dir, "2"),
+                           capture_output=True, text=True, timeout=120)
+    assert proc2.returncode == 1, proc2.stderr  # 1: one case failed, everything else done
+    second = [x for run, x in _log(log) if run == "2"]
+    assert sorted(second) == sorted(missing_x)  # each missing case once, nothing else
+    assert f"{len(first)} already in" in proc2.stdout and f"{len(missing_x)} computed" in proc2.stdout
+    for p in _case_files(store):
+        if p.name in first:  # untouched by the second run
+            assert (p.stat().st_mtime_ns, p.read_bytes()) == first[p.name]
+    # the failing case is reported with its traceback; the other 19 cases completed
+    assert "RuntimeError: probe fails at x = 3" in proc2.stderr and "Traceback" in proc2.stderr
+    assert "in probe" in proc2.stderr
+    full = sw.load_store(store)
+    assert full.n_missing == 0 and (full.status == -1).sum() == 1 and full.status[3] == -1
+    ok = full.status == 1
+    np.testing.assert_array_equal(full.fields["y"][ok], full.axes["x"][ok] ** 2)
+    assert not _stray_files(store)
+    assert (store / "gathered.npz").is_file()
+
+    # a third run has nothing left to do (the failure is kept); --retry-failed redoes only it
+    proc3 = subprocess.run(_sweep_cmd(cfg, "--retry-failed", "--workers", "1"), env=_env(probe_dir, "3"),
+                           capture_output=True, text=True, timeout=120)
+    assert proc3.returncode == 1 and [x for run, x in _log(log) if run == "3"] == [3.0]
+    proc4 = subprocess.run(_sweep_cmd(cfg), env=_env(probe_dir, "4"), capture_output=True, text=True,
+                           timeout=120)
+    assert proc4.returncode == 1 and "0 computed" in proc4.stdout
+    assert [x for run, x in _log(log) if run == "4"] == []
+
+
+def test_sigterm_during_serial_case_stops_without_recording_it(probe_dir, tmp_path, monkeypatch):
+    if threading.current_thread() is not threading.main_thread():
+        pytest.skip("signal handlers need the main thread")
+    log = str(tmp_path / "calls.log")
+    kw = dict(grid={"x": np.arange(8.0)}, fixed={"log": log}, executor="serial", progress=False)
+    handler = signal.getsignal(signal.SIGTERM)
+    monkeypatch.setenv("PROBE_KILL_AT", "4.0")
+    monkeypatch.setenv("PROBE_RUN", "1")
+    rep = sw.run_sweep("probe", tmp_path / "s", **kw)
+    # the case running when SIGTERM came is not a failure: it is simply not done
+    assert rep.interrupted and rep.n_computed == 4 and rep.n_failed == 0 and rep.n_missing == 4
+    assert _log(log) == [("1", 0.0), ("1", 1.0), ("1", 2.0), ("1", 3.0)]
+    assert signal.getsignal(signal.SIGTERM) is handler  # restored
+    monkeypatch.delenv("PROBE_KILL_AT")
+    monkeypatch.setenv("PROBE_RUN", "2")
+    rep = sw.run_sweep("probe", tmp_path / "s", **kw)
+    assert rep.complete and not rep.interrupted and (rep.n_done_before, rep.n_computed) == (4, 4)
+    assert [x for run, x in _log(log) if run == "2"] == [4.0, 5.0, 6.0, 7.0]
+
+
+def test_stop_during_a_write_completes_that_file(probe_dir, tmp_path, monkeypatch):
+    """SIGTERM while a case file is being written: that file is finished, then the sweep stops."""
+    if threading.current_thread() is not threading.main_thread():
+        pytest.skip("signal handlers need the main thread")
+    real_replace = os.replace
+    fired = []
+
+    def replace_with_signal(src, dst, *a, **k):
+        if os.path.basename(dst).startswith("case-") and not fired:
+            fired.append(dst)
+            os.kill(os.getpid(), signal.SIGTERM)  # handled right here, before the rename
+        return real_replace(src, dst, *a, **k)
+
+    monkeypatch.setattr(os, "replace", replace_with_signal)
+    rep = sw.run_sweep("probe", tmp_path / "s", grid={"x": np.arange(5.0)}, executor="serial",
+                       progress=False)
+    assert rep.interrupted and rep.n_computed == 1 and rep.n_missing == 4
+    files = _case_files(tmp_path / "s")
+    assert [str(f) for f in files] == fired  # the interrupted write went through ...
+    assert json.loads(files[0].read_text())["result"]["y"] == 0.0  # ... complete
+    assert not _stray_files(tmp_path / "s")
+
+
+def test_atomic_write_leaves_old_file_or_nothing(tmp_path, monkeypatch):
+    target = tmp_path / "case-x.json"
+    sw._atomic_write_json(str(target), {"a": 1})
+    assert json.loads(target.read_text()) == {"a": 1}
+    assert oct(target.stat().st_mode & 0o777) == oct(0o666 & ~_umask())  # not mkstemp's 0600
+
+    def broken_dump(obj, fh, **kw):
+        fh.write('{"a": 2, "trunc')  # half of a file, then the writer dies
+        raise OSError("disk full")
+
+    monkeypatch.setattr(sw.json, "dump", broken_dump)
+    with pytest.raises(OSError, match="disk full"):
+        sw._atomic_write_json(str(target), {"a": 2})
+    monkeypatch.undo()
+    assert json.loads(target.read_text()) == {"a": 1}  # old content intact
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["case-x.json"]  # no temp file left
+
+
+def _umask() -> int:
+    m = os.umask(0)
+    os.umask(m)
+    return m
+
+
+def test_resume_after_hard_kill_cleans_temp_files_and_recomputes_damaged_case(probe_dir, tmp_path):
+    log = str(tmp_path / "calls.log")
+    kw = dict(grid={"x": np.arange(4.0)}, fixed={"log": log}, executor="serial", progress=False)
+    store = tmp_path / "s"
+    sw.run_sweep("probe", store, **kw)
+    files = _case_files(store)
+    # what a SIGKILL or a power cut could leave: a temp file, and (written by something else) a
+    # truncated case file
+    (store / "cases" / ".tmp-123-abc-case-0.json").write_text('{"status": "o')
+    damaged = files[2]
+    rec = json.loads(damaged.read_text())
+    damaged.write_text(damaged.read_text()[:20])
+    with pytest.warns(UserWarning, match="unreadable"):
+        status = sw.load_store(store).status  # counted as missing, not a crash
+    assert list(np.flatnonzero(status == 0)) == [rec["index"]]
+    rep = sw.run_sweep("probe", store, **kw)
+    assert (rep.n_done_before, rep.n_computed) == (3, 1)
+    assert len(_log(log)) == 5 and _log(log)[-1][1] == rec["params"]["x"]
+    again = json.loads(damaged.read_text())
+    assert again == {**rec, "elapsed_s": again["elapsed_s"]}  # the same record, rewritten whole
+    assert not _stray_files(store)
+    assert (sw.load_store(store).status == 1).all()
+
+
+def test_failing_case_is_reported_with_traceback_and_the_rest_completes(probe_dir, tmp_path):
+    rep = sw.run_sweep("probe", tmp_path / "s", grid={"x": np.arange(6.0)}, fixed={"fail_at": 2.0},
+                       workers=2, progress=False)
+    assert rep.complete and rep.n_computed == 6 and rep.n_failed == 1
+    (f,) = rep.failures
+    assert f["params"]["x"] == 2.0 and f["error"] == "RuntimeError: probe fails at x = 2.0"
+    assert f["traceback"].startswith("Traceback") and 'raise RuntimeError(f"probe fails' in f["traceback"]
+    d = sw.load_store(tmp_path / "s")
+    np.testing.assert_array_equal(d.status, [1, 1, -1, 1, 1, 1])
+    np.testing.assert_array_equal(d.fields["y"], [0.0, 1.0, np.nan, 9.0, 16.0, 25.0])
+
+
+def test_store_refuses_a_different_sweep(probe_dir, tmp_path):
+    sw.run_sweep("probe", tmp_path / "s", grid={"x": [1.0, 2.0]}, executor="serial", progress=False)
+    with pytest.raises(sw.SweepError, match="different sweep"):
+        sw.run_sweep("probe", tmp_path / "s", grid={"x": [1.0, 3.0]}, executor="serial", progress=False)
+
+
+# --------------------------------------------------------------------------------------------
+# each study wired as a sweep, checked against a direct call of what it wraps
+# --------------------------------------------------------------------------------------------
+
+
+def test_coulomb_regime_sweep_matches_simulate_and_closed_form(tmp_path):
+    from fesub.coulomb import ChainModel
+    from fesub.coulomb.analytic import steady_state
+    from fesub.coulomb.simulate import simulate
+
+    sw.run_sweep("coulomb_regime", tmp_path / "s", grid=COULOMB_GRID, fixed=COULOMB_FIXED,
+                 executor="serial", progress=False)
+    d = sw.load_store(tmp_path / "s")
+    assert d.shape == (2, 3) and (d.status == 1).all()
+    model = ChainModel([1.0, 1.0], [1.0, 1.0])
+    for a, r1 in enumerate(COULOMB_GRID["r1"]):
+        for b, beta in enumerate(COULOMB_GRID["beta"]):
+            res = simulate(model, "wall:0", 0, r1, beta, 1.0)
+            assert d.fields["regime_code"][a, b] == int(res.regime)
+            assert d.fields["periods"][a, b] == res.periods
+            assert d.fields["stops_per_period"][a, b] == res.stops_per_period
+            # same deterministic integration: equal up to the last bit
+            assert d.fields["Z"][a, b] == float(res.Z)
+            ss = steady_state(model, "wall:0", 0, r1, beta, amplitude="monoharmonic")
+            assert d.fields["analytic_regime_code"][a, b] == int(ss.regime[0, 0])
+    # independent: time integration and closed form classify every cell alike, and the cells
+    # cover all three regimes
+    np.testing.assert_array_equal(d.fields["regime_code"], d.fields["analytic_regime_code"])
+    assert set(d.fields["regime_code"].ravel()) == {0.0, 1.0, 2.0}
+
+
+def test_freeplay_basin_sweep_matches_basins(tmp_path):
+    from fesub.nonsmooth import basins
+
+    x1, x2 = [-0.5, 0.5], [-0.5, 0.0, 0.5]
+    sw.run_sweep("freeplay_basin", tmp_path / "s", grid={"x1": x1, "x2": x2},
+                 fixed={"W": 1.15, "n_transient": 150}, executor="serial", progress=False)
+    d = sw.load_store(tmp_path / "s")
+    ref = basins(None, 1.15, x1_range=(-0.5, 0.5), x2_range=(-0.5, 0.5), shape=(2, 3),
+                 n_transient=150, executor="serial", progress=False)
+    np.testing.assert_array_equal(ref.x1, x1)
+    np.testing.assert_array_equal(ref.x2, x2)
+    np.testing.assert_array_equal(d.fields["period"], ref.period)
+    # one trajectory here, a batch of six there: same integrator, round-off at most
+    np.testing.assert_allclose(d.fields["x1_max"], ref.x1_max, rtol=1e-10)
+    np.testing.assert_allclose(d.fields["x1_min"], ref.x1_min, rtol=1e-10)
+    assert np.unique(np.round(ref.x1_max, 6)).size >= 2  # two attractors in this window
+
+
+def test_freeplay_bifurcation_sweep_matches_bifurcation_diagram(tmp_path):
+    from fesub.nonsmooth import bifurcation_diagram
+
+    W = [1.2, 1.3]
+    opts = {"n_transient": 20, "n_points": 10}
+    sw.run_sweep("freeplay_bifurcation", tmp_path / "s", grid={"W": W}, fixed=opts, executor="serial",
+                 progress=False)
+    d = sw.load_store(tmp_path / "s")
+    ref = bifurcation_diagram(None, W, executor="serial", progress=False, **opts)
+    n_ic = ref.ics.shape[0]
+    assert d.fields["x1_max"].shape == (2, n_ic)
+    np.testing.assert_allclose(d.fields["x1_max"], ref.x1_max, rtol=1e-10)  # round-off at most
+    np.testing.assert_allclose(d.fields["x1_min"], ref.x1_min, rtol=1e-10)
+    np.testing.assert_array_equal(d.fields["period"], ref.period)
+    # section points: a float array when every list has the same length, else gathered as objects
+    got = d.fields.get("section_x1", d.other.get("section_x1"))
+    for k in range(2):
+        for i in range(n_ic):
+            sec = ref.section[k, i]
+            assert np.isfinite(sec).sum() > 0
+            np.testing.assert_allclose(got[k][i], sec[np.isfinite(sec)], rtol=1e-10)
+
+
+def test_hbm_forced_response_sweep_matches_solve_at_and_linear_limit(tmp_path):
+    from fesub.hbm.analysis import solve_at
+    from fesub.hbm.models import jenkins_1dof
+
+    cases = [{"force": 0.5, "omega": 1.0}, {"force": 0.2, "omega": 1.3}, {"force": 0.01, "omega": 0.5}]
+    sw.run_sweep("hbm_forced_response", tmp_path / "s", cases=cases,
+                 fixed={"model": "jenkins_1dof", "nh": 5}, executor="serial", progress=False)
+    d = sw.load_store(tmp_path / "s")
+    assert d.shape == (3,) and d.axes == {} and d.fields["harmonic_amplitudes"].shape == (3, 5)
+    assert (d.fields["converged"] == 1).all()
+    for j, c in enumerate(cases):
+        sy = jenkins_1dof(nh=5)
+        Q = solve_at(sy, c["omega"], c["force"])
+        np.testing.assert_allclose(d.fields["Am"][j], sy.amplitude(Q), rtol=1e-12)
+        np.testing.assert_allclose(d.fields["energy_dissipated"][j], sy.energy_dissipated(Q),
+                                   rtol=1e-12, atol=1e-15)
+    # independent: at 0.01 N the Jenkins element stays stuck (|kt x| < mu N0), the oscillator is
+    # linear with stiffness k + kt = 2 N/m, so RMS = F / sqrt(2) / |k + kt - m w^2 + i c w|
+    m, c, k, kt, w, F = 1.0, 0.02, 1.0, 1.0, 0.5, 0.01
+    rms = F / np.sqrt(2) / abs(k + kt - m * w**2 + 1j * c * w)
+    np.testing.assert_allclose(d.fields["Am"][2], rms, rtol=1e-8)  # Newton tolerance 1e-11 * F
+    assert d.fields["stuck_margin"][2, 0] < 0 < d.fields["stuck_margin"][0, 0]
+    assert abs(d.fields["energy_dissipated"][2]) < 1e-12  # a stuck contact dissipates nothing
+
+
+# --------------------------------------------------------------------------------------------
+# 3. bad configurations fail with a fesub exception before any work
+# --------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("kwargs, error, match", [
+    (dict(study="no_such_study", grid={"x": [1.0]}), ParameterError, "unknown study 'no_such_study'"),
+    (dict(study="beam_on_beam_stability", grid={"mu": [0.1], "s": [0.01, 0.2]}), ParameterError,
+     r"s \(grid axis 's'\) must lie in \[0.005, 0.098\], got 0.2"),
+    (dict(study="beam_on_beam_stability", grid={"mu": [-0.1, 0.1], "s": [0.01]}), ParameterError,
+     r"mu \(grid axis 'mu'\) must lie in \[0.0, inf\]"),
+    (dict(study="beam_on_beam_stability", grid={"mu": [0.1], "s": [0.01]}, fixed={"n_basis": 5}),
+     ParameterError, r"n_basis must lie in \[20, 2000\]"),
+    (dict(study="beam_on_beam_stability", grid={"mu": [0.1], "s": [0.01]}, fixed={"nbasis": 50}),
+     ParameterError, r"unknown parameter\(s\) \['nbasis'\]"),
+    # a model parameter only the study's check hook knows, out of range at the LAST grid value
+    (dict(study="freeplay_basin", grid={"x1": [0.1], "c": [0.05, 0.02, -0.1]},
+          fixed={"x2": 0.0, "W": 1.1}), ParameterError, "c must be finite and >= 0"),
+    (dict(study="coulomb_regime", grid={"r1": [0.5], "beta": [0.2]},
+          fixed={"gamma": [1.0], "kappa": [1.0], "load": 3}), ParameterError, r"load must be .* \[0, 0\]"),
+    (dict(study="hbm_forced_response", cases=[{"force": 1.0, "omega": 1.0}, {"force": 1.0, "omega": -2.0}],
+          fixed={"model": "jenkins_1dof"}), ParameterError, r"omega .*must lie in \(0.0, inf\]"),
+    (dict(study="probe", grid={"x": [1.0, 2.0, 2.0]}), ParameterError, "duplicate cases"),
+], ids=["unknown-study", "s-out-of-range", "negative-mu", "small-n_basis", "unknown-parameter",
+        "hook-checked-last-grid-value", "coulomb-load-index", "negative-omega-case", "duplicate-cases"])
+def test_bad_sweep_raises_before_any_work(probe_dir, tmp_path, kwargs, error, match):
+    log = tmp_path / "calls.log"
+    if kwargs["study"] == "probe":
+        kwargs = dict(kwargs, fixed={"log": str(log)})
+    store = tmp_path / "store"
+    with pytest.raises(error, match=match) as info:
+        sw.run_sweep(kwargs.pop("study"), store, executor="serial", progress=False, **kwargs)
+    assert isinstance(info.value, FesubError)
+    assert not store.exists() and not log.exists()
+
+
+def test_unreachable_scheduler_raises_before_any_work(probe_dir, tmp_path):
+    pytest.importorskip("distributed")
+    log = tmp_path / "calls.log"
+    store = tmp_path / "store"
+    address = f"tcp://127.0.0.1:{_free_port()}"  # nothing listens there
+    t0 = time.monotonic()
+    with pytest.raises(sw.SchedulerError, match="cannot reach the Dask scheduler") as info:
+        sw.run_sweep("probe", store, grid={"x": [1.0, 2.0]}, fixed={"log": str(log)}, scheduler=address,
+                     connect_timeout=1.0, progress=False)
+    assert address in str(info.value) and isinstance(info.value, FesubError)
+    assert time.monotonic() - t0 < 30  # the timeout is honoured (Dask adds its own retries)
+    with pytest.raises(ParameterError, match="bad scheduler address"):
+        sw.run_sweep("probe", store, grid={"x": [1.0]}, scheduler="no-port-here", progress=False)
+    with pytest.raises(ParameterError, match="connect_timeout"):
+        sw.run_sweep("probe", store, grid={"x": [1.0]}, scheduler=address, connect_timeout=0,
+                     progress=False)
+    assert not store.exists() and not log.exists()
