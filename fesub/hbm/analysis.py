@@ -710,12 +710,15 @@ def dnnm(sys: HBSystem, a_range, mode: int = 0, *, force_dof=None, harmonics="al
     blkM[:n, :n] = M
     blkM[n:2 * n, n:2 * n] = M
     ks = n + k
+    # the dynamic rows are scaled to O(1) (w^2 M phi): an absolute corrector tolerance on
+    # N/sqrt(kg) would be below rounding for stiff structures (beam: K ~ 1e9 N/m)
+    rs = 1.0 / max(wm[mode] ** 2 * np.abs(M @ phi).max(), 1e-300)
 
     def res(y, s):
         a = math.exp(s)
         psi, w0, xi = y[:N], y[N], y[N + 1]
         F, _, _ = sys.fnl(a * psi)
-        return np.concatenate([sys.D(w0, extra_xi=xi) @ psi + F / a,
+        return np.concatenate([rs * (sys.D(w0, extra_xi=xi) @ psi + F / a),
                                [psi @ blkM @ psi - 1.0, psi[ks]]])
 
     def jac(y, s):
@@ -727,9 +730,10 @@ def dnnm(sys: HBSystem, a_range, mode: int = 0, *, force_dof=None, harmonics="al
         J[:N, N] = sys.D(w0, 1, extra_xi=xi) @ psi
         J[:N, N + 1] = sys.D_xi(w0) @ psi
         J[N, :N] = 2 * blkM @ psi
+        J[:N] *= rs
         J[N + 1, ks] = 1.0
         Js = np.zeros(N + 2)
-        Js[:N] = (K @ (a * psi) - F) / a
+        Js[:N] = rs * (K @ (a * psi) - F) / a
         return J, Js
 
     s0 = math.log(a0)
