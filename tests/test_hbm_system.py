@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 
 from fesub.errors import ConvergenceError, ModelError, ParameterError
-from fesub.hbm.analysis import (_Optimality, backbone, backbone_point, forced_response, frf_peak,
-                                solve_at)
+from fesub.hbm.analysis import (_Optimality, backbone, backbone_point, dnnm, forced_response,
+                                frf_peak, phase_resonance, solve_at)
 from fesub.hbm.contact import Jenkins, StickSlipSeparation, force_history
 from fesub.hbm.system import Contact, HBSystem
 from fesub.hbm.timeint import fundamental, newmark
@@ -216,6 +216,34 @@ def test_bad_input():
         forced_response(jenkins_1dof(1), -1.0, (0.5, 1.5))
     with pytest.raises(ParameterError, match="alpha_range"):
         backbone(jenkins_1dof(1), (0.1, 0.01), (1.2, 1.6))
+    sy = jenkins_1dof(1)
+    with pytest.raises(ParameterError, match="w_window"):
+        backbone(sy, (0.01, 0.1), (-1.2, 1.6))
+    with pytest.raises(ParameterError, match="max_restarts"):
+        backbone(sy, (0.01, 0.1), (1.2, 1.6), max_restarts=-1)
+    with pytest.raises(ParameterError, match="w_guess"):
+        phase_resonance(sy, (0.01, 0.1), -1.0)
+    with pytest.raises(ParameterError, match="alpha_range must be increasing"):
+        phase_resonance(sy, (0.1, 0.01), 1.4)
+    with pytest.raises(ParameterError, match="force_dof"):
+        phase_resonance(sy, (0.01, 0.1), 1.4, force_dof=3)
+    with pytest.raises(ParameterError, match="mode"):
+        dnnm(sy, (0.01, 0.1), mode=2)
+    with pytest.raises(ParameterError, match="a_range"):
+        dnnm(sy, (0.1, 0.01))
+    with pytest.raises(ParameterError, match="w"):
+        solve_at(sy, -1.0, 0.1)
+    with pytest.raises(ParameterError, match="mu"):
+        jenkins_1dof_mu(-0.1)
+    with pytest.raises(ModelError, match="positive definite"):
+        HBSystem(-np.eye(1), np.eye(1), np.eye(1), 1)
+    with pytest.raises(ParameterError, match="fex"):
+        HBSystem(np.eye(1), np.eye(1), np.eye(1), 1, fex=2)
+
+
+def jenkins_1dof_mu(mu):
+    return HBSystem(np.eye(1), C1 * np.eye(1), np.eye(1), 1,
+                    [Contact(Jenkins(1.0, mu, 1.0), np.eye(1))])
 
 
 def test_cannot_start_reports():
@@ -223,6 +251,33 @@ def test_cannot_start_reports():
     # a window without a maximum (monotone part of the FRC) cannot start the backbone
     with pytest.raises(ConvergenceError, match="dAm/dw"):
         backbone(sy, (0.002, 0.01), (1.6, 2.0))
+    # phase resonance from a frequency where no quadrature point can be reached
+    with pytest.raises(ConvergenceError, match="cannot start"):
+        phase_resonance(sy, (0.002, 0.01), 1e-9)
+
+
+def test_corrector_failure_reports_and_returns_branch():
+    sy = jenkins_1dof(3)
+    # no restart allowed: the corrector fails at the stuck -> slip kink (spec 7.7)
+    bb = backbone(sy, (0.002, 0.2), (1.2, 1.6), max_restarts=0)
+    w_st = math.sqrt(2 - C1 ** 2 / 2)
+    a_s = 0.1 * abs(2 - w_st ** 2 + 1j * C1 * w_st)
+    # why (driver's reason) and where (force and frequency in physical units)
+    assert bb.stop_reason.startswith("corrector_failed at lam=")
+    assert "max_restarts=0 reached" in bb.stop_reason
+    assert f"alpha={bb.alpha[-1]:.6g} N" in bb.stop_reason
+    assert f"w={bb.w[-1]:.6g} rad/s" in bb.stop_reason
+    # the branch computed so far is returned: from alpha_min up to just before the kink
+    assert bb.alpha[0] == pytest.approx(0.002, rel=1e-12)
+    assert len(bb.alpha) > 5 and np.all(np.diff(bb.alpha) > 0)
+    assert bb.alpha[-1] == pytest.approx(a_s, rel=2e-3) and bb.alpha[-1] <= a_s
+    assert np.all(bb.segments == 0)
+    assert bb.singular_points[0]["alpha"] == bb.alpha[-1]
+    # the same failure located on the forced-response level: a Newton solve that cannot
+    # converge reports where and keeps the last iterate
+    with pytest.raises(ConvergenceError, match=r"w=1\.1 rad/s, alpha=0\.1 N") as exc:
+        solve_at(sy, 1.1, 0.1, Q0=np.full(sy.N, 1e3), max_iter=2)
+    assert exc.value.partial is not None and exc.value.partial.shape == (sy.N,)
 
 
 def test_phase_resonance_and_dnnm_vs_backbone(jenkins_backbone):

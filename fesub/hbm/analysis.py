@@ -47,6 +47,27 @@ __all__ = ["FRF", "forced_response", "solve_at", "frf_peak", "Backbone", "backbo
            "phase_resonance", "dnnm", "linear_modes"]
 
 
+def _increasing_range(name, r, unit=""):
+    """(lo, hi) with 0 < lo < hi, both finite, else ParameterError."""
+    try:
+        lo, hi = r
+    except (TypeError, ValueError):
+        raise ParameterError(f"{name} must be a pair (low, high), got {r!r}") from None
+    lo = check_positive(f"{name}[0]{unit}", lo)
+    hi = check_positive(f"{name}[1]{unit}", hi)
+    if hi <= lo:
+        raise ParameterError(f"{name} must be increasing, got {r!r}")
+    return lo, hi
+
+
+def _dof_or_load(name, sys, dof):
+    if dof is None:
+        return int(np.argmax(np.abs(sys.fex[:sys.n])))
+    if int(dof) != dof or not 0 <= dof < sys.n:
+        raise ParameterError(f"{name} must be an integer in [0, {sys.n - 1}], got {dof!r}")
+    return int(dof)
+
+
 @dataclass
 class FRF:
     """Forced-response curve at fixed force amplitude ``alpha`` (N)."""
@@ -71,6 +92,8 @@ def solve_at(sys: HBSystem, w, alpha, Q0=None, tol=None, max_iter=30):
 
     Starts from ``Q0`` or from the stuck-linear response. Raises ConvergenceError on failure.
     """
+    w = check_positive("w (rad/s)", w)
+    alpha = check_positive("alpha (force amplitude, N)", alpha)
     given = Q0 is not None
     Q0 = sys.linear_response(w, alpha) if Q0 is None else np.asarray(Q0, float)
     tol = tol if tol is not None else 1e-11 * max(abs(alpha), 1e-300)
@@ -322,11 +345,16 @@ def backbone(sys: HBSystem, alpha_range, w_window, *, ds=0.05, ds_max=1.0, ds_mi
         ``alpha_max`` (e.g. superharmonic resonances at intermediate forces) are not searched.
         Default: only the local ridge is followed.
     """
-    a0 = check_positive("alpha_range[0] (N)", alpha_range[0])
-    a1 = check_positive("alpha_range[1] (N)", alpha_range[1])
-    if a1 <= a0:
-        raise ParameterError(f"alpha_range must be increasing, got {alpha_range}")
-    w_lo, w_hi = float(w_window[0]), float(w_window[1])
+    a0, a1 = _increasing_range("alpha_range", alpha_range, " (N)")
+    w_lo = check_positive("w_window[0] (rad/s)", w_window[0])
+    w_hi = check_positive("w_window[1] (rad/s)", w_window[1])
+    if w_lo == w_hi:
+        raise ParameterError(f"w_window must have two different ends, got {w_window}")
+    if w_global is not None:
+        _increasing_range("w_global", w_global, " (rad/s)")
+    if int(max_restarts) != max_restarts or max_restarts < 0:
+        raise ParameterError(f"max_restarts must be an integer >= 0, got {max_restarts!r}")
+    check_positive("restart_eps", restart_eps)
     s_end = math.log(a1)
     N = sys.N
     segs_y, segs_s, segs_it, seg_id = [], [], [], []
@@ -358,6 +386,9 @@ def backbone(sys: HBSystem, alpha_range, w_window, *, ds=0.05, ds_max=1.0, ds_mi
             br = _continue_backbone(opt, y0, s_start, s_end, ds, ds_min, ds_max, max_steps, sc,
                                     evs, progress)
         except ConvergenceError as exc:
+            if seg == 0:
+                raise ConvergenceError(f"backbone cannot start at alpha={alpha:.6g} N, "
+                                       f"w={wp:.6g} rad/s: {exc}") from None
             stop = f"segment {seg} could not start at alpha={math.exp(s_start):.6g} N: {exc}"
             break
         segs_y.append(br.x)
@@ -426,6 +457,12 @@ def backbone(sys: HBSystem, alpha_range, w_window, *, ds=0.05, ds_max=1.0, ds_mi
                  * sys.contacts[i].element.n0]
         if onset:
             singular[-1]["slip_onset_contacts"] = onset
+    if stop.startswith("corrector_failed"):
+        # where in physical units (the driver reports lam = log alpha) and why it stopped
+        why = (f"max_restarts={max_restarts} reached" if len(singular) > max_restarts
+               else f"within restart_eps={restart_eps:g} of alpha_range[1]")
+        stop += (f" [backbone stopped at alpha={math.exp(segs_s[-1][-1]):.6g} N, "
+                 f"w={segs_y[-1][-1][2 * N]:.6g} rad/s: {why}]")
     Y = np.vstack(segs_y)
     S = np.concatenate(segs_s)
     alpha = np.exp(S)
@@ -620,10 +657,10 @@ def phase_resonance(sys: HBSystem, alpha_range, w_guess, *, force_dof=None, ds=0
     ``force_dof`` (default: the DOF with the largest entry of the load pattern) is the DOF
     whose cosine fundamental must vanish. ``w_guess`` (rad/s) is near the stuck resonance.
     """
-    a0 = check_positive("alpha_range[0] (N)", alpha_range[0])
-    a1 = check_positive("alpha_range[1] (N)", alpha_range[1])
+    a0, a1 = _increasing_range("alpha_range", alpha_range, " (N)")
+    w_guess = check_positive("w_guess (rad/s)", w_guess)
     N = sys.N
-    k = int(np.argmax(np.abs(sys.fex[:sys.n]))) if force_dof is None else int(force_dof)
+    k = _dof_or_load("force_dof", sys, force_dof)
     e = np.zeros(N)
     e[k] = 1.0
 
@@ -696,10 +733,12 @@ def dnnm(sys: HBSystem, a_range, mode: int = 0, *, force_dof=None, harmonics="al
     """
     if harmonics not in ("all", "fundamental"):
         raise ParameterError(f"harmonics must be 'all' or 'fundamental', got {harmonics!r}")
-    a0 = check_positive("a_range[0]", a_range[0])
-    a1 = check_positive("a_range[1]", a_range[1])
+    a0, a1 = _increasing_range("a_range", a_range, " (modal amplitude, sqrt(kg) m)")
     n, N = sys.n, sys.N
-    k = int(np.argmax(np.abs(sys.fex[:n]))) if force_dof is None else int(force_dof)
+    if int(mode) != mode or not 0 <= mode < n:
+        raise ParameterError(f"mode must be an integer in [0, {n - 1}], got {mode!r}")
+    mode = int(mode)
+    k = _dof_or_load("force_dof", sys, force_dof)
     M = sys.M
     Mst, Cst, Kst = sys.linear_matrices(stuck=True)
     wm, V = linear_modes(Mst, Kst)
