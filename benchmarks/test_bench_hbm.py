@@ -17,6 +17,19 @@ from fesub.models import cantilever_contact as cc
 TWO_PI = 2 * math.pi
 
 
+def median_time(fn, *args, rounds=3, **kwargs):
+    """Median wall time (s) of ``rounds`` calls (same as the conftest helper)."""
+    import statistics
+    import time
+
+    times = []
+    for _ in range(rounds):
+        t0 = time.perf_counter()
+        fn(*args, **kwargs)
+        times.append(time.perf_counter() - t0)
+    return statistics.median(times)
+
+
 @pytest.fixture(scope="module")
 def beam_point():
     """Beam (Nh = 7) at a slipping state near the stuck resonance, random multipliers."""
@@ -49,13 +62,71 @@ def _fd_hessian_step(sy, Q, lam, h=None):
     return F, K, HL
 
 
+class _FDSystem:
+    """The HB system with ``fnl(Q, lam=...)`` returning the finite-difference Hessian term."""
+
+    def __init__(self, sy):
+        self._sy = sy
+
+    def __getattr__(self, name):
+        return getattr(self._sy, name)
+
+    def fnl(self, Q, *, lam=None, method="event", nt=None):
+        if lam is None:
+            return self._sy.fnl(Q)
+        return _fd_hessian_step(self._sy, Q, lam)
+
+
+def _newton_step(opt, y, s):
+    """One Newton step of the optimality system: residual, Jacobian, dense solve."""
+    J, _ = opt.jacobian(y, s)
+    return np.linalg.solve(J, -opt.residual(y, s))
+
+
 def test_bench_analytic_hessian_newton_step(benchmark, ratio_to, beam_point):
+    """What each Newton step of the backbone needs from the contacts (F, K_f and the contracted
+    Hessian d(K_f^T lam)/dQ): analytic vs central differences of K_f (2 x 14 extra element
+    evaluations). Also recorded: the same ratio for the element alone, and for a complete
+    Newton step (Jacobian of size 2N + 1 = 1121 and its dense solve, which both share)."""
+    from fesub.hbm.analysis import _Optimality
+
     sy, Q, lam = beam_point
     F, K, HL = benchmark(sy.fnl, Q, lam=lam)
     # same contracted Hessian as the finite-difference one (FD accuracy ~1e-8 relative)
     _, _, HLfd = _fd_hessian_step(sy, Q, lam)
     assert np.abs(HL - HLfd).max() <= 1e-5 * np.abs(HL).max()
-    ratio_to("fd_hessian", _fd_hessian_step, sy, Q, lam, rounds=3)
+    benchmark.extra_info["goal_ratio"] = 20.0
+    ratio_to("fd_hessian", _fd_hessian_step, sy, Q, lam, rounds=5)
+    # element level (one Jenkins element, Nh = 7; spec 5B reference: ~23x)
+    el, P, nh = sy.contacts[0].element, sy.P[0], sy.nh
+    p, ll = P @ Q, P @ lam
+
+    def fd_element():
+        el.evaluate(p, nh)
+        for b in range(p.size):
+            e = np.zeros(p.size)
+            e[b] = 1e-6 * np.abs(p).max()
+            el.evaluate(p + e, nh).K.T @ ll - el.evaluate(p - e, nh).K.T @ ll
+
+    t_el = median_time(el.evaluate, p, nh, lam=ll, rounds=21)
+    t_el_fd = median_time(fd_element, rounds=5)
+    benchmark.extra_info["element_analytic_median_s"] = t_el
+    benchmark.extra_info["element_fd_median_s"] = t_el_fd
+    benchmark.extra_info["ratio_element_fd_hessian"] = t_el_fd / t_el
+    # a complete Newton step of the optimality system
+    alpha = 3.0
+    opt = _Optimality(sy, r3scale=1.0)
+    opt_fd = _Optimality(_FDSystem(sy), r3scale=1.0)
+    y = np.concatenate([Q / alpha, lam, [TWO_PI * 915.0]])
+    s = math.log(alpha)
+    d_an, d_fd = _newton_step(opt, y, s), _newton_step(opt_fd, y, s)
+    # same step to the FD accuracy (the dense solve amplifies by the condition number)
+    assert np.abs(d_an - d_fd).max() <= 1e-3 * np.abs(d_an).max()
+    t_step = median_time(_newton_step, opt, y, s, rounds=5)
+    t_step_fd = median_time(_newton_step, opt_fd, y, s, rounds=5)
+    benchmark.extra_info["newton_step_analytic_median_s"] = t_step
+    benchmark.extra_info["newton_step_fd_median_s"] = t_step_fd
+    benchmark.extra_info["ratio_newton_step_fd_hessian"] = t_step_fd / t_step
 
 
 def _yang_case():
@@ -83,7 +154,25 @@ def test_bench_event_march_compiled(benchmark, ratio_to):
 
     r = benchmark(compiled)
     np.testing.assert_allclose(r.F, numpy_twin().F, rtol=1e-12, atol=1e-14)
+    # whole element evaluation (march + Python interval integrals)
     ratio_to("numpy_twin", numpy_twin, rounds=3)
+    # the march kernel alone, same inputs as the element passes it
+    X, Y = p[:2 * nh].copy(), p[2 * nh:].copy()
+    cap = 16 * nh + 16
+    args = (X, Y, nh, el.kt, el.kn, el.mu, el.n0, 64 * nh, 1e-13 * nh)
+
+    def run(mod):
+        mod.march(*args, np.empty(6 * nh), np.empty(cap), np.empty(cap, np.intc),
+                  np.empty(cap, np.intc), np.zeros(2, np.intc))
+
+    from fesub._core import hbm as compiled_mod
+    from fesub._core import hbm_ref as twin_mod
+
+    t_c = median_time(run, compiled_mod, rounds=21)
+    t_p = median_time(run, twin_mod, rounds=3)
+    benchmark.extra_info["march_compiled_median_s"] = t_c
+    benchmark.extra_info["march_numpy_median_s"] = t_p
+    benchmark.extra_info["ratio_march_numpy_twin"] = t_p / t_c
 
 
 def test_bench_beam_full_backbone(benchmark):
@@ -99,6 +188,7 @@ def test_bench_beam_full_backbone(benchmark):
     bb = benchmark.pedantic(run, rounds=1, iterations=1)
     benchmark.extra_info["points"] = int(len(bb.alpha))
     benchmark.extra_info["singular_points"] = len(bb.singular_points)
+    benchmark.extra_info["newton_iterations"] = int(bb.newton_iters.sum())
     benchmark.extra_info["goal_s"] = 60.0
     assert bb.stop_reason == "lam_range"
     # ends at the free cantilever resonance (209.1 Hz) within 0.1 %
