@@ -2,7 +2,11 @@
 
 Ordering is harmonic-major (``Q = [Q^c1; Q^s1; ...; Q^sNh]``, blocks of the n structural DOFs);
 no constant term (the static preload is given and the mean of every force is discarded, the
-paper's static/dynamic decoupled scheme).
+paper's static/dynamic decoupled scheme). This is exact for 1D Jenkins contacts (the play
+operator is shift invariant) and for 2D contacts that never separate nor keep a stuck offset; in
+the time domain, separation and stuck interfaces leave mean contact forces that move the mean
+normal loads (blade model at 30 N near its resonance: mean normal load 56 N instead of 50 N,
+fundamental 4-6 % above the decoupled harmonic balance in Newmark integration).
 
 Dynamic stiffness (spec 1.3; the stray ``M`` in the printed eq. 5 is a typo and is not used)::
 
