@@ -42,7 +42,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"fesub {__version__}")
     sub = parser.add_subparsers(dest="study", metavar="STUDY")
     for name, (modname, help_) in STUDIES.items():
-        p = sub.add_parser(name, help=help_)
+        p = sub.add_parser(name, help=help_, description=help_)
         try:
             mod = importlib.import_module(modname)
         except ModuleNotFoundError as exc:
