@@ -380,7 +380,11 @@ class ReducedContactSystem:
             ``'tau'``: rescaled time (smooth to the stop, recommended). ``'t'``: physical time up
             to ``r = r_min |x0|``, then the remaining time is added as ``r/|R*|``.
         r_min : float
-            Relative radius ``|x_o|/|x0|`` at which the stop is declared.
+            Relative radius ``|x_o|/|x0|`` (-) below which the stop may be declared. With
+            ``'tau'`` the run goes on (in ``tau``; ``r`` keeps shrinking) until also
+            ``|V*(w)| < 1e-10 mu g``, so ``w_final`` is the converged limit direction even where
+            ``w`` approaches it slowly, as ``r**(|lambda_c|/|R*|)``; with ``'t'`` the run stops
+            at ``r_min |x0|``.
         rtol, atol : float
             Tolerances of :func:`scipy.integrate.solve_ivp` (DOP853).
         max_tau, r_max : float
