@@ -51,3 +51,37 @@ def ratio_to(benchmark, request):
         return r
 
     return _ratio
+
+
+
+def bench_median(benchmark) -> float | None:
+    """Median (s) of the benchmarked call, or None under ``--benchmark-disable``."""
+    stats = getattr(benchmark, "stats", None)
+    if stats is None or getattr(benchmark, "disabled", False):
+        return None
+    return stats.stats.median
+
+
+@pytest.fixture
+def goal(benchmark):
+    """Record a performance goal next to the measured value (never asserted).
+
+    ``goal("median_s", 0.5)`` stores the benchmark's median as ``median_s`` with ``goal_median_s``
+    and ``meets_goal_median_s`` in ``extra_info``; ``goal("speedup", 1.6, value=s, higher=True)``
+    records another measured value (ratios, speed-ups, extrapolated times). Under
+    ``--benchmark-disable`` nothing is recorded (no timing is meaningful then).
+    """
+
+    def _goal(name: str, target: float, value: float | None = None, higher: bool = False) -> None:
+        if getattr(benchmark, "disabled", False):
+            return
+        if value is None:
+            value = bench_median(benchmark)
+        if value is None:
+            return
+        benchmark.extra_info[name] = value
+        benchmark.extra_info[f"goal_{name}"] = target
+        benchmark.extra_info[f"meets_goal_{name}"] = bool(value >= target if higher
+                                                          else value <= target)
+
+    return _goal

@@ -37,7 +37,7 @@ def grid(disabled: bool):
     return 0.20 + 5e-3 * np.arange(587), 5.0 * np.arange(4001)
 
 
-def test_bench_td_frf_paper_grid(benchmark, ratio_to, system):
+def test_bench_td_frf_paper_grid(benchmark, ratio_to, goal, system):
     disabled = getattr(benchmark, "disabled", False)
     t, f = grid(disabled)
     kw = dict(inp="C_y", out="T_y", mu=MU, vx=VX, accelerance=True, progress=False)
@@ -73,3 +73,4 @@ def test_bench_td_frf_paper_grid(benchmark, ratio_to, system):
         benchmark.extra_info["ratio_lmfbs_per_time_scaled"] = r * t.size / tj.size
     benchmark.extra_info.update({"n_times": int(t.size), "n_freqs": int(f.size), "n_segments": res.info["n_segments"],
                                  "max_rel_error_vs_dense": float(err.max())})
+    goal("median_s", 10.0)

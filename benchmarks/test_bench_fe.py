@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+
 import scipy.sparse as sp
 
 import fesub
@@ -107,7 +108,7 @@ def test_naive_loop_agrees(mesh):
     assert abs(M - Mn).max() <= 1e-12 * abs(M).max()
 
 
-def test_bench_q4_assembly_500x200(benchmark, ratio_to, mesh):
+def test_bench_q4_assembly_500x200(benchmark, ratio_to, goal, mesh):
     n_dofs = 2 * mesh.n_points
     K, M, _ = benchmark.pedantic(mesh_matrices, args=(mesh, MAT), rounds=5, iterations=1, warmup_rounds=1)
     assert K.shape == (n_dofs, n_dofs) and M.nnz == K.nnz
@@ -120,3 +121,4 @@ def test_bench_q4_assembly_500x200(benchmark, ratio_to, mesh):
                  n_dofs, rounds=1)
     if r is not None:
         benchmark.extra_info["ratio_naive_loop_extrapolated"] = r * len(conn) / N_NAIVE
+    goal("median_s", 0.5)

@@ -1,0 +1,58 @@
+"""The main study end to end: ``fesub beam-on-beam`` with its defaults, as a user runs it.
+
+Wall time (goal: under 5 minutes on this machine) and peak resident memory of the process (goal:
+under 2 GiB) of the default study (loci for mu = 0.1 and 0.3, the four 3.13 s transients, TD-FRF,
+spectrograms, burst spectra, mode shapes). Baseline in the same run: the same command on a short
+configuration (0.02 s transients, coarse loci, numbers only), once compiled and once on the NumPy
+twins, whose ratio says how much of the study the compiled kernels carry. Under
+``--benchmark-disable`` only the short configuration runs.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+
+SHORT = ["--duration", "0.02", "--loci-step", "0.005", "--no-figures"]
+
+
+def _run_study(out, extra=(), backend="auto"):
+    """Run the CLI in a fresh process; return (wall time s, peak RSS MiB)."""
+    env = dict(os.environ, FESUB_BACKEND=backend, OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1",
+               MKL_NUM_THREADS="1")
+    cmd = [sys.executable, "-m", "fesub", "beam-on-beam", "--quiet", "--out", str(out), *extra]
+    t0 = time.perf_counter()
+    # cwd outside the checkout, so that -m imports the installed package, not ./fesub
+    proc = subprocess.Popen(cmd, env=env, cwd=str(out.parent), stdout=subprocess.DEVNULL,
+                            stderr=subprocess.PIPE)
+    _, status, usage = os.wait4(proc.pid, 0)
+    wall = time.perf_counter() - t0
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    err = proc.stderr.read().decode(errors="replace")
+    proc.stderr.close()
+    assert proc.returncode == 0, err[-2000:]
+    return wall, usage.ru_maxrss / 1024.0        # ru_maxrss is in KiB on Linux
+
+
+def test_bench_default_study(benchmark, goal, tmp_path):
+    extra = SHORT if benchmark.disabled else []
+    peaks = []
+
+    def run():
+        wall, peak = _run_study(tmp_path / "default", extra)
+        peaks.append(peak)
+        return wall
+
+    benchmark.pedantic(run, rounds=1, iterations=1)
+    assert (tmp_path / "default" / "summary.json").is_file()
+    benchmark.extra_info["configuration"] = "short" if benchmark.disabled else "default"
+    goal("median_s", 300.0)
+    goal("peak_rss_mib", 2048.0, value=max(peaks))
+
+    # baseline: the short configuration on the compiled kernels and on the NumPy twins
+    t_c, _ = _run_study(tmp_path / "short_compiled", SHORT, "auto")
+    t_p, _ = _run_study(tmp_path / "short_python", SHORT, "python")
+    benchmark.extra_info.update(short_compiled_s=t_c, short_numpy_twin_s=t_p,
+                                ratio_numpy_twin_short_study=t_p / t_c)
