@@ -211,12 +211,22 @@ def test_row34_ball_exact():
     assert bv["F_F"] is None
 
 
+BALL_PSI = np.linspace(1e-6, 0.6, 60001)        # folds, if any, sit near psi = 0 (see N = 5 below)
+
+
 @pytest.mark.parametrize("N,FT", [(1, 3.387569), (2, 3.648629), (3, 3.544671), (4, 3.481164)])
 def test_row35_ball_models(N, FT):
     s = ReducedContactSystem.ball(HarmonicFriction("hertz", N=N), lam=5.0)
     bv = bifurcation_values(s)
     assert bv["F_T"] == pytest.approx(FT, abs=6e-7)
     assert bv["folds"] == []                                   # no fold at any order
+    # independent of the package's fold finder: m(psi) from the Fourier sums (see
+    # _independent_ball_m) has no interior maximum on the grid used for N = 5..8 below, it
+    # decreases from pure translation. Smallest step of the decrease: 7e-12 (N = 4, first grid
+    # step, where m is flat), against a rounding level of ~1e-15 in m ~ 3.5
+    m = _independent_ball_m(N, BALL_PSI)
+    assert np.argmax(m) == 0
+    assert np.all(np.diff(m) < 0)
 
 
 def _independent_ball_m(N, psi, lam=5.0, j=0.4, n_gl=400):
@@ -249,7 +259,7 @@ def _independent_ball_m(N, psi, lam=5.0, j=0.4, n_gl=400):
 def test_ball_folds_at_higher_orders():
     """Row 35 (no fold, N = 1..4) extended: still none for N = 6..8, but the order-5 Fourier model
     has a tiny fold just above its pitchfork, close to pure translation (w3 ~ 0.05)."""
-    psi = np.linspace(1e-6, 0.6, 60001)        # folds, if any, sit near psi = 0 (see below)
+    psi = BALL_PSI
     for N in (6, 7, 8):
         s = ReducedContactSystem.ball(HarmonicFriction("hertz", N=N), lam=5.0)
         assert bifurcation_values(s)["folds"] == [], N

@@ -17,8 +17,14 @@ def test_cli_writes_figures_and_numbers(tmp_path):
                "--betas", "0", "0.3", "--nr", "60", "--numeric", "1", "--out", str(tmp_path), "--no-progress"])
     assert rc == 0
     for name in ("transmissibility_1.png", "transmissibility_2.png", "transmissibility_contact.png",
-                 "phase.png", "regime_map.png", "steady_state.npz", "steady_state.json", "numeric.json"):
+                 "phase.png", "regime_map.png", "time_history.png", "steady_state.npz",
+                 "steady_state.json", "numeric.json"):
         assert (tmp_path / name).stat().st_size > 0
+    # the time history is drawn at a continuous point (beta = 0.3 has one: spec row 18), and is
+    # a real PNG listed in the run summary
+    assert (tmp_path / "time_history.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    summary = json.loads((tmp_path / "summary.json").read_text())
+    assert "time_history.png" in summary["figures"]
     meta = json.loads((tmp_path / "steady_state.json").read_text())
     assert meta["contact"] == {"kind": "wall", "idx": [1]}
     with np.load(tmp_path / "steady_state.npz") as f:

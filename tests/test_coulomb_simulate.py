@@ -14,7 +14,7 @@ import pytest
 from numpy.testing import assert_allclose
 
 from fesub import _backend
-from fesub.coulomb import CONTINUOUS, REGIME_NAMES, STUCK, ChainModel, steady_state
+from fesub.coulomb import CONTINUOUS, REGIME_NAMES, STICK_SLIP, STUCK, ChainModel, steady_state
 from fesub.coulomb.simulate import regime_map_point, simulate, simulate_scipy, numeric_regime_map
 
 U2 = ChainModel.uniform(2)
@@ -216,3 +216,53 @@ def test_started_on_the_analytic_orbit_stays_there():
         assert res.regime == CONTINUOUS
         assert_allclose(res.state["x"], x0, atol=1e-8)
         assert_allclose(res.X, ss.X[0, 0], rtol=1e-8)
+
+
+def test_antiresonance_stuck_state_caveat3():
+    # spec section 7, caveat 3: 2DOF unit chain, j = l = 1, r1 = 1 (the antiresonance of the
+    # contact mass: m_2 alone on k_2 has r1 = 1), beta = 0.3 < 1/mu. The j = l rule of Eq. 79c
+    # says "sliding" (beta* = 1) and the continuous regime is gone (V_1 = 0, beta_lim ~ 0), so the
+    # closed form predicts stick-slip; the integrator instead finds m_1 held at an offset while
+    # m_2 rings at its own frequency and cancels the load.
+    from fesub.errors import ParameterError
+
+    mu_beta = 0.3
+    # at r1 = 1 exactly the stuck chain's modal propagator is singular: refused, not a number
+    with pytest.raises(ParameterError, match="stuck chain"):
+        simulate(U2, "wall:0", 0, 1.0, 0.3)
+    for r1 in (1 - 1e-8, 1 + 1e-8):
+        ss = steady_state(U2, "wall:0", 0, r1, 0.3)
+        assert ss.regime[0, 0] == STICK_SLIP
+        assert abs(ss.beta_stuck[0] - 1.0) < 1e-12 and ss.beta_lim[0] < 1e-7
+        res = simulate(U2, "wall:0", 0, r1, 0.3, max_periods=3000)
+        # stuck for the whole last period, but never settles: with m_1 held, m_2 vibrates at
+        # 1/r1 != 1 without damping, so the Poincare state keeps turning -> converged = False and
+        # no numbers
+        assert res.regime == STUCK and not res.converged and res.periods == 3000
+        assert (res.stops_per_period, res.slip_starts_per_period, res.reversals_per_period) == (0, 0, 0)
+        assert np.isnan(res.X).all() and np.isnan(res.Z)
+        res = simulate(U2, "wall:0", 0, r1, 0.3, max_periods=3000, keep_unconverged=True)
+        tau, x = res.tau, res.x
+        c0 = x[0, 0]
+        assert np.ptp(x[0]) < 1e-12 and 0 < abs(c0) < mu_beta     # m_1 stuck at an offset
+        # independent check that this is a motion of Eq. 6: with x_1 = c0 fixed, m_2 obeys
+        # r1^2 x_2'' + x_2 = c0, i.e. x_2 - c0 is a free vibration at frequency 1/r1. A least-squares
+        # fit on that basis leaves rounding only (measured 1e-15)
+        A = np.column_stack([np.cos(tau / r1), np.sin(tau / r1), np.ones_like(tau)])
+        coef = np.linalg.lstsq(A, x[1], rcond=None)[0]
+        assert np.abs(A @ coef - x[1]).max() < 1e-12 and abs(coef[2] - c0) < 1e-12
+        # ... and the wall can hold m_1: Lambda = cos(tau) - (K x)_1 = cos(tau) - 2 c0 + x_2 stays
+        # within mu beta (measured max 0.270), i.e. m_2's vibration cancels the load to within
+        # mu beta + |c0|
+        lam = np.cos(tau) - 2 * x[0] + x[1]
+        assert np.abs(lam).max() <= mu_beta
+        assert abs(np.hypot(coef[0], coef[1]) - 1.0) <= mu_beta + abs(c0)
+    # non-uniqueness: any offset |c| < mu beta with x_2 = c - cos(tau) is a stuck motion; started
+    # there, the integrator keeps it (200 periods; the 1e-8 detuning turns m_2's phase by 1.3e-5
+    # rad, hence 1e-4 on the amplitudes)
+    for c in (0.1, -0.25):
+        res = simulate(U2, "wall:0", 0, 1 + 1e-8, 0.3, x0=[c, c - 1.0], v0=[0.0, 0.0], max_periods=200,
+                       keep_unconverged=True)
+        assert res.regime == STUCK and not res.converged
+        assert res.state["x"][0] == pytest.approx(c, abs=1e-12)
+        assert_allclose(res.X, [abs(c), 1 + abs(c)], atol=1e-4)

@@ -65,6 +65,50 @@ register_study(Study(
      Param("fail_at", kind="any", required=False, default=None),
      Param("log", kind="any", required=False, default=None)),
     doc="test study", primary="y"), replace=True)
+
+
+def _openblas_live_threads():
+    """Thread count the loaded OpenBLAS will use (its own get_num_threads), -1 if none is loaded."""
+    import ctypes
+
+    try:
+        with open("/proc/self/maps") as fh:
+            libs = sorted({ln.split()[-1] for ln in fh if "openblas" in ln.lower() and ".so" in ln})
+    except OSError:
+        return -1
+    for path in libs:
+        try:
+            lib = ctypes.CDLL(path)
+        except OSError:
+            continue
+        for name in ("scipy_openblas_get_num_threads64_", "scipy_openblas_get_num_threads",
+                     "openblas_get_num_threads64_", "openblas_get_num_threads"):
+            fn = getattr(lib, name, None)
+            if fn is not None:
+                fn.restype = ctypes.c_int
+                return int(fn())
+    return -1
+
+
+def threads(params):
+    """The thread limits this process runs under: environment, live OpenBLAS, threadpoolctl."""
+    import numpy  # noqa: F401 - a study's worker has NumPy (and its BLAS) loaded
+
+    out = {v: int(os.environ.get(v, "-1"))
+           for v in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")}
+    out["openblas_live"] = _openblas_live_threads()
+    try:
+        from threadpoolctl import threadpool_info
+    except ImportError:
+        out["pools"] = []
+    else:
+        out["pools"] = [int(d["num_threads"]) for d in threadpool_info()]
+    out["pid"] = os.getpid()
+    return out
+
+
+register_study(Study("probe_threads", threads, (Param("x", 0.0, 100.0),), doc="thread limits"),
+               replace=True)
 '''
 
 
@@ -115,6 +159,37 @@ def _write(path, text):
     return str(path)
 
 
+def _extras_required() -> bool:
+    """CI (which installs the test extras, dask included) or FESUB_REQUIRE_EXT is set."""
+    return any(os.environ.get(v, "").strip().lower() not in ("", "0", "false")
+               for v in ("CI", "FESUB_REQUIRE_EXT"))
+
+
+def _require_distributed():
+    """dask.distributed, or a skip where it is optional; a failure where it must be installed."""
+    if _extras_required():
+        try:
+            import distributed
+        except ImportError as exc:
+            pytest.fail(f"dask.distributed must be installed when CI or FESUB_REQUIRE_EXT is set "
+                        f"(pip install -e '.[test]'): {exc}")
+        return distributed
+    return pytest.importorskip("distributed")
+
+
+@pytest.mark.parametrize("env, outcome", [({"CI": "true"}, "fail"), ({"FESUB_REQUIRE_EXT": "1"}, "fail"),
+                                          ({}, "skip"), ({"CI": "false", "FESUB_REQUIRE_EXT": "0"}, "skip")])
+def test_missing_distributed_fails_where_it_is_required(monkeypatch, env, outcome):
+    monkeypatch.delenv("CI", raising=False)
+    monkeypatch.delenv("FESUB_REQUIRE_EXT", raising=False)
+    for k, v in env.items():
+        monkeypatch.setenv(k, v)
+    monkeypatch.setitem(sys.modules, "distributed", None)  # any import of it now fails
+    expected = pytest.fail.Exception if outcome == "fail" else pytest.skip.Exception
+    with pytest.raises(expected):
+        _require_distributed()
+
+
 # --------------------------------------------------------------------------------------------
 # 1. local process pool and Dask LocalCluster give the same results
 # --------------------------------------------------------------------------------------------
@@ -159,7 +234,7 @@ def _direct_max_real(mu, s):
 
 
 def test_pool_and_dask_local_cluster_give_identical_results(beam_pool_store, tmp_path):
-    distributed = pytest.importorskip("distributed")
+    distributed = _require_distributed()
     pool_c = sw.run_sweep("coulomb_regime", tmp_path / "pool-coulomb", grid=COULOMB_GRID,
                           fixed=COULOMB_FIXED, workers=2, progress=False)
     # processes=True: real worker processes, as on a cluster (2 workers x 1 thread; they start
@@ -577,7 +652,7 @@ def test_bad_sweep_raises_before_any_work(probe_dir, tmp_path, kwargs, error, ma
 
 
 def test_unreachable_scheduler_raises_before_any_work(probe_dir, tmp_path):
-    pytest.importorskip("distributed")
+    _require_distributed()
     log = tmp_path / "calls.log"
     store = tmp_path / "store"
     address = f"tcp://127.0.0.1:{_free_port()}"  # nothing listens there
@@ -593,3 +668,70 @@ def test_unreachable_scheduler_raises_before_any_work(probe_dir, tmp_path):
         sw.run_sweep("probe", store, grid={"x": [1.0]}, scheduler=address, connect_timeout=0,
                      progress=False)
     assert not store.exists() and not log.exists()
+
+
+# --------------------------------------------------------------------------------------------
+# 4. the default pool limits BLAS/OpenMP threads; a live scheduler address
+# --------------------------------------------------------------------------------------------
+
+
+def _records(store):
+    return {json.loads(f.read_text())["params"]["x"]: json.loads(f.read_text()) for f in _case_files(store)}
+
+
+def test_default_pool_runs_single_threaded_blas(probe_dir, tmp_path, monkeypatch):
+    import concurrent.futures as cf
+    import multiprocessing as mp
+
+    probe = sys.modules[PROBE_MODULE]
+    for v in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+        monkeypatch.delenv(v, raising=False)
+    # the default executor (no executor, scheduler or workers given): os.cpu_count() spawned workers
+    rep = sw.run_sweep("probe_threads", tmp_path / "s", grid={"x": [1.0, 2.0, 3.0, 4.0]}, progress=False)
+    assert rep.complete and rep.n_failed == 0
+    recs = _records(tmp_path / "s")
+    assert len(recs) == 4
+    for rec in recs.values():
+        res = rec["result"]
+        assert res["pid"] != os.getpid()                   # ran in a worker process
+        assert (res["OMP_NUM_THREADS"], res["OPENBLAS_NUM_THREADS"], res["MKL_NUM_THREADS"]) == (1, 1, 1)
+        assert res["openblas_live"] in (-1, 1)             # -1: NumPy without OpenBLAS
+        assert all(n == 1 for n in res["pools"])           # empty without threadpoolctl
+    # the parent's environment is given back as it was (the variables stay unset)
+    assert not any(v in os.environ for v in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"))
+    # control, so that the check above can fail: a plain spawned worker from the same environment
+    # is not limited (OpenBLAS starts one thread per available core)
+    with cf.ProcessPoolExecutor(1, mp_context=mp.get_context("spawn")) as ex:
+        ctrl = ex.submit(probe.threads, {"x": 0.0}).result()
+    assert ctrl["OMP_NUM_THREADS"] == ctrl["OPENBLAS_NUM_THREADS"] == -1
+    if len(os.sched_getaffinity(0)) > 1:
+        if ctrl["openblas_live"] != -1:
+            assert ctrl["openblas_live"] > 1
+        if ctrl["pools"]:
+            assert max(ctrl["pools"]) > 1
+
+
+def test_live_scheduler_address_matches_local_pool(probe_dir, tmp_path):
+    distributed = _require_distributed()
+    grid = {"x": [-1.5, 0.0, 2.0, 3.25], "offset": [0.0, 0.5]}
+    pool = sw.run_sweep("probe", tmp_path / "pool", grid=grid, workers=2, progress=False)
+    # a scheduler and one worker thread in this process, reached through its TCP address only
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=False, protocol="tcp",
+                                  host="127.0.0.1", dashboard_address=None) as cluster:
+        address = cluster.scheduler_address
+        assert address.startswith("tcp://")
+        remote = sw.run_sweep("probe", tmp_path / "dask", grid=grid, scheduler=address, progress=False)
+        # every case ran on that cluster's (only) worker
+        (worker,) = cluster.workers.values()
+        assert worker.state.executed_count == 8
+    for rep in (pool, remote):
+        assert rep.complete and rep.n_computed == 8 and rep.n_failed == 0
+    a, b = _case_files(tmp_path / "pool"), _case_files(tmp_path / "dask")
+    assert [f.name for f in a] == [f.name for f in b] and len(a) == 8
+    for fa, fb in zip(a, b):
+        ra, rb = json.loads(fa.read_text()), json.loads(fb.read_text())
+        assert (ra["params"], ra["index"], ra["result"]) == (rb["params"], rb["index"], rb["result"])
+    # and both hold the probe's formula, y = x^2 + offset, exactly (binary-exact inputs)
+    d = sw.load_store(tmp_path / "dask")
+    x, off = np.meshgrid(grid["x"], grid["offset"], indexing="ij")
+    np.testing.assert_array_equal(d.fields["y"], x * x + off)
