@@ -55,7 +55,11 @@ def test_bench_td_frf_paper_grid(benchmark, ratio_to, goal, system):
         return [dense_dual_frf(system, res.positions[i], w, "C_y", "T_y", MU, accelerance=True) for i in ti]
 
     ref = np.array(dense_subset())
-    err = np.abs(res.H[np.ix_(ti, fi)] - ref) / np.abs(ref)
+    # relative to |H|, floored at 1e-4 of the time's peak: near 0 Hz the accelerance -w^2 H
+    # vanishes like w^2 (|H| ~ 5 against a peak ~ 8e4 at 5 Hz), where both methods' round-off,
+    # ~1e-12 of the peak, is no longer small against |H| itself (1.05e-8 measured there)
+    scale = np.maximum(np.abs(ref), 1e-4 * np.abs(res.H[ti]).max(axis=1, keepdims=True))
+    err = np.abs(res.H[np.ix_(ti, fi)] - ref) / scale
     assert err.max() < 1e-8
     n_sub = ti.size * fi.size
     r = ratio_to("dense_per_eval", dense_subset, rounds=1 if disabled else 3)
