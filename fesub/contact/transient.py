@@ -183,11 +183,19 @@ class SlidingContactSystem:
 
         The contact point moves with the deformation, so the linear solve is repeated with the
         contact point found in the deformed configuration until it no longer changes (fixed point).
+        With a modal cut-off the equilibrium is that of the truncated model (solved in its kept
+        modal coordinates), so that a truncated run starts at rest.
         Returns (w1: free q1 relative to the rigid motion, q2, lambda in N).
         """
         K = kernels("contact")
         n1, n2 = self.K1.shape[0], self.K2.shape[0]
         f1 = self.load1 - vx * (self.C1 @ self.r1[self.f1_idx] + self.C1p @ self.r1[self.p1])
+        trunc = self.modal_cutoff_hz is not None
+        if trunc:
+            K1, K2, f1 = np.diag(self.w2_1), np.diag(self.w2_2), self.Phi1.T @ f1
+        else:
+            K1, K2 = self.K1, self.K2
+        m1, m2 = K1.shape[0], K2.shape[0]
         w1, q2 = np.zeros(n1), np.zeros(n2)
         seg, al_prev = 0, np.inf
         for _ in range(max_iter):
@@ -198,18 +206,23 @@ class SlidingContactSystem:
                 raise ModelError("the slave node is not above the target surface at t = 0")
             bE, bC, _ = self._rows(seg, al, pos, mu, sign)
             BE, BC = self._global_rows(seg, bE, bC)
-            A = np.zeros((n1 + n2 + 1, n1 + n2 + 1))
-            A[:n1, :n1] = self.K1
-            A[n1:-1, n1:-1] = self.K2
+            if trunc:
+                BE = np.r_[self.Phi1.T @ BE[:n1], self.Phi2.T @ BE[n1:]]
+                BC = np.r_[BC[:n1] @ self.Phi1, BC[n1:] @ self.Phi2]
+            A = np.zeros((m1 + m2 + 1, m1 + m2 + 1))
+            A[:m1, :m1] = K1
+            A[m1:-1, m1:-1] = K2
             A[:-1, -1] = BE
             A[-1, :-1] = BC
-            rhs = np.zeros(n1 + n2 + 1)
-            rhs[:n1] = f1
+            rhs = np.zeros(m1 + m2 + 1)
+            rhs[:m1] = f1
             j1, j2 = self.segs[seg]
             # B_C (X + u) = 0 with B_C frozen at the current contact point
             rhs[-1] = -(bC @ np.r_[self.XT[j1], self.XT[j2], self.X_C])
             sol = np.linalg.solve(A, rhs)
-            w1, q2, lam = sol[:n1], sol[n1:-1], sol[-1]
+            w1, q2, lam = sol[:m1], sol[m1:-1], sol[-1]
+            if trunc:
+                w1, q2 = self.Phi1 @ w1, self.Phi2 @ q2
             if abs(al - al_prev) < tol:
                 break
             al_prev = al
@@ -356,6 +369,11 @@ def simulate(system: SlidingContactSystem, *, mu: float, duration: float, vx: fl
         raise ParameterError(f"geometry must be 'deformed' or 'undeformed', got {geometry!r}")
     if formulation not in ("modal", "dense"):
         raise ParameterError(f"formulation must be 'modal' or 'dense', got {formulation!r}")
+    if formulation == "dense" and system.modal_cutoff_hz is not None:
+        # the dense form marches the full reduced matrices: at the step of the truncated model it
+        # would be unstable
+        raise ParameterError(f"formulation='dense' has no modal truncation (modal_cutoff_hz = "
+                             f"{system.modal_cutoff_hz:.4g} Hz): use formulation='modal'")
     fs_out = float(fs_out)
     if not fs_out > 0:
         raise ParameterError(f"fs_out must be > 0 Hz, got {fs_out}")
@@ -433,7 +451,8 @@ def _run_modal(S, h, n_steps, dec, w1, q2, rough, vx, mu, sign, progress, chunk,
     o_sig = np.zeros((n_out, 8))
     o = {k: np.zeros((n_out, len(names1))) for k in ("u1", "v1", "a1")}
     o.update({k: np.zeros((n_out, len(names2))) for k in ("u2", "v2", "a2")})
-    work = np.zeros(4 * (P1.shape[1] + P2.shape[1]))
+    # predicted coordinates, and per-segment Gram matrices of the modal rows (see the kernel)
+    work = np.zeros(4 * (P1.shape[1] + P2.shape[1]) + 10 * S.segs.shape[0] + 3)
     seg0 = K.find_segment(S.XT, S.segs, float(S.X_C[0]), float(S.X_C[1]), 0)[0]
     state = np.array([float(seg0), sign, sign * abs(vx), 1.0 if stop_on_stick else 0.0,
                       0.0 if geometry == "deformed" else 1.0])
