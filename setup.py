@@ -13,6 +13,11 @@ from setuptools.command.build_ext import build_ext
 REQUIRE = os.environ.get("FESUB_REQUIRE_EXT", "0") not in ("", "0", "false", "no")
 
 
+# the sliding-contact march spends its time in dot products over the modal coordinates; letting
+# the compiler reassociate those sums (no NaN/Inf semantics are changed) vectorises them
+_EXTRA_FLAGS = {"fesub._core.contact": ["-fassociative-math", "-fno-signed-zeros", "-fno-trapping-math"]}
+
+
 def _extensions():
     try:
         import numpy
@@ -33,7 +38,7 @@ def _extensions():
                 [pyx],
                 include_dirs=[numpy.get_include()],
                 define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")],
-                extra_compile_args=["-O3"],
+                extra_compile_args=["-O3"] + _EXTRA_FLAGS.get(name, []),
             )
         )
     built = []

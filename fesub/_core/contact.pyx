@@ -121,6 +121,9 @@ def march(double h, long n_steps, long dec, long i0,
     written: o_sig[j] = (t, lambda, contact x, tangential relative velocity, gap after the step,
     segment, force on the slave along x, along y); o_u/v/a = displacement, velocity (central), acceleration of the output rows.
     ``status`` = [steps done, reason (0 done, 1 stick, 2 detachment, 3 off surface), samples].
+    ``work`` holds at least ``4 (n1 + n2) + 10 nseg + 3`` doubles: the predicted coordinates and
+    the Gram matrices of the modal rows of each segment's end nodes and of the slave, which turn
+    the denominator of (32) into a 4 x 4 and a 2 x 2 quadratic form per step.
     """
     cdef Py_ssize_t n1 = eta1.shape[0], n2 = eta2.shape[0]
     cdef Py_ssize_t no1 = out1.shape[0], no2 = out2.shape[0]
@@ -131,15 +134,45 @@ def march(double h, long n_steps, long dec, long i0,
     cdef bint ref_geom = state[4] != 0.0
     cdef double* s1 = &work[0]           # eta1* then eta1_{n+1}
     cdef double* s2 = &work[n1]          # eta2*
-    cdef double* a1 = &work[n1 + n2]     # Phi1' bE (slave part)
-    cdef double* a2 = &work[2 * n1 + n2] # Phi2' bE (target part)
     cdef double t, tn1, px, py, x1, y1, x2, y2, al, g, gam, sg, cg, G1, G2, lam, num, den, h2 = h * h
     cdef double bC[6]
     cdef double bE[6]
     cdef double vcx, vcy, vtx, vty, vt, xa, ya, xb, yb, xq, yq, fr
-    cdef double e0, e1, e2
+    cdef double e0, e1, e2, ih = 1.0 / h
+    cdef double c0, c1, c2, c3, d0, d1, d2, d3, cc0, cc1, dd0, dd1
+    cdef const double* p0
+    cdef const double* p1
+    cdef const double* p2
+    cdef const double* p3
+    cdef double* e2p
+    cdef double* e2c
     cdef long reason = 0
+    cdef bint fused
+    cdef Py_ssize_t gofs = 4 * (n1 + n2)
+    cdef double* G
+    cdef double* Gc = &work[gofs + 10 * nseg] if work.shape[0] > gofs + 10 * nseg + 2 else NULL
+    if work.shape[0] < gofs + 10 * nseg + 3:
+        raise ValueError(f"work must hold 4 (n1 + n2) + 10 nseg + 3 = {gofs + 10 * nseg + 3} doubles")
     with nogil:
+        # Gram matrices (upper triangles) of the modal rows [T_j1x, T_j1y, T_j2x, T_j2y] of every
+        # segment, and of the slave rows [C_x, C_y]
+        for r in range(nseg):
+            G = &work[gofs + 10 * r]
+            j1 = segs[r, 0]
+            j2 = segs[r, 1]
+            for k in range(10):
+                G[k] = 0.0
+            for k in range(n2):
+                c0 = phiT[j1, 0, k]; c1 = phiT[j1, 1, k]; c2 = phiT[j2, 0, k]; c3 = phiT[j2, 1, k]
+                G[0] += c0 * c0; G[1] += c0 * c1; G[2] += c0 * c2; G[3] += c0 * c3
+                G[4] += c1 * c1; G[5] += c1 * c2; G[6] += c1 * c3
+                G[7] += c2 * c2; G[8] += c2 * c3
+                G[9] += c3 * c3
+        Gc[0] = 0.0; Gc[1] = 0.0; Gc[2] = 0.0
+        for k in range(n1):
+            Gc[0] += phiC[0, k] * phiC[0, k]
+            Gc[1] += phiC[0, k] * phiC[1, k]
+            Gc[2] += phiC[1, k] * phiC[1, k]
         for n in range(n_steps):
             t = (i0 + n) * h
             tn1 = t + h
@@ -149,7 +182,7 @@ def march(double h, long n_steps, long dec, long i0,
             px = xc0 + vx * tn1
             py = yc0
             for k in range(n1):
-                e0 = h2 * (f1[k] + fr * phiC[1, k] - c_1[k] * (eta1[k] - eta1_prev[k]) / h
+                e0 = h2 * (f1[k] + fr * phiC[1, k] - c_1[k] * (eta1[k] - eta1_prev[k]) * ih
                            - w2_1[k] * eta1[k]) + 2.0 * eta1[k] - eta1_prev[k]
                 s1[k] = e0
                 px += phiC[0, k] * e0
@@ -157,14 +190,17 @@ def march(double h, long n_steps, long dec, long i0,
             j1 = segs[seg, 0]
             j2 = segs[seg, 1]
             x1 = XT[j1, 0]; y1 = XT[j1, 1]; x2 = XT[j2, 0]; y2 = XT[j2, 1]
+            p0 = &phiT[j1, 0, 0]; p1 = &phiT[j1, 1, 0]; p2 = &phiT[j2, 0, 0]; p3 = &phiT[j2, 1, 0]
+            e2p = &eta2_prev[0]
+            e2c = &eta2[0]
             for k in range(n2):
-                e0 = h2 * (f2[k] - c_2[k] * (eta2[k] - eta2_prev[k]) / h
-                           - w2_2[k] * eta2[k]) + 2.0 * eta2[k] - eta2_prev[k]
+                e0 = h2 * (f2[k] - c_2[k] * (e2c[k] - e2p[k]) * ih
+                           - w2_2[k] * e2c[k]) + 2.0 * e2c[k] - e2p[k]
                 s2[k] = e0
-                x1 += phiT[j1, 0, k] * e0
-                y1 += phiT[j1, 1, k] * e0
-                x2 += phiT[j2, 0, k] * e0
-                y2 += phiT[j2, 1, k] * e0
+                x1 += p0[k] * e0
+                y1 += p1[k] * e0
+                x2 += p2[k] * e0
+                y2 += p3[k] * e0
             al = _alpha(px, py, x1, y1, x2, y2, &g)
             steps = 1
             prevk = -2
@@ -231,36 +267,51 @@ def march(double h, long n_steps, long dec, long i0,
             bC[4] = sg; bC[5] = -cg
             # --- lambda_n (32) with the gap of the predicted geometry: B_C U* = -gap
             num = bC[0] * x1 + bC[1] * y1 + bC[2] * x2 + bC[3] * y2 + bC[4] * px + bC[5] * py
-            den = 0.0
-            for k in range(n1):
-                a1[k] = bE[4] * phiC[0, k] + bE[5] * phiC[1, k]
-                den += (bC[4] * phiC[0, k] + bC[5] * phiC[1, k]) * a1[k]
-            for k in range(n2):
-                e0 = (bE[0] * phiT[j1, 0, k] + bE[1] * phiT[j1, 1, k]
-                      + bE[2] * phiT[j2, 0, k] + bE[3] * phiT[j2, 1, k])
-                a2[k] = e0
-                den += (bC[0] * phiT[j1, 0, k] + bC[1] * phiT[j1, 1, k]
-                        + bC[2] * phiT[j2, 0, k] + bC[3] * phiT[j2, 1, k]) * e0
+            # den = B_C Phi Phi' B_E' from the Gram matrices (the rows are those of the segment)
+            G = &work[gofs + 10 * seg]
+            den = (bC[4] * (Gc[0] * bE[4] + Gc[1] * bE[5]) + bC[5] * (Gc[1] * bE[4] + Gc[2] * bE[5])
+                   + bC[0] * (G[0] * bE[0] + G[1] * bE[1] + G[2] * bE[2] + G[3] * bE[3])
+                   + bC[1] * (G[1] * bE[0] + G[4] * bE[1] + G[5] * bE[2] + G[6] * bE[3])
+                   + bC[2] * (G[2] * bE[0] + G[5] * bE[1] + G[7] * bE[2] + G[8] * bE[3])
+                   + bC[3] * (G[3] * bE[0] + G[6] * bE[1] + G[8] * bE[2] + G[9] * bE[3]))
             lam = num / (h2 * den)
             # --- corrector (29): eta_{n+1} = eta* - h^2 Phi' B_E' lambda_n, and the velocities
-            #     (backward differences) of the slave and of the contact point on the target
+            #     (backward differences) of the slave and of the contact point on the target; the
+            #     state is shifted in the same pass except on output steps (outputs need eta_{n-1})
+            fused = not ((i0 + n) % dec == 0 and j < o_sig.shape[0])
             vcx = vx
             vcy = 0.0
+            cc0 = h2 * lam * bE[4]
+            cc1 = h2 * lam * bE[5]
             for k in range(n1):
-                s1[k] -= h2 * lam * a1[k]
-                e0 = (s1[k] - eta1[k]) / h
+                s1[k] -= cc0 * phiC[0, k] + cc1 * phiC[1, k]
+                e0 = (s1[k] - eta1[k]) * ih
                 vcx += phiC[0, k] * e0
                 vcy += phiC[1, k] * e0
+                if fused:
+                    eta1_prev[k] = eta1[k]
+                    eta1[k] = s1[k]
             vtx = 0.0
             vty = 0.0
-            for k in range(n2):
-                s2[k] -= h2 * lam * a2[k]
-                e0 = (s2[k] - eta2[k]) / h
-                vtx += ((1 - al) * phiT[j1, 0, k] + al * phiT[j2, 0, k]) * e0
-                vty += ((1 - al) * phiT[j1, 1, k] + al * phiT[j2, 1, k]) * e0
+            d0 = h2 * lam * bE[0]; d1 = h2 * lam * bE[1]; d2 = h2 * lam * bE[2]; d3 = h2 * lam * bE[3]
+            dd0 = 1 - al
+            dd1 = al
+            p0 = &phiT[j1, 0, 0]; p1 = &phiT[j1, 1, 0]; p2 = &phiT[j2, 0, 0]; p3 = &phiT[j2, 1, 0]
+            e2p = &eta2_prev[0]
+            e2c = &eta2[0]
+            for k in range(n2):           # (the compiler unswitches the loop on `fused`)
+                c0 = p0[k]; c1 = p1[k]; c2 = p2[k]; c3 = p3[k]
+                e1 = s2[k] - (d0 * c0 + d1 * c1 + d2 * c2 + d3 * c3)
+                e0 = (e1 - e2c[k]) * ih
+                vtx += (dd0 * c0 + dd1 * c2) * e0
+                vty += (dd0 * c1 + dd1 * c3) * e0
+                s2[k] = e1
+                if fused:
+                    e2p[k] = e2c[k]
+                    e2c[k] = e1
             vt = cg * (vcx - vtx) + sg * (vcy - vty)
             # --- outputs at t_n (decimated)
-            if (i0 + n) % dec == 0 and j < o_sig.shape[0]:
+            if not fused:
                 # gap after the correction, in the corrected geometry of the same segment
                 _node_pos(XT, phiT, s2, n2, j1, &xa, &ya)
                 _node_pos(XT, phiT, s2, n2, j2, &xb, &yb)
@@ -297,13 +348,13 @@ def march(double h, long n_steps, long dec, long i0,
                     o_v2[j, r] = e1 / (2.0 * h)
                     o_a2[j, r] = e2 / h2
                 j += 1
-            # --- shift the state
-            for k in range(n1):
-                eta1_prev[k] = eta1[k]
-                eta1[k] = s1[k]
-            for k in range(n2):
-                eta2_prev[k] = eta2[k]
-                eta2[k] = s2[k]
+                # --- shift the state
+                for k in range(n1):
+                    eta1_prev[k] = eta1[k]
+                    eta1[k] = s1[k]
+                for k in range(n2):
+                    eta2_prev[k] = eta2[k]
+                    eta2[k] = s2[k]
             # --- status: detachment or stick (sign change of the sliding velocity)
             if lam < 0.0:
                 reason = 2
