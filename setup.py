@@ -16,6 +16,10 @@ REQUIRE = os.environ.get("FESUB_REQUIRE_EXT", "0") not in ("", "0", "false", "no
 # the sliding-contact march spends its time in dot products over the modal coordinates; letting
 # the compiler reassociate those sums (no NaN/Inf semantics are changed) vectorises them
 _EXTRA_FLAGS = {"fesub._core.contact": ["-fassociative-math", "-fno-signed-zeros", "-fno-trapping-math"]}
+# FESUB_NATIVE=1: tune the contact march for the building machine's CPU (AVX2/FMA/...); the
+# binary then runs only on machines like it, so wheels and CI build without it
+if os.environ.get("FESUB_NATIVE", "0") not in ("", "0", "false", "no"):
+    _EXTRA_FLAGS["fesub._core.contact"] = _EXTRA_FLAGS["fesub._core.contact"] + ["-march=native"]
 
 
 def _extensions():
