@@ -1,5 +1,5 @@
 """Harmonic balance benchmarks: analytic vs finite-difference contact Hessian, compiled vs NumPy
-event march, full backbone of the beam model."""
+event march, full backbone of the beam model (global maximum vs local ridges only)."""
 
 from __future__ import annotations
 
@@ -175,21 +175,35 @@ def test_bench_event_march_compiled(benchmark, ratio_to):
     benchmark.extra_info["ratio_march_numpy_twin"] = t_p / t_c
 
 
-def test_bench_beam_full_backbone(benchmark):
+def test_bench_beam_full_backbone(benchmark, ratio_to):
+    """The spec's beam over [0.01, 1000] N with the global window (global maximum: default
+    global checks, two per decade). Baseline: the same without the checks (the ridges traced
+    from the stage-1 peak and from alpha_max only; not the global maximum between 29 and 44
+    N), i.e. the ratio is what the checks cost."""
     sy = cc.build(nh=3)
     ws = TWO_PI * 915.2
 
-    def run():
+    def run(global_checks=2.0):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", RuntimeWarning)
             return backbone(sy, (0.01, 1000.0), (0.95 * ws, 1.05 * ws),
-                            w_global=(TWO_PI * 150, TWO_PI * 1000))
+                            w_global=(TWO_PI * 150, TWO_PI * 1000), global_checks=global_checks)
 
     bb = benchmark.pedantic(run, rounds=1, iterations=1)
     benchmark.extra_info["points"] = int(len(bb.alpha))
     benchmark.extra_info["singular_points"] = len(bb.singular_points)
     benchmark.extra_info["newton_iterations"] = int(bb.newton_iters.sum())
+    benchmark.extra_info["check_forces"] = len(bb.checks)
+    benchmark.extra_info["check_sweeps"] = sum(c["method"] == "sweep" for c in bb.checks)
+    benchmark.extra_info["ridges_added_by_checks"] = sum(r["origin"] == "check"
+                                                         for r in bb.ridges)
+    benchmark.extra_info["jumps"] = len(bb.jumps)
     benchmark.extra_info["goal_s"] = 60.0
     assert bb.stop_reason == "lam_range"
     # ends at the free cantilever resonance (209.1 Hz) within 0.1 %
     assert bb.w[-1] / TWO_PI == pytest.approx(209.1, rel=1e-3)
+    # the checks found the intermediate ridge (global maximum between its crossings with the
+    # partially stuck and the free-mode ridges, 28.7 and 44.0 N)
+    assert benchmark.extra_info["ridges_added_by_checks"] == 1
+    assert [j["ridge_to"] for j in bb.jumps] == [2, 1]
+    ratio_to("no_global_checks", run, 0.0, rounds=1)

@@ -91,7 +91,10 @@ def test_beam_statement3_contact_amplitude_trend(coarse_beam):
     assert 0.9 * g_free < g[-1] < g_free
     k = int(np.argmin(g))
     assert 0 < k < len(g) - 1
-    # measured: the ends are 23x and 406x above the minimum (41.3 N)
+    # measured: the ends are 17x and 294x above the minimum (30.3 N, 426 Hz: on the ridge
+    # that exists only between ~8 and ~78 N and carries the global maximum from 28.7 to 44 N;
+    # the partially stuck ridge followed without the global checks dips lower, to 1/23 of the
+    # stuck value at 41 N, but it is not the maximum of the forced response there)
     assert g[0] > 10 * g[k] and g[-1] > 10 * g[k]
     # the minimum is a genuine peak of the forced response (local brute force, Brent on
     # dAm/dw; acceptance 1e-6 in frequency, the amplitude is flat at the peak: 1e-9)
@@ -99,14 +102,13 @@ def test_beam_statement3_contact_amplitude_trend(coarse_beam):
     w_p, am_p, _ = _local_peak(sy, bb.alpha[k], w_b, Q_b)
     assert w_b == pytest.approx(w_p, rel=1e-6)
     assert sy.amplitude(Q_b) == pytest.approx(am_p, rel=1e-9)
-    # and the dip does not depend on which ridge is followed: the largest amplitude of the whole
-    # forced response over the window at that force (here on a ridge near 400 Hz, 1.8x the
-    # traced one) is still 13x below the stuck amplification (measured)
+    # and the global one: no sample of the whole forced response over the window lies above
+    # it (to the corrector tolerance; measured: the largest sample is 5e-5 below the peak)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
         frf = forced_response(sy, bb.alpha[k], (c["wg"][1], c["wg"][0]))
     assert frf.stop_reason == "lam_range"
-    assert frf.Am.max() / bb.alpha[k] < 0.2 * g[0]
+    assert frf.Am.max() <= am_p * (1 + 1e-9)
     # contact / monitor ratio of the fundamental
     r = np.hypot(bb.Q[:, dc], bb.Q[:, n + dc]) / np.hypot(bb.Q[:, dm], bb.Q[:, n + dm])
     r_stuck = abs(x_stuck[dc]) / abs(x_stuck[dm])

@@ -122,6 +122,37 @@ def test_backbone_reference_values(jenkins_backbone):
     assert sy.amplitude(Q01) == pytest.approx(0.0750, abs=5e-5)
 
 
+def test_global_checks_add_nothing_on_a_single_ridge(tmp_path):
+    """1-DOF Jenkins oscillator (Nh = 3): one peak at every force. With a global window the
+    checks find only peaks on the traced ridge: no other ridge, no jump, the same backbone."""
+    import json
+
+    sy = jenkins_1dof(3)
+    bb = backbone(sy, (0.002, 0.2), (1.2, 1.6), ds_max=1.0)
+    bg = backbone(sy, (0.002, 0.2), (1.2, 1.6), ds_max=1.0, w_global=(0.5, 2.0))
+    np.testing.assert_array_equal(bg.alpha, bb.alpha)
+    np.testing.assert_array_equal(bg.w, bb.w)
+    np.testing.assert_array_equal(bg.segments, bb.segments)
+    assert bg.singular_points == bb.singular_points
+    assert bg.jumps == [] and [r["origin"] for r in bg.ridges] == ["w_window"]
+    assert np.all(bg.ridge == 0) and bg.ridges[0]["on_backbone"] == len(bg.alpha)
+    # two checks per decade over two decades; 0.002 N is below the slip onset (2.83e-3 N)
+    assert [ck["alpha"] for ck in bg.checks] == pytest.approx(np.geomspace(0.002, 0.2, 5))
+    assert [ck["method"] for ck in bg.checks] == ["linear"] + ["sweep"] * 4
+    for ck in bg.checks:
+        assert len(ck["peaks"]) == 1 and ck["peaks"][0]["ridge"] == 0 and not ck["missed"]
+    # the stuck-linear peak of the first check is the backbone's start (bounded Brent on the
+    # amplitude: the flat top resolves the frequency to ~1e-8; the amplitude to rounding)
+    assert bg.checks[0]["peaks"][0]["w"] == pytest.approx(bb.w[0], rel=1e-6)
+    assert bg.checks[0]["peaks"][0]["Am"] == pytest.approx(bb.Am[0], rel=1e-9)
+    # the records are saved with the arrays
+    bg.save(tmp_path / "bb.npz")
+    summ = json.loads((tmp_path / "bb.json").read_text())
+    assert summ["jumps"] == [] and len(summ["checks"]) == 5
+    assert summ["ridges"][0]["origin"] == "w_window"
+    np.testing.assert_array_equal(np.load(tmp_path / "bb.npz")["ridge"], bg.ridge)
+
+
 @pytest.mark.parametrize("alpha", [0.002, 0.004, 0.01, 0.05, 0.1, 0.2])
 def test_backbone_equals_bruteforce_peak(jenkins_backbone, alpha):
     sy, bb = jenkins_backbone
@@ -221,6 +252,13 @@ def test_bad_input():
         backbone(sy, (0.01, 0.1), (-1.2, 1.6))
     with pytest.raises(ParameterError, match="max_restarts"):
         backbone(sy, (0.01, 0.1), (1.2, 1.6), max_restarts=-1)
+    with pytest.raises(ParameterError, match="w_global"):
+        backbone(sy, (0.01, 0.1), (1.2, 1.6), w_global=(2.0, 0.5))
+    for bad in (-1, float("nan"), "often"):
+        with pytest.raises(ParameterError, match="global_checks"):
+            backbone(sy, (0.01, 0.1), (1.2, 1.6), w_global=(0.5, 2.0), global_checks=bad)
+    with pytest.raises(ParameterError, match="tol"):
+        forced_response(sy, 0.1, (0.5, 1.5), tol=0.0)
     with pytest.raises(ParameterError, match="w_guess"):
         phase_resonance(sy, (0.01, 0.1), -1.0)
     with pytest.raises(ParameterError, match="alpha_range must be increasing"):

@@ -37,6 +37,10 @@ def add_arguments(parser) -> None:
                         help="number of forced-response curves in the family plot")
     parser.add_argument("--compare", action="store_true",
                         help="also compute phase resonance, dNNM and the Nh = 1 backbone")
+    parser.add_argument("--global-checks", type=float, default=2.0,
+                        help="check forces per decade at which the forced response is swept "
+                             "over the global window for ridges the backbone does not follow "
+                             "(models with a global window: beam; 0: no checks)")
     parser.add_argument("--out", default="backbone_out", help="output directory")
     parser.add_argument("--no-progress", action="store_true", help="hide progress bars")
 
@@ -63,6 +67,8 @@ def run(args) -> int:
         raise ParameterError(f"need 0 < --alpha-min < --alpha-max, got {a0}, {a1}")
     if args.frf_levels < 0:
         raise ParameterError(f"--frf-levels must be >= 0, got {args.frf_levels}")
+    if not args.global_checks >= 0:
+        raise ParameterError(f"--global-checks must be >= 0, got {args.global_checks}")
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     progress = not args.no_progress
@@ -70,10 +76,15 @@ def run(args) -> int:
     summary = {"model": args.model, "nh": nh, "alpha_range": [a0, a1]}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
-        bb = backbone(sy, (a0, a1), window, w_global=wglob, progress=progress)
+        bb = backbone(sy, (a0, a1), window, w_global=wglob, global_checks=args.global_checks,
+                      progress=progress)
     bb.save(out / "backbone.npz")
     summary["backbone"] = {"points": int(len(bb.alpha)), "stop_reason": bb.stop_reason,
                            "singular_points": bb.singular_points,
+                           "jumps": bb.jumps,
+                           "ridges_added_by_checks": sum(r["origin"] == "check"
+                                                         for r in bb.ridges),
+                           "check_forces": [c["alpha"] for c in bb.checks],
                            "w_start_hz": float(bb.w[0] / (2 * math.pi)),
                            "w_end_hz": float(bb.w[-1] / (2 * math.pi))}
     # forced-response family around the backbone
@@ -119,7 +130,8 @@ def run(args) -> int:
                 s1 = build_model(key, {"nh": 1})
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore", RuntimeWarning)
-                    bb1 = backbone(s1, (a0, a1), window, w_global=wglob, progress=progress)
+                    bb1 = backbone(s1, (a0, a1), window, w_global=wglob,
+                                   global_checks=args.global_checks, progress=progress)
                 bb1.save(out / "backbone_nh1.npz")
                 plots.nh_comparison({1: bb1, nh: bb}, hz=args.model != "jenkins",
                                     path=out / "nh_comparison.png")
@@ -128,6 +140,6 @@ def run(args) -> int:
     plots.energy(sy, bb, dn, path=out / "energy.png")
     (out / "summary.json").write_text(json.dumps(summary, indent=2, default=float))
     print(f"fesub backbone: {args.model}, Nh = {nh}: {len(bb.alpha)} backbone points, "
-          f"{len(bb.singular_points)} singular points, "
+          f"{len(bb.singular_points)} singular points ({len(bb.jumps)} jumps between ridges), "
           f"{bb.w[0] / (2 * math.pi):.6g} -> {bb.w[-1] / (2 * math.pi):.6g} Hz; results in {out}")
     return 0

@@ -28,15 +28,40 @@ def _save(fig, path):
     return fig
 
 
+def _broken_at_jumps(bb, *cols):
+    """Backbone columns with a NaN between the two points of every jump to another ridge
+    (matplotlib then leaves the jump out of the line)."""
+    ridge = getattr(bb, "ridge", None)
+    cols = [np.asarray(c, float) for c in cols]
+    if ridge is None or len(ridge) < 2:
+        return cols
+    cut = np.flatnonzero(np.diff(ridge) != 0) + 1
+    return [np.insert(c, cut, np.nan) for c in cols]
+
+
+def _jump_segments(bb):
+    """(alpha, w, Am) pairs of the two backbone points at each jump between ridges."""
+    ridge = getattr(bb, "ridge", None)
+    if ridge is None:
+        return []
+    return [((bb.alpha[i - 1], bb.alpha[i]), (bb.w[i - 1], bb.w[i]), (bb.Am[i - 1], bb.Am[i]))
+            for i in np.flatnonzero(np.diff(ridge) != 0) + 1]
+
+
 def frf_family(frfs, bb=None, *, hz=True, path=None, title="Forced responses and backbone"):
-    """RMS amplitude vs frequency for several force levels, with the backbone overlaid."""
+    """RMS amplitude vs frequency for several force levels, with the backbone overlaid
+    (jumps of the global maximum to another ridge dotted)."""
     plt = _plt()
     fig, ax = plt.subplots(figsize=(7, 4.5))
     sc = 1 / (2 * math.pi) if hz else 1.0
     for f in frfs:
         ax.semilogy(f.w * sc, f.Am, lw=1, label=f"alpha = {f.alpha:.3g} N")
     if bb is not None:
-        ax.semilogy(bb.w * sc, bb.Am, "k-", lw=2, label="backbone (optimality system)")
+        w, am = _broken_at_jumps(bb, bb.w, bb.Am)
+        ax.semilogy(w * sc, am, "k-", lw=2, label="backbone (optimality system)")
+        for k, (_, wj, aj) in enumerate(_jump_segments(bb)):
+            ax.semilogy(np.array(wj) * sc, aj, "k:", lw=1.5,
+                        label="jump to another ridge" if k == 0 else None)
         for sp in bb.singular_points:
             ax.axvline(sp["w"] * sc, color="r", ls=":", lw=1)
     ax.set_xlabel("frequency (Hz)" if hz else "w (rad/s)")
@@ -54,7 +79,7 @@ def method_comparison(bb, pr=None, dn=None, *, zoom=None, hz=True, path=None):
     ncol = 3 if zoom else 2
     fig, axs = plt.subplots(1, ncol, figsize=(5 * ncol, 4))
     sc = 1 / (2 * math.pi) if hz else 1.0
-    curves = [("continuation", bb.alpha, bb.w, bb.Am, "k-")]
+    curves = [("continuation", *_broken_at_jumps(bb, bb.alpha, bb.w, bb.Am), "k-")]
     if pr is not None:
         curves.append(("phase resonance", pr.alpha, pr.w, pr.Am, "b--"))
     if dn is not None:
@@ -63,8 +88,12 @@ def method_comparison(bb, pr=None, dn=None, *, zoom=None, hz=True, path=None):
         axs[0].semilogx(a, w * sc, st, label=name)
         axs[1].loglog(a, am, st, label=name)
         if zoom:
-            m = (a >= zoom[0]) & (a <= zoom[1])
+            m = np.isnan(a) | ((a >= zoom[0]) & (a <= zoom[1]))  # NaN: break at a jump
             axs[2].plot(a[m], w[m] * sc, st, marker=".", label=name)
+    for k, (aj, wj, amj) in enumerate(_jump_segments(bb)):
+        lab = "jump to another ridge" if k == 0 else None
+        axs[0].semilogx(aj, np.array(wj) * sc, "k:", label=lab)
+        axs[1].loglog(aj, amj, "k:", label=lab)
     axs[0].set_xlabel("force alpha (N)")
     axs[0].set_ylabel("peak frequency (Hz)" if hz else "w (rad/s)")
     axs[1].set_xlabel("force alpha (N)")
@@ -84,8 +113,9 @@ def nh_comparison(bbs: dict, *, hz=True, path=None):
     fig, axs = plt.subplots(1, 2, figsize=(10, 4))
     sc = 1 / (2 * math.pi) if hz else 1.0
     for nh, bb in bbs.items():
-        axs[0].semilogx(bb.alpha, bb.w * sc, label=f"Nh = {nh}")
-        axs[1].loglog(bb.alpha, bb.Am, label=f"Nh = {nh}")
+        a, w, am = _broken_at_jumps(bb, bb.alpha, bb.w, bb.Am)
+        axs[0].semilogx(a, w * sc, label=f"Nh = {nh}")
+        axs[1].loglog(a, am, label=f"Nh = {nh}")
     axs[0].set_ylabel("peak frequency (Hz)" if hz else "w (rad/s)")
     axs[1].set_ylabel("Am (m)")
     for ax in axs:
