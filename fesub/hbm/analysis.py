@@ -838,22 +838,22 @@ def _sweep_peaks(sys, alpha, window, qscale):
     qs = max(max(np.abs(_linear_Q(sys, w, alpha, mats)).max()
                  for w in np.linspace(w_lo, w_hi, 60)), qscale)
     frfs = []
-    reached = w_hi
-    try:
-        f = forced_response(sys, alpha, (w_hi, w_lo), qscale=qs, tol=1e-8)
+
+    def sweep(start, end):
+        """Continue from ``start`` towards ``end`` (rad/s); return how far it got."""
+        try:
+            f = forced_response(sys, alpha, (start, end), qscale=qs, tol=1e-8)
+        except ConvergenceError:
+            return start
         frfs.append(f)
-        reached = w_lo if f.stop_reason == "lam_range" else float(f.w.min())
-    except ConvergenceError:
-        pass
+        if f.stop_reason == "lam_range":
+            return end
+        return float(f.w.min() if end < start else f.w.max())
+
+    reached = sweep(w_hi, w_lo)
     missed = []
     if reached > w_lo:
-        top = w_lo
-        try:
-            g = forced_response(sys, alpha, (w_lo, reached), qscale=qs, tol=1e-8)
-            frfs.append(g)
-            top = reached if g.stop_reason == "lam_range" else float(g.w.max())
-        except ConvergenceError:
-            pass
+        top = sweep(w_lo, reached)
         if top < reached:
             missed.append((top, reached))
     out = []
