@@ -99,6 +99,33 @@ def find_segment_brute(const double[:, ::1] pos, const long[:, ::1] segs, double
     return k, a, g, v
 
 
+cdef inline void _node_disp(const double[:, :, ::1] phiT, const double* eta, Py_ssize_t n2, Py_ssize_t j,
+                            double* ux, double* uy) noexcept nogil:
+    """Displacement of target node j from the modal coordinates eta."""
+    cdef Py_ssize_t k
+    cdef double sx = 0.0, sy = 0.0
+    for k in range(n2):
+        sx += phiT[j, 0, k] * eta[k]
+        sy += phiT[j, 1, k] * eta[k]
+    ux[0] = sx
+    uy[0] = sy
+
+
+cdef inline void _swap_back(double* c, double* p, double* e, double* ep, double* s, Py_ssize_t n) noexcept nogil:
+    """Move the rotating buffers (current c, previous p; one of the three free) back to eta, eta_prev."""
+    cdef Py_ssize_t k
+    if c == e:
+        return
+    if c == s:           # (c, p, free) = (s, e, ep)
+        for k in range(n):
+            ep[k] = e[k]
+            e[k] = s[k]
+    else:                # (c, p, free) = (ep, s, e)
+        for k in range(n):
+            e[k] = ep[k]
+            ep[k] = s[k]
+
+
 def march(double h, long n_steps, long dec, long i0,
           const double[::1] w2_1, const double[::1] c_1, double[::1] eta1, double[::1] eta1_prev,
           const double[:, ::1] phiC, const double[::1] f1, const double[::1] rough,
@@ -117,43 +144,69 @@ def march(double h, long n_steps, long dec, long i0,
     positions, the single multiplier lambda_n closes the predicted gap, and the correction acts
     along M^-1 B_E'. ``state`` = [segment, friction sign, last tangential relative velocity, stop on
     stick (1/0), contact geometry of the undeformed configuration (1) or of the predicted
-    deformed one (0)] is read and updated so that the march can continue in chunks. Every ``dec`` steps the signals are
-    written: o_sig[j] = (t, lambda, contact x, tangential relative velocity, gap after the step,
-    segment, force on the slave along x, along y); o_u/v/a = displacement, velocity (central), acceleration of the output rows.
+    deformed one (0)] is read and updated so that the march can continue in chunks. Every ``dec``
+    steps the signals are written: o_sig[j] = (t, lambda, contact x, tangential relative velocity,
+    gap after the step, segment, force on the slave along x, along y); o_u/v/a = displacement,
+    velocity (central), acceleration of the output rows.
     ``status`` = [steps done, reason (0 done, 1 stick, 2 detachment, 3 off surface), samples].
-    ``work`` holds at least ``4 (n1 + n2) + 10 nseg + 3`` doubles: the predicted coordinates and
-    the Gram matrices of the modal rows of each segment's end nodes and of the slave, which turn
-    the denominator of (32) into a 4 x 4 and a 2 x 2 quadratic form per step.
+    ``work`` holds at least ``4 (n1 + n2) + 10 nseg + 3`` doubles: a third coordinate buffer per
+    substructure (eta_{n-1}, eta_n and eta*/eta_{n+1} rotate instead of being copied), the three
+    recursion coefficients of each mode, and the Gram matrices of the modal rows of each segment's
+    end nodes and of the slave. The Gram matrices turn the denominator of (32) into a 4 x 4 and a
+    2 x 2 quadratic form per step, and give the corrected displacements of the contact nodes (hence
+    the sliding velocity) without a further pass over the modes.
     """
     cdef Py_ssize_t n1 = eta1.shape[0], n2 = eta2.shape[0]
     cdef Py_ssize_t no1 = out1.shape[0], no2 = out2.shape[0]
     cdef Py_ssize_t n, k, r, j = 0
-    cdef long seg = <long>state[0], nseg = segs.shape[0], steps, prevk, j1, j2
+    cdef long seg = <long>state[0], nseg = segs.shape[0], steps, prevk, j1, j2, cj1 = -1, cj2 = -1
     cdef double sgn = state[1], vt_last = state[2]
     cdef bint check_stick = state[3] != 0.0
     cdef bint ref_geom = state[4] != 0.0
-    cdef double* s1 = &work[0]           # eta1* then eta1_{n+1}
-    cdef double* s2 = &work[n1]          # eta2*
+    cdef double* A1 = &work[n1 + n2]
+    cdef double* B1 = &work[2 * n1 + n2]
+    cdef double* F1 = &work[3 * n1 + n2]
+    cdef double* A2 = &work[4 * n1 + n2]
+    cdef double* B2 = &work[4 * n1 + 2 * n2]
+    cdef double* F2 = &work[4 * n1 + 3 * n2]
+    # rotating coordinate buffers: current eta_n, previous eta_{n-1}, predicted/next eta_{n+1}
+    cdef double* cu1 = &eta1[0]
+    cdef double* pr1 = &eta1_prev[0]
+    cdef double* nx1 = &work[0]
+    cdef double* cu2 = &eta2[0]
+    cdef double* pr2 = &eta2_prev[0]
+    cdef double* nx2 = &work[n1]
+    cdef double* tmp
     cdef double t, tn1, px, py, x1, y1, x2, y2, al, g, gam, sg, cg, G1, G2, lam, num, den, h2 = h * h
     cdef double bC[6]
     cdef double bE[6]
-    cdef double vcx, vcy, vtx, vty, vt, xa, ya, xb, yb, xq, yq, fr
+    cdef double vcx, vcy, vtx, vty, vt, xa, ya, xb, yb, xq, yq, hfr
     cdef double e0, e1, e2, ih = 1.0 / h
-    cdef double c0, c1, c2, c3, d0, d1, d2, d3, cc0, cc1, dd0, dd1
+    cdef double c0, c1, c2, c3, d0, d1, d2, d3, cc0, cc1
+    cdef double ucx, ucy, ucx_n, ucy_n, u1x, u1y, u2x, u2y, u1x_n, u1y_n, u2x_n, u2y_n
+    cdef double u1x_c = 0.0, u1y_c = 0.0, u2x_c = 0.0, u2y_c = 0.0, ucx_c = 0.0, ucy_c = 0.0
     cdef const double* p0
     cdef const double* p1
     cdef const double* p2
     cdef const double* p3
-    cdef double* e2p
-    cdef double* e2c
     cdef long reason = 0
-    cdef bint fused
+    cdef bint output
     cdef Py_ssize_t gofs = 4 * (n1 + n2)
     cdef double* G
     cdef double* Gc = &work[gofs + 10 * nseg] if work.shape[0] > gofs + 10 * nseg + 2 else NULL
     if work.shape[0] < gofs + 10 * nseg + 3:
         raise ValueError(f"work must hold 4 (n1 + n2) + 10 nseg + 3 = {gofs + 10 * nseg + 3} doubles")
     with nogil:
+        # recursion coefficients (28) with M = I, C = diag(c), K = diag(w^2):
+        # eta* = A eta_n + B eta_{n-1} + F (+ the roughness on the slave row)
+        for k in range(n1):
+            A1[k] = 2.0 - h2 * w2_1[k] - h * c_1[k]
+            B1[k] = h * c_1[k] - 1.0
+            F1[k] = h2 * f1[k]
+        for k in range(n2):
+            A2[k] = 2.0 - h2 * w2_2[k] - h * c_2[k]
+            B2[k] = h * c_2[k] - 1.0
+            F2[k] = h2 * f2[k]
         # Gram matrices (upper triangles) of the modal rows [T_j1x, T_j1y, T_j2x, T_j2y] of every
         # segment, and of the slave rows [C_x, C_y]
         for r in range(nseg):
@@ -169,38 +222,41 @@ def march(double h, long n_steps, long dec, long i0,
                 G[7] += c2 * c2; G[8] += c2 * c3
                 G[9] += c3 * c3
         Gc[0] = 0.0; Gc[1] = 0.0; Gc[2] = 0.0
+        ucx_c = 0.0; ucy_c = 0.0
         for k in range(n1):
             Gc[0] += phiC[0, k] * phiC[0, k]
             Gc[1] += phiC[0, k] * phiC[1, k]
             Gc[2] += phiC[1, k] * phiC[1, k]
+            ucx_c += phiC[0, k] * cu1[k]
+            ucy_c += phiC[1, k] * cu1[k]
         for n in range(n_steps):
             t = (i0 + n) * h
             tn1 = t + h
-            # --- predictor (28) in modal coordinates (M = I, C = diag(c), K = diag(w^2)), fused
-            #     with the predicted slave position and the nodes of the last segment
-            fr = rough[n]
-            px = xc0 + vx * tn1
-            py = yc0
+            output = (i0 + n) % dec == 0 and j < o_sig.shape[0]
+            # --- predictor (28) in modal coordinates, fused with the predicted displacements of
+            #     the slave and of the nodes of the last segment
+            hfr = h2 * rough[n]
+            ucx = 0.0
+            ucy = 0.0
             for k in range(n1):
-                e0 = h2 * (f1[k] + fr * phiC[1, k] - c_1[k] * (eta1[k] - eta1_prev[k]) * ih
-                           - w2_1[k] * eta1[k]) + 2.0 * eta1[k] - eta1_prev[k]
-                s1[k] = e0
-                px += phiC[0, k] * e0
-                py += phiC[1, k] * e0
+                e0 = A1[k] * cu1[k] + B1[k] * pr1[k] + F1[k] + hfr * phiC[1, k]
+                nx1[k] = e0
+                ucx += phiC[0, k] * e0
+                ucy += phiC[1, k] * e0
+            px = xc0 + vx * tn1 + ucx
+            py = yc0 + ucy
             j1 = segs[seg, 0]
             j2 = segs[seg, 1]
-            x1 = XT[j1, 0]; y1 = XT[j1, 1]; x2 = XT[j2, 0]; y2 = XT[j2, 1]
             p0 = &phiT[j1, 0, 0]; p1 = &phiT[j1, 1, 0]; p2 = &phiT[j2, 0, 0]; p3 = &phiT[j2, 1, 0]
-            e2p = &eta2_prev[0]
-            e2c = &eta2[0]
+            u1x = 0.0; u1y = 0.0; u2x = 0.0; u2y = 0.0
             for k in range(n2):
-                e0 = h2 * (f2[k] - c_2[k] * (e2c[k] - e2p[k]) * ih
-                           - w2_2[k] * e2c[k]) + 2.0 * e2c[k] - e2p[k]
-                s2[k] = e0
-                x1 += p0[k] * e0
-                y1 += p1[k] * e0
-                x2 += p2[k] * e0
-                y2 += p3[k] * e0
+                e0 = A2[k] * cu2[k] + B2[k] * pr2[k] + F2[k]
+                nx2[k] = e0
+                u1x += p0[k] * e0
+                u1y += p1[k] * e0
+                u2x += p2[k] * e0
+                u2y += p3[k] * e0
+            x1 = XT[j1, 0] + u1x; y1 = XT[j1, 1] + u1y; x2 = XT[j2, 0] + u2x; y2 = XT[j2, 1] + u2y
             al = _alpha(px, py, x1, y1, x2, y2, &g)
             steps = 1
             prevk = -2
@@ -213,8 +269,9 @@ def march(double h, long n_steps, long dec, long i0,
                     break
                 j1 = segs[seg, 0]
                 j2 = segs[seg, 1]
-                _node_pos(XT, phiT, s2, n2, j1, &x1, &y1)
-                _node_pos(XT, phiT, s2, n2, j2, &x2, &y2)
+                _node_disp(phiT, nx2, n2, j1, &u1x, &u1y)
+                _node_disp(phiT, nx2, n2, j2, &u2x, &u2y)
+                x1 = XT[j1, 0] + u1x; y1 = XT[j1, 1] + u1y; x2 = XT[j2, 0] + u2x; y2 = XT[j2, 1] + u2y
                 gam = atan2(XT[j2, 1] - XT[j1, 1], XT[j2, 0] - XT[j1, 0])
                 steps = nseg + 1  # skip the walk below
             # --- local walk to a neighbour when the slave left the last segment
@@ -229,8 +286,9 @@ def march(double h, long n_steps, long dec, long i0,
                     break
                 j1 = segs[seg, 0]
                 j2 = segs[seg, 1]
-                _node_pos(XT, phiT, s2, n2, j1, &x1, &y1)
-                _node_pos(XT, phiT, s2, n2, j2, &x2, &y2)
+                _node_disp(phiT, nx2, n2, j1, &u1x, &u1y)
+                _node_disp(phiT, nx2, n2, j2, &u2x, &u2y)
+                x1 = XT[j1, 0] + u1x; y1 = XT[j1, 1] + u1y; x2 = XT[j2, 0] + u2x; y2 = XT[j2, 1] + u2y
                 al = _alpha(px, py, x1, y1, x2, y2, &g)
                 steps += 1
             if not ref_geom and not (0.0 <= al < 1.0) and ((al < 0.0 and prevk == seg - 1) or (al >= 1.0 and prevk == seg + 1)):
@@ -240,20 +298,22 @@ def march(double h, long n_steps, long dec, long i0,
                 # full scan as a fallback
                 seg = -1
                 for r in range(nseg):
-                    _node_pos(XT, phiT, s2, n2, segs[r, 0], &xa, &ya)
-                    _node_pos(XT, phiT, s2, n2, segs[r, 1], &xb, &yb)
+                    _node_pos(XT, phiT, nx2, n2, segs[r, 0], &xa, &ya)
+                    _node_pos(XT, phiT, nx2, n2, segs[r, 1], &xb, &yb)
                     e0 = _alpha(px, py, xa, ya, xb, yb, &e1)
                     if 0.0 <= e0 <= 1.0 and (seg < 0 or fabs(e1) < fabs(g)):
                         seg = r
                         al = e0
                         g = e1
-                        x1 = xa; y1 = ya; x2 = xb; y2 = yb
                 if seg < 0:
                     reason = 3
                     seg = 0
                     break
                 j1 = segs[seg, 0]
                 j2 = segs[seg, 1]
+                _node_disp(phiT, nx2, n2, j1, &u1x, &u1y)
+                _node_disp(phiT, nx2, n2, j2, &u2x, &u2y)
+                x1 = XT[j1, 0] + u1x; y1 = XT[j1, 1] + u1y; x2 = XT[j2, 0] + u2x; y2 = XT[j2, 1] + u2y
             if not ref_geom:
                 gam = atan2(y2 - y1, x2 - x1)
             sg = sin(gam)
@@ -275,52 +335,41 @@ def march(double h, long n_steps, long dec, long i0,
                    + bC[2] * (G[2] * bE[0] + G[5] * bE[1] + G[7] * bE[2] + G[8] * bE[3])
                    + bC[3] * (G[3] * bE[0] + G[6] * bE[1] + G[8] * bE[2] + G[9] * bE[3]))
             lam = num / (h2 * den)
-            # --- corrector (29): eta_{n+1} = eta* - h^2 Phi' B_E' lambda_n, and the velocities
-            #     (backward differences) of the slave and of the contact point on the target; the
-            #     state is shifted in the same pass except on output steps (outputs need eta_{n-1})
-            fused = not ((i0 + n) % dec == 0 and j < o_sig.shape[0])
-            vcx = vx
-            vcy = 0.0
+            # --- corrector (29): eta_{n+1} = eta* - h^2 Phi' B_E' lambda_n
             cc0 = h2 * lam * bE[4]
             cc1 = h2 * lam * bE[5]
             for k in range(n1):
-                s1[k] -= cc0 * phiC[0, k] + cc1 * phiC[1, k]
-                e0 = (s1[k] - eta1[k]) * ih
-                vcx += phiC[0, k] * e0
-                vcy += phiC[1, k] * e0
-                if fused:
-                    eta1_prev[k] = eta1[k]
-                    eta1[k] = s1[k]
-            vtx = 0.0
-            vty = 0.0
+                nx1[k] -= cc0 * phiC[0, k] + cc1 * phiC[1, k]
             d0 = h2 * lam * bE[0]; d1 = h2 * lam * bE[1]; d2 = h2 * lam * bE[2]; d3 = h2 * lam * bE[3]
-            dd0 = 1 - al
-            dd1 = al
             p0 = &phiT[j1, 0, 0]; p1 = &phiT[j1, 1, 0]; p2 = &phiT[j2, 0, 0]; p3 = &phiT[j2, 1, 0]
-            e2p = &eta2_prev[0]
-            e2c = &eta2[0]
-            for k in range(n2):           # (the compiler unswitches the loop on `fused`)
-                c0 = p0[k]; c1 = p1[k]; c2 = p2[k]; c3 = p3[k]
-                e1 = s2[k] - (d0 * c0 + d1 * c1 + d2 * c2 + d3 * c3)
-                e0 = (e1 - e2c[k]) * ih
-                vtx += (dd0 * c0 + dd1 * c2) * e0
-                vty += (dd0 * c1 + dd1 * c3) * e0
-                s2[k] = e1
-                if fused:
-                    e2p[k] = e2c[k]
-                    e2c[k] = e1
+            for k in range(n2):
+                nx2[k] -= d0 * p0[k] + d1 * p1[k] + d2 * p2[k] + d3 * p3[k]
+            # corrected displacements of the slave and the contact nodes: the same correction
+            # projected on their rows, i.e. through the Gram matrices
+            ucx_n = ucx - (Gc[0] * cc0 + Gc[1] * cc1)
+            ucy_n = ucy - (Gc[1] * cc0 + Gc[2] * cc1)
+            u1x_n = u1x - (G[0] * d0 + G[1] * d1 + G[2] * d2 + G[3] * d3)
+            u1y_n = u1y - (G[1] * d0 + G[4] * d1 + G[5] * d2 + G[6] * d3)
+            u2x_n = u2x - (G[2] * d0 + G[5] * d1 + G[7] * d2 + G[8] * d3)
+            u2y_n = u2y - (G[3] * d0 + G[6] * d1 + G[8] * d2 + G[9] * d3)
+            # velocities (backward differences) of the slave and of the contact point on the target
+            if j1 != cj1 or j2 != cj2:
+                _node_disp(phiT, cu2, n2, j1, &u1x_c, &u1y_c)
+                _node_disp(phiT, cu2, n2, j2, &u2x_c, &u2y_c)
+            vcx = vx + (ucx_n - ucx_c) * ih
+            vcy = (ucy_n - ucy_c) * ih
+            vtx = ((1 - al) * (u1x_n - u1x_c) + al * (u2x_n - u2x_c)) * ih
+            vty = ((1 - al) * (u1y_n - u1y_c) + al * (u2y_n - u2y_c)) * ih
             vt = cg * (vcx - vtx) + sg * (vcy - vty)
+            cj1 = j1; cj2 = j2
+            u1x_c = u1x_n; u1y_c = u1y_n; u2x_c = u2x_n; u2y_c = u2y_n
+            ucx_c = ucx_n; ucy_c = ucy_n
             # --- outputs at t_n (decimated)
-            if not fused:
+            if output:
                 # gap after the correction, in the corrected geometry of the same segment
-                _node_pos(XT, phiT, s2, n2, j1, &xa, &ya)
-                _node_pos(XT, phiT, s2, n2, j2, &xb, &yb)
-                xq = xc0 + vx * tn1
-                yq = yc0
-                for k in range(n1):
-                    xq += phiC[0, k] * s1[k]
-                    yq += phiC[1, k] * s1[k]
-                _alpha(xq, yq, xa, ya, xb, yb, &e2)
+                xa = XT[j1, 0] + u1x_n; ya = XT[j1, 1] + u1y_n
+                xb = XT[j2, 0] + u2x_n; yb = XT[j2, 1] + u2y_n
+                _alpha(xc0 + vx * tn1 + ucx_n, yc0 + ucy_n, xa, ya, xb, yb, &e2)
                 o_sig[j, 0] = t
                 o_sig[j, 1] = lam
                 o_sig[j, 2] = (1 - al) * x1 + al * x2
@@ -332,29 +381,25 @@ def march(double h, long n_steps, long dec, long i0,
                 for r in range(no1):
                     e0 = 0.0; e1 = 0.0; e2 = 0.0
                     for k in range(n1):
-                        e0 += out1[r, k] * eta1[k]
-                        e1 += out1[r, k] * (s1[k] - eta1_prev[k])
-                        e2 += out1[r, k] * (s1[k] - 2.0 * eta1[k] + eta1_prev[k])
+                        e0 += out1[r, k] * cu1[k]
+                        e1 += out1[r, k] * (nx1[k] - pr1[k])
+                        e2 += out1[r, k] * (nx1[k] - 2.0 * cu1[k] + pr1[k])
                     o_u1[j, r] = e0
                     o_v1[j, r] = e1 / (2.0 * h)
                     o_a1[j, r] = e2 / h2
                 for r in range(no2):
                     e0 = 0.0; e1 = 0.0; e2 = 0.0
                     for k in range(n2):
-                        e0 += out2[r, k] * eta2[k]
-                        e1 += out2[r, k] * (s2[k] - eta2_prev[k])
-                        e2 += out2[r, k] * (s2[k] - 2.0 * eta2[k] + eta2_prev[k])
+                        e0 += out2[r, k] * cu2[k]
+                        e1 += out2[r, k] * (nx2[k] - pr2[k])
+                        e2 += out2[r, k] * (nx2[k] - 2.0 * cu2[k] + pr2[k])
                     o_u2[j, r] = e0
                     o_v2[j, r] = e1 / (2.0 * h)
                     o_a2[j, r] = e2 / h2
                 j += 1
-                # --- shift the state
-                for k in range(n1):
-                    eta1_prev[k] = eta1[k]
-                    eta1[k] = s1[k]
-                for k in range(n2):
-                    eta2_prev[k] = eta2[k]
-                    eta2[k] = s2[k]
+            # --- advance: rotate the buffers (previous <- current <- next <- free)
+            tmp = pr1; pr1 = cu1; cu1 = nx1; nx1 = tmp
+            tmp = pr2; pr2 = cu2; cu2 = nx2; nx2 = tmp
             # --- status: detachment or stick (sign change of the sliding velocity)
             if lam < 0.0:
                 reason = 2
@@ -367,6 +412,8 @@ def march(double h, long n_steps, long dec, long i0,
             vt_last = vt
         else:
             n = n_steps
+        _swap_back(cu1, pr1, &eta1[0], &eta1_prev[0], &work[0], n1)
+        _swap_back(cu2, pr2, &eta2[0], &eta2_prev[0], &work[n1], n2)
     state[0] = seg
     state[1] = sgn
     state[2] = vt_last
