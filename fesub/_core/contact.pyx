@@ -143,8 +143,9 @@ def march(double h, long n_steps, long dec, long i0,
     by central differences; the slave C of 1 is projected on the target segments at the predicted
     positions, the single multiplier lambda_n closes the predicted gap, and the correction acts
     along M^-1 B_E'. ``state`` = [segment, friction sign, last tangential relative velocity, stop on
-    stick (1/0), contact geometry of the undeformed configuration (1) or of the predicted
-    deformed one (0)] is read and updated so that the march can continue in chunks. Every ``dec``
+    stick (1/0), contact geometry: of the predicted deformed configuration (0), of the undeformed
+    one (1) or frozen (2: segment state[0], alpha state[5] and angle state[6] held)] is read and
+    updated so that the march can continue in chunks. Every ``dec``
     steps the signals are written: o_sig[j] = (t, lambda, contact x, tangential relative velocity,
     gap after the step, segment, force on the slave along x, along y); o_u/v/a = displacement,
     velocity (central), acceleration of the output rows.
@@ -162,7 +163,9 @@ def march(double h, long n_steps, long dec, long i0,
     cdef long seg = <long>state[0], nseg = segs.shape[0], steps, prevk, j1, j2, cj1 = -1, cj2 = -1
     cdef double sgn = state[1], vt_last = state[2]
     cdef bint check_stick = state[3] != 0.0
-    cdef bint ref_geom = state[4] != 0.0
+    cdef bint ref_geom = state[4] == 1.0
+    cdef bint frozen = state[4] == 2.0
+    cdef bint deformed = not (ref_geom or frozen)
     cdef double* A1 = &work[n1 + n2]
     cdef double* B1 = &work[2 * n1 + n2]
     cdef double* F1 = &work[3 * n1 + n2]
@@ -260,6 +263,10 @@ def march(double h, long n_steps, long dec, long i0,
             al = _alpha(px, py, x1, y1, x2, y2, &g)
             steps = 1
             prevk = -2
+            if frozen:
+                # contact row held: point and direction of the initial configuration
+                al = state[5]
+                gam = state[6]
             if ref_geom:
                 # contact geometry of the undeformed configuration (rigid motion only)
                 seg = _search_pos(XT, segs, xc0 + vx * tn1, yc0, seg, &al, &g, &steps)
@@ -275,7 +282,7 @@ def march(double h, long n_steps, long dec, long i0,
                 gam = atan2(XT[j2, 1] - XT[j1, 1], XT[j2, 0] - XT[j1, 0])
                 steps = nseg + 1  # skip the walk below
             # --- local walk to a neighbour when the slave left the last segment
-            while not ref_geom and not (0.0 <= al < 1.0) and steps <= nseg:
+            while deformed and not (0.0 <= al < 1.0) and steps <= nseg:
                 if al < 0.0 and seg > 0 and segs[seg - 1, 1] == j1 and prevk != seg - 1:
                     prevk = seg
                     seg -= 1
@@ -291,10 +298,10 @@ def march(double h, long n_steps, long dec, long i0,
                 x1 = XT[j1, 0] + u1x; y1 = XT[j1, 1] + u1y; x2 = XT[j2, 0] + u2x; y2 = XT[j2, 1] + u2y
                 al = _alpha(px, py, x1, y1, x2, y2, &g)
                 steps += 1
-            if not ref_geom and not (0.0 <= al < 1.0) and ((al < 0.0 and prevk == seg - 1) or (al >= 1.0 and prevk == seg + 1)):
+            if deformed and not (0.0 <= al < 1.0) and ((al < 0.0 and prevk == seg - 1) or (al >= 1.0 and prevk == seg + 1)):
                 # between two segments at their common node (round-off or a kink): the node
                 al = 0.0 if al < 0.0 else 1.0
-            if not ref_geom and not (0.0 <= al <= 1.0):
+            if deformed and not (0.0 <= al <= 1.0):
                 # full scan as a fallback
                 seg = -1
                 for r in range(nseg):
@@ -314,7 +321,7 @@ def march(double h, long n_steps, long dec, long i0,
                 _node_disp(phiT, nx2, n2, j1, &u1x, &u1y)
                 _node_disp(phiT, nx2, n2, j2, &u2x, &u2y)
                 x1 = XT[j1, 0] + u1x; y1 = XT[j1, 1] + u1y; x2 = XT[j2, 0] + u2x; y2 = XT[j2, 1] + u2y
-            if not ref_geom:
+            if deformed:
                 gam = atan2(y2 - y1, x2 - x1)
             sg = sin(gam)
             cg = cos(gam)

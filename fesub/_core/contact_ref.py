@@ -83,7 +83,11 @@ def march(h, n_steps, dec, i0, w2_1, c_1, eta1, eta1_prev, phiC, f1, rough, vx, 
         px, py = np.array([xc0 + vx * tn1, yc0]) + phiC @ s1
         # local walk (same rules as the compiled kernel)
         steps, prevk = 0, -2
-        if state[4] != 0.0:
+        if state[4] == 2.0:  # frozen contact row
+            j1, j2 = segs[seg]
+            (x1, y1), (x2, y2) = node(s2, j1), node(s2, j2)
+            al, gam = state[5], state[6]
+        if state[4] == 1.0:
             seg, al, g, _ = _search(lambda i: XT[i], segs, xc0 + vx * tn1, yc0, seg)
             if seg < 0:
                 reason, seg, n_done = 3, 0, n

@@ -179,7 +179,7 @@ class SlidingContactSystem:
                      geometry: str = "deformed"):
         """Static equilibrium at t = 0 under the loads, with the slave sliding (friction sign
         ``sign``) and the gap closed in the deformed geometry (or the undeformed one, with
-        ``geometry='undeformed'``).
+        ``geometry='undeformed'``; 'frozen' is the deformed equilibrium).
 
         The contact point moves with the deformation, so the linear solve is repeated with the
         contact point found in the deformed configuration until it no longer changes (fixed point).
@@ -187,6 +187,10 @@ class SlidingContactSystem:
         modal coordinates), so that a truncated run starts at rest.
         Returns (w1: free q1 relative to the rigid motion, q2, lambda in N).
         """
+        if geometry not in ("deformed", "undeformed", "frozen"):
+            raise ParameterError(f"geometry must be 'deformed', 'undeformed' or 'frozen', got {geometry!r}")
+        if geometry == "frozen":  # a frozen row at rest is the row of the deformed equilibrium
+            geometry = "deformed"
         K = kernels("contact")
         n1, n2 = self.K1.shape[0], self.K2.shape[0]
         f1 = self.load1 - vx * (self.C1 @ self.r1[self.f1_idx] + self.C1p @ self.r1[self.p1])
@@ -227,6 +231,17 @@ class SlidingContactSystem:
                 break
             al_prev = al
         return w1, q2, lam
+
+    def contact_point(self, w1, q2):
+        """(segment, alpha, angle of the segment in rad) of the slave projected on the deformed
+        target in the configuration (w1, q2): the contact row that ``geometry='frozen'`` holds."""
+        pos = self.target_positions(q2)
+        P = self.X_C + w1[self.iC]
+        seg, al, _, _ = kernels("contact").find_segment(pos, self.segs, float(P[0]), float(P[1]), 0)
+        if seg < 0:
+            raise ModelError("the slave node is not above the target surface in the initial configuration")
+        d = pos[self.segs[seg, 1]] - pos[self.segs[seg, 0]]
+        return int(seg), float(al), float(np.arctan2(d[1], d[0]))
 
     def _rows(self, seg, al, pos, mu, sign):
         from .geometry import coupling_rows
@@ -348,8 +363,12 @@ def simulate(system: SlidingContactSystem, *, mu: float, duration: float, vx: fl
     initial : optional (w1, q2) initial displacements at rest (slider relative to its rigid motion,
         free reduced coordinates); default: the static equilibrium under the loads.
     geometry : 'deformed' (default, the paper's method: contact point and direction from the
-        predicted deformed positions) or 'undeformed' (from the rigid motion only: a linear,
-        time-varying constraint, as assumed by the eigenvalue and TD-FRF analyses).
+        predicted deformed positions), 'undeformed' (from the rigid motion only: a linear,
+        time-varying constraint, as assumed by the eigenvalue and TD-FRF analyses) or 'frozen'
+        (vx = 0 only: the contact point and direction of the initial deformed configuration, held
+        fixed -- the constraint linearised about the preloaded state, for vibration about a
+        contact that does not slide; being linear and workless at mu = 0, it conserves the
+        discrete energy of the central-difference scheme exactly).
     stop_on_stick : stop when the sliding velocity changes sign (the model is valid only while
         sliding); False for studies with a fixed contact (vx = 0).
     monitor : optional callable receiving, after every ``chunk`` steps of the modal march, a dict
@@ -365,8 +384,11 @@ def simulate(system: SlidingContactSystem, *, mu: float, duration: float, vx: fl
         raise ParameterError(f"friction coefficient mu must be >= 0, got {mu}")
     if not duration > 0:
         raise ParameterError(f"duration must be > 0 s, got {duration}")
-    if geometry not in ("deformed", "undeformed"):
-        raise ParameterError(f"geometry must be 'deformed' or 'undeformed', got {geometry!r}")
+    if geometry not in ("deformed", "undeformed", "frozen"):
+        raise ParameterError(f"geometry must be 'deformed', 'undeformed' or 'frozen', got {geometry!r}")
+    if geometry == "frozen" and vx != 0:
+        raise ParameterError(f"geometry='frozen' holds the initial contact point: it needs vx = 0 "
+                             f"(a contact that does not slide), got vx = {vx} m/s")
     if formulation not in ("modal", "dense"):
         raise ParameterError(f"formulation must be 'modal' or 'dense', got {formulation!r}")
     if formulation == "dense" and system.modal_cutoff_hz is not None:
@@ -394,7 +416,8 @@ def simulate(system: SlidingContactSystem, *, mu: float, duration: float, vx: fl
 
         rough = band_limited_noise(n_steps, 1.0 / h, roughness_band, roughness_std, seed)
     sign = 1.0 if vx >= 0 else -1.0
-    w1, q2, lam0 = system.static_state(mu, vx, sign, geometry=geometry)
+    w1, q2, lam0 = system.static_state(mu, vx, sign, geometry="undeformed" if geometry == "undeformed"
+                                       else "deformed")
     if initial is not None:
         w1, q2 = (np.asarray(v, float).copy() for v in initial)
         if w1.shape != (system.K1.shape[0],) or q2.shape != (system.K2.shape[0],):
@@ -455,7 +478,10 @@ def _run_modal(S, h, n_steps, dec, w1, q2, rough, vx, mu, sign, progress, chunk,
     work = np.zeros(4 * (P1.shape[1] + P2.shape[1]) + 10 * S.segs.shape[0] + 3)
     seg0 = K.find_segment(S.XT, S.segs, float(S.X_C[0]), float(S.X_C[1]), 0)[0]
     state = np.array([float(seg0), sign, sign * abs(vx), 1.0 if stop_on_stick else 0.0,
-                      0.0 if geometry == "deformed" else 1.0])
+                      {"deformed": 0.0, "undeformed": 1.0, "frozen": 2.0}[geometry], 0.0, 0.0])
+    if geometry == "frozen":
+        seg0, state[5], state[6] = S.contact_point(w1, q2)
+        state[0] = seg0
     status = np.zeros(3, np.int64)
     done, j, reason = 0, 0, 0
     bar = tqdm(total=n_steps, disable=not progress, unit="step", unit_scale=True, desc=f"mu={mu:g}")
@@ -497,6 +523,8 @@ def _run_dense(S, h, n_steps, dec, w1, q2, rough, vx, mu, sign, progress, stop_o
     u = np.r_[w1, q2]
     u_prev = u - h * np.r_[vx * rf, np.zeros(n2)]  # rigid velocity vx of the slider
     seg = kernels("contact").find_segment(S.XT, S.segs, float(S.X_C[0]), float(S.X_C[1]), 0)[0]
+    if geometry == "frozen":
+        seg, al_f, gam_f = S.contact_point(w1, q2)
     names1, names2 = list(S.outputs1), list(S.outputs2)
     rows_out = [S.outputs1[k] for k in names1] + [n1 + S.outputs2[k] for k in names2]
     rigid_out = np.r_[[rf[S.outputs1[k]] for k in names1], np.zeros(len(names2))]
@@ -517,14 +545,22 @@ def _run_dense(S, h, n_steps, dec, w1, q2, rough, vx, mu, sign, progress, stop_o
         u_star = h * h * Minv @ (f - C @ (u - u_prev) / h - Kmat @ u) + 2 * u - u_prev
         pos = S.target_positions(u_star[n1:])
         P = slave_pos(u_star)
-        if geometry == "deformed":
+        if geometry == "frozen":
+            al = al_f
+        elif geometry == "deformed":
             seg, al, g, _ = _search(lambda i: pos[i], S.segs, P[0], P[1], seg)
         else:  # undeformed configuration: rigid motion of the slave only
             seg, al, g, _ = _search(lambda i: S.XT[i], S.segs, S.X_C[0] + vx * (t + h), S.X_C[1], seg)
         if seg < 0:
             reason, n_done, seg = 3, n, 0
             break
-        bE, bC, gam = S._rows(seg, al, pos if geometry == "deformed" else S.XT, mu, sign)
+        if geometry == "frozen":
+            from .geometry import coupling_rows
+
+            gam = gam_f
+            bE, bC = coupling_rows(al, gam, mu, sign)
+        else:
+            bE, bC, gam = S._rows(seg, al, pos if geometry == "deformed" else S.XT, mu, sign)
         BE, BC = S._global_rows(seg, bE, bC)
         j1, j2 = S.segs[seg]
         BC_U = bC @ np.r_[pos[j1], pos[j2], P]
