@@ -82,21 +82,30 @@ def _run(mu, refine):
     return _RUNS[mu, refine]
 
 
+def _envelope(res):
+    """Times (s) and 9-12 kHz envelope (m/s^2) of the tip acceleration."""
+    import scipy.signal as ss
+
+    s = res.signals
+    sos = ss.butter(4, [9000.0, 12000.0], btype="band", fs=res.fs_out, output="sos")
+    return s["t"], np.abs(ss.hilbert(ss.sosfiltfilt(sos, s["a_T_y"])))
+
+
+def _dominant(res, tk):
+    """Dominant frequency (Hz) of the tip acceleration in the 15 ms window ending 5 ms after tk."""
+    from fesub.signal import dominant_frequency, window_spectrum
+
+    f, X = window_spectrum(res.signals["t"], res.signals["a_T_y"], tk - 0.01, tk + 0.005)
+    return dominant_frequency(f, X, fmin=100.0)
+
+
 def _burst(res):
     """Time (s), 9-12 kHz envelope peak (m/s^2) and dominant frequency (Hz) of the strongest burst of
     tip acceleration after the start-up transient (0.05 s) and away from the filter's end effects."""
-    import scipy.signal as ss
-
-    from fesub.signal import dominant_frequency, window_spectrum
-
-    s = res.signals
-    t, a = s["t"], s["a_T_y"]
-    sos = ss.butter(4, [9000.0, 12000.0], btype="band", fs=res.fs_out, output="sos")
-    env = np.abs(ss.hilbert(ss.sosfiltfilt(sos, a)))
+    t, env = _envelope(res)
     inner = (t > 0.05) & (t < t[-1] - 0.02)
     k = int(np.argmax(np.where(inner, env, 0.0)))
-    f, X = window_spectrum(t, a, t[k] - 0.01, t[k] + 0.005)
-    return t[k], env[k], dominant_frequency(f, X, fmin=100.0)
+    return t[k], env[k], _dominant(res, t[k])
 
 
 @pytest.mark.slow
@@ -112,9 +121,10 @@ def test_unstable_sliding_bursts_at_an_unstable_eigenfrequency():
     tb, peak, f_burst = _burst(res)
     _, peak01, _ = _burst(res01)
     # the burst stands well above the stable run in the same band; the stable run also shows the
-    # lightly damped 10.6 kHz pair near the same position (measured 2.2 vs 0.26 m/s^2: 8.4x) -> 5x
+    # lightly damped 10.6 kHz pair near the same position (measured 0.86 vs 0.10 m/s^2: 8.4x) -> 5x
     assert peak > 5 * peak01
-    # positions swept while the burst grew (growth ~85 1/s: 30 ms is a factor e^2.5) up to its peak
+    # positions swept while the burst grew (growth up to 146 1/s inside the 0.6 mm band, crossed in
+    # 20 ms) up to its peak
     x0, x1 = np.interp([tb - 0.03, tb], res.signals["t"], res.signals["x_contact"])
     loci = eigen.eigenvalue_loci(system, np.arange(x0, x1, 0.05e-3), 0.3, 20, n_basis=120)
     unstable = [f for _, f, _ in loci.unstable()]
@@ -126,49 +136,51 @@ def test_unstable_sliding_bursts_at_an_unstable_eigenfrequency():
 
 @pytest.mark.slow
 def test_refined_model_bursts_at_the_same_time_and_frequency():
-    """150 elements along beam 2 instead of 100: the mu = 0.3 burst comes at the same time (within
-    10 ms, i.e. 0.3 mm of sliding, about the width of the unstable band) and frequency (within one
-    67 Hz bin of the 15 ms window)."""
+    """150 elements along beam 2 instead of 100: the coarse model's mu = 0.3 burst (45.5 mm band)
+    comes in the refined model at the same time (within 10 ms, i.e. 0.3 mm of sliding, about the
+    width of the unstable band) and frequency (within one 67 Hz bin of the 15 ms window), and it is
+    the instability: the refined mu = 0.1 run is quiet at that time. (The refined model also bursts
+    in the 40 mm band, which the coarse run crosses with too little growth to show.)"""
+    import scipy.signal as ss
+
     _, coarse = _run(0.3, False)
     _, fine = _run(0.3, True)
+    _, fine01 = _run(0.1, True)
     assert fine.status == "completed" and fine.signals["v_t"].min() > 0
     tc, _, fc = _burst(coarse)
-    tf, _, ff = _burst(fine)
-    assert abs(tf - tc) < 0.01
-    assert abs(ff - fc) < 70.0
+    t, env = _envelope(fine)
+    peaks = ss.find_peaks(env, distance=int(0.02 * fine.fs_out))[0]
+    k = peaks[np.argmin(np.abs(t[peaks] - tc))]
+    assert abs(t[k] - tc) < 0.01, (t[k], tc)
+    assert abs(_dominant(fine, t[k]) - fc) < 70.0
+    # measured 0.354 vs 0.026 m/s^2 (13.6x): the stable run passes the lightly damped 10.6 kHz
+    # pair at the same position too, but without growth -> 5x
+    t01, env01 = _envelope(fine01)
+    assert env[k] > 5 * np.interp(t[k], t01, env01)
 
 
 @pytest.mark.slow
 def test_paper_runs_keep_sliding_and_pressing(model):
     """The paper's four 3.13 s runs from s0 = 5 mm (mu = 0.1 / 0.3, smooth / rough with 0.5 % of Fy):
-    lambda > 0 and the slave keeps sliding forwards in three of them, as in the paper. The fourth
-    (mu = 0.3, rough) departs from the paper near the end: in the burst that starts at ~2.95 s, about
-    6 mm before the free end T where beam 2 is most compliant, the roughness-seeded oscillation
-    reverses the slave (sliding velocity -0.06 m/s against vx = 0.03 m/s when not stopped, for
-    every seed tried), and the run stops there as 'stick'. It must not stop before that burst: the
-    first one (~1.35 s, 10.6 kHz) passes as in the paper."""
+    lambda > 0 and the slave keeps sliding forwards throughout, as in the paper (the rough unstable
+    run for four noise seeds); mu = 0.3 bursts in the band of the unstable 10.6 kHz pair where
+    mu = 0.1 stays quiet, smooth and rough alike."""
     system = bb.contact_system(model)
     p = model.params
     out = {}
-    for mu in (0.1, 0.3):
-        for rough in (False, True):
-            res = simulate(system, mu=mu, duration=3.13, vx=p.vx, fs_out=20_000,
-                           roughness_std=p.roughness * p.Fy if rough else 0.0,
-                           roughness_band=p.roughness_band, seed=0)
-            out[mu, rough] = res
-            s = res.signals
-            assert s["lambda"].min() > 0, (mu, rough)
-            if (mu, rough) != (0.3, True):
-                assert res.status == "completed", (mu, rough, res.reason)
-                assert s["v_t"].min() > 0, (mu, rough)
-    late = out[0.3, True]
-    assert late.status in ("completed", "stick")
-    if late.status == "stick":
-        assert late.stop_time > 2.9
-        assert late.signals["x_contact"][-1] > 0.09
-    # mu = 0.3 bursts (tip acceleration) where mu = 0.1 stays quiet, smooth and rough alike
-    for rough in (False, True):
-        a3 = np.abs(out[0.3, rough].signals["a_T_y"]).max()
-        a1 = np.abs(out[0.1, rough].signals["a_T_y"]).max()
-        # measured 1054 vs 2.6 m/s^2 smooth, 2246 vs 133 rough: an order of magnitude at least
-        assert a3 > 10 * a1, rough
+    for mu, rough, seed in [(0.1, False, 0), (0.1, True, 0), (0.3, False, 0)] + [(0.3, True, s) for s in range(4)]:
+        res = simulate(system, mu=mu, duration=3.13, vx=p.vx, fs_out=40_000,
+                       roughness_std=p.roughness * p.Fy if rough else 0.0,
+                       roughness_band=p.roughness_band, seed=seed)
+        out[mu, rough, seed] = res
+        s = res.signals
+        print(f"mu={mu} rough={rough} seed={seed}: {res.status}, min lambda {s['lambda'].min():.4g} N, "
+              f"min v_t {s['v_t'].min():.4g} m/s, max 9-12 kHz envelope {_envelope(res)[1].max():.4g} m/s^2")
+        assert res.status == "completed", (mu, rough, seed, res.reason)
+        assert s["lambda"].min() > 0 and s["v_t"].min() > 0, (mu, rough, seed)
+    # same seeds, same band: measured 1.76 vs 0.47 m/s^2 smooth (3.7x; the smooth runs are seeded
+    # only by the kinks of the deformed target at its nodes), 94 vs 13 m/s^2 rough (7.3x) -> 2.5x, 5x
+    for rough, factor in ((False, 2.5), (True, 5.0)):
+        e3 = _envelope(out[0.3, rough, 0])[1].max()
+        e1 = _envelope(out[0.1, rough, 0])[1].max()
+        assert e3 > factor * e1, (rough, e3, e1)

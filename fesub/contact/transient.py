@@ -409,7 +409,8 @@ def simulate(system: SlidingContactSystem, *, mu: float, duration: float, vx: fl
             raise ParameterError(f"time step h = {h:.4g} s is not below the critical step {hc:.4g} s "
                                  f"(highest reduced frequency {system.max_frequency_hz():.4g} Hz)")
         dec = max(1, int(round(1.0 / (fs_out * h))))
-    n_steps = int(np.ceil(duration / h))
+    # steps to cover the duration; a quotient that is an integer up to round-off counts as one
+    n_steps = max(1, int(np.ceil(duration / h - 1e-9)))
     rough = np.zeros(n_steps)
     if roughness_std > 0:
         from ..signal import band_limited_noise

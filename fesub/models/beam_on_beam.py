@@ -64,19 +64,27 @@ class BeamOnBeamParams:
     #: horizontal velocity of A (m/s), from the text
     vx: float = 0.030
     #: vertical load on A (N, pushing beam 1 down), split over its three nodes -- RECONSTRUCTED.
-    #: 1 N, not the 10 N first tried: under 10 N the reconstructed polycarbonate cantilever (EI =
-    #: 0.072 N m^2) would deflect 45 mm under a tip load (slope about 0.7 rad), far outside the
-    #: small-displacement FE model, and the deformed-geometry contact terms (normal rotation times
-    #: lambda) then drove the sliding slave to stick at mu = 0.3. Under 1 N: 4.5 mm.
+    #: 0.4 N, not the 10 N first tried nor the 1 N used next. Under 10 N the reconstructed
+    #: polycarbonate cantilever (EI = 0.072 N m^2) would deflect 45 mm under a tip load (slope about
+    #: 0.7 rad), far outside the small-displacement FE model. The transient takes the contact row
+    #: from the deformed geometry (the paper's method), so the static slope of beam 2 tilts the
+    #: contact normal and acts like extra friction while C slides downhill towards T; the
+    #: eigenvalue analysis (undeformed rows, as in the paper) does not see it. Under 1 N this grew a
+    #: burst in the last 6 mm before T that reversed the slave in the rough mu = 0.3 run (the paper
+    #: reports sliding throughout). Under 0.4 N, with the damping below, the four paper runs keep
+    #: lambda > 0 and the slave sliding for noise seeds 0-3 (lowest sliding velocity 0.022 m/s
+    #: against vx = 0.03), and the strongest bursts are those at the eigen-unstable positions.
     #: The linearised stability (eigenvalues) does not depend on Fy.
-    Fy: float = 1.0
+    Fy: float = 0.4
     #: Rayleigh damping (alpha 1/s, beta s) of beam 1 and beam 2 -- RECONSTRUCTED: chosen so that
     #: the critical friction coefficient of the eigenvalue analysis lies between 0.1 and 0.3:
     #: beta = 6.5e-8 s gives 0.118, 9e-8 s gives 0.165, 1.2e-7 s gives 0.259, 1.5e-7 s makes mu = 0.3
-    #: stable. 9e-8 s is the middle choice: mu = 0.3 is unstable at four narrow position bands
-    #: (40.3, 45.5, 54.0, 59.0 mm) with the 10.6 kHz pair, where the paper reports 10.5 kHz.
-    rayleigh1: tuple = (10.0, 9e-8)
-    rayleigh2: tuple = (10.0, 9e-8)
+    #: stable. 6.5e-8 s: mu = 0.3 is unstable in four narrow position bands (40.1-40.4,
+    #: 45.1-45.7, 53.6-54.1 and 58.9-59.2 mm; largest real part 146 1/s) with the 10.6 kHz pair,
+    #: where the paper reports 10.5 kHz; mu = 0.1 keeps every real part <= -5 1/s. 9e-8 s (used with Fy = 1 N)
+    #: gave growth rates too low for the bands to show as bursts once Fy was lowered.
+    rayleigh1: tuple = (10.0, 6.5e-8)
+    rayleigh2: tuple = (10.0, 6.5e-8)
     #: fixed-interface modes kept by Craig-Bampton, from the text
     n_modes1: int = 20
     n_modes2: int = 20
