@@ -43,3 +43,26 @@ def test_bad_arguments_are_clear_errors(tmp_path, argv, capsys):
     err = capsys.readouterr().err
     assert err.startswith("fesub beam-on-beam: error:") and "must" in err
     assert not (tmp_path / "o" / "summary.json").exists()
+
+
+def test_paper_checks_tie_each_burst_to_an_unstable_position_and_frequency():
+    """A burst counts as explained only where C crossed a position with a positive real part at
+    the burst's frequency (1 %): a burst at a stable position, or at another frequency, does not."""
+    from types import SimpleNamespace
+
+    from fesub.models.beam_on_beam_cli import UNSTABLE_MU, _paper_checks
+
+    positions = np.arange(0.040, 0.060, 0.25e-3)
+    hot = np.argmin(np.abs(positions - 0.0455))
+    loci = {UNSTABLE_MU: SimpleNamespace(
+        positions=positions, max_real=140.0,
+        unstable=lambda: [(float(positions[hot]), 10_600.0, 140.0)])}
+    bursts = {"burst_dominant_hz": [10_650.0, 10_650.0, 10_200.0],
+              "burst_positions_m": [[0.0448, 0.0453], [0.0940, 0.0945], [0.0450, 0.0456]]}
+    info = {"min_lambda_N": 0.3, "status": "completed", "min_v_t_m_s": 0.02, **bursts}
+    checks = _paper_checks(loci, {"mu0.3_smooth": info})
+    key = "mu0.3_smooth: bursts where an eigenvalue of the same frequency has a positive real part"
+    # within one loci step (0.25 mm) of the hot position and 0.5 % off in frequency; 48.5 mm
+    # away; 3.8 % off
+    assert checks[key] == [True, False, False]
+    assert checks["mu0.3_smooth: slave never stops sliding forwards"]
