@@ -14,13 +14,13 @@ Writes to ``--out DIR``:
 from __future__ import annotations
 
 import argparse
-import json
 import math
 from pathlib import Path
 
 import numpy as np
 
 from ..errors import ParameterError
+from ..io import write_json
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -41,15 +41,7 @@ def save_results(path, arrays: dict, summary: dict) -> None:
     """Write ``path.npz`` with ``arrays`` and ``path.json`` with ``summary``."""
     p = Path(path)
     np.savez(p.with_suffix(".npz"), **arrays)
-    p.with_suffix(".json").write_text(json.dumps(summary, indent=2, default=_jsonable))
-
-
-def _jsonable(x):
-    if isinstance(x, np.ndarray):
-        return x.tolist()
-    if isinstance(x, (np.floating, np.integer)):
-        return x.item()
-    return str(x)
+    write_json(p.with_suffix(".json"), summary)
 
 
 def _models(law, rho_name, N):
@@ -169,7 +161,7 @@ def run(args) -> int:
         ball_summary["models"][lab] = {"F_T": bv["F_T"], "F_P": bv["F_P"], "F_F": bv["F_F"]}
     plot_bifurcation_diagram(balls["exact"], np.linspace(0, 4.0, 41 if args.quick else 161),
                              out / "ball_bifurcation.png")
-    (out / "ball.json").write_text(json.dumps(ball_summary, indent=2, default=_jsonable))
+    write_json(out / "ball.json", ball_summary)
     written += ["ball_bifurcation.png", "ball.json"]
     steps.update()
     steps.close()

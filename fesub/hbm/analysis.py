@@ -33,6 +33,7 @@ from scipy.optimize import brentq
 
 from ..continuation import continue_branch, newton
 from ..errors import ConvergenceError, ParameterError, check_positive
+from ..io import write_json
 from ._threads import single_thread_blas
 from .system import HBSystem
 
@@ -268,7 +269,6 @@ class Backbone:
 
     def save(self, path):
         """Save as ``.npz`` plus a JSON summary beside it."""
-        import json
         from pathlib import Path
 
         path = Path(path)
@@ -280,18 +280,7 @@ class Backbone:
                 "events": [{"kind": e["kind"], "alpha": e["alpha"], "w": e["w"]}
                            for e in self.events],
                 "ridges": self.ridges, "jumps": self.jumps, "checks": self.checks}
-        path.with_suffix(".json").write_text(json.dumps(summ, indent=2, default=_json_default))
-
-
-def _json_default(x):
-    """NumPy scalars and arrays in the JSON summaries."""
-    if isinstance(x, np.ndarray):
-        return x.tolist()
-    if isinstance(x, np.integer):
-        return int(x)
-    if isinstance(x, np.floating):
-        return float(x)
-    raise TypeError(f"not JSON serialisable: {type(x).__name__}")
+        write_json(path.with_suffix(".json"), summ)
 
 
 class _Optimality:

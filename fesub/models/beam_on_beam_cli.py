@@ -8,7 +8,6 @@ status plots and coupled mode shapes; writes PNGs, .npz signals and ``summary.js
 
 from __future__ import annotations
 
-import json
 import os
 import time
 from dataclasses import replace
@@ -17,6 +16,7 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import ParameterError
+from ..io import write_json
 
 STABLE_MU, UNSTABLE_MU = 0.1, 0.3
 
@@ -164,7 +164,7 @@ def study(out="fesub-out/beam-on-beam", *, mu=None, roughness=None, duration=Non
         summary["mode_shapes"] = _mode_figures(model, system, out, progress)
 
     summary["wall_time_s"] = time.perf_counter() - t_start
-    (out / "summary.json").write_text(json.dumps(summary, indent=2, default=_json_default))
+    write_json(out / "summary.json", summary)
     return summary
 
 
@@ -191,14 +191,6 @@ def _paper_checks(loci, transients: dict) -> dict:
                 bool(any(x0 - step <= x <= x1 + step and abs(f - fu) / fu < 0.01 for x, fu, _ in hot))
                 for f, (x0, x1) in zip(info["burst_dominant_hz"], info["burst_positions_m"])]
     return checks
-
-
-def _json_default(o):
-    if isinstance(o, (np.floating, np.integer)):
-        return o.item()
-    if isinstance(o, np.ndarray):
-        return o.tolist()
-    return str(o)
 
 
 def _window(res, a, b):
