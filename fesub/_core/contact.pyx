@@ -9,15 +9,24 @@ visits. Inputs are validated by ``fesub.contact.transient``.
 from libc.math cimport sqrt, atan2, sin, cos, fabs
 
 
-cdef inline void _node_pos(const double[:, ::1] XT, const double[:, :, ::1] phiT, const double* eta,
-                           Py_ssize_t n2, Py_ssize_t j, double* x, double* y) noexcept nogil:
+cdef inline void _node_disp(const double[:, :, ::1] phiT, const double* eta, Py_ssize_t n2, Py_ssize_t j,
+                            double* ux, double* uy) noexcept nogil:
+    """Displacement of target node j from the modal coordinates eta."""
     cdef Py_ssize_t k
-    cdef double sx = XT[j, 0], sy = XT[j, 1]
+    cdef double sx = 0.0, sy = 0.0
     for k in range(n2):
         sx += phiT[j, 0, k] * eta[k]
         sy += phiT[j, 1, k] * eta[k]
-    x[0] = sx
-    y[0] = sy
+    ux[0] = sx
+    uy[0] = sy
+
+
+cdef inline void _node_pos(const double[:, ::1] XT, const double[:, :, ::1] phiT, const double* eta,
+                           Py_ssize_t n2, Py_ssize_t j, double* x, double* y) noexcept nogil:
+    """Position of target node j: reference position plus displacement."""
+    _node_disp(phiT, eta, n2, j, x, y)
+    x[0] += XT[j, 0]
+    y[0] += XT[j, 1]
 
 
 cdef inline double _alpha(double px, double py, double x1, double y1, double x2, double y2,
@@ -97,18 +106,6 @@ def find_segment_brute(const double[:, ::1] pos, const long[:, ::1] segs, double
     with nogil:
         k = _search_pos(pos, segs, px, py, -1, &a, &g, &v)
     return k, a, g, v
-
-
-cdef inline void _node_disp(const double[:, :, ::1] phiT, const double* eta, Py_ssize_t n2, Py_ssize_t j,
-                            double* ux, double* uy) noexcept nogil:
-    """Displacement of target node j from the modal coordinates eta."""
-    cdef Py_ssize_t k
-    cdef double sx = 0.0, sy = 0.0
-    for k in range(n2):
-        sx += phiT[j, 0, k] * eta[k]
-        sy += phiT[j, 1, k] * eta[k]
-    ux[0] = sx
-    uy[0] = sy
 
 
 cdef inline void _swap_back(double* c, double* p, double* e, double* ep, double* s, Py_ssize_t n) noexcept nogil:

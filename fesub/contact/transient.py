@@ -187,8 +187,7 @@ class SlidingContactSystem:
         modal coordinates), so that a truncated run starts at rest.
         Returns (w1: free q1 relative to the rigid motion, q2, lambda in N).
         """
-        if geometry not in ("deformed", "undeformed", "frozen"):
-            raise ParameterError(f"geometry must be 'deformed', 'undeformed' or 'frozen', got {geometry!r}")
+        _check_geometry(geometry)
         if geometry == "frozen":  # a frozen row at rest is the row of the deformed equilibrium
             geometry = "deformed"
         K = kernels("contact")
@@ -341,6 +340,11 @@ def _stem(path) -> Path:
     return path.with_name(path.name + ".x")
 
 
+def _check_geometry(geometry):
+    if geometry not in ("deformed", "undeformed", "frozen"):
+        raise ParameterError(f"geometry must be 'deformed', 'undeformed' or 'frozen', got {geometry!r}")
+
+
 def simulate(system: SlidingContactSystem, *, mu: float, duration: float, vx: float,
              h: float | None = None, fs_out: float = 50_000.0, roughness_std: float = 0.0,
              roughness_band=(0.0, 20_000.0), seed=0, formulation: str = "modal",
@@ -384,8 +388,7 @@ def simulate(system: SlidingContactSystem, *, mu: float, duration: float, vx: fl
         raise ParameterError(f"friction coefficient mu must be >= 0, got {mu}")
     if not duration > 0:
         raise ParameterError(f"duration must be > 0 s, got {duration}")
-    if geometry not in ("deformed", "undeformed", "frozen"):
-        raise ParameterError(f"geometry must be 'deformed', 'undeformed' or 'frozen', got {geometry!r}")
+    _check_geometry(geometry)
     if geometry == "frozen" and vx != 0:
         raise ParameterError(f"geometry='frozen' holds the initial contact point: it needs vx = 0 "
                              f"(a contact that does not slide), got vx = {vx} m/s")
