@@ -1,19 +1,56 @@
-"""JSON summaries beside NumPy results.
+"""One result protocol: self-describing files, one summary schema, one way to reopen anything.
 
-Results save their arrays to ``.npz`` and a summary to ``.json`` beside it; the summary may hold
-NumPy scalars and arrays, which :func:`json_default` turns into plain Python values.
+Every result object of fesub (a transient, eigenvalue loci, a TD-FRF map, a branch, a basin, a
+regime map, a trajectory, ...) derives from :class:`Result`:
+
+* ``to_xarray()`` gives a labelled :class:`xarray.Dataset` (named dimensions, coordinates, the
+  unit of every variable in its ``units`` attribute);
+* ``save(path)`` writes that dataset to ``path.nc`` and ``Class.load(path)`` reads it back
+  exactly (float64 values bit for bit);
+* :func:`load` (also ``fesub.load``) reopens any fesub file or study folder from what it records
+  about itself.
+
+File format: netCDF-4 (HDF5 underneath), written through xarray with the h5netcdf engine. It is
+the habit of the field: MATLAB reads it with ``ncread``/``ncinfo``, ParaView and VisIt open it with
+their NetCDF readers, and h5py/HDF5 tools see a plain HDF5 file. Complex arrays, which netCDF has
+no type for, are stored as two real variables ``NAME__real`` and ``NAME__imag`` (so the file stays
+valid netCDF) and recombined on load. Metadata that is not a number or a string (nested dicts,
+lists, booleans, None) is stored as JSON text in an attribute whose name ends in ``__json``.
+
+Summaries (a result's ``summary()`` and a study's ``summary.json``) follow one schema,
+:data:`SUMMARY_SCHEMA`, built by :func:`summary_record`: fesub version, study (or result kind),
+creation time (UTC, ISO 8601), the parameters and the headline results, each ``{"value", "unit"}``
+with SI units.
 """
 
 from __future__ import annotations
 
+import datetime as _dt
+import importlib
 import json
+import os
+import tempfile
 from pathlib import Path
 
 import numpy as np
 
-__all__ = ["json_default", "write_json"]
+from .errors import FesubError
+
+__all__ = ["Result", "SUMMARY_SCHEMA", "FORMAT", "json_default", "write_json", "read_json",
+           "summary_record", "quantity", "save_dataset", "open_dataset", "load", "info",
+           "result_path", "atomic_write_text", "StudyOutput"]
+
+SUMMARY_SCHEMA = "fesub-summary/1"
+FORMAT = "netCDF-4/HDF5 (.nc), written by xarray with the h5netcdf engine"
+SUFFIX = ".nc"
+#: a folder holding this file is a result of its own (a sweep store, say): ``fesub_class`` in it
+#: names the function that opens the folder
+FOLDER_MARKER = "fesub-result.json"
+_CLASS_ATTR = "fesub_class"
+_JSON_TAIL = "__json"
 
 
+# --------------------------------------------------------------------------------------------- JSON
 def json_default(o):
     """``default=`` hook of :func:`json.dumps` for NumPy scalars and arrays and paths.
 
@@ -29,8 +66,328 @@ def json_default(o):
     raise TypeError(f"not JSON serialisable: {type(o).__name__}")
 
 
-def write_json(path, obj, indent: int = 2) -> Path:
-    """Write ``obj`` (with NumPy values) as JSON to ``path``; returns the path."""
+def atomic_write_text(path, text: str) -> Path:
+    """Write ``text`` to ``path`` through a temporary file and a rename: a reader (or a rerun after
+    an interrupt) sees the old file or the new one, never half of one."""
     path = Path(path)
-    path.write_text(json.dumps(obj, indent=indent, default=json_default))
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        _unlink(tmp)
+        raise
     return path
+
+
+def write_json(path, obj, indent: int = 2) -> Path:
+    """Write ``obj`` (with NumPy values) as JSON to ``path`` atomically; returns the path."""
+    return atomic_write_text(path, json.dumps(obj, indent=indent, default=json_default) + "\n")
+
+
+def read_json(path):
+    """Read a JSON file, turning a malformed one into a :class:`FesubError` naming it."""
+    path = Path(path)
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise FesubError(f"cannot read {path}: {exc}") from None
+
+
+# ------------------------------------------------------------------------------------- summaries
+def quantity(value, unit):
+    """One entry of a summary: ``{"value": value, "unit": unit}`` (unit ``None`` for what has no
+    unit: a status, a name, a count; ``"1"`` for a dimensionless ratio)."""
+    if isinstance(value, np.ndarray):
+        value = value.tolist()
+    elif isinstance(value, np.generic):
+        value = value.item()
+    return {"value": value, "unit": unit}
+
+
+def _quantities(items: dict, what: str) -> dict:
+    out = {}
+    for k, v in (items or {}).items():
+        if isinstance(v, dict) and set(v) == {"value", "unit"}:
+            out[k] = quantity(v["value"], v["unit"])
+        elif isinstance(v, tuple) and len(v) == 2 and (v[1] is None or isinstance(v[1], str)):
+            out[k] = quantity(*v)
+        else:
+            raise TypeError(f"summary {what} {k!r} must be (value, unit), got {v!r}")
+    return out
+
+
+def summary_record(study: str, parameters: dict, results: dict, *, details=None,
+                   notes=None) -> dict:
+    """A summary in the one schema of fesub.
+
+    Parameters
+    ----------
+    study : str
+        Study name (``"beam-on-beam"``) or result kind (``"transient"``).
+    parameters, results : dict
+        ``{name: (value, unit)}``; units are SI strings (``"s"``, ``"N"``, ``"m/s"``, ``"Hz"``,
+        ``"1"`` for a ratio, ``None`` where there is no unit).
+    details : dict, optional
+        Study-specific nested records (their keys carry their units, e.g. ``"min_lambda_N"``).
+    notes : list of str, optional
+        Caveats a reader must see (departures from a paper, incomplete spectra, ...).
+    """
+    from . import __version__
+
+    rec = {
+        "schema": SUMMARY_SCHEMA,
+        "fesub_version": __version__,
+        "study": study,
+        "created": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
+        "parameters": _quantities(parameters, "parameter"),
+        "results": _quantities(results, "result"),
+    }
+    if details:
+        rec["details"] = details
+    if notes:
+        rec["notes"] = list(notes)
+    return rec
+
+
+# ---------------------------------------------------------------------------------------- files
+def result_path(path) -> Path:
+    """``path`` with the ``.nc`` suffix: appended, not substituted, so that ``tdfrf_mu0.1`` becomes
+    ``tdfrf_mu0.1.nc`` (``.npz``/``.json`` of older names are replaced)."""
+    path = Path(path)
+    if path.suffix == SUFFIX:
+        return path
+    if path.suffix in (".npz", ".json"):
+        return path.with_suffix(SUFFIX)
+    return path.with_name(path.name + SUFFIX)
+
+
+def _unlink(p):
+    try:
+        os.unlink(p)
+    except OSError:
+        pass
+
+
+def _encode_attrs(attrs: dict) -> dict:
+    out = {}
+    for k, v in attrs.items():
+        if isinstance(v, (bool, np.bool_)) or v is None or isinstance(v, (dict, list, tuple)):
+            out[k + _JSON_TAIL] = json.dumps(v, default=json_default)
+        elif isinstance(v, (str, int, float, np.integer, np.floating)):
+            out[k] = v
+        elif isinstance(v, np.ndarray) and v.ndim == 1 and v.dtype.kind in "if":
+            out[k] = v
+        else:
+            out[k + _JSON_TAIL] = json.dumps(v, default=json_default)
+    return out
+
+
+def _decode_attrs(attrs: dict) -> dict:
+    out = {}
+    for k, v in attrs.items():
+        if k.endswith(_JSON_TAIL):
+            out[k[: -len(_JSON_TAIL)]] = json.loads(v)
+        else:
+            out[k] = v.item() if isinstance(v, np.generic) else v
+    return out
+
+
+def save_dataset(ds, path, cls=None) -> Path:
+    """Write an :class:`xarray.Dataset` to ``path`` (``.nc``) atomically.
+
+    ``cls`` (the result class) is recorded so that :func:`load` can rebuild the object.
+    """
+    import xarray as xr
+
+    path = result_path(path)
+    if not path.parent.is_dir():
+        raise FesubError(f"cannot save {path}: {path.parent} is not a directory")
+    ds = ds.copy(deep=False)
+    for name in list(ds.data_vars) + list(ds.coords):
+        var = ds[name]
+        if np.iscomplexobj(var.values):
+            attrs = dict(var.attrs, fesub_complex=name)
+            re = xr.Variable(var.dims, np.ascontiguousarray(var.values.real), attrs)
+            im = xr.Variable(var.dims, np.ascontiguousarray(var.values.imag), attrs)
+            is_coord = name in ds.coords
+            ds = ds.drop_vars(name)
+            if is_coord:
+                raise FesubError(f"complex coordinate {name!r} cannot be saved")
+            ds[name + "__real"], ds[name + "__imag"] = re, im
+    attrs = dict(ds.attrs)
+    if cls is not None:
+        attrs[_CLASS_ATTR] = _spec(cls)
+    from . import __version__
+
+    attrs.setdefault("fesub_version", __version__)
+    attrs.setdefault("created", _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"))
+    ds.attrs = _encode_attrs(attrs)
+    for name in list(ds.variables):
+        ds[name].attrs = _encode_attrs(ds[name].attrs)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    os.close(fd)
+    try:
+        ds.to_netcdf(tmp, engine="h5netcdf")
+        os.replace(tmp, path)
+    except BaseException:
+        _unlink(tmp)
+        raise
+    return path
+
+
+def open_dataset(path):
+    """Read a file written by :func:`save_dataset` into memory (complex variables recombined,
+    JSON attributes decoded); the file is closed on return."""
+    import xarray as xr
+
+    path = Path(path)
+    if not path.exists() and result_path(path).exists():
+        path = result_path(path)
+    if not path.is_file():
+        raise FesubError(f"no fesub result at {path}")
+    try:
+        with xr.open_dataset(path, engine="h5netcdf", decode_times=False,
+                             decode_timedelta=False) as f:
+            ds = f.load()
+    except (OSError, ValueError) as exc:
+        raise FesubError(f"cannot read {path} as a fesub result ({FORMAT}): {exc}") from None
+    for name in list(ds.data_vars):
+        if name.endswith("__real") and name[:-6] + "__imag" in ds:
+            base = name[:-6]
+            var = ds[name]
+            attrs = {k: v for k, v in var.attrs.items() if k != "fesub_complex"}
+            data = var.values + 1j * ds[base + "__imag"].values
+            ds = ds.drop_vars([name, base + "__imag"])
+            ds[base] = xr.Variable(var.dims, data, attrs)
+    ds.attrs = _decode_attrs(ds.attrs)
+    for name in list(ds.variables):
+        ds[name].attrs = _decode_attrs(ds[name].attrs)
+        ds[name].encoding = {}
+    return ds
+
+
+_REGISTRY: dict = {}
+
+
+def _spec(cls) -> str:
+    return f"{cls.__module__}:{cls.__qualname__}"
+
+
+def _resolve(spec: str):
+    """The class (or opener) a file names: a :class:`Result` subclass already defined (a user's
+    own included), or one imported from fesub's own modules; nothing else is imported."""
+    if spec in _REGISTRY:
+        return _REGISTRY[spec]
+    mod, _, qual = spec.partition(":")
+    if not (mod == "fesub" or mod.startswith("fesub.")) or not qual:
+        raise FesubError(f"refusing to load a result class outside fesub: {spec!r}")
+    obj = importlib.import_module(mod)
+    for part in qual.split("."):
+        obj = getattr(obj, part)
+    return obj
+
+
+class StudyOutput:
+    """A study's output folder reopened: its summary and every result file in it, by name."""
+
+    def __init__(self, path, summary, results: dict):
+        self.path, self.summary, self.results = Path(path), summary, results
+
+    def __getitem__(self, name):
+        return self.results[name]
+
+    def __iter__(self):
+        return iter(self.results)
+
+    def __repr__(self):
+        return f"StudyOutput({str(self.path)!r}, results={sorted(self.results)})"
+
+
+def load(path):
+    """Reopen any fesub result from what the file (or folder) records about itself.
+
+    * a ``.nc`` file written by a :class:`Result` -> that result object;
+    * a folder with ``fesub-result.json`` (a sweep store) -> what its opener returns;
+    * a study's output folder (``summary.json`` and ``.nc`` files) -> a :class:`StudyOutput`.
+    """
+    path = Path(path)
+    if path.is_dir():
+        marker = path / FOLDER_MARKER
+        if marker.is_file():
+            return _resolve(read_json(marker)[_CLASS_ATTR])(path)
+        summary = read_json(path / "summary.json") if (path / "summary.json").is_file() else None
+        files = sorted(path.glob("*" + SUFFIX))
+        if summary is None and not files:
+            raise FesubError(f"{path} holds no fesub results (no summary.json, no {SUFFIX} files)")
+        return StudyOutput(path, summary, {f.stem: load(f) for f in files})
+    ds = open_dataset(path)
+    spec = ds.attrs.get(_CLASS_ATTR)
+    if not spec:
+        raise FesubError(f"{path} does not say which fesub result it holds ({_CLASS_ATTR} missing)")
+    return _resolve(spec).from_xarray(ds)
+
+
+def info(path) -> dict:
+    """The summary a result file or study folder records (for ``fesub info``)."""
+    path = Path(path)
+    if path.is_dir():
+        for name in ("summary.json", FOLDER_MARKER):
+            if (path / name).is_file():
+                return read_json(path / name)
+        raise FesubError(f"{path} holds no summary.json")
+    if path.suffix == ".json":
+        return read_json(path)
+    ds = open_dataset(path)
+    s = ds.attrs.get("summary")
+    if isinstance(s, dict):
+        return s
+    return {"fesub_class": ds.attrs.get(_CLASS_ATTR), "variables": {
+        k: {"dims": list(v.dims), "units": v.attrs.get("units")} for k, v in ds.data_vars.items()}}
+
+
+# ----------------------------------------------------------------------------------- the protocol
+class Result:
+    """Base of every fesub result: ``to_xarray``/``from_xarray``, ``save``/``load``, ``summary``.
+
+    Subclasses implement :meth:`to_xarray` (every variable with a ``units`` attribute) and
+    :meth:`from_xarray` (its exact inverse) and :meth:`summary` (a :func:`summary_record`).
+    """
+
+    #: short name of the result kind, used in summaries
+    kind = "result"
+
+    def __init_subclass__(cls, **kw):
+        super().__init_subclass__(**kw)
+        _REGISTRY[_spec(cls)] = cls
+
+    def to_xarray(self):  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    @classmethod
+    def from_xarray(cls, ds):  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def summary(self) -> dict:
+        return summary_record(self.kind, {}, {})
+
+    def save(self, path) -> Path:
+        """Write the result to ``path`` (``.nc`` appended when missing); returns the file's path."""
+        ds = self.to_xarray()
+        try:
+            s = self.summary()
+        except Exception:  # noqa: BLE001 - a summary must never stop a save
+            s = None
+        if s is not None:
+            ds.attrs["summary"] = s
+        return save_dataset(ds, path, type(self))
+
+    @classmethod
+    def load(cls, path):
+        """Read a result written by :meth:`save` (the file must hold this class or a subclass)."""
+        obj = load(result_path(path) if not Path(path).exists() else path)
+        if not isinstance(obj, cls):
+            raise FesubError(f"{path} holds a {type(obj).__name__}, not a {cls.__name__}")
+        return obj
+

@@ -29,3 +29,178 @@ def test_unknown_types_are_refused_not_stringified():
         json.dumps({"x": object()}, default=json_default)
     with pytest.raises(TypeError, match="complex"):
         json.dumps({"z": 1 + 2j}, default=json_default)
+
+
+# ---- the result protocol: self-describing netCDF files, exact round trips, one summary schema
+import os
+import subprocess
+import sys
+
+import xarray as xr
+
+from fesub import io
+from fesub.errors import FesubError, ParameterError
+
+
+class _Demo(io.Result):
+    """A result of every storable shape: real, complex, boolean, string and nested metadata."""
+
+    kind = "demo"
+
+    def __init__(self, t, z, flags, meta):
+        self.t, self.z, self.flags, self.meta = t, z, flags, meta
+
+    def to_xarray(self):
+        return xr.Dataset(
+            {"z": (("t", "mode"), self.z, {"units": "1/s"}),
+             "flags": ("t", self.flags, {"units": "1"})},
+            coords={"t": ("t", self.t, {"units": "s"})}, attrs={"meta": self.meta, "mu": 0.3})
+
+    @classmethod
+    def from_xarray(cls, ds):
+        return cls(ds["t"].values, ds["z"].values, ds["flags"].values, ds.attrs["meta"])
+
+    def summary(self):
+        return io.summary_record("demo", {"mu": (0.3, "1")}, {"n": (int(self.t.size), None)})
+
+
+def _demo():
+    rng = np.random.default_rng(1)
+    t = np.linspace(0, 1, 7) + 1e-17 * rng.standard_normal(7)
+    z = rng.standard_normal((7, 3)) + 1j * rng.standard_normal((7, 3))
+    return _Demo(t, z, t > 0.5, {"events": [{"t": 0.1, "what": "fold"}], "ok": True, "none": None})
+
+
+def test_result_round_trips_bit_for_bit_and_reopens_by_itself(tmp_path):
+    r = _demo()
+    p = r.save(tmp_path / "demo_mu0.1")  # appended, not substituted: no clash with demo_mu0.3
+    assert p.name == "demo_mu0.1.nc"
+    back = io.load(p)  # fesub.load: the file says which class it holds
+    assert type(back) is _Demo
+    assert np.array_equal(back.t, r.t) and np.array_equal(back.z, r.z)  # exact, complex included
+    assert back.flags.dtype == bool and np.array_equal(back.flags, r.flags)
+    assert back.meta == r.meta
+    assert _Demo.load(tmp_path / "demo_mu0.1").z.dtype == complex
+
+
+def test_saved_file_is_plain_netcdf_with_units(tmp_path):
+    p = _demo().save(tmp_path / "d")
+    # read with xarray alone, without fesub's decoding: a valid netCDF-4 file for other tools
+    with xr.open_dataset(p, engine="h5netcdf") as ds:
+        assert ds["z__real"].attrs["units"] == "1/s" and ds["t"].attrs["units"] == "s"
+        assert "fesub_class" in ds.attrs
+    import h5py
+
+    with h5py.File(p) as f:  # and a plain HDF5 file (MATLAB's h5read, ParaView)
+        assert "z__imag" in f
+
+
+def test_summary_schema_and_info(tmp_path):
+    p = _demo().save(tmp_path / "d")
+    s = io.info(p)
+    assert s["schema"] == io.SUMMARY_SCHEMA and s["study"] == "demo"
+    assert s["parameters"]["mu"] == {"value": 0.3, "unit": "1"}
+    for key in ("fesub_version", "created", "results"):
+        assert key in s
+    with pytest.raises(TypeError, match="must be \\(value, unit\\)"):
+        io.summary_record("x", {"mu": 0.3}, {})
+
+
+def test_fesub_info_command(tmp_path, capsys):
+    from fesub.cli import main
+
+    p = _demo().save(tmp_path / "d")
+    assert main(["info", str(p)]) == 0
+    out = capsys.readouterr().out
+    assert "study: demo" in out and "mu = 0.3 1" in out
+    assert main(["info", str(tmp_path / "missing.nc")]) == 1
+
+
+def test_corrupt_or_foreign_files_are_clear_errors(tmp_path):
+    bad = tmp_path / "bad.nc"
+    bad.write_bytes(b"not a netcdf file")
+    with pytest.raises(FesubError, match="cannot read"):
+        io.load(bad)
+    xr.Dataset({"a": ("x", np.arange(3.0))}).to_netcdf(tmp_path / "plain.nc", engine="h5netcdf")
+    with pytest.raises(FesubError, match="does not say which fesub result"):
+        io.load(tmp_path / "plain.nc")
+    ds = xr.Dataset(attrs={"fesub_class": "os:system"})
+    ds.to_netcdf(tmp_path / "evil.nc", engine="h5netcdf")
+    with pytest.raises(FesubError, match="outside fesub"):
+        io.load(tmp_path / "evil.nc")
+
+
+def test_study_folder_reopens_with_every_result(tmp_path):
+    _demo().save(tmp_path / "a")
+    _demo().save(tmp_path / "b")
+    io.write_json(tmp_path / "summary.json", io.summary_record("demo", {}, {}))
+    out = io.load(tmp_path)
+    assert sorted(out) == ["a", "b"] and out.summary["study"] == "demo"
+    with pytest.raises(FesubError, match="holds no fesub results"):
+        io.load(tmp_path / "a.nc").__class__ and io.load(_empty(tmp_path))
+
+
+def _empty(tmp_path):
+    (tmp_path / "empty").mkdir()
+    return tmp_path / "empty"
+
+
+# ---- the command-line conventions every study shares
+from fesub.cli import common  # noqa: E402
+
+
+def test_study_dir_refuses_files_and_unwritable_folders(tmp_path):
+    f = tmp_path / "file"
+    f.write_text("x")
+    with pytest.raises(ParameterError, match="is an existing file"):
+        common.StudyDir(f, "demo", {})
+    with pytest.raises(ParameterError, match="is a file, not a folder"):
+        common.StudyDir(f / "sub", "demo", {})
+    if os.geteuid() != 0:  # root writes anywhere: the read-only case needs a normal user
+        ro = tmp_path / "ro"
+        ro.mkdir()
+        ro.chmod(0o500)
+        with pytest.raises(ParameterError, match="not a writable folder"):
+            common.StudyDir(ro / "out", "demo", {})
+
+
+def test_study_dir_resumes_parts_and_refuses_other_parameters(tmp_path):
+    calls = []
+
+    def make():
+        calls.append(1)
+        return _demo()
+
+    d = common.StudyDir(tmp_path / "o", "demo", {"mu": 0.3})
+    d.compute("part", make)
+    d = common.StudyDir(tmp_path / "o", "demo", {"mu": 0.3})
+    assert isinstance(d.compute("part", make), _Demo) and len(calls) == 1  # resumed
+    with pytest.raises(ParameterError, match="other parameters \\(mu\\).*--overwrite"):
+        common.StudyDir(tmp_path / "o", "demo", {"mu": 0.1})
+    d = common.StudyDir(tmp_path / "o", "demo", {"mu": 0.1}, overwrite=True)
+    d.compute("part", make)
+    assert len(calls) == 2  # recomputed
+
+
+def test_number_and_integer_argument_types():
+    import argparse
+
+    pos = common.number(gt=0, unit="s")
+    assert pos("0.5") == 0.5
+    for bad in ("0", "-1", "nan", "inf", "x"):
+        with pytest.raises(argparse.ArgumentTypeError):
+            pos(bad)
+    n = common.integer(ge=1)
+    assert n("3") == 3
+    for bad in ("0", "1.5", "x"):
+        with pytest.raises(argparse.ArgumentTypeError):
+            n(bad)
+
+
+@pytest.mark.parametrize("argv", [["nope"], ["info"], ["beam-on-beam", "--no-such-flag"]])
+def test_usage_errors_are_one_line_and_status_2(argv, subprocess_env):
+    proc = subprocess.run([sys.executable, "-m", "fesub.cli", *argv], capture_output=True,
+                          text=True, env=subprocess_env, timeout=60)
+    assert proc.returncode == 2
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and ": error: " in lines[0], proc.stderr

@@ -46,7 +46,7 @@ def add_arguments(parser) -> None:
 
 
 def _params(args):
-    from .system import get_params
+    from ..nonsmooth.system import get_params
 
     over = {}
     for name, val in args.set:
@@ -64,13 +64,13 @@ def _executor(args):
         return None
     from concurrent.futures import ProcessPoolExecutor
 
-    from .batch import _init_worker
+    from ..nonsmooth.batch import _init_worker
     return ProcessPoolExecutor(args.workers, initializer=_init_worker)
 
 
 def run(args) -> int:
-    from . import plots
-    from .analysis import basins, bifurcation_diagram
+    from ..nonsmooth import plots
+    from ..nonsmooth.analysis import basins, bifurcation_diagram
 
     os.makedirs(args.out, exist_ok=True)
     p = _params(args)
@@ -79,7 +79,7 @@ def run(args) -> int:
     out = args.out
     written = []
     if args.task == "radius":
-        from .laws import SigmoidFreePlay, radius_of_influence, spurious_force_peak
+        from ..nonsmooth.laws import SigmoidFreePlay, radius_of_influence, spurious_force_peak
         law = SigmoidFreePlay(p.kp, p.a, p.delta)
         R, E = radius_of_influence(law)
         F, depth = spurious_force_peak(law)
@@ -123,8 +123,8 @@ def run(args) -> int:
         if hasattr(ex, "shutdown"):
             ex.shutdown()
     elif args.task == "orbit":
-        from .orbits import orbit_from_ic
-        from .system import TwoMassFreePlay
+        from ..nonsmooth.orbits import orbit_from_ic
+        from ..nonsmooth.system import TwoMassFreePlay
         for law in laws:
             sys = TwoMassFreePlay(p, law)
             o = orbit_from_ic(sys, args.ic, args.W, args.periods,
@@ -136,9 +136,9 @@ def run(args) -> int:
             print(f"{law}: max x1 {o.x1_max:.7f}, min x1 {o.x1_min:.7f}, "
                   f"max|multiplier| {o.max_multiplier:.5f}, stable {o.stable}")
     elif args.task == "branch":
-        from .branches import branch_summary, continue_orbit
-        from .orbits import orbit_from_ic
-        from .system import TwoMassFreePlay
+        from ..nonsmooth.branches import branch_summary, continue_orbit
+        from ..nonsmooth.orbits import orbit_from_ic
+        from ..nonsmooth.system import TwoMassFreePlay
         items, mults, Ws = [], [], []
         for law in laws:
             sys = TwoMassFreePlay(p, law)
@@ -165,8 +165,8 @@ def run(args) -> int:
                       path=os.path.join(out, "branches_floquet.png"))
         plots.branches(items, projection="x1_max", path=os.path.join(out, "branches_x1max.png"))
     elif args.task == "backbone":
-        from .branches import backbone
-        from .system import TwoMassFreePlay
+        from ..nonsmooth.branches import backbone
+        from ..nonsmooth.system import TwoMassFreePlay
         import matplotlib
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt

@@ -61,7 +61,7 @@ def study(out="fesub-out/beam-on-beam", *, mu=None, roughness=None, duration=Non
     """Run the beam-on-beam study and return its summary (also written to ``out/summary.json``)."""
     from ..contact import eigen
     from ..contact.transient import simulate
-    from . import beam_on_beam as bb
+    from ..models import beam_on_beam as bb
 
     t_start = time.perf_counter()
     if mu is not None and not (np.isfinite(mu) and mu >= 0):

@@ -81,11 +81,11 @@ def load_config(args) -> dict:
 
 
 def run(args) -> int:
-    from .analytic import CONTINUOUS, REGIME_NAMES, steady_state
-    from .model import ChainModel, Contact
-    from .plots import plot_phase, plot_regime_map, plot_time_history, plot_transmissibility
-    from .simulate import numeric_regime_map, simulate
-    from .results import save_result
+    from ..coulomb.analytic import CONTINUOUS, REGIME_NAMES, steady_state
+    from ..coulomb.model import ChainModel, Contact
+    from ..coulomb.plots import plot_phase, plot_regime_map, plot_time_history, plot_transmissibility
+    from ..coulomb.simulate import numeric_regime_map, simulate
+    from ..coulomb.results import save_result
 
     cfg = load_config(args)
     progress = not getattr(args, "no_progress", False)

@@ -46,7 +46,7 @@ def add_arguments(parser) -> None:
 
 
 def _frf_around(sy, a, w0, Q0, rel):
-    from .analysis import FRF, forced_response
+    from ..hbm.analysis import FRF, forced_response
 
     lo = forced_response(sy, a, (w0, w0 * (1 - rel)), Q0=Q0)
     hi = forced_response(sy, a, (w0, w0 * (1 + rel)), Q0=Q0)
@@ -55,9 +55,9 @@ def _frf_around(sy, a, w0, Q0, rel):
 
 
 def run(args) -> int:
-    from . import plots
-    from .analysis import backbone, dnnm, linear_modes, phase_resonance
-    from .models import build_model
+    from ..hbm import plots
+    from ..hbm.analysis import backbone, dnnm, linear_modes, phase_resonance
+    from ..hbm.models import build_model
 
     key, window, wglob, arange = MODELS[args.model]
     nh = args.nh if args.nh is not None else (7 if args.model == "jenkins" else 3)

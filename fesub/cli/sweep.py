@@ -23,7 +23,7 @@ from __future__ import annotations
 import os
 import sys
 
-from .errors import ParameterError, check_positive
+from ..errors import ParameterError, check_positive
 
 #: exit status after SIGINT/SIGTERM (the store holds what finished)
 EXIT_INTERRUPTED = 130
@@ -93,7 +93,7 @@ def plot_map(data, field: str, path) -> str:
 
 
 def run(args) -> int:
-    from . import sweep as sw
+    from .. import sweep as sw
 
     cfg = read_config(args.config)
     out = args.out or os.path.splitext(os.fspath(args.config))[0] + ".sweep"

@@ -45,7 +45,7 @@ def save_results(path, arrays: dict, summary: dict) -> None:
 
 
 def _models(law, rho_name, N):
-    from .models import ExactCircularFriction, HarmonicFriction, LinearEllipsoidalFriction
+    from ..circular.models import ExactCircularFriction, HarmonicFriction, LinearEllipsoidalFriction
 
     ex = ExactCircularFriction(law)
     rho = ex.kappa if rho_name == "kappa" else ex.R
@@ -64,8 +64,8 @@ def _models(law, rho_name, N):
 def run(args) -> int:
     from tqdm.auto import tqdm
 
-    from .dynamics import ReducedContactSystem, bifurcation_values, find_limit_directions
-    from .plots import (plot_bifurcation_diagram, plot_error_map, plot_k_curves, plot_profiles,
+    from ..circular.dynamics import ReducedContactSystem, bifurcation_values, find_limit_directions
+    from ..circular.plots import (plot_bifurcation_diagram, plot_error_map, plot_k_curves, plot_profiles,
                         plot_sphere_portrait, plot_trajectories)
 
     if args.N < 1 or args.N > 12:

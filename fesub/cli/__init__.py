@@ -1,0 +1,68 @@
+"""The ``fesub`` command: one subcommand per study, one module per study in this package.
+
+Each study module exposes ``add_arguments(parser)`` and ``run(args) -> int`` and imports nothing
+heavy at module level, so that ``fesub STUDY --help`` answers at once: only the study that is
+asked for is imported, and its numerical modules only when it runs. The conventions every study
+shares (flags, output folder, resuming, interrupts, errors) live in :mod:`fesub.cli.common`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+
+# subcommand -> (module, one-line help)
+STUDIES = {
+    "beam-on-beam": ("fesub.cli.beam_on_beam", "sliding contact of two beams (main study)"),
+    "coulomb": ("fesub.cli.coulomb", "closed-form steady state of MDOF chains with Coulomb contact"),
+    "backbone": ("fesub.cli.backbone", "harmonic balance with friction: FRFs, backbones, dNNM"),
+    "freeplay": ("fesub.cli.freeplay", "free-play oscillators: bifurcations, basins"),
+    "circular": ("fesub.cli.circular", "friction force and torque over a circular contact"),
+    "sweep": ("fesub.cli.sweep", "parameter sweeps on a local pool or a Dask cluster"),
+    "info": ("fesub.cli.info", "print the summary a result file or output folder records"),
+    "config": ("fesub.cli.config", "show which backend is active and why"),
+}
+
+
+def build_parser(study: str | None = None) -> argparse.ArgumentParser:
+    """The ``fesub`` parser; only ``study``'s module is imported (all of them when None)."""
+    from .common import StudyParser, HelpFormatter
+
+    parser = StudyParser(prog="fesub", description=__doc__.splitlines()[0],
+                         formatter_class=HelpFormatter)
+    from .. import __version__
+
+    parser.add_argument("--version", action="version", version=f"fesub {__version__}")
+    sub = parser.add_subparsers(dest="study", metavar="STUDY", parser_class=StudyParser)
+    for name, (modname, help_) in STUDIES.items():
+        p = sub.add_parser(name, help=help_, description=help_, formatter_class=HelpFormatter)
+        if study is not None and name != study:
+            continue
+        mod = importlib.import_module(modname)
+        mod.add_arguments(p)
+        p.set_defaults(_run=mod.run)
+    return parser
+
+
+def main(argv=None) -> int:
+    """Entry point of the ``fesub`` command; returns the exit status."""
+    from .common import run_study
+
+    argv = list(sys.argv[1:] if argv is None else argv)
+    study = next((a for a in argv if not a.startswith("-")), None)
+    if study not in STUDIES:
+        study = None
+    try:
+        parser = build_parser(study)
+        args = parser.parse_args(argv)
+    except SystemExit as exc:  # --help, --version, or a usage error (status 2)
+        return int(exc.code or 0) if not isinstance(exc.code, str) else 2
+    if args.study is None:
+        parser.print_help()
+        return 2
+    return run_study(args)
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

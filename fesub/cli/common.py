@@ -1,0 +1,286 @@
+"""What every ``fesub`` study shares: flags, argument types, the output folder, resuming, interrupts.
+
+Flags of every study (:func:`add_common`): ``--out DIR`` (default ``fesub-out/<study>``),
+``-q/--quiet``, ``--overwrite``, ``--no-figures``, and ``-j/--jobs N`` where the study has parallel
+work.
+
+The output folder (:class:`StudyDir`) is resumed, never overwritten silently: each finished part
+(a transient, the loci, a backbone, a basin tile) is written as it finishes, through
+:mod:`fesub.io`, and skipped on a rerun with the same parameters; ``--overwrite`` recomputes
+everything. A rerun with other parameters into a folder that holds finished parts is refused (it
+would mix two runs).
+
+Interrupts (:func:`run_study`): Ctrl-C (SIGINT) or SIGTERM leaves what was finished on disk, prints
+where it is and how to resume, and exits with 130 (SIGINT) or 143 (SIGTERM), without a traceback.
+Bad arguments give one ``fesub STUDY: error: ...`` line and exit status 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import signal
+import sys
+from pathlib import Path
+
+__all__ = ["StudyParser", "HelpFormatter", "add_common", "number", "integer", "StudyDir",
+           "run_study", "Interrupted", "check_interrupted", "EXIT_USAGE", "EXIT_SIGINT",
+           "EXIT_SIGTERM"]
+
+EXIT_USAGE, EXIT_FAILED, EXIT_SIGINT, EXIT_SIGTERM = 2, 1, 130, 143
+RUN_RECORD = "fesub-run.json"
+
+
+class StudyParser(argparse.ArgumentParser):
+    """Argument parser whose errors are one line, ``PROG: error: MESSAGE``, and exit status 2."""
+
+    def error(self, message):
+        self.exit(EXIT_USAGE, f"{self.prog}: error: {message}\n")
+
+
+class HelpFormatter(argparse.ArgumentDefaultsHelpFormatter):
+    """Shows every default (``(default: ...)``) and keeps the description's line breaks."""
+
+    def _get_help_string(self, action):
+        h = action.help or ""
+        if action.default in (None, False, argparse.SUPPRESS) or "%(default)" in h:
+            return h
+        if action.option_strings or action.nargs in (argparse.OPTIONAL, argparse.ZERO_OR_MORE):
+            return h + " (default: %(default)s)"
+        return h
+
+
+def _parse_bound(x: str, kind, what):
+    try:
+        v = kind(x)
+    except (TypeError, ValueError):
+        raise argparse.ArgumentTypeError(f"must be {what}, got {x!r}") from None
+    return v
+
+
+def number(*, gt=None, ge=None, lt=None, le=None, unit: str = ""):
+    """argparse ``type=``: a finite float within the given bounds (the message names them)."""
+    u = f" {unit}" if unit else ""
+    parts = [f"> {gt:g}{u}" if gt is not None else None, f">= {ge:g}{u}" if ge is not None else None,
+             f"< {lt:g}{u}" if lt is not None else None, f"<= {le:g}{u}" if le is not None else None]
+    want = " and ".join(p for p in parts if p) or "a finite number"
+
+    def conv(x: str) -> float:
+        import math
+
+        v = _parse_bound(x, float, "a number")
+        ok = math.isfinite(v) and (gt is None or v > gt) and (ge is None or v >= ge) and \
+            (lt is None or v < lt) and (le is None or v <= le)
+        if not ok:
+            raise argparse.ArgumentTypeError(f"must be {want}, got {x}")
+        return v
+
+    conv.__name__ = "number"
+    return conv
+
+
+def integer(*, ge=None, le=None):
+    """argparse ``type=``: an integer within the given bounds (``1.5`` is refused, not truncated)."""
+    want = " and ".join(p for p in (f">= {ge}" if ge is not None else None,
+                                     f"<= {le}" if le is not None else None) if p) or "an integer"
+
+    def conv(x: str) -> int:
+        v = _parse_bound(x, int, "an integer")
+        if (ge is not None and v < ge) or (le is not None and v > le):
+            raise argparse.ArgumentTypeError(f"must be an integer {want}, got {x}")
+        return v
+
+    conv.__name__ = "integer"
+    return conv
+
+
+def add_common(parser, study: str, *, jobs: bool = False, figures: bool = True) -> None:
+    """The flags of every study: ``--out``, ``-q/--quiet``, ``--overwrite``, ``--no-figures``,
+    and ``-j/--jobs`` where the study has parallel work."""
+    g = parser.add_argument_group("output and execution (the same in every study)")
+    g.add_argument("--out", metavar="DIR", default=f"fesub-out/{study}",
+                   help="output folder; an existing one is resumed (finished parts are kept)")
+    g.add_argument("-q", "--quiet", action="store_true", help="no progress bars or messages")
+    g.add_argument("--overwrite", action="store_true",
+                   help="recompute every part, replacing what the output folder holds")
+    if figures:
+        g.add_argument("--no-figures", action="store_true", help="write numbers only, no figures")
+    if jobs:
+        g.add_argument("-j", "--jobs", type=integer(ge=1), default=1, metavar="N",
+                       help="worker processes for the parallel parts")
+
+
+class Interrupted(KeyboardInterrupt):
+    """Raised (as a KeyboardInterrupt) when SIGTERM arrives, so one path handles both signals."""
+
+
+_received = {"signal": None}
+
+
+def check_interrupted(result) -> None:
+    """Re-raise the interrupt a long library run caught (its ``status == "interrupted"``)."""
+    if getattr(result, "status", None) == "interrupted":
+        raise KeyboardInterrupt
+
+
+class StudyDir:
+    """A study's output folder: validated before any work, resumed part by part.
+
+    Parameters
+    ----------
+    path : str or Path
+        The folder (created with its parents).
+    study : str
+        Study name, recorded in ``fesub-run.json``.
+    parameters : dict
+        The run's parameters (JSON values); a folder holding finished parts of a run with other
+        parameters is refused unless ``overwrite``.
+    overwrite : bool
+        Recompute every part (existing files are replaced as the new ones finish).
+    figures : bool
+        Whether figures are drawn; :meth:`figure` records each for ``report.html``.
+    """
+
+    def __init__(self, path, study: str, parameters: dict, *, overwrite=False, figures=True,
+                 quiet=False):
+        from ..errors import ParameterError
+        from ..io import read_json, write_json
+
+        self.path, self.study, self.overwrite = Path(path), study, bool(overwrite)
+        self.figures_on, self.quiet = bool(figures), bool(quiet)
+        self.parameters = parameters
+        self.figures: list[tuple[str, str]] = []
+        self.resumed: list[str] = []
+        p = self.path
+        if p.exists() and not p.is_dir():
+            raise ParameterError(f"--out {p} is an existing file, not a folder")
+        for parent in p.parents:
+            if parent.exists() and not parent.is_dir():
+                raise ParameterError(f"--out {p}: {parent} is a file, not a folder")
+        try:
+            p.mkdir(parents=True, exist_ok=True)
+            probe = p / ".fesub-write-probe"
+            probe.write_text("")
+            probe.unlink()
+        except OSError as exc:
+            raise ParameterError(f"--out {p} is not a writable folder ({exc.strerror or exc})") from None
+        record = p / RUN_RECORD
+        params = _plain(parameters)
+        if record.is_file() and not self.overwrite:
+            old = read_json(record)
+            if old.get("study") != study or old.get("parameters") != params:
+                diff = sorted(k for k in set(params) | set(old.get("parameters", {}))
+                              if params.get(k) != old.get("parameters", {}).get(k))
+                raise ParameterError(
+                    f"--out {p} holds a {old.get('study')} run with other parameters "
+                    f"({', '.join(diff) or 'study'}); use --overwrite to replace it or another --out")
+        write_json(record, {"study": study, "parameters": params})
+
+    # ---- parts
+    def part(self, name: str) -> Path:
+        """Path of the part ``name`` (a ``.nc`` result file)."""
+        from ..io import result_path
+
+        return result_path(self.path / name)
+
+    def done(self, name: str) -> bool:
+        """Whether ``name`` finished in an earlier run (and is to be reused)."""
+        ok = not self.overwrite and self.part(name).is_file()
+        if ok and name not in self.resumed:
+            self.resumed.append(name)
+        return ok
+
+    def load(self, name: str):
+        """Reopen the finished part ``name``."""
+        from ..io import load
+
+        return load(self.part(name))
+
+    def save(self, name: str, result):
+        """Write a finished part (atomically) and return ``result``."""
+        result.save(self.part(name))
+        return result
+
+    def compute(self, name: str, fn):
+        """The part ``name``: reopened if it finished before, else ``fn()`` saved as it returns.
+
+        A result whose ``status`` is ``"interrupted"`` is not saved as finished; the interrupt is
+        raised again.
+        """
+        if self.done(name):
+            self.say(f"{name}: finished in an earlier run, reused")
+            return self.load(name)
+        result = fn()
+        check_interrupted(result)
+        return self.save(name, result)
+
+    # ---- figures, messages, summary, report
+    def figure(self, filename: str, caption: str) -> Path:
+        """Record a figure (drawn to ``path/filename``) with a one-line caption for the report."""
+        self.figures = [f for f in self.figures if f[0] != filename] + [(filename, caption)]
+        return self.path / filename
+
+    def say(self, *msg) -> None:
+        if not self.quiet:
+            print(*msg, flush=True)
+
+    def finish(self, summary: dict) -> Path:
+        """Write ``summary.json`` (the summary schema of :mod:`fesub.io`) and ``report.html``."""
+        from ..io import write_json
+        from .report import write_report
+
+        if self.resumed:
+            summary.setdefault("details", {})["resumed_parts"] = list(self.resumed)
+        write_json(self.path / "summary.json", summary)
+        figs = [(f, c) for f, c in self.figures if (self.path / f).is_file()]
+        write_report(self.path / "report.html", summary, figs)
+        return self.path / "summary.json"
+
+
+def _plain(obj):
+    """JSON-comparable copy of the parameters (tuples as lists, paths as strings)."""
+    import json
+
+    from ..io import json_default
+
+    return json.loads(json.dumps(obj, default=json_default))
+
+
+def _on_sigterm(signum, frame):
+    _received["signal"] = signal.SIGTERM
+    raise Interrupted()
+
+
+def run_study(args) -> int:
+    """Run a parsed study: exit status 0, 1 (failure), 2 (bad input), 130/143 (interrupted)."""
+    from ..errors import FesubError, ParameterError
+
+    prog = f"fesub {args.study}"
+    _received["signal"] = None
+    old = None
+    try:
+        old = signal.signal(signal.SIGTERM, _on_sigterm)
+    except ValueError:  # not the main thread (a test runner's worker): no handler
+        pass
+    try:
+        return int(args._run(args) or 0)
+    except KeyboardInterrupt:
+        term = _received["signal"] == signal.SIGTERM or isinstance(sys.exc_info()[1], Interrupted)
+        out = getattr(args, "out", None)
+        where = f"finished parts are kept in {out}; " if out else ""
+        print(f"\n{prog}: interrupted by {'SIGTERM' if term else 'SIGINT'}; {where}"
+              f"rerun the same command to resume", file=sys.stderr)
+        return EXIT_SIGTERM if term else EXIT_SIGINT
+    except ParameterError as exc:
+        print(f"{prog}: error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except FesubError as exc:
+        print(f"{prog}: error: {exc}", file=sys.stderr)
+        return EXIT_FAILED
+    except OSError as exc:  # a full or read-only disk during the run
+        print(f"{prog}: error: {exc.strerror or exc}: {exc.filename or ''}".rstrip(": "),
+              file=sys.stderr)
+        return EXIT_FAILED
+    finally:
+        if old is not None:
+            signal.signal(signal.SIGTERM, old)
