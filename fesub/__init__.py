@@ -13,7 +13,17 @@ from . import errors  # noqa: F401
 from ._backend import status as _status
 from .errors import FesubError  # noqa: F401
 
-__all__ = ["__version__", "show_config", "backend_name", "FesubError", "errors"]
+__all__ = ["__version__", "show_config", "backend_name", "load", "FesubError", "errors"]
+
+
+def load(path):
+    """Reopen any fesub result file (``.nc``), sweep store or study output folder.
+
+    The file records which result it holds; see :func:`fesub.io.load`.
+    """
+    from .io import load as _load
+
+    return _load(path)
 
 
 def backend_name() -> str:

@@ -40,3 +40,26 @@ def subprocess_env():
     root = str(Path(fesub.__file__).resolve().parent.parent)
     path = os.pathsep.join(p for p in (root, os.environ.get("PYTHONPATH", "")) if p)
     return dict(os.environ, PYTHONPATH=path, MPLBACKEND="Agg", OMP_NUM_THREADS="1")
+
+
+@pytest.fixture
+def drawn_figures(monkeypatch):
+    """Every figure a plotting helper writes through ``fesub.plots.style.save``, kept open for
+    inspection (``fesub.plots.style.check_figure``) instead of closed; a list of (figure, path)."""
+    from fesub.plots import style
+
+    kept = []
+    real = style.save
+
+    def keep(fig, path, **kw):
+        real.__globals__["pyplot"]()  # Agg
+        fig.savefig(path, dpi=kw.get("dpi", 60))
+        kept.append((fig, path))
+        return path
+
+    monkeypatch.setattr(style, "save", keep)
+    yield kept
+    import matplotlib.pyplot as plt
+
+    for fig, _ in kept:
+        plt.close(fig)
