@@ -155,3 +155,66 @@ def test_bad_inputs_raise_model_error(cantilever):
     cb = CraigBampton(sub, boundary=b, n_modes=4)
     with pytest.raises(ModelError, match="reduced vector"):
         cb.recover(np.zeros(3))
+
+
+# ---- bad models are reported, never reduced silently
+def _floating():
+    return Substructure(rectangle(1.0, 0.1, 30, 3), MAT, name="floating")
+
+
+@pytest.mark.parametrize("k", [0, 5])
+def test_one_node_boundary_of_a_floating_body_is_a_mechanism(k):
+    # held at one node, the body can still rotate about it: K_ii is singular (before: a silent
+    # 0 Hz fixed-interface mode and a reduced stiffness with negative eigenvalues)
+    sub = _floating()
+    with pytest.raises(ModelError, match="mechanism.*do not hold the substructure"):
+        CraigBampton(sub, boundary=sub.dofs([0]), n_modes=k)
+    # two nodes hold it: no mechanism, and the reduced K is positive semi-definite with the
+    # floating body's three rigid-body modes (independent check: dense eigenvalues of Kr, Mr)
+    cb = CraigBampton(sub, boundary=sub.dofs([0, 30]), n_modes=k)
+    lam = sla.eigh(cb.Kr, cb.Mr, eigvals_only=True)
+    scale = lam.max()
+    assert np.sum(np.abs(lam) < 1e-9 * scale) == 3 and lam.min() > -1e-9 * scale
+
+
+def test_indefinite_stiffness_is_refused_not_a_silent_zero_frequency(cantilever):
+    from fesub.fe.assembly import modes
+
+    sub, b, lam, _ = cantilever
+    with pytest.raises(ModelError, match="not positive semi-definite"):
+        modes(-sub.K, sub.M, 3)
+    f, _ = modes(sub.K, sub.M, 3)
+    np.testing.assert_allclose(f, _hz(lam[:3]), rtol=1e-8)  # dense LAPACK vs Lanczos: round-off
+
+
+@pytest.mark.parametrize("kw, match", [
+    ({"boundary": [1.7]}, "integer indices"),
+    ({"n_modes": float("nan")}, "n_modes must be an integer"),
+    ({"n_modes": 2.5}, "n_modes must be an integer"),
+    ({"zero_mass": True}, "positive diagonal"),
+    ({"nan_k": True}, "NaN or infinite"),
+])
+def test_bad_inputs_are_model_errors(cantilever, kw, match):
+    sub, b, _, _ = cantilever
+    K, M = sub.K.copy(), sub.M.copy()
+    if kw.pop("zero_mass", False):
+        M = 0 * M
+    if kw.pop("nan_k", False):
+        K.data[0] = np.nan
+    args = {"boundary": b, "n_modes": 3, **kw}
+    with pytest.raises(ModelError, match=match):
+        CraigBampton(K, M, **args)
+
+
+def test_nan_rayleigh_and_nan_loads_are_refused(cantilever):
+    sub, b, _, _ = cantilever
+    cb = CraigBampton(sub, boundary=b, n_modes=3)
+    for a, bb in ((float("nan"), 0.0), (0.0, float("nan")), (-1.0, 0.0)):
+        with pytest.raises(ModelError, match="Rayleigh"):
+            cb.rayleigh(a, bb)
+    with pytest.raises(ModelError, match="Rayleigh"):
+        Substructure(rectangle(1.0, 0.1, 4, 1), MAT, clamped=["left"], rayleigh=(float("nan"), 0))
+    for v in (float("nan"), float("inf"), "1"):
+        with pytest.raises(ModelError, match="finite force"):
+            sub.load("right", "y", v)
+    np.testing.assert_allclose(sub.load("right", "y", 2.0).sum(), 2.0)

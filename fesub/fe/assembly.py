@@ -10,11 +10,11 @@ import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 
 from .._backend import kernels
-from ..errors import MeshError, ModelError
+from ..errors import MeshError, ModelError, check_positive
 from . import elements
 
 __all__ = ["DofMap", "element_dofs", "assemble", "assemble_pair", "node_graph", "dof_pattern",
-           "mesh_matrices", "rayleigh", "modes", "rayleigh_ratio", "free_dofs", "solve_static"]
+           "mesh_matrices", "rayleigh", "modes", "factor_stiffness", "check_pair", "rayleigh_ratio", "free_dofs", "solve_static"]
 
 _COMPONENTS = {2: ("x", "y"), 3: ("x", "y", "rz")}
 
@@ -195,8 +195,8 @@ def mesh_matrices(mesh, material, *, incompatible: bool = True, lumped: bool = F
 
 def rayleigh(M, K, alpha: float, beta: float):
     """Rayleigh damping C = alpha M + beta K (alpha in 1/s, beta in s)."""
-    if alpha < 0 or beta < 0:
-        raise ModelError(f"Rayleigh coefficients must be >= 0, got alpha={alpha}, beta={beta}")
+    alpha = check_positive("Rayleigh alpha (1/s)", alpha, strict=False, error=ModelError)
+    beta = check_positive("Rayleigh beta (s)", beta, strict=False, error=ModelError)
     return alpha * M + beta * K
 
 
@@ -235,21 +235,42 @@ def solve_static(K, f, prescribed: dict | None = None) -> np.ndarray:
     fr = free_dofs(n, pd)
     K = sp.csr_matrix(K)
     rhs = f[fr] - K[fr][:, pd] @ u[pd]
-    try:
-        lu = spla.splu(sp.csc_matrix(K[fr][:, fr]))
-    except RuntimeError as exc:  # exactly singular factor
-        raise ModelError(f"stiffness is singular on the free DOFs ({exc}): the model is a mechanism; "
-                         "prescribe more DOFs") from None
-    piv = np.abs(lu.U.diagonal())
-    # a mechanism leaves a round-off pivot (~1e-16 of the largest); supported models, even very
-    # slender ones, stay above ~1e-8, so 1e-13 separates the two
-    if piv.size and piv.min() <= 1e-13 * piv.max():
-        raise ModelError("stiffness is singular on the free DOFs (pivot ratio "
-                         f"{piv.min() / piv.max():.1e}): the model is a mechanism; prescribe more DOFs")
+    lu = factor_stiffness(K[fr][:, fr], "the free DOFs", "prescribe more DOFs")
     u[fr] = lu.solve(rhs)
     if not np.all(np.isfinite(u)):
         raise ModelError("stiffness is singular on the free DOFs: the model is a mechanism; prescribe more DOFs")
     return u
+
+
+def factor_stiffness(K, where: str, remedy: str):
+    """Sparse LU factor (``scipy.sparse.linalg.splu``) of a stiffness matrix that must be
+    non-singular; a mechanism (exactly or numerically singular) is a :class:`ModelError` naming
+    ``where`` and the ``remedy``."""
+    try:
+        lu = spla.splu(sp.csc_matrix(K))
+    except RuntimeError as exc:  # exactly singular factor
+        raise ModelError(f"stiffness is singular on {where} ({exc}): the model is a mechanism; "
+                         f"{remedy}") from None
+    piv = np.abs(lu.U.diagonal())
+    # a mechanism leaves a round-off pivot (~1e-16 of the largest); supported models, even very
+    # slender ones, stay above ~1e-8, so 1e-13 separates the two
+    if piv.size and not piv.min() > 1e-13 * piv.max():
+        raise ModelError(f"stiffness is singular on {where} (pivot ratio "
+                         f"{piv.min() / piv.max():.1e}): the model is a mechanism; {remedy}")
+    return lu
+
+
+def check_pair(K, M):
+    """K and M finite, square, of equal size; M with a positive diagonal (a mass matrix)."""
+    if K.shape != M.shape or K.shape[0] != K.shape[1]:
+        raise ModelError(f"K and M must be square and of equal size, got {K.shape} and {M.shape}")
+    for name, A in (("K", K), ("M", M)):
+        data = A.data if sp.issparse(A) else np.asarray(A)
+        if not np.all(np.isfinite(data)):
+            raise ModelError(f"{name} has NaN or infinite entries")
+    dm = M.diagonal() if sp.issparse(M) else np.diag(np.asarray(M))
+    if not np.all(dm > 0):
+        raise ModelError(f"M must have a positive diagonal (masses in kg), got min {dm.min():g}")
 
 
 def modes(K, M, n: int, *, sigma: float | None = None, dense_below: int = 400):
@@ -265,9 +286,10 @@ def modes(K, M, n: int, *, sigma: float | None = None, dense_below: int = 400):
     phi : (ndof, n) mass-normalised mode shapes (phi' M phi = I).
     """
     size = K.shape[0]
-    if int(n) != n or n < 1 or n > size:
+    if not isinstance(n, (int, np.integer)) or isinstance(n, bool) or n < 1 or n > size:
         raise ModelError(f"number of modes must be an integer in 1..{size}, got {n!r}")
     n = int(n)
+    check_pair(K, M)
     if size < dense_below or n >= size - 1:
         Kd = K.toarray() if sp.issparse(K) else np.asarray(K)
         Md = M.toarray() if sp.issparse(M) else np.asarray(M)
@@ -285,5 +307,14 @@ def modes(K, M, n: int, *, sigma: float | None = None, dense_below: int = 400):
         lam, phi = lam[order], phi[:, order]
         # re-normalise (eigsh returns M-orthonormal vectors up to round-off)
         phi = phi / np.sqrt(np.einsum("ij,ij->j", phi, M @ phi))
-    lam = np.where(np.abs(lam) < 1e-9 * max(1.0, np.abs(lam).max()), 0.0, lam)
+    # eigenvalues are accurate to about eps x the largest one of the pencil, itself >= the mean
+    # ratio of the diagonals; 1e-14 of that ratio (~50 eps) is indistinguishable from zero, and a
+    # negative eigenvalue beyond it is a stiffness that is not positive semi-definite
+    dk = np.abs(K.diagonal()).mean()
+    dm = np.abs(M.diagonal()).mean()
+    zero = 1e-14 * dk / dm
+    if lam.min() < -zero:
+        raise ModelError(f"K is not positive semi-definite: eigenvalue {lam.min():.4g} rad^2/s^2 "
+                         "(a negative stiffness or a wrong sign); no frequency can be given")
+    lam = np.where(np.abs(lam) < max(zero, 1e-9 * max(1.0, np.abs(lam).max())), 0.0, lam)
     return np.sqrt(np.clip(lam, 0, None)) / (2 * np.pi), phi

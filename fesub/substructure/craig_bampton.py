@@ -17,8 +17,8 @@ import scipy.linalg as sla
 import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 
-from ..errors import ModelError
-from ..fe.assembly import modes
+from ..errors import ModelError, check_positive
+from ..fe.assembly import check_pair, factor_stiffness, modes
 
 __all__ = ["CraigBampton"]
 
@@ -54,15 +54,18 @@ class CraigBampton:
         K = sp.csr_matrix(K)
         M = sp.csr_matrix(M)
         n = K.shape[0]
-        if K.shape != (n, n) or M.shape != (n, n):
-            raise ModelError(f"K and M must be square and of equal size, got {K.shape} and {M.shape}")
-        b = np.asarray(boundary, dtype=np.int64).ravel()
+        check_pair(K, M)
+        b = np.asarray(boundary).ravel()
+        if b.size and (b.dtype.kind not in "iu" and not (b.dtype.kind == "f" and np.all(b == np.round(b)))):
+            raise ModelError(f"boundary DOFs must be integer indices, got {boundary!r}")
+        b = b.astype(np.int64)
         if b.size == 0:
             raise ModelError("Craig-Bampton needs at least one boundary DOF")
         if b.min() < 0 or b.max() >= n or np.unique(b).size != b.size:
             raise ModelError(f"boundary DOFs must be distinct indices in 0..{n - 1}")
         i = np.setdiff1d(np.arange(n), b)
-        if int(n_modes) != n_modes or n_modes < 0 or n_modes > i.size:
+        if not isinstance(n_modes, (int, np.integer)) or isinstance(n_modes, bool) or \
+                n_modes < 0 or n_modes > i.size:
             raise ModelError(f"n_modes must be an integer in 0..{i.size} (number of interior DOFs), got {n_modes!r}")
         k = int(n_modes)
         self.boundary, self.interior, self.n_modes = b, i, k
@@ -82,10 +85,10 @@ class CraigBampton:
         n = K.shape[0]
         Kii = sp.csc_matrix(K[i][:, i])
         Kib = K[i][:, b].toarray()
-        try:
-            lu = spla.splu(Kii)
-        except RuntimeError as exc:
-            raise ModelError(f"K_ii is singular ({exc}): the boundary DOFs do not hold the substructure") from exc
+        # a boundary that does not hold the interior (one node of a floating body: it can still
+        # rotate about it) leaves a mechanism in K_ii: constraint modes are then undefined
+        lu = factor_stiffness(Kii, "the interior DOFs with the boundary fixed",
+                              "the boundary DOFs do not hold the substructure; add boundary DOFs")
         Psi = -lu.solve(Kib)
         if k > 0:
             f, Phi = modes(Kii, M[i][:, i], k)
@@ -138,7 +141,9 @@ class CraigBampton:
         return slice(self.n_modes, self.n_dofs)
 
     def rayleigh(self, alpha: float, beta: float) -> np.ndarray:
-        """Reduced Rayleigh damping T' C T = alpha Mr + beta Kr."""
+        """Reduced Rayleigh damping T' C T = alpha Mr + beta Kr (alpha in 1/s, beta in s)."""
+        check_positive("Rayleigh alpha (1/s)", alpha, strict=False, error=ModelError)
+        check_positive("Rayleigh beta (s)", beta, strict=False, error=ModelError)
         return alpha * self.Mr + beta * self.Kr
 
     def frequencies(self, n: int | None = None) -> np.ndarray:

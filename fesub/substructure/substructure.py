@@ -85,6 +85,9 @@ class Substructure:
 
     def load(self, nodes_or_set, comp: str, value: float) -> np.ndarray:
         """Load vector (N) with ``value`` split evenly over the nodes of the set, on one component."""
+        value = float(value) if isinstance(value, (int, float, np.number)) else value
+        if not isinstance(value, float) or not np.isfinite(value):
+            raise ModelError(f"load value must be a finite force in N, got {value!r}")
         idx = self.dofs(nodes_or_set, comp)
         f = np.zeros(self.n_dofs)
         f[idx] = value / idx.size

@@ -1,0 +1,82 @@
+"""The conventions every ``fesub`` study shares, checked on all of them at once.
+
+Each study's own test file runs it (short runs, interrupts, resuming, its figures); this file holds
+the table-wide rules: the common flags, defaults shown in ``--help``, the default output folder,
+no heavy import before a study runs, and one-line usage errors with exit status 2.
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+
+import pytest
+
+from fesub.cli import STUDIES, build_parser
+
+RUNNABLE = [s for s in STUDIES if s not in ("info", "config")]
+COMMON = ("--out", "--quiet", "--overwrite")
+
+
+def _help(study: str) -> str:
+    parser = build_parser(study)
+    sub = next(a for a in parser._actions if a.dest == "study").choices[study]
+    return sub.format_help()
+
+
+@pytest.mark.parametrize("study", RUNNABLE)
+def test_every_study_has_the_common_flags_and_shows_its_defaults(study):
+    text = _help(study)
+    for flag in COMMON:
+        assert flag in text, f"{study}: {flag} missing"
+    assert "-q, --quiet" in text
+    assert f"(default: fesub-out/{study}" in text.replace("\n", " ").replace("  ", " ") or \
+        study == "sweep" and "(default: fesub-out/sweep" in text.replace("\n", " ")
+    parser = build_parser(study)
+    sub = next(a for a in parser._actions if a.dest == "study").choices[study]
+    for action in sub._actions:
+        if action.option_strings and action.default not in (None, False) and \
+                action.dest not in ("help",) and action.help:
+            assert "(default:" in sub.formatter_class(prog="x")._get_help_string(action), \
+                f"{study} {action.option_strings[0]}: default not shown"
+
+
+@pytest.mark.parametrize("study", list(STUDIES))
+def test_help_imports_no_numerical_library(study, subprocess_env):
+    """``fesub STUDY --help`` answers without importing NumPy, SciPy, Matplotlib or xarray (they
+    are imported when a study runs), which is what keeps it well under a second."""
+    code = ("import sys\nfrom fesub.cli import main\n"
+            f"rc = main([{study!r}, '--help'])\n"
+            "heavy = [m for m in ('numpy', 'scipy', 'matplotlib', 'xarray') if m in sys.modules]\n"
+            "print('HEAVY', heavy, rc)\n")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          env=subprocess_env, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert "HEAVY [] 0" in proc.stdout, proc.stdout[-300:]
+
+
+@pytest.mark.parametrize("study", RUNNABLE)
+def test_an_out_that_is_a_file_is_one_error_line_and_status_2(study, tmp_path, subprocess_env):
+    target = tmp_path / "taken"
+    target.write_text("a file, not a folder")
+    argv = [study, "--out", str(target), "--quiet"]
+    if study == "sweep":
+        cfg = tmp_path / "c.toml"
+        cfg.write_text('study = "beam_on_beam_stability"\n[cases]\n')
+        argv.insert(1, str(cfg))
+    proc = subprocess.run([sys.executable, "-m", "fesub.cli", *argv], capture_output=True,
+                          text=True, env=subprocess_env, timeout=300)
+    assert proc.returncode == 2, (proc.stdout[-500:], proc.stderr[-500:])
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith(f"fesub {study}: error:"), proc.stderr
+    assert "Traceback" not in proc.stderr
+    assert target.read_text() == "a file, not a folder"
+
+
+def test_unknown_study_is_a_usage_error(capsys):
+    from fesub.cli import main
+
+    assert main(["no-such-study"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and re.match(r"fesub: error: .*invalid choice", err[0])
