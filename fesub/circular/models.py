@@ -28,6 +28,7 @@ from typing import NamedTuple
 import numpy as np
 
 from ..errors import ModelError, ParameterError, check_positive
+from . import exact
 from .pressure import Pressure, make_pressure
 from .quadrature import quadrature_profile
 
@@ -119,14 +120,11 @@ class FrictionModel:
 
         ``|Q_xy| = mu P Q_eps`` and ``|T_z| = mu P kappa T_eps`` (both >= 0).
         """
-        e = np.asarray(eps, dtype=float)
-        if np.any(np.isnan(e)) or np.any(e < 0):
-            raise ParameterError("eps (slip-spin ratio) must lie in [0, inf]")
+        e = exact.check_eps(eps)
         shape = e.shape
         e = np.atleast_1d(e).ravel()
         if self.natural == "eps":
-            fin = np.isfinite(e)
-            Q, T = self._profile_ab(np.where(fin, e, 1.0), np.where(fin, 1.0, 0.0))
+            Q, T = self._profile_ab(*exact.eps_as_ab(e))
         else:
             # |w3| = 1/sqrt(1 + (eps R/rho)^2), w12 = (eps R/rho) |w3|
             g = e * self.R / self.rho
@@ -284,23 +282,13 @@ class ExactCircularFriction(FrictionModel):
             raise ParameterError("ExactCircularFriction needs pressure 'uniform' or 'hertz'; "
                                  f"got {self.pressure.name!r} (use QuadratureFriction)")
         self._law = self.pressure.name
-        self._code = 0 if self._law == "uniform" else 1
+        self._code = exact.law_code(self._law)
 
     def _profile_ab(self, a, b):
-        from .. import _backend
-        from . import exact
-
-        a = np.ascontiguousarray(a, dtype=float).ravel()
-        b = np.ascontiguousarray(b, dtype=float).ravel()
-        Q = np.empty(a.size)
-        T = np.empty(a.size)
-        _backend.kernels("circular").profile_ab(self._code, a, b, exact.EPS_SMALL,
-                                                exact.EPS_LARGE, Q, T)
-        return Q, T
+        return exact.profile_ab(self._law, a, b)
 
     def _force_torque(self, ux, uy, om):
         from .. import _backend
-        from . import exact
 
         shape = ux.shape
         ux = np.ascontiguousarray(ux, dtype=float).ravel()
