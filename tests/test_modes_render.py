@@ -152,3 +152,32 @@ def test_triangle_mesh_png_and_vtu(tmp_path):
     back = meshio.read(pm.write_modes_vtu(mesh, [u], tmp_path / "tri.vtu"))
     np.testing.assert_array_equal(back.cells_dict["triangle"], mesh.cells["triangle"])
     np.testing.assert_array_equal(back.point_data["mode_01"][:, :2], u.reshape(-1, 2))
+
+
+def test_vtu_natural_frequencies_as_field_data(tmp_path, plate_mode):
+    import meshio
+
+    mesh, f, phi = plate_mode
+    back = meshio.read(pm.write_modes_vtu(mesh, phi, tmp_path / "modes.vtu", frequencies_hz=f))
+    # stored exactly (17 significant digits), one per mode in the order of the point arrays
+    np.testing.assert_array_equal(back.field_data["natural_frequency_hz"], f)
+    assert list(back.point_data) == [f"mode_{j + 1:02d} ({f[j]:.6g} Hz)" for j in range(3)]
+    # without frequencies there is no field data
+    assert meshio.read(pm.write_modes_vtu(mesh, phi, tmp_path / "plain.vtu")).field_data == {}
+
+
+def test_vtu_modes_not_expanded_to_the_mesh(tmp_path, plate_mode):
+    """Modes of the constrained model (free DOFs only) are refused with the expected shapes."""
+    from fesub.fe.assembly import free_dofs
+
+    mesh, f, phi = plate_mode
+    n = mesh.n_points
+    fr = free_dofs(2 * n, np.arange(6))  # as if 3 nodes were clamped
+    expected = rf"expected each mode a nodal field \({n}, 2\) or \({n}, 3\) or a DOF vector of {2 * n}"
+    with pytest.raises(ParameterError, match=rf"shapes: got an array of shape \({fr.size}, 3\); " + expected):
+        pm.write_modes_vtu(mesh, phi[fr], tmp_path / "x.vtu")
+    with pytest.raises(ParameterError, match=rf"shapes\[1\]: got shape \({fr.size},\); " + expected):
+        pm.write_modes_vtu(mesh, [phi[:, 0], phi[fr, 1]], tmp_path / "x.vtu")
+    with pytest.raises(ParameterError, match="expanded"):
+        pm.write_modes_vtu(mesh, [np.zeros((n, 4))], tmp_path / "x.vtu")
+    assert not (tmp_path / "x.vtu").exists()

@@ -1,4 +1,8 @@
-"""Mode shapes: off-screen pyvista renderings (PNG, animated GIF) and VTU files for ParaView.
+"""Mode shapes: matplotlib drawings and off-screen pyvista renderings (PNG, animated GIF), and VTU
+files for ParaView.
+
+:func:`plot_coupled_modes` draws with matplotlib only (a core dependency); the ``render_*`` and
+``animate_*`` functions need pyvista (``pip install 'fesub[viz]'``).
 
 Every function takes a :class:`fesub.fe.Mesh` (quad, triangle or line cells) and a nodal
 displacement field. Displacements are given per node, shape ``(n_nodes, 2)`` or
@@ -19,8 +23,8 @@ import numpy as np
 
 from ..errors import MeshError, ParameterError
 
-__all__ = ["nodal_displacement", "auto_scale", "deformed_grid", "render_mode", "render_modes",
-           "animate_mode", "write_modes_vtu"]
+__all__ = ["nodal_displacement", "auto_scale", "common_scale", "deformed_grid", "plot_coupled_modes",
+           "render_mode", "render_modes", "animate_mode", "write_modes_vtu"]
 
 _VTK_CELL = {"quad": 9, "triangle": 5, "line": 3}  # VTK_QUAD, VTK_TRIANGLE, VTK_LINE
 
@@ -157,15 +161,89 @@ def render_mode(mesh, displacement, path, *, scale: float | None = None, title: 
                         show_undeformed=show_undeformed, show_edges=show_edges, line_width=line_width)
 
 
-def _pairs_scale(pairs, scale):
+def common_scale(pairs, scale: float | None = None, fraction: float = 0.1) -> float:
+    """One deformation scale for several parts drawn together.
+
+    ``scale`` when given (checked finite and >= 0); otherwise the factor that makes the largest
+    displacement of all parts ``fraction`` of the bounding-box diagonal of the whole assembly
+    (1.0 when every displacement is zero). ``pairs`` is a sequence of ``(mesh, displacement)``.
+    """
     _check_scale(scale)
     if scale is not None:
         return float(scale)
-    # common scale: the largest displacement of all parts is 10 % of the size of the assembly
     pts = np.vstack([m.points for m, _ in pairs])
     umax = max(np.linalg.norm(nodal_displacement(m, u), axis=1).max() for m, u in pairs)
     size = np.linalg.norm(np.ptp(pts, axis=0))
-    return float(0.1 * size / umax) if umax > 0 else 1.0
+    return float(fraction * size / umax) if umax > 0 else 1.0
+
+
+def _edges(conn: np.ndarray) -> np.ndarray:
+    """Unique element edges (m, 2) of area cells (each cell's nodes in cyclic order) or lines."""
+    if conn.shape[1] == 2:
+        return conn
+    e = np.stack([conn, np.roll(conn, -1, axis=1)], axis=-1).reshape(-1, 2)
+    return np.unique(np.sort(e, axis=1), axis=0)
+
+
+def plot_coupled_modes(pairs, path, *, title: str | None = None, scale: float | None = None, labels=None):
+    """Draw several parts with their displacements in place, with one deformation scale (matplotlib).
+
+    Parameters
+    ----------
+    pairs : sequence of (mesh, displacement)
+        As :func:`render_modes`: :class:`fesub.fe.Mesh` (quad, triangle or line cells) in global
+        coordinates (m) and its nodal field (n_nodes, ndpn) with ux, uy (m) first (a frame's
+        rotation is ignored), or a flat DOF vector. No part is moved: a part that is displaced
+        as a rigid body (a slider at its contact position) must be given at that position.
+    path : str or path-like
+        PNG to write (through :func:`fesub.plots.style.save`).
+    title : str, optional
+        Figure title (default ``"coupled mode shape"``).
+    scale : float, optional
+        Deformation scale shared by all parts; default :func:`common_scale` (the largest
+        displacement drawn as 10 % of the size of the whole assembly).
+    labels : sequence of str, optional
+        Legend names of the parts (default ``part 1``, ``part 2``, ...).
+
+    The undeformed element edges are drawn in grey, each deformed part (node + scale * u) in its
+    own colour; axes in mm with equal aspect. Returns the path written.
+    """
+    from matplotlib.collections import LineCollection, PolyCollection
+    from matplotlib.lines import Line2D
+
+    from . import style
+
+    pairs = list(pairs)
+    if not pairs:
+        raise ParameterError("plot_coupled_modes needs at least one (mesh, displacement) pair")
+    if labels is not None and len(labels) != len(pairs):
+        raise ParameterError(f"{len(labels)} labels for {len(pairs)} parts")
+    s = common_scale(pairs, scale)
+    plt = style.pyplot()
+    fig, ax = plt.subplots(figsize=(9, 4.5))
+    handles = [Line2D([], [], color="0.6", lw=0.8, label="undeformed")]
+    for i, (mesh, u) in enumerate(pairs):
+        u = nodal_displacement(mesh, u)
+        kind, conn = _structural_cells(mesh)
+        X = mesh.points * 1e3  # mm
+        Y = (mesh.points + s * u) * 1e3
+        colour = f"C{i}"
+        name = labels[i] if labels is not None else f"part {i + 1}"
+        ax.add_collection(LineCollection(X[_edges(conn)], colors="0.6", linewidths=0.5,
+                                         gid=f"undeformed:{i}"))
+        if kind == "line":
+            ax.add_collection(LineCollection(Y[conn], colors=colour, linewidths=1.8, gid=f"deformed:{i}"))
+        else:
+            ax.add_collection(PolyCollection(Y[conn], facecolors=colour, edgecolors=colour, alpha=0.45,
+                                             linewidths=0.4, gid=f"deformed:{i}"))
+        handles.append(Line2D([], [], color=colour, lw=2.0, label=f"{name}, deformed"))
+    ax.autoscale_view()
+    ax.set_aspect("equal", adjustable="datalim")
+    ax.set_xlabel("x [mm]")
+    ax.set_ylabel("y [mm]")
+    ax.set_title(title or "coupled mode shape")
+    ax.legend(handles=handles, fontsize=8, loc="best", title=f"displacements x {s:.3g}")
+    return style.save(fig, path)
 
 
 def render_modes(pairs, path, *, scale: float | None = None, title: str | None = None,
@@ -181,7 +259,7 @@ def render_modes(pairs, path, *, scale: float | None = None, title: str | None =
     pairs = list(pairs)
     if not pairs:
         raise ParameterError("render_modes needs at least one (mesh, displacement) pair")
-    s = _pairs_scale(pairs, scale)
+    s = common_scale(pairs, scale)
     mags = [np.linalg.norm(nodal_displacement(m, u), axis=1).max() for m, u in pairs]
     clim = (0.0, max(max(mags), np.finfo(float).tiny))
     pv = _pyvista()
@@ -252,6 +330,46 @@ def _write_gif(path, frames, fps):
         iio.imwrite(path, np.stack(frames), duration=duration_ms, loop=0)
 
 
+def _mode_fields(mesh, shapes) -> list[np.ndarray]:
+    """Nodal fields (n_nodes, 2|3) of ``shapes`` (see :func:`write_modes_vtu`), checked."""
+    n = mesh.n_points
+    expected = (f"each mode a nodal field ({n}, 2) or ({n}, 3) or a DOF vector of {2 * n} or {3 * n} "
+                f"entries, or all modes as one ({2 * n} or {3 * n}, n_modes) array")
+    hint = ("; modes of a reduced or constrained model must first be expanded to every node of the "
+            "mesh (e.g. Substructure.expand)")
+    if isinstance(shapes, np.ndarray) and shapes.ndim == 2:
+        if shapes.shape[0] not in (2 * n, 3 * n):
+            raise ParameterError(f"shapes: got an array of shape {shapes.shape}; expected {expected}{hint}")
+        shapes = [shapes[:, j] for j in range(shapes.shape[1])]
+    fields = []
+    for j, u in enumerate(shapes):
+        u = np.asarray(u, dtype=float)
+        if u.ndim == 1 and u.size in (2 * n, 3 * n):
+            u = u.reshape(n, -1)
+        if u.ndim != 2 or u.shape[0] != n or u.shape[1] not in (2, 3):
+            raise ParameterError(f"shapes[{j}]: got shape {u.shape}; expected {expected}{hint}")
+        nodal_displacement(mesh, u)  # finiteness
+        fields.append(u)
+    return fields
+
+
+def _insert_field_data(path: str, arrays: dict) -> None:
+    """Add a ``<FieldData>`` block of Float64 arrays (ASCII, 17 significant digits: exact) to the
+    dataset of a VTU file written by meshio (which writes none)."""
+    items = "".join(
+        f'<DataArray type="Float64" Name="{name}" NumberOfTuples="{len(v)}" format="ascii">'
+        + " ".join(repr(float(x)) for x in v) + "</DataArray>\n" for name, v in arrays.items())
+    with open(path, encoding="utf-8") as fh:
+        text = fh.read()
+    tag = "<UnstructuredGrid>"
+    k = text.find(tag)
+    if k < 0:
+        raise MeshError(f"{path}: no <UnstructuredGrid> element to attach the field data to")
+    k += len(tag)
+    with open(path, "w", encoding="utf-8") as fh:
+        fh.write(text[:k] + "\n<FieldData>\n" + items + "</FieldData>" + text[k:])
+
+
 def write_modes_vtu(mesh, shapes, path, *, frequencies_hz=None, names=None):
     """Write mode shapes to a VTU file (ParaView: "Warp By Vector" on any of the arrays).
 
@@ -259,9 +377,13 @@ def write_modes_vtu(mesh, shapes, path, *, frequencies_hz=None, names=None):
     ----------
     mesh : fesub.fe.Mesh
     shapes : sequence of nodal fields, or an (n_dofs, n_modes) array of DOF vectors
-        Each field (n_nodes, 2|3) or flat; written as a 3-component point array (m). For frame
-        meshes given with 3 DOFs per node the rotation (rad) is written as ``<name>_rz``.
-    frequencies_hz : optional sequence, appended to the array names (``"mode_01 (12.3 Hz)"``).
+        Each field (n_nodes, 2|3) or flat with 2 or 3 DOFs per node of ``mesh`` (node-major);
+        written as a 3-component point array (m). For frame meshes given with 3 DOFs per node the
+        rotation (rad) is written as ``<name>_rz``. Modes of a reduced model must be expanded to
+        every node first; any other shape is a ParameterError naming the expected one.
+    frequencies_hz : optional sequence (Hz)
+        Appended to the array names (``"mode_01 (12.3 Hz)"``) and stored exactly, in the order of
+        the modes, as the field data array ``natural_frequency_hz``.
     names : optional sequence of array names (default ``mode_01``, ``mode_02``, ...).
 
     Returns
@@ -270,26 +392,24 @@ def write_modes_vtu(mesh, shapes, path, *, frequencies_hz=None, names=None):
     """
     import meshio
 
-    if isinstance(shapes, np.ndarray) and shapes.ndim == 2 and shapes.shape[0] in (2 * mesh.n_points,
-                                                                                    3 * mesh.n_points):
-        shapes = [shapes[:, j] for j in range(shapes.shape[1])]
-    shapes = list(shapes)
-    if frequencies_hz is not None and len(frequencies_hz) != len(shapes):
-        raise ParameterError(f"{len(frequencies_hz)} frequencies for {len(shapes)} mode shapes")
-    if names is not None and len(names) != len(shapes):
-        raise ParameterError(f"{len(names)} names for {len(shapes)} mode shapes")
+    fields = _mode_fields(mesh, shapes)
+    if frequencies_hz is not None:
+        frequencies_hz = np.asarray(frequencies_hz, dtype=float).ravel()
+        if frequencies_hz.size != len(fields):
+            raise ParameterError(f"{frequencies_hz.size} frequencies for {len(fields)} mode shapes")
+        if not np.all(np.isfinite(frequencies_hz)):
+            raise ParameterError("frequencies_hz contains NaN or inf")
+    if names is not None and len(names) != len(fields):
+        raise ParameterError(f"{len(names)} names for {len(fields)} mode shapes")
     kind, conn = _structural_cells(mesh)
     point_data = {}
-    for j, u in enumerate(shapes):
-        full = np.asarray(u, dtype=float)
-        full = full.reshape(mesh.n_points, -1) if full.ndim == 1 else full
-        u2 = nodal_displacement(mesh, full)
+    for j, full in enumerate(fields):
         name = names[j] if names is not None else f"mode_{j + 1:02d}"
         if frequencies_hz is not None:
-            name = f"{name} ({float(frequencies_hz[j]):.6g} Hz)"
+            name = f"{name} ({frequencies_hz[j]:.6g} Hz)"
         if name in point_data:
             raise ParameterError(f"duplicate mode name {name!r}")
-        point_data[name] = np.column_stack([u2, np.zeros(mesh.n_points)])
+        point_data[name] = np.column_stack([full[:, :2], np.zeros(mesh.n_points)])
         if kind == "line" and full.shape[1] == 3:
             point_data[f"{name}_rz"] = full[:, 2].copy()
     pts = np.column_stack([mesh.points, np.zeros(mesh.n_points)])
@@ -298,4 +418,6 @@ def write_modes_vtu(mesh, shapes, path, *, frequencies_hz=None, names=None):
         meshio.write(path, meshio.Mesh(pts, [(kind, conn)], point_data=point_data), file_format="vtu")
     except Exception as exc:  # noqa: BLE001
         raise MeshError(f"{path}: cannot write modes ({type(exc).__name__}: {exc})") from exc
+    if frequencies_hz is not None:
+        _insert_field_data(path, {"natural_frequency_hz": frequencies_hz})
     return path
