@@ -262,3 +262,12 @@ def test_coupled_modes_drawn_in_place_with_one_scale(tmp_path, drawn_figures):
         pc.plot_coupled_modes([], tmp_path / "x.png")
     with pytest.raises(ParameterError, match="scale"):
         pc.plot_coupled_modes(pairs, tmp_path / "x.png", scale=-1.0)
+
+
+def test_interrupted_loci_before_the_first_position(tmp_path, drawn_figures):
+    L = eigen.EigenLoci(positions=np.zeros(0), lam=np.zeros((0, 10), complex), mu=0.3, status="interrupted")
+    pc.plot_loci(L, tmp_path / "loci.png")
+    pc.plot_max_real([L], tmp_path / "maxre.png")
+    for fig, _ in drawn_figures[-2:]:
+        assert style.check_figure(fig) == []
+    assert drawn_figures[-2][0].axes[0].get_title().endswith("(interrupted: partial)")

@@ -138,7 +138,7 @@ def plot_loci(loci, path, *, rayleigh=(), title=None):
     n_bad = int(bad.sum())
     ax.scatter(lam.real[bad], lam.imag[bad] / (2 * np.pi) / 1e3, s=28, facecolors="none", edgecolors="red",
                linewidths=1.0, label=f"Re(lambda) > 0: {n_bad} of {lam.size}", gid="unstable")
-    wmax = max(float(np.abs(lam.imag).max()) * 1.05, 2.0)
+    wmax = max(float(np.abs(lam.imag).max()) * 1.05 if lam.size else 0.0, 2.0)  # (an interrupt: none)
     w = np.linspace(1.0, wmax, 400)
     for (label, a, b), ls in zip(rayleigh, (":", "--", "-.")):
         r = rayleigh_line(w, a, b)
