@@ -529,14 +529,14 @@ def test_dynamics_bad_input(uni):
 
 
 def test_trajectory_save(tmp_path, uni):
-    import json
+    import fesub
 
     tr = disc(uni["N2"]).simulate([1.0, 0.0, 0.1])
     tr.save(tmp_path / "traj")
-    data = np.load(tmp_path / "traj.npz")
-    np.testing.assert_array_equal(data["x_o"], tr.x_o)
-    summ = json.loads((tmp_path / "traj.json").read_text())
-    assert summ["t_stop"] == tr.t_stop and summ["stopped"]
+    back = fesub.load(tmp_path / "traj.nc")
+    np.testing.assert_array_equal(back.x_o, tr.x_o)
+    summ = fesub.io.info(tmp_path / "traj.nc")
+    assert summ["results"]["t_stop"]["value"] == tr.t_stop and summ["results"]["stopped"]["value"]
 
 
 def test_angle_rates_match_differentiated_angles(uni):
@@ -583,3 +583,142 @@ def test_ball_centre_velocity_against_newton_euler():
     vQ0 = (1 + j) * vC0 - j * x0[:2]
     vC = s.ball_centre_velocity(tr, vQ0)
     np.testing.assert_allclose(vC, sol.y[:2].T, atol=1e-8)     # both integrated to ~1e-10
+
+
+# ------------------------------------------------------------------- the pitchfork F = -F_P
+def _circle_stop_time(model, psi0, r0, F, A=1.0, b=8.0 / 9.0):
+    """Stop time of the disc (mu = g = m = 1) started on the invariant circle at ``psi0`` and
+    flowing to ``psi = pi``, by nested quadrature over the direction angle -- no time integration:
+    ``t_stop = int r(psi)/g(psi) dpsi`` with ``log r(psi) = log r0 + int R*/g dpsi`` (``g = psi'``
+    and ``R* = (log r)'`` in rescaled time), from the model's C(w3), S(w3) alone (A = 1,
+    b = kappa^2/j = 8/9 for the disc)."""
+    from scipy.integrate import quad
+
+    def fo(p):
+        C, S = (float(x) for x in model.CS(math.sin(p)))
+        return -A * C * math.cos(p) + F, -b * S * math.sin(p)
+
+    def ratio(p):
+        f1, f3 = fo(p)
+        return (math.cos(p) * f1 + math.sin(p) * f3) / (-math.sin(p) * f1 + math.cos(p) * f3)
+
+    def integrand(p):
+        f1, f3 = fo(p)
+        lr = math.log(r0) + quad(ratio, psi0, p, epsabs=1e-13, epsrel=1e-13, limit=200)[0]
+        return math.exp(lr) / (-math.sin(p) * f1 + math.cos(p) * f3)
+
+    # near pi, g ~ 0.375 (pi - psi)^3 and log r ~ -0.67/(pi - psi)^2: beyond pi - 0.05 the radius
+    # is below e^-250 r0 and adds nothing to the time
+    return quad(integrand, psi0, math.pi - 0.05, epsabs=1e-14, epsrel=1e-13, limit=200)[0]
+
+
+def test_disc_stops_at_the_pitchfork(uni):
+    """At F = -F_P the stop direction (-1, 0, 0) is non-hyperbolic (lambda_c = 0): w converges
+    only algebraically. The disc still stops in finite time, at the time of the quadrature."""
+    s = disc(uni["exact"])
+    s = s.with_force(-s.F_P)
+    assert s.F == -0.5                                      # 1 - (8/9)(9/16), exact in binary
+    trivial = find_limit_directions(s)[1]
+    assert trivial.w[0] == -1 and trivial.sphere_type == "non-hyperbolic"
+    x0 = np.array([-1.0, 0.0, 0.3])
+    tr = s.simulate(x0)
+    ref = _circle_stop_time(uni["exact"], math.atan2(x0[2], x0[0]), float(np.linalg.norm(x0)), s.F)
+    assert tr.stopped and tr.stuck and tr.status == "complete"
+    # DOP853 at rtol 1e-10 against a quadrature at 1e-13
+    assert tr.t_stop == pytest.approx(ref, rel=1e-9)
+    # the direction converged to |V*| < 1e-10 mu g, i.e. within (1e-10/0.375)^(1/3) = 6.4e-4
+    assert tr.info["w_converged"] and tr.info["w_residual"] <= 1.0001e-10
+    assert np.linalg.norm(tr.w_final - [-1.0, 0.0, 0.0]) < 7e-4
+    # a start off the circle: the same stop in rescaled and in physical time (independent runs)
+    a = s.simulate([-1.0, 0.2, 0.3])
+    b = s.simulate([-1.0, 0.2, 0.3], method="t")
+    assert a.stopped and b.stopped
+    assert a.t_stop == pytest.approx(b.t_stop, rel=1e-9)
+
+
+# ------------------------------------------------------------------- interrupts
+def _interrupt_after(monkeypatch, s, calls):
+    """Make ``s.field`` raise KeyboardInterrupt at its ``calls``-th call."""
+    real = s.field
+    n = {"k": 0}
+
+    def field(w):
+        n["k"] += 1
+        if n["k"] == calls:
+            raise KeyboardInterrupt
+        return real(w)
+
+    monkeypatch.setattr(s, "field", field)
+
+
+@pytest.mark.parametrize("method", ["tau", "t"])
+def test_interrupted_simulation_returns_the_steps_done(uni, monkeypatch, method):
+    s = disc(uni["N2"], F=0.2)
+    x0 = [0.3, 0.8, -0.4]
+    full = s.simulate(x0, method=method)
+    _interrupt_after(monkeypatch, s, 300)
+    part = s.simulate(x0, method=method)
+    assert part.status == "interrupted" and not part.stopped and math.isinf(part.t_stop)
+    n = part.t.size
+    assert 1 < n < full.t.size
+    # the accepted steps before the interrupt are those of the full run, bit for bit
+    np.testing.assert_array_equal(part.t, full.t[:n])
+    np.testing.assert_array_equal(part.x_o, full.x_o[:n])
+    np.testing.assert_array_equal(part.q, full.q[:n])
+
+
+def test_interrupted_direction_phase_keeps_the_motion(uni, monkeypatch):
+    """An interrupt while the direction converges (pitchfork) keeps the finished motion."""
+    s = disc(uni["exact"])
+    s = s.with_force(-s.F_P)
+    full = s.simulate([-1.0, 0.0, 0.3])
+    n_motion = int(np.argmax(full.t == full.t[-1]))      # first row of the frozen (t, q)
+    real = s.field
+    calls = {"k": 0, "deep": False}
+
+    def field(w):
+        calls["k"] += 1
+        if calls["deep"] and calls["k"] == 50:             # one Ctrl-C
+            raise KeyboardInterrupt
+        return real(w)
+
+    import scipy.integrate
+
+    real_lsoda = scipy.integrate.LSODA
+
+    class Marked(real_lsoda):                             # the direction phase has started
+        def __init__(self, *a, **k):
+            calls["deep"], calls["k"] = True, 0
+            super().__init__(*a, **k)
+
+    monkeypatch.setattr(scipy.integrate, "LSODA", Marked)
+    monkeypatch.setattr(s, "field", field)
+    part = s.simulate([-1.0, 0.0, 0.3])
+    assert part.status == "interrupted"
+    assert part.t.size >= n_motion
+    np.testing.assert_array_equal(part.t[:n_motion], full.t[:n_motion])
+    assert part.t[-1] == full.t[-1]                       # the motion was finished
+
+
+def test_interrupted_bifurcation_diagram_keeps_the_forces_done(uni, monkeypatch):
+    from fesub.circular import dynamics
+    from fesub.circular.results import BifurcationDiagram
+
+    s = disc(uni["N2"])
+    grid = np.array([0.03, 0.2, 0.7, 1.2])
+    full = BifurcationDiagram.compute(s, grid)
+    real = dynamics.find_limit_directions
+    n = {"k": 0}
+
+    def fld(system, **kw):
+        n["k"] += 1
+        if n["k"] == 3:
+            raise KeyboardInterrupt
+        return real(system, **kw)
+
+    monkeypatch.setattr(dynamics, "find_limit_directions", fld)
+    part = BifurcationDiagram.compute(s, grid)
+    assert full.status == "complete" and part.status == "interrupted"
+    done = np.isin(full.F, grid[:2])
+    np.testing.assert_array_equal(part.F, full.F[done])
+    np.testing.assert_array_equal(part.psi, full.psi[done])
