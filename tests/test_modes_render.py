@@ -9,11 +9,16 @@ from fesub.errors import ParameterError
 from fesub.fe import BeamSection, PlaneStress, beam_line, mesh_matrices, modes, rectangle
 from fesub.fe.assembly import free_dofs
 
-pv = pytest.importorskip("pyvista")
-PIL = pytest.importorskip("PIL.Image")
-from fesub.plots import modes as pm  # noqa: E402
+from fesub.plots import modes as pm
 
 MAT = PlaneStress(210e9, 0.3, 7800.0, 0.01)
+
+
+@pytest.fixture
+def render():
+    """Rendering needs pyvista and Pillow (optional dependencies); VTU writing needs neither."""
+    pytest.importorskip("pyvista")
+    return pytest.importorskip("PIL.Image")
 
 
 @pytest.fixture(scope="module")
@@ -28,11 +33,13 @@ def plate_mode():
 
 
 def _fraction_not_background(png, background=(255, 255, 255)):
-    img = np.asarray(PIL.open(png).convert("RGB")).astype(int)
+    from PIL import Image
+
+    img = np.asarray(Image.open(png).convert("RGB")).astype(int)
     return np.mean(np.any(np.abs(img - np.array(background)) > 8, axis=-1)), img
 
 
-def test_render_mode_png(tmp_path, plate_mode):
+def test_render_mode_png(tmp_path, plate_mode, render):
     mesh, f, phi = plate_mode
     out = pm.render_mode(mesh, phi[:, 0].reshape(-1, 2), tmp_path / "mode1.png", title="mode 1",
                          frequency_hz=f[0], window_size=(600, 300))
@@ -44,17 +51,17 @@ def test_render_mode_png(tmp_path, plate_mode):
     assert len(np.unique(img.reshape(-1, 3), axis=0)) > 20
 
 
-def test_render_blank_vs_mode_differ(tmp_path, plate_mode):
+def test_render_blank_vs_mode_differ(tmp_path, plate_mode, render):
     """A zero field and a mode give different pictures (the deformation is really drawn)."""
     mesh, f, phi = plate_mode
     a = pm.render_mode(mesh, np.zeros((mesh.n_points, 2)), tmp_path / "zero.png", window_size=(400, 200))
     b = pm.render_mode(mesh, phi[:, 1], tmp_path / "mode2.png", window_size=(400, 200))
-    ia = np.asarray(PIL.open(a).convert("RGB")).astype(int)
-    ib = np.asarray(PIL.open(b).convert("RGB")).astype(int)
+    ia = np.asarray(render.open(a).convert("RGB")).astype(int)
+    ib = np.asarray(render.open(b).convert("RGB")).astype(int)
     assert np.mean(np.any(ia != ib, axis=-1)) > 0.01
 
 
-def test_frame_and_two_substructures_in_one_picture(tmp_path):
+def test_frame_and_two_substructures_in_one_picture(tmp_path, render):
     sec = BeamSection.rectangle(210e9, 7800.0, 0.02, 0.01)
     beam = beam_line((0.0, 0.0), (1.0, 0.0), 20)
     K, M, dm = mesh_matrices(beam, sec)
@@ -72,11 +79,11 @@ def test_frame_and_two_substructures_in_one_picture(tmp_path):
     assert frac > 0.02
 
 
-def test_animation_gif(tmp_path, plate_mode):
+def test_animation_gif(tmp_path, plate_mode, render):
     mesh, f, phi = plate_mode
     out = pm.animate_mode(mesh, phi[:, 0], tmp_path / "mode1.gif", n_frames=8, frequency_hz=f[0],
                           window_size=(320, 180))
-    im = PIL.open(out)
+    im = render.open(out)
     assert im.n_frames == 8
     # frames differ (the mesh moves): compare the frame at a quarter period with the first one
     im.seek(0)
@@ -138,7 +145,7 @@ def test_auto_scale():
     assert pm.auto_scale(mesh, np.zeros_like(u)) == 1.0
 
 
-def test_triangle_mesh_png_and_vtu(tmp_path):
+def test_triangle_mesh_png_and_vtu(tmp_path, render):
     import meshio
 
     mesh = rectangle(1.0, 0.2, 10, 2, element="triangle")
