@@ -542,11 +542,11 @@ def test_regimes_order_and_save(tmp_path):
     assert np.all((ss.regime == CONTINUOUS) == ((b < ss.beta_lim[None]) & (b < ss.beta_stuck[None])))
     m = ss.masked()
     assert np.all(np.isnan(m.Z[ss.regime != CONTINUOUS]))
-    npz, js = ss.save(tmp_path / "res")
-    from fesub.coulomb.results import load_result
-    arrays, meta = load_result(npz)
-    assert_allclose(arrays["Z"], ss.Z)
-    assert meta["contact"] == {"kind": "wall", "idx": [1]}
+    import fesub
+
+    back = fesub.load(ss.save(tmp_path / "res"))
+    assert np.array_equal(back.Z, ss.Z, equal_nan=True) and np.array_equal(back.regime, ss.regime)
+    assert back.contact == {"kind": "wall", "idx": [1]}
 
 
 def test_kernels_match_twins_and_dense_grid():

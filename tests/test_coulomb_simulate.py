@@ -15,7 +15,8 @@ from numpy.testing import assert_allclose
 
 from fesub import _backend
 from fesub.coulomb import CONTINUOUS, REGIME_NAMES, STICK_SLIP, STUCK, ChainModel, steady_state
-from fesub.coulomb.simulate import regime_map_point, simulate, simulate_scipy, numeric_regime_map
+from fesub.coulomb.simulate import (NumericRegimeMap, SimResult, regime_map_point, simulate, simulate_scipy,
+                                    numeric_regime_map)
 
 U2 = ChainModel.uniform(2)
 U5 = ChainModel.uniform(5)
@@ -135,11 +136,8 @@ def test_energy_balance_over_a_period():
     model, c, l, r, b = U2, "wall:0", 0, 0.8, 0.3
     res = simulate(model, c, l, r, b)
     tau = np.linspace(0, 2 * np.pi, 200001)
-    from fesub.coulomb.simulate import _period_history, build_system
-    sysd = build_system(model, c, l, r, b, 1.0)
-    seglog = res.state["seglog"]
-    xfun, _, _ = _period_history(sysd, seglog, seglog.shape[0])
-    x = xfun(tau)
+    from fesub.coulomb import period_history
+    x = period_history(model, c, l, res, tau)
     v = np.gradient(x, tau, axis=1)
     w_load = np.trapezoid(np.cos(tau) * v[l], tau)
     slide = np.trapezoid(np.abs(v[0]), tau)
@@ -161,7 +159,7 @@ def test_regime_map_point_is_pure_and_picklable():
     d = regime_map_point(params, 0.8, 0.3)
     d2 = pickle.loads(pickle.dumps(d))
     assert d2 == d
-    assert d["regime"] == d["analytic_regime"] == "continuous" and d["converged"]
+    assert d.regime == d.analytic_regime == "continuous" and d.converged
     assert regime_map_point(params, 0.8, 0.3) == d      # deterministic
 
 
@@ -172,8 +170,10 @@ def test_numeric_regime_map_small(tmp_path):
     ss = steady_state(U2, "wall:0", 0, [0.45, 1.3, 2.2], [0.2, 1.2])
     ok = mp.converged | (mp.regime == STUCK)
     assert np.array_equal(mp.regime[ok], ss.regime[ok])
-    npz, js = mp.save(tmp_path / "map")
-    assert (tmp_path / "map.json").exists()
+    assert mp.status == "complete"
+    back = NumericRegimeMap.load(mp.save(tmp_path / "map"))
+    assert (tmp_path / "map.nc").exists()
+    assert np.array_equal(back.regime, mp.regime) and np.array_equal(back.Z, mp.Z, equal_nan=True)
 
 
 def test_static_friction_ratio_mu():
@@ -187,14 +187,10 @@ def test_static_friction_ratio_mu():
 
 
 def test_sim_result_save(tmp_path):
-    from fesub.coulomb.results import load_result
-
     res = simulate(U2, "wall:0", 0, 0.45, 0.3)
-    npz, js = res.save(tmp_path / "sim")
-    arrays, meta = load_result(npz)
-    assert_allclose(arrays["x"], res.x)
-    assert_allclose(arrays["X"], res.X)
-    assert meta["regime_name"] == "continuous" and meta["converged"] is True
+    back = SimResult.load(res.save(tmp_path / "sim"))
+    assert np.array_equal(back.x, res.x) and np.array_equal(back.X, res.X)
+    assert back.regime_name == "continuous" and back.converged is True
 
 
 def test_started_on_the_analytic_orbit_stays_there():

@@ -47,9 +47,6 @@ Notes on the reference numbers (spec section 8), checked in ``tests/test_coulomb
 
 from __future__ import annotations
 
-import json
-from dataclasses import dataclass, field, asdict
-
 import numpy as np
 from scipy.optimize import brentq
 
@@ -57,17 +54,17 @@ from .._backend import kernels
 
 from ..errors import ParameterError
 from .model import ChainModel, Contact, as_beta, as_r1, check_index, check_mu
+from .results import CONTINUOUS, REGIME_NAMES, STICK_SLIP, STUCK, RegimeMap, SteadyState
 
 __all__ = [
     "CONTINUOUS", "STICK_SLIP", "STUCK", "REGIME_NAMES",
     "u_damping", "g_ratio", "den_hartog", "modal_sums", "s_function", "contact_s",
-    "beta_limit", "stuck_response", "steady_state", "SteadyState", "time_response",
+    "beta_limit", "stuck_response", "steady_state", "SteadyState", "regime_map", "RegimeMap",
+    "time_response",
     "resonance_thresholds", "quasi_static", "beta_inf", "beta_stuck_inf",
     "invariant_points", "inversion_intervals",
 ]
 
-CONTINUOUS, STICK_SLIP, STUCK = 0, 1, 2
-REGIME_NAMES = ("continuous", "stick-slip", "stuck")
 _POLE = 1e12  # |u| above this is a pole of tan: treated as +-inf (spec section 10)
 _GOLDEN = (np.sqrt(5.0) - 1.0) / 2.0
 
@@ -125,7 +122,8 @@ def den_hartog(r, beta):
 # ---------------------------------------------------------------------------------------------
 # modal sums
 
-def _setup(model: ChainModel, contact, load):
+def contact_setup(model: ChainModel, contact, load):
+    """Validated ``(contact, loaded mass index, contact vector w)`` of a chain."""
     if not isinstance(model, ChainModel):
         raise ParameterError(f"model must be a ChainModel, got {type(model).__name__}")
     contact = Contact.from_spec(contact)
@@ -142,7 +140,7 @@ def modal_sums(model: ChainModel, contact, load, r1) -> dict:
     (nr, N) per mass, ``Vc`` (= w@V - b_amp) and ``Uc`` (nr,), ``pc`` (N,) = w @ phi, ``sigma``
     (nr,) = w Gamma^-1 w / r1^2, and ``coef`` (N, N) with ``coef[k, i] = phi_ki phi_ci / lam_i``.
     """
-    contact, l, w = _setup(model, contact, load)
+    contact, l, w = contact_setup(model, contact, load)
     r1 = as_r1(r1)
     lam, phi = model.lam, model.phi
     pc = w @ phi
@@ -274,7 +272,7 @@ def stuck_response(model: ChainModel, contact, load, r1):
         Signed amplitude of the contact force needed to keep the contact stuck (per unit load).
         The contact slides iff ``|Lam| > mu beta``; the stuck boundary is ``beta* = |Lam| / mu``.
     """
-    contact, l, w = _setup(model, contact, load)
+    contact, l, w = contact_setup(model, contact, load)
     r1 = as_r1(r1)
     n = model.n
     A = np.zeros((r1.size, n + 1, n + 1))
@@ -298,60 +296,6 @@ def stuck_response(model: ChainModel, contact, load, r1):
 
 # ---------------------------------------------------------------------------------------------
 # the steady state
-
-@dataclass
-class SteadyState:
-    """Closed-form steady state on an (r1, beta) grid; arrays are shaped (nb, nr[, N]).
-
-    Amplitudes are per unit load amplitude (``X k_1 / P``) or per unit base amplitude; phases are
-    lags in rad, in (-pi, pi]. NaN marks points with no continuous solution.
-    """
-
-    r1: np.ndarray
-    beta: np.ndarray
-    mu: float
-    model: dict
-    contact: dict
-    load: int
-    s_method: str
-    amplitude: str
-    V: np.ndarray
-    U: np.ndarray
-    Vc: np.ndarray
-    Uc: np.ndarray
-    S: np.ndarray
-    sigma: np.ndarray
-    Z: np.ndarray
-    phi_c: np.ndarray
-    X: np.ndarray
-    phi: np.ndarray
-    beta_lim: np.ndarray
-    beta_stuck: np.ndarray
-    X_stuck: np.ndarray
-    regime: np.ndarray
-    extra: dict = field(default_factory=dict)
-
-    def masked(self) -> "SteadyState":
-        """Copy with Z, phi_c, X, phi set to NaN wherever the regime is not continuous."""
-        import copy
-
-        out = copy.copy(self)
-        m = self.regime != CONTINUOUS
-        out.Z = np.where(m, np.nan, self.Z)
-        out.phi_c = np.where(m, np.nan, self.phi_c)
-        out.X = np.where(m[..., None], np.nan, self.X)
-        out.phi = np.where(m[..., None], np.nan, self.phi)
-        return out
-
-    def save(self, path) -> tuple[str, str]:
-        """Write ``path.npz`` (arrays) and ``path.json`` (parameters and summary)."""
-        from .results import save_result
-
-        arrays = {k: v for k, v in asdict(self).items() if isinstance(v, np.ndarray)}
-        meta = {k: v for k, v in asdict(self).items() if not isinstance(v, np.ndarray) and k != "extra"}
-        meta["regime_names"] = list(REGIME_NAMES)
-        return save_result(path, arrays, meta)
-
 
 def steady_state(model: ChainModel, contact, load: int = 0, r1=1.0, beta=0.0, mu: float = 1.0,
                  s_method: str = "exact", amplitude: str = "exact", ntau: int = 2001) -> SteadyState:
@@ -464,6 +408,36 @@ def _exact_amplitudes(ms, beta, phi_c, ntau):
     return np.where(nan, np.nan, X), np.where(nan, np.nan, phi)
 
 
+def regime_map(model: ChainModel, contact, load: int = 0, r1=1.0, beta=0.0, mu: float = 1.0,
+               ntau: int = 2001) -> RegimeMap:
+    """Closed-form regimes on an (r1, beta) grid with the boundaries that delimit them.
+
+    Parameters
+    ----------
+    model, contact, load
+        As in :func:`steady_state`.
+    r1 : array_like (nr,)
+        Frequency ratios omega sqrt(m_1/k_1) (> 0, dimensionless).
+    beta : array_like (nb,)
+        Friction ratios F/P (>= 0, dimensionless).
+    mu : float
+        Static/kinetic friction ratio (>= 1).
+    ntau : int
+        Most grid points on [0, pi] for the sup of ``S`` (see :func:`steady_state`).
+
+    Returns
+    -------
+    RegimeMap
+        ``regime`` (nb, nr), the exact boundary ``beta_lim``, its ``s_i = 1`` approximation
+        ``beta_lim_unit`` (Eq. 68) and the stuck boundary ``beta_stuck`` (nr,).
+    """
+    ss = steady_state(model, contact, load, r1, beta, mu=mu, amplitude="monoharmonic", ntau=ntau)
+    unit = beta_limit(model, contact, load, ss.r1, mu=ss.mu, s_method="unit", ntau=ntau)
+    return RegimeMap(r1=ss.r1, beta=ss.beta, mu=ss.mu, model=ss.model, contact=ss.contact,
+                     load=ss.load, regime=ss.regime, beta_lim=ss.beta_lim, beta_lim_unit=unit,
+                     beta_stuck=ss.beta_stuck)
+
+
 def time_response(model: ChainModel, contact, load: int, r1: float, beta: float, tau=None,
                   ntau: int = 801):
     """Analytic continuous time response of every mass over one period.
@@ -512,7 +486,7 @@ def time_response(model: ChainModel, contact, load: int, r1: float, beta: float,
 
 def resonance_thresholds(model: ChainModel, contact, load: int = 0) -> np.ndarray:
     """``beta_n,i = (pi/4) |phi_li / phi_ci|`` (Eqs. 70, 102): peak i is finite iff beta > beta_n,i."""
-    contact, l, w = _setup(model, contact, load)
+    contact, l, w = contact_setup(model, contact, load)
     pc = w @ model.phi
     with np.errstate(divide="ignore"):
         return np.pi / 4.0 * np.abs(model.phi[l] / pc)
@@ -523,7 +497,7 @@ def quasi_static(model: ChainModel, contact, load: int, beta) -> np.ndarray:
 
     For a moving base every mass follows the base as r1 -> 0 (all ones).
     """
-    contact, l, w = _setup(model, contact, load)
+    contact, l, w = contact_setup(model, contact, load)
     beta = float(as_beta(beta)[0])
     if contact.kind == "base":
         return np.ones(model.n)
@@ -534,7 +508,7 @@ def quasi_static(model: ChainModel, contact, load: int, beta) -> np.ndarray:
 
 def beta_inf(model: ChainModel, contact, load: int = 0, mu: float = 1.0) -> float:
     """High-frequency limit of beta_lim (Eqs. 75-76, 103; inf for a moving base)."""
-    contact, l, w = _setup(model, contact, load)
+    contact, l, w = contact_setup(model, contact, load)
     mu = check_mu(mu)
     if contact.kind == "base":
         return np.inf
@@ -544,7 +518,7 @@ def beta_inf(model: ChainModel, contact, load: int = 0, mu: float = 1.0) -> floa
 
 def beta_stuck_inf(model: ChainModel, contact, load: int = 0, mu: float = 1.0) -> float:
     """High-frequency limit of the stuck boundary beta* (Eq. 104; inf for a moving base)."""
-    contact, l, w = _setup(model, contact, load)
+    contact, l, w = contact_setup(model, contact, load)
     mu = check_mu(mu)
     if contact.kind == "base":
         return np.inf

@@ -194,7 +194,10 @@ class Contact:
             return spec
         if isinstance(spec, str):
             kind, _, rest = spec.partition(":")
-            idx = [int(s) for s in rest.split(",") if s.strip()] if rest else []
+            try:
+                idx = [int(s) for s in rest.split(",") if s.strip()] if rest else []
+            except ValueError:
+                idx = []   # not integers: the error below names the accepted forms
             spec = {"kind": kind.strip(), "idx": idx}
         if isinstance(spec, dict):
             kind = spec.get("kind")

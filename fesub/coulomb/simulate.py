@@ -26,66 +26,20 @@ contraction, capped at 0.999), after at least ``min_periods``.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, asdict
-
 import numpy as np
 import scipy.linalg
 
 from .._backend import kernels
 from ..errors import ConvergenceError, ParameterError
-from .analytic import CONTINUOUS, REGIME_NAMES, STICK_SLIP, STUCK, _setup as _an_setup
+from .analytic import CONTINUOUS, REGIME_NAMES, STICK_SLIP, STUCK, contact_setup
 from .model import ChainModel, as_beta, as_r1, check_mu
+from .results import NOT_COMPUTED, NumericRegimeMap, RegimePoint, SimResult
 
 __all__ = ["SimResult", "simulate", "simulate_scipy", "regime_map_point", "numeric_regime_map",
-           "NumericRegimeMap"]
+           "NumericRegimeMap", "RegimePoint", "build_system", "segment_solution", "period_history"]
 
 TWO_PI = 2.0 * np.pi
 _KICK = 1e-11
-
-
-@dataclass
-class SimResult:
-    """Steady state found by time integration.
-
-    Amplitudes per unit load (or per unit base amplitude), phases in rad in (-pi, pi] measured
-    from the load maximum (the load is ``cos tau``); ``Z``/``phi_c`` refer to the contact
-    coordinate ``w @ x - b_amp cos tau``. When ``converged`` is False the numbers are those of the
-    last period run and must not be read as a steady state (``X`` etc. are NaN then unless
-    ``keep_unconverged=True`` was asked for). In stick-slip the contact coordinate dwells at its
-    extremes while stuck, so ``phi_c`` (time of its maximum) is only defined up to the dwell.
-    """
-
-    r1: float
-    beta: float
-    mu: float
-    converged: bool
-    periods: int
-    delta: float
-    regime: int
-    stops_per_period: int
-    reversals_per_period: int
-    slip_starts_per_period: int
-    X: np.ndarray
-    phi: np.ndarray
-    Z: float
-    phi_c: float
-    tau: np.ndarray = field(repr=False)
-    x: np.ndarray = field(repr=False)
-    state: dict = field(default_factory=dict, repr=False)
-
-    @property
-    def regime_name(self) -> str:
-        return REGIME_NAMES[self.regime]
-
-    def save(self, path):
-        """Write ``path.npz`` (time history of the last period, final state) and ``path.json``."""
-        from .results import save_result
-
-        arrays = {"X": self.X, "phi": self.phi, "tau": self.tau, "x": self.x}
-        arrays.update({f"state_{k}": v for k, v in self.state.items() if isinstance(v, np.ndarray)})
-        meta = {k: v for k, v in asdict(self).items() if not isinstance(v, (np.ndarray, dict))}
-        meta["regime_name"] = self.regime_name
-        return save_result(path, arrays, meta)
 
 
 def _nullspace(w):
@@ -94,7 +48,7 @@ def _nullspace(w):
 
 def build_system(model: ChainModel, contact, load: int, r1: float, beta: float, mu: float) -> dict:
     """Arrays the exact-segment propagator needs (slip and stick modal bases, contact data)."""
-    contact, l, w = _an_setup(model, contact, load)
+    contact, l, w = contact_setup(model, contact, load)
     r1 = float(as_r1(r1)[0])
     beta = float(as_beta(beta)[0])
     mu = check_mu(mu)
@@ -160,24 +114,68 @@ def _initial_mode(sysd, x, v, tau=0.0):
     return s, 0.0, v + s * _KICK * sysd["d2"]
 
 
-def _segment_arrays(sysd, mode, tau0, x, v, c0):
-    from .._core import coulomb_ref as ref
+def segment_solution(sysd: dict, mode: int, tau0: float, x, v, c0: float):
+    """Exact modal solution of one stick or slip segment starting at ``tau0``.
 
-    p = np.array([sysd["bamp"], sysd["Lc0"], sysd["Lc"], sysd["L0"], sysd["mubeta"]])
-    return ref._setup(mode, tau0, x, v, c0, sysd["om1"], sysd["B1"], sysd["P1"], sysd["cv1"],
-                      sysd["H1"], sysd["K1"], sysd["om2"], sysd["B2"], sysd["P2"], sysd["d2"],
-                      sysd["H2"], sysd["K2"], sysd["lrow"], p)
+    In the segment's modal coordinates (the free chain while slipping, the constrained chain
+    while stuck) ``y(tau) = a cos(om (tau - tau0)) + b sin(om (tau - tau0)) + Pc + H cos(tau)``.
+
+    Parameters
+    ----------
+    sysd : dict
+        System arrays from :func:`build_system`.
+    mode : int
+        -1 or +1 slipping that way, 0 stuck.
+    tau0 : float
+        Start of the segment (rad).
+    x, v : ndarray (N,)
+        Displacements and velocities ``dx/dtau`` at ``tau0`` (non-dimensional).
+    c0 : float
+        Offset of the frozen relative coordinate while stuck.
+
+    Returns
+    -------
+    om, H, Pc, a, b : ndarray
+        Modal frequencies (per unit forcing frequency), particular amplitudes of ``cos tau``, the
+        constant particular part, and the homogeneous amplitudes (the same set-up the kernel
+        ``run_periods`` makes for each segment).
+    """
+    bamp = sysd["bamp"]
+    if mode != 0:
+        om, H, P = sysd["om1"], sysd["H1"], sysd["P1"]
+        y0, yd0 = P @ x, P @ v
+        Pc = mode * sysd["K1"]
+    else:
+        om, H, P, d2 = sysd["om2"], sysd["H2"], sysd["P2"], sysd["d2"]
+        y0 = P @ (x - d2 * (bamp * np.cos(tau0) + c0))
+        yd0 = P @ (v - d2 * (-bamp * np.sin(tau0)))
+        Pc = c0 * sysd["K2"]
+    a = y0 - Pc - H * np.cos(tau0)
+    b = (yd0 + H * np.sin(tau0)) / om if om.size else yd0 * 0.0
+    return om, H, Pc, a, b
 
 
 def _segment_state(sysd, mode, tau0, x, v, c0, t):
     """Displacements (N, nt) at absolute times ``t`` inside the segment starting at ``tau0``."""
-    om, H, Pc, a, b, *_ = _segment_arrays(sysd, mode, tau0, x, v, c0)
+    om, H, Pc, a, b = segment_solution(sysd, mode, tau0, x, v, c0)
     dt = np.asarray(t, dtype=float) - tau0
     ph = om[:, None] * dt[None, :]
     y = a[:, None] * np.cos(ph) + b[:, None] * np.sin(ph) + Pc[:, None] + H[:, None] * np.cos(t)[None, :]
     if mode != 0:
         return sysd["B1"] @ y
     return sysd["B2"] @ y + sysd["d2"][:, None] * (sysd["bamp"] * np.cos(t) + c0)[None, :]
+
+
+def period_history(model: ChainModel, contact, load: int, sim: SimResult, tau) -> np.ndarray:
+    """Displacements of every mass at times ``tau`` (rad, in [0, 2 pi]) over the last period of a
+    :func:`simulate` run, evaluated exactly from its segment log; shape (N, nt), per unit load."""
+    seglog = sim.state.get("seglog")
+    if seglog is None or len(seglog) == 0:
+        raise ParameterError("period_history needs a SimResult of simulate() with its segment log "
+                             "(simulate_scipy and interrupted runs have none)")
+    sysd = build_system(model, contact, load, sim.r1, sim.beta, sim.mu)
+    xfun, _, _ = _period_history(sysd, seglog, seglog.shape[0])
+    return xfun(np.asarray(tau, dtype=float))
 
 
 def _period_history(sysd, seglog, nseg, pts_per_period=64):
@@ -288,6 +286,8 @@ def simulate(model: ChainModel, contact, load: int = 0, r1: float = 1.0, beta: f
     Returns
     -------
     SimResult
+        ``status == "interrupted"`` (regime -1, NaN amplitudes, the integrator's state) when
+        Ctrl-C stopped the run.
     """
     sysd = build_system(model, contact, load, r1, beta, mu)
     n = sysd["n"]
@@ -311,10 +311,33 @@ def simulate(model: ChainModel, contact, load: int = 0, r1: float = 1.0, beta: f
     seglog = np.zeros((int(max_seg), 3 + 2 * n))
     counts = np.zeros(7, dtype=np.int64)
     K = kernels("coulomb")
-    status = K.run_periods(x, v, istate, dstate, sysd["om1"], sysd["B1"], sysd["P1"], sysd["cv1"],
-                           sysd["H1"], sysd["K1"], sysd["om2"], sysd["B2"], sysd["P2"], sysd["d2"],
-                           sysd["H2"], sysd["K2"], sysd["lrow"], sysd["w"], sysd["kw"], params,
-                           iparams, seglog, counts, np.zeros(20 * n + 16))
+    tau = np.linspace(0.0, TWO_PI, 401)
+    try:
+        status = K.run_periods(x, v, istate, dstate, sysd["om1"], sysd["B1"], sysd["P1"],
+                               sysd["cv1"], sysd["H1"], sysd["K1"], sysd["om2"], sysd["B2"],
+                               sysd["P2"], sysd["d2"], sysd["H2"], sysd["K2"], sysd["lrow"],
+                               sysd["w"], sysd["kw"], params, iparams, seglog, counts,
+                               np.zeros(20 * n + 16))
+        return _finish(sysd, status, x, v, istate, dstate, seglog, counts, tau, max_seg,
+                       pts_per_period, amplitudes, keep_unconverged)
+    except KeyboardInterrupt:   # Ctrl-C: what the integrator holds, marked as interrupted
+        nseg = int(counts[5])
+        nan = np.full(n, np.nan)
+        return SimResult(
+            r1=sysd["r1"], beta=sysd["beta"], mu=sysd["mu"], converged=False,
+            periods=int(counts[0]), delta=float(dstate[1]), regime=NOT_COMPUTED,
+            stops_per_period=int(counts[2]), reversals_per_period=int(counts[3]),
+            slip_starts_per_period=int(counts[4]), X=nan, phi=nan.copy(), Z=np.nan,
+            phi_c=np.nan, tau=tau, x=np.full((n, tau.size), np.nan),
+            state={"x": x.copy(), "v": v.copy(), "mode": int(istate[0]), "c0": float(dstate[0]),
+                   "seglog": seglog[:nseg].copy()},
+            status="interrupted")
+
+
+def _finish(sysd, status, x, v, istate, dstate, seglog, counts, tau, max_seg, pts_per_period,
+            amplitudes, keep_unconverged) -> SimResult:
+    """The :class:`SimResult` of a finished :func:`simulate` run (errors as exceptions)."""
+    n, r1, beta, mu = sysd["n"], sysd["r1"], sysd["beta"], sysd["mu"]
     if status == 2:
         raise ConvergenceError(
             f"more than max_seg = {max_seg} stick/slip segments in one period at r1 = {r1}, "
@@ -335,7 +358,6 @@ def simulate(model: ChainModel, contact, load: int = 0, r1: float = 1.0, beta: f
         X = np.full(n, np.nan)
         ph = np.full(n, np.nan)
         Z = phc = np.nan
-    tau = np.linspace(0.0, TWO_PI, 401)
     return SimResult(
         r1=float(r1), beta=float(beta), mu=float(mu), converged=converged, periods=int(counts[0]),
         delta=float(dstate[1]), regime=regime, stops_per_period=int(counts[2]),
@@ -479,7 +501,7 @@ def simulate_scipy(model: ChainModel, contact, load: int = 0, r1: float = 1.0, b
         r1=float(r1), beta=float(beta), mu=float(mu), converged=converged, periods=nper, delta=delta,
         regime=regime, stops_per_period=counts[0], reversals_per_period=counts[1],
         slip_starts_per_period=counts[2], X=X, phi=ph, Z=float(Z), phi_c=float(phc), tau=tau_out,
-        x=xfun(tau_out), state={"x": x, "v": v, "mode": mode, "c0": c0},
+        x=xfun(tau_out), state={"x": x, "v": v, "mode": int(mode), "c0": float(c0)},
     )
 
 
@@ -504,7 +526,7 @@ def _chain_from_params(chain_params: dict):
     return model, contact, load, mu
 
 
-def regime_map_point(chain_params: dict, r1: float, beta: float) -> dict:
+def regime_map_point(chain_params: dict, r1: float, beta: float) -> RegimePoint:
     """One point of a numeric regime map (pure function; picklable inputs and outputs).
 
     Parameters
@@ -514,58 +536,53 @@ def regime_map_point(chain_params: dict, r1: float, beta: float) -> dict:
         ``"base:0"`` or a dict), ``load`` (int, 0-based), ``mu`` (>= 1), and integrator options
         ``max_periods``, ``min_periods``, ``tol``, ``amplitudes`` (default False: skip them).
     r1, beta : float
-        Frequency ratio (> 0) and friction ratio (>= 0).
+        Frequency ratio (> 0) and friction ratio (>= 0), dimensionless.
 
     Returns
     -------
-    dict
+    RegimePoint
         ``regime`` (name), ``regime_code`` (0 continuous, 1 stick-slip, 2 stuck), ``converged``,
         ``periods``, ``stops_per_period``, ``Z`` and ``X`` (None if not converged or not asked
-        for), and the
-        closed-form prediction ``analytic_regime``/``analytic_regime_code``.
+        for), and the closed-form prediction ``analytic_regime``/``analytic_regime_code``.
+        A Ctrl-C during the integration is raised again (KeyboardInterrupt).
     """
     from .analytic import steady_state
 
     model, contact, load, mu = _chain_from_params(chain_params)
     kw = {k: chain_params[k] for k in ("max_periods", "min_periods", "tol") if k in chain_params}
     res = simulate(model, contact, load, r1, beta, mu, amplitudes=bool(chain_params.get("amplitudes", False)), **kw)
+    if res.status == "interrupted":
+        raise KeyboardInterrupt
     ss = steady_state(model, contact, load, r1, beta, mu=mu, amplitude="monoharmonic")
     code = int(ss.regime[0, 0])
-    return {
-        "r1": float(r1), "beta": float(beta), "mu": float(mu),
-        "regime": REGIME_NAMES[res.regime], "regime_code": int(res.regime),
-        "converged": bool(res.converged), "periods": int(res.periods),
-        "stops_per_period": int(res.stops_per_period),
-        "Z": float(res.Z) if np.isfinite(res.Z) else None,
-        "X": [float(v) for v in res.X] if np.isfinite(res.X).all() else None,
-        "analytic_regime": REGIME_NAMES[code], "analytic_regime_code": code,
-    }
-
-
-@dataclass
-class NumericRegimeMap:
-    """Regimes found by time integration on an (r1, beta) grid; arrays are (nb, nr)."""
-
-    r1: np.ndarray
-    beta: np.ndarray
-    regime: np.ndarray          # int8; -1 where not computed (interrupted)
-    converged: np.ndarray       # bool
-    stops: np.ndarray           # int
-    Z: np.ndarray               # NaN where not converged
-    chain_params: dict
-
-    def save(self, path):
-        from .results import save_result
-
-        return save_result(path, {"r1": self.r1, "beta": self.beta, "regime": self.regime,
-                                  "converged": self.converged, "stops": self.stops, "Z": self.Z},
-                           {"chain_params": self.chain_params, "regime_names": list(REGIME_NAMES)})
+    return RegimePoint(
+        r1=float(r1), beta=float(beta), mu=float(mu),
+        regime=REGIME_NAMES[res.regime], regime_code=int(res.regime),
+        converged=bool(res.converged), periods=int(res.periods),
+        stops_per_period=int(res.stops_per_period),
+        Z=float(res.Z) if np.isfinite(res.Z) else None,
+        X=tuple(float(v) for v in res.X) if np.isfinite(res.X).all() else None,
+        analytic_regime=REGIME_NAMES[code], analytic_regime_code=code,
+    )
 
 
 def numeric_regime_map(chain_params: dict, r1, beta, progress: bool = True) -> NumericRegimeMap:
     """Time-integrate every point of an (r1, beta) grid (see :func:`regime_map_point`).
 
-    Returns what was computed so far if interrupted (Ctrl-C); missing points have regime -1.
+    Parameters
+    ----------
+    chain_params : dict
+        As in :func:`regime_map_point`.
+    r1, beta : array_like
+        Frequency ratios (> 0) and friction ratios (>= 0) of the grid, dimensionless.
+    progress : bool
+        Show a progress bar.
+
+    Returns
+    -------
+    NumericRegimeMap
+        Arrays (nb, nr). On Ctrl-C, what was computed so far with ``status == "interrupted"``;
+        missing points (and r1 at a natural frequency) have regime -1.
     """
     from tqdm.auto import tqdm
 
@@ -573,7 +590,7 @@ def numeric_regime_map(chain_params: dict, r1, beta, progress: bool = True) -> N
     r1 = as_r1(r1)
     beta = as_beta(beta)
     shape = (beta.size, r1.size)
-    out = NumericRegimeMap(r1, beta, np.full(shape, -1, np.int8), np.zeros(shape, bool),
+    out = NumericRegimeMap(r1, beta, np.full(shape, NOT_COMPUTED, np.int8), np.zeros(shape, bool),
                            np.zeros(shape, np.int64), np.full(shape, np.nan), dict(chain_params))
     bar = tqdm(total=beta.size * r1.size, disable=not progress, desc="regime map")
     try:
@@ -584,13 +601,13 @@ def numeric_regime_map(chain_params: dict, r1, beta, progress: bool = True) -> N
                 except ParameterError:   # exactly resonant r1: leave the point out
                     bar.update()
                     continue
-                out.regime[ib, ir] = d["regime_code"]
-                out.converged[ib, ir] = d["converged"]
-                out.stops[ib, ir] = d["stops_per_period"]
-                out.Z[ib, ir] = np.nan if d["Z"] is None else d["Z"]
+                out.regime[ib, ir] = d.regime_code
+                out.converged[ib, ir] = d.converged
+                out.stops[ib, ir] = d.stops_per_period
+                out.Z[ib, ir] = np.nan if d.Z is None else d.Z
                 bar.update()
     except KeyboardInterrupt:
-        pass
+        out.status = "interrupted"
     finally:
         bar.close()
     return out
