@@ -13,20 +13,22 @@ oscillators). The branch is followed in the scaled unknowns ``y = (x, lam) / sca
   secant/bisection on the arclength, each trial point being corrected onto the branch.
 
 When the corrector fails at ``ds_min`` the driver stops, records where and why in
-``Branch.stop_reason`` and returns the branch computed so far; it never raises mid-branch.
+``Branch.stop_reason`` and returns the branch computed so far; it never raises mid-branch. A
+KeyboardInterrupt (Ctrl-C) during the steps likewise returns the points accepted so far, with
+``stop_reason='interrupted'`` (``Branch.status == 'interrupted'``).
 A branch that cannot start (no convergence of the initial correction at fixed ``lam0``) raises
 :class:`~fesub.errors.ConvergenceError`.
 """
 
 from __future__ import annotations
 
-import json
 import math
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from .errors import ConvergenceError, FesubError, ParameterError, check_positive
+from .io import Result, summary_record
 
 __all__ = ["Branch", "Event", "continue_branch", "newton"]
 
@@ -57,25 +59,30 @@ class Event:
 
 
 @dataclass
-class Branch:
+class Branch(Result):
     """A continued solution branch.
 
     Attributes
     ----------
     x : numpy.ndarray, shape (npts, n)
-        Converged states.
+        Converged states (in the units of the problem, ``x_unit``).
     lam : numpy.ndarray, shape (npts,)
-        Continuation parameter.
+        Continuation parameter (``lam_unit``).
     tangent : numpy.ndarray, shape (npts, n + 1)
-        Unit tangents (x part, lam part) in the *scaled* variables used by the driver.
+        Unit tangents (x part, lam part) in the *scaled* variables used by the driver
+        (dimensionless).
     stable : numpy.ndarray of bool or None
         Stability flags (only with a ``stability`` callback).
     events : list of Event
         Located special points.
     stop_reason : str
-        ``'lam_range'``, ``'max_steps'``, ``'corrector_failed at lam=... (...)'`` or ``'user'``.
+        ``'lam_range'``, ``'max_steps'``, ``'corrector_failed at lam=... (...)'``, ``'user'`` or
+        ``'interrupted'`` (KeyboardInterrupt: the points accepted before it).
     newton_iters : numpy.ndarray, shape (npts,)
         Corrector iterations of each accepted point (0 for the start point).
+    x_unit, lam_unit : str
+        Units of ``x`` and ``lam`` recorded in saved files (``"1"``: dimensionless or as the
+        problem defines them; a caller that knows them sets them).
     """
 
     x: np.ndarray
@@ -85,47 +92,92 @@ class Branch:
     events: list
     stop_reason: str
     newton_iters: np.ndarray | None = None
+    x_unit: str = "1"
+    lam_unit: str = "1"
+
+    kind = "branch"
 
     def __len__(self) -> int:
         return len(self.lam)
+
+    @property
+    def status(self) -> str:
+        """``'interrupted'`` when a KeyboardInterrupt stopped the branch, else ``'finished'``."""
+        return "interrupted" if self.stop_reason == "interrupted" else "finished"
 
     def events_of(self, kind: str) -> list:
         """Events of one kind."""
         return [e for e in self.events if e.kind == kind]
 
-    def save(self, path) -> None:
-        """Save to ``path`` (``.npz``; event metadata as embedded JSON)."""
-        ev_meta = []
-        ev_x = []
-        for e in self.events:
-            info = {k: (np.asarray(v).tolist() if isinstance(v, np.ndarray) else v)
-                    for k, v in e.info.items()}
-            ev_meta.append({"kind": e.kind, "index": int(e.index), "lam": float(e.lam),
-                            "info": info})
-            ev_x.append(np.asarray(e.x, float))
+    def to_xarray(self):
+        """Dataset with dims ``point``, ``state``, ``tangent_component`` and ``event``.
+
+        Events are stored as ``event_x``/``event_lam``/``event_index`` and the attributes
+        ``event_kinds`` and ``event_info`` (arrays in the info kept as arrays)."""
+        import xarray as xr
+
         n = self.x.shape[1] if self.x.ndim == 2 else 0
-        np.savez(
-            path, x=self.x, lam=self.lam, tangent=self.tangent,
-            stable=(np.array([], bool) if self.stable is None else self.stable),
-            has_stable=self.stable is not None, stop_reason=self.stop_reason,
-            newton_iters=(np.zeros(len(self.lam), int) if self.newton_iters is None
-                          else self.newton_iters),
-            events_json=json.dumps(ev_meta),
-            events_x=(np.array(ev_x) if ev_x else np.zeros((0, n))),
-        )
+        xu, lu = self.x_unit, self.lam_unit
+        v = {"x": (("point", "state"), np.asarray(self.x, float),
+                   {"units": xu, "long_name": "converged state"}),
+             "lam": ("point", np.asarray(self.lam, float),
+                     {"units": lu, "long_name": "continuation parameter"}),
+             "tangent": (("point", "tangent_component"), np.asarray(self.tangent, float),
+                         {"units": "1", "long_name": "unit tangent in the scaled variables"}),
+             "event_x": (("event", "state"),
+                         np.array([np.asarray(e.x, float) for e in self.events]).reshape(
+                             len(self.events), n), {"units": xu}),
+             "event_lam": ("event", np.array([float(e.lam) for e in self.events], float),
+                           {"units": lu}),
+             "event_index": ("event", np.array([int(e.index) for e in self.events], np.int64),
+                             {"units": "1", "long_name": "branch point just before the event"})}
+        if self.stable is not None:
+            v["stable"] = ("point", np.asarray(self.stable, bool), {"units": "1"})
+        if self.newton_iters is not None:
+            v["newton_iters"] = ("point", np.asarray(self.newton_iters), {"units": "1"})
+        return xr.Dataset(v, attrs={
+            "stop_reason": self.stop_reason, "x_unit": xu, "lam_unit": lu,
+            "event_kinds": [e.kind for e in self.events],
+            "event_info": [_encode_info(e.info) for e in self.events]})
 
     @classmethod
-    def load(cls, path) -> "Branch":
-        """Load a branch written by :meth:`save`."""
-        with np.load(path, allow_pickle=False) as d:
-            meta = json.loads(str(d["events_json"]))
-            evx = d["events_x"]
-            events = [Event(m["kind"], m["index"], evx[i].copy(), m["lam"], m["info"])
-                      for i, m in enumerate(meta)]
-            return cls(x=d["x"].copy(), lam=d["lam"].copy(), tangent=d["tangent"].copy(),
-                       stable=(d["stable"].copy() if bool(d["has_stable"]) else None),
-                       events=events, stop_reason=str(d["stop_reason"]),
-                       newton_iters=d["newton_iters"].copy())
+    def from_xarray(cls, ds) -> "Branch":
+        a = ds.attrs
+        events = [Event(k, int(i), x.copy(), float(lm), _decode_info(info))
+                  for k, i, x, lm, info in zip(a["event_kinds"], ds["event_index"].values,
+                                               ds["event_x"].values, ds["event_lam"].values,
+                                               a["event_info"])]
+        return cls(x=ds["x"].values.copy(), lam=ds["lam"].values.copy(),
+                   tangent=ds["tangent"].values.copy(),
+                   stable=ds["stable"].values.copy() if "stable" in ds else None,
+                   events=events, stop_reason=a["stop_reason"],
+                   newton_iters=ds["newton_iters"].values.copy() if "newton_iters" in ds
+                   else None, x_unit=a["x_unit"], lam_unit=a["lam_unit"])
+
+    def summary(self) -> dict:
+        lam = np.asarray(self.lam, float)
+        res = {"points": (len(lam), None), "stop_reason": (self.stop_reason, None),
+               "events": (len(self.events), None)}
+        if len(lam):
+            res["lam_start"] = (float(lam[0]), self.lam_unit)
+            res["lam_end"] = (float(lam[-1]), self.lam_unit)
+        kinds = sorted({e.kind for e in self.events})
+        return summary_record(self.kind, {}, res, details={
+            "events_by_kind": {k: len(self.events_of(k)) for k in kinds}})
+
+
+_ARRAY_KEY = "__ndarray__"
+
+
+def _encode_info(info: dict) -> dict:
+    """Event info as JSON values; an array becomes ``{"__ndarray__": values, "dtype": ...}``."""
+    return {k: ({_ARRAY_KEY: v.tolist(), "dtype": v.dtype.str} if isinstance(v, np.ndarray)
+                else v) for k, v in info.items()}
+
+
+def _decode_info(info: dict) -> dict:
+    return {k: (np.array(v[_ARRAY_KEY], dtype=v["dtype"])
+                if isinstance(v, dict) and _ARRAY_KEY in v else v) for k, v in info.items()}
 
 
 # evaluation failures of the user functions that count as a corrector failure (the driver
@@ -283,6 +335,8 @@ def continue_branch(residual, jacobian, x0, lam0, *, ds=0.01, ds_min=1e-8, ds_ma
     Returns
     -------
     Branch
+        ``stop_reason='interrupted'`` when a KeyboardInterrupt arrived during the steps (the
+        points accepted before it are kept).
 
     Raises
     ------
@@ -498,6 +552,14 @@ def continue_branch(residual, jacobian, x0, lam0, *, ds=0.01, ds_min=1e-8, ds_ma
                 break
             if its <= 3:
                 ds = min(1.5 * ds, ds_max)
+    except KeyboardInterrupt:
+        # Ctrl-C (or SIGTERM raised as one): keep the points accepted so far; a point being
+        # appended when it arrived is dropped from every list
+        stop = "interrupted"
+        npts = min(len(ys), len(ts), len(its_list), len(stab) if stab is not None else len(ys))
+        del ys[npts:], ts[npts:], its_list[npts:]
+        if stab is not None:
+            del stab[npts:]
     finally:
         if bar is not None:
             bar.close()

@@ -148,15 +148,83 @@ def test_angle_test_and_scaling():
     assert np.all(cosang >= np.cos(np.radians(10)) - 1e-12)
 
 
-def test_save_load(tmp_path):
+def _assert_same_branch(b2, br):
+    """Bit-for-bit equality of two branches (arrays with their dtypes, events, metadata)."""
+    for name in ("x", "lam", "tangent", "stable", "newton_iters"):
+        a, b = getattr(b2, name), getattr(br, name)
+        if b is None:
+            assert a is None, name
+            continue
+        assert a.dtype == b.dtype and np.array_equal(a, b), name
+    assert (b2.stop_reason, b2.x_unit, b2.lam_unit) == (br.stop_reason, br.x_unit, br.lam_unit)
+    assert len(b2.events) == len(br.events)
+    for e2, e in zip(b2.events, br.events):
+        assert (e2.kind, e2.index, e2.lam) == (e.kind, e.index, e.lam)
+        assert np.array_equal(e2.x, e.x)
+        assert e2.info.keys() == e.info.keys()
+        for k, v in e.info.items():
+            if isinstance(v, np.ndarray):
+                assert isinstance(e2.info[k], np.ndarray) and e2.info[k].dtype == v.dtype
+                assert np.array_equal(e2.info[k], v), k
+            else:
+                assert e2.info[k] == v, k
+
+
+def test_save_load_round_trip_is_exact(tmp_path):
+    import fesub
+
     res, jac = circle()
-    br = continue_branch(res, jac, [1.0], 0.0, ds=0.1, max_steps=40)
-    p = tmp_path / "b.npz"
-    br.save(p)
-    b2 = Branch.load(p)
-    assert np.array_equal(b2.x, br.x) and np.array_equal(b2.lam, br.lam)
-    assert [e.kind for e in b2.events] == [e.kind for e in br.events]
-    assert b2.stop_reason == br.stop_reason
+    # folds (info: tangent arrays), a user event (info: float), stability flags (bool)
+    br = continue_branch(res, jac, [1.0], 0.0, ds=0.1, max_steps=40,
+                         events={"g": lambda x, lam: x[0] - 0.5},
+                         stability=lambda x, lam: x[0] > 0)
+    br.x_unit, br.lam_unit = "m", "N"
+    assert {e.kind for e in br.events} == {"fold", "g", "stability"}
+    p = br.save(tmp_path / "circle_mu0.1")  # the suffix is appended: no clash with mu0.3
+    assert p.name == "circle_mu0.1.nc"
+    _assert_same_branch(Branch.load(p), br)
+    _assert_same_branch(fesub.load(p), br)
+    # without stability flags or iteration counts, and without events
+    plain = Branch(br.x[:3], br.lam[:3], br.tangent[:3], None, [], "max_steps")
+    q = plain.save(tmp_path / "circle_mu0.3")
+    _assert_same_branch(Branch.load(q), plain)
+    _assert_same_branch(Branch.load(p), br)  # the first file is untouched
+    ds = br.to_xarray()
+    for name in list(ds.data_vars) + list(ds.coords):
+        assert "units" in ds[name].attrs, name
+    assert ds["x"].attrs["units"] == "m" and ds["lam"].attrs["units"] == "N"
+    s = br.summary()
+    assert s["results"]["points"]["value"] == len(br.lam)
+    assert s["results"]["lam_end"] == {"value": br.lam[-1], "unit": "N"}
+
+
+def test_keyboard_interrupt_returns_the_points_so_far():
+    # the residual is a straight line; Ctrl-C arrives in the 40th residual evaluation
+    calls = {"n": 0}
+
+    def res(x, lam):
+        calls["n"] += 1
+        if calls["n"] == 40:
+            raise KeyboardInterrupt
+        return np.array([x[0] - 2 * lam])
+
+    def jac(x, lam):
+        return np.eye(1), np.array([-2.0])
+
+    br = continue_branch(res, jac, [0.0], 0.0, ds=0.01, ds_max=0.01, lam_range=(0, 10),
+                         stability=lambda x, lam: True)
+    assert br.stop_reason == "interrupted" and br.status == "interrupted"
+    assert 1 < len(br) < 40
+    # every kept point is a converged point of the branch, lists of equal length
+    assert np.allclose(br.x[:, 0], 2 * br.lam, atol=1e-12)
+    assert len(br.tangent) == len(br.stable) == len(br.newton_iters) == len(br)
+    # an uninterrupted branch reports "finished"
+    calls["n"] = -10**9
+    full = continue_branch(res, jac, [0.0], 0.0, ds=0.01, ds_max=0.01, lam_range=(0, 0.1))
+    assert full.status == "finished" and full.stop_reason == "lam_range"
+    # the interrupted branch is the beginning of the uninterrupted one (same steps)
+    n = min(len(br), len(full)) - 1
+    np.testing.assert_array_equal(br.lam[:n], full.lam[:n])
 
 
 def test_residual_raising_is_a_corrector_failure():

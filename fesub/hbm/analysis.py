@@ -33,7 +33,7 @@ from scipy.optimize import brentq
 
 from ..continuation import continue_branch, newton
 from ..errors import ConvergenceError, ParameterError, check_positive
-from ..io import write_json
+from ..io import Result, json_default, summary_record
 from ._threads import single_thread_blas
 from .system import HBSystem
 
@@ -50,7 +50,7 @@ def _single(fn):
     return wrapper
 
 __all__ = ["FRF", "forced_response", "solve_at", "frf_peak", "Backbone", "backbone",
-           "phase_resonance", "dnnm", "linear_modes"]
+           "PhaseResonance", "phase_resonance", "DNNM", "dnnm", "linear_modes"]
 
 
 def _increasing_range(name, r, unit=""):
@@ -66,6 +66,21 @@ def _increasing_range(name, r, unit=""):
     return lo, hi
 
 
+def _steps(name, value):
+    """A number of continuation steps: an integer >= 1, else ParameterError naming it."""
+    if isinstance(value, bool) or int(value) != value or value < 1:
+        raise ParameterError(f"{name} must be an integer >= 1, got {value!r}")
+    return int(value)
+
+
+def _go_on(result):
+    """``result`` of an inner continuation; the KeyboardInterrupt it caught is raised again (the
+    long run that called it returns what it has computed, ``status = 'interrupted'``)."""
+    if result.stop_reason == "interrupted":
+        raise KeyboardInterrupt
+    return result
+
+
 def _dof_or_load(name, sys, dof):
     if dof is None:
         return int(np.argmax(np.abs(sys.fex[:sys.n])))
@@ -74,15 +89,99 @@ def _dof_or_load(name, sys, dof):
     return int(dof)
 
 
+class _Curve(Result):
+    """What the harmonic-balance results share: the status, saved files' layout helpers."""
+
+    #: what the ``coefficient`` dimension of ``Q`` holds
+    Q_LAYOUT = ("harmonic coefficients of the displacements, blocks of the n DOFs: "
+                "cos 1, sin 1, cos 2, sin 2, ... (x(t) = sum_h Q_cos,h cos(h w t) + "
+                "Q_sin,h sin(h w t))")
+
+    @property
+    def status(self) -> str:
+        """``'interrupted'`` when a KeyboardInterrupt stopped the computation (the points
+        computed before it are kept), else ``'finished'``."""
+        return "interrupted" if self.stop_reason == "interrupted" else "finished"
+
+    @staticmethod
+    def _Q(Q):
+        return (("point", "coefficient"), np.asarray(Q, float),
+                {"units": "m", "long_name": _Curve.Q_LAYOUT})
+
+    @staticmethod
+    def _dataset(data: dict, coords: dict, attrs: dict):
+        import xarray as xr
+
+        return xr.Dataset(data, coords=coords, attrs=attrs)
+
+
+def _plain(obj):
+    """``obj`` as plain JSON values (tuples as lists, NumPy scalars as Python numbers): the
+    records of a result are then equal to what its saved file gives back."""
+    import json
+
+    return json.loads(json.dumps(obj, default=json_default))
+
+
+def _peak_results(w, Am, prefix=""):
+    """Summary entries of the largest amplitude of a curve (sampled points)."""
+    if not len(Am):
+        return {}
+    i = int(np.argmax(Am))
+    return {f"{prefix}Am_max": (float(Am[i]), "m"), f"{prefix}w_at_Am_max": (float(w[i]), "rad/s"),
+            f"{prefix}f_at_Am_max": (float(w[i]) / (2 * math.pi), "Hz")}
+
+
 @dataclass
-class FRF:
-    """Forced-response curve at fixed force amplitude ``alpha`` (N)."""
+class FRF(_Curve):
+    """Forced-response curve at fixed force amplitude ``alpha``.
+
+    Attributes
+    ----------
+    alpha : float
+        Force amplitude (N).
+    w : (npts,) ndarray
+        Excitation frequency (rad/s), in continuation order (turning points allowed).
+    Q : (npts, N) ndarray
+        Harmonic coefficients (m), blocks of the n DOFs: cos 1, sin 1, cos 2, ...
+    Am : (npts,) ndarray
+        RMS amplitude at the monitor DOF (m).
+    stop_reason : str
+        Why the continuation stopped (``'lam_range'``: the whole range; ``'interrupted'``).
+
+    Saved files (``save``/``fesub.load``): dimensions ``point`` and ``coefficient``, ``w`` a
+    coordinate along ``point``, ``alpha`` a scalar variable.
+    """
 
     alpha: float
     w: np.ndarray
     Q: np.ndarray
     Am: np.ndarray
     stop_reason: str
+
+    kind = "frf"
+
+    def to_xarray(self):
+        return self._dataset(
+            {"alpha": ((), float(self.alpha), {"units": "N", "long_name": "force amplitude"}),
+             "Q": self._Q(self.Q),
+             "Am": ("point", np.asarray(self.Am, float),
+                    {"units": "m", "long_name": "RMS amplitude at the monitor DOF"})},
+            {"w": ("point", np.asarray(self.w, float),
+                   {"units": "rad/s", "long_name": "excitation frequency"})},
+            {"stop_reason": self.stop_reason})
+
+    @classmethod
+    def from_xarray(cls, ds):
+        return cls(float(ds["alpha"].values), ds["w"].values.copy(), ds["Q"].values.copy(),
+                   ds["Am"].values.copy(), ds.attrs["stop_reason"])
+
+    def summary(self) -> dict:
+        res = {"points": (len(self.w), None), "stop_reason": (self.stop_reason, None)}
+        if len(self.w):
+            res.update(w_first=(float(self.w[0]), "rad/s"), w_last=(float(self.w[-1]), "rad/s"))
+        res.update(_peak_results(self.w, self.Am))
+        return summary_record(self.kind, {"alpha": (float(self.alpha), "N")}, res)
 
 
 def _fixed_w_fun(sys: HBSystem, w, alpha):
@@ -123,6 +222,7 @@ def solve_at(sys: HBSystem, w, alpha, Q0=None, tol=None, max_iter=30):
                                  lam_range=(math.log(a_lo), math.log(alpha)), max_steps=400,
                                  tol=1e-11, kink_ds=1e-5,
                                  scale=np.append(np.full(sys.N, np.abs(Qt0).max()), 1.0))
+            _go_on(br)
             if br.stop_reason == "lam_range" and abs(br.lam[-1] - math.log(alpha)) < 1e-12:
                 Q, ok, its, nr = newton(_fixed_w_fun(sys, w, alpha), alpha * br.x[-1], tol=tol,
                                         max_iter=max_iter)
@@ -144,9 +244,13 @@ def forced_response(sys: HBSystem, alpha, w_range, *, Q0=None, ds=0.02, ds_max=0
     ``tol`` is the corrector tolerance on ``max |R| / alpha`` (N/N); near a sharp resonance at
     large force the elastic and inertial terms reach 1e5 and more, so 1e-10 can lie below their
     rounding (the corrector then fails), 1e-8 does not.
+
+    A KeyboardInterrupt during the continuation returns the curve computed so far with
+    ``stop_reason = 'interrupted'``.
     """
     alpha = check_positive("alpha (force amplitude, N)", alpha)
     tol = check_positive("tol", tol)
+    max_steps = _steps("max_steps", max_steps)
     w0, w1 = float(w_range[0]), float(w_range[1])
     check_positive("w_range[0] (rad/s)", w0)
     check_positive("w_range[1] (rad/s)", w1)
@@ -213,7 +317,7 @@ def frf_peak(sys: HBSystem, frf: FRF, *, rtol=1e-13):
 
 # ---------------------------------------------------------------------------------- backbone
 @dataclass
-class Backbone:
+class Backbone(_Curve):
     """Backbone (ridge of the forced-response surface).
 
     Attributes
@@ -249,6 +353,12 @@ class Backbone:
         ``Am``: the sampled peak, solved on the optimality system where it seeded a ridge;
         ``ridge``: the ridge it lies on, or None when it could not be traced),
         ``missed`` (frequency intervals (rad/s) the sweep could not cover)
+
+    The records are plain JSON values (lists, not tuples), as a saved file gives them back.
+    ``stop_reason == 'interrupted'`` (``status``): a KeyboardInterrupt stopped the trace; the
+    backbone then holds the points of the ridge from ``w_window`` computed before it.
+    Saved files (``save``/``fesub.load``): dimensions ``point`` and ``coefficient``, ``alpha``
+    (N) the coordinate along ``point``, ``w`` in rad/s, the records as attributes.
     """
 
     alpha: np.ndarray
@@ -267,20 +377,67 @@ class Backbone:
     jumps: list = field(default_factory=list)
     checks: list = field(default_factory=list)
 
-    def save(self, path):
-        """Save as ``.npz`` plus a JSON summary beside it."""
-        from pathlib import Path
+    kind = "backbone"
 
-        path = Path(path)
-        ridge = np.zeros(len(self.alpha), int) if self.ridge is None else self.ridge
-        np.savez(path, alpha=self.alpha, w=self.w, Am=self.Am, Q=self.Q, lam=self.lam,
-                 eta_alpha=self.eta_alpha, segments=self.segments, ridge=ridge)
-        summ = {"stop_reason": self.stop_reason, "npts": int(len(self.alpha)),
-                "singular_points": self.singular_points,
-                "events": [{"kind": e["kind"], "alpha": e["alpha"], "w": e["w"]}
-                           for e in self.events],
-                "ridges": self.ridges, "jumps": self.jumps, "checks": self.checks}
-        write_json(path.with_suffix(".json"), summ)
+    def __post_init__(self):
+        for name in ("singular_points", "events", "ridges", "jumps", "checks"):
+            setattr(self, name, _plain(getattr(self, name)))
+
+    def to_xarray(self):
+        """Dataset with dimensions ``point`` and ``coefficient``; ``alpha`` (N) the coordinate
+        along ``point``, frequencies in rad/s; the records (singular points, events, ridges,
+        jumps, checks) as attributes."""
+        pt = "point"
+        data = {"w": (pt, np.asarray(self.w, float),
+                      {"units": "rad/s", "long_name": "peak frequency"}),
+                "Am": (pt, np.asarray(self.Am, float),
+                       {"units": "m", "long_name": "peak RMS amplitude at the monitor DOF"}),
+                "Q": self._Q(self.Q),
+                "lam": (("point", "coefficient"), np.asarray(self.lam, float),
+                        {"units": "m/N", "long_name": "multipliers of the optimality system"}),
+                "eta_alpha": (pt, np.asarray(self.eta_alpha, float),
+                              {"units": "m/N", "long_name": "F_ex^T lam = -dAm*/dalpha"}),
+                "segments": (pt, np.asarray(self.segments, np.int64),
+                             {"units": "1", "long_name": "segment index"})}
+        if self.newton_iters is not None:
+            data["newton_iters"] = (pt, np.asarray(self.newton_iters, np.int64),
+                                    {"units": "1", "long_name": "corrector iterations"})
+        if self.ridge is not None:
+            data["ridge"] = (pt, np.asarray(self.ridge, np.int64),
+                             {"units": "1", "long_name": "index into the ridges record"})
+        return self._dataset(
+            data, {"alpha": (pt, np.asarray(self.alpha, float),
+                             {"units": "N", "long_name": "force amplitude"})},
+            {"stop_reason": self.stop_reason, "singular_points": self.singular_points,
+             "events": self.events, "ridges": self.ridges, "jumps": self.jumps,
+             "checks": self.checks})
+
+    @classmethod
+    def from_xarray(cls, ds):
+        a = ds.attrs
+
+        def opt(name):
+            return ds[name].values.copy() if name in ds else None
+
+        return cls(alpha=ds["alpha"].values.copy(), w=ds["w"].values.copy(),
+                   Am=ds["Am"].values.copy(), Q=ds["Q"].values.copy(),
+                   lam=ds["lam"].values.copy(), eta_alpha=ds["eta_alpha"].values.copy(),
+                   segments=ds["segments"].values.copy(), singular_points=a["singular_points"],
+                   events=a["events"], newton_iters=opt("newton_iters"),
+                   stop_reason=a["stop_reason"], ridge=opt("ridge"), ridges=a["ridges"],
+                   jumps=a["jumps"], checks=a["checks"])
+
+    def summary(self) -> dict:
+        res = {"points": (len(self.alpha), None), "stop_reason": (self.stop_reason, None),
+               "singular_points": (len(self.singular_points), None),
+               "jumps": (len(self.jumps), None)}
+        par = {}
+        if len(self.alpha):
+            par = {"alpha_first": (float(self.alpha[0]), "N"),
+                   "alpha_last": (float(self.alpha[-1]), "N")}
+            res.update(w_first=(float(self.w[0]), "rad/s"), w_last=(float(self.w[-1]), "rad/s"),
+                       Am_first=(float(self.Am[0]), "m"), Am_last=(float(self.Am[-1]), "m"))
+        return summary_record(self.kind, par, res)
 
 
 class _Optimality:
@@ -348,7 +505,7 @@ def _start_multipliers(sys, Q, w, alpha):
 
 
 def _peak_start(sys, alpha, w_window, Qguess=None, progress=False):
-    frf = forced_response(sys, alpha, w_window, Q0=Qguess, progress=progress)
+    frf = _go_on(forced_response(sys, alpha, w_window, Q0=Qguess, progress=progress))
     wp, _, Qp = frf_peak(sys, frf)
     return wp, Qp
 
@@ -365,10 +522,12 @@ def backbone(sys: HBSystem, alpha_range, w_window, *, ds=0.05, ds_max=1.0, ds_mi
     alpha_range : (float, float)
         Force amplitudes (N), 0 < alpha_min < alpha_max.
     w_window : (float, float)
-        Frequency window (rad/s) of the stage-1 forced response at ``alpha_min``; must contain
-        the stuck-linear resonance of interest.
+        Frequency window (rad/s), ``0 < low < high``, of the stage-1 forced response at
+        ``alpha_min``; must contain the stuck-linear resonance of interest.
     ds, ds_max, ds_min : float
         Arclength steps in the scaled unknowns.
+    max_steps : int
+        Continuation steps (>= 1) allowed per traced piece of a ridge.
     max_restarts : int
         Restarts allowed at singular points (stage 4), per traced ridge and direction.
     restart_eps : float
@@ -409,147 +568,166 @@ def backbone(sys: HBSystem, alpha_range, w_window, *, ds=0.05, ds_max=1.0, ds_mi
         instead of 8 s without checks.
     progress : bool
         Show progress bars (continuations, global checks).
+
+    Returns
+    -------
+    Backbone
+        On a KeyboardInterrupt, the points of the ridge from ``w_window`` traced before it,
+        with ``stop_reason = 'interrupted'`` (``status``).
     """
     a0, a1 = _increasing_range("alpha_range", alpha_range, " (N)")
-    w_lo = check_positive("w_window[0] (rad/s)", w_window[0])
-    w_hi = check_positive("w_window[1] (rad/s)", w_window[1])
-    if w_lo == w_hi:
-        raise ParameterError(f"w_window must have two different ends, got {w_window}")
+    w_lo, w_hi = _increasing_range("w_window", w_window, " (rad/s)")
+    max_steps = _steps("max_steps", max_steps)
     if w_global is not None:
         w_global = _increasing_range("w_global", w_global, " (rad/s)")
     if int(max_restarts) != max_restarts or max_restarts < 0:
         raise ParameterError(f"max_restarts must be an integer >= 0, got {max_restarts!r}")
     check_positive("restart_eps", restart_eps)
     n_checks = _check_count("global_checks", global_checks)
-    s_end = math.log(a1)
-    N = sys.N
-    pieces, singular, events = [], [], []
-    s_start = math.log(a0)
-    window = (w_lo, w_hi)
-    stop = ""
-    Qguess = None
-    y_restart = None
-    for seg in range(max_restarts + 1):
-        alpha = math.exp(s_start)
-        if y_restart is not None:
-            wp, Qp, lam = y_restart
-        else:
-            wp, Qp = _peak_start(sys, alpha, window, Qguess)
-            lam = _start_multipliers(sys, Qp, wp, alpha)
-        opt, y0, sc, evs = _optimality_start(sys, alpha, wp, Qp, lam)
-        try:
-            br = _continue_backbone(opt, y0, s_start, s_end, ds, ds_min, ds_max, max_steps, sc,
-                                    evs, progress)
-        except ConvergenceError as exc:
-            if seg == 0:
-                raise ConvergenceError(f"backbone cannot start at alpha={alpha:.6g} N, "
-                                       f"w={wp:.6g} rad/s: {exc}") from None
-            stop = f"segment {seg} could not start at alpha={math.exp(s_start):.6g} N: {exc}"
-            break
-        pieces.append((br.lam, br.x, br.newton_iters))
-        for e in br.events:
-            events.append({"kind": e.kind, "alpha": math.exp(e.lam), "w": float(e.x[2 * N]),
-                           "segment": seg})
-        stop = br.stop_reason
-        if not stop.startswith("corrector_failed"):
-            break
-        s_fail = float(br.lam[-1])
-        w_fail = float(br.x[-1][2 * N])
-        margin_before = sys.stuck_margin(math.exp(s_fail) * br.x[-1][:N])
-        singular.append({"alpha": math.exp(s_fail), "w": w_fail, "reason": stop})
-        s_start = s_fail + restart_eps
-        if s_start >= s_end:
-            break
-        # restart (stage 4) just beyond the singular point: a Newton solve of the optimality
-        # system from the last point, else stages 1-3 from a new forced response; offsets
-        # restart_eps, 10x, 30x (the kink region of a non-smooth point can be wide)
+    pieces, singular, events = [], [], []  # the ridge from w_window, kept on an interrupt
+    try:
+        s_end = math.log(a1)
+        N = sys.N
+        s_start = math.log(a0)
+        window = (w_lo, w_hi)
+        stop = ""
+        Qguess = None
         y_restart = None
-        for eps in (restart_eps, 10 * restart_eps, 30 * restart_eps):
-            a_r = math.exp(s_fail + eps)
+        for seg in range(max_restarts + 1):
+            alpha = math.exp(s_start)
+            if y_restart is not None:
+                wp, Qp, lam = y_restart
+            else:
+                wp, Qp = _peak_start(sys, alpha, window, Qguess)
+                lam = _start_multipliers(sys, Qp, wp, alpha)
+            opt, y0, sc, evs = _optimality_start(sys, alpha, wp, Qp, lam)
             try:
-                w_r, Q_r, l_r, _ = backbone_point(sys, a_r, w_fail, math.exp(eps) * Qt_last(br, N)
-                                                  * math.exp(s_fail), br.x[-1][N:2 * N],
-                                                  tol=1e-8)
-                y_restart = (w_r, Q_r, l_r)
-            except ConvergenceError:
+                br = _continue_backbone(opt, y0, s_start, s_end, ds, ds_min, ds_max, max_steps, sc,
+                                        evs, progress)
+            except ConvergenceError as exc:
+                if seg == 0:
+                    raise ConvergenceError(f"backbone cannot start at alpha={alpha:.6g} N, "
+                                           f"w={wp:.6g} rad/s: {exc}") from None
+                stop = f"segment {seg} could not start at alpha={math.exp(s_start):.6g} N: {exc}"
+                break
+            pieces.append((br.lam, br.x, br.newton_iters))
+            _go_on(br)
+            for e in br.events:
+                events.append({"kind": e.kind, "alpha": math.exp(e.lam), "w": float(e.x[2 * N]),
+                               "segment": seg})
+            stop = br.stop_reason
+            if not stop.startswith("corrector_failed"):
+                break
+            s_fail = float(br.lam[-1])
+            w_fail = float(br.x[-1][2 * N])
+            margin_before = sys.stuck_margin(math.exp(s_fail) * br.x[-1][:N])
+            singular.append({"alpha": math.exp(s_fail), "w": w_fail, "reason": stop})
+            s_start = s_fail + restart_eps
+            if s_start >= s_end:
+                break
+            # restart (stage 4) just beyond the singular point: a Newton solve of the optimality
+            # system from the last point, else stages 1-3 from a new forced response; offsets
+            # restart_eps, 10x, 30x (the kink region of a non-smooth point can be wide)
+            y_restart = None
+            for eps in (restart_eps, 10 * restart_eps, 30 * restart_eps):
+                a_r = math.exp(s_fail + eps)
                 try:
-                    wg, Qg = _peak_start(sys, a_r, (w_fail * 0.7, w_fail * 1.15))
-                    w_r, Q_r, l_r, _ = backbone_point(sys, a_r, wg, Qg, tol=1e-8)
+                    w_r, Q_r, l_r, _ = backbone_point(sys, a_r, w_fail,
+                                                      math.exp(eps) * Qt_last(br, N)
+                                                      * math.exp(s_fail), br.x[-1][N:2 * N],
+                                                      tol=1e-8)
                     y_restart = (w_r, Q_r, l_r)
                 except ConvergenceError:
-                    pass
-            if w_global is not None:
-                # the tracked local maximum may have vanished or been overtaken by another
-                # ridge (two-peak responses, spec 2.3 4(d)): try the optimality system from the
-                # linear peaks of the stuck and the sliding structures in the window and keep
-                # the highest maximum
-                for wg, Qg in _linear_peak_guesses(sys, a_r, w_global):
                     try:
-                        w_c, Q_c, l_c, _ = backbone_point(sys, a_r, wg, Qg, tol=1e-8)
+                        wg, Qg = _peak_start(sys, a_r, (w_fail * 0.7, w_fail * 1.15))
+                        w_r, Q_r, l_r, _ = backbone_point(sys, a_r, wg, Qg, tol=1e-8)
+                        y_restart = (w_r, Q_r, l_r)
                     except ConvergenceError:
-                        continue
-                    if not (w_global[0] <= w_c <= w_global[1]):
-                        continue
-                    if y_restart is None or sys.amplitude(Q_c) > sys.amplitude(y_restart[1]) * (
-                            1 + 1e-6):
-                        y_restart = (w_c, Q_c, l_c)
+                        pass
+                if w_global is not None:
+                    # the tracked local maximum may have vanished or been overtaken by another
+                    # ridge (two-peak responses, spec 2.3 4(d)): try the optimality system from the
+                    # linear peaks of the stuck and the sliding structures in the window and keep
+                    # the highest maximum
+                    for wg, Qg in _linear_peak_guesses(sys, a_r, w_global):
+                        try:
+                            w_c, Q_c, l_c, _ = backbone_point(sys, a_r, wg, Qg, tol=1e-8)
+                        except ConvergenceError:
+                            continue
+                        if not (w_global[0] <= w_c <= w_global[1]):
+                            continue
+                        if y_restart is None or sys.amplitude(Q_c) > sys.amplitude(y_restart[1]) * (
+                                1 + 1e-6):
+                            y_restart = (w_c, Q_c, l_c)
+                if y_restart is None:
+                    continue
+                s_start = s_fail + eps
+                break
             if y_restart is None:
-                continue
-            s_start = s_fail + eps
-            break
-        if y_restart is None:
-            stop = f"restart failed after singular point at alpha={math.exp(s_fail):.6g} N"
-            break
-        margin_after = sys.stuck_margin(y_restart[1])
-        # a contact whose stuck margin is ~0 at the failure point (within 1 % of its slip
-        # force) or which changes from stuck to slipping across the restart starts to slip there
-        onset = [i for i in range(len(margin_before))
-                 if (margin_before[i] <= 0 < margin_after[i])
-                 or abs(margin_before[i]) <= 1e-2 * sys.contacts[i].element.mu
-                 * sys.contacts[i].element.n0]
-        if onset:
-            singular[-1]["slip_onset_contacts"] = onset
-    if stop.startswith("corrector_failed"):
-        # where in physical units (the driver reports lam = log alpha) and why it stopped
-        why = (f"max_restarts={max_restarts} reached" if len(singular) > max_restarts
-               else f"within restart_eps={restart_eps:g} of alpha_range[1]")
-        stop += (f" [backbone stopped at alpha={math.exp(pieces[-1][0][-1]):.6g} N, "
-                 f"w={pieces[-1][1][-1][2 * N]:.6g} rad/s: {why}]")
-    main = _ridge_from_pieces(sys, pieces, singular, events, origin="w_window", alpha_seed=a0,
-                              w_seed=float(pieces[0][1][0][2 * N]),
-                              ends={"low": "alpha_range", "high": stop})
-    if w_global is None:
-        # the local ridge, in continuation order
-        S = np.concatenate([p[0] for p in pieces])
-        alpha = np.exp(S)
-        Y = np.vstack([p[1] for p in pieces])
-        Q = Y[:, :N] * alpha[:, None]
-        lam = Y[:, N:2 * N]
-        return Backbone(alpha=alpha, w=Y[:, 2 * N], Am=np.array([sys.amplitude(q) for q in Q]),
-                        Q=Q, lam=lam, eta_alpha=lam @ sys.fex,
-                        segments=np.concatenate([np.full(len(p[0]), k)
-                                                 for k, p in enumerate(pieces)]),
-                        singular_points=singular, events=events,
-                        newton_iters=np.concatenate([p[2] for p in pieces]), stop_reason=stop,
-                        ridge=np.zeros(len(S), int), ridges=[_ridge_summary(main, len(S))])
-    a_end = float(main["alpha"][-1])
-    trace = dict(s_lo=math.log(a0), s_hi=math.log(a_end), ds=ds, ds_min=ds_min, ds_max=ds_max,
-                 max_steps=max_steps, max_restarts=max_restarts, restart_eps=restart_eps,
-                 progress=progress)
-    ridges = [main]
-    if stop == "lam_range":
-        # the main ridge is known down to alpha_min when no restart jumped to another peak
-        jump_free = all(abs(pieces[k][1][0][2 * N] - pieces[k - 1][1][-1][2 * N])
-                        <= _SAME_RIDGE_W * pieces[k - 1][1][-1][2 * N]
-                        for k in range(1, len(pieces)))
-        ridges += _ridges_from_alpha_max(sys, a_end, w_global, trace,
-                                         known=main if jump_free else None)
-    checks = []
-    if n_checks > 0 and a_end > a0:
-        checks = _global_checks(sys, ridges, np.geomspace(
-            a0, a_end, max(2, int(math.ceil(n_checks * math.log10(a_end / a0) - 1e-9)) + 1)),
-            w_global, trace, progress)
-    return _envelope_backbone(sys, ridges, checks, a0, a_end, stop)
+                stop = f"restart failed after singular point at alpha={math.exp(s_fail):.6g} N"
+                break
+            margin_after = sys.stuck_margin(y_restart[1])
+            # a contact whose stuck margin is ~0 at the failure point (within 1 % of its slip
+            # force) or which changes from stuck to slipping across the restart starts to slip there
+            onset = [i for i in range(len(margin_before))
+                     if (margin_before[i] <= 0 < margin_after[i])
+                     or abs(margin_before[i]) <= 1e-2 * sys.contacts[i].element.mu
+                     * sys.contacts[i].element.n0]
+            if onset:
+                singular[-1]["slip_onset_contacts"] = onset
+        if stop.startswith("corrector_failed"):
+            # where in physical units (the driver reports lam = log alpha) and why it stopped
+            why = (f"max_restarts={max_restarts} reached" if len(singular) > max_restarts
+                   else f"within restart_eps={restart_eps:g} of alpha_range[1]")
+            stop += (f" [backbone stopped at alpha={math.exp(pieces[-1][0][-1]):.6g} N, "
+                     f"w={pieces[-1][1][-1][2 * N]:.6g} rad/s: {why}]")
+        main = _ridge_from_pieces(sys, pieces, singular, events, origin="w_window", alpha_seed=a0,
+                                  w_seed=float(pieces[0][1][0][2 * N]),
+                                  ends={"low": "alpha_range", "high": stop})
+        if w_global is None:
+            return _local_backbone(sys, pieces, singular, events, stop,
+                                   [_ridge_summary(main, sum(len(p[0]) for p in pieces))])
+        a_end = float(main["alpha"][-1])
+        trace = dict(s_lo=math.log(a0), s_hi=math.log(a_end), ds=ds, ds_min=ds_min, ds_max=ds_max,
+                     max_steps=max_steps, max_restarts=max_restarts, restart_eps=restart_eps,
+                     progress=progress)
+        ridges = [main]
+        if stop == "lam_range":
+            # the main ridge is known down to alpha_min when no restart jumped to another peak
+            jump_free = all(abs(pieces[k][1][0][2 * N] - pieces[k - 1][1][-1][2 * N])
+                            <= _SAME_RIDGE_W * pieces[k - 1][1][-1][2 * N]
+                            for k in range(1, len(pieces)))
+            ridges += _ridges_from_alpha_max(sys, a_end, w_global, trace,
+                                             known=main if jump_free else None)
+        checks = []
+        if n_checks > 0 and a_end > a0:
+            checks = _global_checks(sys, ridges, np.geomspace(
+                a0, a_end, max(2, int(math.ceil(n_checks * math.log10(a_end / a0) - 1e-9)) + 1)),
+                w_global, trace, progress)
+        return _envelope_backbone(sys, ridges, checks, a0, a_end, stop)
+    except KeyboardInterrupt:
+        return _local_backbone(sys, pieces, singular, events, "interrupted", [])
+
+
+def _local_backbone(sys, pieces, singular, events, stop, ridges):
+    """The backbone of the ridge from ``w_window`` alone, in continuation order (``pieces``:
+    continued pieces ``(log alpha, (Q/alpha, lam, w), iterations)``, none when interrupted
+    before the first)."""
+    N = sys.N
+    if not pieces:
+        pieces = [(np.zeros(0), np.zeros((0, 2 * N + 1)), np.zeros(0, int))]
+    S = np.concatenate([p[0] for p in pieces])
+    alpha = np.exp(S)
+    Y = np.vstack([p[1] for p in pieces])
+    Q = Y[:, :N] * alpha[:, None]
+    lam = Y[:, N:2 * N]
+    return Backbone(alpha=alpha, w=Y[:, 2 * N], Am=np.array([sys.amplitude(q) for q in Q]),
+                    Q=Q, lam=lam, eta_alpha=lam @ sys.fex,
+                    segments=np.concatenate([np.full(len(p[0]), k)
+                                             for k, p in enumerate(pieces)]),
+                    singular_points=singular, events=events,
+                    newton_iters=np.concatenate([p[2] for p in pieces]), stop_reason=stop,
+                    ridge=np.zeros(len(S), int), ridges=ridges)
 
 
 def _check_count(name, value):
@@ -668,6 +846,7 @@ def _trace_ridge(sys, alpha, seed, *, s_lo, s_hi, directions=(-1, 1), ds, ds_min
                                      max_steps=max_steps, direction=direction, tol=1e-8,
                                      max_iter=8, max_angle_deg=10.0, scale=sc, events=evs,
                                      callback=turned, progress=progress)
+                _go_on(br)
             except ConvergenceError as exc:
                 end = f"could not continue from alpha={math.exp(s0):.6g} N: {exc}"
                 break
@@ -831,7 +1010,7 @@ def _sweep_peaks(sys, alpha, window, qscale):
     def sweep(start, end):
         """Continue from ``start`` towards ``end`` (rad/s); return how far it got."""
         try:
-            f = forced_response(sys, alpha, (start, end), qscale=qs, tol=1e-8)
+            f = _go_on(forced_response(sys, alpha, (start, end), qscale=qs, tol=1e-8))
         except ConvergenceError:
             return start
         frfs.append(f)
@@ -1153,14 +1332,48 @@ def linear_modes(M, K):
 
 # ------------------------------------------------------------------------- phase resonance
 @dataclass
-class PhaseResonance:
-    """Phase-resonance backbone: points where the driven DOF lags the force by 90 deg."""
+class PhaseResonance(_Curve):
+    """Phase-resonance backbone: points where the driven DOF lags the force by 90 deg.
+
+    Attributes
+    ----------
+    alpha : (npts,) force amplitude (N); w : (npts,) frequency (rad/s); Am : (npts,) RMS
+    amplitude at the monitor DOF (m); Q : (npts, N) harmonic coefficients (m);
+    stop_reason : str (``'interrupted'``: stopped by a KeyboardInterrupt, ``status``).
+
+    Saved files: dimensions ``point`` and ``coefficient``, ``alpha`` (N) the coordinate.
+    """
 
     alpha: np.ndarray
     w: np.ndarray
     Am: np.ndarray
     Q: np.ndarray
     stop_reason: str
+
+    kind = "phase-resonance"
+
+    def to_xarray(self):
+        return self._dataset(
+            {"w": ("point", np.asarray(self.w, float), {"units": "rad/s",
+                                                        "long_name": "phase-resonance frequency"}),
+             "Am": ("point", np.asarray(self.Am, float),
+                    {"units": "m", "long_name": "RMS amplitude at the monitor DOF"}),
+             "Q": self._Q(self.Q)},
+            {"alpha": ("point", np.asarray(self.alpha, float),
+                       {"units": "N", "long_name": "force amplitude"})},
+            {"stop_reason": self.stop_reason})
+
+    @classmethod
+    def from_xarray(cls, ds):
+        return cls(ds["alpha"].values.copy(), ds["w"].values.copy(), ds["Am"].values.copy(),
+                   ds["Q"].values.copy(), ds.attrs["stop_reason"])
+
+    def summary(self) -> dict:
+        res = {"points": (len(self.alpha), None), "stop_reason": (self.stop_reason, None)}
+        if len(self.alpha):
+            res.update(w_first=(float(self.w[0]), "rad/s"), w_last=(float(self.w[-1]), "rad/s"),
+                       alpha_last=(float(self.alpha[-1]), "N"))
+        return summary_record(self.kind, {}, res)
 
 
 @_single
@@ -1170,9 +1383,12 @@ def phase_resonance(sys: HBSystem, alpha_range, w_guess, *, force_dof=None, ds=0
 
     ``force_dof`` (default: the DOF with the largest entry of the load pattern) is the DOF
     whose cosine fundamental must vanish. ``w_guess`` (rad/s) is near the stuck resonance.
+    A KeyboardInterrupt during the continuation returns the points computed so far with
+    ``stop_reason = 'interrupted'``.
     """
     a0, a1 = _increasing_range("alpha_range", alpha_range, " (N)")
     w_guess = check_positive("w_guess (rad/s)", w_guess)
+    max_steps = _steps("max_steps", max_steps)
     N = sys.N
     k = _dof_or_load("force_dof", sys, force_dof)
     e = np.zeros(N)
@@ -1215,14 +1431,17 @@ def phase_resonance(sys: HBSystem, alpha_range, w_guess, *, force_dof=None, ds=0
 
 # ----------------------------------------------------------------------------------- dNNM
 @dataclass
-class DNNM:
+class DNNM(_Curve):
     """Damped nonlinear normal mode with the extended energy balance (spec 3.1).
 
     Attributes
     ----------
     a : modal amplitude (sqrt(kg) m); w0 : (rad/s); xi : extra damping (1/s, < 0 = injection);
     zeta : ``-xi / (2 w0)``; Q : ``a psi`` (m); Am : RMS amplitude at the monitor (m);
-    F_eq : force amplitude (N) whose work balances the dissipation (single point, in phase).
+    F_eq : force amplitude (N) whose work balances the dissipation (single point, in phase);
+    stop_reason : str (``'interrupted'``: stopped by a KeyboardInterrupt, ``status``).
+
+    Saved files: dimensions ``point`` and ``coefficient``, ``a`` the coordinate along ``point``.
     """
 
     a: np.ndarray
@@ -1234,6 +1453,38 @@ class DNNM:
     F_eq: np.ndarray
     stop_reason: str
 
+    kind = "dnnm"
+
+    def to_xarray(self):
+        pt = "point"
+        return self._dataset(
+            {"w0": (pt, np.asarray(self.w0, float), {"units": "rad/s",
+                                                    "long_name": "natural frequency"}),
+             "xi": (pt, np.asarray(self.xi, float),
+                    {"units": "1/s", "long_name": "extra damping (C -> C + xi M), < 0: injection"}),
+             "zeta": (pt, np.asarray(self.zeta, float),
+                      {"units": "1", "long_name": "damping ratio -xi / (2 w0)"}),
+             "Q": self._Q(self.Q),
+             "Am": (pt, np.asarray(self.Am, float),
+                    {"units": "m", "long_name": "RMS amplitude at the monitor DOF"}),
+             "F_eq": (pt, np.asarray(self.F_eq, float),
+                      {"units": "N", "long_name": "force amplitude of the energy balance"})},
+            {"a": (pt, np.asarray(self.a, float),
+                   {"units": "kg^0.5 m", "long_name": "modal amplitude (mass-normalised mode)"})},
+            {"stop_reason": self.stop_reason})
+
+    @classmethod
+    def from_xarray(cls, ds):
+        return cls(*(ds[k].values.copy() for k in ("a", "w0", "xi", "zeta", "Q", "Am", "F_eq")),
+                   ds.attrs["stop_reason"])
+
+    def summary(self) -> dict:
+        res = {"points": (len(self.a), None), "stop_reason": (self.stop_reason, None)}
+        if len(self.a):
+            res.update(w0_first=(float(self.w0[0]), "rad/s"), w0_last=(float(self.w0[-1]), "rad/s"),
+                       zeta_max=(float(np.max(self.zeta)), "1"))
+        return summary_record(self.kind, {}, res)
+
 
 @_single
 def dnnm(sys: HBSystem, a_range, mode: int = 0, *, force_dof=None, harmonics="all", ds=0.05,
@@ -1244,10 +1495,13 @@ def dnnm(sys: HBSystem, a_range, mode: int = 0, *, force_dof=None, harmonics="al
     ``psi^c1 . M psi^c1 + psi^s1 . M psi^s1 = 1``, phase ``psi^s1_k = 0`` (k = force DOF).
     Energy balance: ``E_d = -xi pi w0 sum_n n^2 (Q^cn.M Q^cn + Q^sn.M Q^sn)`` (``harmonics='all'``)
     or the fundamental only; ``F_eq = E_d / (pi |Q^1_k|)``.
+    A KeyboardInterrupt during the continuation returns the points computed so far with
+    ``stop_reason = 'interrupted'``.
     """
     if harmonics not in ("all", "fundamental"):
         raise ParameterError(f"harmonics must be 'all' or 'fundamental', got {harmonics!r}")
     a0, a1 = _increasing_range("a_range", a_range, " (modal amplitude, sqrt(kg) m)")
+    max_steps = _steps("max_steps", max_steps)
     n, N = sys.n, sys.N
     if int(mode) != mode or not 0 <= mode < n:
         raise ParameterError(f"mode must be an integer in [0, {n - 1}], got {mode!r}")

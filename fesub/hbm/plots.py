@@ -1,7 +1,9 @@
-"""Figures of the harmonic-balance study (matplotlib, Agg; imported lazily).
+"""Figures of the harmonic-balance study (matplotlib through :mod:`fesub.plots.style`).
 
-Each function takes computed results and returns the matplotlib Figure (and saves it when a
-path is given).
+Each function takes computed results and returns the matplotlib Figure (written with
+``style.save``, which closes it, when a path is given). Frequencies are drawn in Hz (``hz=True``)
+or rad/s, forces in N, amplitudes in m. ``case`` (e.g. ``"jenkins, Nh = 7"``) names the case in
+the titles.
 """
 
 from __future__ import annotations
@@ -14,18 +16,25 @@ __all__ = ["frf_family", "method_comparison", "nh_comparison", "contact_timeline
 
 
 def _plt():
-    import matplotlib
+    from ..plots import style
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    return plt
+    return style.pyplot()
 
 
 def _save(fig, path):
     if path is not None:
-        fig.savefig(path, dpi=120, bbox_inches="tight")
+        from ..plots import style
+
+        style.save(fig, path)
     return fig
+
+
+def _freq_label(hz, what="frequency"):
+    return f"{what} [Hz]" if hz else f"{what} [rad/s]"
+
+
+def _titled(title, case):
+    return f"{title} ({case})" if case else title
 
 
 def _broken_at_jumps(bb, *cols):
@@ -48,7 +57,8 @@ def _jump_segments(bb):
             for i in np.flatnonzero(np.diff(ridge) != 0) + 1]
 
 
-def frf_family(frfs, bb=None, *, hz=True, path=None, title="Forced responses and backbone"):
+def frf_family(frfs, bb=None, *, hz=True, path=None, title="Forced responses and backbone",
+               case=""):
     """RMS amplitude vs frequency for several force levels, with the backbone overlaid
     (jumps of the global maximum to another ridge dotted)."""
     plt = _plt()
@@ -62,17 +72,18 @@ def frf_family(frfs, bb=None, *, hz=True, path=None, title="Forced responses and
         for k, (_, wj, aj) in enumerate(_jump_segments(bb)):
             ax.semilogy(np.array(wj) * sc, aj, "k:", lw=1.5,
                         label="jump to another ridge" if k == 0 else None)
-        for sp in bb.singular_points:
-            ax.axvline(sp["w"] * sc, color="r", ls=":", lw=1)
-    ax.set_xlabel("frequency (Hz)" if hz else "w (rad/s)")
-    ax.set_ylabel("Am, RMS amplitude (m)")
-    ax.set_title(title)
+        for k, sp in enumerate(bb.singular_points):
+            ax.axvline(sp["w"] * sc, color="r", ls=":", lw=1,
+                       label="singular point" if k == 0 else None)
+    ax.set_xlabel(_freq_label(hz))
+    ax.set_ylabel("Am, RMS amplitude [m]")
+    ax.set_title(_titled(title, case))
     ax.legend(fontsize=7)
     ax.grid(True, which="both", alpha=0.3)
     return _save(fig, path)
 
 
-def method_comparison(bb, pr=None, dn=None, *, zoom=None, hz=True, path=None):
+def method_comparison(bb, pr=None, dn=None, *, zoom=None, hz=True, path=None, case=""):
     """Backbones: optimality system vs phase resonance vs dNNM (force-frequency and
     force-amplitude projections), with an optional zoom window ``(alpha_lo, alpha_hi)``."""
     plt = _plt()
@@ -94,20 +105,24 @@ def method_comparison(bb, pr=None, dn=None, *, zoom=None, hz=True, path=None):
         lab = "jump to another ridge" if k == 0 else None
         axs[0].semilogx(aj, np.array(wj) * sc, "k:", label=lab)
         axs[1].loglog(aj, amj, "k:", label=lab)
-    axs[0].set_xlabel("force alpha (N)")
-    axs[0].set_ylabel("peak frequency (Hz)" if hz else "w (rad/s)")
-    axs[1].set_xlabel("force alpha (N)")
-    axs[1].set_ylabel("Am (m)")
+    axs[0].set_xlabel("force alpha [N]")
+    axs[0].set_ylabel(_freq_label(hz, "peak frequency"))
+    axs[0].set_title("frequency")
+    axs[1].set_xlabel("force alpha [N]")
+    axs[1].set_ylabel("Am, RMS amplitude [m]")
+    axs[1].set_title("amplitude")
     if zoom:
-        axs[2].set_xlabel("force alpha (N)")
+        axs[2].set_xlabel("force alpha [N]")
+        axs[2].set_ylabel(_freq_label(hz, "peak frequency"))
         axs[2].set_title("zoom at the stuck -> slip transition")
+    fig.suptitle(_titled("Backbone: optimality system, phase resonance, dNNM", case))
     for ax in axs:
         ax.grid(True, which="both", alpha=0.3)
         ax.legend(fontsize=7)
     return _save(fig, path)
 
 
-def nh_comparison(bbs: dict, *, hz=True, path=None):
+def nh_comparison(bbs: dict, *, hz=True, path=None, case=""):
     """Backbones for several numbers of harmonics: ``{nh: Backbone}``."""
     plt = _plt()
     fig, axs = plt.subplots(1, 2, figsize=(10, 4))
@@ -116,16 +131,19 @@ def nh_comparison(bbs: dict, *, hz=True, path=None):
         a, w, am = _broken_at_jumps(bb, bb.alpha, bb.w, bb.Am)
         axs[0].semilogx(a, w * sc, label=f"Nh = {nh}")
         axs[1].loglog(a, am, label=f"Nh = {nh}")
-    axs[0].set_ylabel("peak frequency (Hz)" if hz else "w (rad/s)")
-    axs[1].set_ylabel("Am (m)")
+    axs[0].set_ylabel(_freq_label(hz, "peak frequency"))
+    axs[1].set_ylabel("Am, RMS amplitude [m]")
+    axs[0].set_title("frequency")
+    axs[1].set_title("amplitude")
+    fig.suptitle(_titled("Backbone for several numbers of harmonics", case))
     for ax in axs:
-        ax.set_xlabel("force alpha (N)")
+        ax.set_xlabel("force alpha [N]")
         ax.grid(True, which="both", alpha=0.3)
         ax.legend()
     return _save(fig, path)
 
 
-def contact_timeline(sys, bb, *, contact=0, npts=40, nt=512, path=None):
+def contact_timeline(sys, bb, *, contact=0, npts=40, nt=512, path=None, case=""):
     """Stick / slip / separation over one period (horizontal) for backbone points (vertical)."""
     from matplotlib.colors import ListedColormap
 
@@ -140,18 +158,20 @@ def contact_timeline(sys, bb, *, contact=0, npts=40, nt=512, path=None):
         img[r] = st
     fig, ax = plt.subplots(figsize=(7, 4))
     cmap = ListedColormap(["#4c72b0", "#dd8452", "#c44e52"])
-    ax.imshow(img, aspect="auto", origin="lower", cmap=cmap, vmin=0, vmax=2,
-              extent=[0, 360, 0, len(idx)], interpolation="nearest")
+    im = ax.imshow(img, aspect="auto", origin="lower", cmap=cmap, vmin=0, vmax=2,
+                   extent=[0, 360, 0, len(idx)], interpolation="nearest")
+    cb = fig.colorbar(im, ax=ax, ticks=[1 / 3, 1, 5 / 3])
+    cb.ax.set_yticklabels(["stick", "slip", "separation"])
     ticks = np.linspace(0, len(idx) - 1, 6).astype(int)
     ax.set_yticks(ticks + 0.5)
     ax.set_yticklabels([f"{bb.alpha[idx[t]]:.3g}" for t in ticks])
-    ax.set_xlabel("phase (deg)")
-    ax.set_ylabel("force alpha (N)")
-    ax.set_title(f"contact {contact}: stick (blue), slip (orange), separation (red)")
+    ax.set_xlabel("phase over one period [deg]")
+    ax.set_ylabel("force alpha [N] (backbone points)")
+    ax.set_title(_titled(f"Contact {contact} along the backbone", case))
     return _save(fig, path)
 
 
-def energy(sys, bb, dn=None, *, path=None):
+def energy(sys, bb, dn=None, *, path=None, case=""):
     """Friction dissipation per cycle and equivalent damping ratio along the backbone
     (``zeta_eq = E_diss / (4 pi E_kin,max)``); dNNM damping ratio if given."""
     plt = _plt()
@@ -171,14 +191,20 @@ def energy(sys, bb, dn=None, *, path=None):
                   for k in range(1, sys.nh + 1))
         zeta[i] = (Ef[i] + lin) / (4 * math.pi * ekin)
     fig, axs = plt.subplots(1, 2, figsize=(10, 4))
-    axs[0].loglog(bb.alpha, np.maximum(Ef, 1e-300), "k-")
-    axs[0].set_ylabel("friction dissipation per cycle (J)")
+    # stuck points dissipate nothing by friction: drawn on a log axis where they do
+    axs[0].semilogx(bb.alpha, np.where(Ef > 0, Ef, np.nan), "k-")
+    if np.any(Ef > 0):
+        axs[0].set_yscale("log")
+    axs[0].set_ylabel("friction dissipation per cycle [J]")
+    axs[0].set_title("friction dissipation")
     axs[1].semilogx(bb.alpha, 100 * zeta, "k-", label="backbone: E_diss / (4 pi E_kin,max)")
     if dn is not None:
         axs[1].semilogx(dn.F_eq, 100 * dn.zeta, "g-.", label="dNNM")
-    axs[1].set_ylabel("equivalent damping ratio (%)")
+    axs[1].set_ylabel("equivalent damping ratio [%]")
+    axs[1].set_title("equivalent damping")
+    fig.suptitle(_titled("Energy along the backbone", case))
     for ax in axs:
-        ax.set_xlabel("force alpha (N)")
+        ax.set_xlabel("force alpha [N]")
         ax.grid(True, which="both", alpha=0.3)
     axs[1].legend(fontsize=7)
     return _save(fig, path)
