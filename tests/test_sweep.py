@@ -306,14 +306,33 @@ def test_load_store_shape_and_values_match_direct_computation(beam_pool_store, t
     assert np.isnan(part.fields["max_real"][1, 1])
     np.testing.assert_array_equal(np.delete(part.fields["max_real"].ravel(), 4),
                                   np.delete(data.fields["max_real"].ravel(), 4))
-    npz = part.save(tmp_path / "gathered.npz")
-    with np.load(npz) as z:
-        np.testing.assert_array_equal(z["field_max_real"], part.fields["max_real"])
-        np.testing.assert_array_equal(z["axis_s"], BEAM_GRID["s"])
-        np.testing.assert_array_equal(z["status"], part.status)
-    meta = json.loads((tmp_path / "gathered.json").read_text())
-    assert meta["n_missing"] == 1 and meta["axes"] == ["mu", "s"]
+    nc = part.save(tmp_path / "gathered")
+    assert nc.name == "gathered.nc"
+    back = fesub.load(nc)
+    assert isinstance(back, sw.SweepData)
+    _assert_same_data(back, part)
+    ds = back.to_xarray()
+    assert ds["max_real"].dims == ("mu", "s") and ds["max_real"].attrs["units"] == "1/s"
+    assert ds["s"].attrs["units"] == "m" and ds["freq_hz"].attrs["units"] == "Hz"
+    assert np.isnan(ds["max_real"].sel(mu=0.8, s=0.03).item())  # the missing case
     assert not _stray_files(tmp_path)
+
+
+def _assert_same_data(a, b):
+    """Two SweepData hold the same values (arrays bit for bit, NaN where NaN)."""
+    assert type(a) is type(b)
+    assert (a.study, a.shape, a.failures, a.cases, a.manifest, a.units, a.dims, a.primary,
+            a.problems, a.categories) == (b.study, b.shape, b.failures, b.cases, b.manifest,
+                                          b.units, b.dims, b.primary, b.problems, b.categories)
+    assert list(a.axes) == list(b.axes) and list(a.fields) == list(b.fields)
+    assert list(a.other) == list(b.other)
+    for k in a.axes:
+        np.testing.assert_array_equal(a.axes[k], b.axes[k], strict=True)
+    for k in a.fields:
+        np.testing.assert_array_equal(a.fields[k], b.fields[k], strict=True)
+    for k in a.other:
+        assert a.other[k].shape == b.other[k].shape and a.other[k].tolist() == b.other[k].tolist()
+    np.testing.assert_array_equal(a.status, b.status, strict=True)
 
 
 def test_load_store_array_and_object_fields_failures(probe_dir, tmp_path):
@@ -332,6 +351,12 @@ def test_load_store_array_and_object_fields_failures(probe_dir, tmp_path):
     np.testing.assert_array_equal(d.status[2], [-1, -1])
     assert [f["index"] for f in d.failures] == [4, 5]
     assert "RuntimeError: probe fails at x = 2" in d.failures[0]["traceback"]
+    # array, text and failed cells survive the result file exactly; the store itself reopens
+    _assert_same_data(fesub.load(d.save(tmp_path / "gathered")), d)
+    _assert_same_data(fesub.load(tmp_path / "s"), d)
+    ds = d.to_xarray()
+    assert ds["vec"].dims == ("x", "offset", "vec_dim0")
+    assert all("units" in ds[v].attrs for v in list(ds.data_vars) + list(ds.coords))
 
 
 # --------------------------------------------------------------------------------------------
@@ -340,7 +365,9 @@ def test_load_store_array_and_object_fields_failures(probe_dir, tmp_path):
 
 
 def _sweep_cmd(cfg, *extra):
-    return [sys.executable, "-m", "fesub.cli", "sweep", str(cfg), "--no-progress", "--no-plot", *extra]
+    out = Path(cfg).parent / "store"
+    return [sys.executable, "-m", "fesub.cli", "sweep", str(cfg), "--out", str(out),
+            "--no-figures", *extra]
 
 
 def test_sigterm_half_way_then_resume_computes_only_the_missing_cases(probe_dir, tmp_path):
@@ -355,8 +382,8 @@ delay = 0.25
 fail_at = 3.0
 log = "{log}"
 """)
-    store = tmp_path / "cfg.sweep"
-    proc = subprocess.Popen(_sweep_cmd(cfg, "--workers", "2"), env=_env(probe_dir, "1"),
+    store = tmp_path / "store"
+    proc = subprocess.Popen(_sweep_cmd(cfg, "-j", "2"), env=_env(probe_dir, "1"),
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     t0 = time.monotonic()
     while len(_case_files(store)) < 5:
@@ -365,8 +392,8 @@ log = "{log}"
         time.sleep(0.05)
     proc.send_signal(signal.SIGTERM)
     out, err = proc.communicate(timeout=60)
-    assert proc.returncode == 130, (out, err)  # fesub.sweep_cli.EXIT_INTERRUPTED
-    assert "interrupted" in err
+    assert proc.returncode == 143, (out, err)  # SIGTERM (fesub.cli.common.EXIT_SIGTERM)
+    assert "interrupted by SIGTERM" in err and "Traceback" not in err
 
     first = {p.name: (p.stat().st_mtime_ns, p.read_bytes()) for p in _case_files(store)}
     assert 5 <= len(first) < n, "the stop must land half-way for this test to mean anything"
@@ -380,7 +407,7 @@ log = "{log}"
     missing_x = set(map(float, range(n))) - done_x
     assert len(done_x) == len(first)
 
-    proc2 = subprocess.run(_sweep_cmd(cfg, "--workers", "2"), env=_env(probe_dir, "2"),
+    proc2 = subprocess.run(_sweep_cmd(cfg, "-j", "2"), env=_env(probe_dir, "2"),
                            capture_output=True, text=True, timeout=120)
     assert proc2.returncode == 1, proc2.stderr  # 1: one case failed, everything else done
     second = [x for run, x in _log(log) if run == "2"]
@@ -397,10 +424,10 @@ log = "{log}"
     ok = full.status == 1
     np.testing.assert_array_equal(full.fields["y"][ok], full.axes["x"][ok] ** 2)
     assert not _stray_files(store)
-    assert (store / "gathered.npz").is_file()
+    assert (store / "gathered.nc").is_file()
 
     # a third run has nothing left to do (the failure is kept); --retry-failed redoes only it
-    proc3 = subprocess.run(_sweep_cmd(cfg, "--retry-failed", "--workers", "1"), env=_env(probe_dir, "3"),
+    proc3 = subprocess.run(_sweep_cmd(cfg, "--retry-failed", "-j", "1"), env=_env(probe_dir, "3"),
                            capture_output=True, text=True, timeout=120)
     assert proc3.returncode == 1 and [x for run, x in _log(log) if run == "3"] == [3.0]
     proc4 = subprocess.run(_sweep_cmd(cfg), env=_env(probe_dir, "4"), capture_output=True, text=True,
@@ -495,7 +522,8 @@ def test_resume_after_hard_kill_cleans_temp_files_and_recomputes_damaged_case(pr
     assert (rep.n_done_before, rep.n_computed) == (3, 1)
     assert len(_log(log)) == 5 and _log(log)[-1][1] == rec["params"]["x"]
     again = json.loads(damaged.read_text())
-    assert again == {**rec, "elapsed_s": again["elapsed_s"]}  # the same record, rewritten whole
+    # the same record, rewritten whole (its time and so its checksum differ)
+    assert again == {**rec, "elapsed_s": again["elapsed_s"], "checksum": again["checksum"]}
     assert not _stray_files(store)
     assert (sw.load_store(store).status == 1).all()
 
