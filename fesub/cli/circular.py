@@ -1,51 +1,68 @@
 """``fesub circular``: friction over a circular contact, disc and ball on a plane.
 
-Writes to ``--out DIR``:
+Example::
 
-* ``profiles_<law>.png``, ``error_map_<law>.png``, ``profiles_<law>.npz/.json`` -- force and torque
-  profiles of every model against the exact one, the model errors over slip directions, the harmonic
-  coefficients and the maximum errors;
-* ``disc_bifurcation.png``, ``disc_k_curves.png``, ``disc_sphere_F<F>.png``,
-  ``disc_trajectories.png``, ``disc.npz/.json`` -- limit directions, bifurcation values
-  (tangency, pitchfork, fold) per model, and stopping trajectories;
-* ``ball_bifurcation.png``, ``ball.json`` -- the same analysis for the ball (lambda = 5).
+    fesub circular --law uniform --N 3 --forces 0.03 0.7 --quick --out fesub-out/circular
+
+The disc and the ball have mass m = 1 kg under gravity g = 1 m/s^2 with mu = 1, contact radius
+R = 1 m and load P = 1 N, so forces in N equal F/(mu m g).
+
+Parts written to ``--out`` as they finish (reused on a rerun): ``profiles_<law>.nc`` (force and
+torque profiles of every model against the exact one, maximum errors), ``error_map_<law>.nc``
+(model errors over slip directions), ``disc_bifurcation_values.nc`` (tangency, pitchfork, fold
+forces and force-free stop per model), ``disc_circle_curves.nc``,
+``disc_bifurcation_diagram_exact.nc``, ``disc_bifurcation_diagram_N2.nc``,
+``disc_limit_directions_F<f>.nc`` (each force level), ``disc_trajectory_<i>.nc`` (four stopping
+runs), ``ball_bifurcation_values.nc``, ``ball_bifurcation_diagram_exact.nc``; figures
+``profiles_<law>.png``, ``error_map_<law>.png``, ``disc_k_curves.png``, ``disc_bifurcation.png``,
+``disc_bifurcation_N2.png``, ``disc_sphere_F<f>.png``, ``disc_trajectories.png``,
+``ball_bifurcation.png``; ``summary.json`` and ``report.html``.
 """
 
 from __future__ import annotations
 
 import argparse
-import math
-from pathlib import Path
 
-import numpy as np
+from .common import add_common, integer, number
 
-from ..errors import ParameterError
-from ..io import write_json
+STUDY = "circular"
+#: initial (u_x, u_y, rho omega_z) of the disc runs (m/s)
+TRAJECTORY_STARTS = ((1.0, 0.0, 0.2), (0.3, 0.6, -0.5), (-0.4, 0.1, 0.9), (0.8, -0.3, 0.05))
+#: the system's constants: mass (kg), gravity (m/s^2), friction coefficient, contact radius (m),
+#: normal load (N) -- the defaults of the models and of ReducedContactSystem
+CONSTANTS = {"m": (1.0, "kg"), "g": (1.0, "m/s^2"), "mu": (1.0, "1"), "R": (1.0, "m"),
+             "P": (1.0, "N")}
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--out", default="circular_out", help="output directory (created)")
-    parser.add_argument("--law", choices=["uniform", "hertz", "both"], default="both",
-                        help="pressure law(s) for the friction profiles")
-    parser.add_argument("--rho", choices=["kappa", "R"], default="kappa",
-                        help="length scale of the direction vector")
-    parser.add_argument("--N", type=int, default=4, help="highest harmonic order (>= 1)")
-    parser.add_argument("--forces", default="0.03,0.2,0.7,1.2",
-                        help="comma-separated forces F/(mu m g) for the disc portraits")
-    parser.add_argument("--lam", type=float, default=5.0, help="ball radius / contact radius")
-    parser.add_argument("--quick", action="store_true", help="coarser grids (for smoke tests)")
-    parser.add_argument("--no-progress", action="store_true", help="hide progress bars")
-
-
-def save_results(path, arrays: dict, summary: dict) -> None:
-    """Write ``path.npz`` with ``arrays`` and ``path.json`` with ``summary``."""
-    p = Path(path)
-    np.savez(p.with_suffix(".npz"), **arrays)
-    write_json(p.with_suffix(".json"), summary)
+    g = parser.add_argument_group("friction models")
+    g.add_argument("--law", choices=["uniform", "hertz", "both"], default="both",
+                   help="pressure law(s) of the force/torque profiles and error maps")
+    g.add_argument("--rho", choices=["kappa", "R"], default="kappa",
+                   help="length scale of the direction vector of the profiles: the torque radius "
+                        "kappa or the contact radius R [m]")
+    g.add_argument("--N", type=integer(ge=1, le=12), default=4,
+                   help="highest order of the harmonic models, 1 to 12 [-]")
+    b = parser.add_argument_group("disc and ball")
+    b.add_argument("--forces", type=number(ge=0, unit="[-]"), nargs="+", metavar="F",
+                   default=[0.03, 0.2, 0.7, 1.2],
+                   help="horizontal forces F/(mu m g) [-] of the disc's limit directions and "
+                        "sphere portraits")
+    b.add_argument("--traj-force", type=number(unit="[-]"), default=0.2, metavar="F",
+                   help="horizontal force F/(mu m g) [-] of the disc's stopping runs")
+    b.add_argument("--t-end", type=number(gt=0, unit="s"), default=100.0, metavar="S",
+                   help="time horizon of a stopping run when the disc does not stop [s]")
+    b.add_argument("--lam", type=number(gt=0, unit="[-]"), default=5.0,
+                   help="ball radius / Hertz contact radius [-]")
+    parser.add_argument("--quick", action="store_true",
+                        help="coarser grids (eps, directions, forces) for a fast look")
+    add_common(parser, STUDY)
 
 
 def _models(law, rho_name, N):
-    from ..circular.models import ExactCircularFriction, HarmonicFriction, LinearEllipsoidalFriction
+    """Exact model and the approximations (label -> model) of one pressure law."""
+    from ..circular.models import ExactCircularFriction, HarmonicFriction, \
+        LinearEllipsoidalFriction
 
     ex = ExactCircularFriction(law)
     rho = ex.kappa if rho_name == "kappa" else ex.R
@@ -61,119 +78,152 @@ def _models(law, rho_name, N):
     return ex, approx
 
 
+class _Once:
+    """A value computed on first use (the models are built only when a part or figure needs
+    them, so that a resumed run does not rebuild them for nothing)."""
+
+    def __init__(self, fn):
+        self.fn, self.value, self.ready = fn, None, False
+
+    def __call__(self):
+        if not self.ready:
+            self.value, self.ready = self.fn(), True
+        return self.value
+
+
 def run(args) -> int:
-    from tqdm.auto import tqdm
+    import numpy as np
 
-    from ..circular.dynamics import ReducedContactSystem, bifurcation_values, find_limit_directions
-    from ..circular.plots import (plot_bifurcation_diagram, plot_error_map, plot_k_curves, plot_profiles,
-                        plot_sphere_portrait, plot_trajectories)
+    from ..circular import plots
+    from ..circular.dynamics import ReducedContactSystem
+    from ..circular.results import (BifurcationDiagram, LimitDirections, bifurcation_table,
+                                    circle_curves, direction_error_map, profile_curves)
+    from ..io import summary_record
+    from .common import StudyDir
 
-    if args.N < 1 or args.N > 12:
-        raise ParameterError(f"--N must lie in [1, 12], got {args.N}")
-    if not (args.lam > 0 and math.isfinite(args.lam)):
-        raise ParameterError(f"--lam must be finite and > 0, got {args.lam}")
-    try:
-        forces = [float(x) for x in args.forces.split(",") if x.strip()]
-    except ValueError:
-        raise ParameterError(f"--forces must be comma-separated numbers, got {args.forces!r}") \
-            from None
-    if not forces or not all(math.isfinite(f) and f >= 0 for f in forces):
-        raise ParameterError("--forces must be finite numbers >= 0")
-    out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
-    progress = not args.no_progress
     laws = ["uniform", "hertz"] if args.law == "both" else [args.law]
-    written = []
-    steps = tqdm(total=len(laws) + 2, desc="fesub circular", disable=not progress)
+    params = {"law": args.law, "rho": args.rho, "N": args.N, "forces": list(args.forces),
+              "traj_force": args.traj_force, "t_end": args.t_end, "lam": args.lam,
+              "quick": bool(args.quick)}
+    d = StudyDir(args.out, STUDY, params, overwrite=args.overwrite, figures=not args.no_figures,
+                 quiet=args.quiet)
+    quick = args.quick
+    tag2 = f"N{min(2, args.N)}"
+    lab2 = f"harmonic N={min(2, args.N)}"
 
     # ---------------------------------------------------------------- profiles
-    eps = np.geomspace(1e-3, 1e3, 200 if args.quick else 800)
+    eps = np.geomspace(1e-3, 1e3, 200 if quick else 800)
+    profiles = {}
     for law in laws:
-        ex, approx = _models(law, args.rho, args.N)
-        plot_profiles(approx, ex, out / f"profiles_{law}.png", eps=eps)
-        fig = plot_error_map(approx, ex, out / f"error_map_{law}.png", n=41 if args.quick else 121)
-        th = np.linspace(0, math.pi / 2, 2001 if args.quick else 20001)
-        Qe, Te = ex.profile_theta(th)
-        arrays = {"eps": eps, "Q_exact": ex.profile_eps(eps)[0], "T_exact": ex.profile_eps(eps)[1]}
-        summ = {"law": law, "rho": ex.rho, "R": ex.R, "kappa": ex.kappa, "models": {}}
-        for lab, m in approx.items():
-            key = lab.split(" (")[0].replace(" ", "_").replace("=", "")
-            Q, T = m.profile_eps(eps)
-            arrays[f"Q_{key}"], arrays[f"T_{key}"] = Q, T
-            Qa, Ta = m.profile_theta(th)
-            summ["models"][lab] = {**m.describe(), "max_err_Q": float(np.max(np.abs(Qa - Qe))),
-                                   "max_err_T": float(np.max(np.abs(Ta - Te))),
-                                   "max_err_direction_map": float(fig.maps[lab].max())}
-        save_results(out / f"profiles_{law}", arrays, summ)
-        written += [f"profiles_{law}.png", f"error_map_{law}.png", f"profiles_{law}.npz"]
-        steps.update()
+        models = _Once(lambda law=law: _models(law, args.rho, args.N))
+        prof = d.compute(f"profiles_{law}", lambda: profile_curves(
+            models()[0], models()[1], eps, n_theta=2001 if quick else 20001))
+        emap = d.compute(f"error_map_{law}", lambda: direction_error_map(
+            models()[0], models()[1], n=41 if quick else 121))
+        profiles[law] = (prof, emap)
+        d.say(f"profiles and error map of the {law} law: done")
+        if d.figures_on:
+            plots.plot_profiles(prof, d.figure(
+                f"profiles_{law}.png", f"Force and torque profiles Q_eps, T_eps of the models "
+                f"against the exact {law}-pressure profiles, and their errors."))
+            plots.plot_error_map(emap, d.figure(
+                f"error_map_{law}.png", f"Error |Q_model - Q_exact|/(mu P) of each model over "
+                f"the slip directions, {law} pressure."))
 
     # ---------------------------------------------------------------- disc
-    ex, approx = _models("uniform", "kappa", args.N)
-    systems = {"exact": ReducedContactSystem.disc(ex)}
-    systems.update({lab: ReducedContactSystem.disc(m) for lab, m in approx.items()})
-    disc_summary = {"A": systems["exact"].A, "b": systems["exact"].b, "models": {}}
-    for lab, s in systems.items():
-        bv = bifurcation_values(s)
-        disc_summary["models"][lab] = {"F_T": bv["F_T"], "F_P": bv["F_P"], "F_F": bv["F_F"],
-                                       "folds": bv["folds"]}
-        dirs = [d for d in find_limit_directions(s) if 1e-9 < d.w[0] < 1 - 1e-9 and d.w[2] > 0]
-        if dirs:
-            w = dirs[0].w
-            disc_summary["models"][lab]["force_free_stop"] = {
-                "w": w.tolist(), "eps": float((s.rho / s.model.R) * w[0] / w[2])}
-    plot_k_curves(systems, forces, out / "disc_k_curves.png")
-    F_grid = np.linspace(0.0, 1.3, 53 if args.quick else 261)
-    arrays = {}
-    for lab in ("exact", f"harmonic N={min(2, args.N)}"):
-        _, bd = plot_bifurcation_diagram(systems[lab].with_force(0.0), F_grid,
-                                         out / ("disc_bifurcation.png" if lab == "exact" else
-                                                "disc_bifurcation_N2.png"))
-        tag = "exact" if lab == "exact" else "N2"
-        for k_, v in bd.items():
-            arrays[f"bif_{tag}_{k_}"] = v
-    for F in forces:
-        s = systems["exact"].with_force(F)
-        plot_sphere_portrait(s, out / f"disc_sphere_F{F:g}.png", n=30 if args.quick else 60)
-        disc_summary.setdefault("limit_directions_exact", {})[f"{F:g}"] = [
-            d.as_dict() for d in find_limit_directions(s)]
-    F_traj = 0.2
-    s = systems["exact"].with_force(F_traj)
-    ics = [np.array(x) for x in ([1.0, 0.0, 0.2], [0.3, 0.6, -0.5], [-0.4, 0.1, 0.9],
-                                 [0.8, -0.3, 0.05])]
-    trajs = [s.simulate(x0) for x0 in ics]
-    plot_trajectories(s, trajs, out / "disc_trajectories.png")
-    disc_summary["trajectories"] = {"F": F_traj, "runs": [tr.summary() for tr in trajs]}
-    for i, tr in enumerate(trajs):
-        arrays[f"traj{i}_t"] = tr.t
-        arrays[f"traj{i}_x_o"] = tr.x_o
-    save_results(out / "disc", arrays, disc_summary)
-    written += ["disc_bifurcation.png", "disc_k_curves.png", "disc_trajectories.png", "disc.npz"]
-    steps.update()
+    def disc_systems():
+        ex, approx = _models("uniform", "kappa", args.N)
+        systems = {"exact": ReducedContactSystem.disc(ex)}
+        systems.update({lab: ReducedContactSystem.disc(m) for lab, m in approx.items()})
+        return systems
+
+    discs = _Once(disc_systems)
+    disc_bv = d.compute("disc_bifurcation_values", lambda: bifurcation_table(discs()))
+    curves = d.compute("disc_circle_curves", lambda: circle_curves(discs(), args.forces))
+    F_grid = np.linspace(0.0, 1.3, 53 if quick else 261)
+    diagrams = {lab: d.compute(f"disc_bifurcation_diagram_{tag}", lambda lab=lab:
+                               BifurcationDiagram.compute(discs()[lab], F_grid))
+                for tag, lab in (("exact", "exact"), (tag2, lab2))}
+    limit_dirs = {F: d.compute(f"disc_limit_directions_F{F:g}", lambda F=F:
+                               LimitDirections.compute(discs()["exact"].with_force(F)))
+                  for F in args.forces}
+    d.say("disc: bifurcation values, diagrams and limit directions done")
+    s_traj = _Once(lambda: discs()["exact"].with_force(args.traj_force))
+    trajs = [d.compute(f"disc_trajectory_{i}", lambda x0=x0: s_traj().simulate(
+        np.array(x0), t_end=args.t_end)) for i, x0 in enumerate(TRAJECTORY_STARTS)]
+    d.say(f"disc: {len(trajs)} stopping runs done")
+    if d.figures_on:
+        plots.plot_k_curves(curves, d.figure(
+            "disc_k_curves.png", "Disc: m(psi) = cos(psi) k(sin psi) on the invariant circle per "
+            "model; a crossing with a force level is a non-trivial limit direction."))
+        for lab, fname in (("exact", "disc_bifurcation.png"),
+                           (lab2, f"disc_bifurcation_{tag2}.png")):
+            plots.plot_bifurcation_diagram(diagrams[lab], d.figure(
+                fname, f"Disc, {lab} model: limit directions against the force, coloured by "
+                "stability, with the tangency (T), pitchfork (P) and fold (F) forces."))
+        for F, ld in limit_dirs.items():
+            plots.plot_sphere_portrait(
+                discs()["exact"].with_force(F), d.figure(
+                    f"disc_sphere_F{F:g}.png", f"Disc, exact model, F/(mu m g) = {F:g}: flow of "
+                    "the slip direction on the sphere and the limit directions."),
+                n=30 if quick else 60, directions=ld.directions)
+        plots.plot_trajectories(s_traj(), trajs, d.figure(
+            "disc_trajectories.png", f"Disc, exact model, F/(mu m g) = {args.traj_force:g}: "
+            "slip and spin of four runs until they stop."))
 
     # ---------------------------------------------------------------- ball
-    exh, approxh = _models("hertz", "kappa", args.N)
-    balls = {"exact": ReducedContactSystem.ball(exh, lam=args.lam)}
-    balls.update({lab: ReducedContactSystem.ball(m, lam=args.lam) for lab, m in approxh.items()})
-    ball_summary = {"lam": args.lam, "A": balls["exact"].A, "b": balls["exact"].b, "models": {}}
-    for lab, s in balls.items():
-        bv = bifurcation_values(s)
-        ball_summary["models"][lab] = {"F_T": bv["F_T"], "F_P": bv["F_P"], "F_F": bv["F_F"]}
-    plot_bifurcation_diagram(balls["exact"], np.linspace(0, 4.0, 41 if args.quick else 161),
-                             out / "ball_bifurcation.png")
-    write_json(out / "ball.json", ball_summary)
-    written += ["ball_bifurcation.png", "ball.json"]
-    steps.update()
-    steps.close()
+    def ball_systems():
+        exh, approxh = _models("hertz", "kappa", args.N)
+        balls = {"exact": ReducedContactSystem.ball(exh, lam=args.lam)}
+        balls.update({lab: ReducedContactSystem.ball(m, lam=args.lam)
+                      for lab, m in approxh.items()})
+        return balls
 
-    import matplotlib.pyplot as plt
+    balls = _Once(ball_systems)
+    ball_bv = d.compute("ball_bifurcation_values",
+                        lambda: bifurcation_table(balls(), lam=args.lam))
+    ball_diag = d.compute("ball_bifurcation_diagram_exact", lambda: BifurcationDiagram.compute(
+        balls()["exact"], np.linspace(0, 4.0, 41 if quick else 161)))
+    d.say("ball: bifurcation values and diagram done")
+    if d.figures_on:
+        plots.plot_bifurcation_diagram(ball_diag, d.figure(
+            "ball_bifurcation.png", f"Ball (radius {args.lam:g} R), exact Hertz model: limit "
+            "directions against the force."))
 
-    plt.close("all")
-    print(f"fesub circular: wrote {len(list(out.iterdir()))} files to {out}")
-    ex_b = disc_summary["models"]["exact"]
-    print(f"  disc (exact): F_T = {ex_b['F_T']:.6f}, F_P = {ex_b['F_P']:.6f}, "
-          f"F_F = {ex_b['F_F']:.6f}, force-free stop eps* = "
-          f"{ex_b['force_free_stop']['eps']:.6f}")
-    bx = ball_summary["models"]["exact"]
-    print(f"  ball (exact, lambda = {args.lam:g}): F_T = {bx['F_T']:.6f}, F_P = {bx['F_P']:.6f}")
+    # ---------------------------------------------------------------- summary
+    ex_d, ex_b = disc_bv.row("exact"), ball_bv.row("exact")
+    stop = ex_d["force_free_stop"]
+    results = {"disc_F_T": (ex_d["F_T"], "N"), "disc_F_P": (ex_d["F_P"], "N"),
+               "disc_F_F": (ex_d["F_F"], "N"),
+               "disc_force_free_stop_eps": (stop["eps"] if stop else None, "1"),
+               "disc_t_stop": ([tr.t_stop for tr in trajs], "s"),
+               "ball_F_T": (ex_b["F_T"], "N"), "ball_F_P": (ex_b["F_P"], "N")}
+    for law, (prof, emap) in profiles.items():
+        results[f"max_err_Q_linear_{law}"] = (prof.max_errors()["linear"][0], "1")
+    details = {
+        "disc_models_N": {m: disc_bv.row(m) for m in disc_bv.models},
+        "ball_models_N": {m: ball_bv.row(m) for m in ball_bv.models},
+        "profile_max_errors": {law: {m: {"Q": q, "T": t} for m, (q, t) in
+                                     prof.max_errors().items()}
+                               for law, (prof, _) in profiles.items()},
+        "direction_map_max_errors": {law: emap.max_error() for law, (_, emap) in
+                                     profiles.items()},
+        "disc_limit_directions": {f"{F:g}": [x.as_dict() for x in ld.directions]
+                                  for F, ld in limit_dirs.items()},
+        "disc_trajectories": [{"x0_m_per_s": list(x0), "t_stop_s": tr.t_stop,
+                               "stopped": tr.stopped, "stuck": tr.stuck,
+                               "w_final": tr.w_final.tolist(), "eps_final": tr.eps_final}
+                              for x0, tr in zip(TRAJECTORY_STARTS, trajs)],
+    }
+    units = {"law": None, "rho": None, "N": None, "forces": "1", "traj_force": "1",
+             "t_end": "s", "lam": "1", "quick": None}
+    summary = summary_record(STUDY, {**{k: (v, units[k]) for k, v in params.items()},
+                                     **CONSTANTS}, results, details=details)
+    d.finish(summary)
+    d.say(f"fesub circular: results in {d.path}")
+    ff = "none" if ex_d["F_F"] is None else f"{ex_d['F_F']:.6f}"
+    d.say(f"  disc (exact): F_T = {ex_d['F_T']:.6f} N, F_P = {ex_d['F_P']:.6f} N, F_F = {ff} N, "
+          f"force-free stop eps* = {stop['eps'] if stop else float('nan'):.6f}")
+    d.say(f"  ball (exact, lambda = {args.lam:g}): F_T = {ex_b['F_T']:.6f} N, "
+          f"F_P = {ex_b['F_P']:.6f} N")
     return 0
