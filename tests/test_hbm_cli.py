@@ -109,6 +109,28 @@ def test_no_figures(tmp_path, drawn_figures):
     assert (out / "summary.json").is_file() and (out / "backbone.nc").is_file()
 
 
+def test_help_shows_defaults_units_and_common_flags(capsys, subprocess_env):
+    assert main(["backbone", "--help"]) == 0
+    h = " ".join(capsys.readouterr().out.split())  # argparse wraps lines
+    for text in ("--out DIR", "(default: fesub-out/backbone)", "-q, --quiet", "--overwrite",
+                 "--no-figures", "smallest force amplitude [N] (default: beam 0.01",
+                 "jenkins 0.002)", "frequency window [rad/s]", "jenkins 1.2 1.6)",
+                 "[1/decade]", "(default: 2.0)", "(default: 600)", "(default: 5)",
+                 "number of harmonics (default: beam 3, blade 3, jenkins 7)"):
+        assert text in h, text
+    for gone in ("--no-progress", "backbone_out", "--jobs"):
+        assert gone not in h
+    # the study module imports nothing numerical to answer --help
+    code = ("import sys; from fesub.cli import build_parser; build_parser('backbone'); "
+            "assert 'fesub.cli.backbone' in sys.modules; "
+            "print(' '.join(m for m in ('numpy', 'scipy', 'matplotlib', 'xarray') "
+            "if m in sys.modules))")
+    r = subprocess.run([sys.executable, "-c", code], env=subprocess_env, capture_output=True,
+                       text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.strip() == ""
+
+
 @pytest.mark.parametrize("args, words", [
     (["--alpha-min", "-1"], "--alpha-min"),
     (["--alpha-min", "1", "--alpha-max", "0.1"], "--alpha-min must be < --alpha-max"),
@@ -236,6 +258,12 @@ def test_backbone_round_trip_is_exact(tmp_path, jenkins_results):
     assert (ds["alpha"].attrs["units"], ds["w"].attrs["units"], ds["Am"].attrs["units"]) == \
         ("N", "rad/s", "m")
     assert io.info(p)["results"]["points"]["value"] == len(bb.alpha)
+    # a backbone file is not a continuation branch: a clear error, not a KeyError
+    from fesub.continuation import Branch
+    from fesub.errors import FesubError
+
+    with pytest.raises(FesubError, match="holds a Backbone, not a Branch"):
+        Branch.load(p)
 
 
 def test_backbone_files_of_two_cases_do_not_clash(tmp_path, jenkins_results):
