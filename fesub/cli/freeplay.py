@@ -1,186 +1,373 @@
-"""``fesub freeplay``: bifurcation diagrams, basins, periodic orbits and branches of the two-mass
-free-play oscillator; writes PNG figures and npz + json results into ``--out``.
+"""``fesub freeplay``: basins of attraction, bifurcation diagrams, periodic orbits with their
+Floquet multipliers, branches and backbones of the two-mass free-play oscillator.
 
 Examples::
 
-    fesub freeplay basin --W 1.15 --grid 100 --range 0.5 --law both --out results/
-    fesub freeplay bifurcation --W-range 0.8 1.8 --n-W 101 --out results/
-    fesub freeplay orbit --W 1.3 --ic 0 0 0 0 --out results/
-    fesub freeplay branch --W 1.3 --W-range 1.0 1.6 --out results/
-    fesub freeplay radius --out results/
+    fesub freeplay basin --W 1.15 --grid 100 --range 0.5 --law both -j 2
+    fesub freeplay bifurcation --W-range 0.8 1.8 --n-W 101
+    fesub freeplay orbit --W 1.3 --ic 0 0 0 0
+    fesub freeplay branch --W 1.3 --W-range 1.0 1.6
+    fesub freeplay backbone
+    fesub freeplay radius
+
+Units: the model is non-dimensional; with the reference scales 1 m, 1 rad/s and 1 kg its numbers
+are SI numbers, and the results carry those units (displacement m, velocity m/s, frequency rad/s,
+force N).
+
+Output folder (``--out``), resumed part by part: a basin is computed in blocks of ``--tile-rows``
+rows, each written as it finishes (``basin_W1.15_exact_tile000.nc``, ...) and assembled into
+``basin_W1.15_exact.nc``; the bifurcation diagram likewise in blocks of ``--tile-W`` frequencies.
+Orbits (``orbit_W1.3_exact.nc``), branches (``branch_exact_up.nc``) and backbones
+(``backbone_exact_mode1.nc``) are parts of their own. ``summary.json``, ``report.html`` and the
+PNG figures complete the folder.
 """
 
 from __future__ import annotations
 
-import json
-import os
+from .common import add_common, integer, number
 
-import numpy as np
-
-from ..errors import ParameterError
+STUDY = "freeplay"
+TASKS = ("basin", "bifurcation", "orbit", "branch", "backbone", "radius")
+DEFAULT_TRANSIENT = {"basin": 150, "orbit": 150, "branch": 150, "bifurcation": 300}
+#: basin classification tolerances of :func:`fesub.nonsmooth.analysis.basins`
+PERIOD_TOL, CLUSTER_TOL = 1e-6, 1e-3
 
 
 def add_arguments(parser) -> None:
-    parser.add_argument("task", choices=["basin", "bifurcation", "orbit", "branch", "backbone",
-                                         "radius"], help="what to compute")
-    parser.add_argument("--out", default="freeplay_out", help="output directory")
-    parser.add_argument("--preset", default="P_REF", help="parameter preset (P_REF is provisional)")
+    parser.add_argument("task", choices=TASKS, help="what to compute")
+    parser.add_argument("--preset", default="P_REF", choices=["P_REF"],
+                        help="parameter preset (P_REF is provisional: the paper's table is "
+                             "missing)")
     parser.add_argument("--set", nargs=2, action="append", metavar=("NAME", "VALUE"), default=[],
-                        help="override a parameter, e.g. --set Q1 0.25")
-    parser.add_argument("--law", default="exact", choices=["exact", "smooth", "both"])
-    parser.add_argument("--W", type=float, default=1.15, help="forcing frequency")
-    parser.add_argument("--W-range", type=float, nargs=2, default=(0.8, 1.8))
-    parser.add_argument("--n-W", type=int, default=101, help="frequencies in the diagram")
-    parser.add_argument("--grid", type=int, default=100, help="basin cells per side")
-    parser.add_argument("--range", type=float, default=1.5, help="basin half-width in x1(0), x2(0)")
-    parser.add_argument("--n-transient", type=int, default=None, help="discarded periods")
-    parser.add_argument("--steps", type=int, default=200, help="RK4 steps per period")
-    parser.add_argument("--early-exit", type=float, default=0.0, metavar="TOL",
+                        help="override a parameter in SI units, e.g. --set Q1 0.25 (N); names: "
+                             "m [kg], c cd [N s/m], k kd kp [N/m], mu mud [N/m^3], a [m], "
+                             "delta [1/m], Q1 Q2 [N]")
+    parser.add_argument("--law", default="exact", choices=["exact", "smooth", "both"],
+                        help="free-play law: exact piecewise-linear, sigmoid-smoothed, or both")
+    parser.add_argument("--W", type=number(gt=0, unit="rad/s"), default=1.15, metavar="W",
+                        help="forcing frequency [rad/s] (basin, orbit, branch start)")
+    parser.add_argument("--W-range", type=number(gt=0, unit="rad/s"), nargs=2, default=(0.8, 1.8),
+                        metavar=("LOW", "HIGH"),
+                        help="forcing frequencies [rad/s] of the bifurcation diagram and the "
+                             "branch bounds")
+    parser.add_argument("--n-W", type=integer(ge=1), default=101, metavar="N",
+                        help="frequencies in the bifurcation diagram [-]")
+    parser.add_argument("--tile-W", type=integer(ge=1), default=10, metavar="N",
+                        help="frequencies per saved block of the bifurcation diagram [-]")
+    parser.add_argument("--grid", type=integer(ge=1), default=100, metavar="N",
+                        help="basin cells per side [-]")
+    parser.add_argument("--range", type=number(gt=0, unit="m"), default=1.5, metavar="X",
+                        help="basin half-width in x1(0) and x2(0) [m]")
+    parser.add_argument("--tile-rows", type=integer(ge=1), default=10, metavar="N",
+                        help="basin rows per saved block [-] (a rerun computes only the missing "
+                             "blocks)")
+    parser.add_argument("--n-transient", type=integer(ge=0), default=None, metavar="N",
+                        help="discarded forcing periods [-] (default: 150 for basin, orbit and "
+                             "branch, 300 for the bifurcation diagram)")
+    parser.add_argument("--steps", type=integer(ge=8), default=200, metavar="N",
+                        help="RK4 steps per forcing period [-] (basin, bifurcation)")
+    parser.add_argument("--early-exit", type=number(ge=0, unit="m"), default=0.0, metavar="TOL",
                         help="basins: end a cell's transient once its stroboscopic state repeats "
-                             "within TOL (e.g. 1e-9); 0 = full transient")
-    parser.add_argument("--ic", type=float, nargs=4, default=(0.2, 0.0, 0.2, 0.0))
-    parser.add_argument("--periods", type=int, default=1, help="orbit period in forcing periods")
-    parser.add_argument("--workers", type=int, default=None,
-                        help="processes (default os.cpu_count(); 1 = serial)")
-    parser.add_argument("--no-progress", action="store_true")
+                             "within TOL [m, m/s] (e.g. 1e-9); 0 = full transient")
+    parser.add_argument("--ic", type=number(), nargs=4, default=(0.2, 0.0, 0.2, 0.0),
+                        metavar=("X1", "Y1", "X2", "Y2"),
+                        help="initial state of orbit and branch [m, m/s, m, m/s]")
+    parser.add_argument("--periods", type=integer(ge=1), default=1, metavar="N",
+                        help="orbit period in forcing periods [-]")
+    parser.add_argument("--A-max", type=number(gt=0, unit="m"), default=None, metavar="A",
+                        help="backbone: largest amplitude x1 [m] (default 2 a + 0.1 m)")
+    add_common(parser, STUDY, jobs=True)
 
 
+# ------------------------------------------------------------------------------------ the door
 def _params(args):
-    from ..nonsmooth.system import get_params
+    from ..errors import ParameterError
+    from ..nonsmooth.system import FreePlayParams, get_params
 
+    names = set(FreePlayParams.__dataclass_fields__)
     over = {}
     for name, val in args.set:
+        if name not in names:
+            raise ParameterError(f"--set {name}: unknown parameter; choose from {sorted(names)}")
         try:
-            over[name] = float(val)
+            v = float(val)
         except ValueError:
             raise ParameterError(f"--set {name}: value must be a number, got {val!r}") from None
+        over[name] = v
     return get_params({"preset": args.preset, **over})
 
 
-def _executor(args):
-    if args.workers is not None and args.workers <= 1:
-        return "serial"
-    if args.workers is None:
-        return None
-    from concurrent.futures import ProcessPoolExecutor
+def _settings(args, p) -> dict:
+    """The run's parameters as recorded in the output folder (checked at the door)."""
+    from ..errors import ParameterError
 
-    from ..nonsmooth.batch import _init_worker
-    return ProcessPoolExecutor(args.workers, initializer=_init_worker)
+    lo, hi = args.W_range
+    if args.task in ("bifurcation", "branch") and not lo < hi:
+        raise ParameterError(f"--W-range must be LOW HIGH with LOW < HIGH [rad/s], got {lo:g} "
+                             f"{hi:g}")
+    if args.task == "branch" and not lo <= args.W <= hi:
+        raise ParameterError(f"--W {args.W:g} rad/s must lie in --W-range {lo:g} {hi:g} rad/s")
+    if args.task == "backbone" and args.A_max is not None and not args.A_max > 0.005:
+        raise ParameterError(f"--A-max must be > 0.005 m (the linear start), got {args.A_max:g}")
+    s = {"task": args.task, "params": p.to_dict(), "law": args.law}
+    n_tr = args.n_transient if args.n_transient is not None else \
+        DEFAULT_TRANSIENT.get(args.task)
+    if args.task == "basin":
+        s.update(W=args.W, grid=args.grid, range=args.range, tile_rows=args.tile_rows,
+                 n_transient=n_tr, steps=args.steps, early_exit=args.early_exit)
+    elif args.task == "bifurcation":
+        s.update(W_range=[lo, hi], n_W=args.n_W, tile_W=args.tile_W, n_transient=n_tr,
+                 steps=args.steps)
+    elif args.task in ("orbit", "branch"):
+        s.update(W=args.W, ic=list(args.ic), periods=args.periods, n_transient=n_tr)
+        if args.task == "branch":
+            s.update(W_range=[lo, hi])
+    elif args.task == "backbone":
+        s.update(A_max=args.A_max if args.A_max is not None else 2 * p.a + 0.1)
+    return s
 
 
 def run(args) -> int:
-    from ..nonsmooth import plots
-    from ..nonsmooth.analysis import basins, bifurcation_diagram
+    from .common import StudyDir
 
-    os.makedirs(args.out, exist_ok=True)
     p = _params(args)
+    s = _settings(args, p)
+    d = StudyDir(args.out, STUDY, s, overwrite=args.overwrite, figures=not args.no_figures,
+                 quiet=args.quiet)
     laws = ["exact", "smooth"] if args.law == "both" else [args.law]
-    prog = not args.no_progress
-    out = args.out
-    written = []
-    if args.task == "radius":
-        from ..nonsmooth.laws import SigmoidFreePlay, radius_of_influence, spurious_force_peak
-        law = SigmoidFreePlay(p.kp, p.a, p.delta)
-        R, E = radius_of_influence(law)
-        F, depth = spurious_force_peak(law)
-        info = {"R_i": R, "R_i_over_a": R / p.a, "E_inf": E, "spurious_force_peak": F,
-                "spurious_force_depth": depth, "ratio_to_linear_force": F / (p.k * p.a)}
-        with open(os.path.join(out, "radius.json"), "w") as f:
-            json.dump(info, f, indent=1)
-        plots.force_law(law, path=os.path.join(out, "force_law.png"))
-        plots.vector_field_error_map(p, law, path=os.path.join(out, "vector_field_error.png"))
-        print(json.dumps(info, indent=1))
-        return 0
-    if args.task == "basin":
-        ex = _executor(args)
-        res = {}
-        for law in laws:
-            r = basins(p, args.W, law=law, x1_range=(-args.range, args.range),
-                       x2_range=(-args.range, args.range), shape=(args.grid, args.grid),
-                       n_transient=args.n_transient or 150, steps_per_period=args.steps,
-                       early_exit_tol=args.early_exit, executor=ex, progress=prog)
-            res[law] = r
-            written.append(r.save(os.path.join(out, f"basin_W{args.W:g}_{law}")))
-            plots.basin(r, path=os.path.join(out, f"basin_W{args.W:g}_{law}.png"))
-            print(f"{law}: " + ", ".join(f"[{a['label']}] p={a['period']} max={a['x1_max']:.4f} "
-                                         f"min={a['x1_min']:.4f} {100 * a['fraction']:.1f}%"
-                                         for a in r.attractors)
-                  + f"; unclassified {100 * r.unclassified:.1f}%")
-        if len(res) == 2:
-            plots.basin_compare(res["exact"], res["smooth"],
-                                path=os.path.join(out, f"basin_W{args.W:g}_compare.png"))
-            print(f"cells with the same attractor: {100 * res['exact'].agreement(res['smooth']):.1f}%")
-        if hasattr(ex, "shutdown"):
-            ex.shutdown()
-    elif args.task == "bifurcation":
-        ex = _executor(args)
-        W = np.linspace(args.W_range[0], args.W_range[1], args.n_W)
-        for law in laws:
-            r = bifurcation_diagram(p, W, law=law, n_transient=args.n_transient or 300,
-                                    steps_per_period=args.steps, executor=ex, progress=prog)
-            written.append(r.save(os.path.join(out, f"bifurcation_{law}")))
-            plots.bifurcation(r, path=os.path.join(out, f"bifurcation_{law}.png"))
-        if hasattr(ex, "shutdown"):
-            ex.shutdown()
-    elif args.task == "orbit":
-        from ..nonsmooth.orbits import orbit_from_ic
-        from ..nonsmooth.system import TwoMassFreePlay
-        for law in laws:
-            sys = TwoMassFreePlay(p, law)
-            o = orbit_from_ic(sys, args.ic, args.W, args.periods,
-                              n_transient=args.n_transient or 150)
-            with open(os.path.join(out, f"orbit_W{args.W:g}_{law}.json"), "w") as f:
-                json.dump(o.to_dict(), f, indent=1)
-            plots.phase_portrait(sys, o.z0, args.W, n_transient=0, n_periods=max(3, args.periods),
-                                 path=os.path.join(out, f"orbit_W{args.W:g}_{law}.png"))
-            print(f"{law}: max x1 {o.x1_max:.7f}, min x1 {o.x1_min:.7f}, "
-                  f"max|multiplier| {o.max_multiplier:.5f}, stable {o.stable}")
-    elif args.task == "branch":
-        from ..nonsmooth.branches import branch_summary, continue_orbit
-        from ..nonsmooth.orbits import orbit_from_ic
-        from ..nonsmooth.system import TwoMassFreePlay
-        items, mults, Ws = [], [], []
-        for law in laws:
-            sys = TwoMassFreePlay(p, law)
-            o = orbit_from_ic(sys, args.ic, args.W, args.periods,
-                              n_transient=args.n_transient or 150)
-            for d in (+1, -1):
-                br, prob = continue_orbit(sys, o.z0, args.W, args.W_range,
-                                          n_periods=args.periods, direction=d, progress=prog)
-                s = branch_summary(br, prob)
-                tag = f"branch_{law}_{'up' if d > 0 else 'down'}"
-                br.save(os.path.join(out, tag + ".npz"))
-                with open(os.path.join(out, tag + ".json"), "w") as f:
-                    json.dump({"stop_reason": br.stop_reason,
-                               "events": [{"kind": e.kind, "W": e.lam} for e in br.events],
-                               **{k: np.asarray(v).tolist() for k, v in s.items()}}, f, indent=1)
-                items.append((br, s, f"{law} {'up' if d > 0 else 'down'}"))
-                mults.append(np.array([np.linalg.eigvals(prob.monodromy(x, W))
-                                       for x, W in zip(br.x, br.lam)]))
-                Ws.append(br.lam)
-                print(f"{tag}: {len(br.lam)} points, stop: {br.stop_reason}, events: "
-                      + ", ".join(f"{e.kind}@{e.lam:.5f}" for e in br.events))
-        plots.branches(items, projection="peak", path=os.path.join(out, "branches_peak.png"))
-        plots.floquet(np.concatenate(mults), W=np.concatenate(Ws),
-                      path=os.path.join(out, "branches_floquet.png"))
-        plots.branches(items, projection="x1_max", path=os.path.join(out, "branches_x1max.png"))
-    elif args.task == "backbone":
-        from ..nonsmooth.branches import backbone
-        from ..nonsmooth.system import TwoMassFreePlay
-        import matplotlib
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-        fig, ax = plt.subplots()
-        for law in laws:
-            for mode in (1, 2):
-                bb = backbone(TwoMassFreePlay(p, law), mode, (0.005, 2 * p.a + 0.1))
-                np.savez(os.path.join(out, f"backbone_{law}_mode{mode}.npz"), A=bb.A, x2=bb.x2,
-                         frequency=bb.frequency)
-                ax.plot(bb.frequency, bb.A, label=f"{law}, mode {mode}")
-        ax.set_xlabel("frequency")
-        ax.set_ylabel("x1 amplitude")
-        ax.legend()
-        fig.savefig(os.path.join(out, "backbones.png"), dpi=120)
-        plt.close(fig)
-    print(f"results written to {os.path.abspath(out)}")
+    task = {"basin": _basin, "bifurcation": _bifurcation, "orbit": _orbit, "branch": _branch,
+            "backbone": _backbone, "radius": _radius}[args.task]
+    results, details = task(args, d, p, laws, s)
+    from ..io import summary_record
+    from ..nonsmooth._dataset import params_quantities
+
+    par = {"task": (args.task, None), "law": (args.law, None), **params_quantities(p.to_dict())}
+    for k, unit in (("W", "rad/s"), ("W_range", "rad/s"), ("n_W", None), ("grid", None),
+                    ("range", "m"), ("tile_rows", None), ("tile_W", None), ("n_transient", None),
+                    ("steps", None), ("early_exit", "m"), ("ic", "m, m/s, m, m/s"),
+                    ("periods", None), ("A_max", "m")):
+        if k in s:
+            par[k] = (s[k], unit)
+    d.finish(summary_record(STUDY, par, results, details=details))
+    d.say(f"results written to {d.path.resolve()}")
     return 0
+
+
+# ---------------------------------------------------------------------------------------- tasks
+def _blocks(d, name, bounds, block, describe) -> list:
+    """Parts ``NAME_tile000``, ``NAME_tile001``, ... of a result computed block by block:
+    ``block(i0, i1)`` for each ``(i0, i1)`` of ``bounds``, each saved as it finishes and reused
+    by a rerun."""
+    parts = []
+    for k, (i0, i1) in enumerate(bounds):
+        part = f"{name}_tile{k:03d}"
+        parts.append(d.compute(part, lambda i0=i0, i1=i1: block(i0, i1)))
+        d.say(f"{part}: {describe(i0, i1)} done")
+    return parts
+
+
+def _basin(args, d, p, laws, s):
+    from ..nonsmooth import plots
+    from ..nonsmooth.analysis import assemble_basin, basin_cells, basin_grid, tile_bounds
+    from ..nonsmooth.batch import worker_pool
+
+    rng = (-args.range, args.range)
+    g1, g2 = basin_grid(rng, rng, (args.grid, args.grid))
+    bounds = tile_bounds(g1.size, args.tile_rows)
+    res, details = {}, {}
+    with worker_pool(args.jobs) as ex:
+        for law in laws:
+            name = f"basin_W{args.W:g}_{law}"
+
+            def block(i0, i1, law=law):
+                return basin_cells(p, args.W, g1[i0:i1], g2, law=law,
+                                   n_transient=s["n_transient"], n_record=4,
+                                   steps_per_period=args.steps, early_exit_tol=args.early_exit,
+                                   executor=ex, progress=not args.quiet)
+
+            def tiles(name=name, block=block):
+                cells = _blocks(d, name, bounds, block,
+                                lambda i0, i1: f"rows {i0}-{i1 - 1} of {g1.size}")
+                return assemble_basin(cells, g1, g2, period_tol=PERIOD_TOL,
+                                      cluster_tol=CLUSTER_TOL, x1_range=rng, x2_range=rng)
+
+            r = d.compute(name, tiles)
+            res[law] = r
+            if d.figures_on:
+                plots.basin(r, path=d.figure(
+                    f"{name}.png", f"Basins of attraction at W = {args.W:g} rad/s, {law} law: one "
+                    f"colour per attractor reached from rest at (x1(0), x2(0))"))
+            d.say(f"{law}: " + "; ".join(f"{r.attractor_name(a['label'])} "
+                                         f"{100 * a['fraction']:.1f} %" for a in r.attractors)
+                  + f"; unclassified {100 * r.unclassified:.1f} %")
+            details[law] = {"attractors": [
+                {"name": r.attractor_name(a["label"]), "period": a["period"],
+                 "x1_max_m": a["x1_max"], "x1_min_m": a["x1_min"], "fraction": a["fraction"]}
+                for a in r.attractors], "unclassified_fraction": r.unclassified,
+                "mean_transient_periods": r.options["mean_transient_periods"]}
+    results = {f"attractors_{law}": (len(r.attractors), None) for law, r in res.items()}
+    results.update({f"unclassified_fraction_{law}": (r.unclassified, "1")
+                    for law, r in res.items()})
+    if len(res) == 2:
+        agree = res["exact"].agreement(res["smooth"])
+        results["same_attractor_fraction"] = (agree, "1")
+        d.say(f"cells with the same attractor: {100 * agree:.1f} %")
+        if d.figures_on:
+            plots.basin_compare(res["exact"], res["smooth"], path=d.figure(
+                f"basin_W{args.W:g}_compare.png",
+                "Exact against smoothed law: basins and the cells whose attractor differs"))
+    return results, details
+
+
+def _bifurcation(args, d, p, laws, s):
+    import numpy as np
+
+    from ..nonsmooth import plots
+    from ..nonsmooth.analysis import BifurcationResult, bifurcation_diagram, tile_bounds
+    from ..nonsmooth.batch import worker_pool
+
+    W = np.linspace(args.W_range[0], args.W_range[1], args.n_W)
+    bounds = tile_bounds(W.size, args.tile_W)
+    results, details = {}, {}
+    with worker_pool(args.jobs) as ex:
+        for law in laws:
+            name = f"bifurcation_{law}"
+
+            def block(i0, i1, law=law):
+                return bifurcation_diagram(p, W[i0:i1], law=law, n_transient=s["n_transient"],
+                                           steps_per_period=args.steps, executor=ex,
+                                           progress=False)
+
+            def tiles(name=name, block=block):
+                return BifurcationResult.concat(_blocks(
+                    d, name, bounds, block, lambda i0, i1: f"W {W[i0]:g} to {W[i1 - 1]:g} rad/s"))
+
+            r = d.compute(name, tiles)
+            if d.figures_on:
+                plots.bifurcation(r, path=d.figure(
+                    f"{name}.png", f"Bifurcation diagram ({law} law): x1 where x1' = 0 in the "
+                    f"steady state from six initial conditions"))
+            per = r.period
+            results[f"periodic_fraction_{law}"] = (float(np.mean(per > 0)), "1")
+            details[law] = {"periods_found": sorted({int(v) for v in np.unique(per) if v > 0})}
+    return results, details
+
+
+def _orbit_part(args, d, p, law, s):
+    from ..nonsmooth.orbits import orbit_from_ic
+    from ..nonsmooth.system import TwoMassFreePlay
+
+    sys_ = TwoMassFreePlay(p, law)
+    o = d.compute(f"orbit_W{args.W:g}_{law}", lambda: orbit_from_ic(
+        sys_, args.ic, args.W, args.periods, n_transient=s["n_transient"]))
+    return sys_, o
+
+
+def _orbit(args, d, p, laws, s):
+    from ..nonsmooth import plots
+
+    results, details = {}, {}
+    for law in laws:
+        sys_, o = _orbit_part(args, d, p, law, s)
+        if d.figures_on:
+            plots.phase_portrait(sys_, o.z0, args.W, n_transient=0,
+                                 n_periods=max(3, args.periods), path=d.figure(
+                                     f"orbit_W{args.W:g}_{law}.png",
+                                     f"Periodic orbit at W = {args.W:g} rad/s ({law} law): phase "
+                                     f"portrait and time series"))
+            plots.floquet(o.floquet, path=d.figure(
+                f"orbit_W{args.W:g}_{law}_floquet.png", f"Floquet multipliers of the orbit "
+                f"({law} law)"), title=f"Floquet multipliers, W = {args.W:g} rad/s, {law} law")
+        d.say(f"{law}: max x1 {o.x1_max:.7f} m, min x1 {o.x1_min:.7f} m, "
+              f"max |multiplier| {o.max_multiplier:.5f}, stable {o.stable}")
+        results.update({f"x1_max_{law}": (o.x1_max, "m"), f"x1_min_{law}": (o.x1_min, "m"),
+                        f"max_multiplier_{law}": (o.max_multiplier, "1"),
+                        f"stable_{law}": (bool(o.stable), None)})
+        details[law] = {"floquet_real": o.floquet.real.tolist(),
+                        "floquet_imag": o.floquet.imag.tolist(), "switches": o.n_switch}
+    return results, details
+
+
+def _branch(args, d, p, laws, s):
+    import numpy as np
+
+    from ..nonsmooth import plots
+    from ..nonsmooth.branches import continue_orbit, orbit_branch
+
+    items, results, details = [], {}, {}
+    for law in laws:
+        sys_, o = _orbit_part(args, d, p, law, s)
+        for direction in (+1, -1):
+            name = f"branch_{law}_{'up' if direction > 0 else 'down'}"
+
+            def fn(sys_=sys_, o=o, direction=direction):
+                br, prob = continue_orbit(sys_, o.z0, args.W, args.W_range,
+                                          n_periods=args.periods, direction=direction,
+                                          progress=not args.quiet)
+                return orbit_branch(br, prob, direction)
+
+            ob = d.compute(name, fn)
+            items.append(ob)
+            d.say(f"{name}: {len(ob.W)} points, stop: {ob.branch.stop_reason}, events: "
+                  + ", ".join(f"{e.kind}@{e.lam:.5f}" for e in ob.events))
+            results[f"points_{name}"] = (len(ob.W), None)
+            details[name] = {"stop_reason": ob.branch.stop_reason,
+                             "events": [{"kind": e.kind, "W_rad_per_s": float(e.lam)}
+                                        for e in ob.events]}
+    if d.figures_on:
+        from ..nonsmooth.plots import case_label
+
+        case = case_label(p)
+        plots.branches(items, projection="peak", path=d.figure(
+            "branches_peak.png", "Periodic-orbit branches: max |x1| against W"),
+            title=f"Periodic-orbit branches from W = {args.W:g} rad/s ({case})")
+        plots.branches(items, projection="x1_max", path=d.figure(
+            "branches_x1max.png", "Periodic-orbit branches: max x1 (separates mirror pairs)"),
+            title=f"Periodic-orbit branches, max x1 ({case})")
+        plots.floquet(np.concatenate([ob.multipliers for ob in items]),
+                      W=np.concatenate([ob.W for ob in items]), path=d.figure(
+                          "branches_floquet.png", "Floquet multipliers along the branches"),
+                      title=f"Floquet multipliers along the branches ({case})")
+    return results, details
+
+
+def _backbone(args, d, p, laws, s):
+    from ..nonsmooth import plots
+    from ..nonsmooth.branches import backbone
+    from ..nonsmooth.system import TwoMassFreePlay
+
+    items, results = [], {}
+    for law in laws:
+        for mode in (1, 2):
+            name = f"backbone_{law}_mode{mode}"
+            bb = d.compute(name, lambda law=law, mode=mode: backbone(
+                TwoMassFreePlay(p, law), mode, (0.005, s["A_max"])))
+            items.append(bb)
+            results[f"points_{name}"] = (len(bb.A), None)
+            d.say(f"{name}: {len(bb.A)} points, frequency {bb.frequency.min():.5g} to "
+                  f"{bb.frequency.max():.5g} rad/s")
+    if d.figures_on:
+        plots.backbones(items, path=d.figure("backbones.png", "Backbones of the conservative "
+                                             "system (modes 1 and 2)"),
+                        title=f"Backbones, conservative system (a = {p.a:g} m, kp = {p.kp:g} N/m)")
+    return results, None
+
+
+def _radius(args, d, p, laws, s):
+    from ..nonsmooth import plots
+    from ..nonsmooth.laws import SigmoidFreePlay, radius_of_influence, spurious_force_peak
+
+    law = SigmoidFreePlay(p.kp, p.a, p.delta)
+    R, E = radius_of_influence(law)
+    F, depth = spurious_force_peak(law)
+    results = {"radius_of_influence": (R, "m"), "radius_over_half_gap": (R / p.a, "1"),
+               "E_inf": (E, "m^2"), "spurious_force_peak": (F, "N"),
+               "spurious_force_depth": (depth, "m"),
+               "spurious_force_over_linear_force": (F / (p.k * p.a), "1")}
+    if d.figures_on:
+        plots.force_law(law, path=d.figure("force_law.png", "Exact and sigmoid free-play laws "
+                                           "with the radius of influence"))
+        plots.vector_field_error_map(p, law, path=d.figure(
+            "vector_field_error.png", "Error of the smoothed vector field near the gap"))
+    d.say(", ".join(f"{k} = {v:.6g} {u}" for k, (v, u) in results.items()))
+    return results, None

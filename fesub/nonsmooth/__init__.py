@@ -6,8 +6,14 @@ Modules: :mod:`.laws` (force laws, sigmoid admissibility, radius of influence), 
 exact law), :mod:`.batch` (compiled fixed-step batch RK4, parallel on any executor),
 :mod:`.orbits` (shooting, monodromy, Floquet), :mod:`.branches` (continuation in the forcing
 frequency with fesub.continuation, bifurcation test functions, backbones), :mod:`.analysis`
-(bifurcation diagrams, basins, sweep-engine entry points), :mod:`.plots`, :mod:`.cli`
-(``fesub freeplay``).
+(bifurcation diagrams, basins computed in blocks of rows, sweep-engine entry points),
+:mod:`.plots`; the command is ``fesub freeplay`` (:mod:`fesub.cli.freeplay`).
+
+Results (:class:`BasinResult`, :class:`BasinCells`, :class:`BifurcationResult`, :class:`Orbit`,
+:class:`OrbitBranch`, :class:`Backbone`) follow the result protocol of :mod:`fesub.io`
+(``save``/``fesub.load``, ``to_xarray`` with units). The model is non-dimensional; with the
+reference scales 1 m, 1 rad/s and 1 kg its numbers are SI numbers, and the results carry those
+units (displacement m, velocity m/s, frequency rad/s, force N).
 
 Choices and corrections (see also the module docstrings):
 
@@ -23,8 +29,10 @@ Choices and corrections (see also the module docstrings):
 * Bifurcation diagram: section x1' = 0 keeps maxima and minima by default (``section_dir=0``).
 """
 
-from .analysis import (PAPER_ICS, BasinResult, BifurcationResult, basin_point, basins,  # noqa: F401
-                       bifurcation_diagram, bifurcation_point, classify, period_of)
+from .analysis import (PAPER_ICS, BasinCells, BasinResult, BifurcationResult,  # noqa: F401
+                       assemble_basin, basin_cells, basin_grid, basin_point, basins,
+                       bifurcation_diagram, bifurcation_point, classify, period_of, tile_bounds)
+from .branches import Backbone, OrbitBranch, backbone, continue_orbit, orbit_branch  # noqa: F401
 from .batch import BatchResult, batch_parallel, batch_periodic  # noqa: F401
 from .integrate import FlowResult, flow  # noqa: F401
 from .laws import (SIGMOIDS, FreePlay, SigmoidFreePlay, check_sigmoid,  # noqa: F401

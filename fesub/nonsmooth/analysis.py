@@ -16,19 +16,21 @@
 
 from __future__ import annotations
 
-import json
 import math
-import os
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from ..errors import ParameterError, check_positive
-from .batch import BatchResult, batch_parallel, batch_periodic
+from ..io import Result, summary_record
+from . import _dataset as _ds
+from .batch import BatchResult, _validate, batch_parallel, batch_periodic, executor_scope
 from .system import FreePlayParams, get_params
 
-__all__ = ["PAPER_ICS", "period_of", "classify", "BasinResult", "basins", "BifurcationResult",
-           "bifurcation_diagram", "basin_point", "bifurcation_point"]
+__all__ = ["PAPER_ICS", "period_of", "classify", "BasinCells", "BasinResult", "basin_grid",
+           "tile_bounds", "basin_cells", "assemble_basin", "basins", "BifurcationResult",
+           "bifurcation_diagram", "basin_point", "bifurcation_point", "LABEL_NAMES",
+           "NOT_PERIODIC", "DIVERGENT", "NOT_COMPUTED"]
 
 #: Initial conditions of the paper's bifurcation diagram (Sec. 4.1), 4-D part [x1, y1, x2, y2]
 PAPER_ICS = np.array([[0.2, 0, 0.2, 0], [0.2, 0, -0.2, 0], [-0.2, 0, 0.2, 0], [-0.2, 0, -0.2, 0],
@@ -107,28 +109,119 @@ def _split_params(params):
     return get_params(model), opts
 
 
-def _save(path, arrays: dict, meta: dict):
-    path = os.fspath(path)
-    base = path[:-4] if path.endswith(".npz") else path
-    np.savez_compressed(base + ".npz", **arrays)
-    with open(base + ".json", "w") as f:
-        json.dump(meta, f, indent=1, default=float)
-    return base + ".npz"
+#: labels of the cells that reach no periodic attractor
+NOT_PERIODIC, DIVERGENT, NOT_COMPUTED = -1, -2, -3
+LABEL_NAMES = {NOT_PERIODIC: "not converged (no period found)", DIVERGENT: "divergent",
+               NOT_COMPUTED: "not computed (interrupted)"}
+_LABEL_DOC = "attractor label (0.. periodic attractors, -1 not converged, -2 divergent, " \
+             "-3 not computed)"
+
+
+def _opts_attrs(options: dict) -> dict:
+    return {"options": options}
 
 
 @dataclass
-class BasinResult:
+class BasinCells(Result):
+    """Integrated cells of a basin grid (all of it or a block of rows), before classification.
+
+    A basin is computed as blocks of rows (:func:`basin_cells`), each of which can be saved as it
+    finishes; :func:`assemble_basin` joins the blocks and classifies the attractors. Each cell is
+    integrated independently, so the assembled basin equals one computed in a single run exactly.
+
+    Attributes
+    ----------
+    W : float
+        Forcing frequency [rad/s].
+    law : str
+        ``'exact'`` or ``'smooth'``.
+    x1, x2 : ndarray, shapes (r,), (n2,)
+        Initial positions of the rows and columns [m] (zero initial velocities, t0 = 0).
+    strobe : ndarray, shape (r, n2, n_record + 1, 4)
+        Stroboscopic states ``[x1, y1, x2, y2]`` [m, m/s] after the transient.
+    x1_max, x1_min : ndarray, shape (r, n2)
+        Extrema of x1 over the recorded periods [m].
+    n_used : ndarray, shape (r, n2)
+        Transient periods integrated (fewer than ``n_transient`` with an early exit).
+    options : dict
+        The run: ``W``, ``law``, ``n_transient``, ``n_record``, ``steps_per_period``,
+        ``early_exit_tol`` [m, m/s], ``params``.
+    """
+
+    kind = "freeplay-basin-cells"
+
+    W: float
+    law: str
+    x1: np.ndarray
+    x2: np.ndarray
+    strobe: np.ndarray
+    x1_max: np.ndarray
+    x1_min: np.ndarray
+    n_used: np.ndarray
+    options: dict = field(default_factory=dict)
+
+    def to_xarray(self):
+        import xarray as xr
+
+        dims = ("x1_0", "x2_0")
+        data = {"W": _ds.var((), float(self.W), _ds.FREQUENCY, "forcing frequency"),
+                "x1_max": _ds.var(dims, self.x1_max, _ds.POSITION, "steady-state max x1"),
+                "x1_min": _ds.var(dims, self.x1_min, _ds.POSITION, "steady-state min x1"),
+                "n_used": _ds.var(dims, self.n_used, "1", "transient periods integrated"),
+                **_ds.split_state("strobe", self.strobe, dims + ("record",),
+                                  "stroboscopic state after the transient")}
+        coords = {"x1_0": ("x1_0", np.asarray(self.x1, float), {"units": "m",
+                                                                 "long_name": "initial x1"}),
+                  "x2_0": ("x2_0", np.asarray(self.x2, float), {"units": "m",
+                                                                 "long_name": "initial x2"}),
+                  "record": ("record", np.arange(self.strobe.shape[2]),
+                             {"units": "1", "long_name": "forcing periods after the transient"}),
+                  "mass": _ds.MASS_COORD}
+        return xr.Dataset(data, coords, {"law": self.law, **_opts_attrs(self.options)})
+
+    @classmethod
+    def from_xarray(cls, ds):
+        return cls(W=float(ds["W"].values), law=ds.attrs["law"], x1=ds["x1_0"].values,
+                   x2=ds["x2_0"].values, strobe=_ds.join_state(ds, "strobe"),
+                   x1_max=ds["x1_max"].values, x1_min=ds["x1_min"].values,
+                   n_used=ds["n_used"].values, options=ds.attrs.get("options", {}))
+
+    def summary(self) -> dict:
+        return summary_record(self.kind, {"W": (self.W, _ds.FREQUENCY), "law": (self.law, None),
+                                          "rows": (len(self.x1), None),
+                                          "columns": (len(self.x2), None)}, {})
+
+
+@dataclass
+class BasinResult(Result):
     """Basins of attraction on a grid of initial positions.
 
     Attributes
     ----------
-    W : forcing frequency; law : 'exact' | 'smooth'
-    x1, x2 : (n1,), (n2,) grid of initial positions
-    labels : (n1, n2) attractor label per cell (-1 non-periodic, -2 diverged)
-    period : (n1, n2) detected period (0 none)
-    x1_max, x1_min : (n1, n2) steady-state extrema of x1
-    attractors : list of dict(label, period, x1_max, x1_min, count, fraction, strobe)
+    W : float
+        Forcing frequency [rad/s].
+    law : str
+        ``'exact'`` | ``'smooth'``.
+    x1, x2 : ndarray, shapes (n1,), (n2,)
+        Grid of initial positions [m] (zero initial velocities).
+    labels : ndarray, shape (n1, n2)
+        Attractor label per cell (-1 not converged / non-periodic, -2 diverged, -3 not computed).
+    period : ndarray, shape (n1, n2)
+        Detected period in forcing periods (0 none, -1 diverged).
+    x1_max, x1_min : ndarray, shape (n1, n2)
+        Steady-state extrema of x1 [m].
+    attractors : list of dict
+        ``label, period, x1_max [m], x1_min [m], count, fraction, strobe`` (the stroboscopic
+        states ``[x1, y1, x2, y2]`` [m, m/s] of one period of the orbit).
+    strobe_last : ndarray, shape (n1, n2, 4)
+        Last stroboscopic state of each cell [m, m/s].
+    options : dict
+        Run options and parameters.
+    status : str
+        ``'complete'`` or ``'interrupted'`` (cells not computed have label -3).
     """
+
+    kind = "freeplay-basin"
 
     W: float
     law: str
@@ -141,6 +234,7 @@ class BasinResult:
     attractors: list
     strobe_last: np.ndarray = field(repr=False, default=None)
     options: dict = field(default_factory=dict)
+    status: str = "complete"
 
     @property
     def fractions(self) -> dict:
@@ -153,7 +247,7 @@ class BasinResult:
         return float(np.mean(self.labels < 0))
 
     def same_attractor(self, other: "BasinResult", tol: float = 1e-3) -> np.ndarray:
-        """Cell-wise: both runs reach attractors with equal period and max/min x1 within tol."""
+        """Cell-wise: both runs reach attractors with equal period and max/min x1 within tol [m]."""
         if self.labels.shape != other.labels.shape:
             raise ParameterError("basins on different grids cannot be compared")
         return ((self.period == other.period) & (self.period > 0)
@@ -164,24 +258,97 @@ class BasinResult:
         """Fraction of cells whose attractors agree (see :meth:`same_attractor`)."""
         return float(np.mean(self.same_attractor(other, tol)))
 
-    def save(self, path):
-        meta = {"W": self.W, "law": self.law, "attractors": self.attractors,
-                "fractions": {str(k): v for k, v in self.fractions.items()}, "options": self.options}
-        return _save(path, {"x1": self.x1, "x2": self.x2, "labels": self.labels,
-                            "period": self.period, "x1_max": self.x1_max, "x1_min": self.x1_min,
-                            "strobe_last": self.strobe_last}, meta)
+    def attractor_name(self, label: int) -> str:
+        """Words for a label: ``'period-1 orbit, x1 in [-0.084, 0.116] m'``, ``'divergent'``, ..."""
+        label = int(label)
+        if label in LABEL_NAMES:
+            return LABEL_NAMES[label]
+        a = next(a for a in self.attractors if a["label"] == label)
+        return (f"period-{a['period']} orbit, x1 from {a['x1_min']:.4g} to {a['x1_max']:.4g} m")
+
+    def to_xarray(self):
+        import xarray as xr
+
+        dims = ("x1_0", "x2_0")
+        K = len(self.attractors)
+        pmax = max([len(a.get("strobe", [])) for a in self.attractors], default=0)
+        astrobe = np.full((K, pmax, 4), np.nan)
+        for i, a in enumerate(self.attractors):
+            s = np.asarray(a.get("strobe", []), float).reshape(-1, 4)
+            astrobe[i, :len(s)] = s
+        data = {"W": _ds.var((), float(self.W), _ds.FREQUENCY, "forcing frequency"),
+                "labels": _ds.var(dims, self.labels, "1", _LABEL_DOC),
+                "period": _ds.var(dims, self.period, "1",
+                                  "period in forcing periods (0 none, -1 diverged)"),
+                "x1_max": _ds.var(dims, self.x1_max, _ds.POSITION, "steady-state max x1"),
+                "x1_min": _ds.var(dims, self.x1_min, _ds.POSITION, "steady-state min x1"),
+                "attractor_period": _ds.var(("attractor",), np.array(
+                    [a["period"] for a in self.attractors], np.int64), "1",
+                    "period in forcing periods"),
+                "attractor_x1_max": _ds.var(("attractor",), np.array(
+                    [a["x1_max"] for a in self.attractors], float), _ds.POSITION,
+                    "mean max x1 over the basin"),
+                "attractor_x1_min": _ds.var(("attractor",), np.array(
+                    [a["x1_min"] for a in self.attractors], float), _ds.POSITION,
+                    "mean min x1 over the basin"),
+                "attractor_count": _ds.var(("attractor",), np.array(
+                    [a["count"] for a in self.attractors], np.int64), "1", "cells"),
+                "attractor_fraction": _ds.var(("attractor",), np.array(
+                    [a.get("fraction", np.nan) for a in self.attractors], float), "1",
+                    "fraction of the grid"),
+                **_ds.split_state("attractor_strobe", astrobe, ("attractor", "strobe_point"),
+                                  "stroboscopic states of one orbit period (NaN-padded)")}
+        if self.strobe_last is not None:
+            data.update(_ds.split_state("last", self.strobe_last, dims,
+                                        "last stroboscopic state"))
+        coords = {"x1_0": ("x1_0", np.asarray(self.x1, float), {"units": "m",
+                                                                 "long_name": "initial x1"}),
+                  "x2_0": ("x2_0", np.asarray(self.x2, float), {"units": "m",
+                                                                 "long_name": "initial x2"}),
+                  "attractor": ("attractor", np.array([a["label"] for a in self.attractors],
+                                                      np.int64), {"units": "1",
+                                                                  "long_name": "attractor label"}),
+                  "strobe_point": ("strobe_point", np.arange(pmax), {"units": "1"}),
+                  "mass": _ds.MASS_COORD}
+        attrs = {"law": self.law, "status": self.status, **_opts_attrs(self.options),
+                 "attractor_keys": [list(a) for a in self.attractors]}
+        return xr.Dataset(data, coords, attrs)
 
     @classmethod
-    def load(cls, path):
-        path = os.fspath(path)
-        base = path[:-4] if path.endswith(".npz") else path
-        d = np.load(base + ".npz")
-        with open(base + ".json") as f:
-            meta = json.load(f)
-        return cls(W=meta["W"], law=meta["law"], x1=d["x1"], x2=d["x2"], labels=d["labels"],
-                   period=d["period"], x1_max=d["x1_max"], x1_min=d["x1_min"],
-                   attractors=meta["attractors"], strobe_last=d["strobe_last"],
-                   options=meta.get("options", {}))
+    def from_xarray(cls, ds):
+        keys = ds.attrs.get("attractor_keys", [])
+        astrobe = _ds.join_state(ds, "attractor_strobe")
+        attractors = []
+        for i, lab in enumerate(ds["attractor"].values):
+            p = int(ds["attractor_period"].values[i])
+            full = {"label": int(lab), "period": p,
+                    "x1_max": float(ds["attractor_x1_max"].values[i]),
+                    "x1_min": float(ds["attractor_x1_min"].values[i]),
+                    "count": int(ds["attractor_count"].values[i]),
+                    "fraction": float(ds["attractor_fraction"].values[i]),
+                    "strobe": astrobe[i, :p].tolist()}
+            attractors.append({k: full[k] for k in keys[i]})
+        last = _ds.join_state(ds, "last") if "last_position" in ds else None
+        return cls(W=float(ds["W"].values), law=ds.attrs["law"], x1=ds["x1_0"].values,
+                   x2=ds["x2_0"].values, labels=ds["labels"].values, period=ds["period"].values,
+                   x1_max=ds["x1_max"].values, x1_min=ds["x1_min"].values,
+                   attractors=attractors, strobe_last=last, options=ds.attrs.get("options", {}),
+                   status=ds.attrs.get("status", "complete"))
+
+    def summary(self) -> dict:
+        o = self.options
+        par = {"W": (self.W, _ds.FREQUENCY), "law": (self.law, None),
+               "grid": ([len(self.x1), len(self.x2)], None),
+               "x1_range": (o.get("x1_range"), _ds.POSITION),
+               "x2_range": (o.get("x2_range"), _ds.POSITION),
+               "n_transient": (o.get("n_transient"), None),
+               "steps_per_period": (o.get("steps_per_period"), None)}
+        res = {"attractors": (len(self.attractors), None),
+               "unclassified_fraction": (self.unclassified, "1"), "status": (self.status, None)}
+        det = {"attractors": [{"name": self.attractor_name(a["label"]), "period": a["period"],
+                               "x1_max_m": a["x1_max"], "x1_min_m": a["x1_min"],
+                               "fraction": a.get("fraction")} for a in self.attractors]}
+        return summary_record(self.kind, par, res, details=det)
 
 
 def _grid(rng, n, name):
@@ -197,41 +364,61 @@ def _grid(rng, n, name):
     return np.linspace(lo, hi, n)
 
 
-def basins(params=None, W=1.15, *, law="exact", x1_range=(-0.5, 0.5), x2_range=(-0.5, 0.5),
-           shape=(20, 20), n_transient=150, n_record=4, steps_per_period=200, period_tol=1e-6,
-           cluster_tol=1e-3, early_exit_tol=0.0, executor=None, progress=True) -> BasinResult:
-    """Basins of attraction over initial positions (x1(0), x2(0)), zero velocities, t0 = 0.
-
-    Parameters
-    ----------
-    params : FreePlayParams, dict or preset
-    W : forcing frequency (non-dimensional)
-    law : 'exact' | 'smooth'
-    x1_range, x2_range : (lo, hi) initial positions; grid ``np.linspace(lo, hi, n)``
-    shape : (n1, n2) cells
-    n_transient, n_record : discarded and recorded forcing periods
-    steps_per_period : RK4 steps per period
-    period_tol : stroboscopic recurrence tolerance (max norm)
-    cluster_tol : tolerance on max/min x1 when clustering signatures
-    early_exit_tol : if > 0, a cell's transient ends once its stroboscopic state repeats within
-        this tolerance (see :func:`~fesub.nonsmooth.batch.batch_periodic`); use it well below
-        ``period_tol`` (e.g. 1e-9). 0 (default) keeps the fixed ``n_transient`` protocol.
-    executor : None (default: local ProcessPoolExecutor with os.cpu_count() workers), 'serial',
-        or any concurrent.futures executor (chunks of cells are submitted to it)
-    progress : tqdm progress bar over the chunks
+def basin_grid(x1_range=(-0.5, 0.5), x2_range=(-0.5, 0.5), shape=(20, 20)):
+    """The grid of initial positions of :func:`basins`: ``np.linspace(lo, hi, n)`` per axis [m].
 
     Returns
     -------
-    BasinResult
+    (x1, x2) : ndarrays of shapes (n1,), (n2,)
     """
-    p = get_params(params)
-    W = check_positive("W (forcing frequency)", W)
     try:
         n1, n2 = (int(s) for s in shape)
     except (TypeError, ValueError):
         raise ParameterError(f"shape must be a pair (n1, n2), got {shape!r}") from None
-    g1 = _grid(x1_range, n1, "x1_range")
-    g2 = _grid(x2_range, n2, "x2_range")
+    return _grid(x1_range, n1, "x1_range"), _grid(x2_range, n2, "x2_range")
+
+
+def tile_bounds(n: int, size: int) -> list:
+    """``[(i0, i1), ...]``: ``range(n)`` cut into consecutive blocks of ``size`` (the last may be
+    shorter)."""
+    n, size = int(n), int(size)
+    if size < 1:
+        raise ParameterError(f"tile size must be >= 1, got {size}")
+    return [(i, min(i + size, n)) for i in range(0, n, size)]
+
+
+def basin_cells(params, W, x1, x2, *, law="exact", n_transient=150, n_record=4,
+                steps_per_period=200, early_exit_tol=0.0, executor="serial",
+                progress=False) -> BasinCells:
+    """Integrate the cells ``x1 x x2`` of a basin grid (zero velocities, t0 = 0).
+
+    Parameters
+    ----------
+    params : FreePlayParams, dict or preset
+    W : float
+        Forcing frequency [rad/s].
+    x1, x2 : array_like
+        Initial positions of the rows and columns [m].
+    law, n_transient, n_record, steps_per_period, early_exit_tol :
+        As in :func:`basins`.
+    executor : 'serial', None or a concurrent.futures executor
+        Where the chunks of cells run (see :func:`~fesub.nonsmooth.batch.batch_parallel`).
+    progress : bool
+        Progress bar over the chunks.
+
+    Returns
+    -------
+    BasinCells
+    """
+    p = get_params(params)
+    W = check_positive("W (forcing frequency)", W)
+    g1 = np.asarray(x1, float).ravel()
+    g2 = np.asarray(x2, float).ravel()
+    if g1.size == 0 or g2.size == 0:
+        raise ParameterError("x1 and x2 must hold at least one initial position (empty grid)")
+    if not (np.all(np.isfinite(g1)) and np.all(np.isfinite(g2))):
+        raise ParameterError("x1 and x2 (initial positions) must be finite")
+    n1, n2 = g1.size, g2.size
     X1, X2 = np.meshgrid(g1, g2, indexing="ij")
     X0 = np.zeros((X1.size, 4))
     X0[:, 0] = X1.ravel()
@@ -240,36 +427,193 @@ def basins(params=None, W=1.15, *, law="exact", x1_range=(-0.5, 0.5), x2_range=(
                        n_transient=n_transient, n_record=n_record,
                        steps_per_period=steps_per_period, nsec_max=0,
                        early_exit_tol=early_exit_tol)
-    per = period_of(r.strobe, period_tol)
-    labels, attractors = classify(per, r.x1_max, r.x1_min, cluster_tol=cluster_tol)
-    B = X0.shape[0]
+    opts = dict(W=W, law=law, n_transient=n_transient, n_record=n_record,
+                steps_per_period=steps_per_period, early_exit_tol=early_exit_tol,
+                params=p.to_dict())
+    return BasinCells(W=W, law=law, x1=g1, x2=g2, strobe=r.strobe.reshape(n1, n2, -1, 4),
+                      x1_max=r.x1_max.reshape(n1, n2), x1_min=r.x1_min.reshape(n1, n2),
+                      n_used=r.n_used.reshape(n1, n2), options=opts)
+
+
+def assemble_basin(cells, x1, x2, *, period_tol=1e-6, cluster_tol=1e-3, x1_range=None,
+                   x2_range=None, run=None) -> BasinResult:
+    """Join blocks of rows computed by :func:`basin_cells` and classify the attractors.
+
+    Parameters
+    ----------
+    cells : sequence of BasinCells
+        Blocks of rows of the grid ``x1 x x2`` (any subset, any order); rows no block holds are
+        "not computed" (label -3) and make the result ``status='interrupted'``.
+    x1, x2 : array_like
+        The whole grid [m] (the blocks' rows must be found in ``x1`` exactly).
+    period_tol : float
+        Stroboscopic recurrence tolerance (max norm over the state [m, m/s]).
+    cluster_tol : float
+        Tolerance on max/min x1 [m] when clustering signatures.
+    x1_range, x2_range : (lo, hi), optional
+        Recorded in the options [m] (default: the ends of the grid).
+    run : dict, optional
+        Run options (``BasinCells.options``); needed when ``cells`` is empty, otherwise taken
+        from the first block (every block must have the same).
+
+    Returns
+    -------
+    BasinResult
+    """
+    cells = list(cells)
+    x1 = np.asarray(x1, float)
+    x2 = np.asarray(x2, float)
+    if run is None:
+        if not cells:
+            raise ParameterError("assemble_basin needs the run options when no cells are given")
+        run = cells[0].options
+    n1, n2 = x1.size, x2.size
+    nrec = int(run["n_record"])
+    strobe = np.full((n1, n2, nrec + 1, 4), np.nan)
+    xM = np.full((n1, n2), np.nan)
+    xm = np.full((n1, n2), np.nan)
+    used = np.zeros((n1, n2), dtype=np.int32)
+    done = np.zeros((n1, n2), dtype=bool)
+    for c in cells:
+        if c.options != run:
+            raise ParameterError("basin blocks come from different runs (options differ)")
+        if not np.array_equal(c.x2, x2):
+            raise ParameterError("a basin block has other x2 columns than the grid")
+        hit = np.flatnonzero(x1 == c.x1[0])
+        i0 = int(hit[0]) if hit.size else -1
+        if i0 < 0 or not np.array_equal(x1[i0:i0 + len(c.x1)], c.x1):
+            raise ParameterError("a basin block's x1 rows are not rows of the grid")
+        sl = slice(i0, i0 + len(c.x1))
+        strobe[sl], xM[sl], xm[sl], used[sl] = c.strobe, c.x1_max, c.x1_min, c.n_used
+        done[sl] = True
+    B = n1 * n2
+    comp = done.ravel()
+    sf = strobe.reshape(B, nrec + 1, 4)
+    per = np.zeros(B, dtype=int)
+    per[comp] = period_of(sf[comp], period_tol)
+    labels = np.full(B, NOT_COMPUTED, dtype=int)
+    lab_c, attractors = classify(per[comp], xM.ravel()[comp], xm.ravel()[comp],
+                                 cluster_tol=cluster_tol)
+    labels[comp] = lab_c
     for at in attractors:
         sel = np.nonzero(labels == at["label"])[0]
         at["fraction"] = at["count"] / B
-        at["strobe"] = r.strobe[sel[0], :at["period"]].tolist()
-    opts = dict(x1_range=list(map(float, x1_range)), x2_range=list(map(float, x2_range)),
-                shape=[n1, n2], n_transient=n_transient, n_record=n_record,
-                steps_per_period=steps_per_period, period_tol=period_tol,
-                cluster_tol=cluster_tol, early_exit_tol=early_exit_tol, params=p.to_dict(),
-                mean_transient_periods=float(np.mean(r.n_used)))
-    return BasinResult(W=W, law=law, x1=g1, x2=g2, labels=labels.reshape(n1, n2),
-                       period=per.reshape(n1, n2), x1_max=r.x1_max.reshape(n1, n2),
-                       x1_min=r.x1_min.reshape(n1, n2), attractors=attractors,
-                       strobe_last=r.strobe[:, -1].reshape(n1, n2, 4), options=opts)
+        at["strobe"] = sf[sel[0], :at["period"]].tolist()
+    x1_range = [float(x1[0]), float(x1[-1])] if x1_range is None else list(map(float, x1_range))
+    x2_range = [float(x2[0]), float(x2[-1])] if x2_range is None else list(map(float, x2_range))
+    opts = dict(x1_range=x1_range, x2_range=x2_range, shape=[n1, n2],
+                n_transient=run["n_transient"], n_record=run["n_record"],
+                steps_per_period=run["steps_per_period"], period_tol=period_tol,
+                cluster_tol=cluster_tol, early_exit_tol=run["early_exit_tol"],
+                params=run["params"],
+                mean_transient_periods=float(np.mean(used.ravel()[comp])) if comp.any()
+                else float("nan"))
+    return BasinResult(W=run["W"], law=run["law"], x1=x1, x2=x2, labels=labels.reshape(n1, n2),
+                       period=per.reshape(n1, n2), x1_max=xM, x1_min=xm, attractors=attractors,
+                       strobe_last=strobe[:, :, -1], options=opts,
+                       status="complete" if comp.all() else "interrupted")
+
+
+def basins(params=None, W=1.15, *, law="exact", x1_range=(-0.5, 0.5), x2_range=(-0.5, 0.5),
+           shape=(20, 20), n_transient=150, n_record=4, steps_per_period=200, period_tol=1e-6,
+           cluster_tol=1e-3, early_exit_tol=0.0, tile_rows=None, executor=None,
+           progress=True) -> BasinResult:
+    """Basins of attraction over initial positions (x1(0), x2(0)), zero velocities, t0 = 0.
+
+    The grid is integrated in blocks of ``tile_rows`` rows (:func:`basin_cells`) and classified
+    once at the end (:func:`assemble_basin`). On Ctrl-C (KeyboardInterrupt) the blocks finished
+    so far are returned with ``status='interrupted'`` (the other cells have label -3) and the
+    worker processes of a pool created here are stopped.
+
+    Parameters
+    ----------
+    params : FreePlayParams, dict or preset
+    W : float
+        Forcing frequency [rad/s].
+    law : 'exact' | 'smooth'
+    x1_range, x2_range : (lo, hi)
+        Initial positions [m]; grid ``np.linspace(lo, hi, n)``.
+    shape : (n1, n2)
+        Cells along x1 and x2.
+    n_transient, n_record : int
+        Discarded and recorded forcing periods.
+    steps_per_period : int
+        RK4 steps per period.
+    period_tol : float
+        Stroboscopic recurrence tolerance (max norm over the state [m, m/s]).
+    cluster_tol : float
+        Tolerance on max/min x1 [m] when clustering signatures.
+    early_exit_tol : float
+        If > 0, a cell's transient ends once its stroboscopic state repeats within this tolerance
+        (see :func:`~fesub.nonsmooth.batch.batch_periodic`); use it well below ``period_tol``
+        (e.g. 1e-9). 0 (default) keeps the fixed ``n_transient`` protocol.
+    tile_rows : int, optional
+        Rows per block (default: the grid in about 10 blocks).
+    executor : None, 'serial' or a concurrent.futures executor
+        None: a local process pool with os.cpu_count() workers (created and stopped here).
+    progress : bool
+        Progress bar over the blocks.
+
+    Returns
+    -------
+    BasinResult
+    """
+    p = get_params(params)
+    W = check_positive("W (forcing frequency)", W)
+    g1, g2 = basin_grid(x1_range, x2_range, shape)
+    tile_rows = max(1, math.ceil(g1.size / 10)) if tile_rows is None else tile_rows
+    bounds = tile_bounds(g1.size, tile_rows)
+    run = dict(W=W, law=law, n_transient=n_transient, n_record=n_record,
+               steps_per_period=steps_per_period, early_exit_tol=early_exit_tol,
+               params=p.to_dict())
+    # validate the run options before any work (an error in the first block would do, but a
+    # bad option must not look like an interrupt)
+    _validate(p, np.zeros((1, 4)), W, law, n_transient, n_record, steps_per_period, 0, 0)
+    check_positive("early_exit_tol", early_exit_tol, strict=False)
+    cells = []
+    it = bounds
+    if progress:
+        from tqdm import tqdm
+
+        it = tqdm(bounds, desc=f"basin W={W:g} ({law})", unit="block")
+    try:
+        with executor_scope(executor) as ex:
+            for i0, i1 in it:
+                cells.append(basin_cells(p, W, g1[i0:i1], g2, executor=ex, progress=False,
+                                         **{k: run[k] for k in ("law", "n_transient", "n_record",
+                                                                "steps_per_period",
+                                                                "early_exit_tol")}))
+    except KeyboardInterrupt:
+        pass
+    return assemble_basin(cells, g1, g2, period_tol=period_tol, cluster_tol=cluster_tol,
+                          x1_range=x1_range, x2_range=x2_range, run=run)
 
 
 @dataclass
-class BifurcationResult:
+class BifurcationResult(Result):
     """Bifurcation diagram data.
 
     Attributes
     ----------
-    W : (nW,) frequencies; ics : (nIC, 4) initial conditions
-    section : (nW, nIC, n_points) x1 at the section x1' = 0 (NaN-padded)
-    strobe : (nW, nIC, n_record+1, 4) stroboscopic states
-    period : (nW, nIC) detected period (0 none, -1 diverged)
-    x1_max, x1_min : (nW, nIC)
+    W : ndarray, shape (nW,)
+        Forcing frequencies [rad/s].
+    ics : ndarray, shape (nIC, 4)
+        Initial conditions ``[x1, y1, x2, y2]`` [m, m/s].
+    section : ndarray, shape (nW, nIC, n_points)
+        x1 at the section x1' = 0 [m] (NaN-padded).
+    strobe : ndarray, shape (nW, nIC, n_record + 1, 4)
+        Stroboscopic states [m, m/s].
+    period : ndarray, shape (nW, nIC)
+        Detected period in forcing periods (0 none, -1 diverged).
+    x1_max, x1_min : ndarray, shape (nW, nIC)
+        Extrema of x1 over the recorded periods [m].
+    law : str
+    options : dict
+    status : str
+        ``'complete'`` or ``'interrupted'`` (then ``W`` holds the frequencies computed).
     """
+
+    kind = "freeplay-bifurcation"
 
     W: np.ndarray
     ics: np.ndarray
@@ -280,41 +624,99 @@ class BifurcationResult:
     x1_min: np.ndarray
     law: str
     options: dict = field(default_factory=dict)
+    status: str = "complete"
 
-    def save(self, path):
-        meta = {"law": self.law, "options": self.options}
-        return _save(path, {"W": self.W, "ics": self.ics, "section": self.section,
-                            "strobe": self.strobe, "period": self.period, "x1_max": self.x1_max,
-                            "x1_min": self.x1_min}, meta)
+    def to_xarray(self):
+        import xarray as xr
+
+        d = ("W", "ic")
+        data = {"section": _ds.var(d + ("section_point",), self.section, _ds.POSITION,
+                                   "x1 at the section x1' = 0 (NaN-padded)"),
+                "period": _ds.var(d, self.period, "1",
+                                  "period in forcing periods (0 none, -1 diverged)"),
+                "x1_max": _ds.var(d, self.x1_max, _ds.POSITION, "max x1 over the recorded periods"),
+                "x1_min": _ds.var(d, self.x1_min, _ds.POSITION, "min x1 over the recorded periods"),
+                **_ds.split_state("ic", self.ics, ("ic",), "initial condition"),
+                **_ds.split_state("strobe", self.strobe, d + ("record",), "stroboscopic state")}
+        coords = {"W": ("W", np.asarray(self.W, float), {"units": _ds.FREQUENCY,
+                                                          "long_name": "forcing frequency"}),
+                  "ic": ("ic", np.arange(self.ics.shape[0]), {"units": "1"}),
+                  "section_point": ("section_point", np.arange(self.section.shape[2]),
+                                    {"units": "1"}),
+                  "record": ("record", np.arange(self.strobe.shape[2]),
+                             {"units": "1", "long_name": "forcing periods after the transient"}),
+                  "mass": _ds.MASS_COORD}
+        return xr.Dataset(data, coords, {"law": self.law, "status": self.status,
+                                         **_opts_attrs(self.options)})
 
     @classmethod
-    def load(cls, path):
-        path = os.fspath(path)
-        base = path[:-4] if path.endswith(".npz") else path
-        d = np.load(base + ".npz")
-        with open(base + ".json") as f:
-            meta = json.load(f)
-        return cls(W=d["W"], ics=d["ics"], section=d["section"], strobe=d["strobe"],
-                   period=d["period"], x1_max=d["x1_max"], x1_min=d["x1_min"], law=meta["law"],
-                   options=meta.get("options", {}))
+    def from_xarray(cls, ds):
+        return cls(W=ds["W"].values, ics=_ds.join_state(ds, "ic"), section=ds["section"].values,
+                   strobe=_ds.join_state(ds, "strobe"), period=ds["period"].values,
+                   x1_max=ds["x1_max"].values, x1_min=ds["x1_min"].values, law=ds.attrs["law"],
+                   options=ds.attrs.get("options", {}), status=ds.attrs.get("status", "complete"))
+
+    def summary(self) -> dict:
+        per = self.period
+        par = {"law": (self.law, None),
+               "W_range": ([float(np.min(self.W)), float(np.max(self.W))] if len(self.W)
+                           else None, _ds.FREQUENCY),
+               "n_W": (len(self.W), None), "initial_conditions": (self.ics.shape[0], None),
+               "n_transient": (self.options.get("n_transient"), None)}
+        res = {"periodic_fraction": (float(np.mean(per > 0)) if per.size else None, "1"),
+               "periods_found": (sorted({int(v) for v in np.unique(per) if v > 0}), None),
+               "status": (self.status, None)}
+        return summary_record(self.kind, par, res)
+
+    @classmethod
+    def concat(cls, parts) -> "BifurcationResult":
+        """Join diagrams over consecutive frequency blocks (same initial conditions and options)."""
+        parts = list(parts)
+        if not parts:
+            raise ParameterError("no bifurcation blocks to join")
+        first = parts[0]
+        for q in parts[1:]:
+            if q.law != first.law or q.options != first.options or not np.array_equal(q.ics,
+                                                                                      first.ics):
+                raise ParameterError("bifurcation blocks come from different runs")
+        cat = {f: np.concatenate([getattr(q, f) for q in parts])
+               for f in ("W", "section", "strobe", "period", "x1_max", "x1_min")}
+        status = "complete" if all(q.status == "complete" for q in parts) else "interrupted"
+        return cls(ics=first.ics, law=first.law, options=first.options, status=status, **cat)
 
 
 def bifurcation_diagram(params=None, W_values=None, ics=None, *, law="exact", n_transient=300,
                         n_points=100, section_dir=0, steps_per_period=200, mode="fresh",
-                        period_tol=1e-6, pmax=12, executor=None,
+                        period_tol=1e-6, pmax=12, block=None, executor=None,
                         progress=True) -> BifurcationResult:
     """Poincare section x1' = 0 of the steady state against the forcing frequency.
 
+    On Ctrl-C (KeyboardInterrupt) the frequencies finished so far are returned with
+    ``status='interrupted'``; the worker processes of a pool created here are stopped.
+
     Parameters
     ----------
-    W_values : (nW,) frequencies (default ``linspace(0.8, 1.8, 101)``)
-    ics : (nIC, 4) initial states (default :data:`PAPER_ICS`)
-    n_transient : discarded periods; n_points : section points recorded per (W, IC)
-    section_dir : 0 maxima and minima of x1, -1 maxima only, +1 minima only
-    mode : 'fresh' (every W from the ICs) or 'follow' (each IC continues from the previous W)
-    pmax : largest period detected from the stroboscopic points
-    executor : None (local process pool, os.cpu_count() workers), 'serial' or any executor
-    progress : tqdm progress bar
+    W_values : (nW,) array_like
+        Forcing frequencies [rad/s] (default ``linspace(0.8, 1.8, 101)``).
+    ics : (nIC, 4) array_like
+        Initial states [m, m/s] (default :data:`PAPER_ICS`).
+    n_transient : int
+        Discarded periods.
+    n_points : int
+        Section points recorded per (W, IC).
+    section_dir : int
+        0 maxima and minima of x1, -1 maxima only, +1 minima only.
+    mode : str
+        'fresh' (every W from the ICs) or 'follow' (each IC continues from the previous W).
+    pmax : int
+        Largest period detected from the stroboscopic points.
+    block : int, optional
+        Frequencies integrated together in 'fresh' mode (default: about 10 blocks); the result
+        does not depend on it.
+    executor : None, 'serial' or any executor
+        None: a local process pool with os.cpu_count() workers.
+    progress : bool
+        Progress bar.
     """
     p = get_params(params)
     W_values = np.linspace(0.8, 1.8, 101) if W_values is None else np.asarray(W_values, float)
@@ -333,32 +735,52 @@ def bifurcation_diagram(params=None, W_values=None, ics=None, *, law="exact", n_
     nW, nI = W_values.size, ics.shape[0]
     kw = dict(law=law, n_record=n_record, steps_per_period=steps_per_period,
               nsec_max=n_points, section_dir=section_dir)
-    if mode == "fresh":
-        X0 = np.repeat(ics[None], nW, axis=0).reshape(-1, 4)
-        Wb = np.repeat(W_values, nI)
-        r = batch_parallel(p, X0, Wb, executor=executor, progress=progress,
-                           n_transient=n_transient, **kw)
-    else:
-        parts = []
-        z = ics.copy()
-        it = range(nW)
-        if progress:
-            from tqdm import tqdm
-            it = tqdm(it, desc="bifurcation (follow)")
-        for i in it:
-            ri = batch_periodic(p, z, W_values[i], n_transient=n_transient, **kw)
-            parts.append(ri)
-            z = np.where(np.isfinite(ri.strobe[:, -1]), ri.strobe[:, -1], ics)
-        r = BatchResult.concat(parts)
-    per = period_of(r.strobe, period_tol, pmax)
-    sec = r.sections[:, :n_points, 0].reshape(nW, nI, n_points)
+    _validate(p, ics, W_values[0], law, n_transient, n_record, steps_per_period, n_points,
+              section_dir)
+    parts = []
+    status = "complete"
+    try:
+        if mode == "fresh":
+            size = max(1, math.ceil(nW / 10)) if block is None else int(block)
+            it = tile_bounds(nW, size)
+            if progress:
+                from tqdm import tqdm
+                it = tqdm(it, desc=f"bifurcation ({law})", unit="block")
+            with executor_scope(executor) as ex:
+                for i0, i1 in it:
+                    X0 = np.repeat(ics[None], i1 - i0, axis=0).reshape(-1, 4)
+                    Wb = np.repeat(W_values[i0:i1], nI)
+                    parts.append(batch_parallel(p, X0, Wb, executor=ex, progress=False,
+                                                n_transient=n_transient, **kw))
+        else:
+            z = ics.copy()
+            it = range(nW)
+            if progress:
+                from tqdm import tqdm
+                it = tqdm(it, desc="bifurcation (follow)")
+            for i in it:
+                ri = batch_periodic(p, z, W_values[i], n_transient=n_transient, **kw)
+                parts.append(ri)
+                z = np.where(np.isfinite(ri.strobe[:, -1]), ri.strobe[:, -1], ics)
+    except KeyboardInterrupt:
+        status = "interrupted"
     opts = dict(n_transient=n_transient, n_points=n_points, section_dir=section_dir,
                 steps_per_period=steps_per_period, mode=mode, period_tol=period_tol, pmax=pmax,
                 params=p.to_dict())
-    return BifurcationResult(W=W_values, ics=ics, section=sec,
+    if not parts:
+        return BifurcationResult(W=W_values[:0], ics=ics, section=np.zeros((0, nI, n_points)),
+                                 strobe=np.zeros((0, nI, n_record + 1, 4)),
+                                 period=np.zeros((0, nI), int), x1_max=np.zeros((0, nI)),
+                                 x1_min=np.zeros((0, nI)), law=law, options=opts, status=status)
+    r = BatchResult.concat(parts)
+    nW = r.strobe.shape[0] // nI
+    per = period_of(r.strobe, period_tol, pmax)
+    sec = r.sections[:, :n_points, 0].reshape(nW, nI, n_points)
+    return BifurcationResult(W=W_values[:nW], ics=ics, section=sec,
                              strobe=r.strobe.reshape(nW, nI, n_record + 1, 4),
                              period=per.reshape(nW, nI), x1_max=r.x1_max.reshape(nW, nI),
-                             x1_min=r.x1_min.reshape(nW, nI), law=law, options=opts)
+                             x1_min=r.x1_min.reshape(nW, nI), law=law, options=opts,
+                             status=status)
 
 
 # ---------------------------------------------------------------- sweep-engine entry points ---

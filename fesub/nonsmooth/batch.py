@@ -9,8 +9,10 @@ workers whose OpenMP/BLAS thread counts are set to 1).
 
 from __future__ import annotations
 
+import contextlib
 import math
 import os
+import signal
 from concurrent.futures import Executor, ProcessPoolExecutor
 from dataclasses import dataclass
 
@@ -20,7 +22,8 @@ from .. import _backend
 from ..errors import ParameterError, check_positive
 from .system import get_params
 
-__all__ = ["BatchResult", "batch_periodic", "batch_parallel", "LAWS"]
+__all__ = ["BatchResult", "batch_periodic", "batch_parallel", "LAWS", "init_worker", "worker_pool",
+           "executor_scope", "shutdown_now"]
 
 LAWS = {"exact": 0, "smooth": 1, "sigmoid": 1}
 _THREAD_VARS = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS",
@@ -154,9 +157,72 @@ def batch_periodic(params, X0, W, *, law="exact", n_transient=150, n_record=4,
     return BatchResult(strobe, ext[:, 0].copy(), ext[:, 1].copy(), sec, nsec, nsw, used)
 
 
-def _init_worker():
+def init_worker():
+    """Initializer of the worker processes: one OpenMP/BLAS thread each; Ctrl-C is left to the
+    parent (which stops the pool) and SIGTERM ends a worker silently (a forked worker would
+    otherwise inherit the parent's handler), so that an interrupt prints no traceback per
+    worker."""
     for v in _THREAD_VARS:
         os.environ[v] = "1"
+    try:
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    except ValueError:  # not the main thread of the worker (a thread-based executor)
+        pass
+
+
+def shutdown_now(executor) -> None:
+    """Stop an executor at once: pending work is cancelled and worker processes are terminated
+    (a plain ``shutdown`` would wait for the running chunks to finish)."""
+    if executor is None or executor == "serial":
+        return
+    terminate = getattr(executor, "terminate_workers", None)  # Python >= 3.14
+    if terminate is not None:
+        terminate()
+        return
+    procs = list((getattr(executor, "_processes", None) or {}).values())
+    executor.shutdown(wait=False, cancel_futures=True)
+    for proc in procs:
+        if proc.is_alive():
+            proc.terminate()
+    for proc in procs:
+        proc.join(timeout=5)
+        if proc.is_alive():
+            proc.kill()
+            proc.join(timeout=5)
+
+
+@contextlib.contextmanager
+def worker_pool(jobs: int | None = None):
+    """A local process pool of ``jobs`` workers (``os.cpu_count()`` when None; ``'serial'`` for
+    one job), shut down on exit; on an exception or Ctrl-C its workers are terminated at once.
+
+    Parameters
+    ----------
+    jobs : int or None
+        Number of worker processes (>= 1).
+    """
+    jobs = (os.cpu_count() or 1) if jobs is None else int(jobs)
+    if jobs < 1:
+        raise ParameterError(f"jobs (worker processes) must be >= 1, got {jobs}")
+    if jobs == 1:
+        yield "serial"
+        return
+    ex = ProcessPoolExecutor(max_workers=jobs, initializer=init_worker)
+    try:
+        yield ex
+    except BaseException:
+        shutdown_now(ex)
+        raise
+    ex.shutdown(wait=True)
+
+
+def executor_scope(executor):
+    """Context for the ``executor`` argument of the batch functions: None -> a local
+    :func:`worker_pool` with ``os.cpu_count()`` workers, anything else is passed through."""
+    if executor is None:
+        return worker_pool(None)
+    return contextlib.nullcontext(executor)
 
 
 def _chunk_job(args):
@@ -193,7 +259,7 @@ def batch_parallel(params, X0, W, *, executor=None, n_chunks=None, progress=Fals
     own = executor is None
     if own:
         nw = os.cpu_count() or 1
-        executor = ProcessPoolExecutor(max_workers=nw, initializer=_init_worker)
+        executor = ProcessPoolExecutor(max_workers=nw, initializer=init_worker)
     elif not (isinstance(executor, Executor) or hasattr(executor, "submit")):
         raise ParameterError("executor must be a concurrent.futures Executor, 'serial' or None")
     nw = getattr(executor, "_max_workers", None) or os.cpu_count() or 1
@@ -202,6 +268,7 @@ def batch_parallel(params, X0, W, *, executor=None, n_chunks=None, progress=Fals
     n_chunks = max(1, min(int(n_chunks), B))
     bounds = np.linspace(0, B, n_chunks + 1).astype(int)
     backend = _backend.active("freeplay")
+    futs = []
     try:
         futs = [executor.submit(_chunk_job, (backend, p, X0[i:j], W[i:j], kw))
                 for i, j in zip(bounds[:-1], bounds[1:]) if j > i]
@@ -212,6 +279,13 @@ def batch_parallel(params, X0, W, *, executor=None, n_chunks=None, progress=Fals
             it = tqdm(futs, desc="batch chunks", unit="chunk")
         for f in it:
             parts.append(f.result())
+    except BaseException:
+        for f in futs:
+            f.cancel()
+        if own:
+            shutdown_now(executor)
+            own = False
+        raise
     finally:
         if own:
             executor.shutdown(wait=True, cancel_futures=True)

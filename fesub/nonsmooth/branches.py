@@ -35,10 +35,13 @@ import numpy as np
 
 from .. import continuation as _cont
 from ..errors import ParameterError, check_positive
+from ..io import Result, summary_record
+from . import _dataset as _ds
 from .integrate import flow, make_system, region_of
 from .orbits import PO_ATOL, PO_RTOL, Orbit, _multipliers, floquet_test_functions, poincare_map
 
-__all__ = ["ShootingProblem", "continue_orbit", "event_multipliers", "branch_summary", "backbone", "EVENT_NAMES"]
+__all__ = ["ShootingProblem", "continue_orbit", "event_multipliers", "branch_summary", "backbone",
+           "EVENT_NAMES", "OrbitBranch", "orbit_branch", "Backbone"]
 
 EVENT_NAMES = ("PD", "NS", "BP", "GR+", "GR-")
 
@@ -187,17 +190,176 @@ def branch_summary(branch, prob: ShootingProblem) -> dict:
             "stable": np.array([o.stable for o in rows])}
 
 
+class _ContinuedResult(Result):
+    """What the results holding a continuation ``branch`` share: status and the dataset frame."""
+
+    @property
+    def status(self) -> str:
+        """``'interrupted'`` when Ctrl-C stopped the continuation, else ``'complete'``."""
+        return "interrupted" if self.branch.stop_reason == "interrupted" else "complete"
+
+    def _dataset(self, data: dict, coords: dict, attrs: dict):
+        import xarray as xr
+
+        bdata, battrs = _ds.branch_vars(self.branch, "point")
+        coords = {"point": ("point", np.arange(len(self.branch.lam)), {"units": "1"}), **coords}
+        return xr.Dataset({**bdata, **data}, coords, {**battrs, **attrs})
+
+
+@dataclass
+class OrbitBranch(_ContinuedResult):
+    """A branch of periodic orbits continued in the forcing frequency, with the orbit data and
+    Floquet multipliers of every point.
+
+    Attributes
+    ----------
+    branch : fesub.continuation.Branch
+        States ``x`` [m, m/s] at t = 0, ``lam`` = forcing frequency W [rad/s], events (PD, NS,
+        BP, grazings, folds) with their multipliers.
+    law : str
+        'exact' or 'smooth'.
+    n_periods : int
+        Orbit period in forcing periods.
+    direction : int
+        +1 continued towards higher W first, -1 towards lower W.
+    x1_max, x1_min, peak : ndarray, shape (npts,)
+        Extrema of x1 and max |x1| of each orbit [m].
+    multipliers : ndarray, shape (npts, 4)
+        Floquet multipliers [-] of each orbit (decreasing modulus).
+    stable : ndarray of bool, shape (npts,)
+        max |multiplier| < 1.
+    """
+
+    kind = "freeplay-branch"
+
+    branch: object
+    law: str
+    n_periods: int
+    direction: int
+    x1_max: np.ndarray
+    x1_min: np.ndarray
+    peak: np.ndarray
+    multipliers: np.ndarray
+    stable: np.ndarray
+
+    @property
+    def W(self) -> np.ndarray:
+        """Forcing frequency of each point [rad/s]."""
+        return self.branch.lam
+
+    @property
+    def events(self) -> list:
+        return self.branch.events
+
+    @property
+    def max_multiplier(self) -> np.ndarray:
+        return np.max(np.abs(self.multipliers), axis=1) if len(self.multipliers) else np.zeros(0)
+
+    @property
+    def label(self) -> str:
+        return f"{self.law}, {'up' if self.direction > 0 else 'down'} from W0"
+
+    def to_xarray(self):
+        br = self.branch
+        d = ("point",)
+        data = {"W": _ds.var(d, np.asarray(br.lam, float), _ds.FREQUENCY, "forcing frequency"),
+                **_ds.split_state("x", np.asarray(br.x, float).reshape(-1, 4), d,
+                                  "orbit state at t = 0"),
+                "x1_max": _ds.var(d, self.x1_max, _ds.POSITION, "max x1 of the orbit"),
+                "x1_min": _ds.var(d, self.x1_min, _ds.POSITION, "min x1 of the orbit"),
+                "peak": _ds.var(d, self.peak, _ds.POSITION, "max |x1| of the orbit"),
+                "multipliers": _ds.var(d + ("multiplier",),
+                                       np.asarray(self.multipliers, complex), "1",
+                                       "Floquet multipliers"),
+                "orbit_stable": _ds.var(d, np.asarray(self.stable, np.int8), "1",
+                                        "1 = stable orbit (max |multiplier| < 1)")}
+        coords = {"mass": _ds.MASS_COORD,
+                  "multiplier": ("multiplier", np.arange(4), {"units": "1"})}
+        return self._dataset(data, coords, dict(law=self.law, n_periods=int(self.n_periods),
+                                                direction=int(self.direction)))
+
+    @classmethod
+    def from_xarray(cls, ds):
+        br = _ds.branch_from(ds, _ds.join_state(ds, "x"), ds["W"].values)
+        a = ds.attrs
+        return cls(branch=br, law=a["law"], n_periods=int(a["n_periods"]),
+                   direction=int(a["direction"]), x1_max=ds["x1_max"].values,
+                   x1_min=ds["x1_min"].values, peak=ds["peak"].values,
+                   multipliers=ds["multipliers"].values,
+                   stable=ds["orbit_stable"].values.astype(bool))
+
+    def summary(self) -> dict:
+        W = np.asarray(self.W)
+        par = {"law": (self.law, None), "n_periods": (self.n_periods, None),
+               "direction": (self.direction, None)}
+        res = {"points": (len(W), None),
+               "W_reached": ([float(W.min()), float(W.max())] if W.size else None, _ds.FREQUENCY),
+               "stop_reason": (self.branch.stop_reason, None)}
+        det = {"events": [{"kind": e.kind, "W_rad_per_s": float(e.lam)} for e in self.events]}
+        return summary_record(self.kind, par, res, details=det)
+
+
+def orbit_branch(branch, prob: ShootingProblem, direction: int = 1) -> OrbitBranch:
+    """The :class:`OrbitBranch` of a branch from :func:`continue_orbit` (orbit data and Floquet
+    multipliers of every point, from the cached shooting evaluations)."""
+    rows = [prob.orbit(x, W) for x, W in zip(branch.x, branch.lam)]
+    return OrbitBranch(branch=branch, law=prob.sys.law_name, n_periods=prob.n,
+                       direction=int(direction), x1_max=np.array([o.x1_max for o in rows]),
+                       x1_min=np.array([o.x1_min for o in rows]),
+                       peak=np.array([o.peak for o in rows]),
+                       multipliers=np.array([o.floquet for o in rows]).reshape(-1, 4),
+                       stable=np.array([o.stable for o in rows], dtype=bool))
+
+
 # ---------------------------------------------------------------- backbones ----------------------
 
 @dataclass
-class Backbone:
-    """Conservative NNM family: amplitude ``A = x1`` at rest, ``x2`` at rest, frequency."""
+class Backbone(_ContinuedResult):
+    """Conservative NNM family: amplitude ``A = x1`` at rest [m], ``x2`` at rest [m], frequency
+    [rad/s]; ``branch`` is the continuation branch (``x = (x2, half period [s])``, ``lam = A``)."""
+
+    kind = "freeplay-backbone"
 
     A: np.ndarray
     x2: np.ndarray
     frequency: np.ndarray
     branch: object
     mode: int
+    law: str = ""
+
+    def to_xarray(self):
+        br = self.branch
+        d = ("point",)
+        data = {"A": _ds.var(d, np.asarray(self.A, float), _ds.POSITION, "amplitude x1 at rest"),
+                "x2": _ds.var(d, np.asarray(self.x2, float), _ds.POSITION,
+                              "x2 at rest (same instant)"),
+                "frequency": _ds.var(d, np.asarray(self.frequency, float), _ds.FREQUENCY,
+                                     "frequency of the free periodic motion"),
+                "branch_A": _ds.var(d, np.asarray(br.lam, float), _ds.POSITION,
+                                    "continuation parameter"),
+                "branch_x2": _ds.var(d, np.asarray(br.x[:, 0], float), _ds.POSITION,
+                                     "continuation state: x2 at rest"),
+                "half_period": _ds.var(d, np.asarray(br.x[:, 1], float), _ds.TIME,
+                                       "continuation state: half period")}
+        return self._dataset(data, {}, dict(mode=int(self.mode), law=self.law))
+
+    @classmethod
+    def from_xarray(cls, ds):
+        x = np.stack([ds["branch_x2"].values, ds["half_period"].values], axis=1)
+        br = _ds.branch_from(ds, x, ds["branch_A"].values)
+        return cls(A=ds["A"].values, x2=ds["x2"].values, frequency=ds["frequency"].values,
+                   branch=br, mode=int(ds.attrs["mode"]), law=ds.attrs.get("law", ""))
+
+    def summary(self) -> dict:
+        f = np.asarray(self.frequency)
+        par = {"mode": (self.mode, None), "law": (self.law, None),
+               "A_range": ([float(self.A[0]), float(self.A[-1])] if len(self.A) else None,
+                           _ds.POSITION)}
+        res = {"points": (len(self.A), None),
+               "frequency_range": ([float(f.min()), float(f.max())] if f.size else None,
+                                   _ds.FREQUENCY),
+               "stop_reason": (self.branch.stop_reason, None)}
+        return summary_record(self.kind, par, res)
 
 
 def _conservative(sys):
@@ -269,4 +431,4 @@ def backbone(sys, mode=1, A_range=(0.005, 0.3), *, ds=0.01, ds_max=0.03, max_ste
                                lam_range=(A0, A1), max_steps=max_steps, tol=1e-11,
                                progress=progress)
     return Backbone(A=br.lam.copy(), x2=br.x[:, 0].copy(), frequency=math.pi / br.x[:, 1],
-                    branch=br, mode=mode)
+                    branch=br, mode=mode, law=cons.law_name)

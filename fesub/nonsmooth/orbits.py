@@ -15,6 +15,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..errors import ConvergenceError, ParameterError, check_positive
+from ..io import Result, summary_record
+from . import _dataset as _ds
 from .integrate import flow, make_system
 
 __all__ = ["Orbit", "periodic_orbit", "poincare_map", "floquet_test_functions"]
@@ -24,22 +26,36 @@ PO_RTOL, PO_ATOL = 1e-11, 1e-12
 
 
 @dataclass
-class Orbit:
-    """A periodic orbit of the forced system.
+class Orbit(Result):
+    """A periodic orbit of the forced system, with its Floquet multipliers.
 
     Attributes
     ----------
-    z0 : (4,) state at t = 0 (phase of the forcing cos(W t) = 1)
-    W : forcing frequency
-    n_periods : period in forcing periods (orbit period T = n 2 pi / W)
-    monodromy : (4, 4)
-    floquet : (4,) complex multipliers, sorted by decreasing modulus
-    stable : max |multiplier| < 1
-    x1_max, x1_min, peak : extrema of x1 and max |x1|
-    n_switch : number of switching events per orbit period (exact law; 0 for smooth)
-    law : 'exact' or 'smooth'
-    residual : |P(z0) - z0|_inf
+    z0 : ndarray, shape (4,)
+        State ``[x1, y1, x2, y2]`` [m, m/s] at t = 0 (phase of the forcing cos(W t) = 1).
+    W : float
+        Forcing frequency [rad/s].
+    n_periods : int
+        Period in forcing periods (orbit period T = n 2 pi / W).
+    monodromy : ndarray, shape (4, 4)
+        d z(T) / d z(0) (in the state units: blocks of 1, s and 1/s).
+    floquet : ndarray, shape (4,)
+        Complex Floquet multipliers [-], sorted by decreasing modulus.
+    stable : bool
+        max |multiplier| < 1.
+    x1_max, x1_min, peak : float
+        Extrema of x1 and max |x1| over the orbit [m].
+    n_switch : int
+        Switching events per orbit period (exact law; 0 for smooth).
+    law : str
+        'exact' or 'smooth'.
+    residual : float
+        |P(z0) - z0|_inf [m, m/s].
+    grazings : list of float
+        x1 [m] of extrema of x1 within the grazing tolerance of the gap edges.
     """
+
+    kind = "freeplay-orbit"
 
     z0: np.ndarray
     W: float
@@ -57,6 +73,7 @@ class Orbit:
 
     @property
     def T(self) -> float:
+        """Orbit period [s]."""
         return self.n_periods * 2 * math.pi / self.W
 
     @property
@@ -69,6 +86,56 @@ class Orbit:
                 "stable": bool(self.stable), "x1_max": self.x1_max, "x1_min": self.x1_min,
                 "peak": self.peak, "n_switch": self.n_switch, "law": self.law,
                 "residual": self.residual}
+
+    def to_xarray(self):
+        import xarray as xr
+
+        data = {"W": _ds.var((), float(self.W), _ds.FREQUENCY, "forcing frequency"),
+                **_ds.split_state("z0", self.z0, (), "orbit state at t = 0"),
+                "monodromy": _ds.var(("state", "state0"), np.asarray(self.monodromy, float),
+                                     "mixed: d state / d state0, state = [x1 m, y1 m/s, x2 m, "
+                                     "y2 m/s]", "monodromy matrix"),
+                "floquet": _ds.var(("multiplier",), np.asarray(self.floquet, complex), "1",
+                                   "Floquet multipliers (decreasing modulus)"),
+                "x1_max": _ds.var((), float(self.x1_max), _ds.POSITION, "max x1"),
+                "x1_min": _ds.var((), float(self.x1_min), _ds.POSITION, "min x1"),
+                "peak": _ds.var((), float(self.peak), _ds.POSITION, "max |x1|"),
+                "residual": _ds.var((), float(self.residual), "1",
+                                    "|P(z0) - z0|_inf over the state [m, m/s]"),
+                "grazings": _ds.var(("grazing",), np.asarray(self.grazings, float).reshape(-1),
+                                    _ds.POSITION, "x1 at grazing extrema")}
+        coords = {"mass": _ds.MASS_COORD,
+                  "state": ("state", ["x1", "y1", "x2", "y2"], {"units": "1"}),
+                  "state0": ("state0", ["x1", "y1", "x2", "y2"], {"units": "1"}),
+                  "multiplier": ("multiplier", np.arange(len(self.floquet)), {"units": "1"})}
+        attrs = {"n_periods": int(self.n_periods), "stable": bool(self.stable),
+                 "n_switch": int(self.n_switch), "law": self.law,
+                 "period_T": self.T, "period_T_units": _ds.TIME}
+        return xr.Dataset(data, coords, attrs)
+
+    @classmethod
+    def from_xarray(cls, ds):
+        a = ds.attrs
+        return cls(z0=_ds.join_state(ds, "z0"), W=float(ds["W"].values),
+                   n_periods=int(a["n_periods"]), monodromy=ds["monodromy"].values,
+                   floquet=ds["floquet"].values, stable=bool(a["stable"]),
+                   x1_max=float(ds["x1_max"].values), x1_min=float(ds["x1_min"].values),
+                   peak=float(ds["peak"].values), n_switch=int(a["n_switch"]), law=a["law"],
+                   residual=float(ds["residual"].values),
+                   grazings=[float(g) for g in ds["grazings"].values])
+
+    def summary(self) -> dict:
+        par = {"W": (self.W, _ds.FREQUENCY), "law": (self.law, None),
+               "n_periods": (self.n_periods, None)}
+        res = {"x1_max": (self.x1_max, _ds.POSITION), "x1_min": (self.x1_min, _ds.POSITION),
+               "peak": (self.peak, _ds.POSITION), "max_multiplier": (self.max_multiplier, "1"),
+               "stable": (bool(self.stable), None), "period": (self.T, _ds.TIME),
+               "switches_per_period": (self.n_switch, None)}
+        det = {"floquet_multipliers": {"real": self.floquet.real.tolist(),
+                                       "imag": self.floquet.imag.tolist()},
+               "z0": {"x1_m": self.z0[0], "y1_m_per_s": self.z0[1], "x2_m": self.z0[2],
+                      "y2_m_per_s": self.z0[3]}}
+        return summary_record(self.kind, par, res, details=det)
 
 
 def poincare_map(sys, z, W, n_periods=1, *, variational=True, sens_W=False, rtol=PO_RTOL,
