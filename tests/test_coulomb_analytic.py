@@ -579,8 +579,8 @@ def test_kernels_match_twins_and_dense_grid():
     ms = modal_sums(U5, "wall:2", 0, r[[5, 30, 50]])
     tau = np.linspace(0, np.pi, 400001)[1:-1]
     for i in range(3):
-        G = sum(ms["pc"][m] ** 2 * g_ratio(tau, ms["R"][i, m]) for m in range(5))
-        dense = max(np.nanmax(G), float(np.sum(ms["pc"] ** 2))) / r[[5, 30, 50]][i] ** 2
+        G = sum(ms.pc[m] ** 2 * g_ratio(tau, ms.R[i, m]) for m in range(5))
+        dense = max(np.nanmax(G), float(np.sum(ms.pc ** 2))) / r[[5, 30, 50]][i] ** 2
         assert_allclose(ss.S[[5, 30, 50]][i], dense, rtol=1e-9)
 
 

@@ -20,7 +20,7 @@ import pytest
 import fesub
 from fesub.cli import main
 from fesub.coulomb import (ChainModel, NumericRegimeMap, RegimeMap, RegimePoint, SimResult,
-                           SteadyState, numeric_regime_map, regime_map, regime_map_point,
+                           SteadyState, modal_sums, numeric_regime_map, regime_map, regime_map_point,
                            simulate, simulate_scipy, steady_state)
 
 simulate_module = importlib.import_module("fesub.coulomb.simulate")   # the module, not the function
@@ -69,7 +69,7 @@ def _one_error_line(err):
 
 
 # ------------------------------------------------------------------------------ result protocol
-def test_steady_state_and_regime_map_round_trip(tmp_path):
+def test_closed_form_results_round_trip(tmp_path):
     # NaN (no continuous solution) must come back as such
     r = np.linspace(0.2, 2.5, 37)
     ss = steady_state(U2, "wall:1", 0, r, [0.0, 0.3, 2.0])
@@ -77,6 +77,7 @@ def test_steady_state_and_regime_map_round_trip(tmp_path):
     _assert_round_trip(ss, tmp_path, "ss")
     _assert_round_trip(steady_state(U2, "base:0", 0, r, [0.1], s_method="paper",
                                     amplitude="monoharmonic"), tmp_path, "ss_base")
+    _assert_round_trip(modal_sums(U2, "masses:0,1", 1, r), tmp_path, "ms")
     rm = regime_map(U2, "wall:0", 0, r, np.linspace(0, 1.2, 9), mu=1.3)
     back = _assert_round_trip(rm, tmp_path, "rm")
     assert back.regime.dtype == np.int8 and back.load == 0 and back.mu == 1.3
@@ -217,7 +218,7 @@ def test_cli_writes_parts_figures_and_summary(tmp_path, drawn_figures):
         for k, v in s[group].items():
             assert set(v) == {"value", "unit"}, k
     assert s["parameters"]["betas"] == {"value": [0.3, 0.5], "unit": "1"}
-    assert s["parameters"]["contact"]["value"] == {"kind": "wall", "idx": [1]}
+    assert s["parameters"]["contact"]["value"] == "wall:1"
     res = s["results"]
     # independent check of the closed form: natural frequencies of the unit 2DOF chain are
     # sqrt((3 -+ sqrt 5)/2) = golden-ratio values
@@ -252,7 +253,7 @@ def test_cli_toml_config(tmp_path):
     assert main(["coulomb", "--config", str(cfg), "--no-figures", "-q"]) == 0
     s = json.loads((out / "summary.json").read_text())
     assert s["parameters"]["gamma"]["value"] == [1.0, 0.5]
-    assert s["parameters"]["contact"]["value"] == {"kind": "masses", "idx": [0, 1]}
+    assert s["parameters"]["contact"]["value"] == "masses:0,1"
     # the command line overrides the file
     assert main(["coulomb", "--config", str(cfg), "--nr", "20", "--no-figures", "-q",
                  "--out", str(tmp_path / "cli")]) == 0

@@ -344,7 +344,7 @@ def _summary(model, contact, load, cfg, ss, rmap, nmap, sims, th, skipped, thres
     return summary_record(
         STUDY,
         {"gamma": (model.gamma, one), "kappa": (model.kappa, one),
-         "contact": (contact.to_dict(), None), "load": (load, None), "mu": (cfg["mu"], one),
+         "contact": (contact.spec(), None), "load": (load, None), "mu": (cfg["mu"], one),
          "betas": (ss.beta, one), "r1_min": (cfg["r_min"], one), "r1_max": (cfg["r_max"], one),
          "n_r1": (cfg["nr"], None), "numeric_points_per_beta": (cfg["numeric"], None),
          "numeric_map": (cfg["map"], None)},

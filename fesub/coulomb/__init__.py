@@ -11,19 +11,18 @@ and :mod:`fesub.coulomb.results` for the result classes (saved and reopened thro
 from .model import ChainModel, Contact
 from .analytic import (
     CONTINUOUS, STICK_SLIP, STUCK, REGIME_NAMES, RegimeMap, SteadyState, regime_map, steady_state,
-    time_response,
-    den_hartog, u_damping, g_ratio, s_function, contact_s, beta_limit, stuck_response,
+    time_response, den_hartog, u_damping, g_ratio, s_function, contact_s, beta_limit, stuck_response,
     resonance_thresholds, quasi_static, beta_inf, beta_stuck_inf, invariant_points,
-    inversion_intervals, modal_sums,
+    inversion_intervals, modal_sums, ModalSums,
 )
 from .simulate import (NumericRegimeMap, RegimePoint, SimResult, numeric_regime_map, period_history,
                        regime_map_point, simulate, simulate_scipy)
 
 __all__ = [
     "ChainModel", "Contact", "CONTINUOUS", "STICK_SLIP", "STUCK", "REGIME_NAMES", "SteadyState",
-    "steady_state", "RegimeMap", "regime_map", "RegimePoint", "period_history", "time_response", "den_hartog", "u_damping", "g_ratio", "s_function",
-    "contact_s", "beta_limit", "stuck_response", "resonance_thresholds", "quasi_static",
-    "beta_inf", "beta_stuck_inf", "invariant_points", "inversion_intervals", "modal_sums",
-    "SimResult", "simulate", "simulate_scipy", "regime_map_point", "numeric_regime_map",
-    "NumericRegimeMap",
+    "steady_state", "RegimeMap", "regime_map", "time_response", "den_hartog", "u_damping",
+    "g_ratio", "s_function", "contact_s", "beta_limit", "stuck_response", "resonance_thresholds",
+    "quasi_static", "beta_inf", "beta_stuck_inf", "invariant_points", "inversion_intervals",
+    "modal_sums", "ModalSums", "SimResult", "simulate", "simulate_scipy", "period_history",
+    "regime_map_point", "RegimePoint", "numeric_regime_map", "NumericRegimeMap",
 ]

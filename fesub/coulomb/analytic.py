@@ -54,11 +54,12 @@ from .._backend import kernels
 
 from ..errors import ParameterError
 from .model import ChainModel, Contact, as_beta, as_r1, check_index, check_mu
-from .results import CONTINUOUS, REGIME_NAMES, STICK_SLIP, STUCK, RegimeMap, SteadyState
+from .results import (CONTINUOUS, REGIME_NAMES, STICK_SLIP, STUCK, ModalSums, RegimeMap,
+                      SteadyState)
 
 __all__ = [
     "CONTINUOUS", "STICK_SLIP", "STUCK", "REGIME_NAMES",
-    "u_damping", "g_ratio", "den_hartog", "modal_sums", "s_function", "contact_s",
+    "u_damping", "g_ratio", "den_hartog", "modal_sums", "ModalSums", "s_function", "contact_s",
     "beta_limit", "stuck_response", "steady_state", "SteadyState", "regime_map", "RegimeMap",
     "time_response",
     "resonance_thresholds", "quasi_static", "beta_inf", "beta_stuck_inf",
@@ -133,12 +134,13 @@ def contact_setup(model: ChainModel, contact, load):
     return contact, l, w
 
 
-def modal_sums(model: ChainModel, contact, load, r1) -> dict:
+def modal_sums(model: ChainModel, contact, load, r1) -> ModalSums:
     """Response and damping functions on a frequency grid.
 
-    Returns a dict with ``R`` (nr, N) frequency ratios per mode, ``u`` (nr, N), ``V`` and ``U``
-    (nr, N) per mass, ``Vc`` (= w@V - b_amp) and ``Uc`` (nr,), ``pc`` (N,) = w @ phi, ``sigma``
-    (nr,) = w Gamma^-1 w / r1^2, and ``coef`` (N, N) with ``coef[k, i] = phi_ki phi_ci / lam_i``.
+    Returns a :class:`~fesub.coulomb.results.ModalSums`: ``R`` (nr, N) frequency ratios per
+    mode, ``u`` (nr, N), ``V`` and ``U`` (nr, N) per mass, ``Vc`` (= w@V - b_amp) and ``Uc``
+    (nr,), ``pc`` (N,) = w @ phi, ``sigma`` (nr,) = w Gamma^-1 w / r1^2, and ``coef`` (N, N) with
+    ``coef[k, i] = phi_ki phi_ci / lam_i``.
     """
     contact, l, w = contact_setup(model, contact, load)
     r1 = as_r1(r1)
@@ -153,8 +155,8 @@ def modal_sums(model: ChainModel, contact, load, r1) -> dict:
         Uc = (u * (pc * pc / lam)[None, :]).sum(-1)
     Vc = V @ w - contact.b_amp
     sigma = float(w @ (w / model.gamma)) / r1 ** 2
-    return {"R": R, "u": u, "V": V, "U": U, "Vc": Vc, "Uc": Uc, "pc": pc, "sigma": sigma,
-            "coef": coef, "l": l, "w": w, "contact": contact, "r1": r1}
+    return ModalSums(r1=r1, R=R, u=u, V=V, U=U, Vc=Vc, Uc=Uc, pc=pc, sigma=sigma, coef=coef, l=l,
+                     w=w, contact=contact.to_dict())
 
 
 def _golden_max(fun, lo, hi, iters=60):
@@ -232,22 +234,22 @@ def contact_s(model: ChainModel, contact, r1, method: str = "exact", ntau: int =
         raise ParameterError(f"ntau (grid points on [0, pi]) must be >= 11, got {ntau}")
     if ms is None:
         ms = modal_sums(model, contact, 0, r1)
-    r1 = ms["r1"]
-    pc2 = ms["pc"] ** 2
+    r1 = ms.r1
+    pc2 = ms.pc ** 2
     if method == "unit":
-        return ms["sigma"].copy()
+        return ms.sigma.copy()
     if method == "exact":
-        return _sup_g(ms["R"], pc2, ntau) / r1 ** 2
-    s = np.column_stack([_sup_g(ms["R"][:, i:i + 1], np.ones(1), ntau) for i in range(model.n)])
+        return _sup_g(ms.R, pc2, ntau) / r1 ** 2
+    s = np.column_stack([_sup_g(ms.R[:, i:i + 1], np.ones(1), ntau) for i in range(model.n)])
     with np.errstate(invalid="ignore"):
         return (s * pc2[None, :]).sum(1) / r1 ** 2
 
 
 def _beta_lim(ms, S, mu):
     with np.errstate(invalid="ignore", over="ignore"):
-        den = np.sqrt(ms["Uc"] ** 2 + np.maximum(S, mu * ms["sigma"]) ** 2)
-        bl = np.abs(ms["Vc"]) / den
-    bad = ~np.isfinite(ms["Uc"]) | ~np.isfinite(S)
+        den = np.sqrt(ms.Uc ** 2 + np.maximum(S, mu * ms.sigma) ** 2)
+        bl = np.abs(ms.Vc) / den
+    bad = ~np.isfinite(ms.Uc) | ~np.isfinite(S)
     return np.where(bad, 0.0, bl)
 
 
@@ -329,9 +331,9 @@ def steady_state(model: ChainModel, contact, load: int = 0, r1=1.0, beta=0.0, mu
     r1 = as_r1(r1)
     beta = as_beta(beta)
     ms = modal_sums(model, contact, load, r1)
-    contact, l = ms["contact"], ms["l"]
+    contact, l = Contact.from_spec(ms.contact), ms.l
     S = contact_s(model, contact, r1, s_method, ntau, ms=ms)
-    Vc, Uc = ms["Vc"], ms["Uc"]
+    Vc, Uc = ms.Vc, ms.Uc
     b = beta[:, None]
     with np.errstate(invalid="ignore", over="ignore"):
         bU = np.where(b == 0.0, 0.0, b * Uc[None, :])
@@ -349,8 +351,8 @@ def steady_state(model: ChainModel, contact, load: int = 0, r1=1.0, beta=0.0, mu
         X, phi = _monoharmonic(ms, beta, Z, phi_c)
     return SteadyState(
         r1=r1, beta=beta, mu=mu, model=model.to_dict(), contact=contact.to_dict(), load=l,
-        s_method=s_method, amplitude=amplitude, V=ms["V"], U=ms["U"], Vc=Vc, Uc=Uc, S=S,
-        sigma=ms["sigma"], Z=Z, phi_c=phi_c, X=X, phi=phi, beta_lim=beta_lim, beta_stuck=beta_stuck,
+        s_method=s_method, amplitude=amplitude, V=ms.V, U=ms.U, Vc=Vc, Uc=Uc, S=S,
+        sigma=ms.sigma, Z=Z, phi_c=phi_c, X=X, phi=phi, beta_lim=beta_lim, beta_stuck=beta_stuck,
         X_stuck=X_star, regime=regime,
     )
 
@@ -360,7 +362,7 @@ def _wrap(a):
 
 
 def _monoharmonic(ms, beta, Z, phi_c):
-    V, U, Vc, Uc = ms["V"], ms["U"], ms["Vc"], ms["Uc"]
+    V, U, Vc, Uc = ms.V, ms.U, ms.Vc, ms.Uc
     b = beta[:, None, None]
     with np.errstate(invalid="ignore", over="ignore", divide="ignore"):
         x0 = (V / Vc[:, None])[None] * Z[..., None]                       # Eq. 47
@@ -385,7 +387,7 @@ def _exact_amplitudes(ms, beta, phi_c, ntau):
     ``x_k' = 0`` with analytic derivatives, kept inside their grid cells (compiled kernel
     ``coulomb.absmax_modal`` or its NumPy twin).
     """
-    V, R, u, coef = ms["V"], ms["R"], ms["u"], ms["coef"]
+    V, R, u, coef = ms.V, ms.R, ms.u, ms.coef
     nb, nr, n = beta.size, R.shape[0], coef.shape[0]
     with np.errstate(divide="ignore"):
         fmax = np.maximum(1.0, 1.0 / R.min(axis=1))
@@ -467,7 +469,7 @@ def time_response(model: ChainModel, contact, load: int, r1: float, beta: float,
     tau = np.asarray(tau, dtype=float)
     ms = modal_sums(model, contact, load, r1)
     b = float(beta[0])
-    Vc, Uc = ms["Vc"][0], ms["Uc"][0]
+    Vc, Uc = ms.Vc[0], ms.Uc[0]
     bU = 0.0 if b == 0 else b * Uc
     with np.errstate(invalid="ignore"):
         Z = np.sqrt(Vc * Vc - bU * bU)
@@ -475,8 +477,8 @@ def time_response(model: ChainModel, contact, load: int, r1: float, beta: float,
     t = np.mod(tau, 2.0 * np.pi)
     second = t >= np.pi
     tt = np.where(second, t - np.pi, t)
-    h = _h_modes(tt[None, :], ms["R"][0][:, None], ms["u"][0][:, None])        # (N modes, nt)
-    x = ms["V"][0][:, None] * np.cos(tt + phi_c)[None, :] + (0.0 if b == 0 else b * (ms["coef"] @ h))
+    h = _h_modes(tt[None, :], ms.R[0][:, None], ms.u[0][:, None])        # (N modes, nt)
+    x = ms.V[0][:, None] * np.cos(tt + phi_c)[None, :] + (0.0 if b == 0 else b * (ms.coef @ h))
     x = np.where(second[None, :], -x, x)
     return tau, x, float(phi_c)
 
@@ -531,9 +533,9 @@ def _feature(model, contact, load, k, kind):
         ms = modal_sums(model, contact, load, np.atleast_1d(r))
         with np.errstate(all="ignore"):
             if kind == "U":
-                return ms["U"][:, k] if k is not None else ms["Uc"]
+                return ms.U[:, k] if k is not None else ms.Uc
             if kind == "inversion":
-                return 1.0 - 2.0 * ms["V"][:, k] * ms["Uc"] / (ms["Vc"] * ms["U"][:, k])
+                return 1.0 - 2.0 * ms.V[:, k] * ms.Uc / (ms.Vc * ms.U[:, k])
         raise ParameterError(f"kind must be 'U' or 'inversion', got {kind!r}")
     return f
 

@@ -250,6 +250,10 @@ class Contact:
             return {"kind": "masses", "idx": [self.a, self.b]}
         return {"kind": self.kind, "idx": [self.a]}
 
+    def spec(self) -> str:
+        """The short form :meth:`from_spec` reads: ``"wall:0"``, ``"masses:0,1"``, ``"base:0"``."""
+        return f"{self.kind}:{','.join(str(i) for i in self.to_dict()['idx'])}"
+
     def label(self) -> str:
         if self.kind == "masses":
             return f"masses {self.a + 1}-{self.b + 1}"

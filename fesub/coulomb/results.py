@@ -1,5 +1,6 @@
 """Results of the Coulomb-chain study, on the one result protocol of :mod:`fesub.io`.
 
+* :class:`ModalSums` -- response and damping functions of a chain on a frequency grid;
 * :class:`SteadyState` -- closed-form continuous steady state, boundaries and regimes on an
   (beta, r1) grid (the transmissibility and phase families);
 * :class:`RegimeMap` -- closed-form regimes in the (r1, beta) plane with the exact boundary, the
@@ -25,7 +26,7 @@ import numpy as np
 
 from ..io import Result, summary_record
 
-__all__ = ["CONTINUOUS", "STICK_SLIP", "STUCK", "REGIME_NAMES", "NOT_COMPUTED", "SteadyState",
+__all__ = ["CONTINUOUS", "STICK_SLIP", "STUCK", "REGIME_NAMES", "NOT_COMPUTED", "ModalSums", "SteadyState",
            "RegimeMap", "SimResult", "RegimePoint", "NumericRegimeMap"]
 
 CONTINUOUS, STICK_SLIP, STUCK = 0, 1, 2
@@ -38,6 +39,7 @@ _COORDS = {
     "beta": (ONE, "friction ratio F/P"),
     "r1": (ONE, "frequency ratio omega sqrt(m_1/k_1)"),
     "mass": (ONE, "mass index (0-based)"),
+    "mode": (ONE, "mode index (0-based, ascending natural frequency)"),
     "tau": (RAD, "non-dimensional time omega t over one forcing period"),
     "segment": (ONE, "stick/slip segment of the last period"),
     "seglog_column": (ONE, "column of the segment log: tau0, mode, c0, x (N), v (N)"),
@@ -128,6 +130,46 @@ class _ChainGrid(_Tabled):
     model: dict
     contact: dict
     load: int = field()   # shadows Result.load (a classmethod) on instances only
+
+
+@dataclass(eq=False)
+class ModalSums(_Tabled):
+    """Response and damping functions on a frequency grid (:func:`fesub.coulomb.modal_sums`).
+
+    ``R`` (nr, N modes) forcing over natural frequency, ``u`` (nr, N) modal damping function,
+    ``V`` and ``U`` (nr, N masses), ``Vc`` (= w @ V - b_amp) and ``Uc`` (nr,), ``pc`` (N,) =
+    w @ phi, ``sigma`` (nr,) = w Gamma^-1 w / r1^2, ``coef`` (N masses, N modes) with
+    ``coef[k, i] = phi_ki phi_ci / lam_i``, the loaded mass ``l``, the contact vector ``w`` and
+    the contact (a dict, :meth:`fesub.coulomb.Contact.to_dict`); all dimensionless.
+    """
+
+    kind = "coulomb-modal-sums"
+    _VARS = {
+        "R": (("r1", "mode"), ONE, "forcing over natural frequency r1 / sqrt(lam_i)"),
+        "u": (("r1", "mode"), ONE, "modal damping function u(R) (Eq. 28)"),
+        "V": (("r1", "mass"), ONE, "undamped receptance V_k (Eq. 36) per unit load"),
+        "U": (("r1", "mass"), ONE, "damping function U_k (Eq. 39)"),
+        "Vc": (("r1",), ONE, "receptance of the contact coordinate V_c"),
+        "Uc": (("r1",), ONE, "damping function of the contact coordinate U_c"),
+        "pc": (("mode",), ONE, "modal participation of the contact coordinate w @ phi_i"),
+        "sigma": (("r1",), ONE, "w Gamma^-1 w / r1^2"),
+        "coef": (("mass", "mode"), ONE, "phi_ki phi_ci / lam_i"),
+        "w": (("mass",), ONE, "contact vector"),
+    }
+
+    r1: np.ndarray
+    R: np.ndarray
+    u: np.ndarray
+    V: np.ndarray
+    U: np.ndarray
+    Vc: np.ndarray
+    Uc: np.ndarray
+    pc: np.ndarray
+    sigma: np.ndarray
+    coef: np.ndarray
+    l: int
+    w: np.ndarray
+    contact: dict
 
 
 @dataclass(eq=False)
