@@ -747,6 +747,8 @@ def _check_manifest(store: str, want: dict) -> tuple:
         return False, [f"manifest.json is not a sweep manifest{again}"]
     if have["format"] not in (STORE_FORMAT, *_OLD_FORMATS):
         raise SweepError(f"store {store!r} is not a fesub sweep store (format {have['format']!r})")
+    if not _manifest_ok(have):
+        return False, [f"manifest.json is malformed (study, grid or cases, fixed){again}"]
     for key in ("study", "grid", "cases", "fixed"):
         try:
             same = _canon(have.get(key)) == _canon(want.get(key))
@@ -1032,19 +1034,34 @@ def _worker_init():
         pass
 
 
+#: warnings of one case kept in its record (the first ones, each message once)
+MAX_CASE_WARNINGS = 5
+
+
 def _execute(func, params):
-    """Run one case in a worker; never raises (failures come back as data)."""
+    """Run one case in a worker; never raises (failures come back as data).
+
+    Warnings the study emits are recorded in the case record (``warnings``: the first
+    :data:`MAX_CASE_WARNINGS` distinct messages) instead of being printed by every worker for
+    every case.
+    """
     t0 = time.perf_counter()
-    try:
-        res = func(params)
-        if not isinstance(res, dict):
-            raise TypeError(f"a study must return a dict, got {type(res).__name__}")
-        return {"status": "ok", "result": _jsonable(res), "elapsed_s": time.perf_counter() - t0}
-    except BaseException as exc:  # noqa: BLE001 - a failing case must not stop the sweep
-        if isinstance(exc, (KeyboardInterrupt, SystemExit, _Interrupted)):
-            raise
-        return {"status": "failed", "error": f"{type(exc).__name__}: {exc}",
-                "traceback": traceback.format_exc(), "elapsed_s": time.perf_counter() - t0}
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            res = func(params)
+            if not isinstance(res, dict):
+                raise TypeError(f"a study must return a dict, got {type(res).__name__}")
+            out = {"status": "ok", "result": _jsonable(res), "elapsed_s": time.perf_counter() - t0}
+        except BaseException as exc:  # noqa: BLE001 - a failing case must not stop the sweep
+            if isinstance(exc, (KeyboardInterrupt, SystemExit, _Interrupted)):
+                raise
+            out = {"status": "failed", "error": f"{type(exc).__name__}: {exc}",
+                   "traceback": traceback.format_exc(), "elapsed_s": time.perf_counter() - t0}
+    seen = list(dict.fromkeys(f"{w.category.__name__}: {w.message}" for w in caught))
+    if seen:
+        out["warnings"] = seen[:MAX_CASE_WARNINGS]
+    return out
 
 
 class _SerialExecutor(cf.Executor):
@@ -1459,6 +1476,11 @@ def _store_summary(manifest: dict, data) -> dict:
             details["problems"] = data.problems[:20]
             notes.append(f"{len(data.problems)} case file(s) of the store are not used (damaged or "
                          f"not of this sweep); their cases are computed again on the next run")
+        if data.warnings:
+            first = data.warnings[0]
+            details["case_warnings"] = data.warnings[:20]
+            notes.append(f"{len(data.warnings)} case(s) emitted warnings (recorded in their case "
+                         f"files), e.g. case {first['index']}: {first['warnings'][0]}")
         if results["n_missing"][0]:
             notes.append(f"{results['n_missing'][0]} case(s) missing: run the same sweep again "
                          f"to complete the store")
@@ -1486,7 +1508,8 @@ class SweepData(Result):
     name -> SI unit of the parameters and results the study declares; ``dims``: names of the
     extra dimensions of array results; ``primary``: the study's main result; ``problems``: case
     files of the store that were not used (file, index, problem), their cases counted missing;
-    ``categories``: names of the values of coded results.
+    ``categories``: names of the values of coded results; ``warnings``: the warnings cases
+    emitted (index, messages).
 
     :meth:`to_xarray` labels the grid axes as dimensions (``case`` for a list of cases), with
     their values and units as coordinates.
@@ -1506,6 +1529,7 @@ class SweepData(Result):
     primary: str | None = None
     problems: list = field(default_factory=list)
     categories: dict = field(default_factory=dict)
+    warnings: list = field(default_factory=list)
 
     kind = "sweep"
 
@@ -1571,7 +1595,8 @@ class SweepData(Result):
                         cases=self.cases, manifest=self.manifest, units=self.units,
                         dims={k: list(v) for k, v in self.dims.items()}, primary=self.primary,
                         problems=self.problems,
-                        categories={k: list(v) for k, v in self.categories.items()})
+                        categories={k: list(v) for k, v in self.categories.items()},
+                        case_warnings=self.warnings)
         return ds
 
     @classmethod
@@ -1591,7 +1616,18 @@ class SweepData(Result):
                    list(a["failures"]), list(a["cases"]), dict(a["manifest"]),
                    dict(a.get("units") or {}), {k: tuple(v) for k, v in (a.get("dims") or {}).items()},
                    a.get("primary"), list(a.get("problems") or []),
-                   {k: tuple(v) for k, v in (a.get("categories") or {}).items()})
+                   {k: tuple(v) for k, v in (a.get("categories") or {}).items()},
+                   list(a.get("case_warnings") or []))
+
+
+def _manifest_ok(man: dict) -> bool:
+    """Whether a manifest has what gathering needs: a study, a grid or cases, fixed values."""
+    grid, cases, fixed = man.get("grid"), man.get("cases"), man.get("fixed")
+    return isinstance(man.get("study"), str) and isinstance(fixed, dict) and (
+        (isinstance(grid, dict) and bool(grid) and cases is None
+         and all(isinstance(v, list) and v for v in grid.values()))
+        or (grid is None and isinstance(cases, list) and bool(cases)
+            and all(isinstance(c, dict) for c in cases)))
 
 
 def _read_manifest(store: str) -> dict:
@@ -1609,13 +1645,7 @@ def _read_manifest(store: str) -> dict:
     if not isinstance(man, dict) or man.get("format") not in (STORE_FORMAT, *_OLD_FORMATS):
         what = man.get("format") if isinstance(man, dict) else type(man).__name__
         raise SweepError(f"{store!r} is not a fesub sweep store (manifest format {what!r})")
-    grid, cases, fixed = man.get("grid"), man.get("cases"), man.get("fixed")
-    ok = isinstance(fixed, dict) and (
-        (isinstance(grid, dict) and grid and cases is None
-         and all(isinstance(v, list) and v for v in grid.values()))
-        or (grid is None and isinstance(cases, list) and cases
-            and all(isinstance(c, dict) for c in cases)))
-    if not ok or not isinstance(man.get("study"), str):
+    if not _manifest_ok(man):
         raise SweepError(f"the manifest of store {store!r} is malformed (study, grid or cases, "
                          f"fixed); run the sweep again to rewrite it")
     return man
@@ -1657,7 +1687,7 @@ def _gather(store: str, study=None, *, full=None, keys=None) -> SweepData:
     cases = list(full) if full is not None else [base(i) for i in range(n)]
     status = np.zeros(n, np.int8)
     results: list = [None] * n
-    failures, problems = [], []
+    failures, problems, warned = [], [], []
     cases_dir = os.path.join(store, "cases")
     files = sorted(f for f in os.listdir(cases_dir) if f.startswith("case-") and f.endswith(".json")) \
         if os.path.isdir(cases_dir) else []
@@ -1676,6 +1706,8 @@ def _gather(store: str, study=None, *, full=None, keys=None) -> SweepData:
             continue
         i = rec["index"]
         cases[i] = rec["params"]
+        if isinstance(rec.get("warnings"), list) and rec["warnings"]:
+            warned.append({"index": i, "warnings": rec["warnings"]})
         if rec["status"] == "ok":
             status[i] = 1
             results[i] = rec["result"]
@@ -1684,6 +1716,7 @@ def _gather(store: str, study=None, *, full=None, keys=None) -> SweepData:
             failures.append({"index": i, "params": rec["params"], "error": rec.get("error"),
                              "traceback": rec.get("traceback")})
     failures.sort(key=lambda d: d["index"])
+    warned.sort(key=lambda d: d["index"])
     names = []
     for r in results:
         for k in r or {}:
@@ -1722,7 +1755,7 @@ def _gather(store: str, study=None, *, full=None, keys=None) -> SweepData:
             (man.get("categories") or (st.categories if st is not None else {})).items()}
     primary = man.get("primary", st.primary if st is not None else None)
     return SweepData(man["study"], axes, shape, fields, other, status.reshape(shape), failures,
-                     cases, man, units, dims, primary, problems, cats)
+                     cases, man, units, dims, primary, problems, cats, warned)
 
 
 def load_store(store, *, warn: bool = True) -> SweepData:

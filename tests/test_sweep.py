@@ -34,12 +34,16 @@ PROBE_SOURCE = '''
 import os
 import signal
 import time
+import warnings
 
 from fesub.sweep import Param, Study, register_study
 
 
 def probe(params):
     x = params["x"]
+    if params["warn"]:
+        warnings.warn(f"{params['warn']} at x = {x}")
+        warnings.warn(f"{params['warn']} at x = {x}")  # the same message twice: recorded once
     if params["delay"]:
         time.sleep(params["delay"])
     if os.environ.get("PROBE_KILL_AT") and x == float(os.environ["PROBE_KILL_AT"]):
@@ -63,7 +67,8 @@ register_study(Study(
      Param("offset", -10.0, 10.0, required=False, default=0.0),
      Param("delay", 0.0, 5.0, required=False, default=0.0),
      Param("fail_at", kind="any", required=False, default=None),
-     Param("log", kind="any", required=False, default=None)),
+     Param("log", kind="any", required=False, default=None),
+     Param("warn", kind="any", required=False, default=None)),
     doc="test study", primary="y"), replace=True)
 
 
@@ -322,8 +327,9 @@ def _assert_same_data(a, b):
     """Two SweepData hold the same values (arrays bit for bit, NaN where NaN)."""
     assert type(a) is type(b)
     assert (a.study, a.shape, a.failures, a.cases, a.manifest, a.units, a.dims, a.primary,
-            a.problems, a.categories) == (b.study, b.shape, b.failures, b.cases, b.manifest,
-                                          b.units, b.dims, b.primary, b.problems, b.categories)
+            a.problems, a.categories, a.warnings) == (
+        b.study, b.shape, b.failures, b.cases, b.manifest, b.units, b.dims, b.primary,
+        b.problems, b.categories, b.warnings)
     assert list(a.axes) == list(b.axes) and list(a.fields) == list(b.fields)
     assert list(a.other) == list(b.other)
     for k in a.axes:
@@ -763,3 +769,268 @@ def test_live_scheduler_address_matches_local_pool(probe_dir, tmp_path):
     d = sw.load_store(tmp_path / "dask")
     x, off = np.meshgrid(grid["x"], grid["offset"], indexing="ij")
     np.testing.assert_array_equal(d.fields["y"], x * x + off)
+
+
+# --------------------------------------------------------------------------------------------
+# 5. store integrity: index, parameters and checksum of every case file; malformed files;
+#    concurrent writers; the size of a grid
+# --------------------------------------------------------------------------------------------
+
+
+def _probe_store(probe_dir, store, n=6, log=None):
+    """A complete probe store over x = 0..n-1 (serial); returns the run's keyword arguments."""
+    kw = dict(grid={"x": np.arange(float(n))}, fixed={"log": str(log)} if log else {},
+              executor="serial", progress=False)
+    rep = sw.run_sweep("probe", store, **kw)
+    assert rep.complete and rep.n_computed == n
+    return kw
+
+
+def _file_of(store, x):
+    """Path and record of the case file of the probe case at x."""
+    for p in _case_files(store):
+        rec = json.loads(p.read_text())
+        if rec["params"]["x"] == x:
+            return p, rec
+    raise AssertionError(f"no case file for x = {x}")
+
+
+def _rewrite(path, rec, *, checksum=True):
+    """Write a (tampered) record, with a valid checksum of its new content unless told not to."""
+    rec = {k: v for k, v in rec.items() if k != "checksum"}
+    if checksum:
+        rec["checksum"] = sw._checksum(rec)
+    Path(path).write_text(json.dumps(rec))
+
+
+@pytest.mark.parametrize("tamper, problem", [
+    ("index", "its parameters are not those of case 2"),
+    ("params", "its parameters do not match its file name"),
+    ("result", "checksum mismatch"),
+    ("no-checksum", "no checksum"),
+])
+def test_a_case_file_that_disagrees_with_itself_is_missing_for_both_loader_and_runner(
+        probe_dir, tmp_path, tamper, problem):
+    log = tmp_path / "calls.log"
+    store = tmp_path / "s"
+    kw = _probe_store(probe_dir, store, log=log)
+    path, rec = _file_of(store, 1.0)
+    bad = dict(rec)
+    if tamper == "index":  # case 1's file claims to be case 2 (checksum made to match)
+        bad["index"] = 2
+    elif tamper == "params":  # parameters of x = 5 in the file of x = 1
+        bad["params"] = dict(rec["params"], x=5.0)
+    elif tamper == "result":  # a value edited after the file was written
+        bad["result"] = dict(rec["result"], y=123.0)
+    _rewrite(path, bad, checksum=tamper not in ("result", "no-checksum"))
+    if tamper == "result":
+        path.write_text(json.dumps(dict(bad, checksum=rec["checksum"])))
+
+    with pytest.warns(UserWarning, match=problem):
+        d = sw.load_store(store)
+    # nothing lands on the wrong grid point: case 1 is missing, the others keep their own values
+    np.testing.assert_array_equal(d.status, [1, 0, 1, 1, 1, 1])
+    np.testing.assert_array_equal(d.fields["y"], [0.0, np.nan, 4.0, 9.0, 16.0, 25.0])
+    assert [(p["file"], p["problem"].startswith(problem)) for p in d.problems] == [(path.name, True)]
+    # the runner sees the same: it computes case 1 (and only it) again
+    rep = sw.run_sweep("probe", store, **kw)
+    assert (rep.n_done_before, rep.n_computed) == (5, 1) and rep.complete
+    assert _log(log)[-1][1] == 1.0 and len(_log(log)) == 7
+    d = sw.load_store(store)
+    assert d.problems == [] and (d.status == 1).all()
+    np.testing.assert_array_equal(d.fields["y"], np.arange(6.0) ** 2)
+
+
+@pytest.mark.parametrize("content", [
+    b"[1, 2, 3]", b'"text"', b'{"status": "ok", "index": 1}', b'{"status": "maybe"}',
+    b"\xff\xfe not utf-8", b'{"status": "ok", "result": {"y": 1}, "index": "1", "checksum": "x"}',
+], ids=["list", "string", "ok-without-result", "unknown-status", "not-utf8", "index-as-text"])
+def test_malformed_case_files_are_reported_never_raised_and_recomputed(probe_dir, tmp_path, content):
+    log = tmp_path / "calls.log"
+    store = tmp_path / "s"
+    kw = _probe_store(probe_dir, store, log=log)
+    path, _ = _file_of(store, 3.0)
+    path.write_bytes(content)
+    stray = store / "cases" / "case-0123456789abcdef0123.json"  # of no case of this sweep
+    stray.write_bytes(content)
+    with pytest.warns(UserWarning, match="2 case file"):
+        d = sw.load_store(store)
+    assert sorted(p["file"] for p in d.problems) == sorted([path.name, stray.name])
+    assert d.status[3] == 0 and d.n_missing == 1
+    rep = sw.run_sweep("probe", store, **kw)
+    assert rep.n_computed == 1 and rep.complete and _log(log)[-1][1] == 3.0
+    assert [p["file"] for p in rep.problems] == [stray.name]  # still there, reported, harmless
+    assert json.loads(path.read_text())["result"]["y"] == 9.0
+
+
+@pytest.mark.parametrize("damage", ["truncated", "list", "missing", "no-grid"])
+def test_a_damaged_manifest_is_reported_and_does_not_block_a_rerun(probe_dir, tmp_path, damage):
+    log = tmp_path / "calls.log"
+    store = tmp_path / "s"
+    kw = _probe_store(probe_dir, store, log=log)
+    man = store / "manifest.json"
+    good = json.loads(man.read_text())
+    if damage == "truncated":
+        man.write_text(man.read_text()[:30])
+    elif damage == "list":
+        man.write_text("[]")
+    elif damage == "missing":
+        man.unlink()
+    else:
+        man.write_text(json.dumps({k: v for k, v in good.items() if k != "grid"}))
+    with pytest.raises(sw.SweepError) as info:  # one clear sentence, no traceback from json
+        sw.load_store(store)
+    assert "manifest" in str(info.value) and "\n" not in str(info.value)
+    rep = sw.run_sweep("probe", store, **kw)  # resumes: nothing computed again
+    assert rep.complete and (rep.n_done_before, rep.n_computed) == (6, 0)
+    assert len(_log(log)) == 6
+    assert any("manifest.json" in p for p in rep.problems if isinstance(p, str))
+    assert json.loads(man.read_text())["grid"] == good["grid"]
+    assert (sw.load_store(store).status == 1).all()
+
+
+def test_a_readable_manifest_of_another_sweep_is_still_refused(probe_dir, tmp_path):
+    store = tmp_path / "s"
+    _probe_store(probe_dir, store)
+    with pytest.raises(sw.SweepError, match="different sweep"):
+        sw.run_sweep("probe", store, grid={"x": [7.0]}, executor="serial", progress=False)
+    with pytest.raises(sw.SweepError, match="different sweep"):
+        sw.check_sweep("probe", grid={"x": [7.0]}, store=store)
+    rep = sw.run_sweep("probe", store, grid={"x": [7.0]}, executor="serial", progress=False,
+                       overwrite=True)
+    assert rep.complete and rep.n_done_before == 0 and len(_case_files(store)) == 1
+
+
+CONCURRENT = '''
+import os, sys, time
+sys.path.insert(0, {probe_dir!r})
+import {module}
+from fesub import sweep as sw
+
+while not os.path.exists({go!r}):
+    time.sleep(0.005)
+rep = sw.run_sweep("probe", {store!r}, grid={{"x": [float(i) for i in range({n})]}},
+                   fixed={{"delay": 0.05, "log": {log!r}}}, executor="serial", progress=False)
+print(rep.n_computed, rep.n_missing, rep.complete, len(rep.problems))
+'''
+
+
+def test_two_identical_sweeps_into_one_store_compute_each_case_once(probe_dir, tmp_path):
+    n = 24
+    log, go, store = tmp_path / "calls.log", tmp_path / "go", tmp_path / "s"
+    code = CONCURRENT.format(probe_dir=str(probe_dir), module=PROBE_MODULE, go=str(go),
+                             store=str(store), n=n, log=str(log))
+    procs = [subprocess.Popen([sys.executable, "-c", code], env=_env(probe_dir, tag),
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+             for tag in ("a", "b")]
+    time.sleep(1.0)  # both have imported fesub and wait for the start
+    go.write_text("")
+    outs = [p.communicate(timeout=120) for p in procs]
+    for p, (out, err) in zip(procs, outs):
+        assert p.returncode == 0, err
+    computed = [int(out.split()[0]) for out, _ in outs]
+    assert [out.split()[1:] for out, _ in outs] == [["0", "True", "0"]] * 2  # both complete
+    calls = _log(log)
+    assert sorted(x for _, x in calls) == list(map(float, range(n)))  # each case exactly once
+    assert sum(computed) == n and all(c > 0 for c in computed)  # and both did some of them
+    assert {run for run, _ in calls} == {"a", "b"}
+    assert not list((store / "claims").iterdir())
+    assert (sw.load_store(store).status == 1).all()
+
+
+def _dead_pid() -> int:
+    p = subprocess.Popen([sys.executable, "-c", "pass"])
+    p.wait()
+    return p.pid
+
+
+def test_claims_stale_ones_are_taken_over_live_ones_waited_for_foreign_ones_left(probe_dir, tmp_path):
+    log = tmp_path / "calls.log"
+    store = tmp_path / "s"
+    xs = np.arange(4.0)
+    kw = dict(grid={"x": xs}, fixed={"log": str(log)}, executor="serial", progress=False)
+    full = [sw.Study.complete(sw.get_study("probe"), {"x": float(x), "log": str(log)}) for x in xs]
+    keys = [sw.case_key("probe", c) for c in full]
+    claims = store / "claims"
+    claims.mkdir(parents=True)
+    host = sw._HOST
+    # case 0: a claim of a process that is gone; case 1: of a live process of this machine, which
+    # finishes the case 0.5 s later; case 2: of another machine
+    (claims / keys[0]).write_text(json.dumps({"pid": _dead_pid(), "host": host}))
+    holder = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"])
+    try:
+        (claims / keys[1]).write_text(json.dumps({"pid": holder.pid, "host": host,
+                                                  "start": sw._proc_start(holder.pid)}))
+        (claims / keys[2]).write_text(json.dumps({"pid": 1, "host": "elsewhere.example"}))
+
+        def other_process_finishes_case_1():
+            time.sleep(0.5)
+            rec = sw._case_record(1, full[1], {"status": "ok", "result": {"y": 1.0}, "elapsed_s": 0.1})
+            (store / "cases").mkdir(exist_ok=True)
+            sw._atomic_write_json(str(store / "cases" / f"case-{keys[1]}.json"), rec)
+            (claims / keys[1]).unlink()
+
+        t = threading.Thread(target=other_process_finishes_case_1)
+        t.start()
+        t0 = time.monotonic()
+        rep = sw.run_sweep("probe", store, **kw)
+        t.join()
+    finally:
+        holder.kill()
+        holder.wait()
+    assert time.monotonic() - t0 >= 0.5  # it waited for the live claim
+    assert sorted(x for _, x in _log(log)) == [0.0, 3.0]  # 1 by the other process, 2 left alone
+    assert rep.n_busy == 1 and rep.n_missing == 1 and not rep.complete
+    d = sw.load_store(store)
+    np.testing.assert_array_equal(d.status, [1, 1, 0, 1])
+    assert sorted(os.listdir(claims)) == [keys[2]]  # the foreign claim is not touched
+
+
+def test_temporary_files_of_a_live_writer_are_kept_those_of_dead_ones_removed(probe_dir, tmp_path):
+    store = tmp_path / "s"
+    kw = _probe_store(probe_dir, store, n=2)
+    cases = store / "cases"
+    tag = sw._HOST_TAG
+    live = cases / f".tmp-{os.getpid()}@{tag}-abc-case-x.json"
+    dead = cases / f".tmp-{_dead_pid()}@{tag}-abc-case-y.json"
+    other_new = cases / ".tmp-1@ffffffff-abc-case-z.json"  # another machine, being written
+    other_old = cases / ".tmp-1@ffffffff-abd-case-z.json"  # another machine, long ago
+    for p in (live, dead, other_new, other_old):
+        p.write_text("{")
+    os.utime(other_old, (time.time() - 3600, time.time() - 3600))
+    sw.run_sweep("probe", store, **kw)
+    assert sorted(p.name for p in cases.iterdir() if p.name.startswith(".tmp")) == \
+        sorted([live.name, other_new.name])
+
+
+def test_grid_size_is_counted_before_the_grid_is_built(probe_dir, tmp_path):
+    big = {"x": {"start": 0.0, "stop": 1.0, "num": 10**9}, "offset": [0.0, 1.0]}
+    t0 = time.monotonic()
+    assert sw.grid_size(big) == 2 * 10**9
+    with pytest.raises(ParameterError, match=r"has 2,000,000,000 cases, more than max_cases = 1,000,000"):
+        sw.run_sweep("probe", tmp_path / "s", grid=big, executor="serial", progress=False)
+    with pytest.raises(ParameterError, match="more than max_cases = 10"):
+        sw.check_sweep("probe", grid={"x": np.arange(11.0)}, max_cases=10)
+    with pytest.raises(ParameterError, match="more than max_cases = 2"):
+        sw.check_sweep("probe", cases=[{"x": 1.0}, {"x": 2.0}, {"x": 3.0}], max_cases=2)
+    assert time.monotonic() - t0 < 5 and not (tmp_path / "s").exists()
+    # the limit is the user's to raise
+    assert sw.check_sweep("probe", grid={"x": np.arange(11.0)}, max_cases=11) == 11
+    assert sw.check_sweep("probe", grid={"x": np.arange(11.0)}, max_cases=None) == 11
+    with pytest.raises(ParameterError, match="max_cases must be an integer >= 1"):
+        sw.check_sweep("probe", grid={"x": [1.0]}, max_cases=0)
+
+
+def test_warnings_of_a_case_are_recorded_in_its_file_not_printed(probe_dir, tmp_path):
+    import warnings
+
+    with warnings.catch_warnings(record=True) as shown:
+        warnings.simplefilter("always")
+        rep = sw.run_sweep("probe", tmp_path / "s", grid={"x": [1.0, 2.0]}, fixed={"warn": "careful"},
+                           executor="serial", progress=False)
+    assert rep.complete and [str(w.message) for w in shown] == []
+    d = rep.data
+    assert d.warnings == [{"index": 0, "warnings": ["UserWarning: careful at x = 1.0"]},
+                          {"index": 1, "warnings": ["UserWarning: careful at x = 2.0"]}]
+    assert "2 case(s) emitted warnings" in " ".join(d.summary()["notes"])
+    _assert_same_data(fesub.load(d.save(tmp_path / "g")), d)

@@ -240,6 +240,10 @@ def _run(args, sw, cfg, n, parameters, client) -> int:
         raise Interrupted() if rep.signal == signal.SIGTERM else KeyboardInterrupt()
     if rep.failures:  # the traceback of the first failure (all of them are in the case files)
         print(f"traceback of the first failure:\n{rep.failures[0]['traceback']}", file=sys.stderr)
+    if rep.data is not None and rep.data.warnings:
+        w = rep.data.warnings[0]
+        print(f"{len(rep.data.warnings)} case(s) emitted warnings (kept in their case files and "
+              f"summary.json), e.g. case {w['index']}: {w['warnings'][0]}", file=sys.stderr)
     if rep.n_busy:
         print(f"{rep.n_busy} case(s) are claimed by a process on another machine; run the same "
               f"command again when it has finished", file=sys.stderr)
