@@ -84,3 +84,17 @@ def check_range(name: str, value, lo=None, hi=None, *, lo_open=False, hi_open=Fa
         hi_s = "inf" if hi is None else repr(hi)
         raise error(f"{name} must lie in {left}{lo_s}, {hi_s}{right}, got {value!r}")
     return v
+
+
+def check_count(name: str, value, lo: int = 0, hi: int | None = None, *, error=ParameterError) -> int:
+    """Return ``int(value)`` for an integer count in [lo, hi]; a float, even an integral one
+    like ``3.0``, a bool or a string is refused, not truncated (``1.7`` never becomes 1)."""
+    import numbers
+
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise error(f"{name} must be an integer, got {value!r}")
+    v = int(value)
+    if v < lo or (hi is not None and v > hi):
+        rng = f">= {lo}" if hi is None else f"in {lo}..{hi}"
+        raise error(f"{name} must be an integer {rng}, got {v}")
+    return v

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.signal as ss
 
-from .errors import ParameterError, check_positive
+from .errors import ParameterError, check_count, check_positive
 
 __all__ = ["band_limited_noise", "spectrogram", "window_spectrum", "burst_windows", "dominant_frequency"]
 
@@ -18,14 +18,16 @@ def band_limited_noise(n: int, fs: float, band=(0.0, None), std: float = 1.0, se
     n : number of samples; fs : sampling rate (Hz); band : (f_lo, f_hi) Hz, f_hi=None means fs/2;
     std : standard deviation of the result (same unit as the force or signal wanted); seed : RNG seed.
     """
-    if int(n) != n or n < 2:
-        raise ParameterError(f"n must be an integer >= 2, got {n!r}")
+    # 2**31 samples (16 GB of float64) is beyond any signal of a study: a typo, refused at once
+    n = check_count("n", n, 2, 2**31)
     fs = check_positive("fs (Hz)", fs)
     lo, hi = band
     hi = fs / 2 if hi is None else hi
     if not 0 <= lo < hi <= fs / 2 * (1 + 1e-12):
         raise ParameterError(f"band must satisfy 0 <= f_lo < f_hi <= fs/2 = {fs / 2} Hz, got {band}")
     check_positive("std", std, strict=False)
+    if seed is not None:
+        seed = check_count("seed", seed)
     rng = np.random.default_rng(seed)
     spec = np.fft.rfft(rng.standard_normal(int(n)))
     f = np.fft.rfftfreq(int(n), 1.0 / fs)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._backend import kernels
-from ..errors import ContactLost, ParameterError
+from ..errors import ContactLost, ParameterError, check_count
 
 __all__ = ["coupling_rows", "project", "find_segment", "find_segment_brute"]
 
@@ -69,7 +69,10 @@ def _prep(pos, segs):
 
 
 def _point(P) -> np.ndarray:
-    P = np.asarray(P, dtype=float)
+    try:
+        P = np.asarray(P, dtype=float)
+    except (TypeError, ValueError):
+        raise ParameterError(f"slave point must be 2 coordinates (x, y) in m, got {P!r}") from None
     if P.shape != (2,):
         raise ParameterError(f"slave point must have 2 coordinates (x, y), got shape {P.shape}")
     if not np.all(np.isfinite(P)):
@@ -85,7 +88,9 @@ def find_segment(pos, segs, P, start: int = 0, *, raise_off: bool = False):
     """
     pos, segs = _prep(pos, segs)
     P = _point(P)
-    start = int(start) if 0 <= int(start) < segs.shape[0] else 0
+    # start is only a hint of where to begin the walk: any integer, out-of-range ones mean 0
+    start = check_count("start", start, lo=-(2**62))
+    start = start if 0 <= start < segs.shape[0] else 0
     out = kernels("contact").find_segment(pos, segs, float(P[0]), float(P[1]), start)
     if out[0] < 0 and raise_off:
         raise ContactLost(f"slave point {P.tolist()} is off the target surface")

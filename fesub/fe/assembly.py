@@ -36,8 +36,18 @@ class DofMap:
 
     def dofs(self, nodes, comps=None) -> np.ndarray:
         """DOF indices of ``nodes`` for components ``comps`` (names like 'x', 'y', 'rz'), node-major."""
-        nodes = np.atleast_1d(np.asarray(nodes, dtype=np.int64))
-        comps = self.components if comps is None else ((comps,) if isinstance(comps, str) else tuple(comps))
+        raw = np.atleast_1d(np.asarray(nodes))
+        if raw.size and raw.dtype.kind not in "iu":
+            raise ModelError(f"node indices must be integers, got {nodes!r}")
+        nodes = raw.astype(np.int64)
+        if comps is None:
+            comps = self.components
+        elif isinstance(comps, str):
+            comps = (comps,)
+        elif isinstance(comps, (list, tuple)):
+            comps = tuple(comps)
+        else:
+            raise ModelError(f"DOF components must be names like {self.components}, got {comps!r}")
         idx = []
         for c in comps:
             if c not in self.components:

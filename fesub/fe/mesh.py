@@ -485,14 +485,13 @@ def rectangle(length: float, height: float, nx: int, ny: int, *, origin=(0.0, 0.
     ``right``; one-node sets ``bottom_left``, ``bottom_right``, ``top_left``, ``top_right``.
     Edge sets run in the direction of increasing local x (bottom/top) or y (left/right).
     """
-    from ..errors import check_positive
+    from ..errors import check_count, check_positive
 
     length = check_positive("length", length, error=MeshError)
     height = check_positive("height", height, error=MeshError)
-    for nm, v in (("nx", nx), ("ny", ny)):
-        if int(v) != v or v < 1:
-            raise MeshError(f"{nm} must be an integer >= 1, got {v!r}")
-    nx, ny = int(nx), int(ny)
+    # 1e8 cells is ~20 GB of assembled matrices: beyond it, a typo more likely than a model
+    nx = check_count("nx", nx, 1, 10**8, error=MeshError)
+    ny = check_count("ny", ny, 1, 10**8 // nx, error=MeshError)
     if element not in ("quad", "triangle"):
         raise MeshError(f"element must be 'quad' or 'triangle', got {element!r}")
     xs = np.linspace(0.0, length, nx + 1)
