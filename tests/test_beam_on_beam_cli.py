@@ -1,48 +1,179 @@
-"""``fesub beam-on-beam`` end to end on a short, coarse run: files, summary fields, bad input."""
+"""``fesub beam-on-beam`` end to end on short, coarse runs: parts, figures, summary, resuming after
+an interrupt, bad input."""
 
 from __future__ import annotations
 
 import json
+import math
+import signal
+import subprocess
+import sys
+import time
 
 import numpy as np
 import pytest
 
+import fesub
 from fesub.cli import main
+from fesub.contact.eigen import CriticalMu, EigenLoci
+from fesub.contact.frf import TDFRFResult
 from fesub.contact.transient import TransientResult
 
+# coarse loci (19 positions), no transients: the quickest run that makes every other part
+QUICK = ["--loci-step", "0.005", "--no-transient"]
 
-def test_short_study_writes_figures_signals_and_summary(tmp_path):
+
+def test_short_study_writes_parts_figures_and_summary(tmp_path, drawn_figures):
+    from fesub.plots import contact as pc
+    from fesub.plots import style
+
     out = tmp_path / "bob"
     rc = main(["beam-on-beam", "--mu", "0.3", "--roughness", "on", "--duration", "0.02",
                "--loci-step", "0.005", "--out", str(out), "--quiet"])
     assert rc == 0
+    # every part, reopened by itself
+    kinds = {"loci_mu0.1": EigenLoci, "loci_mu0.3": EigenLoci, "critical_mu": CriticalMu,
+             "transient_mu0.3_rough": TransientResult, "tdfrf_mu0.1": TDFRFResult}
+    for name, cls in kinds.items():
+        assert type(fesub.load(out / f"{name}.nc")) is cls, name
+    assert not list(out.glob("*.npz")) and not list(out.glob("*.json.*"))
+
     s = json.loads((out / "summary.json").read_text())
-    tr = s["transients"]["mu0.3_rough"]
+    assert s["schema"] == "fesub-summary/1" and s["study"] == "beam-on-beam"
+    P, R, D = s["parameters"], s["results"], s["details"]
+    assert P["Fy"] == {"value": 0.4, "unit": "N"} and P["vx"]["unit"] == "m/s"
+    assert P["loci_step"] == {"value": 0.005, "unit": "m"} and P["duration"] == {"value": 0.02, "unit": "s"}
+    assert P["mu"]["value"] == [0.3] and P["seed"]["value"] == 0
+    assert R["max_real_part_mu0.1"]["unit"] == "1/s" and R["max_real_part_mu0.1"]["value"] < 0
+    assert R["min_lambda_mu0.3_rough"]["unit"] == "N" and R["status_mu0.3_rough"]["value"] == "completed"
+    # the loci are complete up to the frequency of the basis's highest mode, and the notes say so
+    loci = fesub.load(out / "loci_mu0.3.nc")
+    assert R["loci_complete_up_to"] == {"value": loci.complete_up_to_hz, "unit": "Hz"}
+    assert 100e3 < loci.complete_up_to_hz < 1e6 and loci.n_basis == 120
+    assert any(f"complete up to {loci.complete_up_to_hz / 1e3:.1f} kHz" in n for n in s["notes"])
+    tr = D["transients"]["mu0.3_rough"]
     for key in ("status", "stop_reason", "steps", "time_step_s", "wall_time_s", "steps_per_second",
                 "max_abs_a_T_y_m_s2", "min_lambda_N", "min_v_t_m_s", "bursts_s", "burst_dominant_hz"):
         assert key in tr, key
-    assert tr["status"] == "completed"
     # the explicit step is below the critical one, and steps x h covers the requested duration
     assert tr["time_step_s"] < tr["critical_time_step_s"]
     assert abs(tr["steps"] * tr["time_step_s"] - 0.02) < 2 * tr["time_step_s"]
-    assert set(s["eigen"]["max_real_part_per_mu"]) == {"0.1", "0.3"}
-    assert s["eigen"]["max_real_part_per_mu"]["0.1"] < 0
-    assert "critical_mu" in s["eigen"] and "paper_checks" in s
+    assert set(D["eigen"]["max_real_part_per_mu_1_s"]) == {"0.1", "0.3"}
+    assert D["eigen"]["critical_mu"] == R["critical_mu"]["value"] and "paper_checks" in D
     # the saved signals reload and agree with the summary
     res = TransientResult.load(out / "transient_mu0.3_rough")
-    assert np.isclose(res.signals["lambda"].min(), tr["min_lambda_N"])
-    for png in ("loci_mu0.1.png", "loci_mu0.3.png", "transient_mu0.3_rough.png",
-                "spectrogram_mu0.3_rough.png", "tdfrf.png"):
-        assert (out / png).stat().st_size > 5_000, png
+    assert res.signals["lambda"].min() == tr["min_lambda_N"]
+    assert res.info["load_N"] == 0.4 and res.info["seed"] == 0
+
+    # every figure went through style.save and passes the house rules, with a caption in the report
+    drawn = {p.name: fig for fig, p in drawn_figures}
+    pngs = {p.name for p in out.glob("*.png")}
+    expected = {"loci_mu0.1.png", "loci_mu0.3.png", "max_real_part.png", "transient_mu0.3_rough.png",
+                "spectrogram_mu0.3_rough.png", "tdfrf_mu0.1.png"}
+    assert expected <= pngs
+    if hasattr(pc, "plot_coupled_modes"):
+        expected |= {f"coupled_mode_{k}.png" for k in range(1, 5)}
+    for name in sorted(expected | (pngs & set(drawn))):
+        assert name in drawn, f"{name} not drawn through style.save"
+        assert style.check_figure(drawn[name]) == [], name
+    report = (out / "report.html").read_text()
+    assert all(name in report for name in pngs)
+    # the transient's title names the case
+    fig = drawn["transient_mu0.3_rough.png"]
+    title = fig.get_suptitle() + fig.axes[0].get_title()
+    assert all(w in title for w in ("mu = 0.3", "rough", "seed 0", "0.4 N")), title
 
 
-@pytest.mark.parametrize("argv", [["--mu", "-0.1"], ["--duration", "0"], ["--loci-step", "0.5"]])
-def test_bad_arguments_are_clear_errors(tmp_path, argv, capsys):
+def test_help_shows_every_default_with_its_unit(capsys):
+    assert main(["beam-on-beam", "--help"]) == 0
+    text = " ".join(capsys.readouterr().out.split())
+    for piece in ("--duration S simulated time per transient [s]", "[m] (default: 0.00025)",
+                  "(default: 120)", "(default: fesub-out/beam-on-beam)", "[-] (default: 0)",
+                  "--no-figures", "--overwrite", "-q, --quiet"):
+        assert piece in text, piece
+
+
+@pytest.mark.parametrize("argv", [["--mu", "-0.1"], ["--mu", "nan"], ["--duration", "0"],
+                                  ["--duration", "-1"], ["--duration", "inf"], ["--loci-step", "0.5"],
+                                  ["--loci-step", "0"], ["--basis-modes", "0"], ["--basis-modes", "2.5"],
+                                  ["--seed", "-1"], ["--roughness", "maybe"]])
+def test_bad_arguments_are_one_line_and_status_2(tmp_path, argv, capsys):
     rc = main(["beam-on-beam", *argv, "--out", str(tmp_path / "o"), "--quiet", "--no-figures"])
-    assert rc == 1
+    assert rc == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("fesub beam-on-beam: error:"), err
+    assert not (tmp_path / "o").exists()
+
+
+def test_out_that_is_a_file_is_refused_before_any_work(tmp_path, capsys):
+    target = tmp_path / "taken"
+    target.write_text("mine")
+    assert main(["beam-on-beam", *QUICK, "--out", str(target), "--quiet"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("fesub beam-on-beam: error:") and "file" in err[0]
+    assert target.read_text() == "mine" and sorted(p.name for p in tmp_path.iterdir()) == ["taken"]
+
+
+def _cli(args):
+    return [sys.executable, "-m", "fesub.cli", "beam-on-beam", *args]
+
+
+def test_sigint_keeps_finished_parts_and_rerun_resumes(tmp_path, subprocess_env):
+    """Ctrl-C after the first part: exit 130, no traceback, the finished part kept; the rerun
+    reuses it untouched; --overwrite recomputes it to the same numbers."""
+    out = tmp_path / "run"
+    # a long transient after the loci keeps the run busy until the signal comes
+    args = ["--loci-step", "0.005", "--mu", "0.1", "--roughness", "off", "--duration", "2.5",
+            "--out", str(out), "--no-figures"]
+    proc = subprocess.Popen(_cli(args + ["-q"]), env=subprocess_env,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    part = out / "loci_mu0.1.nc"
+    deadline = time.monotonic() + 300
+    while not part.exists():
+        assert proc.poll() is None, proc.communicate()
+        assert time.monotonic() < deadline
+        time.sleep(0.02)
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=300)
+    assert proc.returncode == 130, err
+    assert "Traceback" not in err and "interrupted by SIGINT" in err
+    assert part.is_file() and not (out / "summary.json").exists()
+    assert not (out / "transient_mu0.1_smooth.nc").exists()
+    before = part.stat()
+    first = fesub.load(part)
+    assert first.status == "completed"
+
+    # resume without the transient (the case selection is not a parameter of the parts)
+    rerun = subprocess.run(_cli(args + ["--no-transient"]), env=subprocess_env,
+                           capture_output=True, text=True, timeout=600)
+    assert rerun.returncode == 0, rerun.stderr
+    assert "loci_mu0.1: finished in an earlier run, reused" in rerun.stdout
+    after = part.stat()
+    assert (after.st_ino, after.st_mtime_ns) == (before.st_ino, before.st_mtime_ns)
+    summary = json.loads((out / "summary.json").read_text())
+    assert "loci_mu0.1" in summary["details"]["resumed_parts"]
+
+    again = subprocess.run(_cli(args + ["--no-transient", "-q", "--overwrite"]),
+                           env=subprocess_env, capture_output=True, text=True, timeout=600)
+    assert again.returncode == 0, again.stderr
+    now = part.stat()
+    assert (now.st_ino, now.st_mtime_ns) != (after.st_ino, after.st_mtime_ns)
+    assert "resumed_parts" not in json.loads((out / "summary.json").read_text()).get("details", {})
+    redone = fesub.load(part)
+    np.testing.assert_array_equal(redone.lam, first.lam)  # the same numbers, recomputed
+
+
+def test_rerun_with_other_parameters_is_refused(tmp_path, capsys):
+    out = tmp_path / "o"
+    assert main(["beam-on-beam", *QUICK, "--out", str(out), "-q", "--no-figures"]) == 0
+    capsys.readouterr()
+    assert main(["beam-on-beam", "--loci-step", "0.004", "--no-transient", "--out", str(out), "-q"]) == 2
     err = capsys.readouterr().err
-    assert err.startswith("fesub beam-on-beam: error:") and "must" in err
-    assert not (tmp_path / "o" / "summary.json").exists()
+    assert "other parameters" in err and "loci_step_m" in err
+    s = json.loads((out / "summary.json").read_text())
+    # with no transient, the summary still carries every parameter and the analyses' results
+    assert s["parameters"]["duration"]["value"] is None and s["details"]["transients"] == {}
+    assert math.isfinite(s["results"]["max_real_part_mu0.3"]["value"])
 
 
 def test_paper_checks_tie_each_burst_to_an_unstable_position_and_frequency():
@@ -50,7 +181,7 @@ def test_paper_checks_tie_each_burst_to_an_unstable_position_and_frequency():
     the burst's frequency (1 %): a burst at a stable position, or at another frequency, does not."""
     from types import SimpleNamespace
 
-    from fesub.models.beam_on_beam_cli import UNSTABLE_MU, _paper_checks
+    from fesub.cli.beam_on_beam import UNSTABLE_MU, paper_checks
 
     positions = np.arange(0.040, 0.060, 0.25e-3)
     hot = np.argmin(np.abs(positions - 0.0455))
@@ -60,7 +191,7 @@ def test_paper_checks_tie_each_burst_to_an_unstable_position_and_frequency():
     bursts = {"burst_dominant_hz": [10_650.0, 10_650.0, 10_200.0],
               "burst_positions_m": [[0.0448, 0.0453], [0.0940, 0.0945], [0.0450, 0.0456]]}
     info = {"min_lambda_N": 0.3, "status": "completed", "min_v_t_m_s": 0.02, **bursts}
-    checks = _paper_checks(loci, {"mu0.3_smooth": info})
+    checks = paper_checks(loci, {"mu0.3_smooth": info})
     key = "mu0.3_smooth: bursts where an eigenvalue of the same frequency has a positive real part"
     # within one loci step (0.25 mm) of the hot position and 0.5 % off in frequency; 48.5 mm
     # away; 3.8 % off

@@ -91,8 +91,11 @@ def test_max_real_part_map_equals_loci_maxima(small):
     (tracking only permutes: equal to the last bit), and matches the independent solver."""
     positions = np.array([0.012, 0.027, 0.041, 0.058, 0.073])
     mus = np.array([0.1, 0.45, 0.7])
-    rmap = eigen.max_real_part_map(small, positions, mus, 20)
-    assert rmap.shape == (mus.size, positions.size)
+    smap = eigen.max_real_part_map(small, positions, mus, 20)
+    rmap = smap.max_real
+    assert rmap.shape == (mus.size, positions.size) and smap.status == "completed"
+    np.testing.assert_array_equal(smap.mus, mus)
+    np.testing.assert_array_equal(smap.positions, positions)
     for a, mu in enumerate(mus):
         loci = eigen.eigenvalue_loci(small, positions, mu, 20)
         np.testing.assert_array_equal(rmap[a], loci.lam.real.max(axis=1))
@@ -218,3 +221,116 @@ def test_loci_continuity_on_the_benchmark(small):
         assert np.unique(nearest).size == 12  # a one-to-one matching
         g = new[nearest]
         assert np.all(np.abs(g - lam[i]) < accuracy(lam[i], w2max)), s
+
+
+# ----------------------------------------------------------------------------- no silent truncation
+def test_small_ritz_basis_warns_and_the_whole_model_finds_the_instability(small):
+    """At mu = 0.7 and s = 10 mm the small model has one unstable eigenvalue, near 38 kHz (the 25th
+    oscillating one). A Ritz basis of the 12 lowest frictionless coupled modes (up to 10.7 kHz)
+    cannot see it: the answer is 'stable', but a warning says the basis leaves modes unexamined
+    and the result records up to which frequency it is complete. The default (whole reduced model)
+    finds the unstable eigenvalue, equal to the independent dense solve of the state matrix."""
+    s, mu = 0.01, 0.7
+    ref, w2max = independent(small, s, mu, n=200)
+    hot = ref[ref.real > 0]
+    assert hot.size == 1  # the setting of this test: one unstable eigenvalue
+    f_hot = hot[0].imag / (2 * np.pi)
+    with pytest.warns(eigen.IncompleteSpectrumWarning, match=r"12 lowest .* leaves 72 .* 84 modes"):
+        ritz = eigen.eigenvalue_loci(small, [s], mu, 12, n_basis=12)
+    assert ritz.complete_up_to_hz < f_hot and ritz.n_basis == 12 and ritz.n_modes == 84
+    assert ritz.max_real < 0  # the truncated answer misses it ...
+    with pytest.warns(eigen.IncompleteSpectrumWarning):
+        assert eigen.complex_eigenvalues(small, s, mu, 12, n_basis=12).real.max() < 0
+    with pytest.warns(eigen.IncompleteSpectrumWarning):
+        assert eigen.critical_mu(small, [s], mu_max=mu, n=12, n_basis=12, tol=0.05) == float("inf")
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # ... the whole model warns of nothing and finds it
+        full = eigen.eigenvalue_loci(small, [s], mu, 84)
+        crit = eigen.critical_mu(small, [s], mu_max=mu, n=84, tol=0.05)
+    assert crit <= mu and crit.worst_above.max() > 0  # finite: unstable at mu_max
+    assert full.complete_up_to_hz == float("inf") and full.n_basis is None
+    k = np.argmax(full.lam[0].real)
+    assert abs(full.lam[0, k] - hot[0]) < accuracy(hot[0], w2max)
+    # a basis as large as the reduced model leaves nothing out: no warning, same eigenvalues
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        whole = eigen.eigenvalue_loci(small, [s], mu, 84, n_basis=84)
+    np.testing.assert_array_equal(whole.lam, full.lam)
+
+
+# ----------------------------------------------------------------------------- results on disk
+def _units_everywhere(ds):
+    return all("units" in ds[v].attrs for v in list(ds.data_vars) + list(ds.coords))
+
+
+def test_results_round_trip_exactly(small, tmp_path):
+    """EigenLoci, StabilityMap and CriticalMu: save -> fesub.load gives the same numbers bit for bit
+    and the same metadata; every variable and coordinate carries its unit; mu0.1 and mu0.3 files do
+    not collide."""
+    import fesub
+
+    positions = np.array([0.02, 0.03, 0.04])
+    for mu in (0.1, 0.3):
+        loci = eigen.eigenvalue_loci(small, positions, mu, 8)
+        assert _units_everywhere(loci.to_xarray())
+        p = loci.save(tmp_path / f"loci_mu{mu:g}")
+        back = fesub.load(p)
+        assert type(back) is eigen.EigenLoci and p.name == f"loci_mu{mu:g}.nc"
+        np.testing.assert_array_equal(back.lam, loci.lam)
+        np.testing.assert_array_equal(back.positions, loci.positions)
+        assert (back.mu, back.n_basis, back.complete_up_to_hz, back.n_modes, back.status) == \
+            (loci.mu, None, float("inf"), 84, "completed")
+        assert back.summary()["results"]["max_real_part"] == {"value": loci.max_real, "unit": "1/s"}
+    assert sorted(f.name for f in tmp_path.iterdir()) == ["loci_mu0.1.nc", "loci_mu0.3.nc"]
+
+    smap = eigen.max_real_part_map(small, positions, [0.1, 0.7], 8)
+    ds = smap.to_xarray()
+    assert _units_everywhere(ds) and ds["max_real_part"].dims == ("mu", "position")
+    back = fesub.load(smap.save(tmp_path / "map"))
+    assert type(back) is eigen.StabilityMap and back.n == 8
+    for name in ("positions", "mus", "max_real"):
+        np.testing.assert_array_equal(getattr(back, name), getattr(smap, name))
+
+    with pytest.warns(eigen.IncompleteSpectrumWarning):
+        crit = eigen.critical_mu(small, positions, mu_max=1.0, n=20, tol=0.01, n_basis=60)
+    assert _units_everywhere(crit.to_xarray())
+    back = eigen.CriticalMu.load(crit.save(tmp_path / "critical_mu"))
+    assert float(back) == float(crit) and back.bracket == crit.bracket and back.bracket[1] == float(crit)
+    np.testing.assert_array_equal(back.worst_below, crit.worst_below)
+    np.testing.assert_array_equal(back.worst_above, crit.worst_above)
+    assert (back.n_basis, back.complete_up_to_hz, back.iterations) == (60, crit.complete_up_to_hz,
+                                                                        crit.iterations)
+    # the bracket is what it says: stable at its low end, unstable at its high end
+    assert crit.worst_below.max() < 0 < crit.worst_above.max()
+    assert crit.bracket[1] - crit.bracket[0] <= 0.01
+
+
+def test_interrupted_analyses_return_what_was_done(small, monkeypatch):
+    """Ctrl-C during the loci, the map or the bisection: the positions (entries, bracket) done so
+    far, equal to an uninterrupted run's, with status 'interrupted'."""
+    positions = np.array([0.02, 0.03, 0.04, 0.05])
+    whole = eigen.eigenvalue_loci(small, positions, 0.3, 8)
+    smap = eigen.max_real_part_map(small, positions, [0.3], 8)
+    real = eigen._spectrum
+    calls = {"n": 0}
+
+    def flaky(*a, **k):
+        calls["n"] += 1
+        if calls["n"] == 3:
+            raise KeyboardInterrupt
+        return real(*a, **k)
+
+    monkeypatch.setattr(eigen, "_spectrum", flaky)
+    part = eigen.eigenvalue_loci(small, positions, 0.3, 8)
+    assert part.status == "interrupted" and part.positions.size == 2
+    np.testing.assert_array_equal(part.lam, whole.lam[:2])
+    calls["n"] = 0
+    pmap = eigen.max_real_part_map(small, positions, [0.3], 8)
+    assert pmap.status == "interrupted"
+    np.testing.assert_array_equal(pmap.max_real[0, :2], smap.max_real[0, :2])
+    assert np.isnan(pmap.max_real[0, 2:]).all()
+    calls["n"] = 0
+    crit = eigen.critical_mu(small, [0.03], mu_max=1.0, n=20, tol=0.01)
+    assert crit.status == "interrupted" and crit.iterations == 0 and crit.bracket == (0.0, 1.0)

@@ -384,9 +384,9 @@ def test_result_save_load_roundtrip(system, tmp_path):
     np.testing.assert_array_equal(back.times, res.times)
     np.testing.assert_array_equal(back.positions, res.positions)
     assert back.kind == "accelerance" and back.mu == 0.1 and back.inp == "C_y" and back.out == "T_y"
-    assert (tmp_path / "tdfrf.json").exists()
+    assert path == tmp_path / "tdfrf.nc" and path.exists()
     assert np.all(res.H[:, 0] == 0)                       # accelerance vanishes at 0 Hz
-    assert res.summary()["n_segments"] == 3
+    assert res.summary()["details"]["n_segments"] == 3
 
 
 def test_plot_runs(system, tmp_path):
@@ -430,3 +430,28 @@ def test_bad_input(system):
         substructure_receptance(ModalBasis.of_system(system, 2), [220], [0], [1.0])
     with pytest.raises(ParameterError, match="rigid-body"):
         modal_factors([0.0, 4.0], [1.0, 1.0], [0.0])
+
+
+def test_results_of_two_mu_do_not_collide_and_carry_units(system, tmp_path):
+    """tdfrf_mu0.1 and tdfrf_mu0.3 are two files (the suffix is appended, not substituted), each
+    reopening exactly by itself; every variable and coordinate carries its unit."""
+    import fesub
+
+    t, f = np.array([0.2, 0.5]), np.array([0.0, 500.0, 5000.0])
+    res = {mu: time_dependent_frf(system, t, f, "C_y", "T_y", mu, vx=0.03, accelerance=mu > 0.2)
+           for mu in (0.1, 0.3)}
+    for mu, r in res.items():
+        ds = r.to_xarray()
+        assert all("units" in ds[v].attrs for v in list(ds.data_vars) + list(ds.coords))
+        assert ds["H"].attrs["units"] == ("(m/s^2)/N" if mu > 0.2 else "m/N")
+        assert ds["time"].attrs["units"] == "s" and ds["frequency"].attrs["units"] == "Hz"
+        r.save(tmp_path / f"tdfrf_mu{mu:g}")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["tdfrf_mu0.1.nc", "tdfrf_mu0.3.nc"]
+    for mu, r in res.items():
+        back = fesub.load(tmp_path / f"tdfrf_mu{mu:g}.nc")
+        assert type(back) is TDFRFResult and back.mu == mu and back.kind == r.kind
+        for name in ("times", "freqs_hz", "H", "positions", "segments", "alpha"):
+            a, b = getattr(back, name), getattr(r, name)
+            assert a.dtype == b.dtype and np.array_equal(a, b), name
+        assert back.info == r.info and back.status == "completed"
+        assert back.summary()["results"]["max_abs_H"]["value"] == np.abs(r.H).max()

@@ -236,7 +236,7 @@ def test_modal_truncation_is_a_labelled_converging_approximation(model, backend,
     displacement of beam 2) approaches the full model's as the cut-off rises."""
     full_S, _ = _system(model)
     full = simulate(full_S, mu=0.1, vx=0.03, duration=4e-3, fs_out=50_000)
-    assert full.approximation is None and full.summary()["approximation"] is None
+    assert full.approximation is None and full.summary()["details"]["approximation"] is None
     ref = full.signals["u_T_y"]
     errors, steps = [], [full_S.critical_step()]
     for fc in (20e3, 50e3, 100e3, 400e3):
@@ -255,7 +255,7 @@ def test_modal_truncation_is_a_labelled_converging_approximation(model, backend,
         res = simulate(S, mu=0.1, vx=0.03, duration=4e-3, fs_out=50_000)
         assert res.status == "completed" and res.h > full.h
         assert "approximation" in res.approximation and f"{fc:.4g} Hz" in res.approximation
-        assert res.summary()["approximation"] == res.approximation
+        assert res.summary()["details"]["approximation"] == res.approximation
         np.testing.assert_allclose(res.signals["t"], full.signals["t"], rtol=0, atol=1e-12)
         errors.append(np.abs(res.signals["u_T_y"] - ref).max() / np.abs(ref).max())
     _check_roundtrip(res, tmp_path, "truncated")

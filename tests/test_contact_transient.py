@@ -402,5 +402,70 @@ def test_stop_is_a_reported_outcome_with_results_kept(system, tmp_path):
 def test_result_roundtrip_keeps_dots_in_names(system, tmp_path):
     res = _run(system, 50, mu=0.1)
     res.save(tmp_path / "transient_mu0.1_smooth")
-    assert (tmp_path / "transient_mu0.1_smooth.npz").exists()
-    assert (tmp_path / "transient_mu0.1_smooth.json").exists()
+    res.save(tmp_path / "transient_mu0.1_rough")
+    # the .nc suffix is appended: the two cases do not overwrite each other as "transient_mu0.nc"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["transient_mu0.1_rough.nc", "transient_mu0.1_smooth.nc"]
+
+
+def test_result_round_trips_exactly_with_units(system, tmp_path):
+    """save -> fesub.load: every signal bit for bit (dtype and channel order kept) and every scalar
+    and record; every variable and coordinate carries its SI unit."""
+    import fesub
+
+    res = _run(system, 400, mu=0.3, roughness_std=0.002, seed=3)
+    ds = res.to_xarray()
+    units = {k: ds[k].attrs["units"] for k in list(ds.data_vars) + list(ds.coords)}
+    assert units["t"] == "s" and units["lambda"] == "N" and units["v_t"] == "m/s"
+    assert units["a_T_y"] == "m/s^2" and units["u_C_x"] == "m" and units["v_T_y"] == "m/s"
+    assert set(units) == set(res.signals)
+    back = fesub.load(res.save(tmp_path / "transient_mu0.3_rough"))
+    assert list(back.signals) == list(res.signals)
+    for k, v in res.signals.items():
+        assert back.signals[k].dtype == v.dtype and np.array_equal(back.signals[k], v), k
+    for k in ("status", "stop_time", "steps", "h", "h_critical", "fs_out", "wall_time", "mu", "formulation",
+              "backend", "approximation", "info"):
+        assert getattr(back, k) == getattr(res, k), k
+    assert back.info["seed"] == 3 and back.info["roughness_std_N"] == 0.002
+    s = back.summary()
+    assert s["schema"] == "fesub-summary/1" and s["results"]["min_lambda"]["unit"] == "N"
+    assert s["results"]["min_lambda"]["value"] == res.signals["lambda"].min()
+
+
+@pytest.mark.parametrize("formulation", ["modal", "dense"])
+def test_interrupt_returns_the_steps_done(system, formulation, monkeypatch):
+    """Ctrl-C during the march: the result holds the steps done so far, equal to the uninterrupted
+    run's, with status 'interrupted' (modal: whole chunks; dense: whole steps)."""
+    n = 60
+    # the same chunks (the sliding velocity at a chunk's first step differs by round-off, 2e-14 m/s,
+    # from a run cut into other chunks)
+    whole = _run(system, n, mu=0.3, formulation=formulation, **({"chunk": 20} if formulation == "modal" else {}))
+    if formulation == "modal":
+        calls = []
+
+        def monitor(state):  # called after each chunk of 20 steps
+            calls.append(state["steps"])
+            if len(calls) == 2:
+                raise KeyboardInterrupt
+
+        part = _run(system, n, mu=0.3, chunk=20, monitor=monitor)
+        done = 40
+    else:
+        from fesub.contact import transient
+
+        real, calls = transient._alpha_gap, []
+
+        def flaky(*a):  # called once per output step (here every step): interrupt in step 25
+            calls.append(1)
+            if len(calls) == 26:
+                raise KeyboardInterrupt
+            return real(*a)
+
+        monkeypatch.setattr(transient, "_alpha_gap", flaky)
+        part = _run(system, n, mu=0.3, formulation="dense")
+        monkeypatch.undo()
+        done = 25
+    assert part.status == "interrupted" and "interrupted" in part.reason
+    assert part.steps == done and part.stop_time == done * part.h
+    for k, v in part.signals.items():
+        np.testing.assert_array_equal(v, whole.signals[k][:v.size], err_msg=k)
+    assert part.signals["t"].size == done

@@ -11,17 +11,20 @@ Mt and Kt are not symmetric when mu > 0. The complex eigenvalues come from the f
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass
 
 import numpy as np
 import scipy.linalg as sla
 from scipy.optimize import linear_sum_assignment
 
-from ..errors import ModelError, ParameterError
+from ..errors import ModelError, ParameterError, check_positive
+from ..io import Result, summary_record
 from .geometry import coupling_rows
 
 __all__ = ["coupled_matrices", "null_space_row", "primal_matrices", "complex_eigenvalues",
-           "EigenLoci", "eigenvalue_loci", "max_real_part_map", "critical_mu", "rayleigh_line"]
+           "EigenLoci", "eigenvalue_loci", "StabilityMap", "max_real_part_map", "CriticalMu",
+           "critical_mu", "rayleigh_line", "IncompleteSpectrumWarning"]
 
 
 def null_space_row(b: np.ndarray) -> np.ndarray:
@@ -60,8 +63,7 @@ def coupled_matrices(system, s: float, mu: float, sign: float = 1.0, *, modal_cu
     cut-off rises; M = I, K = diag(w^2), C = diag(alpha + beta w^2)). Also returns the basis
     mapping those coordinates to [q1_free; q2].
     """
-    if mu < 0:
-        raise ParameterError(f"friction coefficient mu must be >= 0, got {mu}")
+    mu = _mu(mu)
     seg, alpha = _segment_at(system, s)
     pos = system.XT
     j1, j2 = system.segs[seg]
@@ -96,24 +98,76 @@ def primal_matrices(system, s: float, mu: float, sign: float = 1.0, *, modal_cut
 DEFAULT_EIG_CUTOFF_HZ = None
 
 
-def complex_eigenvalues(system, s: float, mu: float, n: int = 20, *, sign: float = 1.0,
-                        return_modes: bool = False, modal_cutoff_hz: float | None = DEFAULT_EIG_CUTOFF_HZ,
-                        n_basis: int | None = None):
-    """The ``n`` lowest-frequency complex eigenvalues (1/s) with positive imaginary part.
+class IncompleteSpectrumWarning(UserWarning):
+    """A Ritz basis (``n_basis``) left modes of the reduced model unexamined: the eigenvalues are
+    complete only up to the frequency the warning names."""
 
-    ``modal_cutoff_hz=None`` (default) uses the full reduced substructures (exact). ``n_basis``
-    projects the friction problem on the lowest ``n_basis`` modes of the frictionless coupled
-    system (an approximation: with 120 modes the largest real part of the benchmark at mu = 0.3
-    moves by 0.05 %, for a quarter of the cost). Returns ``lam`` (n,) (and the mode shapes over
-    [q1_free; q2], (n_dofs, n), if asked).
-    """
+
+# ------------------------------------------------------------------------------- argument checks
+def _count(name: str, value, *, allow_none: bool = False):
+    """``value`` as an int >= 1 (``None`` passes when allowed); 2.5, True, '3', 0, -3 are refused."""
+    if value is None and allow_none:
+        return None
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)) or value < 1:
+        what = "None or an integer >= 1" if allow_none else "an integer >= 1"
+        raise ParameterError(f"{name} must be {what}, got {value!r}")
+    return int(value)
+
+
+def _mu(mu) -> float:
+    try:
+        v = float(mu)
+    except (TypeError, ValueError):
+        raise ParameterError(f"friction coefficient mu must be a real number >= 0, got {mu!r}") from None
+    if not (np.isfinite(v) and v >= 0):
+        raise ParameterError(f"friction coefficient mu must be finite and >= 0, got {mu!r}")
+    return v
+
+
+def _position(s) -> float:
+    if isinstance(s, (str, bytes)) or np.ndim(s) != 0:
+        raise ParameterError(f"contact position s must be one real number (m), got {s!r}")
+    try:
+        v = float(s)
+    except (TypeError, ValueError):
+        raise ParameterError(f"contact position s must be a real number (m), got {s!r}") from None
+    if not np.isfinite(v):
+        raise ParameterError(f"contact position s must be finite (m), got {s!r}")
+    return v
+
+
+def _positions(positions) -> np.ndarray:
+    """A non-empty 1-D array of finite contact positions (m)."""
+    try:
+        p = np.asarray(positions, dtype=float)
+    except (TypeError, ValueError):
+        raise ParameterError(f"positions must be a 1-D array of contact positions in m, got "
+                             f"{positions!r}") from None
+    if p.ndim != 1 or p.size == 0:
+        raise ParameterError(f"positions must be a non-empty 1-D array of contact positions in m, "
+                             f"got shape {p.shape}")
+    if not np.all(np.isfinite(p)):
+        raise ParameterError("positions must be finite (m)")
+    return p
+
+
+# ------------------------------------------------------------------------------- one position
+def _spectrum(system, s, mu, n, sign=1.0, *, return_modes=False, modal_cutoff_hz=None, n_basis=None):
+    """Eigen-solve at one position: (lam (<= n,), shapes or None, complete_up_to_hz, n_modes).
+
+    ``n_modes`` is the number of modes of the reduced coupled model; ``complete_up_to_hz`` the
+    frictionless frequency of the highest mode of the Ritz basis when ``n_basis`` leaves modes out,
+    ``inf`` when every mode of the reduced model is examined."""
     Mt, Ct, Kt, LC, _, V = primal_matrices(system, s, mu, sign, modal_cutoff_hz=modal_cutoff_hz)
-    if n_basis is not None:
+    n_modes = Mt.shape[0]
+    complete = float("inf")
+    if n_basis is not None and n_basis < n_modes:
         # Ritz basis: the lowest n_basis modes of the frictionless coupled system (symmetric)
         M, C, K, BE, BC, V0 = coupled_matrices(system, s, 0.0, sign, modal_cutoff_hz=modal_cutoff_hz)
         L0 = null_space_row(BC)
-        nb = min(int(n_basis), L0.shape[1])
-        _, Psi = sla.eigh(L0.T @ K @ L0, L0.T @ M @ L0, subset_by_index=[0, nb - 1])
+        nb = int(n_basis)
+        w2, Psi = sla.eigh(L0.T @ K @ L0, L0.T @ M @ L0, subset_by_index=[0, nb - 1])
+        complete = float(np.sqrt(max(w2[-1], 0.0)) / (2 * np.pi))
         Mt, Ct, Kt = Psi.T @ Mt @ Psi, Psi.T @ Ct @ Psi, Psi.T @ Kt @ Psi
         LC = LC @ Psi
     m = Mt.shape[0]
@@ -130,23 +184,98 @@ def complex_eigenvalues(system, s: float, mu: float, n: int = 20, *, sign: float
     osc = lam.imag > 1e-6 * np.abs(lam).max()
     idx = np.flatnonzero(osc)
     idx = idx[np.argsort(lam.imag[idx])][:n]
+    shapes = None
     if return_modes:
         shapes = LC @ vec[:m, idx]
-        return lam[idx], (shapes if V is None else V @ shapes)
-    return lam[idx]
+        shapes = shapes if V is None else V @ shapes
+    return lam[idx], shapes, complete, n_modes
 
 
-@dataclass
-class EigenLoci:
-    """Tracked eigenvalues over contact positions: ``lam[i, k]`` = eigenvalue k at ``positions[i]``."""
+def _warn_incomplete(n_basis, complete_hz, n_modes, stacklevel=3):
+    if np.isfinite(complete_hz):
+        warnings.warn(
+            f"the Ritz basis of the {n_basis} lowest frictionless coupled modes (up to "
+            f"{complete_hz:.4g} Hz) leaves {n_modes - n_basis} of the reduced model's {n_modes} modes "
+            f"unexamined: the eigenvalues are complete up to {complete_hz:.4g} Hz only "
+            f"(n_basis=None examines the whole reduced model)", IncompleteSpectrumWarning,
+            stacklevel=stacklevel)
+
+
+def complex_eigenvalues(system, s: float, mu: float, n: int = 20, *, sign: float = 1.0,
+                        return_modes: bool = False, modal_cutoff_hz: float | None = DEFAULT_EIG_CUTOFF_HZ,
+                        n_basis: int | None = None):
+    """The ``n`` lowest-frequency complex eigenvalues (1/s) with positive imaginary part.
+
+    Parameters
+    ----------
+    system : SlidingContactSystem
+    s : float
+        Contact position, x of the contact point on the target (m), undeformed geometry.
+    mu : float
+        Friction coefficient (>= 0).
+    n : int
+        Number of eigenvalues returned (>= 1), lowest frequencies first.
+    modal_cutoff_hz : float, optional
+        ``None`` (default) uses the full reduced substructures (exact).
+    n_basis : int, optional
+        ``None`` (default) examines every eigenvalue of the reduced model. An integer projects the
+        friction problem on the lowest ``n_basis`` modes of the frictionless coupled system (an
+        approximation: with 120 modes the largest real part of the benchmark at mu = 0.3 moves by
+        0.1 %, for less than half the cost); when that leaves modes of the reduced model out, an
+        :class:`IncompleteSpectrumWarning` names the frequency up to which the answer is complete.
+
+    Returns
+    -------
+    lam : (n,) complex (1/s); with ``return_modes`` also the mode shapes over [q1_free; q2]
+        (n_dofs, n).
+    """
+    s, mu, n = _position(s), _mu(mu), _count("n", n)
+    n_basis = _count("n_basis", n_basis, allow_none=True)
+    lam, shapes, complete, n_modes = _spectrum(system, s, mu, n, sign, return_modes=return_modes,
+                                               modal_cutoff_hz=modal_cutoff_hz, n_basis=n_basis)
+    _warn_incomplete(n_basis, complete, n_modes)
+    return (lam, shapes) if return_modes else lam
+
+
+# ------------------------------------------------------------------------------- results
+def _completeness_attrs(obj) -> dict:
+    return {"n_basis": obj.n_basis, "complete_up_to_hz": float(obj.complete_up_to_hz),
+            "n_modes": obj.n_modes, "status": obj.status}
+
+
+def _completeness_note(obj) -> list:
+    if np.isfinite(obj.complete_up_to_hz):
+        return [f"Ritz basis of the {obj.n_basis} lowest frictionless coupled modes: eigenvalues "
+                f"complete up to {obj.complete_up_to_hz:.4g} Hz; the {obj.n_modes - obj.n_basis} "
+                f"modes of the reduced model above are not examined"]
+    return []
+
+
+@dataclass(eq=False)
+class EigenLoci(Result):
+    """Tracked eigenvalues over contact positions: ``lam[i, k]`` (1/s) = eigenvalue k at
+    ``positions[i]`` (m), friction coefficient ``mu``.
+
+    ``n_basis`` is the Ritz basis used (None: the whole reduced model), ``complete_up_to_hz`` the
+    frequency up to which every mode of the reduced model was examined (``inf``: all of them),
+    ``n_modes`` the number of modes of the reduced coupled model, ``status`` 'completed' or
+    'interrupted' (then the positions done so far).
+    """
 
     positions: np.ndarray
     lam: np.ndarray
     mu: float
+    n_basis: int | None = None
+    complete_up_to_hz: float = float("inf")
+    n_modes: int | None = None
+    status: str = "completed"
+
+    kind = "eigenvalue-loci"
 
     @property
     def max_real(self) -> float:
-        return float(self.lam.real.max())
+        """Largest real part (1/s) over every position and tracked eigenvalue (NaN if none)."""
+        return float(self.lam.real.max()) if self.lam.size else float("nan")
 
     @property
     def stable(self) -> bool:
@@ -158,8 +287,37 @@ class EigenLoci:
         return [(float(self.positions[a]), float(self.lam[a, b].imag / (2 * np.pi)), float(self.lam[a, b].real))
                 for a, b in zip(i, k)]
 
-    def save(self, path):
-        np.savez_compressed(path, positions=self.positions, lam=self.lam, mu=self.mu)
+    def to_xarray(self):
+        import xarray as xr
+
+        return xr.Dataset(
+            {"lam": (("position", "mode"), self.lam,
+                     {"units": "1/s", "long_name": "complex eigenvalue: growth rate + j angular frequency"})},
+            coords={"position": ("position", self.positions,
+                                 {"units": "m", "long_name": "contact position x on the target"}),
+                    "mode": ("mode", np.arange(self.lam.shape[1]),
+                             {"units": "1", "long_name": "tracked eigenvalue index"})},
+            attrs={"mu": float(self.mu), **_completeness_attrs(self)})
+
+    @classmethod
+    def from_xarray(cls, ds):
+        a = ds.attrs
+        return cls(ds["position"].values, ds["lam"].values, a["mu"], n_basis=a["n_basis"],
+                   complete_up_to_hz=a["complete_up_to_hz"], n_modes=a["n_modes"], status=a["status"])
+
+    def summary(self) -> dict:
+        p = self.positions
+        return summary_record(
+            self.kind,
+            {"mu": (float(self.mu), "1"), "n_positions": (int(p.size), None),
+             "position_min": (float(p.min()) if p.size else None, "m"),
+             "position_max": (float(p.max()) if p.size else None, "m"),
+             "n_eigenvalues": (int(self.lam.shape[1]), None), "n_basis": (self.n_basis, None)},
+            {"max_real_part": (self.max_real, "1/s"), "stable": (bool(self.stable), None),
+             "complete_up_to": (float(self.complete_up_to_hz), "Hz"), "status": (self.status, None)},
+            details={"unstable_eigenvalues": [{"x_m": x, "f_hz": f, "real_1_s": r}
+                                              for x, f, r in self.unstable()]},
+            notes=_completeness_note(self))
 
 
 def _track(prev: np.ndarray, new: np.ndarray) -> np.ndarray:
@@ -173,62 +331,271 @@ def _track(prev: np.ndarray, new: np.ndarray) -> np.ndarray:
 
 def eigenvalue_loci(system, positions, mu: float, n: int = 20, *, progress: bool = False,
                     modal_cutoff_hz: float | None = DEFAULT_EIG_CUTOFF_HZ, n_basis: int | None = None) -> EigenLoci:
-    """Complex eigenvalues at every contact position (m), tracked from one position to the next."""
+    """Complex eigenvalues at every contact position (m), tracked from one position to the next.
+
+    ``n_basis`` as in :func:`complex_eigenvalues` (one :class:`IncompleteSpectrumWarning` per call
+    when the basis leaves modes out; the result records ``complete_up_to_hz``, the lowest over the
+    positions). Interrupted (Ctrl-C), it returns the positions done so far with
+    ``status='interrupted'``.
+    """
     from tqdm.auto import tqdm
 
-    positions = np.asarray(positions, float)
-    if positions.size == 0:
-        raise ParameterError("positions must not be empty")
+    positions, mu, n = _positions(positions), _mu(mu), _count("n", n)
+    n_basis = _count("n_basis", n_basis, allow_none=True)
     lam = np.zeros((positions.size, n), complex)
-    for i, s in enumerate(tqdm(positions, disable=not progress, desc=f"loci mu={mu:g}")):
-        ev = complex_eigenvalues(system, s, mu, n, modal_cutoff_hz=modal_cutoff_hz, n_basis=n_basis)
-        if ev.size < n:
-            raise ModelError(f"only {ev.size} oscillating eigenvalues at s = {s}")
-        lam[i] = ev if i == 0 else _track(lam[i - 1], ev)
-    return EigenLoci(positions, lam, float(mu))
+    complete, n_modes, done, status = float("inf"), None, 0, "completed"
+    bar = tqdm(positions, disable=not progress, desc=f"loci mu={mu:g}")
+    try:
+        for i, s in enumerate(bar):
+            ev, _, top, n_modes = _spectrum(system, s, mu, n, modal_cutoff_hz=modal_cutoff_hz,
+                                            n_basis=n_basis)
+            if ev.size < n:
+                raise ModelError(f"only {ev.size} oscillating eigenvalues at s = {s}")
+            lam[i] = ev if i == 0 else _track(lam[i - 1], ev)
+            complete = min(complete, top)
+            done = i + 1
+    except KeyboardInterrupt:
+        status = "interrupted"
+    finally:
+        bar.close()
+    _warn_incomplete(n_basis, complete, n_modes or 0)
+    return EigenLoci(positions[:done], lam[:done], float(mu), n_basis=n_basis, complete_up_to_hz=complete,
+                     n_modes=n_modes, status=status)
+
+
+@dataclass(eq=False)
+class StabilityMap(Result):
+    """Largest real part ``max_real[a, b]`` (1/s) of the ``n`` lowest eigenvalues at friction
+    coefficient ``mus[a]`` and contact position ``positions[b]`` (m).
+
+    ``n_basis``, ``complete_up_to_hz``, ``n_modes`` as in :class:`EigenLoci`; ``status``
+    'completed' or 'interrupted' (entries not computed are NaN).
+    """
+
+    positions: np.ndarray
+    mus: np.ndarray
+    max_real: np.ndarray
+    n: int = 20
+    n_basis: int | None = None
+    complete_up_to_hz: float = float("inf")
+    n_modes: int | None = None
+    status: str = "completed"
+
+    kind = "stability-map"
+
+    @property
+    def unstable(self) -> np.ndarray:
+        """Boolean (mu, position) map: a positive real part."""
+        return self.max_real > 0
+
+    def to_xarray(self):
+        import xarray as xr
+
+        return xr.Dataset(
+            {"max_real_part": (("mu", "position"), self.max_real,
+                               {"units": "1/s", "long_name": f"largest real part of the {self.n} "
+                                                             f"lowest eigenvalues"})},
+            coords={"mu": ("mu", self.mus, {"units": "1", "long_name": "friction coefficient"}),
+                    "position": ("position", self.positions,
+                                 {"units": "m", "long_name": "contact position x on the target"})},
+            attrs={"n": int(self.n), **_completeness_attrs(self)})
+
+    @classmethod
+    def from_xarray(cls, ds):
+        a = ds.attrs
+        return cls(ds["position"].values, ds["mu"].values, ds["max_real_part"].values, n=a["n"],
+                   n_basis=a["n_basis"], complete_up_to_hz=a["complete_up_to_hz"], n_modes=a["n_modes"],
+                   status=a["status"])
+
+    def summary(self) -> dict:
+        unst = self.unstable
+        first = [float(self.mus[a]) for a in range(self.mus.size) if unst[a].any()]
+        return summary_record(
+            self.kind,
+            {"mu_min": (float(self.mus.min()), "1"), "mu_max": (float(self.mus.max()), "1"),
+             "n_mu": (int(self.mus.size), None), "n_positions": (int(self.positions.size), None),
+             "n_eigenvalues": (int(self.n), None), "n_basis": (self.n_basis, None)},
+            {"max_real_part": (float(np.nanmax(self.max_real)) if np.isfinite(self.max_real).any()
+                               else None, "1/s"),
+             "lowest_unstable_mu_on_grid": (first[0] if first else None, "1"),
+             "complete_up_to": (float(self.complete_up_to_hz), "Hz"), "status": (self.status, None)},
+            notes=_completeness_note(self))
 
 
 def max_real_part_map(system, positions, mus, n: int = 20, *, progress: bool = False,
-                      modal_cutoff_hz: float | None = DEFAULT_EIG_CUTOFF_HZ, n_basis: int | None = None) -> np.ndarray:
-    """max Re(lambda) (1/s) over the ``n`` lowest eigenvalues, for each (mu, position)."""
+                      modal_cutoff_hz: float | None = DEFAULT_EIG_CUTOFF_HZ,
+                      n_basis: int | None = None) -> StabilityMap:
+    """max Re(lambda) (1/s) over the ``n`` lowest eigenvalues, for each (mu, position).
+
+    Returns a :class:`StabilityMap` (``max_real`` of shape (len(mus), len(positions))); interrupted
+    (Ctrl-C), the entries done so far and NaN elsewhere, ``status='interrupted'``.
+    """
     from tqdm.auto import tqdm
 
-    mus = np.asarray(mus, float)
-    positions = np.asarray(positions, float)
-    out = np.zeros((mus.size, positions.size))
+    positions, n = _positions(positions), _count("n", n)
+    mus = _positions(mus) if not np.isscalar(mus) else np.array([_mu(mus)])
+    for m in mus:
+        _mu(m)
+    n_basis = _count("n_basis", n_basis, allow_none=True)
+    out = np.full((mus.size, positions.size), np.nan)
+    complete, n_modes, status = float("inf"), None, "completed"
     with tqdm(total=out.size, disable=not progress, desc="max Re map") as bar:
-        for a, mu in enumerate(mus):
-            for b, s in enumerate(positions):
-                out[a, b] = complex_eigenvalues(system, s, mu, n, modal_cutoff_hz=modal_cutoff_hz,
-                                                n_basis=n_basis).real.max()
-                bar.update()
-    return out
+        try:
+            for a, mu in enumerate(mus):
+                for b, s in enumerate(positions):
+                    ev, _, top, n_modes = _spectrum(system, s, mu, n, modal_cutoff_hz=modal_cutoff_hz,
+                                                    n_basis=n_basis)
+                    out[a, b] = ev.real.max()
+                    complete = min(complete, top)
+                    bar.update()
+        except KeyboardInterrupt:
+            status = "interrupted"
+    _warn_incomplete(n_basis, complete, n_modes or 0)
+    return StabilityMap(positions, mus, out, n=n, n_basis=n_basis, complete_up_to_hz=complete,
+                        n_modes=n_modes, status=status)
+
+
+class CriticalMu(float, Result):
+    """The critical friction coefficient (a float) with the record of its bisection.
+
+    Attributes: ``positions`` (m) examined; ``bracket`` (lo, hi): stable at lo, unstable at hi;
+    ``worst_below`` / ``worst_above`` (1/s): largest real part at each position at lo / hi (NaN
+    where that end was not evaluated); ``mu_max``, ``tol``, ``n``, ``iterations``; ``n_basis``,
+    ``complete_up_to_hz``, ``n_modes`` as in :class:`EigenLoci`; ``status`` 'completed' or
+    'interrupted' (then the value is the upper end of the bracket reached).
+    """
+
+    kind = "critical-mu"
+
+    def __new__(cls, value, *, positions, bracket, worst_below, worst_above, mu_max, tol, n,
+                iterations, n_basis=None, complete_up_to_hz=float("inf"), n_modes=None,
+                status="completed"):
+        obj = super().__new__(cls, value)
+        obj.positions = np.asarray(positions, float)
+        obj.bracket = (float(bracket[0]), float(bracket[1]))
+        obj.worst_below = np.asarray(worst_below, float)
+        obj.worst_above = np.asarray(worst_above, float)
+        obj.mu_max, obj.tol, obj.n = float(mu_max), float(tol), int(n)
+        obj.iterations = int(iterations)
+        obj.n_basis, obj.complete_up_to_hz, obj.n_modes = n_basis, float(complete_up_to_hz), n_modes
+        obj.status = status
+        return obj
+
+    @property
+    def value(self) -> float:
+        return float(self)
+
+    def to_xarray(self):
+        import xarray as xr
+
+        pos = {"units": "m", "long_name": "contact position x on the target"}
+        return xr.Dataset(
+            {"worst_below": ("position", self.worst_below,
+                             {"units": "1/s", "long_name": "largest real part at mu = bracket[0]"}),
+             "worst_above": ("position", self.worst_above,
+                             {"units": "1/s", "long_name": "largest real part at mu = bracket[1]"})},
+            coords={"position": ("position", self.positions, pos)},
+            attrs={"critical_mu": float(self), "bracket": list(self.bracket), "mu_max": self.mu_max,
+                   "tol": self.tol, "n": self.n, "iterations": self.iterations,
+                   **_completeness_attrs(self)})
+
+    @classmethod
+    def from_xarray(cls, ds):
+        a = ds.attrs
+        return cls(a["critical_mu"], positions=ds["position"].values, bracket=a["bracket"],
+                   worst_below=ds["worst_below"].values, worst_above=ds["worst_above"].values,
+                   mu_max=a["mu_max"], tol=a["tol"], n=a["n"], iterations=a["iterations"],
+                   n_basis=a["n_basis"], complete_up_to_hz=a["complete_up_to_hz"], n_modes=a["n_modes"],
+                   status=a["status"])
+
+    def summary(self) -> dict:
+        return summary_record(
+            self.kind,
+            {"mu_max": (self.mu_max, "1"), "tol": (self.tol, "1"), "n_positions": (int(self.positions.size), None),
+             "n_eigenvalues": (self.n, None), "n_basis": (self.n_basis, None)},
+            {"critical_mu": (float(self), "1"), "bracket_low": (self.bracket[0], "1"),
+             "bracket_high": (self.bracket[1], "1"), "iterations": (self.iterations, None),
+             "complete_up_to": (self.complete_up_to_hz, "Hz"), "status": (self.status, None)},
+            notes=_completeness_note(self))
+
+    def __reduce__(self):
+        return (_rebuild_critical_mu, (float(self), dict(self.__dict__)))
+
+
+def _rebuild_critical_mu(value, state):
+    return CriticalMu(value, **state)
 
 
 def critical_mu(system, positions, *, mu_max: float = 1.0, n: int = 20, tol: float = 1e-3,
-                modal_cutoff_hz: float | None = DEFAULT_EIG_CUTOFF_HZ, n_basis: int | None = None) -> float:
+                modal_cutoff_hz: float | None = DEFAULT_EIG_CUTOFF_HZ, n_basis: int | None = None,
+                max_iter: int = 60) -> CriticalMu:
     """Smallest friction coefficient with a positive real part at some position (bisection).
 
-    Returns ``inf`` if the system is stable up to ``mu_max``. Assumes instability persists above
-    the critical value (checked at mu_max)."""
-    positions = np.asarray(positions, float)
+    Parameters
+    ----------
+    positions : 1-D array of contact positions (m).
+    mu_max : upper end of the search (finite, > 0).
+    n : eigenvalues examined per position (the ``n`` lowest-frequency ones).
+    tol : width of the final bracket (finite, > 0).
+    n_basis : as in :func:`complex_eigenvalues`.
+    max_iter : cap on the bisection steps; a ``tol`` that would need more (log2(mu_max / tol)
+        steps) is refused before any work.
+
+    Returns
+    -------
+    CriticalMu : a float (the upper end of the final bracket), ``inf`` if the system is stable up
+    to ``mu_max``, 0 if unstable without friction; it carries the bracket and the largest real
+    part per position at both ends. Assumes instability persists above the critical value
+    (checked at mu_max). Interrupted (Ctrl-C): the bracket reached, ``status='interrupted'``.
+    """
+    positions, n = _positions(positions), _count("n", n)
+    mu_max, tol = check_positive("mu_max", mu_max), check_positive("tol", tol)
+    n_basis = _count("n_basis", n_basis, allow_none=True)
+    max_iter = _count("max_iter", max_iter)
+    need = int(np.ceil(np.log2(mu_max / tol))) if tol < mu_max else 0
+    if need > max_iter:
+        raise ParameterError(f"tol = {tol!r} needs {need} bisection steps from mu_max = {mu_max:g}, "
+                             f"more than max_iter = {max_iter}: use tol >= {mu_max / 2.0 ** max_iter:.3g}")
+    track = {"complete": float("inf"), "n_modes": None}
 
     def worst(mu):
-        return max(complex_eigenvalues(system, s, mu, n, modal_cutoff_hz=modal_cutoff_hz,
-                                       n_basis=n_basis).real.max() for s in positions)
+        out = np.empty(positions.size)
+        for i, s in enumerate(positions):
+            ev, _, top, track["n_modes"] = _spectrum(system, s, mu, n, modal_cutoff_hz=modal_cutoff_hz,
+                                                     n_basis=n_basis)
+            out[i] = ev.real.max()
+            track["complete"] = min(track["complete"], top)
+        return out
 
-    if worst(0.0) > 0:
-        return 0.0
-    if worst(mu_max) <= 0:
-        return float("inf")
-    lo, hi = 0.0, float(mu_max)
-    while hi - lo > tol:
-        mid = 0.5 * (lo + hi)
-        if worst(mid) > 0:
-            hi = mid
+    nan = np.full(positions.size, np.nan)
+    lo, hi, below, above, it, status = 0.0, float(mu_max), nan, nan, 0, "completed"
+    try:
+        w = worst(0.0)
+        if w.max() > 0:
+            hi, above = 0.0, w
         else:
-            lo = mid
-    return hi
+            below = w
+            w = worst(mu_max)
+            if w.max() <= 0:
+                lo, hi, below = float(mu_max), float("inf"), w
+            else:
+                above = w
+                while hi - lo > tol and it < max_iter:
+                    mid = 0.5 * (lo + hi)
+                    if not lo < mid < hi:  # the bracket is two adjacent floats: nothing to halve
+                        break
+                    w = worst(mid)
+                    it += 1
+                    if w.max() > 0:
+                        hi, above = mid, w
+                    else:
+                        lo, below = mid, w
+    except KeyboardInterrupt:
+        status = "interrupted"
+    _warn_incomplete(n_basis, track["complete"], track["n_modes"] or 0)
+    return CriticalMu(hi, positions=positions, bracket=(lo, hi), worst_below=below, worst_above=above,
+                      mu_max=mu_max, tol=tol, n=n, iterations=it, n_basis=n_basis,
+                      complete_up_to_hz=track["complete"], n_modes=track["n_modes"], status=status)
 
 
 def rayleigh_line(omega, alpha: float, beta: float):

@@ -41,15 +41,14 @@ products, so the cost is one small matrix product per segment plus O(1) work per
 
 from __future__ import annotations
 
-import json
 import weakref
 from dataclasses import dataclass, field
-from pathlib import Path
 
 import numpy as np
 import scipy.linalg as sla
 
 from ..errors import ModelError, ParameterError
+from ..io import Result, summary_record
 from .eigen import coupled_matrices, null_space_row
 
 __all__ = ["ModalBasis", "modal_factors", "substructure_receptance", "lmfbs_frf", "primal_frf",
@@ -412,12 +411,17 @@ def segment_positions(system, positions) -> tuple[np.ndarray, np.ndarray]:
     return seg, al[np.arange(s.size), seg]
 
 
-@dataclass
-class TDFRFResult:
+_FRF_UNITS = {"receptance": "m/N", "accelerance": "(m/s^2)/N"}
+
+
+@dataclass(eq=False)
+class TDFRFResult(Result):
     """Time-dependent FRF ``H[i, j]`` at ``times[i]`` (s) and ``freqs_hz[j]`` (Hz).
 
     ``kind`` is 'receptance' (m/N) or 'accelerance' ((m/s^2)/N); ``positions`` (m) are the contact
     positions s(t) on the target, ``segments``/``alpha`` their target segment and coordinate.
+    ``info`` records the status ('completed' or 'interrupted': then the times done so far), s0
+    (m), vx (m/s), the friction sign and the number of target segments crossed.
     """
 
     times: np.ndarray
@@ -429,7 +433,7 @@ class TDFRFResult:
     mu: float
     inp: str
     out: str
-    kind: str
+    kind: str = field()  # required (the base class's ``kind`` is the result kind of summaries)
     info: dict = field(default_factory=dict)
 
     @property
@@ -437,51 +441,72 @@ class TDFRFResult:
         """Alias of ``freqs_hz`` (Hz)."""
         return self.freqs_hz
 
+    @property
+    def status(self) -> str:
+        """'completed', or 'interrupted' (Ctrl-C: the times done so far)."""
+        return self.info.get("status", "completed")
+
     def magnitude_db(self, ref: float = 1.0) -> np.ndarray:
         """20 log10(|H| / ref) (dB; -inf where H = 0)."""
         with np.errstate(divide="ignore"):
             return 20.0 * np.log10(np.abs(self.H) / ref)
 
-    def summary(self) -> dict:
+    def details(self) -> dict:
+        """Flat record: grid sizes and ranges (keys carry their units), channels, largest |H|."""
         return {"n_times": int(self.times.size), "n_freqs": int(self.freqs_hz.size),
-                "t_range_s": [float(self.times.min()), float(self.times.max())],
+                "t_range_s": [float(self.times.min()), float(self.times.max())] if self.times.size else None,
                 "f_range_hz": [float(self.freqs_hz.min()), float(self.freqs_hz.max())],
-                "position_range_m": [float(self.positions.min()), float(self.positions.max())],
+                "position_range_m": ([float(self.positions.min()), float(self.positions.max())]
+                                     if self.positions.size else None),
                 "mu": self.mu, "input": self.inp, "output": self.out, "kind": self.kind,
-                "max_abs": float(np.abs(self.H).max()), **self.info}
+                "max_abs": float(np.abs(self.H).max()) if self.H.size else None, **self.info}
 
-    def save(self, path) -> Path:
-        """Write ``path``.npz (arrays) and ``path``.json (metadata and summary)."""
-        path = Path(path)
-        np.savez_compressed(path.with_suffix(".npz"), times=self.times, freqs_hz=self.freqs_hz, H=self.H,
-                            positions=self.positions, segments=self.segments, alpha=self.alpha)
-        meta = {"mu": self.mu, "inp": self.inp, "out": self.out, "kind": self.kind, "info": self.info,
-                "summary": self.summary()}
-        path.with_suffix(".json").write_text(json.dumps(meta, indent=2, default=float))
-        return path.with_suffix(".npz")
+    def summary(self) -> dict:
+        unit = _FRF_UNITS.get(self.kind)
+        d = self.details()
+        return summary_record(
+            "time-dependent-frf",
+            {"mu": (self.mu, "1"), "input": (self.inp, None), "output": (self.out, None),
+             "kind": (self.kind, None), "n_times": (d["n_times"], None), "n_freqs": (d["n_freqs"], None),
+             "f_max": (d["f_range_hz"][1], "Hz"), "s0": (self.info.get("s0_m"), "m"),
+             "vx": (self.info.get("vx_m_s"), "m/s")},
+            {"max_abs_H": (d["max_abs"], unit), "status": (self.status, None)}, details=d)
+
+    def to_xarray(self):
+        import xarray as xr
+
+        tdim = ("time",)
+        return xr.Dataset(
+            {"H": (("time", "frequency"), self.H,
+                   {"units": _FRF_UNITS.get(self.kind, "1"), "long_name": f"{self.kind} {self.inp} -> {self.out}"}),
+             "positions": (tdim, self.positions, {"units": "m", "long_name": "contact position s(t) on the target"}),
+             "segments": (tdim, self.segments, {"units": "1", "long_name": "target segment under the contact"}),
+             "alpha": (tdim, self.alpha, {"units": "1", "long_name": "coordinate on the segment (0 at T1, 1 at T2)"})},
+            coords={"time": ("time", self.times, {"units": "s"}),
+                    "frequency": ("frequency", self.freqs_hz, {"units": "Hz"})},
+            attrs={"mu": float(self.mu), "inp": self.inp, "out": self.out, "kind": self.kind, "info": self.info})
 
     @classmethod
-    def load(cls, path) -> "TDFRFResult":
-        path = Path(path)
-        meta = json.loads(path.with_suffix(".json").read_text())
-        meta.pop("summary", None)
-        with np.load(path.with_suffix(".npz")) as z:
-            arrs = {k: z[k] for k in z.files}
-        return cls(**arrs, **meta)
+    def from_xarray(cls, ds):
+        a = ds.attrs
+        return cls(times=ds["time"].values, freqs_hz=ds["frequency"].values, H=ds["H"].values,
+                   positions=ds["positions"].values, segments=ds["segments"].values, alpha=ds["alpha"].values,
+                   mu=a["mu"], inp=a["inp"], out=a["out"], kind=a["kind"], info=a["info"])
 
     def plot(self, ax=None, *, vmin_db: float | None = None):
-        """Map of 20 log10 |H| over (t, f) (the paper's Fig. 9); returns the matplotlib axes."""
-        import matplotlib
+        """Map of 20 log10 |H| over (t, f) (the paper's Fig. 9); returns the matplotlib axes.
 
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
+        The colour scale spans the top 100 dB (from ``vmin_db`` dB if given)."""
+        from ..plots import style
 
+        plt = style.pyplot()
         if ax is None:
             _, ax = plt.subplots(figsize=(7, 4))
         db = self.magnitude_db()
-        finite = db[np.isfinite(db)]
-        lo = vmin_db if vmin_db is not None else (np.percentile(finite, 2) if finite.size else None)
-        im = ax.pcolormesh(self.times, self.freqs_hz / 1e3, db.T, shading="auto", vmin=lo, cmap="viridis")
+        lo, hi = style.db_limits(db)  # the top 100 dB (a -inf at 0 Hz would spoil the scale)
+        lo = lo if vmin_db is None else float(vmin_db)
+        im = ax.pcolormesh(self.times, self.freqs_hz / 1e3, np.ma.masked_invalid(db.T), shading="auto",
+                           vmin=lo, vmax=hi, cmap="viridis")
         unit = "m/N" if self.kind == "receptance" else "(m/s$^2$)/N"
         ax.figure.colorbar(im, ax=ax, label=f"|H| (dB re 1 {unit})")
         ax.set_xlabel("time (s)")

@@ -16,25 +16,26 @@ Both give the same numbers to round-off.
 
 from __future__ import annotations
 
-import json
 import time
 from dataclasses import dataclass, field
-from pathlib import Path
 
 import numpy as np
 import scipy.linalg as sla
 
 from .._backend import kernels
 from ..errors import ModelError, ParameterError
+from ..io import Result, summary_record
 
-__all__ = ["SlidingContactSystem", "TransientResult", "simulate", "REASONS"]
+__all__ = ["SlidingContactSystem", "TransientResult", "simulate", "REASONS", "SIGNAL_UNITS", "signal_unit"]
 
-REASONS = {0: "completed", 1: "stick", 2: "detachment", 3: "off_surface"}
+#: how a run ends: the kernel's stop codes (0-3) and an interrupt (4, Ctrl-C)
+REASONS = {0: "completed", 1: "stick", 2: "detachment", 3: "off_surface", 4: "interrupted"}
 _MESSAGES = {
     "completed": "reached the requested duration",
     "stick": "the tangential relative velocity of the slave changed sign: sticking could occur",
     "detachment": "the contact multiplier became negative: the slave detaches",
     "off_surface": "the slave left the target surface",
+    "interrupted": "interrupted (Ctrl-C): the steps done so far are kept",
 }
 
 
@@ -266,14 +267,46 @@ class SlidingContactSystem:
         return BE, BC
 
 
-@dataclass
-class TransientResult:
+#: unit of each signal of a :class:`TransientResult` (output channels by their prefix)
+SIGNAL_UNITS = {"t": "s", "lambda": "N", "x_contact": "m", "v_t": "m/s", "gap": "m", "segment": "1",
+                "f_x": "N", "f_y": "N"}
+_OUTPUT_UNITS = {"u_": "m", "v_": "m/s", "a_": "m/s^2"}
+_SIGNAL_NAMES = {"t": "time", "lambda": "contact multiplier (normal force, > 0 in compression)",
+                 "x_contact": "contact point x on the target", "gap": "gap after each step",
+                 "v_t": "tangential velocity of the slave relative to the target",
+                 "segment": "target segment under the slave", "f_x": "contact force on the slave, x",
+                 "f_y": "contact force on the slave, y"}
+
+
+def signal_unit(name: str) -> str:
+    """SI unit of the transient signal ``name`` ('t', 'lambda', ..., 'u_T_y', 'a_C_x', ...)."""
+    if name in SIGNAL_UNITS:
+        return SIGNAL_UNITS[name]
+    unit = _OUTPUT_UNITS.get(name[:2])
+    if unit is None:
+        raise ParameterError(f"unknown transient signal {name!r}")
+    return unit
+
+
+_META = ("status", "stop_time", "steps", "h", "h_critical", "fs_out", "wall_time", "mu", "formulation",
+         "backend", "approximation", "info")
+
+
+@dataclass(eq=False)
+class TransientResult(Result):
     """Signals of a sliding-contact transient (SI units), decimated to ``fs_out``.
 
     ``signals`` holds 't' (s), 'lambda' (N, > 0 in compression), 'x_contact' (m, contact point on
     the target), 'v_t' (m/s, tangential velocity of the slave relative to the target), 'gap' (m,
-    after each step), 'segment', 'f_x' and 'f_y' (N, contact force on the slave), and for every output channel NAME: 'u_NAME' (m), 'v_NAME' (m/s),
-    'a_NAME' (m/s^2). Slider displacements are relative to its rigid motion vx t.
+    after each step), 'segment', 'f_x' and 'f_y' (N, contact force on the slave), and for every
+    output channel NAME: 'u_NAME' (m), 'v_NAME' (m/s), 'a_NAME' (m/s^2). Slider displacements are
+    relative to its rigid motion vx t.
+
+    ``status`` is 'completed', 'stick', 'detachment', 'off_surface' (a physical stop, everything
+    up to then kept) or 'interrupted' (Ctrl-C: the steps done so far); ``stop_time`` (s),
+    ``steps``, ``h`` and ``h_critical`` (s), ``fs_out`` (Hz), ``wall_time`` (s). ``info`` records
+    the static multiplier, the requested duration and the loading of the case (roughness, seed,
+    sliding velocity).
     """
 
     signals: dict
@@ -290,11 +323,15 @@ class TransientResult:
     approximation: str | None = None
     info: dict = field(default_factory=dict)
 
+    kind = "transient"
+
     @property
     def reason(self) -> str:
         return _MESSAGES[self.status]
 
-    def summary(self) -> dict:
+    def details(self) -> dict:
+        """Flat record of the run: status, steps, time steps, speed and the extremes of the
+        signals (keys carry their units)."""
         s = self.signals
         out = {"status": self.status, "stop_reason": self.reason, "stop_time_s": self.stop_time,
                "steps": self.steps, "time_step_s": self.h, "critical_time_step_s": self.h_critical,
@@ -312,32 +349,35 @@ class TransientResult:
         out.update(self.info)
         return out
 
-    def save(self, path) -> Path:
-        """Write ``PATH.npz`` (every signal) and ``PATH.json`` (the summary); returns the .npz path."""
-        path = _stem(path)
-        np.savez_compressed(path.with_suffix(".npz"), **self.signals)
-        meta = {k: getattr(self, k) for k in ("status", "stop_time", "steps", "h", "h_critical", "fs_out",
-                                                "wall_time", "mu", "formulation", "backend", "approximation",
-                                                "info")}
-        path.with_suffix(".json").write_text(json.dumps(meta, indent=2, default=float))
-        return path.with_suffix(".npz")
+    def summary(self) -> dict:
+        d = self.details()
+        info = self.info
+        params = {"mu": (self.mu, "1"), "duration": (info.get("duration_s"), "s"), "time_step": (self.h, "s"),
+                  "fs_out": (self.fs_out, "Hz"), "vx": (info.get("vx_m_s"), "m/s"),
+                  "roughness_std": (info.get("roughness_std_N"), "N"), "seed": (info.get("seed"), None),
+                  "formulation": (self.formulation, None)}
+        results = {"status": (self.status, None), "stop_time": (self.stop_time, "s"),
+                   "steps": (self.steps, None), "min_lambda": (d.get("min_lambda_N"), "N"),
+                   "min_v_t": (d.get("min_v_t_m_s"), "m/s"), "wall_time": (self.wall_time, "s")}
+        notes = [self.approximation] if self.approximation else None
+        return summary_record(self.kind, params, results, details=d, notes=notes)
+
+    def to_xarray(self):
+        import xarray as xr
+
+        t = self.signals["t"]
+        data = {k: ("t", v, {"units": signal_unit(k), "long_name": _SIGNAL_NAMES.get(k, k)})
+                for k, v in self.signals.items() if k != "t"}
+        attrs = {k: getattr(self, k) for k in _META}
+        attrs["signal_order"] = list(self.signals)
+        return xr.Dataset(data, coords={"t": ("t", t, {"units": "s", "long_name": "time"})}, attrs=attrs)
 
     @classmethod
-    def load(cls, path) -> "TransientResult":
-        """Read a result written by :meth:`save` (give PATH, PATH.npz or PATH.json)."""
-        path = _stem(path)
-        meta = json.loads(path.with_suffix(".json").read_text())
-        with np.load(path.with_suffix(".npz")) as z:
-            sig = {k: z[k] for k in z.files}
-        return cls(signals=sig, **meta)
-
-
-def _stem(path) -> Path:
-    """PATH without a .npz/.json suffix, keeping dots inside the name (e.g. mu0.3_rough)."""
-    path = Path(path)
-    if path.suffix in (".npz", ".json"):
-        path = path.with_suffix("")
-    return path.with_name(path.name + ".x")
+    def from_xarray(cls, ds):
+        a = dict(ds.attrs)
+        order = a.get("signal_order") or ["t", *ds.data_vars]
+        sig = {k: ds[k].values for k in order}
+        return cls(signals=sig, **{k: a[k] for k in _META})
 
 
 def _check_geometry(geometry):
@@ -382,7 +422,8 @@ def simulate(system: SlidingContactSystem, *, mu: float, duration: float, vx: fl
     Returns
     -------
     TransientResult; a stop (stick, detachment, slave off the surface) is a normal outcome with
-    everything computed up to then.
+    everything computed up to then; so is an interrupt (Ctrl-C): the result holds the steps done
+    so far with ``status='interrupted'``.
     """
     if not np.isfinite(mu) or mu < 0:
         raise ParameterError(f"friction coefficient mu must be >= 0, got {mu}")
@@ -441,7 +482,15 @@ def simulate(system: SlidingContactSystem, *, mu: float, duration: float, vx: fl
     return TransientResult(signals=sig, status=REASONS[status], stop_time=n_done * h, steps=int(n_done), h=h,
                            h_critical=hc, fs_out=1.0 / (dec * h), wall_time=wall, mu=float(mu),
                            formulation=formulation, backend=backend, approximation=approx,
-                           info={"lambda_static_N": float(lam0), "duration_s": float(duration)})
+                           info={"lambda_static_N": float(lam0), "duration_s": float(duration),
+                                 "vx_m_s": float(vx), "roughness_std_N": float(roughness_std),
+                                 "roughness_band_hz": [float(b) for b in roughness_band],
+                                 "seed": _seed_record(seed), "geometry": geometry})
+
+
+def _seed_record(seed):
+    """The noise seed as recorded in a result (an int; None for no seed or a generator object)."""
+    return int(seed) if isinstance(seed, (int, np.integer)) and not isinstance(seed, bool) else None
 
 
 def _signal_dict(o_sig, outs):
@@ -489,21 +538,25 @@ def _run_modal(S, h, n_steps, dec, w1, q2, rough, vx, mu, sign, progress, chunk,
     status = np.zeros(3, np.int64)
     done, j, reason = 0, 0, 0
     bar = tqdm(total=n_steps, disable=not progress, unit="step", unit_scale=True, desc=f"mu={mu:g}")
-    while done < n_steps and reason == 0:
-        m = min(chunk, n_steps - done)
-        sl = slice(j, n_out)
-        K.march(h, m, dec, done, S.w2_1, c1, eta1, e1p, phiC, f1, rough[done:done + m], float(vx),
-                float(S.X_C[0]), float(S.X_C[1]), S.w2_2, c2, eta2, e2p, phiT, S.XT, S.segs, f2, float(mu),
-                state, out1, out2, o_sig[sl], o["u1"][sl], o["v1"][sl], o["a1"][sl], o["u2"][sl], o["v2"][sl],
-                o["a2"][sl], work, status)
-        done += int(status[0])
-        j += int(status[2])
-        reason = int(status[1])
-        bar.update(int(status[0]))
-        if monitor is not None:
-            monitor({"eta1_prev": e1p, "eta1": eta1, "eta2_prev": e2p, "eta2": eta2, "f1": f1, "f2": f2,
-                     "w2_1": S.w2_1, "w2_2": S.w2_2, "h": h, "steps": done})
-    bar.close()
+    try:
+        while done < n_steps and reason == 0:
+            m = min(chunk, n_steps - done)
+            sl = slice(j, n_out)
+            K.march(h, m, dec, done, S.w2_1, c1, eta1, e1p, phiC, f1, rough[done:done + m], float(vx),
+                    float(S.X_C[0]), float(S.X_C[1]), S.w2_2, c2, eta2, e2p, phiT, S.XT, S.segs, f2, float(mu),
+                    state, out1, out2, o_sig[sl], o["u1"][sl], o["v1"][sl], o["a1"][sl], o["u2"][sl],
+                    o["v2"][sl], o["a2"][sl], work, status)
+            # one statement: an interrupt after the march keeps the chunk's counters together
+            done, j, reason = done + int(status[0]), j + int(status[2]), int(status[1])
+            bar.update(int(status[0]))
+            if monitor is not None:
+                monitor({"eta1_prev": e1p, "eta1": eta1, "eta2_prev": e2p, "eta2": eta2, "f1": f1, "f2": f2,
+                         "w2_1": S.w2_1, "w2_2": S.w2_2, "h": h, "steps": done})
+    except KeyboardInterrupt:
+        # Ctrl-C: the output up to the last finished chunk (a chunk in flight is dropped)
+        reason = 4
+    finally:
+        bar.close()
     outs = {}
     for i, k in enumerate(names1):
         outs[f"u_{k}"], outs[f"v_{k}"], outs[f"a_{k}"] = o["u1"][:j, i], o["v1"][:j, i], o["a1"][:j, i]
@@ -541,57 +594,62 @@ def _run_dense(S, h, n_steps, dec, w1, q2, rough, vx, mu, sign, progress, stop_o
     def slave_pos(uu):
         return S.X_C + uu[S.iC]
 
-    for n in tqdm(range(n_steps), disable=not progress, unit="step", unit_scale=True, desc="dense"):
-        t = n * h
-        f = np.zeros(n1 + n2)
-        f[:n1] = S.load1 - S.K1p @ (rp * vx * t) - S.C1p @ (rp * vx)
-        f[S.rough_row] += rough[n]
-        u_star = h * h * Minv @ (f - C @ (u - u_prev) / h - Kmat @ u) + 2 * u - u_prev
-        pos = S.target_positions(u_star[n1:])
-        P = slave_pos(u_star)
-        if geometry == "frozen":
-            al = al_f
-        elif geometry == "deformed":
-            seg, al, g, _ = _search(lambda i: pos[i], S.segs, P[0], P[1], seg)
-        else:  # undeformed configuration: rigid motion of the slave only
-            seg, al, g, _ = _search(lambda i: S.XT[i], S.segs, S.X_C[0] + vx * (t + h), S.X_C[1], seg)
-        if seg < 0:
-            reason, n_done, seg = 3, n, 0
-            break
-        if geometry == "frozen":
-            from .geometry import coupling_rows
+    finished = 0
+    try:
+        for n in tqdm(range(n_steps), disable=not progress, unit="step", unit_scale=True, desc="dense"):
+            t = n * h
+            f = np.zeros(n1 + n2)
+            f[:n1] = S.load1 - S.K1p @ (rp * vx * t) - S.C1p @ (rp * vx)
+            f[S.rough_row] += rough[n]
+            u_star = h * h * Minv @ (f - C @ (u - u_prev) / h - Kmat @ u) + 2 * u - u_prev
+            pos = S.target_positions(u_star[n1:])
+            P = slave_pos(u_star)
+            if geometry == "frozen":
+                al = al_f
+            elif geometry == "deformed":
+                seg, al, g, _ = _search(lambda i: pos[i], S.segs, P[0], P[1], seg)
+            else:  # undeformed configuration: rigid motion of the slave only
+                seg, al, g, _ = _search(lambda i: S.XT[i], S.segs, S.X_C[0] + vx * (t + h), S.X_C[1], seg)
+            if seg < 0:
+                reason, n_done, seg = 3, n, 0
+                break
+            if geometry == "frozen":
+                from .geometry import coupling_rows
 
-            gam = gam_f
-            bE, bC = coupling_rows(al, gam, mu, sign)
-        else:
-            bE, bC, gam = S._rows(seg, al, pos if geometry == "deformed" else S.XT, mu, sign)
-        BE, BC = S._global_rows(seg, bE, bC)
-        j1, j2 = S.segs[seg]
-        BC_U = bC @ np.r_[pos[j1], pos[j2], P]
-        lam = BC_U / (h * h * BC @ Minv @ BE)
-        u_new = u_star - h * h * Minv @ BE * lam
-        # tangential relative velocity at n+1
-        pos_new = S.target_positions(u_new[n1:])
-        vC = (u_new[S.iC] - u[S.iC]) / h
-        vT = ((1 - al) * (pos_new[j1] - S.target_positions(u[n1:])[j1])
-              + al * (pos_new[j2] - S.target_positions(u[n1:])[j2])) / h
-        vt = np.cos(gam) * (vC[0] - vT[0]) + np.sin(gam) * (vC[1] - vT[1])
-        if n % dec == 0:
-            Pn = slave_pos(u_new)
-            _, gap = _alpha_gap(Pn, pos_new[j1], pos_new[j2])
-            xc = (1 - al) * pos[j1, 0] + al * pos[j2, 0]
-            o_sig[j] = (t, lam, xc, vt, gap, seg, -bE[4] * lam, -bE[5] * lam)
-            ou[j] = u[rows_out] - rigid_out * vx * t
-            ov[j] = (u_new[rows_out] - u_prev[rows_out]) / (2 * h) - rigid_out * vx
-            oa[j] = (u_new[rows_out] - 2 * u[rows_out] + u_prev[rows_out]) / h**2
-            j += 1
-        u_prev, u = u, u_new
-        if lam < 0:
-            reason, n_done = 2, n + 1
-            break
-        if stop_on_stick and vt * sign <= 0:
-            reason, n_done = 1, n + 1
-            break
+                gam = gam_f
+                bE, bC = coupling_rows(al, gam, mu, sign)
+            else:
+                bE, bC, gam = S._rows(seg, al, pos if geometry == "deformed" else S.XT, mu, sign)
+            BE, BC = S._global_rows(seg, bE, bC)
+            j1, j2 = S.segs[seg]
+            BC_U = bC @ np.r_[pos[j1], pos[j2], P]
+            lam = BC_U / (h * h * BC @ Minv @ BE)
+            u_new = u_star - h * h * Minv @ BE * lam
+            # tangential relative velocity at n+1
+            pos_new = S.target_positions(u_new[n1:])
+            vC = (u_new[S.iC] - u[S.iC]) / h
+            vT = ((1 - al) * (pos_new[j1] - S.target_positions(u[n1:])[j1])
+                  + al * (pos_new[j2] - S.target_positions(u[n1:])[j2])) / h
+            vt = np.cos(gam) * (vC[0] - vT[0]) + np.sin(gam) * (vC[1] - vT[1])
+            if n % dec == 0:
+                Pn = slave_pos(u_new)
+                _, gap = _alpha_gap(Pn, pos_new[j1], pos_new[j2])
+                xc = (1 - al) * pos[j1, 0] + al * pos[j2, 0]
+                o_sig[j] = (t, lam, xc, vt, gap, seg, -bE[4] * lam, -bE[5] * lam)
+                ou[j] = u[rows_out] - rigid_out * vx * t
+                ov[j] = (u_new[rows_out] - u_prev[rows_out]) / (2 * h) - rigid_out * vx
+                oa[j] = (u_new[rows_out] - 2 * u[rows_out] + u_prev[rows_out]) / h**2
+                j += 1
+            u_prev, u = u, u_new
+            finished = n + 1
+            if lam < 0:
+                reason, n_done = 2, n + 1
+                break
+            if stop_on_stick and vt * sign <= 0:
+                reason, n_done = 1, n + 1
+                break
+    except KeyboardInterrupt:  # Ctrl-C: the steps done so far
+        reason, n_done = 4, finished
     outs = {}
     for i, k in enumerate(names1 + names2):
         outs[f"u_{k}"], outs[f"v_{k}"], outs[f"a_{k}"] = ou[:j, i], ov[:j, i], oa[:j, i]
