@@ -1,8 +1,25 @@
 """fesub: dynamics of structures with friction and contact.
 
-Substructuring with a sliding frictional contact (Craig-Bampton, primal/dual assembly, a compiled
-forward-increment transient), closed-form Coulomb steady states, harmonic balance with friction
-contact elements, free-play oscillators and friction over circular contacts.
+Where to start (each subpackage loads on first use: ``import fesub`` then ``fesub.contact``):
+
+==========================  ===========================================  ==============================
+subpackage                  what it does                                 start with
+==========================  ===========================================  ==============================
+``fesub.fe``                meshes (meshio), elements, assembly, modes   ``fe.rectangle``, ``fe.read``
+``fesub.substructure``      substructures and Craig-Bampton reduction    ``substructure.CraigBampton``
+``fesub.contact``           sliding frictional contact: transient,       ``contact.simulate``
+                            eigenvalue loci, critical mu, TD-FRF
+``fesub.models``            ready-made systems (the beam-on-beam, ...)   ``models.beam_on_beam.build``
+``fesub.coulomb``           closed-form Coulomb steady states of chains  ``coulomb.steady_state``
+``fesub.hbm``               harmonic balance with friction contact       ``hbm.analysis.forced_response``
+``fesub.nonsmooth``         free-play oscillators, orbits, basins        ``nonsmooth.analysis.basins``
+``fesub.circular``          friction over circular contacts              ``circular.ExactCircularFriction``
+``fesub.sweep``             parameter sweeps on a pool or Dask           ``sweep.run_sweep``
+``fesub.io``                the one result protocol (netCDF files)       ``fesub.load(path)``
+==========================  ===========================================  ==============================
+
+Every result has ``save(path)``, ``load(path)``, ``summary()`` and ``to_xarray()``;
+``fesub.load(path)`` reopens any of them. The command line is ``fesub STUDY`` (``fesub --help``).
 """
 
 from __future__ import annotations
@@ -14,6 +31,22 @@ from ._backend import status as _status
 from .errors import FesubError  # noqa: F401
 
 __all__ = ["__version__", "show_config", "backend_name", "load", "FesubError", "errors"]
+
+#: subpackages loaded on first attribute access (``fesub.contact`` after ``import fesub``)
+_LAZY = ("fe", "substructure", "contact", "models", "coulomb", "hbm", "nonsmooth", "circular",
+         "sweep", "io", "plots", "signal", "continuation", "cli")
+
+
+def __getattr__(name):
+    if name in _LAZY:
+        import importlib
+
+        return importlib.import_module(f"{__name__}.{name}")
+    raise AttributeError(f"module 'fesub' has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_LAZY))
 
 
 def load(path):

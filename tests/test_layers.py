@@ -1,0 +1,164 @@
+"""The house's layers, checked on the source: no import cycle, no private name across packages,
+kernels reached only through the backend chooser, twins that know no physics, and a front door
+whose map names things that exist."""
+
+from __future__ import annotations
+
+import ast
+import importlib
+import re
+from pathlib import Path
+
+import pytest
+
+import fesub
+
+ROOT = Path(fesub.__file__).resolve().parent
+
+
+def _modules():
+    for path in sorted(ROOT.rglob("*.py")):
+        rel = path.relative_to(ROOT.parent).with_suffix("")
+        parts = list(rel.parts)
+        is_pkg = parts[-1] == "__init__"
+        if is_pkg:
+            parts = parts[:-1]
+        yield ".".join(parts), path, is_pkg
+
+
+MODULES = {name: (path, is_pkg) for name, path, is_pkg in _modules()}
+
+
+def _package(mod: str) -> str:
+    return mod if MODULES[mod][1] else mod.rpartition(".")[0]
+
+
+def _resolve(mod: str, node: ast.ImportFrom) -> str:
+    if node.level == 0:
+        return node.module or ""
+    base = _package(mod).split(".")
+    base = base[: len(base) - (node.level - 1)]
+    return ".".join(base + ([node.module] if node.module else []))
+
+
+def _imports(mod: str, *, top_level_only: bool):
+    """(target module, imported names, node) of each import in ``mod``."""
+    tree = ast.parse(MODULES[mod][0].read_text())
+    nodes = tree.body if top_level_only else list(ast.walk(tree))
+    if top_level_only:  # imports under `if TYPE_CHECKING:` / try blocks at module level count too
+        nodes = [n for stmt in tree.body for n in ast.walk(stmt)
+                 if not isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))]
+    for node in nodes:
+        if isinstance(node, ast.Import):
+            for a in node.names:
+                if a.name.startswith("fesub"):
+                    yield a.name, [], node
+        elif isinstance(node, ast.ImportFrom):
+            target = _resolve(mod, node)
+            if target.startswith("fesub"):
+                yield target, [a.name for a in node.names], node
+
+
+def _edges():
+    graph = {m: set() for m in MODULES}
+    for mod in MODULES:
+        for target, names, _ in _imports(mod, top_level_only=True):
+            for name in names:  # `from pkg import submodule`
+                if f"{target}.{name}" in MODULES:
+                    graph[mod].add(f"{target}.{name}")
+            if target in MODULES:
+                graph[mod].add(target)
+    return graph
+
+
+def test_no_import_cycle_at_module_level():
+    graph = _edges()
+    index, low, stack, on, cycles = {}, {}, [], set(), []
+
+    def visit(v):  # Tarjan's strongly connected components
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on.add(v)
+        for w in graph[v]:
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            comp = []
+            while True:
+                w = stack.pop()
+                on.discard(w)
+                comp.append(w)
+                if w == v:
+                    break
+            # a package importing its own submodules, which import siblings, is no cycle of
+            # modules; a cycle is two modules that each need the other to load
+            mods = [c for c in comp if not MODULES[c][1]]
+            if len(mods) > 1:
+                cycles.append(sorted(comp))
+
+    for v in graph:
+        if v not in index:
+            visit(v)
+    assert cycles == []
+
+
+def _private_uses(mod):
+    pkg = _package(mod)
+    for target, names, node in _imports(mod, top_level_only=False):
+        tpkg = target if target in MODULES and MODULES[target][1] else target.rpartition(".")[0]
+        for name in names:
+            if name.startswith("_") and not name.startswith("__") and tpkg != pkg \
+                    and f"{target}.{name}" not in MODULES:
+                yield f"{mod}:{node.lineno} imports {target}.{name}"
+        if target.startswith("fesub._core") and not pkg.startswith("fesub._core"):
+            yield f"{mod}:{node.lineno} imports the kernel module {target} (use fesub._backend.kernels)"
+        parts = target.split(".")
+        if any(p.startswith("_") and not p.startswith("__") for p in parts[1:]) and \
+                not target.startswith(pkg + ".") and target != pkg and \
+                target not in ("fesub._backend", "fesub._core") and not target.startswith("fesub._core"):
+            yield f"{mod}:{node.lineno} imports the private module {target}"
+
+
+def test_no_private_name_across_packages():
+    found = [u for mod in MODULES for u in _private_uses(mod)]
+    assert found == []
+
+
+def test_kernel_twins_import_no_physics():
+    for mod, (path, _) in MODULES.items():
+        if mod.startswith("fesub._core."):
+            for target, _, node in _imports(mod, top_level_only=False):
+                assert target.startswith("fesub._core") or target in ("fesub.errors", "fesub._backend"), \
+                    f"{mod}:{node.lineno} imports {target}"
+
+
+def test_every_module_imports_alone():
+    import subprocess
+    import sys
+
+    code = ("import importlib, sys\nbad = []\n"
+            f"for m in {sorted(MODULES)!r}:\n"
+            "    if m.endswith('__main__'):\n        continue\n"
+            "    for k in [k for k in sys.modules if k.startswith('fesub')]:\n"
+            "        del sys.modules[k]\n"
+            "    try:\n        importlib.import_module(m)\n"
+            "    except ImportError as e:\n        bad.append((m, str(e)))\n"
+            "print(bad)\n")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=600,
+                          cwd=str(ROOT.parent))
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert proc.stdout.strip() == "[]", proc.stdout[-2000:]
+
+
+def test_front_door_map_names_what_exists():
+    names = re.findall(r"``((?:fesub\.)?[a-z_]+\.[A-Za-z_.]+)``", fesub.__doc__)
+    assert len(names) >= 10
+    for dotted in names:
+        obj = fesub
+        for part in dotted.removeprefix("fesub.").split("."):
+            obj = getattr(obj, part, None) or importlib.import_module(
+                f"{obj.__name__}.{part}")
+        assert obj is not None, dotted
