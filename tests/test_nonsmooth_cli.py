@@ -18,8 +18,8 @@ import pytest
 import fesub
 from fesub.cli import main
 from fesub.nonsmooth import (P_REF, BasinResult, TwoMassFreePlay, assemble_basin, backbone,
-                             basin_cells, basin_grid, basins, bifurcation_diagram,
-                             continue_orbit, orbit_branch, plots)
+                             basin_cells, basin_grid, basins, batch_periodic,
+                             bifurcation_diagram, continue_orbit, flow, orbit_branch, plots)
 from fesub.nonsmooth import analysis
 from fesub.nonsmooth.orbits import orbit_from_ic
 from fesub.plots import style
@@ -286,12 +286,16 @@ def results():
                               progress=False)
     ob = orbit_branch(br, prob, +1)
     bb = backbone(sys_, 1, (0.005, 0.045), ds=0.01, ds_max=0.01)
+    T = 2 * np.pi / 1.3
+    fl = flow(sys_, [0.2, 0, 0.1, 0], 0.0, 3 * T, 1.3, variational=True, sens_W=True,
+              t_eval=np.linspace(0, 3 * T, 31))
+    batch = batch_periodic(P_REF, [[0.2, 0, 0.1, 0], [0, 0, 0, 0]], 1.3, n_transient=10)
     return dict(basin=ex, basin_smooth=sm, cells=cells, partial=partial, bifurcation=bif,
-                orbit=o, branch=ob, backbone=bb, system=sys_)
+                orbit=o, branch=ob, backbone=bb, system=sys_, flow=fl, batch=batch)
 
 
 @pytest.mark.parametrize("name", ["basin", "cells", "partial", "bifurcation", "orbit", "branch",
-                                  "backbone"])
+                                  "backbone", "flow", "batch"])
 def test_round_trip_exact_with_units(results, tmp_path, name):
     r = results[name]
     path = r.save(tmp_path / name)
@@ -302,8 +306,22 @@ def test_round_trip_exact_with_units(results, tmp_path, name):
     ds = r.to_xarray()
     missing = [v for v in list(ds.data_vars) + list(ds.coords) if "units" not in ds[v].attrs]
     assert missing == []
+    if name == "flow":  # the switches survive (times, edges and regions)
+        assert len(back.switches) == len(r.switches) > 0 and back.Z.shape == (31, 4)
     s = r.summary()
     assert s["schema"] == "fesub-summary/1" and s["study"] == r.kind
+
+
+def test_flow_with_sparse_output_times_matches_flow_without(results):
+    # 31 output times over 3 periods leave some segments between switches without a sample;
+    # the output times do not change SciPy's steps, so everything agrees exactly
+    fl = results["flow"]
+    T = 2 * np.pi / 1.3
+    ref = flow(results["system"], [0.2, 0, 0.1, 0], 0.0, 3 * T, 1.3, variational=True,
+               sens_W=True)
+    assert fl.switches == ref.switches and fl.x1_max == ref.x1_max and fl.x1_min == ref.x1_min
+    assert np.array_equal(fl.z, ref.z) and np.array_equal(fl.Phi, ref.Phi)
+    assert np.array_equal(fl.Z[-1], ref.z)
 
 
 def test_partial_basin_is_marked(results):

@@ -20,6 +20,8 @@ import numpy as np
 
 from .. import _backend
 from ..errors import ParameterError, check_positive
+from ..io import Result, summary_record
+from . import _dataset as _ds
 from .system import get_params
 
 __all__ = ["BatchResult", "batch_periodic", "batch_parallel", "LAWS", "init_worker", "worker_pool",
@@ -31,18 +33,27 @@ _THREAD_VARS = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS",
 
 
 @dataclass
-class BatchResult:
+class BatchResult(Result):
     """Output of the batch integrator.
 
     Attributes
     ----------
-    strobe : (B, n_record+1, 4) stroboscopic states at t = (n_transient + j) T
-    x1_max, x1_min : (B,) extrema of x1 over the recorded periods
-    sections : (B, nsmax, 5) section x1' = 0 points ``[x1, x2, y2, phase, direction]``
-    nsec : (B,) number of section points (first ``nsmax`` stored)
-    nswitch : (B,) number of switches in the recorded periods (exact law)
-    n_used : (B,) transient periods actually integrated (< n_transient with early exit)
+    strobe : ndarray, shape (B, n_record + 1, 4)
+        Stroboscopic states ``[x1, y1, x2, y2]`` [m, m/s] at t = (n_transient + j) T.
+    x1_max, x1_min : ndarray, shape (B,)
+        Extrema of x1 over the recorded periods [m].
+    sections : ndarray, shape (B, nsmax, 5)
+        Section x1' = 0 points ``[x1 [m], x2 [m], y2 [m/s], phase [-] in [0, 1) of the
+        forcing period, direction (-1 maximum of x1, +1 minimum)]``.
+    nsec : ndarray, shape (B,)
+        Number of section points (first ``nsmax`` stored).
+    nswitch : ndarray, shape (B,)
+        Number of switches in the recorded periods (exact law).
+    n_used : ndarray, shape (B,)
+        Transient periods actually integrated (< n_transient with early exit).
     """
+
+    kind = "freeplay-batch"
 
     strobe: np.ndarray
     x1_max: np.ndarray
@@ -51,6 +62,41 @@ class BatchResult:
     nsec: np.ndarray
     nswitch: np.ndarray
     n_used: np.ndarray = None
+
+    _SECTION = (("x1", _ds.POSITION), ("x2", _ds.POSITION), ("y2", _ds.VELOCITY),
+                ("phase", "1"), ("direction", "1"))
+
+    def to_xarray(self):
+        import xarray as xr
+
+        t, sp = ("trajectory",), ("trajectory", "section_point")
+        data = {**_ds.split_state("strobe", self.strobe, t + ("record",), "stroboscopic state"),
+                "x1_max": _ds.var(t, self.x1_max, _ds.POSITION, "max x1 (recorded periods)"),
+                "x1_min": _ds.var(t, self.x1_min, _ds.POSITION, "min x1 (recorded periods)"),
+                "nsec": _ds.var(t, self.nsec, "1", "section points found"),
+                "nswitch": _ds.var(t, self.nswitch, "1", "switches in the recorded periods")}
+        for k, (name, unit) in enumerate(self._SECTION):
+            data[f"section_{name}"] = _ds.var(sp, np.ascontiguousarray(self.sections[..., k]),
+                                              unit, f"section x1' = 0: {name}")
+        if self.n_used is not None:
+            data["n_used"] = _ds.var(t, self.n_used, "1", "transient periods integrated")
+        coords = {"record": ("record", np.arange(self.strobe.shape[1]),
+                             {"units": "1", "long_name": "forcing periods after the transient"}),
+                  "mass": _ds.MASS_COORD}
+        return xr.Dataset(data, coords)
+
+    @classmethod
+    def from_xarray(cls, ds):
+        sec = np.stack([ds[f"section_{n}"].values for n, _ in cls._SECTION], axis=-1)
+        return cls(strobe=_ds.join_state(ds, "strobe"), x1_max=ds["x1_max"].values,
+                   x1_min=ds["x1_min"].values, sections=sec, nsec=ds["nsec"].values,
+                   nswitch=ds["nswitch"].values,
+                   n_used=ds["n_used"].values if "n_used" in ds else None)
+
+    def summary(self) -> dict:
+        return summary_record(self.kind, {"trajectories": (len(self.x1_max), None)},
+                              {"x1_max": (float(np.nanmax(self.x1_max)), _ds.POSITION)
+                               if len(self.x1_max) else (None, _ds.POSITION)})
 
     @staticmethod
     def concat(parts):

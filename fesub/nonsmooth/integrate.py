@@ -26,6 +26,8 @@ import numpy as np
 from scipy.integrate import solve_ivp
 
 from ..errors import ConvergenceError, ParameterError, check_positive
+from ..io import Result, summary_record
+from . import _dataset as _ds
 from .system import TwoMassFreePlay
 
 __all__ = ["FlowResult", "flow", "make_system", "region_of"]
@@ -117,20 +119,29 @@ def _field(sys: TwoMassFreePlay, W, region, variational, sens_W):
 
 
 @dataclass
-class FlowResult:
+class FlowResult(Result):
     """Result of :func:`flow`.
 
     Attributes
     ----------
-    z : (4,) state at t1
-    Phi : (4, 4) or None -- d z(t1) / d z(t0)
-    dzdW : (4,) or None -- d z(t1) / dW at fixed t1
-    switches : list of (t, boundary, new_region)
-    grazings : list of (t, x1)
-    x1_max, x1_min : float -- extrema of x1 over [t0, t1] (event-located)
-    t, Z : sampled output when ``t_eval`` was given
+    z : ndarray, shape (4,)
+        State ``[x1, y1, x2, y2]`` [m, m/s] at t1.
+    Phi : ndarray, shape (4, 4), or None
+        d z(t1) / d z(t0) (state units: blocks of 1, s and 1/s).
+    dzdW : ndarray, shape (4,), or None
+        d z(t1) / dW at fixed t1 [m/(rad/s), m/s/(rad/s)].
+    switches : list of (t [s], boundary [m], new_region)
+    grazings : list of float
+        x1 [m] of the grazing extrema.
+    x1_max, x1_min : float
+        Extrema of x1 over [t0, t1] [m] (event-located).
+    t, Z : ndarray or None
+        Sampled output [s], [m, m/s] when ``t_eval`` was given.
     nfev : int
+        Right-hand-side evaluations.
     """
+
+    kind = "freeplay-flow"
 
     z: np.ndarray
     Phi: np.ndarray | None = None
@@ -142,6 +153,54 @@ class FlowResult:
     t: np.ndarray | None = None
     Z: np.ndarray | None = None
     nfev: int = 0
+
+    def to_xarray(self):
+        import xarray as xr
+
+        sw = np.array([(t, b, s) for t, b, s in self.switches], float).reshape(-1, 3)
+        data = {**_ds.split_state("z", self.z, (), "state at t1"),
+                "switch_t": _ds.var(("switch",), sw[:, 0], _ds.TIME, "switching time"),
+                "switch_boundary": _ds.var(("switch",), sw[:, 1], _ds.POSITION,
+                                           "gap edge crossed (x1)"),
+                "switch_region": _ds.var(("switch",), sw[:, 2].astype(np.int64), "1",
+                                         "region entered (-1, 0, +1)"),
+                "grazings": _ds.var(("grazing",), np.asarray(self.grazings, float).reshape(-1),
+                                    _ds.POSITION, "x1 at grazing extrema"),
+                "x1_max": _ds.var((), float(self.x1_max), _ds.POSITION, "max x1"),
+                "x1_min": _ds.var((), float(self.x1_min), _ds.POSITION, "min x1")}
+        coords = {"mass": _ds.MASS_COORD}
+        if self.Phi is not None:
+            data["Phi"] = _ds.var(("state", "state0"), np.asarray(self.Phi, float),
+                                  "mixed: d state / d state0, state = [x1 m, y1 m/s, x2 m, "
+                                  "y2 m/s]", "state transition matrix")
+            coords["state"] = ("state", ["x1", "y1", "x2", "y2"], {"units": "1"})
+            coords["state0"] = ("state0", ["x1", "y1", "x2", "y2"], {"units": "1"})
+        if self.dzdW is not None:
+            data.update(_ds.split_state("dzdW", self.dzdW, (), "d state / dW per rad/s"))
+            for k in ("dzdW_position", "dzdW_velocity"):
+                data[k].attrs["units"] += "/(rad/s)"
+        if self.t is not None:
+            coords["t"] = ("t", np.asarray(self.t, float), {"units": _ds.TIME})
+            data.update(_ds.split_state("Z", self.Z, ("t",), "sampled state"))
+        return xr.Dataset(data, coords, {"nfev": int(self.nfev)})
+
+    @classmethod
+    def from_xarray(cls, ds):
+        sw = [(float(t), float(b), int(s)) for t, b, s in
+              zip(ds["switch_t"].values, ds["switch_boundary"].values, ds["switch_region"].values)]
+        return cls(z=_ds.join_state(ds, "z"),
+                   Phi=ds["Phi"].values if "Phi" in ds else None,
+                   dzdW=_ds.join_state(ds, "dzdW") if "dzdW_position" in ds else None,
+                   switches=sw, grazings=[float(g) for g in ds["grazings"].values],
+                   x1_max=float(ds["x1_max"].values), x1_min=float(ds["x1_min"].values),
+                   t=ds["t"].values if "t" in ds.coords else None,
+                   Z=_ds.join_state(ds, "Z") if "Z_position" in ds else None,
+                   nfev=int(ds.attrs["nfev"]))
+
+    def summary(self) -> dict:
+        return summary_record(self.kind, {}, {"x1_max": (float(self.x1_max), _ds.POSITION),
+                                              "x1_min": (float(self.x1_min), _ds.POSITION),
+                                              "switches": (len(self.switches), None)})
 
 
 def flow(sys, z0, t0, t1, W, *, variational=False, sens_W=False, rtol=1e-9, atol=1e-9,
@@ -215,11 +274,14 @@ def flow(sys, z0, t0, t1, W, *, variational=False, sens_W=False, rtol=1e-9, atol
         res.nfev += sol.nfev
         if sol.status == -1:
             raise ConvergenceError(f"solve_ivp failed at t={sol.t[-1]:.6g}: {sol.message}")
-        if te is not None and sol.t.size:
+        # a segment between two switches may hold none of the output times: SciPy then returns
+        # empty lists, and the segment's start state stands for its sampled end points
+        sampled = np.size(sol.t) > 0
+        if te is not None and sampled:
             ts.append(sol.t)
             zs.append(sol.y[:4].T)
         # extrema of x1: sampled end points and located y1 = 0 events
-        xs = [sol.y[0, 0], sol.y[0, -1]]
+        xs = [sol.y[0, 0], sol.y[0, -1]] if sampled else [Y[0]]
         for ye in sol.y_events[0]:
             xs.append(ye[0])
             if sys.exact and min(abs(ye[0] - a), abs(ye[0] + a)) < graze_tol:
