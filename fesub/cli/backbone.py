@@ -112,10 +112,11 @@ def _summary(s, bb, frfs, pr, dn, bb1, failures):
     params = {"model": (s["model"], None), "nh": (s["nh"], None),
               "alpha_min": (s["alpha_min"], "N"), "alpha_max": (s["alpha_max"], "N"),
               "w_window_low": (ww[0], "rad/s"), "w_window_high": (ww[1], "rad/s"),
-              "w_global_low": (wg[0] if wg else None, "rad/s"),
-              "w_global_high": (wg[1] if wg else None, "rad/s"),
               "max_steps": (s["max_steps"], None), "frf_levels": (s["frf_levels"], None),
-              "global_checks": (s["global_checks"], "1/decade"), "compare": (s["compare"], None)}
+              "compare": (s["compare"], None)}
+    if wg:  # the backbone is the global maximum in this window (beam)
+        params.update(w_global_low=(wg[0], "rad/s"), w_global_high=(wg[1], "rad/s"),
+                      global_checks=(s["global_checks"], "1/decade"))
     res = {"backbone_points": (len(bb.alpha), None),
            "backbone_stop_reason": (bb.stop_reason, None),
            "w_start": (float(bb.w[0]), "rad/s"), "f_start": (float(bb.w[0]) / TWO_PI, "Hz"),
