@@ -734,21 +734,25 @@ def _check_manifest(store: str, want: dict) -> tuple:
     """
     path = os.path.join(store, "manifest.json")
     again = "; it is written again (each case file is checked against this sweep)"
+
+    def problem(text):
+        return [{"file": "manifest.json", "index": None, "problem": text}]
+
     if not os.path.exists(path):
         cases_dir = os.path.join(store, "cases")
         if os.path.isdir(cases_dir) and any(f.endswith(".json") for f in os.listdir(cases_dir)):
-            return False, [f"manifest.json was missing{again}"]
+            return False, problem(f"missing{again}")
         return False, []
     try:
         have = _read_json(path)
     except (OSError, ValueError) as exc:
-        return False, [f"manifest.json is unreadable ({exc}){again}"]
+        return False, problem(f"unreadable ({exc}){again}")
     if not isinstance(have, dict) or "format" not in have:
-        return False, [f"manifest.json is not a sweep manifest{again}"]
+        return False, problem(f"not a sweep manifest{again}")
     if have["format"] not in (STORE_FORMAT, *_OLD_FORMATS):
         raise SweepError(f"store {store!r} is not a fesub sweep store (format {have['format']!r})")
     if not _manifest_ok(have):
-        return False, [f"manifest.json is malformed (study, grid or cases, fixed){again}"]
+        return False, problem(f"malformed (study, grid or cases, fixed){again}")
     for key in ("study", "grid", "cases", "fixed"):
         try:
             same = _canon(have.get(key)) == _canon(want.get(key))
@@ -760,9 +764,9 @@ def _check_manifest(store: str, want: dict) -> tuple:
                 f"{_short(have.get(key))}, requested {_short(want.get(key))}); refusing to mix "
                 f"sweeps in one store: use another directory or start it afresh (overwrite)")
     if have["format"] != STORE_FORMAT:
-        return False, [f"the store was written by an older fesub ({have['format']}): its manifest "
-                       f"is written again and its case files, which carry no checksum, are "
-                       f"computed again"]
+        return False, problem(f"written by an older fesub ({have['format']}): the manifest is "
+                              f"written again and the case files, which carry no checksum, are "
+                              f"computed again")
     if have.get("fesub_version") != want.get("fesub_version"):
         warnings.warn(f"store {store!r} was started with fesub {have.get('fesub_version')}, "
                       f"resuming with {want.get('fesub_version')}", stacklevel=3)
@@ -869,12 +873,19 @@ def _read_case(path: str):
         return None, f"unreadable ({type(exc).__name__}: {exc})"
 
 
-def _done_case(path: str, study: str, n: int, keys, i: int, retry_failed: bool) -> bool:
-    """Whether case ``i`` has a valid file that a run is to keep."""
-    rec, _ = _read_case(path)
-    if rec is None or _case_problem(rec, os.path.basename(path), study, n, keys=keys) is not None:
+def _done_case(path: str, study: str, n: int, keys, i: int, retry_failed: bool,
+               problems: list | None = None) -> bool:
+    """Whether case ``i`` has a valid file that a run is to keep (what is wrong with an invalid
+    one is appended to ``problems``)."""
+    rec, prob = _read_case(path)
+    if rec is not None:
+        prob = _case_problem(rec, os.path.basename(path), study, n, keys=keys)
+    if prob is not None:
+        if problems is not None:
+            problems.append({"file": os.path.basename(path), "index": i,
+                             "problem": f"{prob}; computed again"})
         return False
-    return rec.get("status") == "ok" or not retry_failed
+    return rec is not None and (rec.get("status") == "ok" or not retry_failed)
 
 
 # --- claims: one controller computes a case, even with several sweeps on one store --------------
@@ -1127,7 +1138,8 @@ class SweepReport:
     ``n_failed`` failures in the store at the end, ``n_missing`` cases without a valid file at
     the end, ``interrupted`` (SIGINT/SIGTERM; ``signal`` says which), ``elapsed_s`` wall time (s),
     ``store`` path, ``failures`` (index, params, error, traceback), ``problems`` (what was found
-    wrong in the store: damaged or foreign case files, a rewritten manifest), ``n_busy`` cases
+    wrong in the store, each ``{"file", "index", "problem"}``: damaged case files, computed
+    again, files of no case of this sweep, a rewritten manifest), ``n_busy`` cases
     left to a process that holds their claim and whose life cannot be checked from here,
     ``data`` the store gathered at the end (:class:`SweepData`, as :func:`load_store` gives it).
     """
@@ -1251,7 +1263,8 @@ def run_sweep(study, store, *, grid=None, cases=None, fixed=None, executor=None,
     def case_path(i):
         return os.path.join(cases_dir, f"case-{keys[i]}.json")
 
-    todo = [i for i in range(n) if not _done_case(case_path(i), st.name, n, keys, i, retry_failed)]
+    todo = [i for i in range(n)
+            if not _done_case(case_path(i), st.name, n, keys, i, retry_failed, problems)]
     n_before = n - len(todo)
 
     env_saved = {v: os.environ.get(v) for v in _BLAS_VARS}
@@ -1424,7 +1437,8 @@ def run_sweep(study, store, *, grid=None, cases=None, fixed=None, executor=None,
             bar.close()
 
     data = _gather(store, st, full=full, keys=keys)
-    problems = problems + data.problems
+    fixed_now = {p["file"] for p in problems}
+    problems = problems + [p for p in data.problems if p["file"] not in fixed_now]
     _write_marker(store, data.summary())
     busy = [i for i, s in waiting.items() if s != "claimed" and data.status.flat[i] == 0]
     return SweepReport(store, n, n_before, n_computed, len(data.failures), data.n_missing,

@@ -366,3 +366,22 @@ def test_no_figures_draws_nothing(probe_dir, tmp_path, drawn_figures):
                      "--no-figures"]) == 0
     assert drawn_figures == [] and not (out / "map.png").exists()
     assert (out / "summary.json").is_file() and (out / "gathered.nc").is_file()
+
+
+def test_a_damaged_case_file_is_reported_and_computed_again(probe_dir, tmp_path, capsys):
+    out = tmp_path / "o"
+    cfg = _probe_cfg(tmp_path, 3)
+    assert cli_main(["sweep", str(cfg), "--out", str(out), "-q", "--no-figures"]) == 0
+    victim = _case_files(out)[2]
+    rec = json.loads(victim.read_text())
+    victim.write_text(json.dumps(dict(rec, result={"y": -1.0, "half": [0.0, 0.0]})))  # edited
+    capsys.readouterr()
+    assert cli_main(["sweep", str(cfg), "--out", str(out), "--no-figures"]) == 0
+    cap = capsys.readouterr()
+    assert f"{victim.name}: checksum mismatch (the file changed after it was written); computed again" \
+        in cap.err
+    assert "5 already in" in cap.out and "1 computed" in cap.out
+    assert json.loads(victim.read_text())["result"] == rec["result"]
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["results"]["n_ok"]["value"] == 6
+    assert [p["file"] for p in summary["details"]["problems_found_in_this_run"]] == [victim.name]

@@ -229,11 +229,10 @@ def _run(args, sw, cfg, n, parameters, client) -> int:
           f"{rep.n_computed} computed, {rep.n_failed} failed, {rep.n_missing} missing "
           f"({rep.elapsed_s:.1f} s)")
     if rep.problems:
-        print(f"{len(rep.problems)} problem(s) in the store (those cases are computed again):",
+        print(f"{len(rep.problems)} file(s) of the store found damaged or foreign (not used):",
               file=sys.stderr)
         for p in rep.problems[:10]:
-            print(f"  {p['file']}: {p['problem']}" if isinstance(p, dict) else f"  {p}",
-                  file=sys.stderr)
+            print(f"  {p['file']}: {p['problem']}", file=sys.stderr)
     for f in rep.failures[:10]:
         print(f"  failed {f['params']}: {f['error']}", file=sys.stderr)
     if rep.interrupted:
@@ -261,6 +260,8 @@ def _run(args, sw, cfg, n, parameters, client) -> int:
     summary = data.summary()
     summary["details"].update(n_done_before=rep.n_done_before, n_computed=rep.n_computed,
                               elapsed_s=rep.elapsed_s, config=os.path.abspath(args.config))
+    if rep.problems:
+        summary["details"]["problems_found_in_this_run"] = rep.problems[:20]
     d.finish(summary)
     return 1 if (rep.n_failed or rep.n_missing) else 0
 
