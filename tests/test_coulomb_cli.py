@@ -144,9 +144,40 @@ def test_numeric_map_keeps_finished_points_on_interrupt(monkeypatch):
     assert np.array_equal(mp.regime[0], ss.regime[0])   # the finished points are real ones
 
 
+def test_numeric_map_on_worker_processes_is_the_serial_map(backend):
+    # the parallel map must be the serial one bit for bit (independent points, deterministic
+    # integrator, workers on the parent's backend); r1 = 0.618034 is exactly the first natural
+    # frequency of the unit chain to 1e-9 and is left out (-1) both ways
+    params = {"gamma": [1, 1], "kappa": [1, 1], "contact": "wall:1", "amplitudes": True}
+    r1, beta = [0.45, (3 - 5 ** 0.5) ** 0.5 / 2 ** 0.5, 1.3], [0.2, 0.7]
+    serial = numeric_regime_map(params, r1, beta, progress=False)
+    pooled = numeric_regime_map(params, r1, beta, progress=False, jobs=2)
+    assert (serial.regime[:, 1] == -1).all() and (serial.regime[:, [0, 2]] >= 0).all()
+    for name in ("regime", "converged", "stops", "Z"):
+        assert getattr(serial, name).tobytes() == getattr(pooled, name).tobytes(), name
+    with pytest.raises(fesub.errors.ParameterError, match="jobs"):
+        numeric_regime_map(params, r1, beta, progress=False, jobs=0)
+
+
 def _popen(args, env):
     return subprocess.Popen([sys.executable, "-m", "fesub.cli", "coulomb", *args], env=env,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+def _sigint_after(proc, part, pause=0.0):
+    """Send SIGINT once ``part`` exists (plus ``pause`` s); the run must stop with status 130,
+    say so and print no traceback. Returns its stderr."""
+    deadline = time.monotonic() + 240
+    while not part.exists():
+        assert proc.poll() is None, proc.communicate()
+        assert time.monotonic() < deadline
+        time.sleep(0.02)
+    time.sleep(pause)
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode == 130, err
+    assert "Traceback" not in err and "interrupted by SIGINT" in err
+    return err
 
 
 def test_sigint_keeps_finished_parts_and_rerun_resumes(tmp_path, subprocess_env):
@@ -154,15 +185,7 @@ def test_sigint_keeps_finished_parts_and_rerun_resumes(tmp_path, subprocess_env)
     args = SMALL + ["--numeric", "4", "--out", str(out), "--no-figures"]
     proc = _popen(args + ["-q"], subprocess_env)
     part = out / "steady_state.nc"
-    deadline = time.monotonic() + 240
-    while not part.exists():
-        assert proc.poll() is None, proc.communicate()
-        assert time.monotonic() < deadline
-        time.sleep(0.02)
-    proc.send_signal(signal.SIGINT)
-    _, err = proc.communicate(timeout=120)
-    assert proc.returncode == 130, err
-    assert "Traceback" not in err and "interrupted by SIGINT" in err
+    _sigint_after(proc, part)
     assert part.is_file() and not (out / "summary.json").exists()
     before = part.stat()
 
@@ -182,6 +205,17 @@ def test_sigint_keeps_finished_parts_and_rerun_resumes(tmp_path, subprocess_env)
     assert part.stat().st_ino != after.st_ino or part.stat().st_mtime_ns != after.st_mtime_ns
     assert "resumed_parts" not in json.loads((out / "summary.json").read_text()).get("details", {})
     assert fesub.load(part).Z.shape == (2, 40)
+
+
+def test_sigint_during_a_parallel_numeric_map(tmp_path, subprocess_env):
+    # the closed-form regime map is the part written just before the numeric map starts
+    out = tmp_path / "map"
+    proc = _popen(SMALL + ["--numeric", "0", "--map", "12", "6", "-j", "2", "--out", str(out),
+                           "--no-figures", "-q"], subprocess_env)
+    part = out / "regime_map.nc"
+    err = _sigint_after(proc, part, pause=0.5)   # half a second into the map
+    assert err.count("interrupted by SIGINT") == 1
+    assert part.is_file() and not (out / "regime_map_numeric.nc").exists()
 
 
 # ------------------------------------------------------------------------------ the study
@@ -267,7 +301,8 @@ def test_help_shows_defaults_units_and_common_flags(capsys):
                  "(default: 1 1)", "(default: 0 0.2 0.4 0.6 0.8)", "(default: 500)",
                  "friction ratios F/P [-]", "omega sqrt(m1/k1) [-]"):
         assert text in h, text
-    for gone in ("--no-progress", "--jobs", "--workers"):
+    assert "-j N, --jobs N worker processes for the parallel parts (default: 1)" in h
+    for gone in ("--no-progress", "--workers"):
         assert gone not in h
 
 

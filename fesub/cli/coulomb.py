@@ -75,8 +75,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                    help=f"points per beta checked by time integration (0: none) {_dflt('numeric')}")
     s.add_argument("--map", type=integer(ge=1), nargs=2, metavar=("NR", "NB"),
                    help="also compute a numeric regime map of NR frequency ratios x NB friction "
-                        f"ratios by time integration {_dflt('map')}")
-    add_common(parser, STUDY)
+                        f"ratios by time integration, on -j worker processes {_dflt('map')}")
+    add_common(parser, STUDY, jobs=True)
 
 
 # ------------------------------------------------------------------------------ configuration
@@ -234,7 +234,7 @@ def run(args) -> int:
                  "contact": contact.to_dict(), "load": load, "mu": mu}
         nmap = d.compute("regime_map_numeric", lambda: numeric_regime_map(
             chain, np.linspace(r1[0], r1[-1], nr_m) * (1 + _R_SHIFT),
-            np.linspace(0.02, bmax, nb_m), progress=not args.quiet))
+            np.linspace(0.02, bmax, nb_m), progress=not args.quiet, jobs=args.jobs))
 
     # time history at a continuous point (the first beta > 0 with a continuous stretch)
     th = None

@@ -566,7 +566,57 @@ def regime_map_point(chain_params: dict, r1: float, beta: float) -> RegimePoint:
     )
 
 
-def numeric_regime_map(chain_params: dict, r1, beta, progress: bool = True) -> NumericRegimeMap:
+def _map_point(args):
+    """One map point in a worker process, on the parent's kernel backend."""
+    from .. import _backend
+
+    backend, chain_params, r, b = args
+    with _backend.use(backend):
+        return _serial_point(chain_params, r, b)
+
+
+def _quiet_worker():
+    """Worker initializer: Ctrl-C is the parent's to handle (it stops the map), SIGTERM ends a
+    worker silently instead of running a handler inherited from the parent."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+
+
+def _map_points(chain_params, jobs, points):
+    """``(ib, ir, RegimePoint or None)`` for every ``(ib, ir, r1, beta)`` of ``points``, in
+    this process (``jobs == 1``) or on ``jobs`` worker processes, as they finish. On Ctrl-C the
+    pending points are cancelled and the workers finish the points they hold."""
+    if jobs == 1:
+        for ib, ir, r, b in points:
+            yield ib, ir, _serial_point(chain_params, r, b)
+        return
+    from concurrent.futures import ProcessPoolExecutor, as_completed
+
+    from .._backend import active
+
+    backend = active("coulomb")
+    ex = ProcessPoolExecutor(max_workers=jobs, initializer=_quiet_worker)
+    try:
+        futs = {ex.submit(_map_point, (backend, chain_params, r, b)): (ib, ir)
+                for ib, ir, r, b in points}
+        for f in as_completed(futs):
+            yield (*futs[f], f.result())
+    finally:
+        ex.shutdown(wait=True, cancel_futures=True)
+
+
+def _serial_point(chain_params, r, b):
+    """:func:`regime_map_point`, or None where r1 sits on a natural frequency."""
+    try:
+        return regime_map_point(chain_params, r, b)
+    except ParameterError:
+        return None
+
+
+def numeric_regime_map(chain_params: dict, r1, beta, progress: bool = True,
+                       jobs: int = 1) -> NumericRegimeMap:
     """Time-integrate every point of an (r1, beta) grid (see :func:`regime_map_point`).
 
     Parameters
@@ -577,6 +627,9 @@ def numeric_regime_map(chain_params: dict, r1, beta, progress: bool = True) -> N
         Frequency ratios (> 0) and friction ratios (>= 0) of the grid, dimensionless.
     progress : bool
         Show a progress bar.
+    jobs : int
+        Worker processes (1: in this process). The map does not depend on it: every point is
+        independent and the integrator deterministic.
 
     Returns
     -------
@@ -587,25 +640,24 @@ def numeric_regime_map(chain_params: dict, r1, beta, progress: bool = True) -> N
     from tqdm.auto import tqdm
 
     _chain_from_params(chain_params)
+    if isinstance(jobs, bool) or not isinstance(jobs, (int, np.integer)) or jobs < 1:
+        raise ParameterError(f"jobs (worker processes) must be an integer >= 1, got {jobs!r}")
     r1 = as_r1(r1)
     beta = as_beta(beta)
     shape = (beta.size, r1.size)
     out = NumericRegimeMap(r1, beta, np.full(shape, NOT_COMPUTED, np.int8), np.zeros(shape, bool),
                            np.zeros(shape, np.int64), np.full(shape, np.nan), dict(chain_params))
-    bar = tqdm(total=beta.size * r1.size, disable=not progress, desc="regime map")
+    points = [(ib, ir, float(r), float(b)) for ib, b in enumerate(beta) for ir, r in enumerate(r1)]
+    bar = tqdm(total=len(points), disable=not progress, desc="regime map")
     try:
-        for ib, b in enumerate(beta):
-            for ir, r in enumerate(r1):
-                try:
-                    d = regime_map_point(chain_params, float(r), float(b))
-                except ParameterError:   # exactly resonant r1: leave the point out
-                    bar.update()
-                    continue
-                out.regime[ib, ir] = d.regime_code
-                out.converged[ib, ir] = d.converged
-                out.stops[ib, ir] = d.stops_per_period
-                out.Z[ib, ir] = np.nan if d.Z is None else d.Z
-                bar.update()
+        for ib, ir, d in _map_points(chain_params, int(jobs), points):
+            bar.update()
+            if d is None:   # exactly resonant r1: leave the point out
+                continue
+            out.regime[ib, ir] = d.regime_code
+            out.converged[ib, ir] = d.converged
+            out.stops[ib, ir] = d.stops_per_period
+            out.Z[ib, ir] = np.nan if d.Z is None else d.Z
     except KeyboardInterrupt:
         out.status = "interrupted"
     finally:
