@@ -68,7 +68,8 @@ def add_arguments(parser) -> None:
                         help="RK4 steps per forcing period [-] (basin, bifurcation)")
     parser.add_argument("--early-exit", type=number(ge=0, unit="m"), default=0.0, metavar="TOL",
                         help="basins: end a cell's transient once its stroboscopic state repeats "
-                             "within TOL [m, m/s] (e.g. 1e-9); 0 = full transient")
+                             "within TOL [m, m/s] (e.g. 1e-9); 0 = full transient "
+                             "(default: %(default)g)")
     parser.add_argument("--ic", type=number(), nargs=4, default=(0.2, 0.0, 0.2, 0.0),
                         metavar=("X1", "Y1", "X2", "Y2"),
                         help="initial state of orbit and branch [m, m/s, m, m/s]")
