@@ -5,7 +5,9 @@
 * :mod:`~fesub.circular.quadrature` -- direct quadrature for any pressure (the independent check);
 * :mod:`~fesub.circular.models` -- the friction-model interface and its implementations;
 * :mod:`~fesub.circular.dynamics` -- reduced slip dynamics, limit directions and bifurcations;
-* :mod:`~fesub.circular.plots` -- figures; :mod:`~fesub.circular.cli` -- ``fesub circular``.
+* :mod:`~fesub.circular.results` -- the study's results (:class:`fesub.io.Result`, ``.nc`` files);
+* :mod:`~fesub.circular.plots` -- figures drawn from the results; the ``fesub circular`` study is
+  :mod:`fesub.cli.circular`.
 
 Choices and corrections (relative to the paper, following the derivations):
 
@@ -30,6 +32,9 @@ from .dynamics import (LimitDirection, ReducedContactSystem, Trajectory, bifurca
                        bifurcation_values, find_limit_directions, find_limit_directions_sphere)
 from .pressure import CustomPressure, HertzPressure, Pressure, UniformPressure, make_pressure
 from .quadrature import quadrature_profile
+from .results import (BifurcationDiagram, BifurcationValues, CircleCurves, DirectionErrorMap,
+                      LimitDirections, ProfileCurves, bifurcation_table, circle_curves,
+                      direction_error_map, force_free_stop, profile_curves)
 
 __all__ = [
     "Pressure", "UniformPressure", "HertzPressure", "CustomPressure", "make_pressure",
@@ -39,4 +44,7 @@ __all__ = [
     "harmonic_coefficients", "chebyshev_to_power",
     "ReducedContactSystem", "Trajectory", "LimitDirection", "find_limit_directions",
     "find_limit_directions_sphere", "bifurcation_values", "bifurcation_diagram",
+    "ProfileCurves", "DirectionErrorMap", "CircleCurves", "BifurcationValues",
+    "BifurcationDiagram", "LimitDirections", "profile_curves", "direction_error_map",
+    "circle_curves", "bifurcation_table", "force_free_stop",
 ]

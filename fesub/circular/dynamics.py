@@ -67,7 +67,9 @@ class LimitDirection:
     rdot : float
         ``R*(w)`` (m/s^2): < 0 attracting (slip -> stick in finite time), > 0 repelling.
     lam_c, lam_perp : float
-        Eigenvalues (1/s) of the modified Jacobian inside the circle ``w2 = 0`` and across it.
+        Eigenvalues (m/s^2) of the modified Jacobian inside the circle ``w2 = 0`` and across it,
+        rates in the rescaled time ``tau`` (``dt = |x_o| dtau``); in physical time they are
+        divided by ``|x_o|``.
     kind : str
         'attracting', 'repelling' or 'tangent' (``R* = 0``).
     sphere_type : str
@@ -313,7 +315,8 @@ class ReducedContactSystem:
         return Fo - np.sum(w * Fo, axis=-1, keepdims=True) * w
 
     def modified_jacobian(self, w, h: float = 1e-6):
-        """``V*_w - V*_w w w^T`` (1/s) at ``w`` by central differences (eq. 119)."""
+        """``V*_w - V*_w w w^T`` (m/s^2, rates in rescaled time) at ``w`` by central differences
+        (eq. 119)."""
         w = np.asarray(w, float)
         w = w / np.linalg.norm(w)
         J = np.empty((3, 3))
