@@ -14,8 +14,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..plots import style
-from .analytic import (CONTINUOUS, STICK_SLIP, STUCK, beta_limit, invariant_points, regime_map,
-                       steady_state, time_response)
+from .analytic import (CONTINUOUS, REGIME_NAMES, STICK_SLIP, STUCK, beta_limit, invariant_points,
+                       regime_map, steady_state, time_response)
 from .model import Contact
 
 __all__ = ["plot_transmissibility", "plot_phase", "plot_phase_panels", "plot_regime_map",
@@ -203,17 +203,19 @@ def plot_regime_map(model, contact, load, r1, betas, mu=1.0, numeric_map=None, a
         R, Bt = np.meshgrid(numeric_map.r1, numeric_map.beta)
         for code, (mk, col) in marks.items():
             sel = (numeric_map.regime == code) & (numeric_map.converged | (code == STUCK))
-            ax.plot(R[sel], Bt[sel], mk, ms=2.5, color=col, mfc="none", lw=0)
+            ax.plot(R[sel], Bt[sel], mk, ms=2.5, color=col, mfc="none", lw=0,
+                    label=f"numeric: {REGIME_NAMES[code]}")
         sel = ~numeric_map.converged & (numeric_map.regime != STUCK) & (numeric_map.regime >= 0)
         ax.plot(R[sel], Bt[sel], "x", ms=3, color="r", label="numeric: not settled")
     handles, _ = ax.get_legend_handles_labels()
     handles += [Patch(facecolor=c, edgecolor="0.5", label=name) for c, name in
-                zip(_REGIME_COLOURS, ("continuous", "stick-slip", "stuck"))]
+                zip(_REGIME_COLOURS, REGIME_NAMES)]
     ax.set_ylim(betas.min(), top)
     ax.set_xlabel(R1_LABEL)
     ax.set_ylabel("beta = F/P [-]")
     ax.set_title(f"regimes: {case_label(model, contact, load, mu)}", fontsize=9)
-    ax.legend(handles=handles, fontsize=7, loc="upper left")
+    ax.legend(handles=handles, fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0),
+              borderaxespad=0.0)   # outside: the map fills the axes
     return fig
 
 
