@@ -612,6 +612,7 @@ def test_freeplay_bifurcation_sweep_matches_bifurcation_diagram(tmp_path):
     ref = bifurcation_diagram(None, W, executor="serial", progress=False, **opts)
     n_ic = ref.ics.shape[0]
     assert d.fields["x1_max"].shape == (2, n_ic)
+    assert d.to_xarray()["x1_max"].dims == ("W", "initial_condition")
     np.testing.assert_allclose(d.fields["x1_max"], ref.x1_max, rtol=1e-10)  # round-off at most
     np.testing.assert_allclose(d.fields["x1_min"], ref.x1_min, rtol=1e-10)
     np.testing.assert_array_equal(d.fields["period"], ref.period)
@@ -633,6 +634,11 @@ def test_hbm_forced_response_sweep_matches_solve_at_and_linear_limit(tmp_path):
                  fixed={"model": "jenkins_1dof", "nh": 5}, executor="serial", progress=False)
     d = sw.load_store(tmp_path / "s")
     assert d.shape == (3,) and d.axes == {} and d.fields["harmonic_amplitudes"].shape == (3, 5)
+    ds = d.to_xarray()  # a list of cases: one "case" dimension, the study's names and units
+    assert ds["harmonic_amplitudes"].dims == ("case", "harmonic")
+    assert ds["stuck_margin"].dims == ("case", "contact")
+    assert [ds[v].attrs["units"] for v in ("Am", "energy_dissipated", "stuck_margin")] == ["m", "J", "N"]
+    np.testing.assert_array_equal(ds["case"].values, [0, 1, 2])
     assert (d.fields["converged"] == 1).all()
     for j, c in enumerate(cases):
         sy = jenkins_1dof(nh=5)

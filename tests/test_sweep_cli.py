@@ -385,3 +385,20 @@ def test_a_damaged_case_file_is_reported_and_computed_again(probe_dir, tmp_path,
     summary = json.loads((out / "summary.json").read_text())
     assert summary["results"]["n_ok"]["value"] == 6
     assert [p["file"] for p in summary["details"]["problems_found_in_this_run"]] == [victim.name]
+
+
+def test_signed_result_map_is_diverging_about_zero(tmp_path, drawn_figures):
+    from fesub.cli.sweep import plot_map
+    from fesub.plots import style
+
+    z = np.array([[-2.0, np.nan, 1.0], [0.5, 3.0, -0.1]])
+    data = sw.SweepData("probe", {"mu": np.array([0.1, 0.2]), "s": np.array([0.01, 0.02, 0.03])},
+                        (2, 3), {"max_real": z}, {}, np.where(np.isnan(z), 0, 1).astype(np.int8),
+                        [], [], {"fixed": {"n_basis": 120}}, {"mu": "1", "s": "m", "max_real": "1/s"})
+    plot_map(data, "max_real", tmp_path / "m.png")
+    ((fig, _),) = drawn_figures
+    assert style.check_figure(fig) == []
+    (mesh,) = fig.axes[0].collections
+    assert mesh.get_cmap().name == "RdBu_r" and mesh.norm.vcenter == 0.0
+    assert mesh.get_clim() == (-2.0, 3.0)  # the data's own range, failed cell blank
+    assert "n_basis = 120" in fig.axes[0].get_title()

@@ -116,7 +116,8 @@ def pick_field(data):
 
 def plot_map(data, field: str, path):
     """The result ``field`` over the grid: a colour map over a 2-D grid (failed/missing cells
-    blank, a discrete colour scale for coded results), curves over a 1-D grid."""
+    blank; a discrete colour scale for coded results, a diverging one centred on zero for a
+    result of both signs), curves over a 1-D grid."""
     import numpy as np
 
     from ..plots import style
@@ -136,6 +137,12 @@ def plot_map(data, field: str, path):
             cb = fig.colorbar(m, ax=ax, ticks=range(len(cats)))
             cb.ax.set_yticklabels(cats)
             cb.set_label(_label(data, field))
+        elif np.nanmin(z) < 0 < np.nanmax(z):  # a signed result: its sign shows, zero is white
+            from matplotlib.colors import TwoSlopeNorm
+
+            norm = TwoSlopeNorm(0.0, float(np.nanmin(z)), float(np.nanmax(z)))
+            m = ax.pcolormesh(a1, a0, zm, shading="nearest", cmap="RdBu_r", norm=norm)
+            fig.colorbar(m, ax=ax, label=_label(data, field))
         else:
             m = ax.pcolormesh(a1, a0, zm, shading="nearest")
             fig.colorbar(m, ax=ax, label=_label(data, field))
@@ -239,7 +246,7 @@ def _run(args, sw, cfg, n, parameters, client) -> int:
         raise Interrupted() if rep.signal == signal.SIGTERM else KeyboardInterrupt()
     if rep.failures:  # the traceback of the first failure (all of them are in the case files)
         print(f"traceback of the first failure:\n{rep.failures[0]['traceback']}", file=sys.stderr)
-    if rep.data is not None and rep.data.warnings:
+    if rep.data is not None and rep.data.warnings and not args.quiet:
         w = rep.data.warnings[0]
         print(f"{len(rep.data.warnings)} case(s) emitted warnings (kept in their case files and "
               f"summary.json), e.g. case {w['index']}: {w['warnings'][0]}", file=sys.stderr)
