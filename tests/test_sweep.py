@@ -1043,3 +1043,23 @@ def test_warnings_of_a_case_are_recorded_in_its_file_not_printed(probe_dir, tmp_
                           {"index": 1, "warnings": ["UserWarning: careful at x = 2.0"]}]
     assert "2 case(s) emitted warnings" in " ".join(d.summary()["notes"])
     _assert_same_data(fesub.load(d.save(tmp_path / "g")), d)
+
+
+def test_a_store_of_the_older_format_is_read_and_recomputed_not_refused(probe_dir, tmp_path):
+    log = tmp_path / "calls.log"
+    store = tmp_path / "s"
+    kw = _probe_store(probe_dir, store, n=3, log=log)
+    # what an older fesub wrote: format 1, case files without a checksum
+    man = json.loads((store / "manifest.json").read_text())
+    (store / "manifest.json").write_text(json.dumps(dict(man, format="fesub-sweep/1")))
+    for p in _case_files(store):
+        rec = json.loads(p.read_text())
+        p.write_text(json.dumps({k: v for k, v in rec.items() if k != "checksum"}))
+    with pytest.warns(UserWarning, match="no checksum"):
+        assert sw.load_store(store).n_missing == 3
+    assert sw.check_sweep("probe", store=store, **{k: kw[k] for k in ("grid", "fixed")}) == 3
+    rep = sw.run_sweep("probe", store, **kw)
+    assert rep.complete and rep.n_computed == 3 and len(_log(log)) == 6
+    assert rep.problems[0]["file"] == "manifest.json" and "older fesub" in rep.problems[0]["problem"]
+    assert json.loads((store / "manifest.json").read_text())["format"] == sw.STORE_FORMAT
+    assert sw.load_store(store).problems == []
