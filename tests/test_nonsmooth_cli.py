@@ -266,6 +266,15 @@ def test_cli_bifurcation_tiles_equal_one_run(tmp_path):
     ref = bifurcation_diagram(P_REF, np.linspace(1.2, 1.4, 5), n_transient=20, executor="serial",
                               progress=False)
     _equal_results(got, ref)
+    # a block lost (as after an interrupt): the rerun computes that block only
+    (tmp_path / "bifurcation_exact.nc").unlink()
+    (tmp_path / "bifurcation_exact_tile001.nc").unlink()
+    kept = _stat([tmp_path / f"bifurcation_exact_tile{k:03d}.nc" for k in (0, 2)])
+    assert main(argv) == 0
+    assert _stat([tmp_path / n for n in kept]) == kept
+    _equal_results(fesub.load(tmp_path / "bifurcation_exact.nc"), ref)
+    folder = fesub.load(tmp_path)  # the whole study folder reopens
+    assert folder.summary["study"] == "freeplay" and "bifurcation_exact" in folder.results
 
 
 # ----------------------------------------------------------------------- results: round trips
