@@ -294,6 +294,7 @@ def _branch(args, d, p, laws, s):
 
     from ..nonsmooth import plots
     from ..nonsmooth.branches import continue_orbit, orbit_branch
+    from .common import check_interrupted
 
     items, results, details = [], {}, {}
     for law in laws:
@@ -305,6 +306,7 @@ def _branch(args, d, p, laws, s):
                 br, prob = continue_orbit(sys_, o.z0, args.W, args.W_range,
                                           n_periods=args.periods, direction=direction,
                                           progress=not args.quiet)
+                check_interrupted(br)  # Ctrl-C: no orbit data for the points of a lost part
                 return orbit_branch(br, prob, direction)
 
             ob = d.compute(name, fn)
