@@ -43,7 +43,9 @@ class HelpFormatter(argparse.ArgumentDefaultsHelpFormatter):
 
     def _get_help_string(self, action):
         h = action.help or ""
-        if action.default in (None, False, argparse.SUPPRESS) or "%(default)" in h:
+        d = action.default
+        # identity, not equality: a default of 0 or 0.0 is shown (0 == False)
+        if d is None or d is False or d is argparse.SUPPRESS or "%(default)" in h:
             return h
         if action.option_strings or action.nargs in (argparse.OPTIONAL, argparse.ZERO_OR_MORE):
             return h + " (default: %(default)s)"
