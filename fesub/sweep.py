@@ -1525,8 +1525,9 @@ class SweepData(Result):
     ``categories``: names of the values of coded results; ``warnings``: the warnings cases
     emitted (index, messages).
 
-    :meth:`to_xarray` labels the grid axes as dimensions (``case`` for a list of cases), with
-    their values and units as coordinates.
+    :meth:`to_xarray` labels the grid axes as dimensions (``case`` for a list of cases, with the
+    numbers each case lists as coordinates along it), with their values and units as
+    coordinates.
     """
 
     study: str
@@ -1572,6 +1573,13 @@ class SweepData(Result):
             dims = ("case",)
             coords = {"case": xr.Variable("case", np.arange(self.shape[0]),
                                           {"units": "1", "long_name": "case number"})}
+            # the numbers each listed case gives (force, omega, ...) label the cases too
+            listed = dict.fromkeys(k for c in (self.manifest.get("cases") or []) for k in c)
+            for k in listed:
+                vals = [c.get(k) for c in self.cases]
+                if k not in self.fields and k not in self.other and k != "status" and all(
+                        isinstance(v, (int, float)) and not isinstance(v, bool) for v in vals):
+                    coords[k] = xr.Variable("case", np.asarray(vals, float), {"units": self.unit(k)})
         ds = xr.Dataset(coords=coords)
         names, taken = [], dict.fromkeys(dims)
 

@@ -639,6 +639,10 @@ def test_hbm_forced_response_sweep_matches_solve_at_and_linear_limit(tmp_path):
     assert ds["stuck_margin"].dims == ("case", "contact")
     assert [ds[v].attrs["units"] for v in ("Am", "energy_dissipated", "stuck_margin")] == ["m", "J", "N"]
     np.testing.assert_array_equal(ds["case"].values, [0, 1, 2])
+    np.testing.assert_array_equal(ds["omega"].values, [1.0, 1.3, 0.5])  # what each case lists
+    assert (ds["force"].dims, ds["force"].attrs["units"], ds["omega"].attrs["units"]) == \
+        (("case",), "N", "rad/s")
+    _assert_same_data(fesub.load(d.save(tmp_path / "g")), d)
     assert (d.fields["converged"] == 1).all()
     for j, c in enumerate(cases):
         sy = jenkins_1dof(nh=5)
