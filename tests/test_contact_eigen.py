@@ -16,6 +16,7 @@ import scipy.linalg as sla
 
 from fesub.contact import eigen
 from fesub.contact.transient import SlidingContactSystem
+from fesub.errors import ParameterError
 from fesub.models.beam_on_beam import BeamOnBeamParams, build, contact_system
 
 # a small version of the benchmark (15 and 20 elements along the beams, the paper's 20 + 20
@@ -334,3 +335,55 @@ def test_interrupted_analyses_return_what_was_done(small, monkeypatch):
     calls["n"] = 0
     crit = eigen.critical_mu(small, [0.03], mu_max=1.0, n=20, tol=0.01)
     assert crit.status == "interrupted" and crit.iterations == 0 and crit.bracket == (0.0, 1.0)
+
+
+# ----------------------------------------------------------------------------- argument checks
+@pytest.mark.parametrize("tol", [0.0, -1e-3, float("nan"), float("inf"), "x"])
+def test_critical_mu_refuses_a_bad_tolerance(small, tol):
+    """tol = 0 (or NaN) used to bisect for ever; each is a ParameterError naming tol."""
+    with pytest.raises(ParameterError, match="tol"):
+        eigen.critical_mu(small, [0.03], tol=tol)
+
+
+def test_critical_mu_caps_its_iterations(small):
+    """A tolerance that needs more bisection steps than max_iter is refused before any work (with
+    the smallest usable tol); a bracket of two adjacent floats ends the loop (tol below the float
+    spacing at mu_max would otherwise never be reached)."""
+    with pytest.raises(ParameterError, match=r"needs 70 bisection steps .* max_iter = 60"):
+        eigen.critical_mu(small, [0.03], mu_max=1.0, tol=1e-21)
+    with pytest.raises(ParameterError, match="max_iter"):
+        eigen.critical_mu(small, [0.03], max_iter=0)
+    crit = eigen.critical_mu(small, [0.03], mu_max=1.0, tol=1e-18, n=20)  # spacing at 0.5: 1.1e-16
+    assert crit.status == "completed" and crit.iterations < 60
+    lo, hi = crit.bracket
+    assert np.nextafter(lo, 1.0) == hi and crit.worst_below.max() < 0 < crit.worst_above.max()
+
+
+@pytest.mark.parametrize("bad", [{"n": -3}, {"n": 0}, {"n": 2.5}, {"n": True}, {"n_basis": 0},
+                                 {"n_basis": -1}, {"n_basis": 1.5}, {"mu": float("nan")},
+                                 {"mu": -0.1}, {"s": "0.03"}, {"s": [0.03, 0.04]}, {"s": float("inf")}])
+def test_complex_eigenvalues_refuses_bad_arguments(small, bad):
+    args = {"s": 0.03, "mu": 0.3, "n": 20, **bad}
+    name = next(iter(bad))
+    with pytest.raises(ParameterError, match={"s": "position", "mu": "mu"}.get(name, name)):
+        eigen.complex_eigenvalues(small, args.pop("s"), args.pop("mu"), **args)
+
+
+@pytest.mark.parametrize("positions, match", [([], "non-empty"), ([[0.02, 0.03]], "1-D"),
+                                              ("0.02", "1-D"), (["a", "b"], "positions"),
+                                              ([0.02, float("nan")], "finite")])
+def test_position_lists_are_checked(small, positions, match):
+    for call in (lambda: eigen.critical_mu(small, positions),
+                 lambda: eigen.eigenvalue_loci(small, positions, 0.3),
+                 lambda: eigen.max_real_part_map(small, positions, [0.3])):
+        with pytest.raises(ParameterError, match=match):
+            call()
+
+
+def test_stability_map_checks_its_friction_coefficients(small):
+    for mus, match in (([], "mus must be a non-empty"), ([0.1, -0.2], "mu must be finite and >= 0"),
+                       ([[0.1]], "mus must be a non-empty 1-D")):
+        with pytest.raises(ParameterError, match=match):
+            eigen.max_real_part_map(small, [0.03], mus)
+    one = eigen.max_real_part_map(small, [0.03], 0.3, 8)  # a single mu is a 1 x n map
+    assert one.max_real.shape == (1, 1) and one.mus.tolist() == [0.3]

@@ -469,3 +469,66 @@ def test_interrupt_returns_the_steps_done(system, formulation, monkeypatch):
     for k, v in part.signals.items():
         np.testing.assert_array_equal(v, whole.signals[k][:v.size], err_msg=k)
     assert part.signals["t"].size == done
+
+
+# ----------------------------------------------------------------------------- argument checks
+@pytest.mark.parametrize("kw, match", [
+    ({"chunk": 0}, "chunk"), ({"chunk": -5}, "chunk"), ({"chunk": 1.5}, "chunk"), ({"chunk": True}, "chunk"),
+    ({"duration": float("inf")}, "duration must be > 0 s and finite"),
+    ({"duration": "1"}, "duration must be a real number"),
+    ({"fs_out": float("inf")}, "fs_out must be > 0 Hz and finite"),
+    ({"vx": float("nan")}, "vx must be finite"),
+    ({"mu": "x"}, "mu must be a real number"),
+    ({"h": "x"}, "time step h must be a real number"),
+    ({"seed": "x"}, "seed"), ({"seed": -1}, "seed"), ({"seed": 1.5}, "seed"),
+    ({"roughness_std": float("nan")}, "roughness_std"),
+])
+def test_simulate_refuses_bad_arguments_before_any_work(system, kw, match):
+    """chunk = 0 used to loop for ever and 1.5 was accepted; duration = inf and fs_out = inf failed
+    deep inside; seed 'x' failed in NumPy: each is now a ParameterError naming the argument."""
+    args = {"mu": 0.1, "duration": 1e-4, "vx": 0.03, **kw}
+    with pytest.raises(ParameterError, match=match):
+        simulate(system, **args)
+
+
+def test_simulate_refuses_a_non_finite_initial_state(system):
+    n1, n2 = system.K1.shape[0], system.K2.shape[0]
+    w1 = np.zeros(n1)
+    w1[3] = np.nan
+    with pytest.raises(ParameterError, match="initial state .* must be finite"):
+        simulate(system, mu=0.1, duration=1e-4, vx=0.03, initial=(w1, np.zeros(n2)))
+    with pytest.raises(ParameterError, match="initial must be a pair"):
+        simulate(system, mu=0.1, duration=1e-4, vx=0.03, initial=(np.zeros(n1), "ab"))
+
+
+def test_tiny_time_step_warns_of_lost_digits_and_is_refused_when_none_are_left(system):
+    """At rest (vx = 0, mu = 0, starting from the static equilibrium) the multiplier must stay at
+    its static value: what it moves by is round-off, the independent measure of the estimate
+    that simulate warns with. The estimate is the typical one-step error (measured largest
+    deviation over 200 steps 1-3x the estimate, std 0.3-0.5x) and grows as 1/h^2."""
+    import re
+    import warnings
+
+    measured, stated = {}, {}
+    for h in (1e-10, 3e-11):
+        with pytest.warns(UserWarning, match=r"keeps about [0-9.]+ correct digits") as rec:
+            r = simulate(system, mu=0.0, duration=200 * h, h=h, fs_out=1 / h, vx=0.0, stop_on_stick=False)
+        stated[h] = float(re.search(r"relative round-off ~([0-9.e+-]+)", str(rec[0].message)).group(1))
+        lam, lam0 = r.signals["lambda"], r.info["lambda_static_N"]
+        measured[h] = np.abs(lam - lam0).max() / lam0
+        # the same order of magnitude: within a factor 10 either way
+        assert 0.1 < measured[h] / stated[h] < 10, (h, measured[h], stated[h])
+    # 1/h^2: (1e-10 / 3e-11)^2 = 11.1 (the message gives 2 digits, +-3.4 % each: 8 % on the
+    # ratio); the measured ratio 8.7 (a largest value of 200 samples)
+    assert stated[3e-11] / stated[1e-10] == pytest.approx(11.1, rel=0.08)
+    assert 4 < measured[3e-11] / measured[1e-10] < 25
+    with warnings.catch_warnings():  # an ordinary step: no warning, lambda exact to ~1e-7
+        warnings.simplefilter("error")
+        r = simulate(system, mu=0.0, duration=200e-8, h=1e-8, fs_out=1e8, vx=0.0, stop_on_stick=False)
+    assert np.abs(r.signals["lambda"] / r.info["lambda_static_N"] - 1).max() < 1e-6
+    # a step where lambda could change sign from round-off alone is refused, with a usable bound
+    with pytest.raises(ParameterError, match=r"too small: .* use h >= ") as exc:
+        simulate(system, mu=0.3, duration=1e-9, h=5e-12, vx=0.03)
+    h_ok = float(re.search(r"use h >= ([0-9.e+-]+) s", str(exc.value)).group(1))
+    with pytest.warns(UserWarning, match="correct digits"):
+        simulate(system, mu=0.3, duration=20 * h_ok, h=h_ok, fs_out=1 / h_ok, vx=0.03)

@@ -136,18 +136,16 @@ def _position(s) -> float:
     return v
 
 
-def _positions(positions) -> np.ndarray:
-    """A non-empty 1-D array of finite contact positions (m)."""
+def _positions(positions, name: str = "positions", what: str = "contact positions in m") -> np.ndarray:
+    """A non-empty 1-D array of finite values (contact positions in m by default)."""
     try:
         p = np.asarray(positions, dtype=float)
     except (TypeError, ValueError):
-        raise ParameterError(f"positions must be a 1-D array of contact positions in m, got "
-                             f"{positions!r}") from None
+        raise ParameterError(f"{name} must be a 1-D array of {what}, got {positions!r}") from None
     if p.ndim != 1 or p.size == 0:
-        raise ParameterError(f"positions must be a non-empty 1-D array of contact positions in m, "
-                             f"got shape {p.shape}")
+        raise ParameterError(f"{name} must be a non-empty 1-D array of {what}, got shape {p.shape}")
     if not np.all(np.isfinite(p)):
-        raise ParameterError("positions must be finite (m)")
+        raise ParameterError(f"{name} must be finite ({what})")
     return p
 
 
@@ -433,7 +431,7 @@ def max_real_part_map(system, positions, mus, n: int = 20, *, progress: bool = F
     from tqdm.auto import tqdm
 
     positions, n = _positions(positions), _count("n", n)
-    mus = _positions(mus) if not np.isscalar(mus) else np.array([_mu(mus)])
+    mus = _positions(np.atleast_1d(mus) if np.isscalar(mus) else mus, "mus", "friction coefficients >= 0")
     for m in mus:
         _mu(m)
     n_basis = _count("n_basis", n_basis, allow_none=True)

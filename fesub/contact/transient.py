@@ -23,7 +23,7 @@ import numpy as np
 import scipy.linalg as sla
 
 from .._backend import kernels
-from ..errors import ModelError, ParameterError
+from ..errors import ModelError, ParameterError, check_positive
 from ..io import Result, summary_record
 
 __all__ = ["SlidingContactSystem", "TransientResult", "simulate", "REASONS", "SIGNAL_UNITS", "signal_unit"]
@@ -380,6 +380,89 @@ class TransientResult(Result):
         return cls(signals=sig, **{k: a[k] for k in _META})
 
 
+def _real(name: str, value) -> float:
+    """``float(value)`` for a real number (NaN and inf pass: the caller states the range)."""
+    if isinstance(value, (str, bytes)) or np.ndim(value) != 0:
+        raise ParameterError(f"{name} must be a real number, got {value!r}")
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        raise ParameterError(f"{name} must be a real number, got {value!r}") from None
+
+
+def _check_chunk(chunk) -> int:
+    if isinstance(chunk, (bool, np.bool_)) or not isinstance(chunk, (int, np.integer)) or chunk < 1:
+        raise ParameterError(f"chunk (steps between progress updates) must be an integer >= 1, got {chunk!r}")
+    return int(chunk)
+
+
+def _check_seed(seed) -> None:
+    ok = seed is None or isinstance(seed, (np.random.Generator, np.random.SeedSequence)) or (
+        isinstance(seed, (int, np.integer)) and not isinstance(seed, (bool, np.bool_)) and seed >= 0)
+    if not ok:
+        raise ParameterError(f"seed of the roughness noise must be None or an integer >= 0, got {seed!r}")
+
+
+def _check_initial(system, initial):
+    n1, n2 = system.K1.shape[0], system.K2.shape[0]
+    try:
+        w1, q2 = (np.array(v, dtype=float) for v in initial)
+    except (TypeError, ValueError):
+        raise ParameterError(f"initial must be a pair (w1, q2) of arrays of shapes ({n1},), ({n2},) (m)") from None
+    if w1.shape != (n1,) or q2.shape != (n2,):
+        raise ParameterError(f"initial state must have shapes ({n1},), ({n2},), got {w1.shape}, {q2.shape}")
+    if not (np.all(np.isfinite(w1)) and np.all(np.isfinite(q2))):
+        raise ParameterError("initial state (w1, q2) must be finite (m)")
+    return w1, q2
+
+
+#: estimated relative round-off of the contact multiplier above which :func:`simulate` warns (about
+#: 3 digits left) and at which it refuses the time step (see :func:`_check_multiplier_digits`)
+MULTIPLIER_WARN, MULTIPLIER_REFUSE = 1e-3, 0.3
+
+
+def _check_multiplier_digits(S, w1, q2, mu, sign, h, lam0) -> None:
+    """Refuse (or warn about) a time step so small that the multiplier is mostly round-off.
+
+    lambda = B_C U* / (h^2 w), w = B_C M^-1 B_E' (1/kg): the predicted gap B_C U* is a sum of
+    node coordinates times the coupling row whose terms (of total size ``scale``, a few mm here:
+    the gap is mostly a difference of heights) cancel down to h^2 w lambda. Their round-off, about
+    eps * scale, becomes a multiplier error eps * scale / (h^2 w): relative to the static
+    multiplier, ``rel = eps * scale / (h^2 w lambda_static)``, growing as 1/h^2. On the benchmark
+    at rest (vx = 0, where lambda must stay at its static value): rel = 1.5e-3 at h = 1e-10 s
+    against a measured largest deviation of 4.1e-3 over 200 steps (std 6e-4), 0.15 at 1e-11 s
+    against 0.42; the default step (2.4e-7 s) has rel ~ 3e-10. Since the largest deviations
+    reach about 3 rel, ``rel >= 0.3`` (lambda may change sign from round-off alone: a spurious
+    detachment) is refused, and ``rel > 1e-3`` warned with the digits that are left.
+    """
+    if not lam0 > 0:  # a contact that is not pressed at rest: nothing to compare the error with
+        return
+    pos = S.target_positions(q2)
+    P = S.X_C + w1[S.iC]
+    seg, al, _, _ = kernels("contact").find_segment(pos, S.segs, float(P[0]), float(P[1]), 0)
+    if seg < 0:
+        return  # the run stops at once (off the surface); the step is not the issue
+    bE, bC, _ = S._rows(seg, al, pos, mu, sign)
+    BE, BC = S._global_rows(seg, bE, bC)
+    n1 = S.K1.shape[0]
+    # M^-1 = Phi Phi' for mass-normalised modes (of the truncated model when truncated)
+    w = abs((BC[:n1] @ S.Phi1) @ (BE[:n1] @ S.Phi1) + (BC[n1:] @ S.Phi2) @ (BE[n1:] @ S.Phi2))
+    j1, j2 = S.segs[seg]
+    scale = np.abs(bC) @ np.abs(np.r_[pos[j1], pos[j2], P])  # the terms summed into the gap (m)
+    rel = np.finfo(float).eps * scale / (h * h * w * lam0)
+    h_min = np.sqrt(np.finfo(float).eps * scale / (MULTIPLIER_REFUSE * w * lam0))
+    if rel >= MULTIPLIER_REFUSE:
+        raise ParameterError(f"time step h = {h:.3g} s is too small: the contact multiplier would be "
+                             f"round-off (relative error ~{rel:.2g} of the static {lam0:.3g} N); "
+                             f"use h >= {h_min * 1.06:.2g} s")  # rounded up: the advice passes
+    if rel > MULTIPLIER_WARN:
+        import warnings
+
+        warnings.warn(f"time step h = {h:.3g} s: the contact multiplier keeps about "
+                      f"{max(0.0, -np.log10(rel)):.1f} correct digits (relative round-off ~{rel:.2g}, "
+                      f"growing as 1/h^2)", UserWarning, stacklevel=3)
+
+
 def _check_geometry(geometry):
     if geometry not in ("deformed", "undeformed", "frozen"):
         raise ParameterError(f"geometry must be 'deformed', 'undeformed' or 'frozen', got {geometry!r}")
@@ -425,10 +508,21 @@ def simulate(system: SlidingContactSystem, *, mu: float, duration: float, vx: fl
     everything computed up to then; so is an interrupt (Ctrl-C): the result holds the steps done
     so far with ``status='interrupted'``.
     """
-    if not np.isfinite(mu) or mu < 0:
+    mu = _real("friction coefficient mu", mu)
+    if not (np.isfinite(mu) and mu >= 0):
         raise ParameterError(f"friction coefficient mu must be >= 0, got {mu}")
-    if not duration > 0:
-        raise ParameterError(f"duration must be > 0 s, got {duration}")
+    duration = _real("duration", duration)
+    if not (np.isfinite(duration) and duration > 0):
+        raise ParameterError(f"duration must be > 0 s and finite, got {duration}")
+    vx = _real("vx", vx)
+    if not np.isfinite(vx):
+        raise ParameterError(f"vx must be finite (m/s), got {vx}")
+    fs_out = _real("fs_out", fs_out)
+    if not (np.isfinite(fs_out) and fs_out > 0):
+        raise ParameterError(f"fs_out must be > 0 Hz and finite, got {fs_out}")
+    roughness_std = check_positive("roughness_std (N)", roughness_std, strict=False)
+    chunk = _check_chunk(chunk)
+    _check_seed(seed)
     _check_geometry(geometry)
     if geometry == "frozen" and vx != 0:
         raise ParameterError(f"geometry='frozen' holds the initial contact point: it needs vx = 0 "
@@ -440,15 +534,12 @@ def simulate(system: SlidingContactSystem, *, mu: float, duration: float, vx: fl
         # would be unstable
         raise ParameterError(f"formulation='dense' has no modal truncation (modal_cutoff_hz = "
                              f"{system.modal_cutoff_hz:.4g} Hz): use formulation='modal'")
-    fs_out = float(fs_out)
-    if not fs_out > 0:
-        raise ParameterError(f"fs_out must be > 0 Hz, got {fs_out}")
     hc = system.critical_step()
     if h is None:
         dec = int(np.ceil(1.0 / (fs_out * 0.95 * hc)))
         h = 1.0 / (fs_out * dec)
     else:
-        h = float(h)
+        h = _real("time step h", h)
         if not 0 < h < hc:
             raise ParameterError(f"time step h = {h:.4g} s is not below the critical step {hc:.4g} s "
                                  f"(highest reduced frequency {system.max_frequency_hz():.4g} Hz)")
@@ -464,9 +555,8 @@ def simulate(system: SlidingContactSystem, *, mu: float, duration: float, vx: fl
     w1, q2, lam0 = system.static_state(mu, vx, sign, geometry="undeformed" if geometry == "undeformed"
                                        else "deformed")
     if initial is not None:
-        w1, q2 = (np.asarray(v, float).copy() for v in initial)
-        if w1.shape != (system.K1.shape[0],) or q2.shape != (system.K2.shape[0],):
-            raise ParameterError(f"initial state must have shapes ({system.K1.shape[0]},), ({system.K2.shape[0]},)")
+        w1, q2 = _check_initial(system, initial)
+    _check_multiplier_digits(system, w1, q2, mu, sign, h, lam0)
     t0 = time.perf_counter()
     if formulation == "modal":
         sig, status, n_done, backend = _run_modal(system, h, n_steps, dec, w1, q2, rough, vx, mu, sign,
