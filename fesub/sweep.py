@@ -75,6 +75,7 @@ import numpy as np
 
 from .errors import FesubError, ParameterError, check_positive, check_range
 from .io import Result, json_default
+from .parallel import THREAD_VARS
 
 __all__ = [
     "Param", "Study", "STUDIES", "register_study", "get_study", "SweepError", "SchedulerError",
@@ -90,7 +91,7 @@ STORE_FORMAT = "fesub-sweep/2"
 _OLD_FORMATS = ("fesub-sweep/1",)
 #: default limit on the number of cases of one sweep (counted before any case is built)
 MAX_CASES = 1_000_000
-_BLAS_VARS = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
+_BLAS_VARS = THREAD_VARS
 
 
 class SweepError(FesubError, RuntimeError):
@@ -1014,35 +1015,13 @@ def _clean_temp_files(cases_dir: str) -> None:
 # ---------------------------------------------------------------------------------------------
 
 
-#: the single-thread BLAS setting a pool worker keeps for its whole life
-_WORKER_BLAS = []
-
-
 def _worker_init():
-    """Process-pool initializer: one BLAS/OpenMP thread per worker, signals left to the parent.
+    """Process-pool initializer: :func:`fesub.parallel.init_worker` (one BLAS/OpenMP thread per
+    worker, the live OpenBLAS too, since unpickling this function has already loaded NumPy;
+    signals left to the parent)."""
+    from .parallel import init_worker
 
-    Ctrl-C reaches the whole foreground process group: workers ignore SIGINT so that only the
-    controlling process reacts (it stops the pool itself). SIGTERM gets its default action back
-    (a forked worker would otherwise inherit the parent's handler).
-    """
-    for var in _BLAS_VARS:
-        os.environ[var] = "1"
-    try:
-        signal.signal(signal.SIGINT, signal.SIG_IGN)
-        signal.signal(signal.SIGTERM, signal.SIG_DFL)
-    except (ValueError, OSError):  # pragma: no cover - not the main thread
-        pass
-    # NumPy is already loaded here (unpickling this function imports it), so the variables above
-    # come too late for a forked worker's BLAS: limit the live library as well, for the worker's
-    # whole life (the context is entered and kept, never left)
-    try:
-        from .hbm._threads import single_thread_blas
-
-        ctx = single_thread_blas()
-        ctx.__enter__()
-        _WORKER_BLAS.append(ctx)
-    except Exception:  # pragma: no cover - best effort only
-        pass
+    init_worker()
 
 
 #: warnings of one case kept in its record (the first ones, each message once)

@@ -575,15 +575,6 @@ def _map_point(args):
         return _serial_point(chain_params, r, b)
 
 
-def _quiet_worker():
-    """Worker initializer: Ctrl-C is the parent's to handle (it stops the map), SIGTERM ends a
-    worker silently instead of running a handler inherited from the parent."""
-    import signal
-
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    signal.signal(signal.SIGTERM, signal.SIG_DFL)
-
-
 def _map_points(chain_params, jobs, points):
     """``(ib, ir, RegimePoint or None)`` for every ``(ib, ir, r1, beta)`` of ``points``, in
     this process (``jobs == 1``) or on ``jobs`` worker processes, as they finish. On Ctrl-C the
@@ -595,9 +586,10 @@ def _map_points(chain_params, jobs, points):
     from concurrent.futures import ProcessPoolExecutor, as_completed
 
     from .._backend import active
+    from ..parallel import init_worker
 
     backend = active("coulomb")
-    ex = ProcessPoolExecutor(max_workers=jobs, initializer=_quiet_worker)
+    ex = ProcessPoolExecutor(max_workers=jobs, initializer=init_worker)
     try:
         futs = {ex.submit(_map_point, (backend, chain_params, r, b)): (ib, ir)
                 for ib, ir, r, b in points}

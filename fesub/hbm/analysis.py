@@ -34,12 +34,12 @@ from scipy.optimize import brentq
 from ..continuation import continue_branch, newton
 from ..errors import ConvergenceError, ParameterError, check_positive
 from ..io import Result, json_default, summary_record
-from ._threads import single_thread_blas
+from ..parallel import single_thread_blas
 from .system import HBSystem
 
 
 def _single(fn):
-    """Run ``fn`` with a single-threaded BLAS (small dense systems, see ``_threads``)."""
+    """Run ``fn`` with a single-threaded BLAS (small dense systems, see :mod:`fesub.parallel`)."""
     import functools
 
     @functools.wraps(fn)

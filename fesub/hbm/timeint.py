@@ -19,7 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import ConvergenceError, ParameterError, check_positive
-from ._threads import single_thread_blas
+from ..parallel import single_thread_blas
 from .system import HBSystem
 
 __all__ = ["TimeResult", "newmark", "fundamental", "initial_from_hb"]

@@ -12,7 +12,6 @@ from __future__ import annotations
 import contextlib
 import math
 import os
-import signal
 from concurrent.futures import Executor, ProcessPoolExecutor
 from dataclasses import dataclass
 
@@ -21,6 +20,7 @@ import numpy as np
 from .. import _backend
 from ..errors import ParameterError, check_positive
 from ..io import Result, summary_record
+from ..parallel import THREAD_VARS, init_worker, shutdown_now, worker_pool  # noqa: F401 - part of this face
 from . import _dataset as _ds
 from .system import get_params
 
@@ -28,8 +28,6 @@ __all__ = ["BatchResult", "batch_periodic", "batch_parallel", "LAWS", "init_work
            "executor_scope", "shutdown_now"]
 
 LAWS = {"exact": 0, "smooth": 1, "sigmoid": 1}
-_THREAD_VARS = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS",
-                "NUMEXPR_NUM_THREADS", "VECLIB_MAXIMUM_THREADS")
 
 
 @dataclass
@@ -203,66 +201,6 @@ def batch_periodic(params, X0, W, *, law="exact", n_transient=150, n_record=4,
     return BatchResult(strobe, ext[:, 0].copy(), ext[:, 1].copy(), sec, nsec, nsw, used)
 
 
-def init_worker():
-    """Initializer of the worker processes: one OpenMP/BLAS thread each; Ctrl-C is left to the
-    parent (which stops the pool) and SIGTERM ends a worker silently (a forked worker would
-    otherwise inherit the parent's handler), so that an interrupt prints no traceback per
-    worker."""
-    for v in _THREAD_VARS:
-        os.environ[v] = "1"
-    try:
-        signal.signal(signal.SIGINT, signal.SIG_IGN)
-        signal.signal(signal.SIGTERM, signal.SIG_DFL)
-    except ValueError:  # not the main thread of the worker (a thread-based executor)
-        pass
-
-
-def shutdown_now(executor) -> None:
-    """Stop an executor at once: pending work is cancelled and worker processes are terminated
-    (a plain ``shutdown`` would wait for the running chunks to finish)."""
-    if executor is None or executor == "serial":
-        return
-    terminate = getattr(executor, "terminate_workers", None)  # Python >= 3.14
-    if terminate is not None:
-        terminate()
-        return
-    procs = list((getattr(executor, "_processes", None) or {}).values())
-    executor.shutdown(wait=False, cancel_futures=True)
-    for proc in procs:
-        if proc.is_alive():
-            proc.terminate()
-    for proc in procs:
-        proc.join(timeout=5)
-        if proc.is_alive():
-            proc.kill()
-            proc.join(timeout=5)
-
-
-@contextlib.contextmanager
-def worker_pool(jobs: int | None = None):
-    """A local process pool of ``jobs`` workers (``os.cpu_count()`` when None; ``'serial'`` for
-    one job), shut down on exit; on an exception or Ctrl-C its workers are terminated at once.
-
-    Parameters
-    ----------
-    jobs : int or None
-        Number of worker processes (>= 1).
-    """
-    jobs = (os.cpu_count() or 1) if jobs is None else int(jobs)
-    if jobs < 1:
-        raise ParameterError(f"jobs (worker processes) must be >= 1, got {jobs}")
-    if jobs == 1:
-        yield "serial"
-        return
-    ex = ProcessPoolExecutor(max_workers=jobs, initializer=init_worker)
-    try:
-        yield ex
-    except BaseException:
-        shutdown_now(ex)
-        raise
-    ex.shutdown(wait=True)
-
-
 def executor_scope(executor):
     """Context for the ``executor`` argument of the batch functions: None -> a local
     :func:`worker_pool` with ``os.cpu_count()`` workers, anything else is passed through."""
@@ -273,7 +211,7 @@ def executor_scope(executor):
 
 def _chunk_job(args):
     backend, params, X0, W, kw = args
-    for v in _THREAD_VARS:
+    for v in THREAD_VARS:
         os.environ.setdefault(v, "1")
     with _backend.use(backend):
         return batch_periodic(params, X0, W, **kw)

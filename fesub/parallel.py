@@ -1,0 +1,143 @@
+"""Thread limits and worker processes, once for every study.
+
+Many small dense solves (harmonic balance, eigenvalue loci) and many independent cases (sweeps,
+basins, regime maps) share two needs:
+
+* one BLAS/OpenMP thread per process: a multi-threaded BLAS spends more time synchronising than
+  computing on systems of a few hundred unknowns, and thrashes on a shared machine
+  (:func:`single_thread_blas`, :func:`set_blas_threads`, :data:`THREAD_VARS`);
+* worker processes that leave Ctrl-C to their parent and die quietly on SIGTERM, so that an
+  interrupted study prints one message, not a traceback per worker (:func:`init_worker`), and a
+  pool that is stopped at once when the parent is interrupted (:func:`worker_pool`,
+  :func:`shutdown_now`).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import os
+import signal
+
+from .errors import check_count
+
+__all__ = ["THREAD_VARS", "set_blas_threads", "single_thread_blas", "init_worker", "worker_pool",
+           "shutdown_now"]
+
+#: environment variables that cap the threads of BLAS/OpenMP libraries (read when they load)
+THREAD_VARS = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS",
+               "NUMEXPR_NUM_THREADS", "VECLIB_MAXIMUM_THREADS")
+
+_blas = {"searched": False, "set": None, "get": None}
+
+
+def _openblas():
+    """(set, get) of the OpenBLAS loaded in this process (NumPy's bundled one), or (None, None)."""
+    if _blas["searched"]:
+        return _blas["set"], _blas["get"]
+    _blas["searched"] = True
+    try:
+        with open("/proc/self/maps") as fh:
+            paths = {ln.split()[-1] for ln in fh if "openblas" in ln.lower() and ".so" in ln}
+    except OSError:
+        return None, None
+    for p in sorted(paths):
+        try:
+            lib = ctypes.CDLL(p)
+        except OSError:
+            continue
+        for pre in ("scipy_openblas_", "openblas_", ""):
+            for suf in ("64_", ""):
+                s = getattr(lib, f"{pre}set_num_threads{suf}", None)
+                g = getattr(lib, f"{pre}get_num_threads{suf}", None)
+                if s is not None and g is not None:
+                    g.restype = ctypes.c_int
+                    _blas["set"], _blas["get"] = s, g
+                    return s, g
+    return None, None
+
+
+def set_blas_threads(n: int) -> int | None:
+    """Set the live OpenBLAS thread count to ``n``; returns the previous count, or None when no
+    OpenBLAS is loaded (then nothing is changed)."""
+    n = check_count("n (BLAS threads)", n, 1)
+    s, g = _openblas()
+    if s is None:
+        return None
+    old = int(g())
+    s(ctypes.c_int(n))
+    return old
+
+
+@contextlib.contextmanager
+def single_thread_blas():
+    """Context manager: OpenBLAS uses one thread inside, the previous count is restored."""
+    old = set_blas_threads(1)
+    try:
+        yield
+    finally:
+        if old is not None:
+            set_blas_threads(old)
+
+
+def init_worker():
+    """Initializer of worker processes: one BLAS/OpenMP thread each (environment for libraries
+    still to load, the live OpenBLAS for one already loaded), SIGINT ignored (the parent stops
+    the pool), SIGTERM back to its default (a forked worker would inherit the parent's handler)."""
+    for v in THREAD_VARS:
+        os.environ[v] = "1"
+    try:
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    except (ValueError, OSError):  # not the main thread of the worker (a thread-based executor)
+        pass
+    try:
+        set_blas_threads(1)
+    except Exception:  # noqa: BLE001 - best effort: a worker must start whatever its BLAS
+        pass
+
+
+def shutdown_now(executor) -> None:
+    """Stop an executor at once: pending work is cancelled and worker processes are terminated
+    (a plain ``shutdown`` would wait for the running tasks to finish)."""
+    if executor is None or executor == "serial":
+        return
+    terminate = getattr(executor, "terminate_workers", None)  # Python >= 3.14
+    if terminate is not None:
+        terminate()
+        return
+    procs = list((getattr(executor, "_processes", None) or {}).values())
+    executor.shutdown(wait=False, cancel_futures=True)
+    for proc in procs:
+        if proc.is_alive():
+            proc.terminate()
+    for proc in procs:
+        proc.join(timeout=5)
+        if proc.is_alive():
+            proc.kill()
+            proc.join(timeout=5)
+
+
+@contextlib.contextmanager
+def worker_pool(jobs: int | None = None):
+    """A local process pool of ``jobs`` workers (``os.cpu_count()`` when None; ``'serial'`` for
+    one job), shut down on exit; on an exception or Ctrl-C its workers are terminated at once.
+
+    Parameters
+    ----------
+    jobs : int or None
+        Number of worker processes (>= 1).
+    """
+    from concurrent.futures import ProcessPoolExecutor
+
+    jobs = (os.cpu_count() or 1) if jobs is None else check_count("jobs (worker processes)", jobs, 1)
+    if jobs == 1:
+        yield "serial"
+        return
+    ex = ProcessPoolExecutor(max_workers=jobs, initializer=init_worker)
+    try:
+        yield ex
+    except BaseException:
+        shutdown_now(ex)
+        raise
+    ex.shutdown(wait=True)
