@@ -23,10 +23,13 @@ from fesub.contact.transient import TransientResult
 QUICK = ["--loci-step", "0.005", "--no-transient"]
 
 
-def test_short_study_writes_parts_figures_and_summary(tmp_path, drawn_figures):
+def test_short_study_writes_parts_figures_and_summary(tmp_path, drawn_figures, monkeypatch):
+    """As after ``pip install .`` without extras: pyvista cannot be imported, and every figure
+    is still drawn (mode shapes with matplotlib)."""
     from fesub.plots import contact as pc
     from fesub.plots import style
 
+    monkeypatch.setitem(sys.modules, "pyvista", None)  # import pyvista -> ImportError
     out = tmp_path / "bob"
     rc = main(["beam-on-beam", "--mu", "0.3", "--roughness", "on", "--duration", "0.02",
                "--loci-step", "0.005", "--out", str(out), "--quiet"])
@@ -73,6 +76,8 @@ def test_short_study_writes_parts_figures_and_summary(tmp_path, drawn_figures):
     assert expected <= pngs
     if hasattr(pc, "plot_coupled_modes"):
         expected |= {f"coupled_mode_{k}.png" for k in range(1, 5)}
+        assert expected <= pngs
+        assert [m["file"] for m in D["mode_shapes"]] == [f"coupled_mode_{k}.png" for k in range(1, 5)]
     for name in sorted(expected | (pngs & set(drawn))):
         assert name in drawn, f"{name} not drawn through style.save"
         assert style.check_figure(drawn[name]) == [], name
