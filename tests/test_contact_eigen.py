@@ -387,3 +387,17 @@ def test_stability_map_checks_its_friction_coefficients(small):
             eigen.max_real_part_map(small, [0.03], mus)
     one = eigen.max_real_part_map(small, [0.03], 0.3, 8)  # a single mu is a 1 x n map
     assert one.max_real.shape == (1, 1) and one.mus.tolist() == [0.3]
+
+
+def test_a_substructure_cutoff_is_recorded_as_the_completeness_limit(small):
+    """modal_cutoff_hz is an approximation asked for by name: the loci record it as the frequency
+    up to which they are complete (no warning: the Ritz warning is for a basis that drops modes)."""
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        loci = eigen.eigenvalue_loci(small, [0.03], 0.3, 8, modal_cutoff_hz=100e3)
+    assert loci.complete_up_to_hz == 100e3 and loci.summary().get("notes") is None
+    with pytest.warns(eigen.IncompleteSpectrumWarning):
+        both = eigen.eigenvalue_loci(small, [0.03], 0.3, 8, modal_cutoff_hz=100e3, n_basis=10)
+    assert both.complete_up_to_hz < 100e3 and "Ritz basis" in both.summary()["notes"][0]

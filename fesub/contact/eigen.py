@@ -155,17 +155,18 @@ def _spectrum(system, s, mu, n, sign=1.0, *, return_modes=False, modal_cutoff_hz
 
     ``n_modes`` is the number of modes of the reduced coupled model; ``complete_up_to_hz`` the
     frictionless frequency of the highest mode of the Ritz basis when ``n_basis`` leaves modes out,
-    ``inf`` when every mode of the reduced model is examined."""
+    the substructure cut-off ``modal_cutoff_hz`` when one is given, ``inf`` when every mode of the
+    reduced model is examined."""
     Mt, Ct, Kt, LC, _, V = primal_matrices(system, s, mu, sign, modal_cutoff_hz=modal_cutoff_hz)
     n_modes = Mt.shape[0]
-    complete = float("inf")
+    complete = float("inf") if modal_cutoff_hz is None else float(modal_cutoff_hz)
     if n_basis is not None and n_basis < n_modes:
         # Ritz basis: the lowest n_basis modes of the frictionless coupled system (symmetric)
         M, C, K, BE, BC, V0 = coupled_matrices(system, s, 0.0, sign, modal_cutoff_hz=modal_cutoff_hz)
         L0 = null_space_row(BC)
         nb = int(n_basis)
         w2, Psi = sla.eigh(L0.T @ K @ L0, L0.T @ M @ L0, subset_by_index=[0, nb - 1])
-        complete = float(np.sqrt(max(w2[-1], 0.0)) / (2 * np.pi))
+        complete = min(complete, float(np.sqrt(max(w2[-1], 0.0)) / (2 * np.pi)))
         Mt, Ct, Kt = Psi.T @ Mt @ Psi, Psi.T @ Ct @ Psi, Psi.T @ Kt @ Psi
         LC = LC @ Psi
     m = Mt.shape[0]
@@ -189,8 +190,12 @@ def _spectrum(system, s, mu, n, sign=1.0, *, return_modes=False, modal_cutoff_hz
     return lam[idx], shapes, complete, n_modes
 
 
+def _basis_leaves_modes(n_basis, n_modes) -> bool:
+    return n_basis is not None and n_modes is not None and n_basis < n_modes
+
+
 def _warn_incomplete(n_basis, complete_hz, n_modes, stacklevel=3):
-    if np.isfinite(complete_hz):
+    if _basis_leaves_modes(n_basis, n_modes):
         warnings.warn(
             f"the Ritz basis of the {n_basis} lowest frictionless coupled modes (up to "
             f"{complete_hz:.4g} Hz) leaves {n_modes - n_basis} of the reduced model's {n_modes} modes "
@@ -242,7 +247,7 @@ def _completeness_attrs(obj) -> dict:
 
 
 def _completeness_note(obj) -> list:
-    if np.isfinite(obj.complete_up_to_hz):
+    if _basis_leaves_modes(obj.n_basis, obj.n_modes):
         return [f"Ritz basis of the {obj.n_basis} lowest frictionless coupled modes: eigenvalues "
                 f"complete up to {obj.complete_up_to_hz:.4g} Hz; the {obj.n_modes - obj.n_basis} "
                 f"modes of the reduced model above are not examined"]
@@ -255,7 +260,9 @@ class EigenLoci(Result):
     ``positions[i]`` (m), friction coefficient ``mu``.
 
     ``n_basis`` is the Ritz basis used (None: the whole reduced model), ``complete_up_to_hz`` the
-    frequency up to which every mode of the reduced model was examined (``inf``: all of them),
+    frequency up to which every mode of the reduced model was examined (``inf``: all of them): the
+    frictionless frequency of the basis's highest mode (friction couples it to the modes left out,
+    so check eigenvalues near it by enlarging the basis), or the ``modal_cutoff_hz`` asked for,
     ``n_modes`` the number of modes of the reduced coupled model, ``status`` 'completed' or
     'interrupted' (then the positions done so far).
     """
