@@ -18,7 +18,7 @@ import numpy as np
 import scipy.linalg as sla
 from scipy.optimize import linear_sum_assignment
 
-from ..errors import ModelError, ParameterError, check_positive
+from ..errors import ModelError, ParameterError, check_count, check_positive
 from ..io import Result, summary_record
 from .geometry import coupling_rows
 
@@ -108,10 +108,7 @@ def _count(name: str, value, *, allow_none: bool = False):
     """``value`` as an int >= 1 (``None`` passes when allowed); 2.5, True, '3', 0, -3 are refused."""
     if value is None and allow_none:
         return None
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)) or value < 1:
-        what = "None or an integer >= 1" if allow_none else "an integer >= 1"
-        raise ParameterError(f"{name} must be {what}, got {value!r}")
-    return int(value)
+    return check_count(name, value, lo=1)
 
 
 def _mu(mu) -> float:

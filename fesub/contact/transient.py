@@ -23,7 +23,7 @@ import numpy as np
 import scipy.linalg as sla
 
 from .._backend import kernels
-from ..errors import ModelError, ParameterError, check_positive
+from ..errors import ModelError, ParameterError, check_count, check_positive
 from ..io import Result, summary_record
 
 __all__ = ["SlidingContactSystem", "TransientResult", "simulate", "REASONS", "SIGNAL_UNITS", "signal_unit"]
@@ -390,12 +390,6 @@ def _real(name: str, value) -> float:
         raise ParameterError(f"{name} must be a real number, got {value!r}") from None
 
 
-def _check_chunk(chunk) -> int:
-    if isinstance(chunk, (bool, np.bool_)) or not isinstance(chunk, (int, np.integer)) or chunk < 1:
-        raise ParameterError(f"chunk (steps between progress updates) must be an integer >= 1, got {chunk!r}")
-    return int(chunk)
-
-
 def _check_seed(seed) -> None:
     ok = seed is None or isinstance(seed, (np.random.Generator, np.random.SeedSequence)) or (
         isinstance(seed, (int, np.integer)) and not isinstance(seed, (bool, np.bool_)) and seed >= 0)
@@ -521,7 +515,7 @@ def simulate(system: SlidingContactSystem, *, mu: float, duration: float, vx: fl
     if not (np.isfinite(fs_out) and fs_out > 0):
         raise ParameterError(f"fs_out must be > 0 Hz and finite, got {fs_out}")
     roughness_std = check_positive("roughness_std (N)", roughness_std, strict=False)
-    chunk = _check_chunk(chunk)
+    chunk = check_count("chunk (steps between progress updates)", chunk, lo=1)
     _check_seed(seed)
     _check_geometry(geometry)
     if geometry == "frozen" and vx != 0:
