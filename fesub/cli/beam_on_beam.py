@@ -15,6 +15,8 @@ mode shapes), ``summary.json`` and ``report.html``.
 
 from __future__ import annotations
 
+import argparse
+
 from .common import add_common, integer, number
 
 STUDY = "beam-on-beam"
@@ -33,7 +35,10 @@ def _basis(x: str):
     """argparse type of --basis-modes: an integer >= 1, or 'all'."""
     if x.strip().lower() == "all":
         return "all"
-    return integer(ge=1)(x)
+    try:
+        return integer(ge=1)(x)
+    except argparse.ArgumentTypeError as exc:
+        raise argparse.ArgumentTypeError(f"{exc} (or 'all')") from None
 
 
 _basis.__name__ = "basis"
