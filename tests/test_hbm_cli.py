@@ -23,7 +23,9 @@ from fesub.cli import main
 from fesub.errors import ParameterError
 from fesub.hbm.analysis import (DNNM, FRF, Backbone, PhaseResonance, backbone, dnnm,
                                 forced_response, phase_resonance, solve_at)
-from fesub.hbm.models import build_model, forced_response_point, jenkins_1dof
+from fesub.hbm.forced import forced_response_point
+from fesub.models import build
+from fesub.models.jenkins import jenkins_1dof
 
 # stuck limit of the Jenkins oscillator (m = 1, c = 0.02, k + kt = 2): linear, exactly known.
 # RMS peak at sqrt(2 - c^2/2) rad/s, quadrature and damped-mode frequency sqrt 2 rad/s
@@ -383,7 +385,7 @@ def test_forced_response_point_is_pure_and_picklable():
     f = pickle.loads(pickle.dumps(forced_response_point))
     r = f("jenkins_1dof", {"nh": 3}, 0.1, 1.1)
     assert r["converged"]
-    sy = build_model("jenkins_1dof", {"nh": 3})
+    sy = build("jenkins_1dof", nh=3)
     Q = solve_at(sy, 1.1, 0.1)
     assert r["Am"] == pytest.approx(sy.amplitude(Q), rel=1e-12)
     assert len(r["harmonic_amplitudes"]) == 3

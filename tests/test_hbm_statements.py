@@ -15,7 +15,7 @@ from scipy.optimize import brentq, minimize_scalar
 
 from fesub.hbm.analysis import (backbone, backbone_point, dnnm, forced_response, frf_peak,
                                 linear_modes, phase_resonance)
-from fesub.hbm.models import jenkins_1dof
+from fesub.models.jenkins import jenkins_1dof
 from fesub.models import cantilever_contact as cc
 
 SQRT2 = math.sqrt(2.0)

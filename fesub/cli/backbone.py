@@ -168,13 +168,13 @@ def run(args) -> int:
     from ..errors import FesubError
     from ..hbm import plots
     from ..hbm.analysis import backbone, dnnm, linear_modes, phase_resonance
-    from ..hbm.models import build_model
+    from ..models import build
 
     progress = not args.quiet
     nh, a0, a1, wg = s["nh"], s["alpha_min"], s["alpha_max"], s["w_global"]
     hz = s["model"] != "jenkins"
     case = f"{s['model']}, Nh = {nh}"
-    sy = build_model(s["builder"], {"nh": nh})
+    sy = build(s["builder"], nh=nh)
     # a part that cannot be computed is recorded (and recomputed by a rerun), the run goes on
     recoverable = (FesubError, ArithmeticError, ValueError, np.linalg.LinAlgError)
     failures = []
@@ -219,7 +219,7 @@ def run(args) -> int:
         if nh != 1:
             try:
                 bb1 = d.compute("backbone_nh1",
-                                lambda: trace_backbone(build_model(s["builder"], {"nh": 1})))
+                                lambda: trace_backbone(build(s["builder"], nh=1)))
             except recoverable as exc:
                 failures.append(f"Nh = 1 backbone: {exc}")
     if d.figures_on:

@@ -1,1 +1,125 @@
-"""Ready-made studies: beam-on-beam, cantilever with contact, blade-damper-blade."""
+"""Ready-made systems and the one registry of them.
+
+========================  =========  ============================================================
+name                      kind       builder
+========================  =========  ============================================================
+``jenkins_1dof``          hb         :func:`fesub.models.jenkins.jenkins_1dof`
+``cantilever_contact``    hb         :func:`fesub.models.cantilever_contact.build`
+``blade_damper_blade``    hb         :func:`fesub.models.blade_damper_blade.build`
+``beam_on_beam``          contact    :func:`fesub.models.beam_on_beam.build`
+========================  =========  ============================================================
+
+``hb`` builders return a harmonic-balance :class:`fesub.hbm.HBSystem`; ``contact`` builders
+return a model of substructures in sliding contact (``beam_on_beam.contact_system(model)``
+turns it into the system the contact transient marches).
+
+:func:`build` makes one by name with parameter overrides, :func:`parameters` lists what a builder
+accepts. Builders are named by ``"module:function"`` strings and imported on first use: importing
+this package imports none of the analysis packages.
+"""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+from dataclasses import dataclass
+from typing import Callable
+
+from ..errors import ParameterError
+
+__all__ = ["KINDS", "MODELS", "ModelEntry", "build", "builder", "names", "parameters"]
+
+#: what a builder returns, by kind
+KINDS = {"hb": "harmonic-balance system (fesub.hbm.HBSystem)",
+         "contact": "substructures in sliding contact (fesub.contact)"}
+
+
+@dataclass(frozen=True)
+class ModelEntry:
+    """One ready-made system.
+
+    Attributes
+    ----------
+    name : str
+        Registry key.
+    builder : str
+        ``"module:function"`` of the function that builds it from keyword parameters.
+    kind : str
+        ``"hb"`` (harmonic-balance system) or ``"contact"`` (sliding-contact model), see
+        :data:`KINDS`.
+    description : str
+        One line for listings.
+    """
+
+    name: str
+    builder: str
+    kind: str
+    description: str
+
+    def load(self) -> Callable:
+        """The builder function (its module imported now)."""
+        module, _, function = self.builder.partition(":")
+        return getattr(importlib.import_module(module), function)
+
+
+#: model name -> :class:`ModelEntry`
+MODELS: dict[str, ModelEntry] = {e.name: e for e in (
+    ModelEntry("jenkins_1dof", "fesub.models.jenkins:jenkins_1dof", "hb",
+               "1-DOF oscillator with a grounded Jenkins friction element"),
+    ModelEntry("cantilever_contact", "fesub.models.cantilever_contact:build", "hb",
+               "clamped Euler-Bernoulli beam, 20 elements, friction pad at the tip"),
+    ModelEntry("blade_damper_blade", "fesub.models.blade_damper_blade:build", "hb",
+               "two blades coupled by an underplatform damper, two 2D stick-slip-separation "
+               "contacts"),
+    ModelEntry("beam_on_beam", "fesub.models.beam_on_beam:build", "contact",
+               "inclined beam sliding with friction on a clamped beam (Craig-Bampton models)"),
+)}
+
+
+def names(kind: str | None = None) -> list[str]:
+    """Sorted names of the registered models, of one ``kind`` (see :data:`KINDS`) or all."""
+    if kind is not None and kind not in KINDS:
+        raise ParameterError(f"kind must be one of {sorted(KINDS)}, got {kind!r}")
+    return sorted(n for n, e in MODELS.items() if kind is None or e.kind == kind)
+
+
+def _entry(model_name) -> ModelEntry:
+    if model_name not in MODELS:
+        raise ParameterError(f"model_name must be one of {sorted(MODELS)}, got {model_name!r}")
+    return MODELS[model_name]
+
+
+def builder(model_name: str) -> Callable:
+    """The builder function of a registered model (ParameterError naming an unknown model)."""
+    return _entry(model_name).load()
+
+
+def parameters(model_name: str) -> set[str] | None:
+    """Names of the keyword parameters the builder of ``model_name`` accepts, from its signature;
+    None when it takes ``**kwargs`` (the builder then checks the names itself)."""
+    sig = inspect.signature(builder(model_name))
+    if any(p.kind is p.VAR_KEYWORD for p in sig.parameters.values()):
+        return None
+    return {n for n, p in sig.parameters.items() if p.kind in (p.POSITIONAL_OR_KEYWORD,
+                                                                 p.KEYWORD_ONLY)}
+
+
+def build(model_name: str, /, **params):
+    """Build the registered model ``model_name`` with the builder's defaults overridden by
+    ``params`` (keyword parameters of the builder, in its units).
+
+    Raises
+    ------
+    ParameterError
+        ``model_name`` is not registered, or a parameter is not one the builder accepts.
+    """
+    allowed = parameters(model_name)
+    if allowed is not None:
+        bad = sorted(set(params) - allowed)
+        if bad:
+            raise ParameterError(f"unknown parameter(s) {bad} for model {model_name!r}; "
+                                 f"allowed: {sorted(allowed)}")
+    try:
+        return builder(model_name)(**params)
+    except TypeError as exc:
+        raise ParameterError(f"bad parameters for model {model_name!r}: {exc}") from None
