@@ -112,13 +112,7 @@ def _count(name: str, value, *, allow_none: bool = False):
 
 
 def _mu(mu) -> float:
-    try:
-        v = float(mu)
-    except (TypeError, ValueError):
-        raise ParameterError(f"friction coefficient mu must be a real number >= 0, got {mu!r}") from None
-    if not (np.isfinite(v) and v >= 0):
-        raise ParameterError(f"friction coefficient mu must be finite and >= 0, got {mu!r}")
-    return v
+    return check_positive("friction coefficient mu", mu, strict=False)
 
 
 def _position(s) -> float:
