@@ -288,7 +288,8 @@ def test_results_round_trip_exactly(small, tmp_path):
 
     smap = eigen.max_real_part_map(small, positions, [0.1, 0.7], 8)
     ds = smap.to_xarray()
-    assert _units_everywhere(ds) and ds["max_real_part"].dims == ("mu", "position")
+    assert _units_everywhere(ds) and ds["max_real_part"].dims == ("position", "mu")
+    np.testing.assert_array_equal(ds["max_real_part"].sel(mu=0.7).values, smap.max_real[1])
     back = fesub.load(smap.save(tmp_path / "map"))
     assert type(back) is eigen.StabilityMap and back.n == 8
     for name in ("positions", "mus", "max_real"):

@@ -362,7 +362,8 @@ def eigenvalue_loci(system, positions, mu: float, n: int = 20, *, progress: bool
 @dataclass(eq=False)
 class StabilityMap(Result):
     """Largest real part ``max_real[a, b]`` (1/s) of the ``n`` lowest eigenvalues at friction
-    coefficient ``mus[a]`` and contact position ``positions[b]`` (m).
+    coefficient ``mus[a]`` and contact position ``positions[b]`` (m); in :meth:`to_xarray` the
+    variable ``max_real_part`` over the dimensions (position, mu).
 
     ``n_basis``, ``complete_up_to_hz``, ``n_modes`` as in :class:`EigenLoci`; ``status``
     'completed' or 'interrupted' (entries not computed are NaN).
@@ -388,7 +389,7 @@ class StabilityMap(Result):
         import xarray as xr
 
         return xr.Dataset(
-            {"max_real_part": (("mu", "position"), self.max_real,
+            {"max_real_part": (("position", "mu"), self.max_real.T,
                                {"units": "1/s", "long_name": f"largest real part of the {self.n} "
                                                              f"lowest eigenvalues"})},
             coords={"mu": ("mu", self.mus, {"units": "1", "long_name": "friction coefficient"}),
@@ -399,7 +400,8 @@ class StabilityMap(Result):
     @classmethod
     def from_xarray(cls, ds):
         a = ds.attrs
-        return cls(ds["position"].values, ds["mu"].values, ds["max_real_part"].values, n=a["n"],
+        return cls(ds["position"].values, ds["mu"].values,
+                   np.ascontiguousarray(ds["max_real_part"].transpose("mu", "position").values), n=a["n"],
                    n_basis=a["n_basis"], complete_up_to_hz=a["complete_up_to_hz"], n_modes=a["n_modes"],
                    status=a["status"])
 
