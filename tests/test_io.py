@@ -204,3 +204,26 @@ def test_usage_errors_are_one_line_and_status_2(argv, subprocess_env):
     assert proc.returncode == 2
     lines = proc.stderr.strip().splitlines()
     assert len(lines) == 1 and ": error: " in lines[0], proc.stderr
+
+
+def test_result_files_are_compressed_losslessly_and_readable_by_others(tmp_path):
+    class Big(io.Result):
+        def __init__(self, a):
+            self.a = a
+
+        def to_xarray(self):
+            return xr.Dataset({"a": (("i", "j"), self.a, {"units": "m"})})
+
+        @classmethod
+        def from_xarray(cls, ds):
+            return cls(ds["a"].values)
+
+    a = np.repeat(np.random.default_rng(0).standard_normal((200, 1)), 500, axis=1)
+    p = Big(a).save(tmp_path / "big")
+    assert np.array_equal(io.load(p).a, a)  # lossless
+    assert p.stat().st_size < a.nbytes / 4  # deflate on repeated values
+    mask = os.umask(0)
+    os.umask(mask)
+    assert p.stat().st_mode & 0o777 == 0o666 & ~mask  # not the 0600 of a temporary file
+    js = io.write_json(tmp_path / "s.json", {"a": 1})
+    assert js.stat().st_mode & 0o777 == 0o666 & ~mask
