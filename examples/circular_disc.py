@@ -29,7 +29,7 @@ def main(outdir="."):
               f"F_F = {bv['F_F'] if bv['F_F'] is None else round(bv['F_F'], 6)}")
         for d in find_limit_directions(disc):
             print(f"{'':>15}w = {np.round(d.w, 5)}  r' = {d.rdot:+.4f}  {d.colour}")
-        tr = disc.simulate(x0)
+        tr = disc.simulate_sliding(x0)
         print(f"{'':>15}stops at t = {tr.t_stop:.6f} s in w = {np.round(tr.w_final, 5)} "
               f"(eps = {tr.eps_final:.4f}), stays stuck: {tr.stuck}")
         runs[label] = (disc, tr)

@@ -18,8 +18,9 @@ import pytest
 
 import fesub
 from fesub.circular import ExactCircularFriction, HarmonicFriction, LinearEllipsoidalFriction
-from fesub.circular.dynamics import LimitDirection, ReducedContactSystem, Trajectory
-from fesub.circular.results import (BifurcationDiagram, BifurcationValues, CircleCurves,
+from fesub.circular.dynamics import LimitDirection, ReducedContactSystem
+from fesub.circular.sliding import Trajectory
+from fesub.circular.results import (LimitDirectionDiagram, BifurcationValues, CircleCurves,
                                     DirectionErrorMap, LimitDirections, ProfileCurves,
                                     bifurcation_table, circle_curves, direction_error_map,
                                     profile_curves)
@@ -115,10 +116,10 @@ def test_bifurcation_results_round_trip(tmp_path, discs):
     cc = circle_curves(discs, [0.03, 0.7], n=50)
     _assert_round_trip(cc, tmp_path, "disc_circle_curves")
     _assert_round_trip(CircleCurves(cc.psi, cc.models, cc.m, [0.2], "disc"), tmp_path, "one")
-    bd = BifurcationDiagram.compute(discs["exact"], np.array([0.0, 0.03, 0.7, 1.2]))
-    back = _assert_round_trip(bd, tmp_path, "disc_bifurcation_diagram_exact")
+    bd = LimitDirectionDiagram.compute(discs["exact"], np.array([0.0, 0.03, 0.7, 1.2]))
+    back = _assert_round_trip(bd, tmp_path, "disc_limit_direction_diagram_exact")
     assert back.colour.tolist() == bd.colour.tolist() and back.to_xarray()["F"].attrs["units"] == "N"
-    empty = BifurcationDiagram(np.zeros(0), np.zeros(0), np.zeros(0), np.zeros(0), [],
+    empty = LimitDirectionDiagram(np.zeros(0), np.zeros(0), np.zeros(0), np.zeros(0), [],
                                np.zeros(0), bd.values, bd.system, "interrupted")
     _assert_round_trip(empty, tmp_path, "empty")
     ld = LimitDirections.compute(discs["exact"].with_force(0.2))
@@ -129,14 +130,14 @@ def test_bifurcation_results_round_trip(tmp_path, discs):
 
 @pytest.mark.parametrize("method", ["tau", "t"])
 def test_trajectory_round_trip(tmp_path, discs, method):
-    tr = discs["harmonic N=2"].with_force(0.2).simulate([0.3, 0.8, -0.4], method=method)
+    tr = discs["harmonic N=2"].with_force(0.2).simulate_sliding([0.3, 0.8, -0.4], method=method)
     back = _assert_round_trip(tr, tmp_path, f"traj_{method}")
     assert isinstance(back, Trajectory) and back.status == "complete" and back.stopped
     ds = back.to_xarray()
     assert ds["t"].attrs["units"] == "s" and ds["u_x"].attrs["units"] == "m/s"
     assert ds["q_angle"].attrs["units"] == "rad" and ds.attrs["units"]["t_stop"] == "s"
     # a run that does not stop (above the tangency force): t_stop = inf survives the file
-    run = discs["exact"].with_force(1.2).simulate([0.1, 0.05, 0.1], t_end=0.5)
+    run = discs["exact"].with_force(1.2).simulate_sliding([0.1, 0.05, 0.1], t_end=0.5)
     back = _assert_round_trip(run, tmp_path, "runaway")
     assert math.isinf(back.t_stop) and not back.stopped
 
@@ -192,9 +193,9 @@ def test_cli_writes_parts_figures_and_summary(tmp_path, drawn_figures):
                  "--out", str(out), "-q"]) == 0
     names = {p.name for p in out.iterdir()}
     parts = ["profiles_uniform", "error_map_uniform", "disc_bifurcation_values",
-             "disc_circle_curves", "disc_bifurcation_diagram_exact", "disc_bifurcation_diagram_N2",
+             "disc_circle_curves", "disc_limit_direction_diagram_exact", "disc_limit_direction_diagram_N2",
              "disc_limit_directions_F0.03", "disc_limit_directions_F0.7", "ball_bifurcation_values",
-             "ball_bifurcation_diagram_exact"] + [f"disc_trajectory_{i}" for i in range(4)]
+             "ball_limit_direction_diagram_exact"] + [f"disc_trajectory_{i}" for i in range(4)]
     figures = ["profiles_uniform.png", "error_map_uniform.png", "disc_k_curves.png",
                "disc_bifurcation.png", "disc_bifurcation_N2.png", "disc_sphere_F0.03.png",
                "disc_sphere_F0.7.png", "disc_trajectories.png", "ball_bifurcation.png"]

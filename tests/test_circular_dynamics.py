@@ -10,8 +10,9 @@ from scipy.integrate import solve_ivp
 from scipy.optimize import brentq
 
 from fesub.circular import (ExactCircularFriction, HarmonicFriction, LinearEllipsoidalFriction)
-from fesub.circular.dynamics import (ReducedContactSystem, bifurcation_diagram, bifurcation_values,
-                                     find_limit_directions, find_limit_directions_sphere)
+from fesub.circular.dynamics import (ReducedContactSystem, bifurcation_values,
+                                     find_limit_directions, find_limit_directions_sphere,
+                                     limit_direction_diagram)
 from fesub.errors import ParameterError
 
 
@@ -124,19 +125,19 @@ def test_row28_model_force_free_direction(uni, name, w3, eps, theta):
 def test_row29_exact_force_free_disc(uni):
     ex = uni["exact"]
     s = disc(ex)
-    tr = s.simulate([1.0, 0.0, 0.2 * ex.rho])
+    tr = s.simulate_sliding([1.0, 0.0, 0.2 * ex.rho])
     assert tr.stopped and tr.stuck
     assert tr.t_stop == pytest.approx(1.028093, abs=6e-7)     # six decimals given
     assert tr.eps_final == pytest.approx(0.653002, abs=1e-6)  # row 27 (converged direction)
     # physical-time integration (independent of the time rescaling) to r = 1e-8 r0
-    tt = s.simulate([1.0, 0.0, 0.2 * ex.rho], method="t", r_min=1e-8)
+    tt = s.simulate_sliding([1.0, 0.0, 0.2 * ex.rho], method="t", r_min=1e-8)
     # the remaining time r/|R*| is exact once w has converged; DOP853 at rtol 1e-10
     assert tt.t_stop == pytest.approx(tr.t_stop, abs=1e-8)
 
 
 def test_row30_N2_force_free_disc(uni):
     s = disc(uni["N2"])
-    tr = s.simulate([1.0, 0.0, 0.2 * uni["N2"].rho])
+    tr = s.simulate_sliding([1.0, 0.0, 0.2 * uni["N2"].rho])
     assert tr.t_stop == pytest.approx(0.991915, abs=6e-7)
     # the direction converges to the limit circle w3 = sqrt(-k1/k2) = 0.80359 (row 28); the
     # specification's row 30 prints (0.59532, 0, 0.80349), 1e-4 off that circle: that is where w
@@ -148,7 +149,7 @@ def test_row30_N2_force_free_disc(uni):
                                       ("N2", (0.85977, 0, 0.51068), 1.329556)])
 def test_row31_forced_disc(uni, name, w, t):
     s = disc(uni[name], F=0.2)
-    tr = s.simulate([1.0, 0.1, 0.3])
+    tr = s.simulate_sliding([1.0, 0.1, 0.3])
     # against the analytic limit direction: converged to the stop criterion |V*| < 1e-10
     blue = [d.w for d in find_limit_directions(s) if d.colour == "blue" and d.w[2] > 0]
     np.testing.assert_allclose(tr.w_final, blue[0], atol=1e-8)
@@ -327,7 +328,7 @@ def test_trajectories_end_in_stable_limit_direction(uni, name):
         assert stable, (name, F)
         # generic initial conditions (w2 != 0): the body stops in a stable (blue) direction
         for x0 in off:
-            tr = s.simulate(x0)
+            tr = s.simulate_sliding(x0)
             assert tr.stopped and tr.stuck and math.isfinite(tr.t_stop)
             dist = min(np.linalg.norm(tr.w_final - w) for w in stable)
             # the stop is declared when |V*| < 1e-10 mu g; the distance to a hyperbolic node is
@@ -337,7 +338,7 @@ def test_trajectories_end_in_stable_limit_direction(uni, name):
         # along psi' = g(psi), which is stable inside the circle (blue, or green = saddle whose
         # stable eigenvector lies in the circle)
         for x0 in on:
-            tr = s.simulate(x0)
+            tr = s.simulate_sliding(x0)
             pred = _predicted_on_circle(s, x0, dirs)
             assert pred.colour in ("blue", "green") and pred.lam_c < 0
             assert np.linalg.norm(tr.w_final - pred.w) < 1e-6, (name, F, x0, tr.w_final, pred)
@@ -346,7 +347,7 @@ def test_trajectories_end_in_stable_limit_direction(uni, name):
 
 def test_runaway_above_tangency(uni):
     s = disc(uni["exact"], F=1.2)
-    tr = s.simulate([0.1, 0.05, 0.1], t_end=5.0)
+    tr = s.simulate_sliding([0.1, 0.05, 0.1], t_end=5.0)
     assert not tr.stopped and math.isinf(tr.t_stop)
     # slides along the force: w -> (1, 0, 0), slowly (algebraically in t, since dtau = dt/r)
     dist = np.linalg.norm(tr.w - [1, 0, 0], axis=1)
@@ -359,7 +360,7 @@ def test_runaway_above_tangency(uni):
 def test_start_on_limit_direction_stops_linearly(uni):
     s = disc(uni["N2"], F=0.2)
     d = [d for d in find_limit_directions(s) if d.colour == "blue"][0]
-    tr = s.simulate(2.5 * d.w)
+    tr = s.simulate_sliding(2.5 * d.w)
     # on a limit direction r' = R* is constant: t_stop = r0/|R*|
     assert tr.t_stop == pytest.approx(2.5 / -d.rdot, rel=1e-10)
 
@@ -370,7 +371,7 @@ def test_disc_path_and_rotation(uni):
     rho = uni["N2"].rho
     d = [d for d in find_limit_directions(s) if d.colour == "blue"][0]
     r0 = 2.5
-    tr = s.simulate(r0 * d.w)
+    tr = s.simulate_sliding(r0 * d.w)
     # on a limit direction x_o(t) = (r0 + R* t) w up to t_stop = r0/|R*|, so
     # q(t_stop) = r0^2/(2|R*|) (w1, w2, w3/rho); the run ends at r = 1e-12 r0, which leaves out
     # a relative 1e-24 of the integral, and DOP853 runs at rtol 1e-10
@@ -379,8 +380,8 @@ def test_disc_path_and_rotation(uni):
     # a generic start: rescaled time against physical time (independent integrations); the
     # physical-time run stops at r = 1e-8 r0, after which q moves by ~(1e-8 r0)^2/|R*| only
     x0 = np.array([0.3, 0.8, -0.4])
-    a = s.simulate(x0)
-    b = s.simulate(x0, method="t", r_min=1e-8)
+    a = s.simulate_sliding(x0)
+    b = s.simulate_sliding(x0, method="t", r_min=1e-8)
     np.testing.assert_allclose(a.q[-1], b.q[-1], rtol=1e-8, atol=1e-10)
     # and against the time integral of the sampled slip by the trapezoid rule on the 't' run
     # (only a plausibility bound: the DOP853 steps are coarse, the rule is second order)
@@ -395,8 +396,8 @@ def test_rho_invariance_of_physical_dynamics():
     a = ExactCircularFriction("uniform")
     b = ExactCircularFriction("uniform", rho=1.0)
     u, om = np.array([0.7, -0.2]), 0.9
-    ta = disc(a, F=0.1).simulate(np.array([*u, a.rho * om]))
-    tb = disc(b, F=0.1).simulate(np.array([*u, b.rho * om]))
+    ta = disc(a, F=0.1).simulate_sliding(np.array([*u, a.rho * om]))
+    tb = disc(b, F=0.1).simulate_sliding(np.array([*u, b.rho * om]))
     assert ta.t_stop == pytest.approx(tb.t_stop, rel=1e-9)
     assert ta.eps_final == pytest.approx(tb.eps_final, rel=1e-7)
 
@@ -461,7 +462,7 @@ def test_reduced_form_matches_newton_euler(kind, law, F):
     t_ne, xe = _newton_euler_stop(model, kind, x0, F)
     s = (ReducedContactSystem.disc(model, F=F) if kind == "disc"
          else ReducedContactSystem.ball(model, F=F, lam=5.0))
-    tr = s.simulate(np.array([x0[0], x0[1], model.rho * x0[2]]))
+    tr = s.simulate_sliding(np.array([x0[0], x0[1], model.rho * x0[2]]))
     # the Newton-Euler run stops at r = 1e-10 r0 (disc) or 1e-4 r0 (ball: its slip is a small
     # difference of O(1) velocities) and adds r/|r'|
     assert tr.t_stop == pytest.approx(t_ne, rel=1e-6)
@@ -472,7 +473,7 @@ def test_reduced_form_matches_newton_euler(kind, law, F):
     # 1e-6 leaves room for the ball, whose slip is a 1e-5 difference of O(1) velocities)
     r_dir = 1e-5
     _, xd = _newton_euler_stop(model, kind, x0, F, r_stop=r_dir)
-    tt = s.simulate(np.array([x0[0], x0[1], model.rho * x0[2]]), method="t", r_min=r_dir,
+    tt = s.simulate_sliding(np.array([x0[0], x0[1], model.rho * x0[2]]), method="t", r_min=r_dir,
                     rtol=1e-12, atol=1e-14)
     np.testing.assert_allclose(xd / np.linalg.norm(xd), tt.w[-1], atol=1e-6)
     # the converged direction of the rescaled-time run is a limit direction, and the Newton-Euler
@@ -503,9 +504,9 @@ def test_sphere_multistart_finds_only_circle_directions(uni, name, F):
     assert len(sph) >= len(circ) - 2                          # multistart may miss a few
 
 
-def test_bifurcation_diagram_shapes(uni):
+def test_limit_direction_diagram_shapes(uni):
     s = disc(uni["N2"])
-    bd = bifurcation_diagram(s, np.array([0.03, 0.2, 0.7, 1.2]))
+    bd = limit_direction_diagram(s, np.array([0.03, 0.2, 0.7, 1.2]))
     assert bd["F"].size == 8 + 4 + 2 + 2
     assert set(bd["colour"]) <= {"purple", "red", "blue", "brown", "green"}
 
@@ -513,11 +514,11 @@ def test_bifurcation_diagram_shapes(uni):
 def test_dynamics_bad_input(uni):
     s = disc(uni["exact"])
     with pytest.raises(ParameterError, match="x0 = 0"):
-        s.simulate([0.0, 0.0, 0.0])
+        s.simulate_sliding([0.0, 0.0, 0.0])
     with pytest.raises(ParameterError, match="x0"):
-        s.simulate([np.nan, 0.0, 1.0])
+        s.simulate_sliding([np.nan, 0.0, 1.0])
     with pytest.raises(ParameterError, match="method"):
-        s.simulate([1.0, 0.0, 1.0], method="euler")
+        s.simulate_sliding([1.0, 0.0, 1.0], method="euler")
     with pytest.raises(ParameterError, match="m \\(mass\\)"):
         ReducedContactSystem.disc(uni["exact"], m=-1.0)
     with pytest.raises(ParameterError, match="F \\(force\\)"):
@@ -531,7 +532,7 @@ def test_dynamics_bad_input(uni):
 def test_trajectory_save(tmp_path, uni):
     import fesub
 
-    tr = disc(uni["N2"]).simulate([1.0, 0.0, 0.1])
+    tr = disc(uni["N2"]).simulate_sliding([1.0, 0.0, 0.1])
     tr.save(tmp_path / "traj")
     back = fesub.load(tmp_path / "traj.nc")
     np.testing.assert_array_equal(back.x_o, tr.x_o)
@@ -566,7 +567,7 @@ def test_ball_centre_velocity_against_newton_euler():
     Rbar, J = lam * model.R, 0.4 * m * (lam * model.R) ** 2
     s = ReducedContactSystem.ball(model, F=F, lam=lam)
     x0 = np.array([0.8, 0.3, model.rho * 1.1])
-    tr = s.simulate(x0, method="t", r_min=1e-3)
+    tr = s.simulate_sliding(x0, method="t", r_min=1e-3)
 
     def f(t, y):
         v, W = y[:2], y[2:]
@@ -621,7 +622,7 @@ def test_disc_stops_at_the_pitchfork(uni):
     trivial = find_limit_directions(s)[1]
     assert trivial.w[0] == -1 and trivial.sphere_type == "non-hyperbolic"
     x0 = np.array([-1.0, 0.0, 0.3])
-    tr = s.simulate(x0)
+    tr = s.simulate_sliding(x0)
     ref = _circle_stop_time(uni["exact"], math.atan2(x0[2], x0[0]), float(np.linalg.norm(x0)), s.F)
     assert tr.stopped and tr.stuck and tr.status == "complete"
     # DOP853 at rtol 1e-10 against a quadrature at 1e-13
@@ -630,8 +631,8 @@ def test_disc_stops_at_the_pitchfork(uni):
     assert tr.info["w_converged"] and tr.info["w_residual"] <= 1.0001e-10
     assert np.linalg.norm(tr.w_final - [-1.0, 0.0, 0.0]) < 7e-4
     # a start off the circle: the same stop in rescaled and in physical time (independent runs)
-    a = s.simulate([-1.0, 0.2, 0.3])
-    b = s.simulate([-1.0, 0.2, 0.3], method="t")
+    a = s.simulate_sliding([-1.0, 0.2, 0.3])
+    b = s.simulate_sliding([-1.0, 0.2, 0.3], method="t")
     assert a.stopped and b.stopped
     assert a.t_stop == pytest.approx(b.t_stop, rel=1e-9)
 
@@ -655,9 +656,9 @@ def _interrupt_after(monkeypatch, s, calls):
 def test_interrupted_simulation_returns_the_steps_done(uni, monkeypatch, method):
     s = disc(uni["N2"], F=0.2)
     x0 = [0.3, 0.8, -0.4]
-    full = s.simulate(x0, method=method)
+    full = s.simulate_sliding(x0, method=method)
     _interrupt_after(monkeypatch, s, 300)
-    part = s.simulate(x0, method=method)
+    part = s.simulate_sliding(x0, method=method)
     assert part.status == "interrupted" and not part.stopped and math.isinf(part.t_stop)
     n = part.t.size
     assert 1 < n < full.t.size
@@ -671,7 +672,7 @@ def test_interrupted_direction_phase_keeps_the_motion(uni, monkeypatch):
     """An interrupt while the direction converges (pitchfork) keeps the finished motion."""
     s = disc(uni["exact"])
     s = s.with_force(-s.F_P)
-    full = s.simulate([-1.0, 0.0, 0.3])
+    full = s.simulate_sliding([-1.0, 0.0, 0.3])
     n_motion = int(np.argmax(full.t == full.t[-1]))      # first row of the frozen (t, q)
     real = s.field
     calls = {"k": 0, "deep": False}
@@ -693,20 +694,20 @@ def test_interrupted_direction_phase_keeps_the_motion(uni, monkeypatch):
 
     monkeypatch.setattr(scipy.integrate, "LSODA", Marked)
     monkeypatch.setattr(s, "field", field)
-    part = s.simulate([-1.0, 0.0, 0.3])
+    part = s.simulate_sliding([-1.0, 0.0, 0.3])
     assert part.status == "interrupted"
     assert part.t.size >= n_motion
     np.testing.assert_array_equal(part.t[:n_motion], full.t[:n_motion])
     assert part.t[-1] == full.t[-1]                       # the motion was finished
 
 
-def test_interrupted_bifurcation_diagram_keeps_the_forces_done(uni, monkeypatch):
+def test_interrupted_limit_direction_diagram_keeps_the_forces_done(uni, monkeypatch):
     from fesub.circular import dynamics
-    from fesub.circular.results import BifurcationDiagram
+    from fesub.circular.results import LimitDirectionDiagram
 
     s = disc(uni["N2"])
     grid = np.array([0.03, 0.2, 0.7, 1.2])
-    full = BifurcationDiagram.compute(s, grid)
+    full = LimitDirectionDiagram.compute(s, grid)
     real = dynamics.find_limit_directions
     n = {"k": 0}
 
@@ -717,7 +718,7 @@ def test_interrupted_bifurcation_diagram_keeps_the_forces_done(uni, monkeypatch)
         return real(system, **kw)
 
     monkeypatch.setattr(dynamics, "find_limit_directions", fld)
-    part = BifurcationDiagram.compute(s, grid)
+    part = LimitDirectionDiagram.compute(s, grid)
     assert full.status == "complete" and part.status == "interrupted"
     done = np.isin(full.F, grid[:2])
     np.testing.assert_array_equal(part.F, full.F[done])

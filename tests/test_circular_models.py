@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from fesub.circular import (ExactCircularFriction, HarmonicFriction, LinearEllipsoidalFriction,
-                            PointCoulomb, QuadratureFriction, chebyshev_to_power, make_model,
+                            PointCoulomb, QuadratureFriction, chebyshev_to_power, make_friction_model,
                             make_pressure, quadrature_profile)
 from fesub.errors import FesubError, ModelError, ParameterError
 
@@ -256,7 +256,7 @@ def test_endpoint_fit_improves_disc_thresholds():
 # ------------------------------------------------------------------- bad input, set-valued case
 @pytest.mark.parametrize("kind", ["exact", "quadrature", "linear", "harmonic"])
 def test_zero_slip_and_spin_is_set_valued(kind):
-    m = make_model(kind, "uniform")
+    m = make_friction_model(kind, "uniform")
     res = m.force_torque([[0.0, 0.0], [0.0, 0.0], [1.0, 0.0]], [0.0, 1e-300, 0.0])
     assert res.set_valued.tolist() == [True, False, False]
     assert np.all(np.isfinite(np.stack(res[:3])))
@@ -284,7 +284,7 @@ def test_zero_slip_and_spin_is_set_valued(kind):
     (lambda: ExactCircularFriction().Q_of_w([1.0, 0.0]), "w must have shape"),
     (lambda: HarmonicFriction(N=0), "N \\(harmonic order\\)"),
     (lambda: HarmonicFriction(N=2, fit="pade"), "fit"),
-    (lambda: make_model("pade"), "model must be one of"),
+    (lambda: make_friction_model("pade"), "model must be one of"),
     (lambda: LinearEllipsoidalFriction(Pi_hat=np.eye(2)), "3x3"),
     (lambda: quadrature_profile(make_pressure("uniform"), [float("nan")]), "eps"),
     (lambda: make_pressure(lambda z: -np.ones_like(z)), ">= 0"),

@@ -3,7 +3,7 @@
 * :mod:`~fesub.circular.pressure` -- axisymmetric pressure laws (uniform, Hertz, custom);
 * :mod:`~fesub.circular.exact` -- closed-form profiles with the safe series near the extremes;
 * :mod:`~fesub.circular.quadrature` -- direct quadrature for any pressure (the independent check);
-* :mod:`~fesub.circular.models` -- the friction-model interface and its implementations;
+* :mod:`~fesub.circular.friction` -- the friction-model interface and its implementations;
 * :mod:`~fesub.circular.dynamics` -- reduced slip dynamics, limit directions and bifurcations;
 * :mod:`~fesub.circular.results` -- the study's results (:class:`fesub.io.Result`, ``.nc`` files);
 * :mod:`~fesub.circular.plots` -- figures drawn from the results; the ``fesub circular`` study is
@@ -24,27 +24,34 @@ Choices and corrections (relative to the paper, following the derivations):
 * the endpoint-preserving harmonic fits (``fit='endpoint'``, ``'endpoint+slope'``) are fesub's own.
 """
 
+from .dynamics import (LimitDirection, ReducedContactSystem, bifurcation_values,
+                       find_limit_directions, find_limit_directions_sphere,
+                       limit_direction_diagram)
 from .exact import exact_profile, hertz_profile, uniform_profile
-from .models import (ExactCircularFriction, FrictionModel, FrictionResult, HarmonicFriction,
-                     LinearEllipsoidalFriction, PointCoulomb, QuadratureFriction,
-                     chebyshev_to_power, harmonic_coefficients, make_model)
-from .dynamics import (LimitDirection, ReducedContactSystem, Trajectory, bifurcation_diagram,
-                       bifurcation_values, find_limit_directions, find_limit_directions_sphere)
+from .friction import (ExactCircularFriction, FrictionModel, FrictionResult, HarmonicFriction,
+                       LinearEllipsoidalFriction, PointCoulomb, QuadratureFriction,
+                       chebyshev_to_power, harmonic_coefficients, make_friction_model)
 from .pressure import CustomPressure, HertzPressure, Pressure, UniformPressure, make_pressure
 from .quadrature import quadrature_profile
-from .results import (BifurcationDiagram, BifurcationValues, CircleCurves, DirectionErrorMap,
+from .results import (BifurcationValues, CircleCurves, DirectionErrorMap, LimitDirectionDiagram,
                       LimitDirections, ProfileCurves, bifurcation_table, circle_curves,
                       direction_error_map, force_free_stop, profile_curves)
+from .sliding import Trajectory, simulate_sliding
 
 __all__ = [
+    # pressure laws and the closed-form / quadrature profiles
     "Pressure", "UniformPressure", "HertzPressure", "CustomPressure", "make_pressure",
     "exact_profile", "uniform_profile", "hertz_profile", "quadrature_profile",
+    # friction models
     "FrictionModel", "FrictionResult", "ExactCircularFriction", "QuadratureFriction",
-    "LinearEllipsoidalFriction", "HarmonicFriction", "PointCoulomb", "make_model",
+    "LinearEllipsoidalFriction", "HarmonicFriction", "PointCoulomb", "make_friction_model",
     "harmonic_coefficients", "chebyshev_to_power",
-    "ReducedContactSystem", "Trajectory", "LimitDirection", "find_limit_directions",
-    "find_limit_directions_sphere", "bifurcation_values", "bifurcation_diagram",
+    # disc and ball: limit directions, bifurcation forces, sliding until the stop
+    "ReducedContactSystem", "LimitDirection", "find_limit_directions",
+    "find_limit_directions_sphere", "bifurcation_values", "limit_direction_diagram",
+    "simulate_sliding", "Trajectory",
+    # results of the study
     "ProfileCurves", "DirectionErrorMap", "CircleCurves", "BifurcationValues",
-    "BifurcationDiagram", "LimitDirections", "profile_curves", "direction_error_map",
+    "LimitDirectionDiagram", "LimitDirections", "profile_curves", "direction_error_map",
     "circle_curves", "bifurcation_table", "force_free_stop",
 ]

@@ -13,8 +13,9 @@ asymptotic forms: ``r' = R*(w) = w.F_o``, ``w' = V*(w)/r``, ``V* = F_o - R* w``.
 
 Integration until the body stops uses the time rescaling ``d/dt = r d/dtau``: ``(log r)' = R*(w)``,
 ``w' = V*(w)``, ``t' = r`` -- smooth, with the stop time ``t_stop = int r dtau`` finite and ``w``
-converging to the limit direction. :meth:`ReducedContactSystem.simulate` with ``method='t'``
-integrates ``x_o`` in physical time instead (an independent check).
+converging to the limit direction (:meth:`ReducedContactSystem.simulate_sliding`, implemented in
+:mod:`fesub.circular.sliding`); with ``method='t'`` it integrates ``x_o`` in physical time
+instead (an independent check).
 
 Limit directions ``V*(w) = 0`` lie on the invariant great circle ``w = (cos psi, 0, sin psi)`` when
 ``C`` has no zero on the sphere (true for the exact models and the harmonic models used here;
@@ -32,16 +33,17 @@ the friction-free velocity ``v_Q`` of the ball are integrated.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 
 from ..errors import ParameterError, check_positive
-from ..io import Result, summary_record
-from .models import FrictionModel, HarmonicFriction
+from .friction import FrictionModel, HarmonicFriction
+from .sliding import Trajectory, simulate_sliding
 
-__all__ = ["ReducedContactSystem", "Trajectory", "LimitDirection", "find_limit_directions",
-           "find_limit_directions_sphere", "bifurcation_values", "bifurcation_diagram", "COLOURS"]
+__all__ = ["ReducedContactSystem", "LimitDirection", "find_limit_directions",
+           "find_limit_directions_sphere", "bifurcation_values", "limit_direction_diagram",
+           "COLOURS"]
 
 #: colour code of the paper's figures (sphere type with r' sign)
 COLOURS = {
@@ -97,121 +99,6 @@ class LimitDirection:
         return {"w": [float(x) for x in self.w], "rdot": self.rdot, "lam_c": self.lam_c,
                 "lam_perp": self.lam_perp, "kind": self.kind, "sphere_type": self.sphere_type,
                 "colour": self.colour}
-
-
-#: names and units of the trajectory's per-step variables in a saved file (x_o, w, q columns)
-_TRAJ_COLUMNS = (("x_o", ("u_x", "u_y", "rho_omega_z"), ("m/s", "m/s", "m/s")),
-                 ("w", ("w_1", "w_2", "w_3"), ("1", "1", "1")),
-                 ("q", ("q_x", "q_y", "q_angle"), ("m", "m", "rad")))
-
-
-@dataclass
-class Trajectory(Result):
-    """Result of :meth:`ReducedContactSystem.simulate` (arrays along the solution).
-
-    Attributes
-    ----------
-    t : ndarray
-        Physical time (s).
-    tau : ndarray
-        Rescaled time (s^2/m, ``d t = |x_o| d tau``), NaN for ``method='t'``.
-    x_o : ndarray (n, 3)
-        ``(u_x, u_y, rho omega_z)`` (m/s).
-    w : ndarray (n, 3)
-        Slip direction (-).
-    q : ndarray (n, 3)
-        Disc: centre position ``(x_C, y_C)`` (m) and rotation angle ``gamma`` (rad); for the ball
-        the contact-point displacement (m) and the spin angle (rad).
-    t_stop : float
-        Time at which slip and spin vanish together (s), ``inf`` when the body never stops.
-    stopped, stuck : bool
-        The body stopped; it stays stuck afterwards (``|F| <= F_T``).
-    w_final : ndarray (3,)
-        Direction at the end (the limit direction of the stop, converged to ``|V*| < 1e-10 mu g``
-        unless ``info['w_converged']`` is False).
-    rho, R : float
-        Length scale of ``w`` and contact radius (m).
-    info : dict
-        Method, body kind, force ``F`` (N), model name, solver status, and for runs in rescaled
-        time ``w_converged`` and ``w_residual = |V*(w_final)|/(mu g)`` (-).
-    status : str
-        ``'complete'``, or ``'interrupted'`` when a KeyboardInterrupt stopped the run (the arrays
-        then hold the steps accepted before it; ``t_stop`` is ``inf``, ``stopped`` False).
-    """
-
-    t: np.ndarray
-    tau: np.ndarray
-    x_o: np.ndarray
-    w: np.ndarray
-    q: np.ndarray
-    t_stop: float
-    stopped: bool
-    stuck: bool
-    w_final: np.ndarray
-    rho: float
-    R: float
-    info: dict = field(default_factory=dict)
-    status: str = "complete"
-
-    kind = "trajectory"
-
-    @property
-    def r(self) -> np.ndarray:
-        """``|x_o|`` (m/s) along the trajectory."""
-        return np.linalg.norm(self.x_o, axis=1)
-
-    @property
-    def eps(self) -> np.ndarray:
-        """Slip-spin ratio ``|u|/(R |omega|)`` along the trajectory."""
-        with np.errstate(divide="ignore"):
-            return (self.rho / self.R) * np.hypot(self.w[:, 0], self.w[:, 1]) / np.abs(self.w[:, 2])
-
-    @property
-    def eps_final(self) -> float:
-        """Slip-spin ratio (-) of the final direction."""
-        w = self.w_final
-        with np.errstate(divide="ignore"):
-            return float((self.rho / self.R) * math.hypot(w[0], w[1]) / abs(w[2]))
-
-    def to_xarray(self):
-        """Dataset along ``step``: coordinates ``t`` (s) and ``tau`` (s^2/m), the components of
-        ``x_o`` (m/s), ``w`` (-) and ``q`` (m, m, rad); scalars as attributes."""
-        import xarray as xr
-
-        data = {}
-        for attr, names, units in _TRAJ_COLUMNS:
-            arr = getattr(self, attr)
-            for i, (name, unit) in enumerate(zip(names, units)):
-                data[name] = ("step", arr[:, i], {"units": unit})
-        return xr.Dataset(
-            data, coords={"t": ("step", self.t, {"units": "s", "long_name": "physical time"}),
-                          "tau": ("step", self.tau, {"units": "s^2/m",
-                                                     "long_name": "rescaled time, dt = |x_o| dtau"})},
-            attrs={"t_stop": self.t_stop, "stopped": bool(self.stopped), "stuck": bool(self.stuck),
-                   "w_final": np.asarray(self.w_final, float), "rho": self.rho, "R": self.R,
-                   "info": self.info, "status": self.status,
-                   "units": {"t_stop": "s", "w_final": "1", "rho": "m", "R": "m"}})
-
-    @classmethod
-    def from_xarray(cls, ds):
-        cols = {attr: np.stack([ds[n].values for n in names], axis=1)
-                for attr, names, _ in _TRAJ_COLUMNS}
-        a = ds.attrs
-        return cls(t=ds["t"].values, tau=ds["tau"].values, **cols, t_stop=float(a["t_stop"]),
-                   stopped=bool(a["stopped"]), stuck=bool(a["stuck"]),
-                   w_final=np.asarray(a["w_final"], float), rho=float(a["rho"]), R=float(a["R"]),
-                   info=dict(a["info"]), status=str(a["status"]))
-
-    def summary(self) -> dict:
-        """Stop time, final direction and slip-spin ratio, in the summary schema."""
-        i = self.info
-        params = {"F": (i.get("F"), "N"), "model": (i.get("model"), None),
-                  "body": (i.get("kind"), None), "method": (i.get("method"), None),
-                  "x0": (self.x_o[0], "m/s"), "rho": (self.rho, "m"), "R": (self.R, "m")}
-        res = {"status": (self.status, None), "stopped": (bool(self.stopped), None),
-               "stuck": (bool(self.stuck), None), "t_stop": (self.t_stop, "s"),
-               "w_final": (self.w_final, "1"), "eps_final": (self.eps_final, "1")}
-        return summary_record(self.kind, params, res)
 
 
 class ReducedContactSystem:
@@ -414,264 +301,23 @@ class ReducedContactSystem:
                                 "w1": math.cos(p)})
         return out
 
-    # -------------------------------------------------------------------- simulation
-    def simulate(self, x0, t_end: float = math.inf, method: str = "tau", r_min: float = 1e-12,
-                 rtol: float = 1e-10, atol: float = 1e-12, max_tau: float = 1e6,
-                 r_max: float = 1e6, progress: bool = False) -> Trajectory:
-        """Integrate from ``x0 = (u_x, u_y, rho omega_z)`` until the body stops or ``t_end``.
-
-        Parameters
-        ----------
-        x0 : array_like (3,)
-            Initial ``(u_x, u_y, rho omega)`` (m/s), nonzero.
-        t_end : float
-            Final time (s) when the body does not stop.
-        method : {'tau', 't'}
-            ``'tau'``: rescaled time (smooth to the stop, recommended). ``'t'``: physical time up
-            to ``r = r_min |x0|``, then the remaining time is added as ``r/|R*|``.
-        r_min : float
-            Relative radius ``|x_o|/|x0|`` (-) below which the stop may be declared. With
-            ``'tau'`` the run goes on (in ``tau``; ``r`` keeps shrinking) until also
-            ``|V*(w)| < 1e-10 mu g``, so ``w_final`` is the converged limit direction even where
-            ``w`` approaches it slowly, as ``r**(|lambda_c|/|R*|)``; with ``'t'`` the run stops
-            at ``r_min |x0|``.
-        rtol, atol : float
-            Tolerances of :func:`scipy.integrate.solve_ivp` (DOP853).
-        max_tau, r_max : float
-            Safety limits for the rescaled time (s^2/m) and for ``|x_o|/|x0|`` (-, runaway slip).
-        progress : bool
-            Show a tqdm bar over the rescaled time (``'tau'`` only).
+    # -------------------------------------------------------------------- sliding
+    def simulate_sliding(self, x0, t_end: float = math.inf, method: str = "tau",
+                         r_min: float = 1e-12, rtol: float = 1e-10, atol: float = 1e-12,
+                         max_tau: float = 1e6, r_max: float = 1e6,
+                         progress: bool = False) -> Trajectory:
+        """Integrate from ``x0 = (u_x, u_y, rho omega_z)`` (m/s) until the body stops sliding or
+        ``t_end`` (s); see :func:`fesub.circular.sliding.simulate_sliding` for the parameters
+        (``method`` 'tau' in rescaled time or 't' in physical time, stop radius ``r_min``, ...).
 
         Returns
         -------
         Trajectory
             With ``status='interrupted'`` and the steps accepted so far when a KeyboardInterrupt
             arrives during the integration.
-
-        Notes
-        -----
-        At a non-hyperbolic limit direction (``lambda_c = 0``: the pitchfork ``F = -F_P`` of the
-        disc, say) ``w`` converges only algebraically in ``tau`` while ``r`` falls exponentially,
-        and the explicit integrator is held to steps of order ``1/|lambda_perp|`` by stability.
-        Once ``|x_o| < DEEP_STOP r_min |x0|`` the motion is over to double precision (the remaining
-        time ``r/|R*|`` and path are below the rounding of ``t`` and ``q``), so the stop is
-        declared and the direction alone, ``w' = V*(w)``, is converged to ``|V*| < 1e-10 mu g``
-        by a stiff solver (LSODA, ``tau`` up to ``1e12/(mu g)`` more); ``info['w_converged']``
-        says whether it got there.
         """
-        from scipy.integrate import DOP853, LSODA, solve_ivp
-
-        x0 = np.asarray(x0, dtype=float)
-        if x0.shape != (3,) or not np.all(np.isfinite(x0)):
-            raise ParameterError("x0 must be 3 finite numbers (u_x, u_y, rho*omega_z)")
-        r0 = float(np.linalg.norm(x0))
-        if r0 == 0:
-            raise ParameterError("x0 = 0 is already stuck (set-valued friction); nothing to do")
-        if method not in ("tau", "t"):
-            raise ParameterError(f"method must be 'tau' or 't', got {method!r}")
-        t_end = float(t_end)
-        if not t_end > 0:
-            raise ParameterError(f"t_end must be > 0, got {t_end!r}")
-        check_positive("r_min", r_min)
-        rho = self.rho
-        log_vtol = math.log(1e-10 * self.mu_g)
-        steps: list = []           # accepted steps (time, state) of the running integration
-        done: list = []            # states of finished integration phases, rows (time, state...)
-        bar = None
-        if progress and method == "tau":
-            from tqdm.auto import tqdm
-
-            bar = tqdm(total=100, desc=f"{self.kind} slip", unit="%")
-
-        def residual(w):
-            return float(np.linalg.norm(self.circumferential(w))) / self.mu_g
-
-        def result(Y, tau, status, extra):
-            if method == "tau":
-                r = np.exp(Y[:, 0])
-                W = Y[:, 1:4] / np.linalg.norm(Y[:, 1:4], axis=1, keepdims=True)
-                t, q = Y[:, 4], Y[:, 5:8]
-            else:
-                r = np.linalg.norm(Y[:, :3], axis=1)
-                W = Y[:, :3] / r[:, None]
-                t, q = tau, Y[:, 3:6]
-                tau = np.full(t.size, np.nan)
-            w_final = W[-1]
-            stopped = extra.pop("stopped")
-            rdot = float(self.radial(w_final))
-            if stopped and rdot < 0:
-                t_stop = float(t[-1] + r[-1] / -rdot)
-            else:
-                stopped = False
-                t_stop = math.inf
-            stuck = bool(stopped and abs(self.F) <= self.F_T * (1 + 1e-12))
-            res = residual(w_final)
-            info = {"method": method, "kind": self.kind, "F": self.F, "model": self.model.name,
-                    **extra, "w_residual": res}
-            info.setdefault("w_converged", bool(res <= 1e-10))
-            return Trajectory(t=t, tau=tau, x_o=r[:, None] * W, w=W, q=q, t_stop=t_stop,
-                              stopped=bool(stopped), stuck=stuck, w_final=w_final, rho=rho,
-                              R=self.model.R, info=info, status=status)
-
-        try:
-            if method == "tau":
-                def f(tau, y):
-                    lr, w = y[0], y[1:4]
-                    nw = math.sqrt(w @ w)
-                    wn = w / nw
-                    Fo = self.field(wn)
-                    Rs = float(wn @ Fo)
-                    V = Fo - Rs * wn
-                    r = math.exp(lr)
-                    dy = np.empty(8)
-                    dy[0] = Rs
-                    dy[1:4] = V + (1.0 - nw) * wn        # keep |w| = 1
-                    dy[4] = r
-                    dy[5:8] = r * r * np.array([wn[0], wn[1], wn[2] / rho])
-                    if bar is not None:
-                        bar.n = min(99, int(100 * (math.log(r0) - lr) / -math.log(r_min)))
-                        bar.refresh()
-                    return dy
-
-                def ev_stop(tau, y):
-                    V = self.circumferential(y[1:4])
-                    return max(y[0] - math.log(r_min * r0),
-                               math.log(np.linalg.norm(V) + 1e-300) - log_vtol)
-                ev_stop.terminal = True
-                ev_stop.direction = -1
-
-                def ev_time(tau, y):
-                    return y[4] - t_end
-                ev_time.terminal = True
-
-                def ev_run(tau, y):
-                    return y[0] - math.log(r_max * r0)
-                ev_run.terminal = True
-
-                def ev_deep(tau, y):
-                    return y[0] - math.log(DEEP_STOP * r_min * r0)
-                ev_deep.terminal = True
-
-                y0 = np.concatenate([[math.log(r0)], x0 / r0, [0.0, 0.0, 0.0, 0.0]])
-                done.append(np.concatenate([[0.0], y0])[None, :])
-                sol = solve_ivp(f, (0.0, max_tau), y0, method=_recording(DOP853, steps),
-                                rtol=rtol, atol=atol, events=[ev_stop, ev_time, ev_run, ev_deep],
-                                dense_output=False)
-                rows = np.column_stack([sol.t, sol.y.T])
-                done[:] = [rows]
-                steps.clear()
-                extra = {"solver_status": int(sol.status),
-                         "stopped": sol.status == 1 and len(sol.t_events[0]) > 0}
-                if len(sol.t_events[0]):
-                    extra["w_converged"] = True
-                elif sol.status == 1 and len(sol.t_events[3]):
-                    # the motion is over; converge the direction alone (t and q are final)
-                    def f2(tau, z):
-                        w = z[1:4]
-                        nw = math.sqrt(w @ w)
-                        wn = w / nw
-                        Fo = self.field(wn)
-                        Rs = float(wn @ Fo)
-                        return np.concatenate([[Rs], Fo - Rs * wn + (1.0 - nw) * wn])
-
-                    def ev_conv(tau, z):
-                        return math.log(np.linalg.norm(self.circumferential(z[1:4])) + 1e-300) \
-                            - log_vtol
-                    ev_conv.terminal = True
-                    ev_conv.direction = -1
-
-                    frozen = rows[-1, 5:9]
-                    steps_to_rows = _rows_with(frozen)
-                    done.append(None)      # placeholder for the direction phase (see except)
-                    sol2 = solve_ivp(f2, (sol.t[-1], sol.t[-1] + 1e12 / self.mu_g),
-                                     rows[-1, 1:5], method=_recording(LSODA, steps), rtol=rtol,
-                                     atol=atol, events=[ev_conv])
-                    done[-1] = steps_to_rows(sol2.t[1:], sol2.y.T[1:])
-                    steps.clear()
-                    extra.update(stopped=True, w_converged=len(sol2.t_events[0]) > 0,
-                                 direction_solver_status=int(sol2.status))
-                if bar is not None:
-                    bar.n = 100
-                    bar.close()
-                    bar = None
-                Y = np.concatenate(done)
-                return result(Y[:, 1:], Y[:, 0], "complete", extra)
-
-            def f(t, y):
-                x = y[:3]
-                out = np.empty(6)
-                out[:3] = self.field(x)
-                out[3:] = [x[0], x[1], x[2] / rho]
-                return out
-
-            def ev_stop(t, y):
-                return np.linalg.norm(y[:3]) - r_min * r0
-            ev_stop.terminal = True
-            ev_stop.direction = -1
-
-            def ev_run(t, y):
-                return np.linalg.norm(y[:3]) - r_max * r0
-            ev_run.terminal = True
-
-            T_cap = t_end if math.isfinite(t_end) else 1e6 * r0 / self.mu_g
-            y0 = np.concatenate([x0, np.zeros(3)])
-            done.append(np.concatenate([[0.0], y0])[None, :])
-            sol = solve_ivp(f, (0.0, T_cap), y0, method=_recording(DOP853, steps), rtol=rtol,
-                            atol=atol * r0 * r_min, events=[ev_stop, ev_run])
-            return result(sol.y.T, sol.t, "complete",
-                          {"solver_status": int(sol.status),
-                           "stopped": sol.status == 1 and len(sol.t_events[0]) > 0})
-        except KeyboardInterrupt:
-            # what was computed: the finished phases and the steps accepted in the running one
-            ts, ys = _unzip(steps)
-            if done and done[-1] is None:
-                done[-1] = steps_to_rows(ts, ys)
-            elif ts.size:
-                done.append(np.column_stack([ts, ys]))
-            Y = np.concatenate(done)
-            return result(Y[:, 1:], Y[:, 0], "interrupted",
-                          {"solver_status": None, "stopped": False})
-        finally:
-            if bar is not None:
-                bar.close()
-
-
-#: depth below the stop radius ``r_min |x0|`` at which a run in rescaled time declares the motion
-#: over even though the direction has not converged (see :meth:`ReducedContactSystem.simulate`)
-DEEP_STOP = 1e-300
-
-
-def _recording(base, log: list):
-    """The SciPy ODE solver class ``base`` appending each accepted step ``(t, y)`` to ``log``
-    (so that an interrupted integration still returns what it computed)."""
-
-    class Recording(base):
-        def step(self):
-            msg = super().step()
-            if self.status != "failed":
-                log.append((self.t, self.y.copy()))
-            return msg
-
-    return Recording
-
-
-def _unzip(steps):
-    """``(times, states)`` arrays of a list of ``(t, y)`` steps."""
-    if not steps:
-        return np.zeros(0), np.zeros((0, 0))
-    t, y = zip(*steps)
-    return np.array(t), np.array(y)
-
-
-def _rows_with(frozen):
-    """Rows ``(tau, log r, w, t, q)`` of the direction phase from its ``(tau, (log r, w))``
-    states, ``(t, q)`` held at ``frozen``."""
-
-    def rows(tau, z):
-        z = np.asarray(z).reshape(len(tau), 4)
-        return np.column_stack([tau, z, np.tile(frozen, (len(tau), 1))])
-
-    return rows
+        return simulate_sliding(self, x0, t_end=t_end, method=method, r_min=r_min, rtol=rtol,
+                                atol=atol, max_tau=max_tau, r_max=r_max, progress=progress)
 
 
 # ------------------------------------------------------------------------ limit directions
@@ -778,7 +424,8 @@ def bifurcation_values(system: ReducedContactSystem) -> dict:
             "F_F": max((d["F"] for d in folds), default=None)}
 
 
-def bifurcation_diagram(system: ReducedContactSystem, F_grid, progress: bool = False) -> dict:
+def limit_direction_diagram(system: ReducedContactSystem, F_grid,
+                            progress: bool = False) -> dict:
     """Limit directions against the force (for Fig. 13-14 style diagrams).
 
     Returns arrays ``F`` (N), ``psi`` (rad), ``w3``, ``rdot`` and ``colour`` (one row per limit

@@ -13,10 +13,10 @@ import numpy as np
 
 from ..plots import style
 from .dynamics import COLOURS, ReducedContactSystem, find_limit_directions
-from .results import BifurcationDiagram, CircleCurves, DirectionErrorMap, ProfileCurves
+from .results import CircleCurves, DirectionErrorMap, LimitDirectionDiagram, ProfileCurves
 
-__all__ = ["plot_profiles", "plot_error_map", "plot_bifurcation_diagram", "plot_sphere_portrait",
-           "plot_trajectories", "plot_k_curves"]
+__all__ = ["plot_profiles", "plot_error_map", "plot_limit_direction_diagram",
+           "plot_sphere_portrait", "plot_trajectories", "plot_k_curves"]
 
 #: legend text of each colour of the paper's code: "r' sign, sphere type"
 _CLASS_LABEL = {c: f"{k}, {t}" for (k, t), c in COLOURS.items()}
@@ -108,7 +108,7 @@ def plot_k_curves(curves: CircleCurves, path=None):
     return _finish(fig, path)
 
 
-def plot_bifurcation_diagram(diagram: BifurcationDiagram, path=None):
+def plot_limit_direction_diagram(diagram: LimitDirectionDiagram, path=None):
     """Limit directions (``psi``) against the force, one colour per class, with F_T, F_P, F_F
     marked."""
     plt = style.pyplot()

@@ -7,10 +7,10 @@
   (its intersections with ``F/(mu m g)`` are the non-trivial limit directions);
 * :class:`BifurcationValues` -- tangency, pitchfork and fold forces and the force-free stop
   direction per model;
-* :class:`BifurcationDiagram` -- the limit directions against the force;
+* :class:`LimitDirectionDiagram` -- the limit directions against the force;
 * :class:`LimitDirections` -- the limit directions of one system at one force.
 
-The trajectory of a run is :class:`fesub.circular.dynamics.Trajectory`. Forces are in N with the
+The trajectory of a run is :class:`fesub.circular.sliding.Trajectory`. Forces are in N with the
 system's mass ``m`` (kg), gravity ``g`` (m/s^2) and friction coefficient ``mu`` recorded, so
 ``F/(mu m g)`` is always at hand; dimensionless quantities have the unit ``"1"``.
 """
@@ -23,12 +23,12 @@ import numpy as np
 
 from ..errors import ParameterError
 from ..io import Result, summary_record
-from .dynamics import LimitDirection, ReducedContactSystem, bifurcation_diagram, \
-    bifurcation_values, find_limit_directions
-from .models import FrictionModel
+from .dynamics import (LimitDirection, ReducedContactSystem, bifurcation_values,
+                       find_limit_directions, limit_direction_diagram)
+from .friction import FrictionModel
 
 __all__ = ["ProfileCurves", "DirectionErrorMap", "CircleCurves", "BifurcationValues",
-           "BifurcationDiagram", "LimitDirections", "profile_curves", "direction_error_map",
+           "LimitDirectionDiagram", "LimitDirections", "profile_curves", "direction_error_map",
            "circle_curves", "bifurcation_table", "force_free_stop"]
 
 
@@ -444,8 +444,8 @@ class LimitDirections(Result):
             details={"directions": [d.as_dict() for d in self.directions]})
 
 
-# ------------------------------------------------------------------ bifurcation diagram
-class BifurcationDiagram(Result):
+# ------------------------------------------------------------- limit-direction diagram
+class LimitDirectionDiagram(Result):
     """Limit directions on the invariant circle against the force.
 
     Attributes
@@ -470,7 +470,7 @@ class BifurcationDiagram(Result):
         ``'complete'`` or ``'interrupted'`` (then the points of the forces scanned so far).
     """
 
-    kind = "circular-bifurcation-diagram"
+    kind = "circular-limit-direction-diagram"
 
     def __init__(self, F, psi, w3, rdot, colour, F_grid, values, system, status="complete"):
         self.F, self.psi, self.w3, self.rdot = F, psi, w3, rdot
@@ -479,13 +479,13 @@ class BifurcationDiagram(Result):
         self.status = status
 
     @classmethod
-    def compute(cls, system: ReducedContactSystem, F_grid) -> "BifurcationDiagram":
+    def compute(cls, system: ReducedContactSystem, F_grid) -> "LimitDirectionDiagram":
         """Scan ``F_grid`` (N); a KeyboardInterrupt returns the forces done, ``'interrupted'``."""
         F_grid = np.asarray(F_grid, float)
         rows, status = [], "complete"
         try:
             for F in F_grid:
-                bd = bifurcation_diagram(system, np.array([F]))
+                bd = limit_direction_diagram(system, np.array([F]))
                 rows.append(bd)
         except KeyboardInterrupt:
             status = "interrupted"

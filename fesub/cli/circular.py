@@ -11,9 +11,9 @@ Parts written to ``--out`` as they finish (reused on a rerun): ``profiles_<law>.
 torque profiles of every model against the exact one, maximum errors), ``error_map_<law>.nc``
 (model errors over slip directions), ``disc_bifurcation_values.nc`` (tangency, pitchfork, fold
 forces and force-free stop per model), ``disc_circle_curves.nc``,
-``disc_bifurcation_diagram_exact.nc``, ``disc_bifurcation_diagram_N2.nc``,
+``disc_limit_direction_diagram_exact.nc``, ``disc_limit_direction_diagram_N2.nc``,
 ``disc_limit_directions_F<f>.nc`` (each force level), ``disc_trajectory_<i>.nc`` (four stopping
-runs), ``ball_bifurcation_values.nc``, ``ball_bifurcation_diagram_exact.nc``; figures
+runs), ``ball_bifurcation_values.nc``, ``ball_limit_direction_diagram_exact.nc``; figures
 ``profiles_<law>.png``, ``error_map_<law>.png``, ``disc_k_curves.png``, ``disc_bifurcation.png``,
 ``disc_bifurcation_N2.png``, ``disc_sphere_F<f>.png``, ``disc_trajectories.png``,
 ``ball_bifurcation.png``; ``summary.json`` and ``report.html``.
@@ -61,7 +61,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def _models(law, rho_name, N):
     """Exact model and the approximations (label -> model) of one pressure law."""
-    from ..circular.models import ExactCircularFriction, HarmonicFriction, \
+    from ..circular.friction import ExactCircularFriction, HarmonicFriction, \
         LinearEllipsoidalFriction
 
     ex = ExactCircularFriction(law)
@@ -78,6 +78,11 @@ def _models(law, rho_name, N):
     return ex, approx
 
 
+def _second_model(N):
+    """File tag and label of the harmonic model drawn beside the exact one (order 2 or N)."""
+    return f"N{min(2, N)}", f"harmonic N={min(2, N)}"
+
+
 class _Once:
     """A value computed on first use (the models are built only when a part or figure needs
     them, so that a resumed run does not rebuild them for nothing)."""
@@ -92,13 +97,6 @@ class _Once:
 
 
 def run(args) -> int:
-    import numpy as np
-
-    from ..circular import plots
-    from ..circular.dynamics import ReducedContactSystem
-    from ..circular.results import (BifurcationDiagram, LimitDirections, bifurcation_table,
-                                    circle_curves, direction_error_map, profile_curves)
-    from ..io import summary_record
     from .common import StudyDir
 
     laws = ["uniform", "hertz"] if args.law == "both" else [args.law]
@@ -107,30 +105,59 @@ def run(args) -> int:
               "quick": bool(args.quick)}
     d = StudyDir(args.out, STUDY, params, overwrite=args.overwrite, figures=not args.no_figures,
                  quiet=args.quiet)
+    profiles = {law: _profiles(args, d, law) for law in laws}
+    disc = _disc(args, d)
+    ball_bv = _ball(args, d)
+    d.finish(_summary(params, profiles, disc, ball_bv))
+    d.say(f"fesub circular: results in {d.path}")
+    ex_d, ex_b = disc["values"].row("exact"), ball_bv.row("exact")
+    stop = ex_d["force_free_stop"]
+    ff = "none" if ex_d["F_F"] is None else f"{ex_d['F_F']:.6f}"
+    d.say(f"  disc (exact): F_T = {ex_d['F_T']:.6f} N, F_P = {ex_d['F_P']:.6f} N, F_F = {ff} N, "
+          f"force-free stop eps* = {stop['eps'] if stop else float('nan'):.6f}")
+    d.say(f"  ball (exact, lambda = {args.lam:g}): F_T = {ex_b['F_T']:.6f} N, "
+          f"F_P = {ex_b['F_P']:.6f} N")
+    return 0
+
+
+def _profiles(args, d, law):
+    """Parts ``profiles_<law>`` and ``error_map_<law>`` and their figures; returns both."""
+    import numpy as np
+
+    from ..circular import plots
+    from ..circular.results import direction_error_map, profile_curves
+
     quick = args.quick
-    tag2 = f"N{min(2, args.N)}"
-    lab2 = f"harmonic N={min(2, args.N)}"
-
-    # ---------------------------------------------------------------- profiles
     eps = np.geomspace(1e-3, 1e3, 200 if quick else 800)
-    profiles = {}
-    for law in laws:
-        models = _Once(lambda law=law: _models(law, args.rho, args.N))
-        prof = d.compute(f"profiles_{law}", lambda: profile_curves(
-            models()[0], models()[1], eps, n_theta=2001 if quick else 20001))
-        emap = d.compute(f"error_map_{law}", lambda: direction_error_map(
-            models()[0], models()[1], n=41 if quick else 121))
-        profiles[law] = (prof, emap)
-        d.say(f"profiles and error map of the {law} law: done")
-        if d.figures_on:
-            plots.plot_profiles(prof, d.figure(
-                f"profiles_{law}.png", f"Force and torque profiles Q_eps, T_eps of the models "
-                f"against the exact {law}-pressure profiles, and their errors."))
-            plots.plot_error_map(emap, d.figure(
-                f"error_map_{law}.png", f"Error |Q_model - Q_exact|/(mu P) of each model over "
-                f"the slip directions, {law} pressure."))
+    models = _Once(lambda: _models(law, args.rho, args.N))
+    prof = d.compute(f"profiles_{law}", lambda: profile_curves(
+        models()[0], models()[1], eps, n_theta=2001 if quick else 20001))
+    emap = d.compute(f"error_map_{law}", lambda: direction_error_map(
+        models()[0], models()[1], n=41 if quick else 121))
+    d.say(f"profiles and error map of the {law} law: done")
+    if d.figures_on:
+        plots.plot_profiles(prof, d.figure(
+            f"profiles_{law}.png", f"Force and torque profiles Q_eps, T_eps of the models "
+            f"against the exact {law}-pressure profiles, and their errors."))
+        plots.plot_error_map(emap, d.figure(
+            f"error_map_{law}.png", f"Error |Q_model - Q_exact|/(mu P) of each model over "
+            f"the slip directions, {law} pressure."))
+    return prof, emap
 
-    # ---------------------------------------------------------------- disc
+
+def _disc(args, d) -> dict:
+    """The disc's parts (bifurcation values, circle curves, limit-direction diagrams, limit
+    directions per force, stopping runs) and figures; returns the values, limit directions and
+    trajectories."""
+    import numpy as np
+
+    from ..circular.dynamics import ReducedContactSystem
+    from ..circular.results import (LimitDirectionDiagram, LimitDirections, bifurcation_table,
+                                    circle_curves)
+
+    quick = args.quick
+    tag2, lab2 = _second_model(args.N)
+
     def disc_systems():
         ex, approx = _models("uniform", "kappa", args.N)
         systems = {"exact": ReducedContactSystem.disc(ex)}
@@ -141,37 +168,55 @@ def run(args) -> int:
     disc_bv = d.compute("disc_bifurcation_values", lambda: bifurcation_table(discs()))
     curves = d.compute("disc_circle_curves", lambda: circle_curves(discs(), args.forces))
     F_grid = np.linspace(0.0, 1.3, 53 if quick else 261)
-    diagrams = {lab: d.compute(f"disc_bifurcation_diagram_{tag}", lambda lab=lab:
-                               BifurcationDiagram.compute(discs()[lab], F_grid))
+    diagrams = {lab: d.compute(f"disc_limit_direction_diagram_{tag}", lambda lab=lab:
+                               LimitDirectionDiagram.compute(discs()[lab], F_grid))
                 for tag, lab in (("exact", "exact"), (tag2, lab2))}
     limit_dirs = {F: d.compute(f"disc_limit_directions_F{F:g}", lambda F=F:
                                LimitDirections.compute(discs()["exact"].with_force(F)))
                   for F in args.forces}
     d.say("disc: bifurcation values, diagrams and limit directions done")
     s_traj = _Once(lambda: discs()["exact"].with_force(args.traj_force))
-    trajs = [d.compute(f"disc_trajectory_{i}", lambda x0=x0: s_traj().simulate(
+    trajs = [d.compute(f"disc_trajectory_{i}", lambda x0=x0: s_traj().simulate_sliding(
         np.array(x0), t_end=args.t_end)) for i, x0 in enumerate(TRAJECTORY_STARTS)]
     d.say(f"disc: {len(trajs)} stopping runs done")
     if d.figures_on:
-        plots.plot_k_curves(curves, d.figure(
-            "disc_k_curves.png", "Disc: m(psi) = cos(psi) k(sin psi) on the invariant circle per "
-            "model; a crossing with a force level is a non-trivial limit direction."))
-        for lab, fname in (("exact", "disc_bifurcation.png"),
-                           (lab2, f"disc_bifurcation_{tag2}.png")):
-            plots.plot_bifurcation_diagram(diagrams[lab], d.figure(
-                fname, f"Disc, {lab} model: limit directions against the force, coloured by "
-                "stability, with the tangency (T), pitchfork (P) and fold (F) forces."))
-        for F, ld in limit_dirs.items():
-            plots.plot_sphere_portrait(
-                discs()["exact"].with_force(F), d.figure(
-                    f"disc_sphere_F{F:g}.png", f"Disc, exact model, F/(mu m g) = {F:g}: flow of "
-                    "the slip direction on the sphere and the limit directions."),
-                n=30 if quick else 60, directions=ld.directions)
-        plots.plot_trajectories(s_traj(), trajs, d.figure(
-            "disc_trajectories.png", f"Disc, exact model, F/(mu m g) = {args.traj_force:g}: "
-            "slip and spin of four runs until they stop."))
+        _disc_figures(args, d, discs, curves, diagrams, limit_dirs, s_traj(), trajs)
+    return {"values": disc_bv, "limit_directions": limit_dirs, "trajectories": trajs}
 
-    # ---------------------------------------------------------------- ball
+
+def _disc_figures(args, d, discs, curves, diagrams, limit_dirs, system, trajs):
+    """The disc's figures: circle curves, limit-direction diagrams, sphere portraits, runs."""
+    from ..circular import plots
+
+    tag2, lab2 = _second_model(args.N)
+    plots.plot_k_curves(curves, d.figure(
+        "disc_k_curves.png", "Disc: m(psi) = cos(psi) k(sin psi) on the invariant circle per "
+        "model; a crossing with a force level is a non-trivial limit direction."))
+    for lab, fname in (("exact", "disc_bifurcation.png"),
+                       (lab2, f"disc_bifurcation_{tag2}.png")):
+        plots.plot_limit_direction_diagram(diagrams[lab], d.figure(
+            fname, f"Disc, {lab} model: limit directions against the force, coloured by "
+            "stability, with the tangency (T), pitchfork (P) and fold (F) forces."))
+    for F, ld in limit_dirs.items():
+        plots.plot_sphere_portrait(
+            discs()["exact"].with_force(F), d.figure(
+                f"disc_sphere_F{F:g}.png", f"Disc, exact model, F/(mu m g) = {F:g}: flow of "
+                "the slip direction on the sphere and the limit directions."),
+            n=30 if args.quick else 60, directions=ld.directions)
+    plots.plot_trajectories(system, trajs, d.figure(
+        "disc_trajectories.png", f"Disc, exact model, F/(mu m g) = {args.traj_force:g}: "
+        "slip and spin of four runs until they stop."))
+
+
+def _ball(args, d):
+    """The ball's parts (bifurcation values, limit-direction diagram) and figure; returns the
+    bifurcation values."""
+    import numpy as np
+
+    from ..circular import plots
+    from ..circular.dynamics import ReducedContactSystem
+    from ..circular.results import LimitDirectionDiagram, bifurcation_table
+
     def ball_systems():
         exh, approxh = _models("hertz", "kappa", args.N)
         balls = {"exact": ReducedContactSystem.ball(exh, lam=args.lam)}
@@ -182,15 +227,23 @@ def run(args) -> int:
     balls = _Once(ball_systems)
     ball_bv = d.compute("ball_bifurcation_values",
                         lambda: bifurcation_table(balls(), lam=args.lam))
-    ball_diag = d.compute("ball_bifurcation_diagram_exact", lambda: BifurcationDiagram.compute(
-        balls()["exact"], np.linspace(0, 4.0, 41 if quick else 161)))
+    ball_diag = d.compute("ball_limit_direction_diagram_exact",
+                          lambda: LimitDirectionDiagram.compute(
+                              balls()["exact"], np.linspace(0, 4.0, 41 if args.quick else 161)))
     d.say("ball: bifurcation values and diagram done")
     if d.figures_on:
-        plots.plot_bifurcation_diagram(ball_diag, d.figure(
+        plots.plot_limit_direction_diagram(ball_diag, d.figure(
             "ball_bifurcation.png", f"Ball (radius {args.lam:g} R), exact Hertz model: limit "
             "directions against the force."))
+    return ball_bv
 
-    # ---------------------------------------------------------------- summary
+
+def _summary(params, profiles, disc, ball_bv) -> dict:
+    """The study's summary record: the exact models' bifurcation forces and stop, the linear
+    model's errors; every model's numbers under ``details``."""
+    from ..io import summary_record
+
+    disc_bv, limit_dirs, trajs = disc["values"], disc["limit_directions"], disc["trajectories"]
     ex_d, ex_b = disc_bv.row("exact"), ball_bv.row("exact")
     stop = ex_d["force_free_stop"]
     results = {"disc_F_T": (ex_d["F_T"], "N"), "disc_F_P": (ex_d["F_P"], "N"),
@@ -217,13 +270,5 @@ def run(args) -> int:
     }
     units = {"law": None, "rho": None, "N": None, "forces": "1", "traj_force": "1",
              "t_end": "s", "lam": "1", "quick": None}
-    summary = summary_record(STUDY, {**{k: (v, units[k]) for k, v in params.items()},
-                                     **CONSTANTS}, results, details=details)
-    d.finish(summary)
-    d.say(f"fesub circular: results in {d.path}")
-    ff = "none" if ex_d["F_F"] is None else f"{ex_d['F_F']:.6f}"
-    d.say(f"  disc (exact): F_T = {ex_d['F_T']:.6f} N, F_P = {ex_d['F_P']:.6f} N, F_F = {ff} N, "
-          f"force-free stop eps* = {stop['eps'] if stop else float('nan'):.6f}")
-    d.say(f"  ball (exact, lambda = {args.lam:g}): F_T = {ex_b['F_T']:.6f} N, "
-          f"F_P = {ex_b['F_P']:.6f} N")
-    return 0
+    return summary_record(STUDY, {**{k: (v, units[k]) for k, v in params.items()},
+                                  **CONSTANTS}, results, details=details)

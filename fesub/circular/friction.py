@@ -28,12 +28,12 @@ from typing import NamedTuple
 import numpy as np
 
 from ..errors import ModelError, ParameterError, check_positive
-from . import exact
+from .exact import EPS_LARGE, EPS_SMALL, check_eps, eps_as_ab, law_code, profile_ab
 from .pressure import Pressure, make_pressure
 from .quadrature import quadrature_profile
 
 __all__ = ["FrictionResult", "FrictionModel", "ExactCircularFriction", "QuadratureFriction",
-           "LinearEllipsoidalFriction", "HarmonicFriction", "PointCoulomb", "make_model",
+           "LinearEllipsoidalFriction", "HarmonicFriction", "PointCoulomb", "make_friction_model",
            "harmonic_coefficients", "chebyshev_to_power"]
 
 
@@ -120,11 +120,11 @@ class FrictionModel:
 
         ``|Q_xy| = mu P Q_eps`` and ``|T_z| = mu P kappa T_eps`` (both >= 0).
         """
-        e = exact.check_eps(eps)
+        e = check_eps(eps)
         shape = e.shape
         e = np.atleast_1d(e).ravel()
         if self.natural == "eps":
-            Q, T = self._profile_ab(*exact.eps_as_ab(e))
+            Q, T = self._profile_ab(*eps_as_ab(e))
         else:
             # |w3| = 1/sqrt(1 + (eps R/rho)^2), w12 = (eps R/rho) |w3|
             g = e * self.R / self.rho
@@ -282,10 +282,10 @@ class ExactCircularFriction(FrictionModel):
             raise ParameterError("ExactCircularFriction needs pressure 'uniform' or 'hertz'; "
                                  f"got {self.pressure.name!r} (use QuadratureFriction)")
         self._law = self.pressure.name
-        self._code = exact.law_code(self._law)
+        self._code = law_code(self._law)
 
     def _profile_ab(self, a, b):
-        return exact.profile_ab(self._law, a, b)
+        return profile_ab(self._law, a, b)
 
     def _force_torque(self, ux, uy, om):
         from .. import _backend
@@ -298,8 +298,8 @@ class ExactCircularFriction(FrictionModel):
         Qx, Qy, Tz = np.empty(n), np.empty(n), np.empty(n)
         sv = np.empty(n, dtype=np.uint8)
         _backend.kernels("circular").force_torque(
-            self._code, ux, uy, om, self.R, self.mu * self.P, self.kappa, exact.EPS_SMALL,
-            exact.EPS_LARGE, Qx, Qy, Tz, sv)
+            self._code, ux, uy, om, self.R, self.mu * self.P, self.kappa, EPS_SMALL,
+            EPS_LARGE, Qx, Qy, Tz, sv)
         return FrictionResult(Qx.reshape(shape), Qy.reshape(shape), Tz.reshape(shape),
                               sv.view(bool).reshape(shape))
 
@@ -560,13 +560,13 @@ class HarmonicFriction(FrictionModel):
         return d
 
 
-_MODELS = {"exact": ExactCircularFriction, "quadrature": QuadratureFriction,
+_FRICTION_MODELS = {"exact": ExactCircularFriction, "quadrature": QuadratureFriction,
            "linear": LinearEllipsoidalFriction, "harmonic": HarmonicFriction,
            "point": PointCoulomb}
 
 
-def make_model(kind: str, pressure="uniform", **kwargs) -> FrictionModel:
+def make_friction_model(kind: str, pressure="uniform", **kwargs) -> FrictionModel:
     """Build a model by name: 'exact', 'quadrature', 'linear', 'harmonic', 'point'."""
-    if kind not in _MODELS:
-        raise ParameterError(f"model must be one of {sorted(_MODELS)}, got {kind!r}")
-    return _MODELS[kind](pressure, **kwargs)
+    if kind not in _FRICTION_MODELS:
+        raise ParameterError(f"model must be one of {sorted(_FRICTION_MODELS)}, got {kind!r}")
+    return _FRICTION_MODELS[kind](pressure, **kwargs)
