@@ -17,7 +17,8 @@ import numpy as np
 
 from fesub import _backend
 from fesub.coulomb import ChainModel, steady_state
-from fesub.coulomb.simulate import numeric_regime_map, simulate, simulate_scipy
+from fesub.coulomb.integrate import simulate_chain, simulate_chain_scipy
+from fesub.coulomb.numeric_map import numeric_regime_map
 
 U2 = ChainModel.uniform(2)
 U5 = ChainModel.uniform(5)
@@ -41,9 +42,9 @@ def test_bench_closed_form_5dof(benchmark, ratio_to, goal):
 def test_bench_integrator_vs_solve_ivp(benchmark, ratio_to, goal):
     # 2DOF unit chain, contact and load on mass 1, r1 = 0.45, beta = 0.3: continuous, settles
     # from rest in ~110 periods
-    res = benchmark(simulate, U2, "wall:0", 0, 0.45, 0.3)
+    res = benchmark(simulate_chain, U2, "wall:0", 0, 0.45, 0.3)
     assert res.converged
-    r = ratio_to("solve_ivp_DOP853", simulate_scipy, U2, "wall:0", 0, 0.45, 0.3, rounds=1)
+    r = ratio_to("solve_ivp_DOP853", simulate_chain_scipy, U2, "wall:0", 0, 0.45, 0.3, rounds=1)
     benchmark.extra_info["backend"] = _backend.active("coulomb")
     goal("ratio_solve_ivp_DOP853", 50.0, value=r, higher=True)
 

@@ -14,7 +14,7 @@ from numpy.testing import assert_allclose
 from scipy.optimize import brentq
 
 from fesub.coulomb import (
-    CONTINUOUS, STICK_SLIP, STUCK, ChainModel, Contact, beta_inf, beta_limit, beta_stuck_inf,
+    CONTINUOUS, STICK_SLIP, STUCK, ChainModel, CoulombContact, beta_inf, beta_limit, beta_stuck_inf,
     den_hartog, invariant_points, inversion_intervals, quasi_static, resonance_thresholds,
     s_function, steady_state, stuck_response, time_response, u_damping,
 )
@@ -82,7 +82,7 @@ def _wrap(a):
 def test_row1_sdof_equals_den_hartog(backend):
     r = np.concatenate([np.linspace(0.35, 0.95, 61), np.linspace(1.05, 4.0, 120)])
     beta = np.array([0.0, 0.1, 0.3, 0.5, 0.7])
-    ss = steady_state(SDOF, Contact.wall(0), 0, r, beta)
+    ss = steady_state(SDOF, CoulombContact.wall(0), 0, r, beta)
     X, phi = _den_hartog_closed_form(r, beta)
     both = np.isfinite(X)
     assert both.sum() > 500
@@ -149,8 +149,8 @@ def test_row6_limit_any_j_equals_l_converges_linearly():
     # ~100x when the offset does (linear approach; up to ~33 * offset) and is < 1e-6 at 1e-8.
     for j in range(5):
         for rn in U5.natural_r1:
-            e1 = abs(beta_limit(U5, Contact.wall(j), j, rn * (1 + 1e-6))[0] - np.pi / 4)
-            e2 = abs(beta_limit(U5, Contact.wall(j), j, rn * (1 + 1e-8))[0] - np.pi / 4)
+            e1 = abs(beta_limit(U5, CoulombContact.wall(j), j, rn * (1 + 1e-6))[0] - np.pi / 4)
+            e2 = abs(beta_limit(U5, CoulombContact.wall(j), j, rn * (1 + 1e-8))[0] - np.pi / 4)
             assert e2 < 1e-6
             assert e2 < 0.02 * e1 + 1e-9
 
@@ -344,7 +344,7 @@ def test_row13_5dof_contact_on_mass3():
 # ---- rows 14-16: contacts between oscillating parts -------------------------------------------
 
 def test_row14_two_mass_contact():
-    c = Contact.masses(0, 1)
+    c = CoulombContact.masses(0, 1)
     assert_allclose(TWO.natural_r1, [0.70711, 1.41421], atol=1e-5)
     assert_allclose(resonance_thresholds(TWO, c, 0), [0.78540, 0.39270], atol=1e-5)
     assert_allclose(invariant_points(TWO, c, 0, 0, kind="inversion"), [0.60603, 0.77787, 1.21352], atol=1e-5)
@@ -490,7 +490,7 @@ def test_time_response_satisfies_equations_of_motion():
         _, xp, _ = time_response(model, c, l, r, b, tau=tau + h)
         _, xm, _ = time_response(model, c, l, r, b, tau=tau - h)
         acc = (xp - 2 * x + xm) / h ** 2
-        ct = Contact.from_spec(c)
+        ct = CoulombContact.from_spec(c)
         w = ct.vector(model.n)
         lo = ct.load_index(l)
         load = np.zeros((model.n, tau.size))

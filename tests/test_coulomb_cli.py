@@ -21,9 +21,10 @@ import fesub
 from fesub.cli import main
 from fesub.coulomb import (ChainModel, NumericRegimeMap, RegimeMap, RegimePoint, SimResult,
                            SteadyState, modal_sums, numeric_regime_map, regime_map, regime_map_point,
-                           simulate, simulate_scipy, steady_state)
+                           simulate_chain, simulate_chain_scipy, steady_state)
 
-simulate_module = importlib.import_module("fesub.coulomb.simulate")   # the module, not the function
+integrate_module = importlib.import_module("fesub.coulomb.integrate")
+numeric_map_module = importlib.import_module("fesub.coulomb.numeric_map")
 
 U2 = ChainModel([1.0, 1.0], [1.0, 1.0])
 # a small run: 2 masses, 40 frequency ratios, 2 x 2 simulated points
@@ -84,13 +85,13 @@ def test_closed_form_results_round_trip(tmp_path):
 
 
 def test_simulation_results_round_trip(tmp_path):
-    res = simulate(U2, "wall:0", 0, 0.45, 0.3)
+    res = simulate_chain(U2, "wall:0", 0, 0.45, 0.3)
     assert res.converged and res.state["seglog"].shape[0] >= 1
     _assert_round_trip(res, tmp_path, "sim")
-    unsettled = simulate(U2, "wall:0", 0, 0.5, 0.3, max_periods=200)   # NaN amplitudes
+    unsettled = simulate_chain(U2, "wall:0", 0, 0.5, 0.3, max_periods=200)   # NaN amplitudes
     _assert_round_trip(unsettled, tmp_path, "sim_nan")
     # the SciPy baseline keeps no segment log
-    base = simulate_scipy(U2, "wall:0", 0, 1.3, 0.6, max_periods=60, tol=1e-6)
+    base = simulate_chain_scipy(U2, "wall:0", 0, 1.3, 0.6, max_periods=60, tol=1e-6)
     assert "seglog" not in base.state
     _assert_round_trip(base, tmp_path, "sim_scipy")
 
@@ -115,8 +116,8 @@ def test_simulate_returns_an_interrupted_result(monkeypatch, tmp_path):
         def run_periods(self, *a):
             raise KeyboardInterrupt
 
-    monkeypatch.setattr(simulate_module, "kernels", lambda name: Stops())
-    res = simulate(U2, "wall:0", 0, 0.45, 0.3)
+    monkeypatch.setattr(integrate_module, "kernels", lambda name: Stops())
+    res = simulate_chain(U2, "wall:0", 0, 0.45, 0.3)
     assert res.status == "interrupted" and not res.converged and res.regime_name == "not determined"
     assert np.isnan(res.X).all() and res.state["x"].shape == (2,)
     _assert_round_trip(res, tmp_path, "interrupted")
@@ -126,7 +127,7 @@ def test_simulate_returns_an_interrupted_result(monkeypatch, tmp_path):
 
 
 def test_numeric_map_keeps_finished_points_on_interrupt(monkeypatch):
-    real = simulate_module.regime_map_point
+    real = numeric_map_module.regime_map_point
     calls = []
 
     def stop_third(params, r, b):
@@ -135,7 +136,7 @@ def test_numeric_map_keeps_finished_points_on_interrupt(monkeypatch):
             raise KeyboardInterrupt
         return real(params, r, b)
 
-    monkeypatch.setattr(simulate_module, "regime_map_point", stop_third)
+    monkeypatch.setattr(numeric_map_module, "regime_map_point", stop_third)
     mp = numeric_regime_map({"gamma": [1, 1], "kappa": [1, 1]}, [0.45, 1.3], [0.2, 1.2],
                             progress=False)
     assert mp.status == "interrupted"

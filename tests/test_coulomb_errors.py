@@ -6,8 +6,9 @@ import numpy as np
 import pytest
 
 from fesub.errors import FesubError, ModelError, ParameterError
-from fesub.coulomb import ChainModel, Contact, beta_limit, steady_state, stuck_response, time_response
-from fesub.coulomb.simulate import regime_map_point, simulate
+from fesub.coulomb import ChainModel, CoulombContact, beta_limit, steady_state, stuck_response, time_response
+from fesub.coulomb.integrate import simulate_chain
+from fesub.coulomb.numeric_map import regime_map_point
 
 U2 = ChainModel.uniform(2)
 
@@ -39,7 +40,7 @@ def test_bad_frequency_and_friction():
     with pytest.raises(ParameterError, match="beta"):
         steady_state(U2, "wall:0", 0, 1.0, [])
     with pytest.raises(ParameterError, match="r1"):
-        simulate(U2, "wall:0", 0, 0.0, 0.3)
+        simulate_chain(U2, "wall:0", 0, 0.0, 0.3)
 
 
 @pytest.mark.parametrize("mu", [0.99, 0.0, -1.0, np.inf, "a"])
@@ -47,7 +48,7 @@ def test_mu_below_one(mu):
     with pytest.raises(ParameterError, match="mu"):
         steady_state(U2, "wall:0", 0, 1.0, 0.3, mu=mu)
     with pytest.raises(ParameterError, match="mu"):
-        simulate(U2, "wall:0", 0, 1.0, 0.3, mu=mu)
+        simulate_chain(U2, "wall:0", 0, 1.0, 0.3, mu=mu)
 
 
 @pytest.mark.parametrize("contact", ["wall:2", "wall:-1", "masses:0,5", "base:3", "floor:0", "wall", "masses:1,1"])
@@ -57,10 +58,10 @@ def test_contact_index_out_of_range(contact):
 
 
 def test_contact_errors_in_every_entry_point():
-    for fn in (lambda: beta_limit(U2, Contact.wall(5), 0, 1.0),
-               lambda: stuck_response(U2, Contact.masses(0, 4), 0, 1.0),
-               lambda: time_response(U2, Contact.base(2), 0, 1.0, 0.2),
-               lambda: simulate(U2, Contact.wall(2), 0, 1.0, 0.2)):
+    for fn in (lambda: beta_limit(U2, CoulombContact.wall(5), 0, 1.0),
+               lambda: stuck_response(U2, CoulombContact.masses(0, 4), 0, 1.0),
+               lambda: time_response(U2, CoulombContact.base(2), 0, 1.0, 0.2),
+               lambda: simulate_chain(U2, CoulombContact.wall(2), 0, 1.0, 0.2)):
         with pytest.raises(ParameterError, match=r"\[0, 1\]"):
             fn()
 
@@ -76,11 +77,11 @@ def test_bad_options():
     with pytest.raises(ParameterError, match="amplitude"):
         steady_state(U2, "wall:0", 0, 1.0, 0.3, amplitude="rms")
     with pytest.raises(ParameterError, match="max_periods"):
-        simulate(U2, "wall:0", 0, 0.8, 0.3, max_periods=0)
+        simulate_chain(U2, "wall:0", 0, 0.8, 0.3, max_periods=0)
     with pytest.raises(ParameterError, match="x0"):
-        simulate(U2, "wall:0", 0, 0.8, 0.3, x0=[0.0, 0.0, 0.0])
+        simulate_chain(U2, "wall:0", 0, 0.8, 0.3, x0=[0.0, 0.0, 0.0])
     with pytest.raises(ParameterError, match="natural frequency"):
-        simulate(U2, "wall:0", 0, float(U2.natural_r1[0]), 0.3)
+        simulate_chain(U2, "wall:0", 0, float(U2.natural_r1[0]), 0.3)
 
 
 def test_regime_map_point_bad_params():

@@ -13,7 +13,7 @@ import numpy as np
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from fesub.coulomb import ChainModel, Contact, beta_limit, steady_state, time_response
+from fesub.coulomb import ChainModel, CoulombContact, beta_limit, steady_state, time_response
 
 
 def _conditions(model, contact, load, r, beta, mu):
@@ -48,9 +48,9 @@ def test_beta_lim_is_the_admissibility_edge(chain, kind, ia, il, r, mu):
     assume(not (kind == "masses" and n < 2))
     a = ia % n
     if kind == "masses":
-        contact = Contact.masses(a, (a + 1) % n)
+        contact = CoulombContact.masses(a, (a + 1) % n)
     else:
-        contact = Contact.wall(a) if kind == "wall" else Contact.base(a)
+        contact = CoulombContact.wall(a) if kind == "wall" else CoulombContact.base(a)
     load = il % n
     # keep away from resonances and poles of u, where everything is ill-conditioned
     assume(np.min(np.abs(model.natural_r1 / r - 1)) > 0.02)

@@ -15,8 +15,8 @@ from numpy.testing import assert_allclose
 
 from fesub import _backend
 from fesub.coulomb import CONTINUOUS, REGIME_NAMES, STICK_SLIP, STUCK, ChainModel, steady_state
-from fesub.coulomb.simulate import (NumericRegimeMap, SimResult, regime_map_point, simulate, simulate_scipy,
-                                    numeric_regime_map)
+from fesub.coulomb.integrate import SimResult, simulate_chain, simulate_chain_scipy
+from fesub.coulomb.numeric_map import NumericRegimeMap, numeric_regime_map, regime_map_point
 
 U2 = ChainModel.uniform(2)
 U5 = ChainModel.uniform(5)
@@ -55,7 +55,7 @@ def test_integrator_matches_closed_form_continuous(name):
     good = 0
     unconverged = []
     for i, r in enumerate(pts):
-        res = simulate(model, c, l, r, beta, max_periods=40000)
+        res = simulate_chain(model, c, l, r, beta, max_periods=40000)
         if not res.converged:
             # spec section 7 caveat 1: some points never settle from rest (combination
             # resonances); they must say so instead of returning numbers
@@ -86,7 +86,7 @@ def test_predicted_regime_matches_simulation(name):
             # away from the boundaries: 20 % relative margin to both
             if min(abs(b - bl) / max(bl, 1e-9), abs(b - bs) / max(bs, 1e-9)) < 0.2:
                 continue
-            res = simulate(model, c, l, rr, b, max_periods=5000, amplitudes=False)
+            res = simulate_chain(model, c, l, rr, b, max_periods=5000, amplitudes=False)
             if not res.converged and res.regime != STUCK:
                 continue          # the last period of an unsettled run is not a regime
             compared += 1
@@ -99,9 +99,9 @@ def test_backends_agree(backend):
     # states up to rounding (1e-9 relative after hundreds of periods)
     for model, c, l, r, b in ((U2, "wall:0", 0, 0.45, 0.3), (U2, "wall:1", 0, 1.2, 1.0),
                               (TWO, "masses:0,1", 0, 1.1, 0.15), (U2, "base:0", 0, 1.3, 0.3)):
-        res = simulate(model, c, l, r, b, max_periods=400)
+        res = simulate_chain(model, c, l, r, b, max_periods=400)
         with _backend.use("python"):
-            ref = simulate(model, c, l, r, b, max_periods=400)
+            ref = simulate_chain(model, c, l, r, b, max_periods=400)
         assert res.converged == ref.converged and res.regime == ref.regime
         assert res.stops_per_period == ref.stops_per_period
         assert abs(res.periods - ref.periods) <= 2
@@ -112,8 +112,8 @@ def test_exact_segments_match_solve_ivp_in_stick_slip():
     # a second, independent integrator (DOP853, rtol 1e-10) on stick-slip and stuck-adjacent
     # points: same regime and stops, amplitudes to 1e-6 (set by DOP853's rtol and event location)
     for model, c, l, r, b in ((U2, "wall:0", 0, 0.45, 0.7), (U2, "base:0", 0, 0.45, 0.4)):
-        a = simulate(model, c, l, r, b)
-        s = simulate_scipy(model, c, l, r, b)
+        a = simulate_chain(model, c, l, r, b)
+        s = simulate_chain_scipy(model, c, l, r, b)
         assert a.converged and s.converged and a.regime == 1
         assert a.regime == s.regime and a.stops_per_period == s.stops_per_period
         assert_allclose(a.X, s.X, rtol=1e-6)
@@ -123,7 +123,7 @@ def test_exact_segments_match_solve_ivp_in_stick_slip():
 
 
 def test_stick_slip_point_has_stops():
-    res = simulate(U2, "wall:1", 0, 1.2, 1.0)
+    res = simulate_chain(U2, "wall:1", 0, 1.2, 1.0)
     ss = steady_state(U2, "wall:1", 0, 1.2, 1.0)
     assert ss.regime[0, 0] != CONTINUOUS
     assert res.converged and res.stops_per_period >= 1
@@ -134,7 +134,7 @@ def test_energy_balance_over_a_period():
     # conservation check: over one steady period the work of the load equals the friction
     # dissipation beta * (total relative sliding distance); trapezoid on the exact history
     model, c, l, r, b = U2, "wall:0", 0, 0.8, 0.3
-    res = simulate(model, c, l, r, b)
+    res = simulate_chain(model, c, l, r, b)
     tau = np.linspace(0, 2 * np.pi, 200001)
     from fesub.coulomb import period_history
     x = period_history(model, c, l, res, tau)
@@ -147,7 +147,7 @@ def test_energy_balance_over_a_period():
 
 def test_unsettled_point_reports_not_converged():
     # spec caveat 1: the 2DOF unit chain at r1 = 0.5, beta = 0.3 does not settle
-    res = simulate(U2, "wall:0", 0, 0.5, 0.3, max_periods=3000)
+    res = simulate_chain(U2, "wall:0", 0, 0.5, 0.3, max_periods=3000)
     assert not res.converged
     assert np.isnan(res.X).all() and np.isnan(res.Z) and np.isnan(res.phi_c)
 
@@ -181,13 +181,13 @@ def test_static_friction_ratio_mu():
     # integrator (which only sees mu in its stick/slip switching) must follow both predictions
     for mu, b, expected in ((1.0, 0.5, "continuous"), (1.2, 0.5, "stick-slip"), (1.5, 0.7, "stuck")):
         ss = steady_state(U2, "wall:0", 0, 0.7, b, mu=mu)
-        res = simulate(U2, "wall:0", 0, 0.7, b, mu=mu)
+        res = simulate_chain(U2, "wall:0", 0, 0.7, b, mu=mu)
         assert REGIME_NAMES[ss.regime[0, 0]] == expected
         assert res.converged and res.regime_name == expected
 
 
 def test_sim_result_save(tmp_path):
-    res = simulate(U2, "wall:0", 0, 0.45, 0.3)
+    res = simulate_chain(U2, "wall:0", 0, 0.45, 0.3)
     back = SimResult.load(res.save(tmp_path / "sim"))
     assert np.array_equal(back.x, res.x) and np.array_equal(back.X, res.X)
     assert back.regime_name == "continuous" and back.converged is True
@@ -206,7 +206,7 @@ def test_started_on_the_analytic_orbit_stays_there():
         t0 = np.mod(-phi_c, 2 * np.pi)
         _, x, _ = time_response(model, c, 0, r, b, tau=np.array([t0 - h, t0, t0 + h]))
         x0, v0 = x[:, 1], (x[:, 2] - x[:, 0]) / (2 * h)
-        res = simulate(model, c, 0, r, b, x0=x0, v0=v0, max_periods=30, min_periods=30,
+        res = simulate_chain(model, c, 0, r, b, x0=x0, v0=v0, max_periods=30, min_periods=30,
                        keep_unconverged=True)
         ss = steady_state(model, c, 0, r, b)
         assert res.regime == CONTINUOUS
@@ -225,19 +225,19 @@ def test_antiresonance_stuck_state_caveat3():
     mu_beta = 0.3
     # at r1 = 1 exactly the stuck chain's modal propagator is singular: refused, not a number
     with pytest.raises(ParameterError, match="stuck chain"):
-        simulate(U2, "wall:0", 0, 1.0, 0.3)
+        simulate_chain(U2, "wall:0", 0, 1.0, 0.3)
     for r1 in (1 - 1e-8, 1 + 1e-8):
         ss = steady_state(U2, "wall:0", 0, r1, 0.3)
         assert ss.regime[0, 0] == STICK_SLIP
         assert abs(ss.beta_stuck[0] - 1.0) < 1e-12 and ss.beta_lim[0] < 1e-7
-        res = simulate(U2, "wall:0", 0, r1, 0.3, max_periods=3000)
+        res = simulate_chain(U2, "wall:0", 0, r1, 0.3, max_periods=3000)
         # stuck for the whole last period, but never settles: with m_1 held, m_2 vibrates at
         # 1/r1 != 1 without damping, so the Poincare state keeps turning -> converged = False and
         # no numbers
         assert res.regime == STUCK and not res.converged and res.periods == 3000
         assert (res.stops_per_period, res.slip_starts_per_period, res.reversals_per_period) == (0, 0, 0)
         assert np.isnan(res.X).all() and np.isnan(res.Z)
-        res = simulate(U2, "wall:0", 0, r1, 0.3, max_periods=3000, keep_unconverged=True)
+        res = simulate_chain(U2, "wall:0", 0, r1, 0.3, max_periods=3000, keep_unconverged=True)
         tau, x = res.tau, res.x
         c0 = x[0, 0]
         assert np.ptp(x[0]) < 1e-12 and 0 < abs(c0) < mu_beta     # m_1 stuck at an offset
@@ -257,7 +257,7 @@ def test_antiresonance_stuck_state_caveat3():
     # there, the integrator keeps it (200 periods; the 1e-8 detuning turns m_2's phase by 1.3e-5
     # rad, hence 1e-4 on the amplitudes)
     for c in (0.1, -0.25):
-        res = simulate(U2, "wall:0", 0, 1 + 1e-8, 0.3, x0=[c, c - 1.0], v0=[0.0, 0.0], max_periods=200,
+        res = simulate_chain(U2, "wall:0", 0, 1 + 1e-8, 0.3, x0=[c, c - 1.0], v0=[0.0, 0.0], max_periods=200,
                        keep_unconverged=True)
         assert res.regime == STUCK and not res.converged
         assert res.state["x"][0] == pytest.approx(c, abs=1e-12)

@@ -173,14 +173,14 @@ def load_config(args) -> dict:
 
 def _chain(cfg):
     """The chain, its contact and the loaded mass, checked (ParameterError)."""
-    from ..coulomb.model import ChainModel, Contact, check_index
+    from ..coulomb.model import ChainModel, CoulombContact, check_index
     from ..errors import ModelError
 
     try:
         model = ChainModel(cfg["gamma"], cfg["kappa"])
     except ModelError as exc:
         raise ParameterError(str(exc)) from None
-    contact = Contact.from_spec(cfg["contact"])
+    contact = CoulombContact.from_spec(cfg["contact"])
     contact.validate(model.n)
     load = check_index("load (loaded mass index)", contact.load_index(cfg["load"]), model.n)
     return model, contact, load
@@ -192,7 +192,8 @@ def run(args) -> int:
 
     from ..coulomb.analytic import (CONTINUOUS, beta_inf, beta_stuck_inf, regime_map,
                                     resonance_thresholds, steady_state)
-    from ..coulomb.simulate import numeric_regime_map, simulate
+    from ..coulomb.integrate import simulate_chain
+    from ..coulomb.numeric_map import numeric_regime_map
     from ..errors import ConvergenceError
     from .common import StudyDir
 
@@ -219,7 +220,7 @@ def run(args) -> int:
 
         for b, r in tqdm(pts, disable=args.quiet, desc="simulating"):
             try:
-                sims.append(d.compute(f"sim_beta{b:g}_r{r:.6g}", lambda: simulate(
+                sims.append(d.compute(f"sim_beta{b:g}_r{r:.6g}", lambda: simulate_chain(
                     model, contact, load, r, b, mu=mu, max_periods=5000)))
             except (ParameterError, ConvergenceError) as exc:
                 skipped.append(f"r1 = {r:.6g}, beta = {b:g}: {exc}")
@@ -244,7 +245,7 @@ def run(args) -> int:
         ib, ir = cont[len(cont) // 2]
         th_r, th_b = float(r1[ir]), float(betas[ib])
         try:
-            th = d.compute("time_history_sim", lambda: simulate(model, contact, load, th_r, th_b,
+            th = d.compute("time_history_sim", lambda: simulate_chain(model, contact, load, th_r, th_b,
                                                                 mu=mu, max_periods=20000))
         except (ParameterError, ConvergenceError) as exc:
             skipped.append(f"time history r1 = {th_r:.6g}, beta = {th_b:g}: {exc}")

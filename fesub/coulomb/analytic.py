@@ -53,7 +53,7 @@ from scipy.optimize import brentq
 from .._backend import kernels
 
 from ..errors import ParameterError
-from .model import ChainModel, Contact, as_beta, as_r1, check_index, check_mu
+from .model import ChainModel, CoulombContact, as_beta, as_r1, check_index, check_mu
 from .results import (CONTINUOUS, REGIME_NAMES, STICK_SLIP, STUCK, ModalSums, RegimeMap,
                       SteadyState)
 
@@ -127,7 +127,7 @@ def contact_setup(model: ChainModel, contact, load):
     """Validated ``(contact, loaded mass index, contact vector w)`` of a chain."""
     if not isinstance(model, ChainModel):
         raise ParameterError(f"model must be a ChainModel, got {type(model).__name__}")
-    contact = Contact.from_spec(contact)
+    contact = CoulombContact.from_spec(contact)
     contact.validate(model.n)
     l = check_index("load (loaded mass index)", contact.load_index(load), model.n)
     w = contact.vector(model.n)
@@ -306,8 +306,8 @@ def steady_state(model: ChainModel, contact, load: int = 0, r1=1.0, beta=0.0, mu
     Parameters
     ----------
     model : ChainModel
-    contact : Contact or str
-        ``Contact.wall(j)``, ``Contact.masses(a, b)`` or ``Contact.base(j)`` (0-based indices).
+    contact : CoulombContact or str
+        ``CoulombContact.wall(j)``, ``CoulombContact.masses(a, b)`` or ``CoulombContact.base(j)`` (0-based indices).
     load : int
         Index of the loaded mass (ignored for a moving base, which loads mass 0).
     r1 : array_like (nr,)
@@ -331,7 +331,7 @@ def steady_state(model: ChainModel, contact, load: int = 0, r1=1.0, beta=0.0, mu
     r1 = as_r1(r1)
     beta = as_beta(beta)
     ms = modal_sums(model, contact, load, r1)
-    contact, l = Contact.from_spec(ms.contact), ms.l
+    contact, l = CoulombContact.from_spec(ms.contact), ms.l
     S = contact_s(model, contact, r1, s_method, ntau, ms=ms)
     Vc, Uc = ms.Vc, ms.Uc
     b = beta[:, None]

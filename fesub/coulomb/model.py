@@ -20,7 +20,7 @@ import scipy.linalg
 
 from ..errors import ModelError, ParameterError
 
-__all__ = ["ChainModel", "Contact", "check_index", "check_mu", "as_r1", "as_beta"]
+__all__ = ["ChainModel", "CoulombContact", "check_index", "check_mu", "as_r1", "as_beta"]
 
 
 def check_index(name: str, value, n: int) -> int:
@@ -157,7 +157,7 @@ class ChainModel:
 
 
 @dataclass(frozen=True)
-class Contact:
+class CoulombContact:
     """Where the single Coulomb contact sits (spec section 6, unified notation).
 
     Use the constructors: :meth:`wall` (mass ``j`` against a fixed wall), :meth:`masses`
@@ -172,25 +172,25 @@ class Contact:
     b: int = -1
 
     @classmethod
-    def wall(cls, j: int) -> "Contact":
+    def wall(cls, j: int) -> "CoulombContact":
         return cls("wall", int(j))
 
     @classmethod
-    def masses(cls, a: int, b: int) -> "Contact":
+    def masses(cls, a: int, b: int) -> "CoulombContact":
         a, b = int(a), int(b)
         if a == b:
             raise ParameterError(f"a contact between masses needs two different indices, got a = b = {a}")
         return cls("masses", min(a, b), max(a, b))
 
     @classmethod
-    def base(cls, j: int) -> "Contact":
+    def base(cls, j: int) -> "CoulombContact":
         return cls("base", int(j))
 
     @classmethod
-    def from_spec(cls, spec) -> "Contact":
-        """Build from a Contact, or a dict/str like ``{"kind": "wall", "j": 0}``, ``"wall:0"``,
-        ``"masses:0,1"``, ``"base:0"``."""
-        if isinstance(spec, Contact):
+    def from_spec(cls, spec) -> "CoulombContact":
+        """Build from a CoulombContact, or a dict/str like ``{"kind": "wall", "j": 0}``,
+        ``"wall:0"``, ``"masses:0,1"``, ``"base:0"``."""
+        if isinstance(spec, CoulombContact):
             return spec
         if isinstance(spec, str):
             kind, _, rest = spec.partition(":")

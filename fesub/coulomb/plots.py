@@ -16,7 +16,7 @@ import numpy as np
 from ..plots import style
 from .analytic import (CONTINUOUS, REGIME_NAMES, STICK_SLIP, STUCK, beta_limit, invariant_points,
                        regime_map, steady_state, time_response)
-from .model import Contact
+from .model import CoulombContact
 
 __all__ = ["plot_transmissibility", "plot_phase", "plot_phase_panels", "plot_regime_map",
            "plot_time_history", "case_label"]
@@ -35,13 +35,13 @@ def _axes(ax, figsize=(6.4, 4.2)):
 
 def case_label(model, contact, load, mu) -> str:
     """``"2-mass chain, wall on mass 1, load on mass 1, mu = 1"`` (masses counted from 1)."""
-    contact = Contact.from_spec(contact)
+    contact = CoulombContact.from_spec(contact)
     where = "base motion on mass 1" if contact.kind == "base" else f"load on mass {contact.load_index(load) + 1}"
     return f"{model.n}-mass chain, {contact.label()}, {where}, mu = {mu:g}"
 
 
 def _symbol(k, contact) -> str:
-    norm = "/Y" if Contact.from_spec(contact).kind == "base" else " k1/P"
+    norm = "/Y" if CoulombContact.from_spec(contact).kind == "base" else " k1/P"
     return f"Z{norm} (contact coordinate)" if k is None else f"X_{k + 1}{norm}"
 
 
@@ -73,7 +73,7 @@ def plot_transmissibility(model, contact, load, r1, betas, k=0, mu=1.0, numeric=
     circles (continuous) and diamonds (stick-slip/stuck). ``ss``: the
     :class:`~fesub.coulomb.SteadyState` on ``(r1, betas)`` if already computed.
     """
-    contact = Contact.from_spec(contact)
+    contact = CoulombContact.from_spec(contact)
     r1 = np.asarray(r1, dtype=float)
     betas = np.atleast_1d(np.asarray(betas, dtype=float))
     fig, ax = _axes(ax)
@@ -223,7 +223,7 @@ def plot_time_history(model, contact, load, r1, beta, sim=None, ax=None, mu=None
     """Analytic time response of every mass over one period (lines), the load, and numeric
     markers from a :class:`~fesub.coulomb.SimResult` (shifted so that tau = 0 is the maximum of
     the contact coordinate). ``mu`` (for the title) defaults to the simulation's, else 1."""
-    from .simulate import period_history
+    from .integrate import period_history
 
     fig, ax = _axes(ax)
     tau, x, phi_c = time_response(model, contact, load, r1, beta, ntau=801)
@@ -237,7 +237,7 @@ def plot_time_history(model, contact, load, r1, beta, sim=None, ax=None, mu=None
         for k in range(x.shape[0]):
             ax.plot(ts, xs[k], "o", mfc="none", color=colors[k], ms=4)
         ax.plot([], [], "o", mfc="none", color="0.3", label="time integration")
-    norm = "/Y" if Contact.from_spec(contact).kind == "base" else " k1/P"
+    norm = "/Y" if CoulombContact.from_spec(contact).kind == "base" else " k1/P"
     ax.set_xlabel("tau = omega t [rad]")
     ax.set_ylabel(f"x_k{norm} [-]")
     mu = mu if mu is not None else (sim.mu if sim is not None else 1.0)

@@ -140,7 +140,7 @@ class ModalSums(_Tabled):
     ``V`` and ``U`` (nr, N masses), ``Vc`` (= w @ V - b_amp) and ``Uc`` (nr,), ``pc`` (N,) =
     w @ phi, ``sigma`` (nr,) = w Gamma^-1 w / r1^2, ``coef`` (N masses, N modes) with
     ``coef[k, i] = phi_ki phi_ci / lam_i``, the loaded mass ``l``, the contact vector ``w`` and
-    the contact (a dict, :meth:`fesub.coulomb.Contact.to_dict`); all dimensionless.
+    the contact (a dict, :meth:`fesub.coulomb.CoulombContact.to_dict`); all dimensionless.
     """
 
     kind = "coulomb-modal-sums"

@@ -21,7 +21,8 @@ again. Whole periods ``tau in [2 pi n, 2 pi (n+1)]`` are run in a compiled kerne
 relative change ``delta_n`` with ``delta_n / (1 - rho_n) < tol`` (``rho_n`` the observed
 contraction, capped at 0.999), after at least ``min_periods``.
 
-:func:`simulate_scipy` is the baseline: the same event logic with ``solve_ivp(DOP853)``.
+:func:`simulate_chain_scipy` is the baseline: the same event logic with ``solve_ivp(DOP853)``.
+Regime maps built from these runs are in :mod:`fesub.coulomb.numeric_map`.
 """
 
 from __future__ import annotations
@@ -31,12 +32,12 @@ import scipy.linalg
 
 from .._backend import kernels
 from ..errors import ConvergenceError, ParameterError
-from .analytic import CONTINUOUS, REGIME_NAMES, STICK_SLIP, STUCK, contact_setup
+from .analytic import CONTINUOUS, STICK_SLIP, STUCK, contact_setup
 from .model import ChainModel, as_beta, as_r1, check_mu
-from .results import NOT_COMPUTED, NumericRegimeMap, RegimePoint, SimResult
+from .results import NOT_COMPUTED, SimResult
 
-__all__ = ["SimResult", "simulate", "simulate_scipy", "regime_map_point", "numeric_regime_map",
-           "NumericRegimeMap", "RegimePoint", "build_system", "segment_solution", "period_history"]
+__all__ = ["SimResult", "simulate_chain", "simulate_chain_scipy", "build_system",
+           "segment_solution", "period_history"]
 
 TWO_PI = 2.0 * np.pi
 _KICK = 1e-11
@@ -168,11 +169,11 @@ def _segment_state(sysd, mode, tau0, x, v, c0, t):
 
 def period_history(model: ChainModel, contact, load: int, sim: SimResult, tau) -> np.ndarray:
     """Displacements of every mass at times ``tau`` (rad, in [0, 2 pi]) over the last period of a
-    :func:`simulate` run, evaluated exactly from its segment log; shape (N, nt), per unit load."""
+    :func:`simulate_chain` run, evaluated exactly from its segment log; shape (N, nt), per unit load."""
     seglog = sim.state.get("seglog")
     if seglog is None or len(seglog) == 0:
-        raise ParameterError("period_history needs a SimResult of simulate() with its segment log "
-                             "(simulate_scipy and interrupted runs have none)")
+        raise ParameterError("period_history needs a SimResult of simulate_chain() with its segment log "
+                             "(simulate_chain_scipy and interrupted runs have none)")
     sysd = build_system(model, contact, load, sim.r1, sim.beta, sim.mu)
     xfun, _, _ = _period_history(sysd, seglog, seglog.shape[0])
     return xfun(np.asarray(tau, dtype=float))
@@ -254,10 +255,11 @@ def _regime(nstick, nrev, nslip, mode_start):
     return STICK_SLIP
 
 
-def simulate(model: ChainModel, contact, load: int = 0, r1: float = 1.0, beta: float = 0.0,
-             mu: float = 1.0, x0=None, v0=None, max_periods: int = 3000, min_periods: int = 20,
-             tol: float = 1e-10, max_seg: int = 500, keep_unconverged: bool = False,
-             pts_per_period: int = 64, amplitudes: bool = True) -> SimResult:
+def simulate_chain(model: ChainModel, contact, load: int = 0, r1: float = 1.0, beta: float = 0.0,
+                   mu: float = 1.0, x0=None, v0=None, max_periods: int = 3000,
+                   min_periods: int = 20, tol: float = 1e-10, max_seg: int = 500,
+                   keep_unconverged: bool = False, pts_per_period: int = 64,
+                   amplitudes: bool = True) -> SimResult:
     """Integrate the chain from ``(x0, v0)`` at ``tau = 0`` (default: rest) to a periodic steady state.
 
     Parameters
@@ -336,7 +338,7 @@ def simulate(model: ChainModel, contact, load: int = 0, r1: float = 1.0, beta: f
 
 def _finish(sysd, status, x, v, istate, dstate, seglog, counts, tau, max_seg, pts_per_period,
             amplitudes, keep_unconverged) -> SimResult:
-    """The :class:`SimResult` of a finished :func:`simulate` run (errors as exceptions)."""
+    """The :class:`SimResult` of a finished :func:`simulate_chain` run (errors as exceptions)."""
     n, r1, beta, mu = sysd["n"], sysd["r1"], sysd["beta"], sysd["mu"]
     if status == 2:
         raise ConvergenceError(
@@ -371,55 +373,24 @@ def _finish(sysd, status, x, v, istate, dstate, seglog, counts, tau, max_seg, pt
 # ---------------------------------------------------------------------------------------------
 # baseline: the same event logic with scipy.integrate.solve_ivp (DOP853)
 
-def simulate_scipy(model: ChainModel, contact, load: int = 0, r1: float = 1.0, beta: float = 0.0,
-                   mu: float = 1.0, x0=None, v0=None, max_periods: int = 3000, min_periods: int = 20,
-                   tol: float = 1e-10, max_seg: int = 500, rtol: float = 1e-10, atol: float = 1e-12,
-                   keep_unconverged: bool = False) -> SimResult:
+def simulate_chain_scipy(model: ChainModel, contact, load: int = 0, r1: float = 1.0,
+                         beta: float = 0.0, mu: float = 1.0, x0=None, v0=None,
+                         max_periods: int = 3000, min_periods: int = 20, tol: float = 1e-10,
+                         max_seg: int = 500, rtol: float = 1e-10, atol: float = 1e-12,
+                         keep_unconverged: bool = False) -> SimResult:
     """Event-driven integration with ``solve_ivp(method="DOP853")`` (spec section 7 recipe).
 
-    Same transitions, guard and convergence test as :func:`simulate`, but every segment is
-    integrated numerically and the events are located by SciPy. Much slower; kept as the
-    independent baseline of the exact-segment integrator.
+    Same transitions, guard and convergence test as :func:`simulate_chain`, but every segment
+    is integrated numerically and the events are located by SciPy. Much slower; kept as the
+    independent baseline of the exact-segment integrator. Parameters as in
+    :func:`simulate_chain`, with the tolerances ``rtol``, ``atol`` of ``solve_ivp``.
     """
-    from scipy.integrate import solve_ivp
-
     sysd = build_system(model, contact, load, r1, beta, mu)
-    n, l, w, d2, kw = sysd["n"], sysd["l"], sysd["w"], sysd["d2"], sysd["kw"]
-    bamp, Lc0, mubeta, r1f = sysd["bamp"], sysd["Lc0"], sysd["mubeta"], sysd["r1"]
-    ginv = 1.0 / model.gamma
-    Kmat = model.K
-    el = np.zeros(n)
-    el[l] = 1.0
+    n = sysd["n"]
     x = np.zeros(n) if x0 is None else np.array(x0, dtype=float).reshape(-1)
     v = np.zeros(n) if v0 is None else np.array(v0, dtype=float).reshape(-1)
     mode, c0, v = _initial_mode(sysd, x, v)
-    inv_r2 = 1.0 / (r1f * r1f)
-
-    def lam_hold(t, xx):
-        return Lc0 * np.cos(t) - kw @ xx
-
-    def rhs_slip(s):
-        def f(t, y):
-            xx = y[:n]
-            return np.concatenate([y[n:], ginv * (el * np.cos(t) - Kmat @ xx - s * sysd["beta"] * w) * inv_r2])
-        return f
-
-    def rhs_stick(t, y):
-        xx = y[:n]
-        return np.concatenate([y[n:], ginv * (el * np.cos(t) - Kmat @ xx - lam_hold(t, xx) * w) * inv_r2])
-
-    def ev_vel(t, y):
-        return w @ y[n:] + bamp * np.sin(t)
-
-    def ev_up(t, y):
-        return lam_hold(t, y[:n]) - mubeta
-
-    def ev_dn(t, y):
-        return lam_hold(t, y[:n]) + mubeta
-
-    ev_vel.terminal = ev_up.terminal = ev_dn.terminal = True
-    ev_up.direction = 1
-    ev_dn.direction = -1
+    eq = _ScipyEquations(model, sysd)
     delta_prev = np.inf
     delta = np.inf
     rho = 1.0
@@ -431,50 +402,111 @@ def simulate_scipy(model: ChainModel, contact, load: int = 0, r1: float = 1.0, b
     for nper in range(1, int(max_periods) + 1):
         z_old = np.concatenate([x, v])
         mode_old = mode
-        tau = 0.0
-        nstick = nrev = nslip = 0
-        sols = []
-        seg_modes = [mode]
-        for _ in range(int(max_seg) + 1):
-            if len(sols) >= max_seg:
-                raise ConvergenceError(f"more than max_seg = {max_seg} segments in one period", partial=None)
-            y0 = np.concatenate([x, v])
-            if mode != 0:
-                ev_vel.direction = -mode
-                sol = solve_ivp(rhs_slip(mode), (tau, TWO_PI), y0, method="DOP853", rtol=rtol, atol=atol,
-                                events=ev_vel, dense_output=True)
-            else:
-                sol = solve_ivp(rhs_stick, (tau, TWO_PI), y0, method="DOP853", rtol=rtol, atol=atol,
-                                events=(ev_up, ev_dn), dense_output=True)
-            sols.append((tau, sol.t[-1], sol.sol, mode, c0))
-            x, v = sol.y[:n, -1].copy(), sol.y[n:, -1].copy()
-            if sol.status != 1:
-                break
-            tau = sol.t[-1]
-            if mode != 0:
-                lam_n = lam_hold(tau, x)
-                v = v - d2 * (w @ v + bamp * np.sin(tau))
-                if abs(lam_n) <= mubeta:
-                    mode, c0 = 0, float(w @ x) - bamp * np.cos(tau)
-                    nstick += 1
-                else:
-                    mode = 1 if lam_n > 0 else -1
-                    v = v + mode * _KICK * d2
-                    nrev += 1
-            else:
-                mode = 1 if lam_hold(tau, x) > 0 else -1
-                v = v + mode * _KICK * d2
-                nslip += 1
-            seg_modes.append(mode)
+        x, v, mode, c0, sols, seg_modes, counts = _scipy_period(eq, x, v, mode, c0, max_seg,
+                                                                rtol, atol)
         z = np.concatenate([x, v])
         delta = float(np.abs(z - z_old).max()) / max(float(np.abs(z).max()), 1e-300)
         rho = min(max(delta / delta_prev, 0.0), 0.999) if delta_prev > 0 else 0.0
         delta_prev = delta
-        counts = (nstick, nrev, nslip)
         if nper >= min_periods and mode == mode_old and delta / (1.0 - rho) < tol:
             converged = True
             break
+    return _scipy_result(sysd, sols, seg_modes, counts, converged or keep_unconverged,
+                         r1=float(r1), beta=float(beta), mu=float(mu), converged=converged,
+                         periods=nper, delta=delta,
+                         state={"x": x, "v": v, "mode": int(mode), "c0": float(c0)})
 
+
+class _ScipyEquations:
+    """Right-hand sides and events of the stick and slip segments for ``solve_ivp``."""
+
+    def __init__(self, model: ChainModel, sysd: dict):
+        n, l, w, kw = sysd["n"], sysd["l"], sysd["w"], sysd["kw"]
+        bamp, Lc0, mubeta, r1f = sysd["bamp"], sysd["Lc0"], sysd["mubeta"], sysd["r1"]
+        ginv = 1.0 / model.gamma
+        Kmat = model.K
+        el = np.zeros(n)
+        el[l] = 1.0
+        inv_r2 = 1.0 / (r1f * r1f)
+        self.n, self.w, self.d2, self.bamp, self.mubeta = n, w, sysd["d2"], bamp, mubeta
+
+        def lam_hold(t, xx):
+            return Lc0 * np.cos(t) - kw @ xx
+
+        def rhs_slip(s):
+            def f(t, y):
+                xx = y[:n]
+                return np.concatenate([y[n:], ginv * (el * np.cos(t) - Kmat @ xx - s * sysd["beta"] * w) * inv_r2])
+            return f
+
+        def rhs_stick(t, y):
+            xx = y[:n]
+            return np.concatenate([y[n:], ginv * (el * np.cos(t) - Kmat @ xx - lam_hold(t, xx) * w) * inv_r2])
+
+        def ev_vel(t, y):
+            return w @ y[n:] + bamp * np.sin(t)
+
+        def ev_up(t, y):
+            return lam_hold(t, y[:n]) - mubeta
+
+        def ev_dn(t, y):
+            return lam_hold(t, y[:n]) + mubeta
+
+        ev_vel.terminal = ev_up.terminal = ev_dn.terminal = True
+        ev_up.direction = 1
+        ev_dn.direction = -1
+        self.lam_hold, self.rhs_slip, self.rhs_stick = lam_hold, rhs_slip, rhs_stick
+        self.ev_vel, self.ev_up, self.ev_dn = ev_vel, ev_up, ev_dn
+
+
+def _scipy_period(eq: _ScipyEquations, x, v, mode, c0, max_seg, rtol, atol):
+    """One forcing period ``tau in [0, 2 pi]`` segment by segment; returns the end state, mode,
+    stick offset, the segments ``(start, end, dense solution, mode, c0)``, the mode of each
+    segment and the counts (sticks, reversals, slip starts)."""
+    from scipy.integrate import solve_ivp
+
+    n, w, d2, bamp, mubeta = eq.n, eq.w, eq.d2, eq.bamp, eq.mubeta
+    tau = 0.0
+    nstick = nrev = nslip = 0
+    sols = []
+    seg_modes = [mode]
+    for _ in range(int(max_seg) + 1):
+        if len(sols) >= max_seg:
+            raise ConvergenceError(f"more than max_seg = {max_seg} segments in one period", partial=None)
+        y0 = np.concatenate([x, v])
+        if mode != 0:
+            eq.ev_vel.direction = -mode
+            sol = solve_ivp(eq.rhs_slip(mode), (tau, TWO_PI), y0, method="DOP853", rtol=rtol,
+                            atol=atol, events=eq.ev_vel, dense_output=True)
+        else:
+            sol = solve_ivp(eq.rhs_stick, (tau, TWO_PI), y0, method="DOP853", rtol=rtol,
+                            atol=atol, events=(eq.ev_up, eq.ev_dn), dense_output=True)
+        sols.append((tau, sol.t[-1], sol.sol, mode, c0))
+        x, v = sol.y[:n, -1].copy(), sol.y[n:, -1].copy()
+        if sol.status != 1:
+            break
+        tau = sol.t[-1]
+        if mode != 0:
+            lam_n = eq.lam_hold(tau, x)
+            v = v - d2 * (w @ v + bamp * np.sin(tau))
+            if abs(lam_n) <= mubeta:
+                mode, c0 = 0, float(w @ x) - bamp * np.cos(tau)
+                nstick += 1
+            else:
+                mode = 1 if lam_n > 0 else -1
+                v = v + mode * _KICK * d2
+                nrev += 1
+        else:
+            mode = 1 if eq.lam_hold(tau, x) > 0 else -1
+            v = v + mode * _KICK * d2
+            nslip += 1
+        seg_modes.append(mode)
+    return x, v, mode, c0, sols, seg_modes, (nstick, nrev, nslip)
+
+
+def _scipy_result(sysd, sols, seg_modes, counts, amplitudes, **fields) -> SimResult:
+    """The :class:`SimResult` of the last period's dense segments (amplitudes when asked)."""
+    n = sysd["n"]
     starts = np.array([s[0] for s in sols])
 
     def xfun(t):
@@ -490,168 +522,14 @@ def simulate_scipy(model: ChainModel, contact, load: int = 0, r1: float = 1.0, b
     dt = TWO_PI / (64 * om_max)
     tgrid = np.linspace(0.0, TWO_PI, int(np.ceil(TWO_PI / dt)) + 1)
     regime = _regime(counts[0], counts[1], counts[2], seg_modes[0])
-    if converged or keep_unconverged:
-        X, ph, Z, phc = _amplitudes(xfun, tgrid, dt, w, bamp)
+    if amplitudes:
+        X, ph, Z, phc = _amplitudes(xfun, tgrid, dt, sysd["w"], sysd["bamp"])
     else:
         X = np.full(n, np.nan)
         ph = np.full(n, np.nan)
         Z = phc = np.nan
     tau_out = np.linspace(0.0, TWO_PI, 401)
     return SimResult(
-        r1=float(r1), beta=float(beta), mu=float(mu), converged=converged, periods=nper, delta=delta,
         regime=regime, stops_per_period=counts[0], reversals_per_period=counts[1],
         slip_starts_per_period=counts[2], X=X, phi=ph, Z=float(Z), phi_c=float(phc), tau=tau_out,
-        x=xfun(tau_out), state={"x": x, "v": v, "mode": int(mode), "c0": float(c0)},
-    )
-
-
-# ---------------------------------------------------------------------------------------------
-# regime maps
-
-def _chain_from_params(chain_params: dict):
-    from .model import Contact
-
-    if not isinstance(chain_params, dict):
-        raise ParameterError(f"chain_params must be a dict, got {type(chain_params).__name__}")
-    try:
-        gamma = chain_params["gamma"]
-        kappa = chain_params["kappa"]
-    except KeyError as exc:
-        raise ParameterError(f"chain_params needs 'gamma' and 'kappa' (mass and stiffness ratios); missing {exc}") from None
-    model = ChainModel(gamma, kappa)
-    contact = Contact.from_spec(chain_params.get("contact", "wall:0"))
-    contact.validate(model.n)
-    load = int(chain_params.get("load", 0))
-    mu = check_mu(chain_params.get("mu", 1.0))
-    return model, contact, load, mu
-
-
-def regime_map_point(chain_params: dict, r1: float, beta: float) -> RegimePoint:
-    """One point of a numeric regime map (pure function; picklable inputs and outputs).
-
-    Parameters
-    ----------
-    chain_params : dict
-        ``gamma``, ``kappa`` (lists), optional ``contact`` (``"wall:0"``, ``"masses:0,1"``,
-        ``"base:0"`` or a dict), ``load`` (int, 0-based), ``mu`` (>= 1), and integrator options
-        ``max_periods``, ``min_periods``, ``tol``, ``amplitudes`` (default False: skip them).
-    r1, beta : float
-        Frequency ratio (> 0) and friction ratio (>= 0), dimensionless.
-
-    Returns
-    -------
-    RegimePoint
-        ``regime`` (name), ``regime_code`` (0 continuous, 1 stick-slip, 2 stuck), ``converged``,
-        ``periods``, ``stops_per_period``, ``Z`` and ``X`` (None if not converged or not asked
-        for), and the closed-form prediction ``analytic_regime``/``analytic_regime_code``.
-        A Ctrl-C during the integration is raised again (KeyboardInterrupt).
-    """
-    from .analytic import steady_state
-
-    model, contact, load, mu = _chain_from_params(chain_params)
-    kw = {k: chain_params[k] for k in ("max_periods", "min_periods", "tol") if k in chain_params}
-    res = simulate(model, contact, load, r1, beta, mu, amplitudes=bool(chain_params.get("amplitudes", False)), **kw)
-    if res.status == "interrupted":
-        raise KeyboardInterrupt
-    ss = steady_state(model, contact, load, r1, beta, mu=mu, amplitude="monoharmonic")
-    code = int(ss.regime[0, 0])
-    return RegimePoint(
-        r1=float(r1), beta=float(beta), mu=float(mu),
-        regime=REGIME_NAMES[res.regime], regime_code=int(res.regime),
-        converged=bool(res.converged), periods=int(res.periods),
-        stops_per_period=int(res.stops_per_period),
-        Z=float(res.Z) if np.isfinite(res.Z) else None,
-        X=tuple(float(v) for v in res.X) if np.isfinite(res.X).all() else None,
-        analytic_regime=REGIME_NAMES[code], analytic_regime_code=code,
-    )
-
-
-def _map_point(args):
-    """One map point in a worker process, on the parent's kernel backend."""
-    from .. import _backend
-
-    backend, chain_params, r, b = args
-    with _backend.use(backend):
-        return _serial_point(chain_params, r, b)
-
-
-def _map_points(chain_params, jobs, points):
-    """``(ib, ir, RegimePoint or None)`` for every ``(ib, ir, r1, beta)`` of ``points``, in
-    this process (``jobs == 1``) or on ``jobs`` worker processes, as they finish. On Ctrl-C the
-    pending points are cancelled and the workers finish the points they hold."""
-    if jobs == 1:
-        for ib, ir, r, b in points:
-            yield ib, ir, _serial_point(chain_params, r, b)
-        return
-    from concurrent.futures import ProcessPoolExecutor, as_completed
-
-    from .._backend import active
-    from ..parallel import init_worker
-
-    backend = active("coulomb")
-    ex = ProcessPoolExecutor(max_workers=jobs, initializer=init_worker)
-    try:
-        futs = {ex.submit(_map_point, (backend, chain_params, r, b)): (ib, ir)
-                for ib, ir, r, b in points}
-        for f in as_completed(futs):
-            yield (*futs[f], f.result())
-    finally:
-        ex.shutdown(wait=True, cancel_futures=True)
-
-
-def _serial_point(chain_params, r, b):
-    """:func:`regime_map_point`, or None where r1 sits on a natural frequency."""
-    try:
-        return regime_map_point(chain_params, r, b)
-    except ParameterError:
-        return None
-
-
-def numeric_regime_map(chain_params: dict, r1, beta, progress: bool = True,
-                       jobs: int = 1) -> NumericRegimeMap:
-    """Time-integrate every point of an (r1, beta) grid (see :func:`regime_map_point`).
-
-    Parameters
-    ----------
-    chain_params : dict
-        As in :func:`regime_map_point`.
-    r1, beta : array_like
-        Frequency ratios (> 0) and friction ratios (>= 0) of the grid, dimensionless.
-    progress : bool
-        Show a progress bar.
-    jobs : int
-        Worker processes (1: in this process). The map does not depend on it: every point is
-        independent and the integrator deterministic.
-
-    Returns
-    -------
-    NumericRegimeMap
-        Arrays (nb, nr). On Ctrl-C, what was computed so far with ``status == "interrupted"``;
-        missing points (and r1 at a natural frequency) have regime -1.
-    """
-    from tqdm.auto import tqdm
-
-    _chain_from_params(chain_params)
-    if isinstance(jobs, bool) or not isinstance(jobs, (int, np.integer)) or jobs < 1:
-        raise ParameterError(f"jobs (worker processes) must be an integer >= 1, got {jobs!r}")
-    r1 = as_r1(r1)
-    beta = as_beta(beta)
-    shape = (beta.size, r1.size)
-    out = NumericRegimeMap(r1, beta, np.full(shape, NOT_COMPUTED, np.int8), np.zeros(shape, bool),
-                           np.zeros(shape, np.int64), np.full(shape, np.nan), dict(chain_params))
-    points = [(ib, ir, float(r), float(b)) for ib, b in enumerate(beta) for ir, r in enumerate(r1)]
-    bar = tqdm(total=len(points), disable=not progress, desc="regime map")
-    try:
-        for ib, ir, d in _map_points(chain_params, int(jobs), points):
-            bar.update()
-            if d is None:   # exactly resonant r1: leave the point out
-                continue
-            out.regime[ib, ir] = d.regime_code
-            out.converged[ib, ir] = d.converged
-            out.stops[ib, ir] = d.stops_per_period
-            out.Z[ib, ir] = np.nan if d.Z is None else d.Z
-    except KeyboardInterrupt:
-        out.status = "interrupted"
-    finally:
-        bar.close()
-    return out
+        x=xfun(tau_out), **fields)
