@@ -45,7 +45,7 @@ def _pool_map(grid, root):
 
 def _serial_map(grid, out):
     """The same cases in a plain loop in this process; the model is built once, as in a worker."""
-    sw._beam_system.cache_clear()
+    sw.studies._beam_system.cache_clear()
     z = np.empty((grid["mu"].size, grid["s"].size))
     for a, mu in enumerate(grid["mu"]):
         for b, s in enumerate(grid["s"]):

@@ -487,7 +487,7 @@ def test_stop_during_a_write_completes_that_file(probe_dir, tmp_path, monkeypatc
 
 def test_atomic_write_leaves_old_file_or_nothing(tmp_path, monkeypatch):
     target = tmp_path / "case-x.json"
-    sw._atomic_write_json(str(target), {"a": 1})
+    sw.store._atomic_write_json(str(target), {"a": 1})
     assert json.loads(target.read_text()) == {"a": 1}
     assert oct(target.stat().st_mode & 0o777) == oct(0o666 & ~_umask())  # not mkstemp's 0600
 
@@ -495,9 +495,9 @@ def test_atomic_write_leaves_old_file_or_nothing(tmp_path, monkeypatch):
         fh.write('{"a": 2, "trunc')  # half of a file, then the writer dies
         raise OSError("disk full")
 
-    monkeypatch.setattr(sw.json, "dump", broken_dump)
+    monkeypatch.setattr(sw.store.json, "dump", broken_dump)
     with pytest.raises(OSError, match="disk full"):
-        sw._atomic_write_json(str(target), {"a": 2})
+        sw.store._atomic_write_json(str(target), {"a": 2})
     monkeypatch.undo()
     assert json.loads(target.read_text()) == {"a": 1}  # old content intact
     assert sorted(p.name for p in tmp_path.iterdir()) == ["case-x.json"]  # no temp file left
@@ -557,10 +557,10 @@ def test_store_refuses_a_different_sweep(probe_dir, tmp_path):
 # --------------------------------------------------------------------------------------------
 
 
-def test_coulomb_regime_sweep_matches_simulate_and_closed_form(tmp_path):
+def test_coulomb_regime_sweep_matches_simulate_chain_and_closed_form(tmp_path):
     from fesub.coulomb import ChainModel
     from fesub.coulomb.analytic import steady_state
-    from fesub.coulomb.simulate import simulate
+    from fesub.coulomb.integrate import simulate_chain
 
     sw.run_sweep("coulomb_regime", tmp_path / "s", grid=COULOMB_GRID, fixed=COULOMB_FIXED,
                  executor="serial", progress=False)
@@ -569,7 +569,7 @@ def test_coulomb_regime_sweep_matches_simulate_and_closed_form(tmp_path):
     model = ChainModel([1.0, 1.0], [1.0, 1.0])
     for a, r1 in enumerate(COULOMB_GRID["r1"]):
         for b, beta in enumerate(COULOMB_GRID["beta"]):
-            res = simulate(model, "wall:0", 0, r1, beta, 1.0)
+            res = simulate_chain(model, "wall:0", 0, r1, beta, 1.0)
             assert d.fields["regime_code"][a, b] == int(res.regime)
             assert d.fields["periods"][a, b] == res.periods
             assert d.fields["stops_per_period"][a, b] == res.stops_per_period
@@ -626,8 +626,8 @@ def test_freeplay_bifurcation_sweep_matches_bifurcation_diagram(tmp_path):
 
 
 def test_hbm_forced_response_sweep_matches_solve_at_and_linear_limit(tmp_path):
-    from fesub.hbm.analysis import solve_at
-    from fesub.hbm.models import jenkins_1dof
+    from fesub.hbm.forced import solve_at
+    from fesub.models.jenkins import jenkins_1dof
 
     cases = [{"force": 0.5, "omega": 1.0}, {"force": 0.2, "omega": 1.3}, {"force": 0.01, "omega": 0.5}]
     sw.run_sweep("hbm_forced_response", tmp_path / "s", cases=cases,
@@ -809,7 +809,7 @@ def _rewrite(path, rec, *, checksum=True):
     """Write a (tampered) record, with a valid checksum of its new content unless told not to."""
     rec = {k: v for k, v in rec.items() if k != "checksum"}
     if checksum:
-        rec["checksum"] = sw._checksum(rec)
+        rec["checksum"] = sw.store._checksum(rec)
     Path(path).write_text(json.dumps(rec))
 
 
@@ -966,21 +966,21 @@ def test_claims_stale_ones_are_taken_over_live_ones_waited_for_foreign_ones_left
     keys = [sw.case_key("probe", c) for c in full]
     claims = store / "claims"
     claims.mkdir(parents=True)
-    host = sw._HOST
+    host = sw.claims._HOST
     # case 0: a claim of a process that is gone; case 1: of a live process of this machine, which
     # finishes the case 0.5 s later; case 2: of another machine
     (claims / keys[0]).write_text(json.dumps({"pid": _dead_pid(), "host": host}))
     holder = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"])
     try:
         (claims / keys[1]).write_text(json.dumps({"pid": holder.pid, "host": host,
-                                                  "start": sw._proc_start(holder.pid)}))
+                                                  "start": sw.claims._proc_start(holder.pid)}))
         (claims / keys[2]).write_text(json.dumps({"pid": 1, "host": "elsewhere.example"}))
 
         def other_process_finishes_case_1():
             time.sleep(0.5)
-            rec = sw._case_record(1, full[1], {"status": "ok", "result": {"y": 1.0}, "elapsed_s": 0.1})
+            rec = sw.store._case_record(1, full[1], {"status": "ok", "result": {"y": 1.0}, "elapsed_s": 0.1})
             (store / "cases").mkdir(exist_ok=True)
-            sw._atomic_write_json(str(store / "cases" / f"case-{keys[1]}.json"), rec)
+            sw.store._atomic_write_json(str(store / "cases" / f"case-{keys[1]}.json"), rec)
             (claims / keys[1]).unlink()
 
         t = threading.Thread(target=other_process_finishes_case_1)
@@ -1003,7 +1003,7 @@ def test_temporary_files_of_a_live_writer_are_kept_those_of_dead_ones_removed(pr
     store = tmp_path / "s"
     kw = _probe_store(probe_dir, store, n=2)
     cases = store / "cases"
-    tag = sw._HOST_TAG
+    tag = sw.claims._HOST_TAG
     live = cases / f".tmp-{os.getpid()}@{tag}-abc-case-x.json"
     dead = cases / f".tmp-{_dead_pid()}@{tag}-abc-case-y.json"
     other_new = cases / ".tmp-1@ffffffff-abc-case-z.json"  # another machine, being written
@@ -1065,5 +1065,5 @@ def test_a_store_of_the_older_format_is_read_and_recomputed_not_refused(probe_di
     rep = sw.run_sweep("probe", store, **kw)
     assert rep.complete and rep.n_computed == 3 and len(_log(log)) == 6
     assert rep.problems[0]["file"] == "manifest.json" and "older fesub" in rep.problems[0]["problem"]
-    assert json.loads((store / "manifest.json").read_text())["format"] == sw.STORE_FORMAT
+    assert json.loads((store / "manifest.json").read_text())["format"] == sw.store.STORE_FORMAT
     assert sw.load_store(store).problems == []
