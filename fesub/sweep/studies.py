@@ -236,7 +236,7 @@ register_study(Study(
           "x1_min": ("initial_condition",)}))
 register_study(Study(
     "hbm_forced_response", hbm_forced_response,
-    (Param("model", kind="any", doc="harmonic-balance model name"),
+    (Param("model", kind="any", doc="name of a harmonic-balance model of fesub.models.MODELS"),
      Param("force", 0.0, None, doc="forcing amplitude (N)", unit="N"),
      Param("omega", 0.0, None, lo_open=True, doc="forcing frequency (rad/s)", unit="rad/s")),
     doc="harmonic-balance forced response at one (force, omega)",
