@@ -9,7 +9,7 @@ import pytest
 
 from fesub.contact import eigen, simulate
 from fesub.contact.frf import time_dependent_frf
-from fesub.errors import ParameterError
+from fesub.errors import ModelError, ParameterError
 from fesub.fe import beam_line, rectangle
 from fesub.models.beam_on_beam import BeamOnBeamParams, build, contact_system
 from fesub.plots import contact as pc
@@ -271,3 +271,22 @@ def test_interrupted_loci_before_the_first_position(tmp_path, drawn_figures):
     for fig, _ in drawn_figures[-2:]:
         assert style.check_figure(fig) == []
     assert drawn_figures[-2][0].axes[0].get_title().endswith("(interrupted: partial)")
+
+
+def test_surface_point_lies_on_the_target_and_places_the_slave(system):
+    # at a target node x, the point is that node; between two nodes, on the chord between them
+    xt = system.XT
+    for a, b in system.segs[[0, len(system.segs) // 2, -1]]:
+        np.testing.assert_array_equal(system.surface_point(float(xt[a, 0])), xt[a])
+        mid = 0.5 * (xt[a] + xt[b])
+        np.testing.assert_allclose(system.surface_point(float(mid[0])), mid, rtol=0, atol=1e-15)
+    with pytest.raises(ModelError, match="not on the target surface"):
+        system.surface_point(float(xt[:, 0].max()) + 1.0)
+    # the slave node C of beam 1 translated by surface_point(s) - X_C sits on the surface at s
+    s = float(np.mean(xt[:, 0]))
+    shift = system.surface_point(s) - system.X_C
+    moved = system.X_C + shift
+    k, alpha = system.segment_at(s)
+    a, b = system.segs[k]
+    cross = (xt[b] - xt[a])[0] * (moved - xt[a])[1] - (xt[b] - xt[a])[1] * (moved - xt[a])[0]
+    assert abs(cross) < 1e-15 and moved[0] == pytest.approx(s, abs=1e-15)

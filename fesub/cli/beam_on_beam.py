@@ -357,17 +357,11 @@ def _mode_figures(d, model, system):
     from ..contact.eigen import complex_eigenvalues
     from ..plots import contact as pc
 
-    draw = getattr(pc, "plot_coupled_modes", None)
-    if draw is None:  # no matplotlib drawer in this build: pyvista's, if it is installed
-        try:
-            import pyvista  # noqa: F401
-
-            from ..plots import modes as pm
-        except ImportError:
-            return "no mode-shape drawer available"
-        draw = pm.render_modes
     p = model.params
     s_mid = 0.5 * (p.s0 + p.L2)
+    # beam 1 is drawn where the mode is computed: translated (as the drive moves it) so that its
+    # slave node C sits on the target surface at x = s_mid, not at its starting position
+    mesh1 = model.sub1.mesh.transformed(translate=system.surface_point(s_mid) - system.X_C)
     lam, shapes = complex_eigenvalues(system, s_mid, 0.0, 4, return_modes=True)
     written = []
     n1 = system.K1.shape[0]
@@ -381,8 +375,9 @@ def _mode_figures(d, model, system):
         path = d.figure(f"coupled_mode_{k + 1}.png",
                         f"Coupled mode {k + 1} of the two beams without friction, contact at mid-span: "
                         f"{fhz:.1f} Hz")
-        draw([(model.sub1.mesh, f1), (model.sub2.mesh, f2)], path,
-             title=f"coupled mode {k + 1}: {fhz:.1f} Hz (mu = 0, contact at x = {s_mid * 1e3:.1f} mm)")
+        pc.plot_coupled_modes([(mesh1, f1), (model.sub2.mesh, f2)], path, labels=["beam 1", "beam 2"],
+                              title=f"coupled mode {k + 1}: {fhz:.1f} Hz (mu = 0, contact at x = "
+                                    f"{s_mid * 1e3:.1f} mm)")
         written.append({"file": path.name, "f_hz": fhz})
     return written
 

@@ -42,18 +42,6 @@ def null_space_row(b: np.ndarray) -> np.ndarray:
     return L
 
 
-def _segment_at(system, s: float):
-    xt = system.XT
-    for k, (a, b) in enumerate(system.segs):
-        x1, x2 = xt[a, 0], xt[b, 0]
-        if min(x1, x2) <= s <= max(x1, x2) and x1 != x2:
-            alpha = (s - x1) / (x2 - x1)
-            if alpha < 1.0 or k == len(system.segs) - 1:
-                return k, alpha
-    raise ModelError(f"contact position s = {s} m is not on the target surface "
-                     f"(x from {xt[:, 0].min():.4g} to {xt[:, 0].max():.4g} m)")
-
-
 def coupled_matrices(system, s: float, mu: float, sign: float = 1.0, *, modal_cutoff_hz: float | None = None):
     """Block-diagonal M, C, K and the rows B_E, B_C for contact position ``s`` (x of the contact
     point on the target, m), in the undeformed geometry.
@@ -64,7 +52,7 @@ def coupled_matrices(system, s: float, mu: float, sign: float = 1.0, *, modal_cu
     mapping those coordinates to [q1_free; q2].
     """
     mu = _mu(mu)
-    seg, alpha = _segment_at(system, s)
+    seg, alpha = system.segment_at(s)
     pos = system.XT
     j1, j2 = system.segs[seg]
     d = pos[j2] - pos[j1]

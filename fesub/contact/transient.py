@@ -232,6 +232,26 @@ class SlidingContactSystem:
             al_prev = al
         return w1, q2, lam
 
+    def segment_at(self, s: float) -> tuple[int, float]:
+        """Target segment and local coordinate alpha (0..1) of the undeformed surface point at
+        x = ``s`` (m); a :class:`ModelError` when ``s`` lies outside the target surface."""
+        xt = self.XT
+        for k, (a, b) in enumerate(self.segs):
+            x1, x2 = xt[a, 0], xt[b, 0]
+            if min(x1, x2) <= s <= max(x1, x2) and x1 != x2:
+                alpha = (s - x1) / (x2 - x1)
+                if alpha < 1.0 or k == len(self.segs) - 1:
+                    return k, alpha
+        raise ModelError(f"contact position s = {s} m is not on the target surface "
+                         f"(x from {xt[:, 0].min():.4g} to {xt[:, 0].max():.4g} m)")
+
+    def surface_point(self, s: float) -> np.ndarray:
+        """(x, y) in m of the undeformed target surface at x = ``s`` (where the slave C sits when
+        the contact is at ``s``)."""
+        k, alpha = self.segment_at(s)
+        a, b = self.segs[k]
+        return (1.0 - alpha) * self.XT[a] + alpha * self.XT[b]
+
     def contact_point(self, w1, q2):
         """(segment, alpha, angle of the segment in rad) of the slave projected on the deformed
         target in the configuration (w1, q2): the contact row that ``geometry='frozen'`` holds."""
