@@ -26,7 +26,7 @@ QUICK = ["--loci-step", "0.005", "--no-transient"]
 def test_short_study_writes_parts_figures_and_summary(tmp_path, drawn_figures, monkeypatch):
     """As after ``pip install .`` without extras: pyvista cannot be imported, and every figure
     is still drawn (mode shapes with matplotlib)."""
-    from fesub.plots import contact as pc
+    from fesub.contact import plots as pc
     from fesub.plots import style
 
     monkeypatch.setitem(sys.modules, "pyvista", None)  # import pyvista -> ImportError

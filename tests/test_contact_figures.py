@@ -1,4 +1,4 @@
-"""Figures of the sliding-contact study: every figure function of fesub.plots.contact drawn from a
+"""Figures of the sliding-contact study: every figure function of fesub.contact.plots drawn from a
 small real model (15 + 20 elements, the paper's 20 + 20 Craig-Bampton modes) or from inputs with
 known content, held to the house rules, and checked for what it must show."""
 
@@ -12,7 +12,7 @@ from fesub.contact.frf import time_dependent_frf
 from fesub.errors import ModelError, ParameterError
 from fesub.fe import beam_line, rectangle
 from fesub.models.beam_on_beam import BeamOnBeamParams, build, contact_system
-from fesub.plots import contact as pc
+from fesub.contact import plots as pc
 from fesub.plots import style
 from fesub.signal import window_spectrum
 

@@ -149,7 +149,7 @@ def _study(args) -> int:
     }
     unstable_freqs = sorted({round(f, -1) for _, f, _ in L3.unstable()})
     if d.figures_on:
-        from ..plots import contact as pc
+        from ..contact import plots as pc
 
         ray = [("beam 1", *p.rayleigh1), ("beam 2", *p.rayleigh2)]
         for m, L in loci.items():
@@ -195,7 +195,7 @@ def _study(args) -> int:
     tdfrf_rec = {"times": int(r.times.size), "freqs": int(r.freqs_hz.size), "input": "C_y force",
                  "output": "T_y acceleration", "mu": STABLE_MU}
     if d.figures_on:
-        from ..plots import contact as pc
+        from ..contact import plots as pc
 
         pc.plot_tdfrf(r, d.figure(f"tdfrf_mu{STABLE_MU:g}.png",
                                   f"Time-dependent FRF at mu = {STABLE_MU:g}: vertical force at C to "
@@ -269,7 +269,7 @@ def _model_record(model) -> dict:
 
 
 def _transient_figures(d, res, name, info, unstable_freqs, rough, seed, Fy) -> None:
-    from ..plots import contact as pc
+    from ..contact import plots as pc
 
     case = (f"mu = {res.mu:g}, {'rough' if rough else 'smooth'}"
             f"{f' (seed {seed})' if rough else ''}, Fy = {Fy:g} N")
@@ -355,7 +355,7 @@ def _mode_figures(d, model, system):
     import numpy as np
 
     from ..contact.eigen import complex_eigenvalues
-    from ..plots import contact as pc
+    from ..contact import plots as pc
 
     p = model.params
     s_mid = 0.5 * (p.s0 + p.L2)

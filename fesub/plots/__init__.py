@@ -5,8 +5,8 @@ functions, so that the numerical core never needs them:
 
 * :mod:`fesub.plots.style` - the one matplotlib set-up (off-screen), dB colour limits, and the
   house rules every figure is tested against.
-* :mod:`fesub.plots.contact` - figures of the sliding-contact study (eigenvalue loci, stability
-  map, transients, spectrograms, time-dependent FRF, coupled mode shapes), matplotlib only.
 * :mod:`fesub.plots.modes` - mode shapes: drawn in place with matplotlib, rendered off-screen with
   pyvista (PNG, GIF; optional dependency), and written to VTU for ParaView.
+
+Each study's own figures live beside it (``fesub.contact.plots``, ``fesub.hbm.plots``, ...).
 """

@@ -20,8 +20,8 @@ import re
 import numpy as np
 
 from ..errors import ParameterError
-from . import style
-from .modes import plot_coupled_modes
+from ..plots import style
+from ..plots.modes import plot_coupled_modes
 
 __all__ = ["plot_loci", "plot_max_real", "plot_transient", "plot_spectrogram", "plot_burst_spectra",
            "plot_tdfrf", "plot_stability_map", "plot_coupled_modes", "channel_info", "case_label"]
@@ -59,7 +59,7 @@ def channel_info(name: str) -> tuple[str, str, str, float]:
     ``shown_unit``; ``si_unit`` is :func:`fesub.contact.transient.signal_unit` (``-`` for a
     dimensionless one). An unknown name is a ParameterError.
     """
-    from ..contact.transient import signal_unit
+    from .transient import signal_unit
 
     si = signal_unit(name)
     si = "-" if si == "1" else si
@@ -125,7 +125,7 @@ def plot_loci(loci, path, *, rayleigh=(), title=None):
     title : str, optional
         Default names mu and the number of unstable eigenvalues.
     """
-    from ..contact.eigen import rayleigh_line
+    from .eigen import rayleigh_line
 
     plt = style.pyplot()
     lam = np.asarray(loci.lam)
