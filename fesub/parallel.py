@@ -80,10 +80,24 @@ def single_thread_blas():
             set_blas_threads(old)
 
 
+def _die_with_parent() -> None:
+    """Ask Linux to SIGKILL this process when its parent dies, even by SIGKILL (which runs no
+    clean-up in the parent): no orphaned workers keep computing. Elsewhere, nothing is done."""
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        pr_set_pdeathsig = 1
+        if libc.prctl(pr_set_pdeathsig, signal.SIGKILL, 0, 0, 0) == 0 and os.getppid() == 1:
+            os._exit(1)  # the parent died before the request took effect
+    except (OSError, AttributeError):
+        pass
+
+
 def init_worker():
     """Initializer of worker processes: one BLAS/OpenMP thread each (environment for libraries
     still to load, the live OpenBLAS for one already loaded), SIGINT ignored (the parent stops
-    the pool), SIGTERM back to its default (a forked worker would inherit the parent's handler)."""
+    the pool), SIGTERM back to its default (a forked worker would inherit the parent's handler),
+    and killed with its parent (Linux), even when the parent is killed by SIGKILL."""
+    _die_with_parent()
     for v in THREAD_VARS:
         os.environ[v] = "1"
     try:

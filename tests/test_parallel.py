@@ -47,3 +47,40 @@ def test_pool_workers_run_one_thread_and_serial_for_one_job():
         with pytest.raises(ParameterError):
             with parallel.worker_pool(bad):
                 pass
+
+
+def test_workers_die_with_their_parent_even_after_sigkill(subprocess_env, tmp_path):
+    """A parent killed by SIGKILL runs no clean-up: its pool workers must not stay as orphans."""
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    code = (
+        "import os, time\n"
+        "from fesub import parallel\n"
+        "def pid(_):\n    return os.getpid()\n"
+        "with parallel.worker_pool(2) as ex:\n"
+        "    pids = sorted({f.result() for f in [ex.submit(pid, i) for i in range(8)]})\n"
+        "    print(*pids, flush=True)\n"
+        "    time.sleep(600)\n")
+    proc = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True,
+                            env=subprocess_env)
+    pids = [int(p) for p in proc.stdout.readline().split()]
+    assert pids, "no worker answered"
+    proc.send_signal(signal.SIGKILL)
+    proc.wait(timeout=30)
+    deadline = time.monotonic() + 20
+    alive = pids
+    while alive and time.monotonic() < deadline:
+        time.sleep(0.1)
+        alive = [p for p in pids if _running(p)]
+    assert alive == []
+
+
+def _running(pid):
+    try:
+        with open(f"/proc/{pid}/stat") as fh:
+            return fh.read().split()[2] != "Z"  # a zombie has exited
+    except OSError:
+        return False
