@@ -292,3 +292,16 @@ def test_fuzz_truncated_or_garbled_valid_file(tmp_path, valid_files, name, frac,
 
 def test_all_errors_are_fesub_errors():
     assert issubclass(MeshError, FesubError) and issubclass(ModelError, FesubError)
+
+
+def test_huge_or_non_finite_coordinates_are_named_not_called_degenerate():
+    from fesub.errors import MeshError
+    from fesub.fe import rectangle
+
+    with pytest.raises(MeshError, match="below 1e100 m"):
+        rectangle(1e300, 1e300, 2, 2)
+    m = rectangle(1.0, 1.0, 2, 2)
+    m.points[0, 0] = float("nan")
+    with pytest.raises(MeshError, match="must be finite"):
+        m.check()
+    rectangle(1e90, 1e90, 2, 2)  # large but representable: a valid mesh

@@ -146,6 +146,14 @@ class Mesh:
 
         ``tol`` is relative to the mesh size. Returns the mesh itself.
         """
+        # areas are products of coordinates: beyond ~1e150 m they overflow, and no structure is
+        # that large; say so instead of calling every cell degenerate
+        if not np.all(np.isfinite(self.points)):
+            raise MeshError(f"{self.source}: node coordinates must be finite (NaN or inf found)")
+        big = float(np.abs(self.points).max()) if self.points.size else 0.0
+        if big > 1e100:
+            raise MeshError(f"{self.source}: node coordinates must be below 1e100 m in magnitude, "
+                            f"got {big:.3g} m (units not in metres?)")
         used = np.zeros(self.n_points, bool)
         for conn in self.cells.values():
             used[conn.ravel()] = True
@@ -489,6 +497,9 @@ def rectangle(length: float, height: float, nx: int, ny: int, *, origin=(0.0, 0.
 
     length = check_positive("length", length, error=MeshError)
     height = check_positive("height", height, error=MeshError)
+    for name, v in (("length", length), ("height", height)):
+        if v > 1e100:  # see Mesh.check: areas of larger cells overflow
+            raise MeshError(f"{name} must be below 1e100 m, got {v:.3g} m (units not in metres?)")
     # 1e8 cells is ~20 GB of assembled matrices: beyond it, a typo more likely than a model
     nx = check_count("nx", nx, 1, 10**8, error=MeshError)
     ny = check_count("ny", ny, 1, 10**8 // nx, error=MeshError)
