@@ -376,6 +376,11 @@ def test_bad_input_gives_clear_errors(model):
     with pytest.raises(ModelError, match=rf"load on a prescribed DOF {A_x[0]}"):
         SlidingContactSystem(model.cb1, model.cb2, slave=C, prescribed=A_x, target_edge="contact",
                              loads1={int(A_x[0]): 1.0})
+    C_y = int(model.dofs["C"][1])
+    for bad in (float("nan"), float("inf"), "1"):  # a load is a finite force in N
+        with pytest.raises(ModelError, match="must be a finite force in N"):
+            SlidingContactSystem(model.cb1, model.cb2, slave=C, prescribed=A_x, target_edge="contact",
+                                 loads1={C_y: bad})
     with pytest.raises(ModelError, match="DOF 0 is not a boundary DOF"):  # output on an interior DOF
         SlidingContactSystem(model.cb1, model.cb2, slave=C, prescribed=A_x, target_edge="contact",
                              outputs2={"bad": 0})

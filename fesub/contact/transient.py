@@ -102,6 +102,8 @@ class SlidingContactSystem:
         self.K1p, self.C1p = K1[np.ix_(f, self.p1)], C1[np.ix_(f, self.p1)]
         self.load1 = np.zeros(f.size)
         for d, v in (loads1 or {}).items():
+            if not isinstance(v, (int, float, np.number)) or not np.isfinite(v):
+                raise ModelError(f"load on DOF {d} must be a finite force in N, got {v!r}")
             qi = _q_index(cb1, [d])[0]
             k = np.searchsorted(f, qi)
             if k >= f.size or f[k] != qi:
