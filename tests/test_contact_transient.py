@@ -537,3 +537,18 @@ def test_tiny_time_step_warns_of_lost_digits_and_is_refused_when_none_are_left(s
     h_ok = float(re.search(r"use h >= ([0-9.e+-]+) s", str(exc.value)).group(1))
     with pytest.warns(UserWarning, match="correct digits"):
         simulate(system, mu=0.3, duration=20 * h_ok, h=h_ok, fs_out=1 / h_ok, vx=0.03)
+
+
+@pytest.mark.parametrize("kw, match", [
+    ({"duration": 1e300}, "exceeds 2e\\+09"),       # would allocate a march of 1e305 steps
+    ({"h": 1e-300}, "exceeds 2e\\+09"),
+    ({"fs_out": 1e300}, "exceeds 2e\\+09"),          # a step of 1e-300 s to sample that fast
+    ({"fs_out": 1e-300}, "one output sample per 2e\\+09 steps"),
+    ({"roughness_band": 5.0}, "roughness_band must be"),
+    ({"roughness_band": (0.0, "x")}, "roughness_band must be"),
+    ({"roughness_band": (1.0, 2.0, 3.0)}, "roughness_band must be"),
+])
+def test_simulate_refuses_marches_too_long_or_bands_that_are_not_bands(system, kw, match):
+    args = {"mu": 0.3, "duration": 1e-3, "vx": 0.03, "progress": False, **kw}
+    with pytest.raises(ParameterError, match=match):
+        simulate(system, **args)

@@ -484,6 +484,11 @@ def _check_geometry(geometry):
         raise ParameterError(f"geometry must be 'deformed', 'undeformed' or 'frozen', got {geometry!r}")
 
 
+#: longest march one call accepts: 2e9 steps is ~10 min of the compiled march with 250 modes and
+#: 16 GB of roughness samples; beyond it a typo (duration in ms as s, say) is far more likely
+MAX_STEPS = 2e9
+
+
 def simulate(system: SlidingContactSystem, *, mu: float, duration: float, vx: float,
              h: float | None = None, fs_out: float = 50_000.0, roughness_std: float = 0.0,
              roughness_band=(0.0, 20_000.0), seed=0, formulation: str = "modal",
@@ -550,7 +555,19 @@ def simulate(system: SlidingContactSystem, *, mu: float, duration: float, vx: fl
         # would be unstable
         raise ParameterError(f"formulation='dense' has no modal truncation (modal_cutoff_hz = "
                              f"{system.modal_cutoff_hz:.4g} Hz): use formulation='modal'")
+    try:
+        band = tuple(float(b) for b in roughness_band)
+    except (TypeError, ValueError):
+        raise ParameterError(f"roughness_band must be (f_lo, f_hi) in Hz, got {roughness_band!r}") from None
+    if len(band) != 2:
+        raise ParameterError(f"roughness_band must be (f_lo, f_hi) in Hz, got {roughness_band!r}")
     hc = system.critical_step()
+    if duration / hc > MAX_STEPS:  # every step is below h_crit
+        raise ParameterError(f"duration / h_crit = {duration / hc:.3g} steps exceeds {MAX_STEPS:.0e} "
+                             f"(fesub.contact.transient.MAX_STEPS): shorten the duration or split the run")
+    if fs_out * hc * MAX_STEPS < 1.0:  # one output sample per MAX_STEPS steps at the least
+        raise ParameterError(f"fs_out must be >= {1 / (hc * MAX_STEPS):.3g} Hz (one output sample "
+                             f"per {MAX_STEPS:.0e} steps), got {fs_out:.4g} Hz")
     if h is None:
         dec = int(np.ceil(1.0 / (fs_out * 0.95 * hc)))
         h = 1.0 / (fs_out * dec)
@@ -561,7 +578,11 @@ def simulate(system: SlidingContactSystem, *, mu: float, duration: float, vx: fl
                                  f"(highest reduced frequency {system.max_frequency_hz():.4g} Hz)")
         dec = max(1, int(round(1.0 / (fs_out * h))))
     # steps to cover the duration; a quotient that is an integer up to round-off counts as one
-    n_steps = max(1, int(np.ceil(duration / h - 1e-9)))
+    steps = duration / h
+    if steps > MAX_STEPS:
+        raise ParameterError(f"duration / h = {steps:.3g} steps exceeds {MAX_STEPS:.0e} (fesub.contact."
+                             f"transient.MAX_STEPS): shorten the duration or split the run")
+    n_steps = max(1, int(np.ceil(steps - 1e-9)))
     rough = np.zeros(n_steps)
     if roughness_std > 0:
         from ..signal import band_limited_noise
