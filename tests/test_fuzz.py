@@ -127,3 +127,54 @@ def test_segment_search(P, start):
     pos = np.column_stack([np.linspace(0, 1, 11), np.zeros(11)])
     segs = np.column_stack([np.arange(10), np.arange(1, 11)])
     _ok_or_fesub_error(find_segment, pos, segs, P, start)
+
+
+# ---- the sliding-contact analyses, on a small model (15 + 20 elements)
+@pytest.fixture(scope="module")
+def contact_system():
+    from fesub.models.beam_on_beam import BeamOnBeamParams, build, contact_system
+
+    return contact_system(build(BeamOnBeamParams(nx1=15, nx2=20), from_files=False))
+
+
+@settings(FUZZ, max_examples=80)
+@given(name=st.sampled_from(["mu", "duration", "vx", "h", "fs_out", "chunk", "seed", "roughness_std",
+                             "roughness_band", "initial", "geometry", "formulation"]),
+       value=st.one_of(anything, st.tuples(anything, anything)))
+def test_transient(contact_system, name, value):
+    import warnings
+
+    from fesub.contact import simulate
+
+    args = {"mu": 0.3, "duration": 2e-4, "vx": 0.03, "progress": False, name: value}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # tiny steps warn of lost digits: a reported status
+        r = _ok_or_fesub_error(simulate, contact_system, **args)
+    if r is not None:
+        assert r.status in ("completed", "stick", "detachment", "off_surface", "interrupted",
+                            "reversed") or isinstance(r.status, str)
+
+
+@settings(FUZZ, max_examples=60)
+@given(s=anything, mu=anything, n=counts, n_basis=st.one_of(st.none(), counts))
+def test_eigenvalues(contact_system, s, mu, n, n_basis):
+    import warnings
+
+    from fesub.contact import eigen
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # a basis that leaves modes out warns: a reported status
+        lam = _ok_or_fesub_error(eigen.complex_eigenvalues, contact_system, s, mu, n, n_basis=n_basis)
+    if lam is not None:
+        assert lam.shape == (n,) and np.all(np.isfinite(lam))
+
+
+@settings(FUZZ, max_examples=40)
+@given(positions=st.one_of(anything, st.lists(st.floats(allow_nan=True, allow_infinity=True),
+                                              max_size=3)),
+       tol=anything, mu_max=anything)
+def test_critical_mu(contact_system, positions, tol, mu_max):
+    from fesub.contact import eigen
+
+    _ok_or_fesub_error(eigen.critical_mu, contact_system, positions, tol=tol, mu_max=mu_max,
+                       n_basis=20)

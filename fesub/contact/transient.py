@@ -576,6 +576,9 @@ def simulate(system: SlidingContactSystem, *, mu: float, duration: float, vx: fl
         if not 0 < h < hc:
             raise ParameterError(f"time step h = {h:.4g} s is not below the critical step {hc:.4g} s "
                                  f"(highest reduced frequency {system.max_frequency_hz():.4g} Hz)")
+        if duration / h > MAX_STEPS:
+            raise ParameterError(f"duration / h = {duration / h:.3g} steps exceeds {MAX_STEPS:.0e} "
+                                 f"(fesub.contact.transient.MAX_STEPS): a larger h or a shorter run")
         dec = max(1, int(round(1.0 / (fs_out * h))))
     # steps to cover the duration; a quotient that is an integer up to round-off counts as one
     steps = duration / h
