@@ -17,10 +17,10 @@ import pytest
 
 import fesub
 from fesub.cli import main
-from fesub.nonsmooth import (P_REF, BasinResult, TwoMassFreePlay, assemble_basin, backbone,
-                             basin_cells, basin_grid, basins, batch_periodic,
-                             bifurcation_diagram, continue_orbit, flow, orbit_branch, plots)
-from fesub.nonsmooth import analysis
+from fesub.nonsmooth import (P_REF, BasinResult, TwoMassFreePlay, assemble_basin, basin_cells,
+                             basin_grid, basins, batch_periodic, bifurcation_diagram,
+                             continue_orbit, flow, orbit_backbone, orbit_branch, plots)
+from fesub.nonsmooth import basin, bifurcation
 from fesub.nonsmooth.orbits import orbit_from_ic
 from fesub.plots import style
 
@@ -132,9 +132,9 @@ def test_sigint_with_worker_pool_stops_workers(tmp_path, subprocess_env):
     assert _processes_mentioning(str(out)) == []
 
 
-def _interrupt_at_call(monkeypatch, name, n):
-    """Make ``analysis.NAME`` raise KeyboardInterrupt (Ctrl-C) at its ``n``-th call."""
-    real, calls = getattr(analysis, name), []
+def _interrupt_at_call(monkeypatch, module, name, n):
+    """Make ``module.NAME`` raise KeyboardInterrupt (Ctrl-C) at its ``n``-th call."""
+    real, calls = getattr(module, name), []
 
     def fn(*a, **k):
         calls.append(1)
@@ -142,7 +142,7 @@ def _interrupt_at_call(monkeypatch, name, n):
             raise KeyboardInterrupt
         return real(*a, **k)
 
-    monkeypatch.setattr(analysis, name, fn)
+    monkeypatch.setattr(module, name, fn)
 
 
 def test_library_basins_and_diagram_return_what_was_done_on_interrupt(monkeypatch):
@@ -153,13 +153,13 @@ def test_library_basins_and_diagram_return_what_was_done_on_interrupt(monkeypatc
     bkw = dict(n_transient=20, n_points=6, block=1, executor="serial", progress=False)
     ref = bifurcation_diagram(P_REF, W, **bkw)
 
-    _interrupt_at_call(monkeypatch, "basin_cells", 3)
+    _interrupt_at_call(monkeypatch, basin, "basin_cells", 3)
     part = basins(P_REF, 1.15, **kw)
     assert part.status == "interrupted"
     assert np.array_equal(part.x1_max[:2], full.x1_max[:2])
-    assert np.all(part.labels[2:] == analysis.NOT_COMPUTED) and np.all(np.isnan(part.x1_max[2:]))
+    assert np.all(part.labels[2:] == basin.NOT_COMPUTED) and np.all(np.isnan(part.x1_max[2:]))
 
-    _interrupt_at_call(monkeypatch, "batch_parallel", 2)
+    _interrupt_at_call(monkeypatch, bifurcation, "batch_parallel", 2)
     r = bifurcation_diagram(P_REF, W, **bkw)
     assert r.status == "interrupted" and r.W.tolist() == [1.2]
     assert np.array_equal(r.section, ref.section[:1], equal_nan=True)
@@ -181,7 +181,7 @@ def test_interrupted_library_pool_leaves_no_workers():
                    progress=False)
     finally:
         timer.cancel()
-    assert r.status == "interrupted" and np.any(r.labels == analysis.NOT_COMPUTED)
+    assert r.status == "interrupted" and np.any(r.labels == basin.NOT_COMPUTED)
     assert time.time() - t0 < 20  # did not wait for the running chunks (about 20 s of work)
     assert multiprocessing.active_children() == []
     with pytest.raises(KeyboardInterrupt):
@@ -294,7 +294,7 @@ def results():
     br, prob = continue_orbit(sys_, o.z0, 1.5, (1.45, 1.55), ds=0.05, ds_max=0.05,
                               progress=False)
     ob = orbit_branch(br, prob, +1)
-    bb = backbone(sys_, 1, (0.005, 0.045), ds=0.01, ds_max=0.01)
+    bb = orbit_backbone(sys_, 1, (0.005, 0.045), ds=0.01, ds_max=0.01)
     T = 2 * np.pi / 1.3
     fl = flow(sys_, [0.2, 0, 0.1, 0], 0.0, 3 * T, 1.3, variational=True, sens_W=True,
               t_eval=np.linspace(0, 3 * T, 31))
@@ -367,7 +367,7 @@ def test_every_figure_passes_the_house_rules(results, drawn_figures, tmp_path):
     law = SigmoidFreePlay(P_REF.kp, P_REF.a, P_REF.delta)
     plots.force_law(law, path=tmp_path / "law.png")
     plots.vector_field_error_map(P_REF, law, n=51, path=tmp_path / "vf.png")
-    plots.backbones([results["backbone"]], path=tmp_path / "bb.png")
+    plots.orbit_backbones([results["backbone"]], path=tmp_path / "bb.png")
     assert len(drawn_figures) == 12
     for fig, path in drawn_figures:
         assert style.check_figure(fig) == [], path

@@ -10,8 +10,8 @@ from scipy import integrate
 
 from fesub.errors import ParameterError
 from fesub.nonsmooth import P_REF, TwoMassFreePlay, batch_periodic, floquet_test_functions
-from fesub.nonsmooth.branches import (backbone, branch_summary, continue_orbit,
-                                      event_multipliers)
+from fesub.nonsmooth.branches import (branch_summary, continue_orbit, event_multipliers,
+                                      orbit_backbone)
 from fesub.nonsmooth.orbits import orbit_from_ic
 
 
@@ -99,7 +99,7 @@ def test_backbone_linear_limit_and_duffing_closed_form():
     # below the gap the in-phase NNM is x1 = x2 (r = 0): a single Duffing oscillator
     # x'' + k x + mu x^3 = 0 whose period is 4 int_0^A dx / sqrt(2 (V(A) - V(x))) (quadrature)
     sys = TwoMassFreePlay(P_REF, "exact")
-    bb = backbone(sys, 1, (0.005, 0.045), ds=0.01, ds_max=0.01)
+    bb = orbit_backbone(sys, 1, (0.005, 0.045), ds=0.01, ds_max=0.01)
     assert abs(bb.frequency[0] - 1.0) < 1e-4  # wn1 = 1 at small amplitude (cubic shift 4e-6)
     k, mu = P_REF.k, P_REF.mu
     for A, x2, w in zip(bb.A[::2], bb.x2[::2], bb.frequency[::2]):
@@ -113,7 +113,7 @@ def test_backbone_linear_limit_and_duffing_closed_form():
 
 def test_backbone_mode2_linear_frequency():
     sys = TwoMassFreePlay(P_REF, "smooth")
-    bb = backbone(sys, 2, (0.005, 0.02), ds=0.01, ds_max=0.01)
+    bb = orbit_backbone(sys, 2, (0.005, 0.02), ds=0.01, ds_max=0.01)
     assert abs(bb.frequency[0] - math.sqrt(1.6)) < 1e-3  # wn2 = sqrt((k + 2 kd)/m) = 1.265
     assert np.all(np.abs(bb.x2 + bb.A) < 1e-3)  # anti-phase
 
@@ -125,9 +125,9 @@ def test_bad_input_continuation():
     with pytest.raises(ParameterError, match="test function"):
         continue_orbit(sys, np.zeros(4), 1.0, (0.5, 1.2), detect=("XX",))
     with pytest.raises(ParameterError, match="A_range"):
-        backbone(sys, 1, (0.1, 0.2))
+        orbit_backbone(sys, 1, (0.1, 0.2))
     with pytest.raises(ParameterError, match="mode"):
-        backbone(sys, 3)
+        orbit_backbone(sys, 3)
 
 
 @pytest.mark.slow

@@ -29,7 +29,7 @@ from .common import add_common, integer, number
 STUDY = "freeplay"
 TASKS = ("basin", "bifurcation", "orbit", "branch", "backbone", "radius")
 DEFAULT_TRANSIENT = {"basin": 150, "orbit": 150, "branch": 150, "bifurcation": 300}
-#: basin classification tolerances of :func:`fesub.nonsmooth.analysis.basins`
+#: basin classification tolerances of :func:`fesub.nonsmooth.basin.basins`
 PERIOD_TOL, CLUSTER_TOL = 1e-6, 1e-3
 
 
@@ -140,9 +140,8 @@ def run(args) -> int:
             "backbone": _backbone, "radius": _radius}[args.task]
     results, details = task(args, d, p, laws, s)
     from ..io import summary_record
-    from ..nonsmooth._dataset import params_quantities
 
-    par = {"task": (args.task, None), "law": (args.law, None), **params_quantities(p.to_dict())}
+    par = {"task": (args.task, None), "law": (args.law, None), **p.quantities()}
     for k, unit in (("W", "rad/s"), ("W_range", "rad/s"), ("n_W", None), ("grid", None),
                     ("range", "m"), ("tile_rows", None), ("tile_W", None), ("n_transient", None),
                     ("steps", None), ("early_exit", "m"), ("ic", "m, m/s, m, m/s"),
@@ -169,7 +168,8 @@ def _blocks(d, name, bounds, block, describe) -> list:
 
 def _basin(args, d, p, laws, s):
     from ..nonsmooth import plots
-    from ..nonsmooth.analysis import assemble_basin, basin_cells, basin_grid, tile_bounds
+    from ..nonsmooth.basin import assemble_basin, basin_cells, basin_grid
+    from ..nonsmooth.batch import tile_bounds
     from ..nonsmooth.batch import worker_pool
 
     rng = (-args.range, args.range)
@@ -224,7 +224,8 @@ def _bifurcation(args, d, p, laws, s):
     import numpy as np
 
     from ..nonsmooth import plots
-    from ..nonsmooth.analysis import BifurcationResult, bifurcation_diagram, tile_bounds
+    from ..nonsmooth.batch import tile_bounds
+    from ..nonsmooth.bifurcation import BifurcationResult, bifurcation_diagram
     from ..nonsmooth.batch import worker_pool
 
     W = np.linspace(args.W_range[0], args.W_range[1], args.n_W)
@@ -336,23 +337,24 @@ def _branch(args, d, p, laws, s):
 
 def _backbone(args, d, p, laws, s):
     from ..nonsmooth import plots
-    from ..nonsmooth.branches import backbone
+    from ..nonsmooth.branches import orbit_backbone
     from ..nonsmooth.system import TwoMassFreePlay
 
     items, results = [], {}
     for law in laws:
         for mode in (1, 2):
             name = f"backbone_{law}_mode{mode}"
-            bb = d.compute(name, lambda law=law, mode=mode: backbone(
+            bb = d.compute(name, lambda law=law, mode=mode: orbit_backbone(
                 TwoMassFreePlay(p, law), mode, (0.005, s["A_max"])))
             items.append(bb)
             results[f"points_{name}"] = (len(bb.A), None)
             d.say(f"{name}: {len(bb.A)} points, frequency {bb.frequency.min():.5g} to "
                   f"{bb.frequency.max():.5g} rad/s")
     if d.figures_on:
-        plots.backbones(items, path=d.figure("backbones.png", "Backbones of the conservative "
-                                             "system (modes 1 and 2)"),
-                        title=f"Backbones, conservative system (a = {p.a:g} m, kp = {p.kp:g} N/m)")
+        plots.orbit_backbones(items, path=d.figure("backbones.png", "Backbones of the "
+                                                   "conservative system (modes 1 and 2)"),
+                              title=f"Backbones, conservative system (a = {p.a:g} m, "
+                                    f"kp = {p.kp:g} N/m)")
     return results, None
 
 

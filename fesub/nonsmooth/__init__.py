@@ -1,16 +1,32 @@
 """Free-play oscillators: exact and sigmoid-smoothed dynamics, periodic orbits, continuation,
 bifurcation diagrams and basins of attraction (two-mass system with a soft symmetric gap).
 
-Modules: :mod:`.laws` (force laws, sigmoid admissibility, radius of influence), :mod:`.system`
-(parameters, vector fields), :mod:`.integrate` (adaptive SciPy references, event-driven for the
-exact law), :mod:`.batch` (compiled fixed-step batch RK4, parallel on any executor),
-:mod:`.orbits` (shooting, monodromy, Floquet), :mod:`.branches` (continuation in the forcing
-frequency with fesub.continuation, bifurcation test functions, backbones), :mod:`.analysis`
-(bifurcation diagrams, basins computed in blocks of rows, sweep-engine entry points),
-:mod:`.plots`; the command is ``fesub freeplay`` (:mod:`fesub.cli.freeplay`).
+Modules, from the model up:
+
+* :mod:`.laws` -- free-play force laws (exact and sigmoid-smoothed), sigmoid admissibility,
+  radius of influence;
+* :mod:`.system` -- parameters (:class:`FreePlayParams`, :data:`P_REF`) and vector fields
+  (:class:`TwoMassFreePlay`);
+* :mod:`.integrate` -- adaptive SciPy reference flows, event-driven for the exact law
+  (:func:`flow`);
+* :mod:`.batch` -- compiled fixed-step batch RK4 of many initial conditions, parallel on any
+  executor (:func:`batch_periodic`, :func:`batch_parallel`);
+* :mod:`.orbits` -- periodic orbits by shooting, monodromy, Floquet multipliers
+  (:func:`periodic_orbit`);
+* :mod:`.branches` -- continuation of orbits in the forcing frequency with
+  :mod:`fesub.continuation` and its bifurcation test functions (:func:`continue_orbit`,
+  :func:`orbit_branch`), and the backbone of periodic orbits of the conservative system
+  (:func:`orbit_backbone`);
+* :mod:`.bifurcation` -- bifurcation diagrams: the Poincare section against the forcing
+  frequency (:func:`bifurcation_diagram`) and its one-frequency sweep entry point
+  (:func:`bifurcation_point`);
+* :mod:`.basin` -- basins of attraction computed in blocks of rows (:func:`basins`,
+  :func:`basin_cells`, :func:`assemble_basin`) and the one-point sweep entry point
+  (:func:`basin_point`);
+* :mod:`.plots` -- figures; the command is ``fesub freeplay`` (:mod:`fesub.cli.freeplay`).
 
 Results (:class:`BasinResult`, :class:`BasinCells`, :class:`BifurcationResult`, :class:`Orbit`,
-:class:`OrbitBranch`, :class:`Backbone`) follow the result protocol of :mod:`fesub.io`
+:class:`OrbitBranch`, :class:`OrbitBackbone`) follow the result protocol of :mod:`fesub.io`
 (``save``/``fesub.load``, ``to_xarray`` with units). The model is non-dimensional; with the
 reference scales 1 m, 1 rad/s and 1 kg its numbers are SI numbers, and the results carry those
 units (displacement m, velocity m/s, frequency rad/s, force N).
@@ -29,14 +45,31 @@ Choices and corrections (see also the module docstrings):
 * Bifurcation diagram: section x1' = 0 keeps maxima and minima by default (``section_dir=0``).
 """
 
-from .analysis import (PAPER_ICS, BasinCells, BasinResult, BifurcationResult,  # noqa: F401
-                       assemble_basin, basin_cells, basin_grid, basin_point, basins,
-                       bifurcation_diagram, bifurcation_point, classify, period_of, tile_bounds)
-from .branches import Backbone, OrbitBranch, backbone, continue_orbit, orbit_branch  # noqa: F401
-from .batch import BatchResult, batch_parallel, batch_periodic  # noqa: F401
-from .integrate import FlowResult, flow  # noqa: F401
-from .laws import (SIGMOIDS, FreePlay, SigmoidFreePlay, check_sigmoid,  # noqa: F401
-                   delta_for_radius, influence_constant, radius_of_influence,
-                   radius_of_influence_closed_form, spurious_force_peak, vector_field_error)
-from .orbits import Orbit, floquet_test_functions, periodic_orbit, poincare_map  # noqa: F401
-from .system import P_REF, PRESETS, FreePlayParams, TwoMassFreePlay, get_params  # noqa: F401
+from .basin import (BasinCells, BasinResult, assemble_basin, basin_cells, basin_grid, basin_point,
+                    basins, classify)
+from .batch import BatchResult, batch_parallel, batch_periodic, period_of, tile_bounds
+from .bifurcation import PAPER_ICS, BifurcationResult, bifurcation_diagram, bifurcation_point
+from .branches import OrbitBackbone, OrbitBranch, continue_orbit, orbit_backbone, orbit_branch
+from .integrate import FlowResult, flow
+from .laws import (SIGMOIDS, FreePlay, SigmoidFreePlay, check_sigmoid, delta_for_radius,
+                   influence_constant, radius_of_influence, radius_of_influence_closed_form,
+                   spurious_force_peak, vector_field_error)
+from .orbits import Orbit, floquet_test_functions, periodic_orbit, poincare_map
+from .system import P_REF, PARAM_UNITS, PRESETS, FreePlayParams, TwoMassFreePlay, get_params
+
+__all__ = [
+    # the model
+    "FreePlayParams", "P_REF", "PRESETS", "PARAM_UNITS", "get_params", "TwoMassFreePlay",
+    "FreePlay", "SigmoidFreePlay", "SIGMOIDS", "check_sigmoid", "delta_for_radius",
+    "influence_constant", "radius_of_influence", "radius_of_influence_closed_form",
+    "spurious_force_peak", "vector_field_error",
+    # time integration
+    "flow", "FlowResult", "batch_periodic", "batch_parallel", "BatchResult",
+    # periodic orbits, their continuation and backbones
+    "periodic_orbit", "poincare_map", "floquet_test_functions", "Orbit", "continue_orbit",
+    "orbit_branch", "OrbitBranch", "orbit_backbone", "OrbitBackbone",
+    # bifurcation diagrams and basins
+    "bifurcation_diagram", "BifurcationResult", "PAPER_ICS", "basins", "basin_grid",
+    "basin_cells", "assemble_basin", "tile_bounds", "BasinCells", "BasinResult", "classify",
+    "period_of", "basin_point", "bifurcation_point",
+]

@@ -16,11 +16,9 @@ from __future__ import annotations
 import numpy as np
 
 from ..continuation import Branch, Event
+from .system import PARAM_UNITS
 
 POSITION, VELOCITY, FREQUENCY, TIME = "m", "m/s", "rad/s", "s"
-#: SI unit of every parameter of :class:`~fesub.nonsmooth.system.FreePlayParams`
-PARAM_UNITS = {"m": "kg", "c": "N s/m", "k": "N/m", "mu": "N/m^3", "cd": "N s/m", "kd": "N/m",
-               "mud": "N/m^3", "kp": "N/m", "a": "m", "delta": "1/m", "Q1": "N", "Q2": "N"}
 STATE_UNITS = "state [x1, y1, x2, y2] in [m, m/s, m, m/s]"
 MASS_COORD = ("mass", np.array([1, 2]), {"units": "1", "long_name": "mass number"})
 
@@ -63,11 +61,6 @@ def params_attrs(params: dict) -> dict:
         out[f"param_{k}"] = float(v)
         out[f"param_{k}_units"] = PARAM_UNITS.get(k, "1")
     return out
-
-
-def params_quantities(params: dict) -> dict:
-    """Model parameters as summary entries ``{name: (value, unit)}``."""
-    return {k: (float(v), PARAM_UNITS.get(k, "1")) for k, v in params.items()}
 
 
 # ------------------------------------------------------------------------- continuation branches

@@ -21,11 +21,11 @@ from .. import _backend
 from ..errors import ParameterError, check_positive
 from ..io import Result, summary_record
 from ..parallel import THREAD_VARS, init_worker, shutdown_now, worker_pool  # noqa: F401 - part of this face
-from . import _dataset as _ds
+from ._dataset import MASS_COORD, POSITION, VELOCITY, join_state, split_state, var
 from .system import get_params
 
 __all__ = ["BatchResult", "batch_periodic", "batch_parallel", "LAWS", "init_worker", "worker_pool",
-           "executor_scope", "shutdown_now"]
+           "executor_scope", "shutdown_now", "tile_bounds", "period_of"]
 
 LAWS = {"exact": 0, "smooth": 1, "sigmoid": 1}
 
@@ -61,40 +61,40 @@ class BatchResult(Result):
     nswitch: np.ndarray
     n_used: np.ndarray = None
 
-    _SECTION = (("x1", _ds.POSITION), ("x2", _ds.POSITION), ("y2", _ds.VELOCITY),
+    _SECTION = (("x1", POSITION), ("x2", POSITION), ("y2", VELOCITY),
                 ("phase", "1"), ("direction", "1"))
 
     def to_xarray(self):
         import xarray as xr
 
         t, sp = ("trajectory",), ("trajectory", "section_point")
-        data = {**_ds.split_state("strobe", self.strobe, t + ("record",), "stroboscopic state"),
-                "x1_max": _ds.var(t, self.x1_max, _ds.POSITION, "max x1 (recorded periods)"),
-                "x1_min": _ds.var(t, self.x1_min, _ds.POSITION, "min x1 (recorded periods)"),
-                "nsec": _ds.var(t, self.nsec, "1", "section points found"),
-                "nswitch": _ds.var(t, self.nswitch, "1", "switches in the recorded periods")}
+        data = {**split_state("strobe", self.strobe, t + ("record",), "stroboscopic state"),
+                "x1_max": var(t, self.x1_max, POSITION, "max x1 (recorded periods)"),
+                "x1_min": var(t, self.x1_min, POSITION, "min x1 (recorded periods)"),
+                "nsec": var(t, self.nsec, "1", "section points found"),
+                "nswitch": var(t, self.nswitch, "1", "switches in the recorded periods")}
         for k, (name, unit) in enumerate(self._SECTION):
-            data[f"section_{name}"] = _ds.var(sp, np.ascontiguousarray(self.sections[..., k]),
+            data[f"section_{name}"] = var(sp, np.ascontiguousarray(self.sections[..., k]),
                                               unit, f"section x1' = 0: {name}")
         if self.n_used is not None:
-            data["n_used"] = _ds.var(t, self.n_used, "1", "transient periods integrated")
+            data["n_used"] = var(t, self.n_used, "1", "transient periods integrated")
         coords = {"record": ("record", np.arange(self.strobe.shape[1]),
                              {"units": "1", "long_name": "forcing periods after the transient"}),
-                  "mass": _ds.MASS_COORD}
+                  "mass": MASS_COORD}
         return xr.Dataset(data, coords)
 
     @classmethod
     def from_xarray(cls, ds):
         sec = np.stack([ds[f"section_{n}"].values for n, _ in cls._SECTION], axis=-1)
-        return cls(strobe=_ds.join_state(ds, "strobe"), x1_max=ds["x1_max"].values,
+        return cls(strobe=join_state(ds, "strobe"), x1_max=ds["x1_max"].values,
                    x1_min=ds["x1_min"].values, sections=sec, nsec=ds["nsec"].values,
                    nswitch=ds["nswitch"].values,
                    n_used=ds["n_used"].values if "n_used" in ds else None)
 
     def summary(self) -> dict:
         return summary_record(self.kind, {"trajectories": (len(self.x1_max), None)},
-                              {"x1_max": (float(np.nanmax(self.x1_max)), _ds.POSITION)
-                               if len(self.x1_max) else (None, _ds.POSITION)})
+                              {"x1_max": (float(np.nanmax(self.x1_max)), POSITION)
+                               if len(self.x1_max) else (None, POSITION)})
 
     @staticmethod
     def concat(parts):
@@ -283,3 +283,30 @@ def periods_for_decay(params, factor: float = 5.0) -> int:
     wn1 = p.wn[0]
     check_positive("z1 (modal damping)", z1)
     return int(math.ceil(factor / (z1 * wn1 * 2 * math.pi / wn1)))
+
+
+# ------------------------------------------------------------- blocks and recurrence ---
+def tile_bounds(n: int, size: int) -> list:
+    """``[(i0, i1), ...]``: ``range(n)`` cut into consecutive blocks of ``size`` (the last may be
+    shorter)."""
+    n, size = int(n), int(size)
+    if size < 1:
+        raise ParameterError(f"tile size must be >= 1, got {size}")
+    return [(i, min(i + size, n)) for i in range(0, n, size)]
+
+
+def period_of(strobe: np.ndarray, tol: float = 1e-6, pmax: int | None = None) -> np.ndarray:
+    """Period (in forcing periods) from stroboscopic recurrence; 0 = none found, -1 = diverged.
+
+    ``strobe`` has shape (B, n+1, 4); ``p`` is the smallest ``1 <= p <= min(pmax, n)`` with
+    ``max |strobe[:, p] - strobe[:, 0]| < tol``.
+    """
+    strobe = np.asarray(strobe, float)
+    B, n1, _ = strobe.shape
+    pm = n1 - 1 if pmax is None else min(int(pmax), n1 - 1)
+    per = np.zeros(B, dtype=int)
+    for p in range(pm, 0, -1):
+        ok = np.max(np.abs(strobe[:, p] - strobe[:, 0]), axis=1) < tol
+        per[ok] = p
+    per[~np.all(np.isfinite(strobe[:, 0]), axis=1)] = -1
+    return per

@@ -36,12 +36,13 @@ import numpy as np
 from .. import continuation as _cont
 from ..errors import ParameterError, check_positive
 from ..io import Result, summary_record
-from . import _dataset as _ds
+from ._dataset import (FREQUENCY, MASS_COORD, POSITION, TIME, branch_from, branch_vars, join_state,
+                       split_state, var)
 from .integrate import flow, make_system, region_of
 from .orbits import PO_ATOL, PO_RTOL, Orbit, _multipliers, floquet_test_functions, poincare_map
 
-__all__ = ["ShootingProblem", "continue_orbit", "event_multipliers", "branch_summary", "backbone",
-           "EVENT_NAMES", "OrbitBranch", "orbit_branch", "Backbone"]
+__all__ = ["ShootingProblem", "continue_orbit", "event_multipliers", "branch_summary",
+           "orbit_backbone", "EVENT_NAMES", "OrbitBranch", "orbit_branch", "OrbitBackbone"]
 
 EVENT_NAMES = ("PD", "NS", "BP", "GR+", "GR-")
 
@@ -201,7 +202,7 @@ class _ContinuedResult(Result):
     def _dataset(self, data: dict, coords: dict, attrs: dict):
         import xarray as xr
 
-        bdata, battrs = _ds.branch_vars(self.branch, "point")
+        bdata, battrs = branch_vars(self.branch, "point")
         coords = {"point": ("point", np.arange(len(self.branch.lam)), {"units": "1"}), **coords}
         return xr.Dataset({**bdata, **data}, coords, {**battrs, **attrs})
 
@@ -262,25 +263,25 @@ class OrbitBranch(_ContinuedResult):
     def to_xarray(self):
         br = self.branch
         d = ("point",)
-        data = {"W": _ds.var(d, np.asarray(br.lam, float), _ds.FREQUENCY, "forcing frequency"),
-                **_ds.split_state("x", np.asarray(br.x, float).reshape(-1, 4), d,
+        data = {"W": var(d, np.asarray(br.lam, float), FREQUENCY, "forcing frequency"),
+                **split_state("x", np.asarray(br.x, float).reshape(-1, 4), d,
                                   "orbit state at t = 0"),
-                "x1_max": _ds.var(d, self.x1_max, _ds.POSITION, "max x1 of the orbit"),
-                "x1_min": _ds.var(d, self.x1_min, _ds.POSITION, "min x1 of the orbit"),
-                "peak": _ds.var(d, self.peak, _ds.POSITION, "max |x1| of the orbit"),
-                "multipliers": _ds.var(d + ("multiplier",),
+                "x1_max": var(d, self.x1_max, POSITION, "max x1 of the orbit"),
+                "x1_min": var(d, self.x1_min, POSITION, "min x1 of the orbit"),
+                "peak": var(d, self.peak, POSITION, "max |x1| of the orbit"),
+                "multipliers": var(d + ("multiplier",),
                                        np.asarray(self.multipliers, complex), "1",
                                        "Floquet multipliers"),
-                "orbit_stable": _ds.var(d, np.asarray(self.stable, np.int8), "1",
+                "orbit_stable": var(d, np.asarray(self.stable, np.int8), "1",
                                         "1 = stable orbit (max |multiplier| < 1)")}
-        coords = {"mass": _ds.MASS_COORD,
+        coords = {"mass": MASS_COORD,
                   "multiplier": ("multiplier", np.arange(4), {"units": "1"})}
         return self._dataset(data, coords, dict(law=self.law, n_periods=int(self.n_periods),
                                                 direction=int(self.direction)))
 
     @classmethod
     def from_xarray(cls, ds):
-        br = _ds.branch_from(ds, _ds.join_state(ds, "x"), ds["W"].values)
+        br = branch_from(ds, join_state(ds, "x"), ds["W"].values)
         a = ds.attrs
         return cls(branch=br, law=a["law"], n_periods=int(a["n_periods"]),
                    direction=int(a["direction"]), x1_max=ds["x1_max"].values,
@@ -293,7 +294,7 @@ class OrbitBranch(_ContinuedResult):
         par = {"law": (self.law, None), "n_periods": (self.n_periods, None),
                "direction": (self.direction, None)}
         res = {"points": (len(W), None),
-               "W_reached": ([float(W.min()), float(W.max())] if W.size else None, _ds.FREQUENCY),
+               "W_reached": ([float(W.min()), float(W.max())] if W.size else None, FREQUENCY),
                "stop_reason": (self.branch.stop_reason, None)}
         det = {"events": [{"kind": e.kind, "W_rad_per_s": float(e.lam)} for e in self.events]}
         return summary_record(self.kind, par, res, details=det)
@@ -314,9 +315,10 @@ def orbit_branch(branch, prob: ShootingProblem, direction: int = 1) -> OrbitBran
 # ---------------------------------------------------------------- backbones ----------------------
 
 @dataclass
-class Backbone(_ContinuedResult):
-    """Conservative NNM family: amplitude ``A = x1`` at rest [m], ``x2`` at rest [m], frequency
-    [rad/s]; ``branch`` is the continuation branch (``x = (x2, half period [s])``, ``lam = A``)."""
+class OrbitBackbone(_ContinuedResult):
+    """Backbone of periodic orbits (conservative NNM family, by shooting): amplitude ``A = x1``
+    at rest [m], ``x2`` at rest [m], frequency [rad/s]; ``branch`` is the continuation branch
+    (``x = (x2, half period [s])``, ``lam = A``)."""
 
     kind = "freeplay-backbone"
 
@@ -330,23 +332,23 @@ class Backbone(_ContinuedResult):
     def to_xarray(self):
         br = self.branch
         d = ("point",)
-        data = {"A": _ds.var(d, np.asarray(self.A, float), _ds.POSITION, "amplitude x1 at rest"),
-                "x2": _ds.var(d, np.asarray(self.x2, float), _ds.POSITION,
+        data = {"A": var(d, np.asarray(self.A, float), POSITION, "amplitude x1 at rest"),
+                "x2": var(d, np.asarray(self.x2, float), POSITION,
                               "x2 at rest (same instant)"),
-                "frequency": _ds.var(d, np.asarray(self.frequency, float), _ds.FREQUENCY,
+                "frequency": var(d, np.asarray(self.frequency, float), FREQUENCY,
                                      "frequency of the free periodic motion"),
-                "branch_A": _ds.var(d, np.asarray(br.lam, float), _ds.POSITION,
+                "branch_A": var(d, np.asarray(br.lam, float), POSITION,
                                     "continuation parameter"),
-                "branch_x2": _ds.var(d, np.asarray(br.x[:, 0], float), _ds.POSITION,
+                "branch_x2": var(d, np.asarray(br.x[:, 0], float), POSITION,
                                      "continuation state: x2 at rest"),
-                "half_period": _ds.var(d, np.asarray(br.x[:, 1], float), _ds.TIME,
+                "half_period": var(d, np.asarray(br.x[:, 1], float), TIME,
                                        "continuation state: half period")}
         return self._dataset(data, {}, dict(mode=int(self.mode), law=self.law))
 
     @classmethod
     def from_xarray(cls, ds):
         x = np.stack([ds["branch_x2"].values, ds["half_period"].values], axis=1)
-        br = _ds.branch_from(ds, x, ds["branch_A"].values)
+        br = branch_from(ds, x, ds["branch_A"].values)
         return cls(A=ds["A"].values, x2=ds["x2"].values, frequency=ds["frequency"].values,
                    branch=br, mode=int(ds.attrs["mode"]), law=ds.attrs.get("law", ""))
 
@@ -354,10 +356,10 @@ class Backbone(_ContinuedResult):
         f = np.asarray(self.frequency)
         par = {"mode": (self.mode, None), "law": (self.law, None),
                "A_range": ([float(self.A[0]), float(self.A[-1])] if len(self.A) else None,
-                           _ds.POSITION)}
+                           POSITION)}
         res = {"points": (len(self.A), None),
                "frequency_range": ([float(f.min()), float(f.max())] if f.size else None,
-                                   _ds.FREQUENCY),
+                                   FREQUENCY),
                "stop_reason": (self.branch.stop_reason, None)}
         return summary_record(self.kind, par, res)
 
@@ -369,16 +371,18 @@ def _conservative(sys):
     return TwoMassFreePlay(p, law)
 
 
-def backbone(sys, mode=1, A_range=(0.005, 0.3), *, ds=0.01, ds_max=0.03, max_steps=300,
-             rtol=1e-11, atol=1e-12, progress=False) -> Backbone:
-    """Backbone (conservative NNM family) of mode 1 (in phase) or 2 (anti-phase).
+def orbit_backbone(sys, mode=1, A_range=(0.005, 0.3), *, ds=0.01, ds_max=0.03, max_steps=300,
+                   rtol=1e-11, atol=1e-12, progress=False) -> OrbitBackbone:
+    """Backbone of periodic orbits by shooting: the conservative NNM family of mode 1 (in
+    phase) or 2 (anti-phase).
 
     Starts from the linear mode at ``A_range[0]`` (must be below the gap ``a`` so that only the
     cubic springs act) and continues in ``A = x1(0)`` up to ``A_range[1]``.
 
     Returns
     -------
-    Backbone with ``frequency = pi / tau`` (rad per unit time).
+    OrbitBackbone
+        With ``frequency = pi / tau`` (rad per unit time).
     """
     sys = make_system(sys)
     cons = _conservative(sys)
@@ -430,5 +434,5 @@ def backbone(sys, mode=1, A_range=(0.005, 0.3), *, ds=0.01, ds_max=0.03, max_ste
     br = _cont.continue_branch(residual, jacobian, u0, A0, ds=ds, ds_max=ds_max,
                                lam_range=(A0, A1), max_steps=max_steps, tol=1e-11,
                                progress=progress)
-    return Backbone(A=br.lam.copy(), x2=br.x[:, 0].copy(), frequency=math.pi / br.x[:, 1],
+    return OrbitBackbone(A=br.lam.copy(), x2=br.x[:, 0].copy(), frequency=math.pi / br.x[:, 1],
                     branch=br, mode=mode, law=cons.law_name)

@@ -27,7 +27,7 @@ from scipy.integrate import solve_ivp
 
 from ..errors import ConvergenceError, ParameterError, check_positive
 from ..io import Result, summary_record
-from . import _dataset as _ds
+from ._dataset import MASS_COORD, POSITION, TIME, join_state, split_state, var
 from .system import TwoMassFreePlay
 
 __all__ = ["FlowResult", "flow", "make_system", "region_of"]
@@ -158,49 +158,69 @@ class FlowResult(Result):
         import xarray as xr
 
         sw = np.array([(t, b, s) for t, b, s in self.switches], float).reshape(-1, 3)
-        data = {**_ds.split_state("z", self.z, (), "state at t1"),
-                "switch_t": _ds.var(("switch",), sw[:, 0], _ds.TIME, "switching time"),
-                "switch_boundary": _ds.var(("switch",), sw[:, 1], _ds.POSITION,
+        data = {**split_state("z", self.z, (), "state at t1"),
+                "switch_t": var(("switch",), sw[:, 0], TIME, "switching time"),
+                "switch_boundary": var(("switch",), sw[:, 1], POSITION,
                                            "gap edge crossed (x1)"),
-                "switch_region": _ds.var(("switch",), sw[:, 2].astype(np.int64), "1",
+                "switch_region": var(("switch",), sw[:, 2].astype(np.int64), "1",
                                          "region entered (-1, 0, +1)"),
-                "grazings": _ds.var(("grazing",), np.asarray(self.grazings, float).reshape(-1),
-                                    _ds.POSITION, "x1 at grazing extrema"),
-                "x1_max": _ds.var((), float(self.x1_max), _ds.POSITION, "max x1"),
-                "x1_min": _ds.var((), float(self.x1_min), _ds.POSITION, "min x1")}
-        coords = {"mass": _ds.MASS_COORD}
+                "grazings": var(("grazing",), np.asarray(self.grazings, float).reshape(-1),
+                                    POSITION, "x1 at grazing extrema"),
+                "x1_max": var((), float(self.x1_max), POSITION, "max x1"),
+                "x1_min": var((), float(self.x1_min), POSITION, "min x1")}
+        coords = {"mass": MASS_COORD}
         if self.Phi is not None:
-            data["Phi"] = _ds.var(("state", "state0"), np.asarray(self.Phi, float),
+            data["Phi"] = var(("state", "state0"), np.asarray(self.Phi, float),
                                   "mixed: d state / d state0, state = [x1 m, y1 m/s, x2 m, "
                                   "y2 m/s]", "state transition matrix")
             coords["state"] = ("state", ["x1", "y1", "x2", "y2"], {"units": "1"})
             coords["state0"] = ("state0", ["x1", "y1", "x2", "y2"], {"units": "1"})
         if self.dzdW is not None:
-            data.update(_ds.split_state("dzdW", self.dzdW, (), "d state / dW per rad/s"))
+            data.update(split_state("dzdW", self.dzdW, (), "d state / dW per rad/s"))
             for k in ("dzdW_position", "dzdW_velocity"):
                 data[k].attrs["units"] += "/(rad/s)"
         if self.t is not None:
-            coords["t"] = ("t", np.asarray(self.t, float), {"units": _ds.TIME})
-            data.update(_ds.split_state("Z", self.Z, ("t",), "sampled state"))
+            coords["t"] = ("t", np.asarray(self.t, float), {"units": TIME})
+            data.update(split_state("Z", self.Z, ("t",), "sampled state"))
         return xr.Dataset(data, coords, {"nfev": int(self.nfev)})
 
     @classmethod
     def from_xarray(cls, ds):
         sw = [(float(t), float(b), int(s)) for t, b, s in
               zip(ds["switch_t"].values, ds["switch_boundary"].values, ds["switch_region"].values)]
-        return cls(z=_ds.join_state(ds, "z"),
+        return cls(z=join_state(ds, "z"),
                    Phi=ds["Phi"].values if "Phi" in ds else None,
-                   dzdW=_ds.join_state(ds, "dzdW") if "dzdW_position" in ds else None,
+                   dzdW=join_state(ds, "dzdW") if "dzdW_position" in ds else None,
                    switches=sw, grazings=[float(g) for g in ds["grazings"].values],
                    x1_max=float(ds["x1_max"].values), x1_min=float(ds["x1_min"].values),
                    t=ds["t"].values if "t" in ds.coords else None,
-                   Z=_ds.join_state(ds, "Z") if "Z_position" in ds else None,
+                   Z=join_state(ds, "Z") if "Z_position" in ds else None,
                    nfev=int(ds.attrs["nfev"]))
 
     def summary(self) -> dict:
-        return summary_record(self.kind, {}, {"x1_max": (float(self.x1_max), _ds.POSITION),
-                                              "x1_min": (float(self.x1_min), _ds.POSITION),
+        return summary_record(self.kind, {}, {"x1_max": (float(self.x1_max), POSITION),
+                                              "x1_min": (float(self.x1_min), POSITION),
                                               "switches": (len(self.switches), None)})
+
+
+def _switch_events(s, a):
+    """Terminal events of the exact law in region ``s`` (0 inside the gap ``|x1| < a``, +-1 in
+    contact): leaving the gap at ``x1 = +-a``, or coming back to it at ``x1 = s a``."""
+    if s == 0:
+        def e_up(t, Yv):
+            return Yv[0] - a
+        e_up.terminal, e_up.direction = True, 1
+
+        def e_dn(t, Yv):
+            return Yv[0] + a
+        e_dn.terminal, e_dn.direction = True, -1
+        return [e_up, e_dn]
+    b = s * a
+
+    def e_back(t, Yv, b=b):
+        return Yv[0] - b
+    e_back.terminal, e_back.direction = True, -s
+    return [e_back]
 
 
 def flow(sys, z0, t0, t1, W, *, variational=False, sens_W=False, rtol=1e-9, atol=1e-9,
@@ -247,24 +267,7 @@ def flow(sys, z0, t0, t1, W, *, variational=False, sens_W=False, rtol=1e-9, atol
     nsw = 0
     while True:
         f = _field(sys, W, s, variational, sens_W)
-        events = [ext_event]
-        if sys.exact:
-            if s == 0:
-                def e_up(t, Yv):
-                    return Yv[0] - a
-                e_up.terminal, e_up.direction = True, 1
-
-                def e_dn(t, Yv):
-                    return Yv[0] + a
-                e_dn.terminal, e_dn.direction = True, -1
-                events += [e_up, e_dn]
-            else:
-                b = s * a
-
-                def e_back(t, Yv, b=b):
-                    return Yv[0] - b
-                e_back.terminal, e_back.direction = True, -s
-                events += [e_back]
+        events = [ext_event] + (_switch_events(s, a) if sys.exact else [])
         te = None
         if t_eval is not None:
             te = np.asarray(t_eval, float)

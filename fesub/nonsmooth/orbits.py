@@ -1,4 +1,5 @@
-"""Periodic orbits by shooting, Floquet multipliers, and the backbone (NNM) family.
+"""Periodic orbits by shooting and their Floquet multipliers (the backbone of periodic orbits is
+in :mod:`fesub.nonsmooth.branches`).
 
 Shooting: Newton on ``R(z) = P(z) - z`` where ``P`` is the flow over ``n T`` (``T = 2 pi / W``,
 t0 = 0) of the 4-D form; the Jacobian is ``M - I`` with the monodromy ``M`` from the variational
@@ -16,7 +17,7 @@ import numpy as np
 
 from ..errors import ConvergenceError, ParameterError, check_positive
 from ..io import Result, summary_record
-from . import _dataset as _ds
+from ._dataset import FREQUENCY, MASS_COORD, POSITION, TIME, join_state, split_state, var
 from .integrate import flow, make_system
 
 __all__ = ["Orbit", "periodic_orbit", "poincare_map", "floquet_test_functions"]
@@ -90,33 +91,33 @@ class Orbit(Result):
     def to_xarray(self):
         import xarray as xr
 
-        data = {"W": _ds.var((), float(self.W), _ds.FREQUENCY, "forcing frequency"),
-                **_ds.split_state("z0", self.z0, (), "orbit state at t = 0"),
-                "monodromy": _ds.var(("state", "state0"), np.asarray(self.monodromy, float),
+        data = {"W": var((), float(self.W), FREQUENCY, "forcing frequency"),
+                **split_state("z0", self.z0, (), "orbit state at t = 0"),
+                "monodromy": var(("state", "state0"), np.asarray(self.monodromy, float),
                                      "mixed: d state / d state0, state = [x1 m, y1 m/s, x2 m, "
                                      "y2 m/s]", "monodromy matrix"),
-                "floquet": _ds.var(("multiplier",), np.asarray(self.floquet, complex), "1",
+                "floquet": var(("multiplier",), np.asarray(self.floquet, complex), "1",
                                    "Floquet multipliers (decreasing modulus)"),
-                "x1_max": _ds.var((), float(self.x1_max), _ds.POSITION, "max x1"),
-                "x1_min": _ds.var((), float(self.x1_min), _ds.POSITION, "min x1"),
-                "peak": _ds.var((), float(self.peak), _ds.POSITION, "max |x1|"),
-                "residual": _ds.var((), float(self.residual), "1",
+                "x1_max": var((), float(self.x1_max), POSITION, "max x1"),
+                "x1_min": var((), float(self.x1_min), POSITION, "min x1"),
+                "peak": var((), float(self.peak), POSITION, "max |x1|"),
+                "residual": var((), float(self.residual), "1",
                                     "|P(z0) - z0|_inf over the state [m, m/s]"),
-                "grazings": _ds.var(("grazing",), np.asarray(self.grazings, float).reshape(-1),
-                                    _ds.POSITION, "x1 at grazing extrema")}
-        coords = {"mass": _ds.MASS_COORD,
+                "grazings": var(("grazing",), np.asarray(self.grazings, float).reshape(-1),
+                                    POSITION, "x1 at grazing extrema")}
+        coords = {"mass": MASS_COORD,
                   "state": ("state", ["x1", "y1", "x2", "y2"], {"units": "1"}),
                   "state0": ("state0", ["x1", "y1", "x2", "y2"], {"units": "1"}),
                   "multiplier": ("multiplier", np.arange(len(self.floquet)), {"units": "1"})}
         attrs = {"n_periods": int(self.n_periods), "stable": bool(self.stable),
                  "n_switch": int(self.n_switch), "law": self.law,
-                 "period_T": self.T, "period_T_units": _ds.TIME}
+                 "period_T": self.T, "period_T_units": TIME}
         return xr.Dataset(data, coords, attrs)
 
     @classmethod
     def from_xarray(cls, ds):
         a = ds.attrs
-        return cls(z0=_ds.join_state(ds, "z0"), W=float(ds["W"].values),
+        return cls(z0=join_state(ds, "z0"), W=float(ds["W"].values),
                    n_periods=int(a["n_periods"]), monodromy=ds["monodromy"].values,
                    floquet=ds["floquet"].values, stable=bool(a["stable"]),
                    x1_max=float(ds["x1_max"].values), x1_min=float(ds["x1_min"].values),
@@ -125,11 +126,11 @@ class Orbit(Result):
                    grazings=[float(g) for g in ds["grazings"].values])
 
     def summary(self) -> dict:
-        par = {"W": (self.W, _ds.FREQUENCY), "law": (self.law, None),
+        par = {"W": (self.W, FREQUENCY), "law": (self.law, None),
                "n_periods": (self.n_periods, None)}
-        res = {"x1_max": (self.x1_max, _ds.POSITION), "x1_min": (self.x1_min, _ds.POSITION),
-               "peak": (self.peak, _ds.POSITION), "max_multiplier": (self.max_multiplier, "1"),
-               "stable": (bool(self.stable), None), "period": (self.T, _ds.TIME),
+        res = {"x1_max": (self.x1_max, POSITION), "x1_min": (self.x1_min, POSITION),
+               "peak": (self.peak, POSITION), "max_multiplier": (self.max_multiplier, "1"),
+               "stable": (bool(self.stable), None), "period": (self.T, TIME),
                "switches_per_period": (self.n_switch, None)}
         det = {"floquet_multipliers": {"real": self.floquet.real.tolist(),
                                        "imag": self.floquet.imag.tolist()},

@@ -14,7 +14,7 @@ import numpy as np
 from ..plots import style
 
 __all__ = ["force_law", "bifurcation", "branches", "basin", "basin_compare", "phase_portrait",
-           "vector_field_error_map", "floquet", "backbones", "case_label"]
+           "vector_field_error_map", "floquet", "orbit_backbones", "case_label"]
 
 _IC_COLOURS = ["tab:red", "tab:blue", "tab:green", "tab:orange", "tab:purple", "black"]
 _EVENT_MARKERS = {"fold": ("s", "SN"), "PD": ("D", "PD"), "BP": ("v", "BP"), "NS": ("^", "TR"),
@@ -302,10 +302,10 @@ def floquet(multipliers, *, W=None, path=None, ax=None, title=None):
     return _finish(fig, path)
 
 
-def backbones(items, *, path=None, ax=None, title=None):
+def orbit_backbones(items, *, path=None, ax=None, title=None):
     """Backbones (conservative NNM families): frequency against amplitude A = x1 at rest.
 
-    ``items`` is a list of :class:`~fesub.nonsmooth.branches.Backbone`.
+    ``items`` is a list of :class:`~fesub.nonsmooth.branches.OrbitBackbone`.
     """
     plt = style.pyplot()
     fig = ax.figure if ax is not None else plt.figure(figsize=(7, 5))

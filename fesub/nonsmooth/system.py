@@ -23,7 +23,12 @@ import numpy as np
 from ..errors import ParameterError, check_positive
 from .laws import FreePlay, SigmoidFreePlay
 
-__all__ = ["FreePlayParams", "P_REF", "PRESETS", "get_params", "TwoMassFreePlay"]
+__all__ = ["FreePlayParams", "PARAM_UNITS", "P_REF", "PRESETS", "get_params", "TwoMassFreePlay"]
+
+#: SI unit of every parameter of :class:`FreePlayParams` (the reference scales at 1 m, 1 rad/s,
+#: 1 kg make the non-dimensional numbers SI numbers)
+PARAM_UNITS = {"m": "kg", "c": "N s/m", "k": "N/m", "mu": "N/m^3", "cd": "N s/m", "kd": "N/m",
+               "mud": "N/m^3", "kp": "N/m", "a": "m", "delta": "1/m", "Q1": "N", "Q2": "N"}
 
 
 @dataclass(frozen=True)
@@ -71,6 +76,11 @@ class FreePlayParams:
 
     def to_dict(self) -> dict:
         return asdict(self)
+
+    def quantities(self) -> dict:
+        """The parameters as summary entries ``{name: (value, SI unit)}`` (see
+        :data:`PARAM_UNITS`), for :func:`fesub.io.summary_record`."""
+        return {k: (float(v), PARAM_UNITS.get(k, "1")) for k, v in self.to_dict().items()}
 
     def replace(self, **kw) -> "FreePlayParams":
         return replace(self, **kw)
@@ -259,3 +269,15 @@ class TwoMassFreePlay:
 
     def region(self, x1) -> int:
         return int(FreePlay(self.p.kp, self.p.a).region(x1))
+
+
+def _split_params(params):
+    """Split a dict into model parameters and run options."""
+    if isinstance(params, FreePlayParams) or params is None or isinstance(params, str):
+        return get_params(params), {}
+    if not isinstance(params, dict):
+        raise ParameterError(f"params must be a dict, preset name or FreePlayParams, got {type(params)}")
+    names = set(FreePlayParams.__dataclass_fields__)
+    model = {k: v for k, v in params.items() if k in names or k == "preset"}
+    opts = {k: v for k, v in params.items() if k not in model}
+    return get_params(model), opts

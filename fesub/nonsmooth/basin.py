@@ -1,17 +1,16 @@
-"""Bifurcation diagrams and basins of attraction on the compiled batch integrator.
+"""Basins of attraction of the free-play oscillator on the compiled batch integrator.
 
-* :func:`basins` -- grid of initial positions ``(x1(0), x2(0))`` with zero velocities at t = 0;
-  each cell is integrated ``n_transient`` periods (discarded) and ``n_record`` periods (recorded);
-  its attractor is identified by Poincare return: the period ``p`` is the smallest ``p <= pmax``
-  with ``|P^p(x) - x|_inf < period_tol`` on the stroboscopic points, and the signature
-  ``(p, max x1, min x1)`` is clustered (``max |x1|`` alone would merge mirror pairs). ``p = 0``
-  means non-periodic (chaotic or unconverged) and gets the label ``-1``; diverged cells get ``-2``.
-* :func:`bifurcation_diagram` -- Poincare section ``x1' = 0`` (and the stroboscopic map) against
-  the forcing frequency from several initial conditions; ``mode='fresh'`` restarts every
-  frequency from the initial conditions (the paper's brute-force sweep), ``mode='follow'``
-  continues each initial condition from the previous frequency's final state.
-* :func:`basin_point`, :func:`bifurcation_point` -- pure, picklable single-point functions for a
-  sweep engine.
+:func:`basins` integrates a grid of initial positions ``(x1(0), x2(0))`` with zero velocities at
+t = 0; each cell runs ``n_transient`` periods (discarded) and ``n_record`` periods (recorded), and
+its attractor is identified by Poincare return: the period ``p`` is the smallest ``p <= pmax``
+with ``|P^p(x) - x|_inf < period_tol`` on the stroboscopic points, and the signature
+``(p, max x1, min x1)`` is clustered (``max |x1|`` alone would merge mirror pairs). ``p = 0``
+means non-periodic (chaotic or unconverged) and gets the label ``-1``; diverged cells get ``-2``.
+
+A basin is computed in blocks of rows (:func:`basin_cells`, each a :class:`BasinCells` that can be
+saved as it finishes) and joined and classified by :func:`assemble_basin` into a
+:class:`BasinResult`. :func:`basin_point` is the pure, picklable single-point function for a
+sweep engine.
 """
 
 from __future__ import annotations
@@ -23,35 +22,20 @@ import numpy as np
 
 from ..errors import ParameterError, check_positive
 from ..io import Result, summary_record
-from . import _dataset as _ds
-from .batch import BatchResult, _validate, batch_parallel, batch_periodic, executor_scope
-from .system import FreePlayParams, get_params
+from ._dataset import FREQUENCY, MASS_COORD, POSITION, join_state, split_state, var
+from .batch import _validate, batch_parallel, batch_periodic, executor_scope, period_of, tile_bounds
+from .system import _split_params, get_params
 
-__all__ = ["PAPER_ICS", "period_of", "classify", "BasinCells", "BasinResult", "basin_grid",
-           "tile_bounds", "basin_cells", "assemble_basin", "basins", "BifurcationResult",
-           "bifurcation_diagram", "basin_point", "bifurcation_point", "LABEL_NAMES",
-           "NOT_PERIODIC", "DIVERGENT", "NOT_COMPUTED"]
-
-#: Initial conditions of the paper's bifurcation diagram (Sec. 4.1), 4-D part [x1, y1, x2, y2]
-PAPER_ICS = np.array([[0.2, 0, 0.2, 0], [0.2, 0, -0.2, 0], [-0.2, 0, 0.2, 0], [-0.2, 0, -0.2, 0],
-                      [0, 0, 0.1, 0], [0, 0, 0, 0]], dtype=float)
+__all__ = ["classify", "BasinCells", "BasinResult", "basin_grid", "basin_cells", "assemble_basin",
+           "basins", "basin_point", "LABEL_NAMES", "NOT_PERIODIC", "DIVERGENT", "NOT_COMPUTED"]
 
 
-def period_of(strobe: np.ndarray, tol: float = 1e-6, pmax: int | None = None) -> np.ndarray:
-    """Period (in forcing periods) from stroboscopic recurrence; 0 = none found, -1 = diverged.
-
-    ``strobe`` has shape (B, n+1, 4); ``p`` is the smallest ``1 <= p <= min(pmax, n)`` with
-    ``max |strobe[:, p] - strobe[:, 0]| < tol``.
-    """
-    strobe = np.asarray(strobe, float)
-    B, n1, _ = strobe.shape
-    pm = n1 - 1 if pmax is None else min(int(pmax), n1 - 1)
-    per = np.zeros(B, dtype=int)
-    for p in range(pm, 0, -1):
-        ok = np.max(np.abs(strobe[:, p] - strobe[:, 0]), axis=1) < tol
-        per[ok] = p
-    per[~np.all(np.isfinite(strobe[:, 0]), axis=1)] = -1
-    return per
+#: labels of the cells that reach no periodic attractor
+NOT_PERIODIC, DIVERGENT, NOT_COMPUTED = -1, -2, -3
+LABEL_NAMES = {NOT_PERIODIC: "not converged (no period found)", DIVERGENT: "divergent",
+               NOT_COMPUTED: "not computed (interrupted)"}
+_LABEL_DOC = "attractor label (0.. periodic attractors, -1 not converged, -2 divergent, " \
+             "-3 not computed)"
 
 
 def classify(period, x1_max, x1_min, *, cluster_tol=1e-3):
@@ -97,30 +81,6 @@ def classify(period, x1_max, x1_min, *, cluster_tol=1e-3):
     return out, attractors
 
 
-def _split_params(params):
-    """Split a dict into model parameters and run options."""
-    if isinstance(params, FreePlayParams) or params is None or isinstance(params, str):
-        return get_params(params), {}
-    if not isinstance(params, dict):
-        raise ParameterError(f"params must be a dict, preset name or FreePlayParams, got {type(params)}")
-    names = set(FreePlayParams.__dataclass_fields__)
-    model = {k: v for k, v in params.items() if k in names or k == "preset"}
-    opts = {k: v for k, v in params.items() if k not in model}
-    return get_params(model), opts
-
-
-#: labels of the cells that reach no periodic attractor
-NOT_PERIODIC, DIVERGENT, NOT_COMPUTED = -1, -2, -3
-LABEL_NAMES = {NOT_PERIODIC: "not converged (no period found)", DIVERGENT: "divergent",
-               NOT_COMPUTED: "not computed (interrupted)"}
-_LABEL_DOC = "attractor label (0.. periodic attractors, -1 not converged, -2 divergent, " \
-             "-3 not computed)"
-
-
-def _opts_attrs(options: dict) -> dict:
-    return {"options": options}
-
-
 @dataclass
 class BasinCells(Result):
     """Integrated cells of a basin grid (all of it or a block of rows), before classification.
@@ -164,11 +124,11 @@ class BasinCells(Result):
         import xarray as xr
 
         dims = ("x1_0", "x2_0")
-        data = {"W": _ds.var((), float(self.W), _ds.FREQUENCY, "forcing frequency"),
-                "x1_max": _ds.var(dims, self.x1_max, _ds.POSITION, "steady-state max x1"),
-                "x1_min": _ds.var(dims, self.x1_min, _ds.POSITION, "steady-state min x1"),
-                "n_used": _ds.var(dims, self.n_used, "1", "transient periods integrated"),
-                **_ds.split_state("strobe", self.strobe, dims + ("record",),
+        data = {"W": var((), float(self.W), FREQUENCY, "forcing frequency"),
+                "x1_max": var(dims, self.x1_max, POSITION, "steady-state max x1"),
+                "x1_min": var(dims, self.x1_min, POSITION, "steady-state min x1"),
+                "n_used": var(dims, self.n_used, "1", "transient periods integrated"),
+                **split_state("strobe", self.strobe, dims + ("record",),
                                   "stroboscopic state after the transient")}
         coords = {"x1_0": ("x1_0", np.asarray(self.x1, float), {"units": "m",
                                                                  "long_name": "initial x1"}),
@@ -176,18 +136,18 @@ class BasinCells(Result):
                                                                  "long_name": "initial x2"}),
                   "record": ("record", np.arange(self.strobe.shape[2]),
                              {"units": "1", "long_name": "forcing periods after the transient"}),
-                  "mass": _ds.MASS_COORD}
-        return xr.Dataset(data, coords, {"law": self.law, **_opts_attrs(self.options)})
+                  "mass": MASS_COORD}
+        return xr.Dataset(data, coords, {"law": self.law, "options": self.options})
 
     @classmethod
     def from_xarray(cls, ds):
         return cls(W=float(ds["W"].values), law=ds.attrs["law"], x1=ds["x1_0"].values,
-                   x2=ds["x2_0"].values, strobe=_ds.join_state(ds, "strobe"),
+                   x2=ds["x2_0"].values, strobe=join_state(ds, "strobe"),
                    x1_max=ds["x1_max"].values, x1_min=ds["x1_min"].values,
                    n_used=ds["n_used"].values, options=ds.attrs.get("options", {}))
 
     def summary(self) -> dict:
-        return summary_record(self.kind, {"W": (self.W, _ds.FREQUENCY), "law": (self.law, None),
+        return summary_record(self.kind, {"W": (self.W, FREQUENCY), "law": (self.law, None),
                                           "rows": (len(self.x1), None),
                                           "columns": (len(self.x2), None)}, {})
 
@@ -276,30 +236,30 @@ class BasinResult(Result):
         for i, a in enumerate(self.attractors):
             s = np.asarray(a.get("strobe", []), float).reshape(-1, 4)
             astrobe[i, :len(s)] = s
-        data = {"W": _ds.var((), float(self.W), _ds.FREQUENCY, "forcing frequency"),
-                "labels": _ds.var(dims, self.labels, "1", _LABEL_DOC),
-                "period": _ds.var(dims, self.period, "1",
+        data = {"W": var((), float(self.W), FREQUENCY, "forcing frequency"),
+                "labels": var(dims, self.labels, "1", _LABEL_DOC),
+                "period": var(dims, self.period, "1",
                                   "period in forcing periods (0 none, -1 diverged)"),
-                "x1_max": _ds.var(dims, self.x1_max, _ds.POSITION, "steady-state max x1"),
-                "x1_min": _ds.var(dims, self.x1_min, _ds.POSITION, "steady-state min x1"),
-                "attractor_period": _ds.var(("attractor",), np.array(
+                "x1_max": var(dims, self.x1_max, POSITION, "steady-state max x1"),
+                "x1_min": var(dims, self.x1_min, POSITION, "steady-state min x1"),
+                "attractor_period": var(("attractor",), np.array(
                     [a["period"] for a in self.attractors], np.int64), "1",
                     "period in forcing periods"),
-                "attractor_x1_max": _ds.var(("attractor",), np.array(
-                    [a["x1_max"] for a in self.attractors], float), _ds.POSITION,
+                "attractor_x1_max": var(("attractor",), np.array(
+                    [a["x1_max"] for a in self.attractors], float), POSITION,
                     "mean max x1 over the basin"),
-                "attractor_x1_min": _ds.var(("attractor",), np.array(
-                    [a["x1_min"] for a in self.attractors], float), _ds.POSITION,
+                "attractor_x1_min": var(("attractor",), np.array(
+                    [a["x1_min"] for a in self.attractors], float), POSITION,
                     "mean min x1 over the basin"),
-                "attractor_count": _ds.var(("attractor",), np.array(
+                "attractor_count": var(("attractor",), np.array(
                     [a["count"] for a in self.attractors], np.int64), "1", "cells"),
-                "attractor_fraction": _ds.var(("attractor",), np.array(
+                "attractor_fraction": var(("attractor",), np.array(
                     [a.get("fraction", np.nan) for a in self.attractors], float), "1",
                     "fraction of the grid"),
-                **_ds.split_state("attractor_strobe", astrobe, ("attractor", "strobe_point"),
+                **split_state("attractor_strobe", astrobe, ("attractor", "strobe_point"),
                                   "stroboscopic states of one orbit period (NaN-padded)")}
         if self.strobe_last is not None:
-            data.update(_ds.split_state("last", self.strobe_last, dims,
+            data.update(split_state("last", self.strobe_last, dims,
                                         "last stroboscopic state"))
         coords = {"x1_0": ("x1_0", np.asarray(self.x1, float), {"units": "m",
                                                                  "long_name": "initial x1"}),
@@ -309,15 +269,15 @@ class BasinResult(Result):
                                                       np.int64), {"units": "1",
                                                                   "long_name": "attractor label"}),
                   "strobe_point": ("strobe_point", np.arange(pmax), {"units": "1"}),
-                  "mass": _ds.MASS_COORD}
-        attrs = {"law": self.law, "status": self.status, **_opts_attrs(self.options),
+                  "mass": MASS_COORD}
+        attrs = {"law": self.law, "status": self.status, "options": self.options,
                  "attractor_keys": [list(a) for a in self.attractors]}
         return xr.Dataset(data, coords, attrs)
 
     @classmethod
     def from_xarray(cls, ds):
         keys = ds.attrs.get("attractor_keys", [])
-        astrobe = _ds.join_state(ds, "attractor_strobe")
+        astrobe = join_state(ds, "attractor_strobe")
         attractors = []
         for i, lab in enumerate(ds["attractor"].values):
             p = int(ds["attractor_period"].values[i])
@@ -328,7 +288,7 @@ class BasinResult(Result):
                     "fraction": float(ds["attractor_fraction"].values[i]),
                     "strobe": astrobe[i, :p].tolist()}
             attractors.append({k: full[k] for k in keys[i]})
-        last = _ds.join_state(ds, "last") if "last_position" in ds else None
+        last = join_state(ds, "last") if "last_position" in ds else None
         return cls(W=float(ds["W"].values), law=ds.attrs["law"], x1=ds["x1_0"].values,
                    x2=ds["x2_0"].values, labels=ds["labels"].values, period=ds["period"].values,
                    x1_max=ds["x1_max"].values, x1_min=ds["x1_min"].values,
@@ -337,10 +297,10 @@ class BasinResult(Result):
 
     def summary(self) -> dict:
         o = self.options
-        par = {"W": (self.W, _ds.FREQUENCY), "law": (self.law, None),
+        par = {"W": (self.W, FREQUENCY), "law": (self.law, None),
                "grid": ([len(self.x1), len(self.x2)], None),
-               "x1_range": (o.get("x1_range"), _ds.POSITION),
-               "x2_range": (o.get("x2_range"), _ds.POSITION),
+               "x1_range": (o.get("x1_range"), POSITION),
+               "x2_range": (o.get("x2_range"), POSITION),
                "n_transient": (o.get("n_transient"), None),
                "steps_per_period": (o.get("steps_per_period"), None)}
         res = {"attractors": (len(self.attractors), None),
@@ -376,15 +336,6 @@ def basin_grid(x1_range=(-0.5, 0.5), x2_range=(-0.5, 0.5), shape=(20, 20)):
     except (TypeError, ValueError):
         raise ParameterError(f"shape must be a pair (n1, n2), got {shape!r}") from None
     return _grid(x1_range, n1, "x1_range"), _grid(x2_range, n2, "x2_range")
-
-
-def tile_bounds(n: int, size: int) -> list:
-    """``[(i0, i1), ...]``: ``range(n)`` cut into consecutive blocks of ``size`` (the last may be
-    shorter)."""
-    n, size = int(n), int(size)
-    if size < 1:
-        raise ParameterError(f"tile size must be >= 1, got {size}")
-    return [(i, min(i + size, n)) for i in range(0, n, size)]
 
 
 def basin_cells(params, W, x1, x2, *, law="exact", n_transient=150, n_record=4,
@@ -589,201 +540,7 @@ def basins(params=None, W=1.15, *, law="exact", x1_range=(-0.5, 0.5), x2_range=(
                           x1_range=x1_range, x2_range=x2_range, run=run)
 
 
-@dataclass
-class BifurcationResult(Result):
-    """Bifurcation diagram data.
-
-    Attributes
-    ----------
-    W : ndarray, shape (nW,)
-        Forcing frequencies [rad/s].
-    ics : ndarray, shape (nIC, 4)
-        Initial conditions ``[x1, y1, x2, y2]`` [m, m/s].
-    section : ndarray, shape (nW, nIC, n_points)
-        x1 at the section x1' = 0 [m] (NaN-padded).
-    strobe : ndarray, shape (nW, nIC, n_record + 1, 4)
-        Stroboscopic states [m, m/s].
-    period : ndarray, shape (nW, nIC)
-        Detected period in forcing periods (0 none, -1 diverged).
-    x1_max, x1_min : ndarray, shape (nW, nIC)
-        Extrema of x1 over the recorded periods [m].
-    law : str
-    options : dict
-    status : str
-        ``'complete'`` or ``'interrupted'`` (then ``W`` holds the frequencies computed).
-    """
-
-    kind = "freeplay-bifurcation"
-
-    W: np.ndarray
-    ics: np.ndarray
-    section: np.ndarray
-    strobe: np.ndarray
-    period: np.ndarray
-    x1_max: np.ndarray
-    x1_min: np.ndarray
-    law: str
-    options: dict = field(default_factory=dict)
-    status: str = "complete"
-
-    def to_xarray(self):
-        import xarray as xr
-
-        d = ("W", "ic")
-        data = {"section": _ds.var(d + ("section_point",), self.section, _ds.POSITION,
-                                   "x1 at the section x1' = 0 (NaN-padded)"),
-                "period": _ds.var(d, self.period, "1",
-                                  "period in forcing periods (0 none, -1 diverged)"),
-                "x1_max": _ds.var(d, self.x1_max, _ds.POSITION, "max x1 over the recorded periods"),
-                "x1_min": _ds.var(d, self.x1_min, _ds.POSITION, "min x1 over the recorded periods"),
-                **_ds.split_state("ic", self.ics, ("ic",), "initial condition"),
-                **_ds.split_state("strobe", self.strobe, d + ("record",), "stroboscopic state")}
-        coords = {"W": ("W", np.asarray(self.W, float), {"units": _ds.FREQUENCY,
-                                                          "long_name": "forcing frequency"}),
-                  "ic": ("ic", np.arange(self.ics.shape[0]), {"units": "1"}),
-                  "section_point": ("section_point", np.arange(self.section.shape[2]),
-                                    {"units": "1"}),
-                  "record": ("record", np.arange(self.strobe.shape[2]),
-                             {"units": "1", "long_name": "forcing periods after the transient"}),
-                  "mass": _ds.MASS_COORD}
-        return xr.Dataset(data, coords, {"law": self.law, "status": self.status,
-                                         **_opts_attrs(self.options)})
-
-    @classmethod
-    def from_xarray(cls, ds):
-        return cls(W=ds["W"].values, ics=_ds.join_state(ds, "ic"), section=ds["section"].values,
-                   strobe=_ds.join_state(ds, "strobe"), period=ds["period"].values,
-                   x1_max=ds["x1_max"].values, x1_min=ds["x1_min"].values, law=ds.attrs["law"],
-                   options=ds.attrs.get("options", {}), status=ds.attrs.get("status", "complete"))
-
-    def summary(self) -> dict:
-        per = self.period
-        par = {"law": (self.law, None),
-               "W_range": ([float(np.min(self.W)), float(np.max(self.W))] if len(self.W)
-                           else None, _ds.FREQUENCY),
-               "n_W": (len(self.W), None), "initial_conditions": (self.ics.shape[0], None),
-               "n_transient": (self.options.get("n_transient"), None)}
-        res = {"periodic_fraction": (float(np.mean(per > 0)) if per.size else None, "1"),
-               "periods_found": (sorted({int(v) for v in np.unique(per) if v > 0}), None),
-               "status": (self.status, None)}
-        return summary_record(self.kind, par, res)
-
-    @classmethod
-    def concat(cls, parts) -> "BifurcationResult":
-        """Join diagrams over consecutive frequency blocks (same initial conditions and options)."""
-        parts = list(parts)
-        if not parts:
-            raise ParameterError("no bifurcation blocks to join")
-        first = parts[0]
-        for q in parts[1:]:
-            if q.law != first.law or q.options != first.options or not np.array_equal(q.ics,
-                                                                                      first.ics):
-                raise ParameterError("bifurcation blocks come from different runs")
-        cat = {f: np.concatenate([getattr(q, f) for q in parts])
-               for f in ("W", "section", "strobe", "period", "x1_max", "x1_min")}
-        status = "complete" if all(q.status == "complete" for q in parts) else "interrupted"
-        return cls(ics=first.ics, law=first.law, options=first.options, status=status, **cat)
-
-
-def bifurcation_diagram(params=None, W_values=None, ics=None, *, law="exact", n_transient=300,
-                        n_points=100, section_dir=0, steps_per_period=200, mode="fresh",
-                        period_tol=1e-6, pmax=12, block=None, executor=None,
-                        progress=True) -> BifurcationResult:
-    """Poincare section x1' = 0 of the steady state against the forcing frequency.
-
-    On Ctrl-C (KeyboardInterrupt) the frequencies finished so far are returned with
-    ``status='interrupted'``; the worker processes of a pool created here are stopped.
-
-    Parameters
-    ----------
-    W_values : (nW,) array_like
-        Forcing frequencies [rad/s] (default ``linspace(0.8, 1.8, 101)``).
-    ics : (nIC, 4) array_like
-        Initial states [m, m/s] (default :data:`PAPER_ICS`).
-    n_transient : int
-        Discarded periods.
-    n_points : int
-        Section points recorded per (W, IC).
-    section_dir : int
-        0 maxima and minima of x1, -1 maxima only, +1 minima only.
-    mode : str
-        'fresh' (every W from the ICs) or 'follow' (each IC continues from the previous W).
-    pmax : int
-        Largest period detected from the stroboscopic points.
-    block : int, optional
-        Frequencies integrated together in 'fresh' mode (default: about 10 blocks); the result
-        does not depend on it.
-    executor : None, 'serial' or any executor
-        None: a local process pool with os.cpu_count() workers.
-    progress : bool
-        Progress bar.
-    """
-    p = get_params(params)
-    W_values = np.linspace(0.8, 1.8, 101) if W_values is None else np.asarray(W_values, float)
-    if W_values.ndim != 1 or W_values.size == 0:
-        raise ParameterError("W_values must be a non-empty 1-D array")
-    ics = PAPER_ICS if ics is None else np.asarray(ics, float)
-    if ics.ndim != 2 or ics.shape[1] != 4 or ics.shape[0] == 0:
-        raise ParameterError(f"ics must have shape (nIC, 4) with nIC >= 1, got {ics.shape}")
-    n_points = int(n_points)
-    if n_points < 1:
-        raise ParameterError(f"n_points must be >= 1, got {n_points}")
-    if mode not in ("fresh", "follow"):
-        raise ParameterError(f"mode must be 'fresh' or 'follow', got {mode!r}")
-    per_period = 2 if section_dir == 0 else 1
-    n_record = max(int(pmax), int(math.ceil(n_points / per_period)))
-    nW, nI = W_values.size, ics.shape[0]
-    kw = dict(law=law, n_record=n_record, steps_per_period=steps_per_period,
-              nsec_max=n_points, section_dir=section_dir)
-    _validate(p, ics, W_values[0], law, n_transient, n_record, steps_per_period, n_points,
-              section_dir)
-    parts = []
-    status = "complete"
-    try:
-        if mode == "fresh":
-            size = max(1, math.ceil(nW / 10)) if block is None else int(block)
-            it = tile_bounds(nW, size)
-            if progress:
-                from tqdm import tqdm
-                it = tqdm(it, desc=f"bifurcation ({law})", unit="block")
-            with executor_scope(executor) as ex:
-                for i0, i1 in it:
-                    X0 = np.repeat(ics[None], i1 - i0, axis=0).reshape(-1, 4)
-                    Wb = np.repeat(W_values[i0:i1], nI)
-                    parts.append(batch_parallel(p, X0, Wb, executor=ex, progress=False,
-                                                n_transient=n_transient, **kw))
-        else:
-            z = ics.copy()
-            it = range(nW)
-            if progress:
-                from tqdm import tqdm
-                it = tqdm(it, desc="bifurcation (follow)")
-            for i in it:
-                ri = batch_periodic(p, z, W_values[i], n_transient=n_transient, **kw)
-                parts.append(ri)
-                z = np.where(np.isfinite(ri.strobe[:, -1]), ri.strobe[:, -1], ics)
-    except KeyboardInterrupt:
-        status = "interrupted"
-    opts = dict(n_transient=n_transient, n_points=n_points, section_dir=section_dir,
-                steps_per_period=steps_per_period, mode=mode, period_tol=period_tol, pmax=pmax,
-                params=p.to_dict())
-    if not parts:
-        return BifurcationResult(W=W_values[:0], ics=ics, section=np.zeros((0, nI, n_points)),
-                                 strobe=np.zeros((0, nI, n_record + 1, 4)),
-                                 period=np.zeros((0, nI), int), x1_max=np.zeros((0, nI)),
-                                 x1_min=np.zeros((0, nI)), law=law, options=opts, status=status)
-    r = BatchResult.concat(parts)
-    nW = r.strobe.shape[0] // nI
-    per = period_of(r.strobe, period_tol, pmax)
-    sec = r.sections[:, :n_points, 0].reshape(nW, nI, n_points)
-    return BifurcationResult(W=W_values[:nW], ics=ics, section=sec,
-                             strobe=r.strobe.reshape(nW, nI, n_record + 1, 4),
-                             period=per.reshape(nW, nI), x1_max=r.x1_max.reshape(nW, nI),
-                             x1_min=r.x1_min.reshape(nW, nI), law=law, options=opts,
-                             status=status)
-
-
-# ---------------------------------------------------------------- sweep-engine entry points ---
+# ---------------------------------------------------------------- sweep-engine entry point ----
 
 _POINT_DEFAULTS = dict(law="exact", n_transient=150, n_record=4, steps_per_period=200,
                        period_tol=1e-6)
@@ -826,24 +583,3 @@ def basin_point(params: dict, x0) -> dict:
     return {"W": float(o["W"]), "x0": z0.tolist(), "law": o["law"], "period": per,
             "x1_max": float(r.x1_max[0]), "x1_min": float(r.x1_min[0]),
             "strobe": r.strobe[0].tolist()}
-
-
-def bifurcation_point(params: dict, omega: float) -> dict:
-    """Section points of the steady states at one forcing frequency from the paper's 6 ICs.
-
-    ``params`` holds model parameters plus optional ``law``, ``n_transient`` (300),
-    ``n_points`` (100), ``section_dir`` (0), ``steps_per_period`` (200), ``period_tol``, ``pmax``,
-    ``ics``. Returns a dict of plain lists (JSON-serialisable).
-    """
-    p, opts = _split_params(params)
-    allowed = {"law", "n_transient", "n_points", "section_dir", "steps_per_period", "period_tol",
-               "pmax", "ics"}
-    unknown = set(opts) - allowed
-    if unknown:
-        raise ParameterError(f"unknown option(s) {sorted(unknown)} for bifurcation_point")
-    omega = check_positive("omega (forcing frequency)", omega)
-    r = bifurcation_diagram(p, [omega], **opts, executor="serial", progress=False)
-    sec = [[float(v) for v in row if np.isfinite(v)] for row in r.section[0]]
-    return {"W": omega, "law": r.law, "ics": r.ics.tolist(), "section_x1": sec,
-            "period": r.period[0].tolist(), "x1_max": r.x1_max[0].tolist(),
-            "x1_min": r.x1_min[0].tolist()}
