@@ -10,7 +10,8 @@ import numpy as np
 import pytest
 
 from fesub import _backend
-from fesub.hbm.analysis import backbone, solve_condensed
+from fesub.hbm.backbone import backbone
+from fesub.hbm.forced import solve_condensed
 from fesub.hbm.contact import StickSlipSeparation
 from fesub.models import cantilever_contact as cc
 
@@ -88,7 +89,7 @@ def test_bench_analytic_hessian_newton_step(benchmark, ratio_to, beam_point):
     Hessian d(K_f^T lam)/dQ): analytic vs central differences of K_f (2 x 14 extra element
     evaluations). Also recorded: the same ratio for the element alone, and for a complete
     Newton step (Jacobian of size 2N + 1 = 1121 and its dense solve, which both share)."""
-    from fesub.hbm.analysis import _Optimality
+    from fesub.hbm.optimality import OptimalitySystem
 
     sy, Q, lam = beam_point
     F, K, HL = benchmark(sy.fnl, Q, lam=lam)
@@ -115,8 +116,8 @@ def test_bench_analytic_hessian_newton_step(benchmark, ratio_to, beam_point):
     benchmark.extra_info["ratio_element_fd_hessian"] = t_el_fd / t_el
     # a complete Newton step of the optimality system
     alpha = 3.0
-    opt = _Optimality(sy, r3scale=1.0)
-    opt_fd = _Optimality(_FDSystem(sy), r3scale=1.0)
+    opt = OptimalitySystem(sy, r3scale=1.0)
+    opt_fd = OptimalitySystem(_FDSystem(sy), r3scale=1.0)
     y = np.concatenate([Q / alpha, lam, [TWO_PI * 915.0]])
     s = math.log(alpha)
     d_an, d_fd = _newton_step(opt, y, s), _newton_step(opt_fd, y, s)

@@ -10,8 +10,10 @@ import numpy as np
 import pytest
 
 from fesub.errors import ParameterError
-from fesub.hbm.analysis import (backbone, backbone_point, dnnm, forced_response, frf_peak,
-                                linear_modes, phase_resonance, solve_at, solve_condensed)
+from fesub.hbm.backbone import backbone
+from fesub.hbm.forced import forced_response, frf_peak, solve_at, solve_condensed
+from fesub.hbm.nnm import dnnm, linear_modes, phase_resonance
+from fesub.hbm.optimality import backbone_point
 from fesub.hbm.timeint import fundamental, initial_from_hb, newmark
 from fesub.models import blade_damper_blade as bd
 from fesub.models import cantilever_contact as cc
@@ -457,7 +459,7 @@ def test_beam_statement4_harmonics_resolved_by_continuation_only(beam_methods):
 
 def _frf_around(sy, a, w0, Q0, rel):
     """FRC on [w0 (1 - rel), w0 (1 + rel)] continued both ways from a known point."""
-    from fesub.hbm.analysis import FRF
+    from fesub.hbm.forced import FRF
 
     lo = forced_response(sy, a, (w0, w0 * (1 - rel)), Q0=Q0)
     hi = forced_response(sy, a, (w0, w0 * (1 + rel)), Q0=Q0)

@@ -13,8 +13,10 @@ import numpy as np
 import pytest
 from scipy.optimize import brentq, minimize_scalar
 
-from fesub.hbm.analysis import (backbone, backbone_point, dnnm, forced_response, frf_peak,
-                                linear_modes, phase_resonance)
+from fesub.hbm.backbone import backbone
+from fesub.hbm.forced import forced_response, frf_peak
+from fesub.hbm.nnm import dnnm, linear_modes, phase_resonance
+from fesub.hbm.optimality import backbone_point
 from fesub.models.jenkins import jenkins_1dof
 from fesub.models import cantilever_contact as cc
 
@@ -56,7 +58,7 @@ def _linear_peak(sy, stuck, w0):
 def _local_peak(sy, a, w0, Q0, rel=0.01):
     """Brute-force maximum of the forced response at force a around w0 (continued both ways
     from a known solution, then Brent on dAm/dw)."""
-    from fesub.hbm.analysis import FRF
+    from fesub.hbm.forced import FRF
 
     lo = forced_response(sy, a, (w0, w0 * (1 - rel)), Q0=Q0)
     hi = forced_response(sy, a, (w0, w0 * (1 + rel)), Q0=Q0)

@@ -10,8 +10,10 @@ import numpy as np
 import pytest
 
 from fesub.errors import ConvergenceError, ModelError, ParameterError
-from fesub.hbm.analysis import (_Optimality, backbone, backbone_point, dnnm, forced_response,
-                                frf_peak, phase_resonance, solve_at)
+from fesub.hbm.backbone import backbone
+from fesub.hbm.forced import forced_response, frf_peak, solve_at
+from fesub.hbm.nnm import dnnm, phase_resonance
+from fesub.hbm.optimality import OptimalitySystem, backbone_point
 from fesub.hbm.contact import Jenkins, StickSlipSeparation, force_history
 from fesub.hbm.system import Contact, HBSystem
 from fesub.hbm.timeint import fundamental, newmark
@@ -64,7 +66,7 @@ def test_optimality_jacobian_vs_fd():
     # both contacts must slip at this point (the Hessian terms are then non-zero)
     assert np.all(sy.stuck_margin(Q) > 0)
     lam = rng.standard_normal(N) * 0.3
-    opt = _Optimality(sy, r3scale=0.7)
+    opt = OptimalitySystem(sy, r3scale=0.7)
     y = np.concatenate([Q / alpha, lam, [w]])
     s = math.log(alpha)
     J, Js = opt.jacobian(y, s)
@@ -170,7 +172,7 @@ def test_backbone_equals_bruteforce_peak(jenkins_backbone, alpha):
 def test_backbone_follows_continuation_points(jenkins_backbone):
     sy, bb = jenkins_backbone
     # every continuation point satisfies the ridge condition dAm/dw = 0 of its own FRC
-    from fesub.hbm.analysis import _dAm_dw
+    from fesub.hbm.forced import _dAm_dw
 
     for k in range(0, len(bb.alpha), max(1, len(bb.alpha) // 8)):
         g = _dAm_dw(sy, bb.Q[k], bb.w[k], bb.alpha[k])
@@ -322,7 +324,7 @@ def test_corrector_failure_reports_and_returns_branch():
 def test_phase_resonance_and_dnnm_vs_backbone(jenkins_backbone):
     """Statement 2 (1-DOF analogue): the three methods agree over the range (light damping),
     and the optimality system resolves the sharp change at slip onset."""
-    from fesub.hbm.analysis import dnnm, phase_resonance
+    from fesub.hbm.nnm import dnnm, phase_resonance
 
     sy, bb = jenkins_backbone
     pr = phase_resonance(sy, (0.002, 0.2), 1.414)

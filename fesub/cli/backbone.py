@@ -74,7 +74,7 @@ def _frf_around(sy, a, w0, Q0, rel):
     merged into one curve of increasing frequency; an interrupt is raised again."""
     import numpy as np
 
-    from ..hbm.analysis import FRF, forced_response
+    from ..hbm.forced import FRF, forced_response
     from .common import check_interrupted
 
     lo = forced_response(sy, a, (w0, w0 * (1 - rel)), Q0=Q0)
@@ -167,7 +167,8 @@ def run(args) -> int:
 
     from ..errors import FesubError
     from ..hbm import plots
-    from ..hbm.analysis import backbone, dnnm, linear_modes, phase_resonance
+    from ..hbm.backbone import backbone
+    from ..hbm.nnm import dnnm, linear_modes, phase_resonance
     from ..models import build
 
     progress = not args.quiet

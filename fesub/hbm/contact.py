@@ -206,16 +206,10 @@ class Jenkins:
 
 
 def _evaluate(X, Y, nh, kx, ky, mu, n0, want_hess, lam, ngrid, method, nt, twod):
+    """Harmonic contact force, stiffness and (optionally) Hessian by the event method (the
+    transitions of the exact periodic cycle) or by AFT; see :class:`StickSlipSeparation`."""
     if method == "aft":
-        if want_hess or lam is not None:
-            raise ParameterError("the AFT method has no Hessian (piecewise-linear discrete map); "
-                                 "use method='event'")
-        nt = int(nt) if nt is not None else max(256, 64 * nh)
-        if nt < 4 * nh + 2:
-            raise ParameterError(f"nt must be >= 4 nh + 2 = {4 * nh + 2}, got {nt}")
-        F, K = _aft(X, Y, nh, kx, ky, mu, n0, nt)
-        e = np.zeros(0)
-        return ContactResult(F, K, None, None, e, e.astype(int), e.astype(int), -1)
+        return _evaluate_aft(X, Y, nh, kx, ky, mu, n0, want_hess, lam, nt)
     if method != "event":
         raise ParameterError(f"method must be 'event' or 'aft', got {method!r}")
     ngrid = int(ngrid) if ngrid is not None else 64 * nh
@@ -244,28 +238,63 @@ def _evaluate(X, Y, nh, kx, ky, mu, n0, want_hess, lam, ngrid, method, nt, twod)
         if fr[(j + 1) % nev] != to[j]:
             raise ConvergenceError("contact element: inconsistent transition sequence "
                                    f"{list(zip(fr, to))} (march did not reach a periodic cycle)")
-    ipi = 1.0 / math.pi
-    Hs = basis(nh, tau, 0)
-    Hd = basis(nh, tau, 1)
-    Hdd = basis(nh, tau, 2)
-    x, xd, xdd = Hs @ X, Hd @ X, Hdd @ X
-    y, yd, ydd = Hs @ Y, Hd @ Y, Hdd @ Y
-
-    def vx(v):
-        out = np.zeros(mp)
-        out[:m] = v
-        return out
-
-    def vy(v):
-        out = np.zeros(mp)
-        out[m:] = v
-        return out
-
+    curvature = want_hess or lam is not None
+    tr = _Transitions(nh, tau, X, Y)
     a = tau
     b = np.append(tau[1:], tau[0] + 2 * math.pi)
     Wj = interval_W(nh, a, b)
     wj = interval_w(nh, a, b)
-    # stick offsets and their derivatives (by the starting transition)
+    c, dc, d2c = _stick_offsets(tr, fr, to, kx, ky, mu, n0, curvature)
+    _interval_forces(F, K, X, Y, Wj, wj, to, c, dc, kx, ky, mu, n0, m)
+    if curvature:
+        _curvature_terms(hess, hl, lam, tr, fr, to, wj, dc, d2c, kx, ky, mu)
+    return ContactResult(F, K, hess, hl, tau, fr, to, state0)
+
+
+def _evaluate_aft(X, Y, nh, kx, ky, mu, n0, want_hess, lam, nt):
+    """Force and stiffness by AFT (:func:`_aft`); no Hessian."""
+    if want_hess or lam is not None:
+        raise ParameterError("the AFT method has no Hessian (piecewise-linear discrete map); "
+                             "use method='event'")
+    nt = int(nt) if nt is not None else max(256, 64 * nh)
+    if nt < 4 * nh + 2:
+        raise ParameterError(f"nt must be >= 4 nh + 2 = {4 * nh + 2}, got {nt}")
+    F, K = _aft(X, Y, nh, kx, ky, mu, n0, nt)
+    e = np.zeros(0)
+    return ContactResult(F, K, None, None, e, e.astype(int), e.astype(int), -1)
+
+
+class _Transitions:
+    """Fourier rows at the transition times ``tau`` (``Hs``, ``Hd``, ``Hdd``: value, first and
+    second derivative) and the relative displacements there (``x``, ``xd``, ``xdd`` tangential,
+    ``y``, ``yd``, ``ydd`` normal, m and m/rad^k); ``vx``/``vy`` place a row of ``2 nh``
+    entries in the tangential/normal half of the ``4 nh`` unknowns."""
+
+    def __init__(self, nh, tau, X, Y):
+        self.m, self.mp = 2 * nh, 4 * nh
+        self.Hs = basis(nh, tau, 0)
+        self.Hd = basis(nh, tau, 1)
+        self.Hdd = basis(nh, tau, 2)
+        self.x, self.xd, self.xdd = self.Hs @ X, self.Hd @ X, self.Hdd @ X
+        self.y, self.yd, self.ydd = self.Hs @ Y, self.Hd @ Y, self.Hdd @ Y
+
+    def vx(self, v):
+        out = np.zeros(self.mp)
+        out[:self.m] = v
+        return out
+
+    def vy(self, v):
+        out = np.zeros(self.mp)
+        out[self.m:] = v
+        return out
+
+
+def _stick_offsets(tr, fr, to, kx, ky, mu, n0, curvature):
+    """Slider offsets ``c_j`` (N) of the stick intervals and their first (and, with
+    ``curvature``, second) derivatives in the unknowns, by the transition that starts them."""
+    nev = len(to)
+    Hs, Hd, vx, vy = tr.Hs, tr.Hd, tr.vx, tr.vy
+    x, xd, xdd, y, yd, ydd = tr.x, tr.xd, tr.xdd, tr.y, tr.yd, tr.ydd
     c = np.zeros(nev)
     dc = [None] * nev
     d2c = [None] * nev
@@ -279,7 +308,7 @@ def _evaluate(X, Y, nh, kx, ky, mu, n0, want_hess, lam, ngrid, method, nt, twod)
             gt = xi * kx * xdd[j] - mu * ky * ydd[j]
             dtau = -gp / gt
             dc[j] = xi * mu * ky * vy(Hs[j]) - kx * vx(Hs[j])
-            if want_hess or lam is not None:
+            if curvature:
                 ppt = xi * mu * ky * vy(Hd[j]) - kx * vx(Hd[j])
                 ptt = xi * mu * ky * ydd[j] - kx * xdd[j]
                 d2c[j] = np.outer(ppt, dtau) + np.outer(dtau, ppt) + ptt * np.outer(dtau, dtau)
@@ -287,7 +316,7 @@ def _evaluate(X, Y, nh, kx, ky, mu, n0, want_hess, lam, ngrid, method, nt, twod)
             c[j] = -kx * x[j]
             dtau = -vy(Hs[j]) / yd[j]
             dc[j] = -kx * (vx(Hs[j]) + xd[j] * dtau)
-            if want_hess or lam is not None:
+            if curvature:
                 gpt = ky * vy(Hd[j])
                 d2tau = -(np.outer(gpt, dtau) + np.outer(dtau, gpt)
                           + ky * ydd[j] * np.outer(dtau, dtau)) / (ky * yd[j])
@@ -296,8 +325,12 @@ def _evaluate(X, Y, nh, kx, ky, mu, n0, want_hess, lam, ngrid, method, nt, twod)
                                 + xdd[j] * np.outer(dtau, dtau) + xd[j] * d2tau)
         else:  # pragma: no cover - the march never produces stick -> stick
             raise ConvergenceError("contact element: stick interval without a starting transition")
-    # forces and stiffness per interval
-    for j in range(nev):
+    return c, dc, d2c
+
+
+def _interval_forces(F, K, X, Y, Wj, wj, to, c, dc, kx, ky, mu, n0, m):
+    """Add the force (N) and stiffness (N/m) of every interval of the cycle to ``F``, ``K``."""
+    for j in range(len(to)):
         s = to[j]
         if s == SEPARATION:
             continue
@@ -312,10 +345,16 @@ def _evaluate(X, Y, nh, kx, ky, mu, n0, want_hess, lam, ngrid, method, nt, twod)
             K[:m, m:] += xi * mu * ky * W
         F[m:] += n0 * w + ky * W @ Y
         K[m:, m:] += ky * W
-    if not (want_hess or lam is not None):
-        return ContactResult(F, K, hess, hl, tau, fr, to, state0)
 
-    # ---- Hessian: stick-interval curvature of c_j
+
+def _curvature_terms(hess, hl, lam, tr, fr, to, wj, dc, d2c, kx, ky, mu):
+    """Add the Hessian (``hess``, N/m^2) and its contraction with ``lam`` (``hl``): the
+    curvature of the stick offsets and the jump terms at the transitions."""
+    nev = len(to)
+    m, mp = tr.m, tr.mp
+    Hs, vx, vy, xd, yd = tr.Hs, tr.vx, tr.vy, tr.xd, tr.yd
+    ipi = 1.0 / math.pi
+    # ---- stick-interval curvature of c_j
     for j in range(nev):
         if to[j] == STICK:
             if hess is not None:
@@ -324,7 +363,7 @@ def _evaluate(X, Y, nh, kx, ky, mu, n0, want_hess, lam, ngrid, method, nt, twod)
                 hl += (lam[:m] @ wj[j]) * d2c[j]
 
     # ---- transition (limit) terms
-    def dlaw(state, j_stick):
+    def dlaw(state, j_stick, t):
         if state == STICK:
             return kx * vx(Hs[t]) + dc[j_stick], ky * vy(Hs[t])
         if state == SEPARATION:
@@ -343,8 +382,8 @@ def _evaluate(X, Y, nh, kx, ky, mu, n0, want_hess, lam, ngrid, method, nt, twod)
             dtau = -gp / gt
         else:  # any transition defined by N0 + ky y = 0
             dtau = -vy(Hs[t]) / yd[t]
-        fxb, fyb = dlaw(sb, jb)
-        fxa, fya = dlaw(sa, t)
+        fxb, fyb = dlaw(sb, jb, t)
+        fxa, fya = dlaw(sa, t, t)
         jx, jy = fxb - fxa, fyb - fya
         Ht = Hs[t]
         if hess is not None:
@@ -352,7 +391,6 @@ def _evaluate(X, Y, nh, kx, ky, mu, n0, want_hess, lam, ngrid, method, nt, twod)
             hess[m:] += ipi * Ht[:, None, None] * np.outer(jy, dtau)[None]
         if hl is not None:
             hl += ipi * np.outer((lam[:m] @ Ht) * jx + (lam[m:] @ Ht) * jy, dtau)
-    return ContactResult(F, K, hess, hl, tau, fr, to, state0)
 
 
 def _aft(X, Y, nh, kx, ky, mu, n0, nt):

@@ -80,7 +80,7 @@ def newmark(sys, alpha, w, **kwargs) -> "TimeResult":
 
 
 def _newmark(sys: HBSystem, alpha, w, *, periods=100, steps_per_period=512, q0=None, v0=None,
-            contact_init=None, record_periods=1, progress=False) -> TimeResult:
+             contact_init=None, record_periods=1, progress=False) -> TimeResult:
     """Integrate ``periods`` excitation periods of ``alpha f_ex cos(w t)`` (N, rad/s).
 
     Parameters
@@ -118,52 +118,20 @@ def _newmark(sys: HBSystem, alpha, w, *, periods=100, steps_per_period=512, q0=N
     G = np.vstack(Gs) if Gs else np.zeros((0, n))
     offs = np.cumsum([0] + [g.shape[0] for g in Gs])
     Z = Kinv @ G.T
-    S = G @ Z
-    nc = G.shape[0]
-    q = np.zeros(n) if q0 is None else np.asarray(q0, float).copy()
-    v = np.zeros(n) if v0 is None else np.asarray(v0, float).copy()
-    fprev = [0.0] * len(els) if contact_init is None else [float(x) for x in contact_init]
-    u = G @ q
-    uprev = [u[offs[i]:offs[i + 1]].copy() for i in range(len(els))]
-    states = [_state_of(el, fprev[i], uprev[i], uprev[i]) for i, el in enumerate(els)]
-    fc = np.zeros(nc)
-    for i, el in enumerate(els):
-        if el.ncomp == 1:
-            fc[offs[i]] = fprev[i]
-        else:
-            N = max(el.n0 + el.kn * uprev[i][1], 0.0)
-            fc[offs[i]:offs[i + 1]] = [fprev[i] if N > 0 else 0.0, N - el.n0]
-    a = np.linalg.solve(M, f0 - C @ v - K @ q - G.T @ fc)
+    rmap = _ReturnMap(els, offs, G @ Z)
+    q, v, a, fprev, uprev, states = _initial_state(sys, els, G, offs, f0, q0, v0, contact_init)
     nsteps = periods * spp
     nrec = record_periods * spp
     t_rec = np.empty(nrec)
     q_rec = np.empty((nrec, n))
-    f_rec = np.empty((nrec, nc))
+    f_rec = np.empty((nrec, rmap.nc))
     s_rec = np.empty((nrec, len(els)), int)
-    combos = list(itertools.product(*[range(4 if el.ncomp == 2 else 3) for el in els]))
     # condensed step operators: qlin = kf cos(w t) + Bq q + Bv v + Ba a
     kf = Kinv @ f0
     Bq = Kinv @ (a1 * M + c1 * C)
     Bv = Kinv @ (a2 * M + c2 * C)
     Ba = Kinv @ (a3 * M + c3 * C)
     GB = [G @ kf, G @ Bq, G @ Bv, G @ Ba]
-    slopes = {}
-
-    def solve(st, ulin):
-        key = tuple(st)
-        if key not in slopes:
-            A = np.zeros((nc, nc))
-            for i, el in enumerate(els):
-                sl = slice(offs[i], offs[i + 1])
-                A[sl, sl] = _laws(el, 0.0, np.zeros(el.ncomp), st[i])[0]
-            slopes[key] = (A, np.linalg.inv(np.eye(nc) + S @ A))
-        A, inv = slopes[key]
-        b = np.empty(nc)
-        for i, el in enumerate(els):
-            b[offs[i]:offs[i + 1]] = _laws(el, fprev[i], uprev[i], st[i])[1]
-        uc = inv @ (ulin - S @ b)
-        return uc, A @ uc + b
-
     bar = None
     if progress:
         from tqdm.auto import tqdm
@@ -173,34 +141,7 @@ def _newmark(sys: HBSystem, alpha, w, *, periods=100, steps_per_period=512, q0=N
         t = step * dt
         cwt = math.cos(w * t)
         ulin = GB[0] * cwt + GB[1] @ q + GB[2] @ v + GB[3] @ a
-        tried = set()
-        st = list(states)
-        ok = False
-        for _ in range(4 * len(els) + 4):
-            key = tuple(st)
-            if key in tried:
-                break
-            tried.add(key)
-            uc, fcs = solve(st, ulin)
-            new = [_state_of(el, fprev[i], uprev[i], uc[offs[i]:offs[i + 1]])
-                   for i, el in enumerate(els)]
-            if new == st:
-                ok = True
-                break
-            st = new
-        if not ok:
-            for combo in combos:
-                if combo in tried:
-                    continue
-                uc, fcs = solve(list(combo), ulin)
-                new = [_state_of(el, fprev[i], uprev[i], uc[offs[i]:offs[i + 1]])
-                       for i, el in enumerate(els)]
-                if tuple(new) == combo:
-                    ok, st = True, list(combo)
-                    break
-        if not ok:
-            raise ConvergenceError(f"return mapping found no consistent contact state at "
-                                   f"t={t:.6g} s")
+        st, uc, fcs = rmap.step(states, ulin, fprev, uprev, t)
         qn = kf * cwt + Bq @ q + Bv @ v + Ba @ a - Z @ fcs
         an = a1 * (qn - q) - a2 * v - a3 * a
         v = v + dt * ((1 - gamma) * a + gamma * an)
@@ -223,16 +164,86 @@ def _newmark(sys: HBSystem, alpha, w, *, periods=100, steps_per_period=512, q0=N
     return TimeResult(t_rec, q_rec, f_rec, s_rec, spp, w)
 
 
-def _solve_combo(els, offs, fprev, uprev, st, ulin, S, nc):
-    A = np.zeros((nc, nc))
-    b = np.zeros(nc)
+def _initial_state(sys, els, G, offs, f0, q0, v0, contact_init):
+    """Displacement (m), velocity (m/s) and acceleration (m/s^2) at t = 0, and per contact the
+    tangential force (N), local displacement (m) and state at t = 0."""
+    n = sys.n
+    q = np.zeros(n) if q0 is None else np.asarray(q0, float).copy()
+    v = np.zeros(n) if v0 is None else np.asarray(v0, float).copy()
+    fprev = [0.0] * len(els) if contact_init is None else [float(x) for x in contact_init]
+    u = G @ q
+    uprev = [u[offs[i]:offs[i + 1]].copy() for i in range(len(els))]
+    states = [_state_of(el, fprev[i], uprev[i], uprev[i]) for i, el in enumerate(els)]
+    fc = np.zeros(G.shape[0])
     for i, el in enumerate(els):
-        Ai, bi = _laws(el, fprev[i], uprev[i], st[i])
-        sl = slice(offs[i], offs[i + 1])
-        A[sl, sl] = Ai
-        b[sl] = bi
-    u = np.linalg.solve(np.eye(nc) + S @ A, ulin - S @ b)
-    return u, A @ u + b
+        if el.ncomp == 1:
+            fc[offs[i]] = fprev[i]
+        else:
+            N = max(el.n0 + el.kn * uprev[i][1], 0.0)
+            fc[offs[i]:offs[i + 1]] = [fprev[i] if N > 0 else 0.0, N - el.n0]
+    a = np.linalg.solve(sys.M, f0 - sys.C @ v - sys.K @ q - G.T @ fc)
+    return q, v, a, fprev, uprev, states
+
+
+class _ReturnMap:
+    """Exact return mapping of the contacts in one step, condensed on the contact coordinates
+    (``S = G K_eff^{-1} G^T``): for a combination of states the laws are affine and the contact
+    displacements follow from one linear solve."""
+
+    def __init__(self, els, offs, S):
+        self.els, self.offs, self.S = els, offs, S
+        self.nc = S.shape[0]
+        self.combos = list(itertools.product(*[range(4 if el.ncomp == 2 else 3) for el in els]))
+        self.slopes = {}
+
+    def solve(self, st, ulin, fprev, uprev):
+        """Contact displacements (m) and forces (N) for the states ``st``, from the linear
+        predictor ``ulin`` (m)."""
+        els, offs, nc = self.els, self.offs, self.nc
+        key = tuple(st)
+        if key not in self.slopes:
+            A = np.zeros((nc, nc))
+            for i, el in enumerate(els):
+                sl = slice(offs[i], offs[i + 1])
+                A[sl, sl] = _laws(el, 0.0, np.zeros(el.ncomp), st[i])[0]
+            self.slopes[key] = (A, np.linalg.inv(np.eye(nc) + self.S @ A))
+        A, inv = self.slopes[key]
+        b = np.empty(nc)
+        for i, el in enumerate(els):
+            b[offs[i]:offs[i + 1]] = _laws(el, fprev[i], uprev[i], st[i])[1]
+        uc = inv @ (ulin - self.S @ b)
+        return uc, A @ uc + b
+
+    def states_at(self, uc, fprev, uprev):
+        """The state each contact takes at the contact displacements ``uc`` (m)."""
+        offs = self.offs
+        return [_state_of(el, fprev[i], uprev[i], uc[offs[i]:offs[i + 1]])
+                for i, el in enumerate(self.els)]
+
+    def step(self, states, ulin, fprev, uprev, t):
+        """The consistent state combination at time ``t`` (s), its contact displacements (m)
+        and forces (N): a fixed point on the states from ``states`` (the previous step), else an
+        exhaustive search. ConvergenceError when no combination is consistent."""
+        tried = set()
+        st = list(states)
+        for _ in range(4 * len(self.els) + 4):
+            key = tuple(st)
+            if key in tried:
+                break
+            tried.add(key)
+            uc, fcs = self.solve(st, ulin, fprev, uprev)
+            new = self.states_at(uc, fprev, uprev)
+            if new == st:
+                return st, uc, fcs
+            st = new
+        for combo in self.combos:
+            if combo in tried:
+                continue
+            uc, fcs = self.solve(list(combo), ulin, fprev, uprev)
+            if tuple(self.states_at(uc, fprev, uprev)) == combo:
+                return list(combo), uc, fcs
+        raise ConvergenceError(f"return mapping found no consistent contact state at "
+                               f"t={t:.6g} s")
 
 
 def fundamental(res: TimeResult, dof: int, harmonic: int = 1):

@@ -1,0 +1,85 @@
+"""What the harmonic-balance analyses share: argument checks, the single-threaded BLAS
+decorator, the re-raise of an interrupt caught by an inner continuation and the base of their
+results."""
+
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+
+from ..errors import ParameterError, check_positive
+from ..io import Result
+from ..parallel import single_thread_blas
+
+
+def _single(fn):
+    """Run ``fn`` with a single-threaded BLAS (small dense systems, see :mod:`fesub.parallel`)."""
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        with single_thread_blas():
+            return fn(*args, **kwargs)
+
+    return wrapper
+
+
+def _increasing_range(name, r, unit=""):
+    """(lo, hi) with 0 < lo < hi, both finite, else ParameterError."""
+    try:
+        lo, hi = r
+    except (TypeError, ValueError):
+        raise ParameterError(f"{name} must be a pair (low, high), got {r!r}") from None
+    lo = check_positive(f"{name}[0]{unit}", lo)
+    hi = check_positive(f"{name}[1]{unit}", hi)
+    if hi <= lo:
+        raise ParameterError(f"{name} must be increasing, got {r!r}")
+    return lo, hi
+
+
+def _steps(name, value):
+    """A number of continuation steps: an integer >= 1, else ParameterError naming it."""
+    if isinstance(value, bool) or int(value) != value or value < 1:
+        raise ParameterError(f"{name} must be an integer >= 1, got {value!r}")
+    return int(value)
+
+
+def _go_on(result):
+    """``result`` of an inner continuation; the KeyboardInterrupt it caught is raised again (the
+    long run that called it returns what it has computed, ``status = 'interrupted'``)."""
+    if result.stop_reason == "interrupted":
+        raise KeyboardInterrupt
+    return result
+
+
+def _dof_or_load(name, sys, dof):
+    if dof is None:
+        return int(np.argmax(np.abs(sys.fex[:sys.n])))
+    if int(dof) != dof or not 0 <= dof < sys.n:
+        raise ParameterError(f"{name} must be an integer in [0, {sys.n - 1}], got {dof!r}")
+    return int(dof)
+
+
+class _Curve(Result):
+    """What the harmonic-balance results share: the status, saved files' layout helpers."""
+
+    #: what the ``coefficient`` dimension of ``Q`` holds
+    Q_LAYOUT = ("harmonic coefficients of the displacements, blocks of the n DOFs: "
+                "cos 1, sin 1, cos 2, sin 2, ... (x(t) = sum_h Q_cos,h cos(h w t) + "
+                "Q_sin,h sin(h w t))")
+
+    @property
+    def status(self) -> str:
+        """``'interrupted'`` when a KeyboardInterrupt stopped the computation (the points
+        computed before it are kept), else ``'finished'``."""
+        return "interrupted" if self.stop_reason == "interrupted" else "finished"
+
+    @staticmethod
+    def _Q(Q):
+        return (("point", "coefficient"), np.asarray(Q, float),
+                {"units": "m", "long_name": _Curve.Q_LAYOUT})
+
+    @staticmethod
+    def _dataset(data: dict, coords: dict, attrs: dict):
+        import xarray as xr
+
+        return xr.Dataset(data, coords=coords, attrs=attrs)

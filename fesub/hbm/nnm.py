@@ -1,0 +1,270 @@
+"""Backbones from the modes: phase resonance (the driven DOF lags the force by 90 deg,
+:func:`phase_resonance`) and damped nonlinear normal modes with the extended energy balance
+(:func:`dnnm`); :func:`linear_modes` gives the undamped linear modes they start from.
+
+Both are continued in a log amplitude by :func:`fesub.continuation.continue_branch`.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..continuation import continue_branch, newton
+from ..errors import ConvergenceError, ParameterError, check_positive
+from ..io import summary_record
+from ._common import _Curve, _dof_or_load, _increasing_range, _single, _steps
+from .system import HBSystem
+
+__all__ = ["linear_modes", "PhaseResonance", "phase_resonance", "DNNM", "dnnm"]
+
+
+def linear_modes(M, K):
+    """Undamped modes: (w (rad/s), mass-normalised shapes (n, nmodes))."""
+    from scipy.linalg import eigh
+
+    ev, V = eigh(K, M)
+    return np.sqrt(np.maximum(ev, 0.0)), V
+
+
+@dataclass
+class PhaseResonance(_Curve):
+    """Phase-resonance backbone: points where the driven DOF lags the force by 90 deg.
+
+    Attributes
+    ----------
+    alpha : (npts,) force amplitude (N); w : (npts,) frequency (rad/s); Am : (npts,) RMS
+    amplitude at the monitor DOF (m); Q : (npts, N) harmonic coefficients (m);
+    stop_reason : str (``'interrupted'``: stopped by a KeyboardInterrupt, ``status``).
+
+    Saved files: dimensions ``point`` and ``coefficient``, ``alpha`` (N) the coordinate.
+    """
+
+    alpha: np.ndarray
+    w: np.ndarray
+    Am: np.ndarray
+    Q: np.ndarray
+    stop_reason: str
+
+    kind = "phase-resonance"
+
+    def to_xarray(self):
+        return self._dataset(
+            {"w": ("point", np.asarray(self.w, float), {"units": "rad/s",
+                                                        "long_name": "phase-resonance frequency"}),
+             "Am": ("point", np.asarray(self.Am, float),
+                    {"units": "m", "long_name": "RMS amplitude at the monitor DOF"}),
+             "Q": self._Q(self.Q)},
+            {"alpha": ("point", np.asarray(self.alpha, float),
+                       {"units": "N", "long_name": "force amplitude"})},
+            {"stop_reason": self.stop_reason})
+
+    @classmethod
+    def from_xarray(cls, ds):
+        return cls(ds["alpha"].values.copy(), ds["w"].values.copy(), ds["Am"].values.copy(),
+                   ds["Q"].values.copy(), ds.attrs["stop_reason"])
+
+    def summary(self) -> dict:
+        res = {"points": (len(self.alpha), None), "stop_reason": (self.stop_reason, None)}
+        if len(self.alpha):
+            res.update(w_first=(float(self.w[0]), "rad/s"), w_last=(float(self.w[-1]), "rad/s"),
+                       alpha_last=(float(self.alpha[-1]), "N"))
+        return summary_record(self.kind, {}, res)
+
+
+@_single
+def phase_resonance(sys: HBSystem, alpha_range, w_guess, *, force_dof=None, ds=0.05,
+                    ds_max=0.3, max_steps=600, progress=False) -> PhaseResonance:
+    """Continue ``R = 0`` with the quadrature condition ``Q^c1_k = 0`` in ``log alpha``.
+
+    ``force_dof`` (default: the DOF with the largest entry of the load pattern) is the DOF
+    whose cosine fundamental must vanish. ``w_guess`` (rad/s) is near the stuck resonance.
+    A KeyboardInterrupt during the continuation returns the points computed so far with
+    ``stop_reason = 'interrupted'``.
+    """
+    a0, a1 = _increasing_range("alpha_range", alpha_range, " (N)")
+    w_guess = check_positive("w_guess (rad/s)", w_guess)
+    max_steps = _steps("max_steps", max_steps)
+    N = sys.N
+    k = _dof_or_load("force_dof", sys, force_dof)
+    e = np.zeros(N)
+    e[k] = 1.0
+
+    def res(y, s):
+        a = math.exp(s)
+        Qt, w = y[:N], y[N]
+        F, _, _ = sys.fnl(a * Qt)
+        return np.append(sys.D(w) @ Qt + F / a - sys.fex, Qt[k])
+
+    def jac(y, s):
+        a = math.exp(s)
+        Qt, w = y[:N], y[N]
+        F, K, _ = sys.fnl(a * Qt)
+        J = np.zeros((N + 1, N + 1))
+        J[:N, :N] = sys.D(w) + K
+        J[:N, N] = sys.D(w, 1) @ Qt
+        J[N, :N] = e
+        Js = np.zeros(N + 1)
+        Js[:N] = (K @ (a * Qt) - F) / a
+        return J, Js
+
+    # start: linear (stuck) quadrature point near w_guess
+    s0 = math.log(a0)
+    Q0 = sys.linear_response(w_guess, a0)
+    y, ok, its, nr = newton(lambda y: (res(y, s0), jac(y, s0)[0]),
+                            np.append(Q0 / a0, w_guess), tol=1e-11, max_iter=40)
+    if not ok:
+        raise ConvergenceError(f"phase resonance cannot start near w={w_guess:g} rad/s")
+    sc = np.append(np.full(N, np.abs(y[:N]).max()), [y[N], 1.0])
+    br = continue_branch(res, jac, y, s0, ds=ds, ds_max=ds_max, ds_min=1e-7,
+                         lam_range=(s0, math.log(a1)), max_steps=max_steps, tol=1e-10,
+                         max_angle_deg=10.0, scale=sc, progress=progress, kink_ds=1e-5)
+    alpha = np.exp(br.lam)
+    Q = br.x[:, :N] * alpha[:, None]
+    return PhaseResonance(alpha, br.x[:, N], np.array([sys.amplitude(q) for q in Q]), Q,
+                          br.stop_reason)
+
+
+@dataclass
+class DNNM(_Curve):
+    """Damped nonlinear normal mode with the extended energy balance (spec 3.1).
+
+    Attributes
+    ----------
+    a : modal amplitude (sqrt(kg) m); w0 : (rad/s); xi : extra damping (1/s, < 0 = injection);
+    zeta : ``-xi / (2 w0)``; Q : ``a psi`` (m); Am : RMS amplitude at the monitor (m);
+    F_eq : force amplitude (N) whose work balances the dissipation (single point, in phase);
+    stop_reason : str (``'interrupted'``: stopped by a KeyboardInterrupt, ``status``).
+
+    Saved files: dimensions ``point`` and ``coefficient``, ``a`` the coordinate along ``point``.
+    """
+
+    a: np.ndarray
+    w0: np.ndarray
+    xi: np.ndarray
+    zeta: np.ndarray
+    Q: np.ndarray
+    Am: np.ndarray
+    F_eq: np.ndarray
+    stop_reason: str
+
+    kind = "dnnm"
+
+    def to_xarray(self):
+        pt = "point"
+        return self._dataset(
+            {"w0": (pt, np.asarray(self.w0, float), {"units": "rad/s",
+                                                    "long_name": "natural frequency"}),
+             "xi": (pt, np.asarray(self.xi, float),
+                    {"units": "1/s", "long_name": "extra damping (C -> C + xi M), < 0: injection"}),
+             "zeta": (pt, np.asarray(self.zeta, float),
+                      {"units": "1", "long_name": "damping ratio -xi / (2 w0)"}),
+             "Q": self._Q(self.Q),
+             "Am": (pt, np.asarray(self.Am, float),
+                    {"units": "m", "long_name": "RMS amplitude at the monitor DOF"}),
+             "F_eq": (pt, np.asarray(self.F_eq, float),
+                      {"units": "N", "long_name": "force amplitude of the energy balance"})},
+            {"a": (pt, np.asarray(self.a, float),
+                   {"units": "kg^0.5 m", "long_name": "modal amplitude (mass-normalised mode)"})},
+            {"stop_reason": self.stop_reason})
+
+    @classmethod
+    def from_xarray(cls, ds):
+        return cls(*(ds[k].values.copy() for k in ("a", "w0", "xi", "zeta", "Q", "Am", "F_eq")),
+                   ds.attrs["stop_reason"])
+
+    def summary(self) -> dict:
+        res = {"points": (len(self.a), None), "stop_reason": (self.stop_reason, None)}
+        if len(self.a):
+            res.update(w0_first=(float(self.w0[0]), "rad/s"), w0_last=(float(self.w0[-1]), "rad/s"),
+                       zeta_max=(float(np.max(self.zeta)), "1"))
+        return summary_record(self.kind, {}, res)
+
+
+@_single
+def dnnm(sys: HBSystem, a_range, mode: int = 0, *, force_dof=None, harmonics="all", ds=0.05,
+         ds_max=0.3, max_steps=600, progress=False) -> DNNM:
+    """dNNM continuation in ``log a`` (spec 3.1, paper eqs. 8-12, printed typos fixed).
+
+    Unknowns ``(psi, w0, xi)``: ``Dbar(w0, xi) psi + F_nl(a psi)/a = 0`` with ``C -> C + xi M``,
+    ``psi^c1 . M psi^c1 + psi^s1 . M psi^s1 = 1``, phase ``psi^s1_k = 0`` (k = force DOF).
+    Energy balance: ``E_d = -xi pi w0 sum_n n^2 (Q^cn.M Q^cn + Q^sn.M Q^sn)`` (``harmonics='all'``)
+    or the fundamental only; ``F_eq = E_d / (pi |Q^1_k|)``.
+    A KeyboardInterrupt during the continuation returns the points computed so far with
+    ``stop_reason = 'interrupted'``.
+    """
+    if harmonics not in ("all", "fundamental"):
+        raise ParameterError(f"harmonics must be 'all' or 'fundamental', got {harmonics!r}")
+    a0, a1 = _increasing_range("a_range", a_range, " (modal amplitude, sqrt(kg) m)")
+    max_steps = _steps("max_steps", max_steps)
+    n, N = sys.n, sys.N
+    if int(mode) != mode or not 0 <= mode < n:
+        raise ParameterError(f"mode must be an integer in [0, {n - 1}], got {mode!r}")
+    mode = int(mode)
+    k = _dof_or_load("force_dof", sys, force_dof)
+    M = sys.M
+    Mst, Cst, Kst = sys.linear_matrices(stuck=True)
+    wm, V = linear_modes(Mst, Kst)
+    phi = V[:, mode]
+    if phi[k] < 0:
+        phi = -phi
+    blkM = np.zeros((N, N))
+    blkM[:n, :n] = M
+    blkM[n:2 * n, n:2 * n] = M
+    ks = n + k
+    # the dynamic rows are scaled to O(1) (w^2 M phi): an absolute corrector tolerance on
+    # N/sqrt(kg) would be below rounding for stiff structures (beam: K ~ 1e9 N/m)
+    rs = 1.0 / max(wm[mode] ** 2 * np.abs(M @ phi).max(), 1e-300)
+
+    def res(y, s):
+        a = math.exp(s)
+        psi, w0, xi = y[:N], y[N], y[N + 1]
+        F, _, _ = sys.fnl(a * psi)
+        return np.concatenate([rs * (sys.D(w0, extra_xi=xi) @ psi + F / a),
+                               [psi @ blkM @ psi - 1.0, psi[ks]]])
+
+    def jac(y, s):
+        a = math.exp(s)
+        psi, w0, xi = y[:N], y[N], y[N + 1]
+        F, K, _ = sys.fnl(a * psi)
+        J = np.zeros((N + 2, N + 2))
+        J[:N, :N] = sys.D(w0, extra_xi=xi) + K
+        J[:N, N] = sys.D(w0, 1, extra_xi=xi) @ psi
+        J[:N, N + 1] = sys.D_xi(w0) @ psi
+        J[N, :N] = 2 * blkM @ psi
+        J[:N] *= rs
+        J[N + 1, ks] = 1.0
+        Js = np.zeros(N + 2)
+        Js[:N] = rs * (K @ (a * psi) - F) / a
+        return J, Js
+
+    s0 = math.log(a0)
+    psi0 = np.zeros(N)
+    psi0[:n] = phi
+    cm = phi @ sys.C @ phi
+    y0 = np.concatenate([psi0, [wm[mode], -cm]])
+    sc = np.concatenate([np.full(N, np.abs(phi).max()), [wm[mode], max(abs(cm), 1e-3 * wm[mode])],
+                         [1.0]])
+    br = continue_branch(res, jac, y0, s0, ds=ds, ds_max=ds_max, ds_min=1e-7,
+                         lam_range=(s0, math.log(a1)), max_steps=max_steps, tol=1e-10,
+                         max_angle_deg=10.0, scale=sc, progress=progress, kink_ds=1e-5)
+    a = np.exp(br.lam)
+    psi = br.x[:, :N]
+    w0 = br.x[:, N]
+    xi = br.x[:, N + 1]
+    Q = psi * a[:, None]
+    nh = sys.nh
+    Ed = np.zeros(len(a))
+    for i in range(len(a)):
+        tot = 0.0
+        for h in range(1, (nh if harmonics == "all" else 1) + 1):
+            j = 2 * (h - 1) * n
+            qc, qs = Q[i, j:j + n], Q[i, j + n:j + 2 * n]
+            tot += h * h * (qc @ M @ qc + qs @ M @ qs)
+        Ed[i] = -xi[i] * math.pi * w0[i] * tot
+    q1 = np.hypot(Q[:, k], Q[:, n + k])
+    Feq = Ed / (math.pi * q1)
+    return DNNM(a, w0, xi, -xi / (2 * w0), Q, np.array([sys.amplitude(q) for q in Q]), Feq,
+                br.stop_reason)
