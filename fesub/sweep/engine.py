@@ -32,7 +32,7 @@ import warnings
 from dataclasses import dataclass, field
 
 from ..errors import ParameterError
-from ..parallel import THREAD_VARS
+from ..parallel import THREAD_VARS, shutdown_now
 from .cases import MAX_CASES, Study, _cases, get_study
 from .claims import _clean_temp_files, _try_claim, _unlink
 from .data import SweepData, _store_summary
@@ -287,12 +287,9 @@ class _Run:
             # our own pool: its manager thread cancels what is queued (a future cancelled from
             # here while queued would make it fail when the terminated workers break the pool)
             if interrupted:  # do not wait for running cases: stop the workers
-                for p in list((getattr(executor, "_processes", None) or {}).values()):
-                    try:
-                        p.terminate()
-                    except Exception:  # pragma: no cover
-                        pass
-            executor.shutdown(wait=True, cancel_futures=True)
+                shutdown_now(executor)
+            else:
+                executor.shutdown(wait=True, cancel_futures=True)
         else:
             for fut in self.pending:
                 fut.cancel()
