@@ -15,7 +15,7 @@ from fesub.hbm.forced import forced_response, frf_peak, solve_at
 from fesub.hbm.nnm import dnnm, phase_resonance
 from fesub.hbm.optimality import OptimalitySystem, backbone_point
 from fesub.hbm.contact import Jenkins, StickSlipSeparation, force_history
-from fesub.hbm.system import Contact, HBSystem
+from fesub.hbm.system import ContactElement, HBSystem
 from fesub.hbm.timeint import fundamental, newmark
 
 NH = 7
@@ -25,7 +25,7 @@ C1 = 0.02
 def jenkins_1dof(nh=NH):
     """m = 1, c = 0.02, k = 1, kt = 1, fs = 0.1 (spec 5B reference oscillator)."""
     return HBSystem(np.eye(1), C1 * np.eye(1), np.eye(1), nh,
-                    [Contact(Jenkins(1.0, 0.1, 1.0), np.eye(1), "j")], fex=0, dof=0)
+                    [ContactElement(Jenkins(1.0, 0.1, 1.0), np.eye(1), "j")], fex=0, dof=0)
 
 
 def two_dof_mixed(nh=3):
@@ -35,8 +35,8 @@ def two_dof_mixed(nh=3):
     C = 0.01 * K
     c, s = math.cos(0.4), math.sin(0.4)
     G2 = np.array([[c, -c], [s, -s * 1.3]])
-    return HBSystem(M, C, K, nh, [Contact(Jenkins(1.0, 0.1, 1.0), np.array([[1.0, 0.0]])),
-                                  Contact(StickSlipSeparation(1.0, 2.0, 0.3, 0.5), G2)],
+    return HBSystem(M, C, K, nh, [ContactElement(Jenkins(1.0, 0.1, 1.0), np.array([[1.0, 0.0]])),
+                                  ContactElement(StickSlipSeparation(1.0, 2.0, 0.3, 0.5), G2)],
                     fex=np.array([1.0, 0.3]), dof=1)
 
 
@@ -245,7 +245,7 @@ def test_bad_input():
     with pytest.raises(ModelError, match="positive semi-definite"):
         HBSystem(np.eye(1), np.eye(1), -np.eye(1), 1)
     with pytest.raises(ModelError, match="gather"):
-        HBSystem(np.eye(2), np.eye(2), np.eye(2), 1, [Contact(Jenkins(1, 0.1, 1), np.eye(2))])
+        HBSystem(np.eye(2), np.eye(2), np.eye(2), 1, [ContactElement(Jenkins(1, 0.1, 1), np.eye(2))])
     with pytest.raises(ParameterError, match="alpha"):
         forced_response(jenkins_1dof(1), -1.0, (0.5, 1.5))
     with pytest.raises(ParameterError, match="alpha_range"):
@@ -284,7 +284,7 @@ def test_bad_input():
 
 def jenkins_1dof_mu(mu):
     return HBSystem(np.eye(1), C1 * np.eye(1), np.eye(1), 1,
-                    [Contact(Jenkins(1.0, mu, 1.0), np.eye(1))])
+                    [ContactElement(Jenkins(1.0, mu, 1.0), np.eye(1))])
 
 
 def test_cannot_start_reports():

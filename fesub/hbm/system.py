@@ -23,19 +23,22 @@ import numpy as np
 from ..errors import ModelError, ParameterError
 from .fourier import check_nh
 
-__all__ = ["HBSystem", "Contact"]
+__all__ = ["HBSystem", "ContactElement"]
 
 
 @dataclass
-class Contact:
-    """A contact element placed in the structure.
+class ContactElement:
+    """A contact law placed in the structure (an entry of ``HBSystem(..., contacts)``).
 
     Attributes
     ----------
     element : Jenkins or StickSlipSeparation
+        The contact law (:mod:`fesub.hbm.contact`).
     G : (ncomp, n) array
-        Gather matrix: local relative displacement ``u = G q`` (tangential first, then normal).
+        Gather matrix (-): local relative displacement ``u = G q`` (m; tangential first, then
+        normal).
     name : str
+        Label of the contact in figures and messages.
     """
 
     element: object
@@ -64,7 +67,7 @@ class HBSystem:
         contact stiffness, which the contact elements carry).
     nh : int
         Number of harmonics (>= 1).
-    contacts : list of Contact
+    contacts : list of ContactElement
     fex : (n,) array or int
         Unit-load pattern (N per unit of alpha) applied as a cosine at the fundamental, or the
         index of the single DOF loaded with 1 N (paper eq. 14).

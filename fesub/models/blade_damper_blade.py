@@ -72,7 +72,7 @@ def gathers(p):
 def build(nh: int | None = None, **params):
     """Harmonic-balance system of the blade-damper-blade model (defaults :data:`PAPER`)."""
     from ..hbm.contact import StickSlipSeparation
-    from ..hbm.system import Contact, HBSystem
+    from ..hbm.system import ContactElement, HBSystem
 
     bad = set(params) - set(PAPER)
     if bad:
@@ -89,7 +89,7 @@ def build(nh: int | None = None, **params):
             raise ParameterError(f"{k} must be one of {DOFS}, got {p[k]!r}")
     M, K = structure(p)
     Gl, Gr = gathers(p)
-    cl = Contact(StickSlipSeparation(p["kt"], p["kn"], p["mu"], p["N0"]), Gl, "left")
-    cr = Contact(StickSlipSeparation(p["kt"], p["kn"], p["mu"], p["N0"]), Gr, "right")
+    cl = ContactElement(StickSlipSeparation(p["kt"], p["kn"], p["mu"], p["N0"]), Gl, "left")
+    cr = ContactElement(StickSlipSeparation(p["kt"], p["kn"], p["mu"], p["N0"]), Gr, "right")
     return HBSystem(M, beta * K, K, p["nh"], [cl, cr], fex=DOFS.index(p["force_dof"]),
                     dof=DOFS.index(p["monitor_dof"]))

@@ -62,7 +62,7 @@ def build(nh: int | None = None, **params):
     mu (-), N0 (N), contact_node, force_node, monitor_node (1..ne), beta (s), nh.
     """
     from ..hbm.contact import Jenkins
-    from ..hbm.system import Contact, HBSystem
+    from ..hbm.system import ContactElement, HBSystem
 
     bad = set(params) - set(PAPER)
     if bad:
@@ -79,5 +79,5 @@ def build(nh: int | None = None, **params):
     G = np.zeros((1, n))
     G[0, dof_w(p["contact_node"])] = 1.0
     el = Jenkins(p["kt"], p["mu"], p["N0"])
-    return HBSystem(M, beta * K, K, p["nh"], [Contact(el, G, "pad")],
+    return HBSystem(M, beta * K, K, p["nh"], [ContactElement(el, G, "pad")],
                     fex=dof_w(p["force_node"]), dof=dof_w(p["monitor_node"]))

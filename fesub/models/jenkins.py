@@ -38,7 +38,7 @@ def jenkins_1dof(nh=7, m=1.0, c=0.02, k=1.0, kt=1.0, mu=0.1, N0=1.0):
     fesub.hbm.HBSystem
     """
     from ..hbm.contact import Jenkins
-    from ..hbm.system import Contact, HBSystem
+    from ..hbm.system import ContactElement, HBSystem
 
     return HBSystem(np.array([[m]]), np.array([[c]]), np.array([[k]]), nh,
-                    [Contact(Jenkins(kt, mu, N0), np.eye(1), "jenkins")], fex=0, dof=0)
+                    [ContactElement(Jenkins(kt, mu, N0), np.eye(1), "jenkins")], fex=0, dof=0)
