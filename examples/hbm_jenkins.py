@@ -8,8 +8,7 @@ system; at low force the contact sticks (resonance sqrt((k + kt)/m)), at high fo
 
 import numpy as np
 
-from fesub.hbm.backbone import backbone
-from fesub.hbm.forced import forced_response, frf_peak
+from fesub.hbm import backbone, forced_response, frf_peak
 from fesub.models.jenkins import jenkins_1dof
 
 sy = jenkins_1dof(nh=5)                      # m = 1, c = 0.02, k = 1, kt = 1, fs = 0.1

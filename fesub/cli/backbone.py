@@ -74,7 +74,7 @@ def _frf_around(sy, a, w0, Q0, rel):
     merged into one curve of increasing frequency; an interrupt is raised again."""
     import numpy as np
 
-    from ..hbm.forced import FRF, forced_response
+    from ..hbm import FRF, forced_response
     from .common import check_interrupted
 
     lo = forced_response(sy, a, (w0, w0 * (1 - rel)), Q0=Q0)
@@ -166,9 +166,7 @@ def run(args) -> int:
     import numpy as np
 
     from ..errors import FesubError
-    from ..hbm import plots
-    from ..hbm.backbone import backbone
-    from ..hbm.nnm import dnnm, linear_modes, phase_resonance
+    from ..hbm import backbone, dnnm, linear_modes, phase_resonance, plots
     from ..models import build
 
     progress = not args.quiet

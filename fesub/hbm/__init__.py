@@ -1,2 +1,52 @@
-"""Harmonic balance with friction contact elements: analytic stiffness and Hessian, forced
-responses, backbone curves (Lagrange-multiplier optimality system), dNNM and phase resonance."""
+"""Harmonic balance of structures with friction contact elements.
+
+A structure with contact elements is an :class:`HBSystem`
+(``R(Q, w, alpha) = D(w) Q + F_nl(Q) - alpha F_ex``, analytic Jacobian and contact Hessian);
+the analyses continue its periodic responses with the shared pseudo-arclength driver
+:func:`fesub.continuation.continue_branch`. Ready-made systems are in :mod:`fesub.models`
+(``fesub.models.build("jenkins_1dof")``).
+
+Modules, by what a user does:
+
+==============  ==============================================================================
+``system``      :class:`HBSystem` and :class:`ContactElement` (a contact law placed on DOFs)
+``contact``     the contact laws :class:`Jenkins` (1D) and :class:`StickSlipSeparation` (2D):
+                harmonic forces, stiffness and Hessian by the event method or AFT
+``fourier``     harmonic basis, interval integrals, harmonic amplitudes
+``forced``      forced responses: :func:`solve_at`, :func:`solve_condensed` (one frequency),
+                :func:`forced_response` (:class:`FRF`), :func:`frf_peak`,
+                :func:`forced_response_point` (per-case function of parameter sweeps)
+``backbone``    :func:`backbone` (:class:`Backbone`): the ridge of the forced responses, local or
+                the global maximum in a frequency window
+``optimality``  the optimality system underneath the backbone, :func:`backbone_point`
+``ridges``      ridges traced one by one, the global checks and their upper envelope
+``nnm``         :func:`phase_resonance` (:class:`PhaseResonance`), :func:`dnnm` (:class:`DNNM`),
+                :func:`linear_modes`
+``timeint``     :func:`newmark`: time integration with an exact return mapping, to validate
+``plots``       figures of the study (imported on its own: ``from fesub.hbm import plots``)
+==============  ==============================================================================
+
+Units: SI throughout (forces in N, frequencies in rad/s, displacements in m).
+"""
+
+from .backbone import Backbone, backbone
+from .contact import ContactResult, Jenkins, StickSlipSeparation, force_history
+from .forced import (FRF, forced_response, forced_response_point, frf_peak, solve_at,
+                     solve_condensed)
+from .nnm import DNNM, PhaseResonance, dnnm, linear_modes, phase_resonance
+from .optimality import backbone_point
+from .system import ContactElement, HBSystem
+from .timeint import TimeResult, fundamental, initial_from_hb, newmark
+
+__all__ = [
+    # systems and contact laws
+    "HBSystem", "ContactElement", "Jenkins", "StickSlipSeparation", "ContactResult",
+    "force_history",
+    # forced responses
+    "FRF", "forced_response", "solve_at", "solve_condensed", "frf_peak", "forced_response_point",
+    # backbones
+    "Backbone", "backbone", "backbone_point",
+    "PhaseResonance", "phase_resonance", "DNNM", "dnnm", "linear_modes",
+    # time integration
+    "TimeResult", "newmark", "fundamental", "initial_from_hb",
+]
