@@ -14,7 +14,7 @@ import traceback
 import warnings
 
 from ..errors import FesubError, ParameterError, check_positive
-from ..parallel import THREAD_VARS
+from ..parallel import THREAD_VARS, init_worker
 from .cases import _jsonable
 
 
@@ -25,15 +25,6 @@ class SchedulerError(FesubError, ConnectionError):
 class _Interrupted(BaseException):
     """SIGINT/SIGTERM inside :func:`run_sweep` (a BaseException, so that no ``except Exception``
     in a study or in :func:`_execute` records it as a failed case)."""
-
-
-def _worker_init():
-    """Process-pool initializer: :func:`fesub.parallel.init_worker` (one BLAS/OpenMP thread per
-    worker, the live OpenBLAS too, since unpickling this function has already loaded NumPy;
-    signals left to the parent)."""
-    from ..parallel import init_worker
-
-    init_worker()
 
 
 #: warnings of one case kept in its record (the first ones, each message once)
@@ -121,8 +112,9 @@ def _open_executor(executor, client, workers, mp_context: str, has_work: bool):
     it down) and how many cases it runs at once.
 
     The default is a local process pool of ``workers`` (``os.cpu_count()``) spawned workers with
-    one BLAS/OpenMP thread each (set in the environment, which the caller restores); none is
-    started when there is nothing to compute.
+    one BLAS/OpenMP thread each (set in the environment, which the caller restores, and by
+    :func:`fesub.parallel.init_worker` in each worker, which also leaves the signals to the
+    parent); none is started when there is nothing to compute.
     """
     if executor == "serial":
         return _SerialExecutor(), False, 1
@@ -138,7 +130,7 @@ def _open_executor(executor, client, workers, mp_context: str, has_work: bool):
     for v in THREAD_VARS:  # spawned workers inherit the environment (NumPy loads first)
         os.environ[v] = "1"
     pool = cf.ProcessPoolExecutor(n_workers, mp_context=mp.get_context(mp_context),
-                                  initializer=_worker_init)
+                                  initializer=init_worker)
     return pool, True, n_workers
 
 
