@@ -11,8 +11,8 @@ subpackage                  what it does                                 start w
                             eigenvalue loci, critical mu, TD-FRF
 ``fesub.models``            ready-made systems (the beam-on-beam, ...)   ``models.beam_on_beam.build``
 ``fesub.coulomb``           closed-form Coulomb steady states of chains  ``coulomb.steady_state``
-``fesub.hbm``               harmonic balance with friction contact       ``hbm.analysis.forced_response``
-``fesub.nonsmooth``         free-play oscillators, orbits, basins        ``nonsmooth.analysis.basins``
+``fesub.hbm``               harmonic balance with friction contact       ``hbm.forced_response``
+``fesub.nonsmooth``         free-play oscillators, orbits, basins        ``nonsmooth.basins``
 ``fesub.circular``          friction over circular contacts              ``circular.ExactCircularFriction``
 ``fesub.sweep``             parameter sweeps on a pool or Dask           ``sweep.run_sweep``
 ``fesub.io``                the one result protocol (netCDF files)       ``fesub.load(path)``

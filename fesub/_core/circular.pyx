@@ -4,7 +4,7 @@
 Same functions and signatures as ``circular_ref.py``. ``law`` is 0 (uniform) or 1 (Hertz).
 The complete elliptic integrals are evaluated by the arithmetic-geometric mean from the
 complementary parameter ``1 - m``, formed without cancellation as ``(1 - e)(1 + e)``.
-Inputs are validated by the Python wrapper (fesub.circular.models); nothing is allocated here.
+Inputs are validated by the Python wrapper (fesub.circular.friction); nothing is allocated here.
 """
 
 from libc.math cimport sqrt, fabs, asin, hypot, M_PI
