@@ -719,7 +719,7 @@ def _run_dense(S, h, n_steps, dec, w1, q2, rough, vx, mu, sign, progress, stop_o
     o_sig = np.zeros((n_out, 8))
     ou, ov, oa = (np.zeros((n_out, len(rows_out))) for _ in range(3))
     j, reason, n_done = 0, 0, n_steps
-    from .._core.contact_ref import _search
+    search = kernels("contact").find_segment
 
     def slave_pos(uu):
         return S.X_C + uu[S.iC]
@@ -737,9 +737,9 @@ def _run_dense(S, h, n_steps, dec, w1, q2, rough, vx, mu, sign, progress, stop_o
             if geometry == "frozen":
                 al = al_f
             elif geometry == "deformed":
-                seg, al, g, _ = _search(lambda i: pos[i], S.segs, P[0], P[1], seg)
+                seg, al, g, _ = search(np.ascontiguousarray(pos), S.segs, float(P[0]), float(P[1]), int(seg))
             else:  # undeformed configuration: rigid motion of the slave only
-                seg, al, g, _ = _search(lambda i: S.XT[i], S.segs, S.X_C[0] + vx * (t + h), S.X_C[1], seg)
+                seg, al, g, _ = search(S.XT, S.segs, float(S.X_C[0] + vx * (t + h)), float(S.X_C[1]), int(seg))
             if seg < 0:
                 reason, n_done, seg = 3, n, 0
                 break
