@@ -27,10 +27,11 @@ def test_readme_scripting_example(tmp_path, subprocess_env):
     of those positions (its value can only be higher, up to the bisection tolerance of 1e-3:
     measured 0.1182) and misses none of the four bands' peaks by more than 0.25 mm -> [0.117, 0.123]."""
     readme = (Path(__file__).resolve().parent.parent / "README.md").read_text()
-    block = readme.split("```python\n", 1)[1].split("```", 1)[0]
+    section = readme.split("## Scripting example", 1)[1]
+    block = section.split("```python\n", 1)[1].split("```", 1)[0]
     proc = subprocess.run([sys.executable, "-c", block], capture_output=True, text=True,
                           timeout=600, env=subprocess_env, cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr[-3000:]
     line = [ln for ln in proc.stdout.splitlines() if ln.startswith("critical mu:")][0]
     assert 0.117 <= float(line.split(":")[1]) <= 0.123
-    assert (tmp_path / "mu0.3_rough.npz").is_file()
+    assert (tmp_path / "mu0.3_rough.nc").is_file()

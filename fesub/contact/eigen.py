@@ -20,7 +20,7 @@ from scipy.optimize import linear_sum_assignment
 
 from ..errors import ModelError, ParameterError, check_count, check_positive
 from ..io import Result, summary_record
-from .geometry import coupling_rows
+from .geometry import coupling_rows, segment_at_x
 
 __all__ = ["coupled_matrices", "null_space_row", "primal_matrices", "complex_eigenvalues",
            "EigenLoci", "eigenvalue_loci", "StabilityMap", "max_real_part_map", "CriticalMu",
@@ -52,7 +52,7 @@ def coupled_matrices(system, s: float, mu: float, sign: float = 1.0, *, modal_cu
     mapping those coordinates to [q1_free; q2].
     """
     mu = _mu(mu)
-    seg, alpha = system.segment_at(s)
+    seg, alpha = segment_at_x(system.XT, system.segs, s)
     pos = system.XT
     j1, j2 = system.segs[seg]
     d = pos[j2] - pos[j1]

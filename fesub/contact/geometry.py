@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._backend import kernels
-from ..errors import ContactLost, ParameterError, check_count
+from ..errors import ContactLost, ModelError, ParameterError, check_count
 
 __all__ = ["coupling_rows", "project", "find_segment", "find_segment_brute"]
 
@@ -52,6 +52,19 @@ def project(P, Q1, Q2):
     alpha = ((P - Q1) @ d) / l2
     gap = (-d[1] * (P[0] - Q1[0]) + d[0] * (P[1] - Q1[1])) / np.sqrt(l2)
     return alpha, gap, np.arctan2(d[1], d[0])
+
+
+def segment_at_x(pos, segs, s: float) -> tuple[int, float]:
+    """Segment and local coordinate alpha (0..1) of the surface point at x = ``s`` (m) of the
+    polyline ``pos[segs]``; a :class:`ModelError` when ``s`` lies outside it."""
+    for k, (a, b) in enumerate(segs):
+        x1, x2 = pos[a, 0], pos[b, 0]
+        if min(x1, x2) <= s <= max(x1, x2) and x1 != x2:
+            alpha = (s - x1) / (x2 - x1)
+            if alpha < 1.0 or k == len(segs) - 1:
+                return k, alpha
+    raise ModelError(f"contact position s = {s} m is not on the target surface "
+                     f"(x from {pos[:, 0].min():.4g} to {pos[:, 0].max():.4g} m)")
 
 
 def _prep(pos, segs):

@@ -25,6 +25,7 @@ import scipy.linalg as sla
 from .._backend import kernels
 from ..errors import ModelError, ParameterError, check_count, check_positive
 from ..io import Result, summary_record
+from .geometry import segment_at_x
 
 __all__ = ["SlidingContactSystem", "TransientResult", "simulate", "REASONS", "SIGNAL_UNITS", "signal_unit"]
 
@@ -237,15 +238,7 @@ class SlidingContactSystem:
     def segment_at(self, s: float) -> tuple[int, float]:
         """Target segment and local coordinate alpha (0..1) of the undeformed surface point at
         x = ``s`` (m); a :class:`ModelError` when ``s`` lies outside the target surface."""
-        xt = self.XT
-        for k, (a, b) in enumerate(self.segs):
-            x1, x2 = xt[a, 0], xt[b, 0]
-            if min(x1, x2) <= s <= max(x1, x2) and x1 != x2:
-                alpha = (s - x1) / (x2 - x1)
-                if alpha < 1.0 or k == len(self.segs) - 1:
-                    return k, alpha
-        raise ModelError(f"contact position s = {s} m is not on the target surface "
-                         f"(x from {xt[:, 0].min():.4g} to {xt[:, 0].max():.4g} m)")
+        return segment_at_x(self.XT, self.segs, s)
 
     def surface_point(self, s: float) -> np.ndarray:
         """(x, y) in m of the undeformed target surface at x = ``s`` (where the slave C sits when
