@@ -66,20 +66,25 @@ def json_default(o):
     raise TypeError(f"not JSON serialisable: {type(o).__name__}")
 
 
-def atomic_write_text(path, text: str) -> Path:
-    """Write ``text`` to ``path`` through a temporary file and a rename: a reader (or a rerun after
-    an interrupt) sees the old file or the new one, never half of one."""
-    path = Path(path)
+def _atomic(path: Path, write) -> Path:
+    """Call ``write(tmp)`` on a temporary file beside ``path``, give it the umask's permissions,
+    then rename it to ``path``: a reader (or a rerun after an interrupt) sees the old file or the
+    new one, never half of one."""
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    os.close(fd)
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
+        write(tmp)
         os.chmod(tmp, _umask_mode())
         os.replace(tmp, path)
     except BaseException:
         _unlink(tmp)
         raise
     return path
+
+
+def atomic_write_text(path, text: str) -> Path:
+    """Write ``text`` to ``path`` atomically (through a temporary file and a rename)."""
+    return _atomic(Path(path), lambda tmp: Path(tmp).write_text(text, encoding="utf-8"))
 
 
 def write_json(path, obj, indent: int = 2) -> Path:
@@ -234,20 +239,11 @@ def save_dataset(ds, path, cls=None) -> Path:
     ds.attrs = _encode_attrs(attrs)
     for name in list(ds.variables):
         ds[name].attrs = _encode_attrs(ds[name].attrs)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    os.close(fd)
     # lossless zlib (deflate) compression of the larger numeric variables: values stay exact,
     # dense maps (a TD-FRF of 600 x 4000 complex values) shrink several times
     encoding = {name: {"zlib": True, "complevel": 4} for name, var in ds.variables.items()
                 if var.dtype.kind in "fiuc" and var.size >= 1024}
-    try:
-        ds.to_netcdf(tmp, engine="h5netcdf", encoding=encoding)
-        os.chmod(tmp, _umask_mode())
-        os.replace(tmp, path)
-    except BaseException:
-        _unlink(tmp)
-        raise
-    return path
+    return _atomic(path, lambda tmp: ds.to_netcdf(tmp, engine="h5netcdf", encoding=encoding))
 
 
 def open_dataset(path):
