@@ -211,10 +211,12 @@ def test_sigint_keeps_finished_parts_and_rerun_resumes(tmp_path, subprocess_env)
 def test_sigint_during_a_parallel_numeric_map(tmp_path, subprocess_env):
     # the closed-form regime map is the part written just before the numeric map starts
     out = tmp_path / "map"
-    proc = _popen(SMALL + ["--numeric", "0", "--map", "12", "6", "-j", "2", "--out", str(out),
+    # 60 x 30 = 1800 integrated points: tens of seconds on 2 workers, so 0.3 s after the map
+    # starts it is certainly still running (12 x 6 points could finish within the pause)
+    proc = _popen(SMALL + ["--numeric", "0", "--map", "60", "30", "-j", "2", "--out", str(out),
                            "--no-figures", "-q"], subprocess_env)
     part = out / "regime_map.nc"
-    err = _sigint_after(proc, part, pause=0.5)   # half a second into the map
+    err = _sigint_after(proc, part, pause=0.3)
     assert err.count("interrupted by SIGINT") == 1
     assert part.is_file() and not (out / "regime_map_numeric.nc").exists()
 

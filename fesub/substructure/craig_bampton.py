@@ -56,7 +56,8 @@ class CraigBampton:
         n = K.shape[0]
         check_pair(K, M)
         b = np.asarray(boundary).ravel()
-        if b.size and (b.dtype.kind not in "iu" and not (b.dtype.kind == "f" and np.all(b == np.round(b)))):
+        if b.size and (b.dtype.kind not in "iu" and not (
+                b.dtype.kind == "f" and np.all(np.abs(b) < 2.0**53) and np.all(b == np.round(b)))):
             raise ModelError(f"boundary DOFs must be integer indices, got {boundary!r}")
         b = b.astype(np.int64)
         if b.size == 0:
