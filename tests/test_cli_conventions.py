@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -56,21 +57,27 @@ def test_help_imports_no_numerical_library(study, subprocess_env):
     assert "HEAVY [] 0" in proc.stdout, proc.stdout[-300:]
 
 
+EXAMPLE_SWEEP = Path(__file__).resolve().parent.parent / "examples" / "stability_map.toml"
+
+
+def _argv(study, out):
+    """The shortest valid command line of ``study`` (its positional arguments included)."""
+    positional = {"sweep": [str(EXAMPLE_SWEEP)], "freeplay": ["radius"]}.get(study, [])
+    return [study, *positional, "--out", str(out), "--quiet"]
+
+
 @pytest.mark.parametrize("study", RUNNABLE)
 def test_an_out_that_is_a_file_is_one_error_line_and_status_2(study, tmp_path, subprocess_env):
     target = tmp_path / "taken"
     target.write_text("a file, not a folder")
-    argv = [study, "--out", str(target), "--quiet"]
-    if study == "sweep":
-        cfg = tmp_path / "c.toml"
-        cfg.write_text('study = "beam_on_beam_stability"\n[cases]\n')
-        argv.insert(1, str(cfg))
+    argv = _argv(study, target)
     proc = subprocess.run([sys.executable, "-m", "fesub.cli", *argv], capture_output=True,
                           text=True, env=subprocess_env, timeout=300)
     assert proc.returncode == 2, (proc.stdout[-500:], proc.stderr[-500:])
     lines = proc.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith(f"fesub {study}: error:"), proc.stderr
     assert "Traceback" not in proc.stderr
+    assert "is an existing file" in lines[0]
     assert target.read_text() == "a file, not a folder"
 
 
@@ -80,3 +87,29 @@ def test_unknown_study_is_a_usage_error(capsys):
     assert main(["no-such-study"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and re.match(r"fesub: error: .*invalid choice", err[0])
+
+
+def _full_disk(limit_bytes):
+    """preexec_fn: files larger than ``limit_bytes`` cannot be written (RLIMIT_FSIZE, which binds
+    root too: a full disk as the study sees it, EFBIG instead of ENOSPC)."""
+    import resource
+    import signal
+
+    def apply():
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a write past the limit fails, not kills
+        resource.setrlimit(resource.RLIMIT_FSIZE, (limit_bytes, limit_bytes))
+
+    return apply
+
+
+@pytest.mark.parametrize("study", RUNNABLE)
+def test_a_full_disk_is_one_error_line_not_a_traceback(study, tmp_path, subprocess_env):
+    # 64 bytes: the study's first file (its run record) cannot be written
+    argv = _argv(study, tmp_path / "o") + ["--no-figures"]
+    proc = subprocess.run([sys.executable, "-m", "fesub.cli", *argv], capture_output=True,
+                          text=True, env=subprocess_env, timeout=300, preexec_fn=_full_disk(64))
+    assert proc.returncode in (1, 2), (proc.stdout[-500:], proc.stderr[-1500:])
+    assert "Traceback" not in proc.stderr
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith(f"fesub {study}: error:"), proc.stderr[-1500:]
+    assert "too large" in lines[0].lower() or "space" in lines[0].lower(), lines[0]
