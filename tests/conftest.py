@@ -39,7 +39,10 @@ def subprocess_env():
 
     root = str(Path(fesub.__file__).resolve().parent.parent)
     path = os.pathsep.join(p for p in (root, os.environ.get("PYTHONPATH", "")) if p)
-    return dict(os.environ, PYTHONPATH=path, MPLBACKEND="Agg", OMP_NUM_THREADS="1")
+    # PYTHONSAFEPATH: `python -m fesub.cli` must not put the working directory first on sys.path,
+    # where a checkout without compiled kernels would shadow the installed package
+    return dict(os.environ, PYTHONPATH=path, MPLBACKEND="Agg", OMP_NUM_THREADS="1",
+                PYTHONSAFEPATH="1")
 
 
 @pytest.fixture
