@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .errors import ConvergenceError, FesubError, ParameterError, check_positive
+from .errors import BackendError, ConvergenceError, FesubError, ParameterError, check_positive
 from .io import Result, summary_record
 
 __all__ = ["Branch", "Event", "continue_branch", "newton"]
@@ -185,6 +185,14 @@ def _decode_info(info: dict) -> dict:
 _EVAL_ERRORS = (ArithmeticError, ValueError, np.linalg.LinAlgError, FesubError)
 
 
+def _evaluation_failed(exc) -> bool:
+    """Whether an exception of a residual counts as a failed evaluation (the caller then tries
+    a smaller step); a missing compiled kernel is a broken installation and must surface."""
+    if isinstance(exc, BackendError):
+        raise exc
+    return True
+
+
 def _solve(A, b):
     try:
         import scipy.sparse as sp
@@ -207,7 +215,8 @@ def newton(fun, x0, *, tol=1e-10, max_iter=10, xtol=1e-14):
     x = np.array(x0, dtype=float)
     try:
         r, J = fun(x)
-    except _EVAL_ERRORS:
+    except _EVAL_ERRORS as exc:
+        _evaluation_failed(exc)
         return x, False, 0, math.inf
     nr = float(np.linalg.norm(r, np.inf))
     if not np.isfinite(nr):
@@ -224,7 +233,8 @@ def newton(fun, x0, *, tol=1e-10, max_iter=10, xtol=1e-14):
         x = x + dx
         try:
             r, J = fun(x)
-        except _EVAL_ERRORS:
+        except _EVAL_ERRORS as exc:
+            _evaluation_failed(exc)
             return x, False, it, math.inf
         nr = float(np.linalg.norm(r, np.inf))
         if not np.isfinite(nr):

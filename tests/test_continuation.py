@@ -241,3 +241,24 @@ def test_residual_raising_is_a_corrector_failure():
     br = continue_branch(res, jac, [0.0], 0.0, ds=0.1, ds_min=1e-3, ds_max=0.1, lam_range=(0, 2))
     assert br.stop_reason.startswith("corrector_failed at lam=")
     assert 0.49 < br.lam[-1] <= 0.5
+
+
+def test_a_missing_kernel_is_not_a_convergence_failure():
+    """Newton treats a residual that fails to evaluate as a failed step, but a missing compiled
+    kernel (a broken installation) must surface, not read as 'did not converge'."""
+    import pytest
+
+    from fesub.continuation import newton
+    from fesub.errors import BackendError
+
+    def broken(x):
+        raise BackendError("compiled kernel fesub._core.hbm is required but does not import")
+
+    with pytest.raises(BackendError, match="does not import"):
+        newton(broken, [1.0])
+
+    def singular(x):
+        raise ZeroDivisionError  # an evaluation failure: reported, not raised
+
+    x, ok, its, nr = newton(singular, [1.0])
+    assert not ok and its == 0 and nr == float("inf")
