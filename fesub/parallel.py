@@ -121,6 +121,15 @@ def shutdown_now(executor) -> None:
         terminate()
         return
     procs = list((getattr(executor, "_processes", None) or {}).values())
+    # a Ctrl-C that lands while the pool forks a worker (after the fork, before the pool records
+    # it) leaves a worker the pool does not know: find it by the call queue it was started with
+    queue = getattr(executor, "_call_queue", None)
+    if queue is not None:
+        import multiprocessing
+
+        procs += [p for p in multiprocessing.active_children()
+                  if p not in procs and queue in (getattr(p, "_args", None) or ())]
+    manager = getattr(executor, "_executor_manager_thread", None)
     executor.shutdown(wait=False, cancel_futures=True)
     for proc in procs:
         if proc.is_alive():
@@ -130,6 +139,10 @@ def shutdown_now(executor) -> None:
         if proc.is_alive():
             proc.kill()
             proc.join(timeout=5)
+    # the pool's manager thread reaps the same workers when it sees them die: a worker it has
+    # reaped but not yet marked as ended still looks alive, so wait for that thread to finish
+    if manager is not None and manager.is_alive():
+        manager.join(timeout=5)
 
 
 @contextlib.contextmanager
