@@ -14,9 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from fesub.cli import STUDIES, build_parser
+from fesub.cli import COMMANDS, build_parser
 
-RUNNABLE = [s for s in STUDIES if s not in ("info", "config")]
+RUNNABLE = [s for s in COMMANDS if s not in ("info", "config")]
 COMMON = ("--out", "--quiet", "--overwrite")
 
 
@@ -43,7 +43,7 @@ def test_every_study_has_the_common_flags_and_shows_its_defaults(study):
                 f"{study} {action.option_strings[0]}: default not shown"
 
 
-@pytest.mark.parametrize("study", list(STUDIES))
+@pytest.mark.parametrize("study", list(COMMANDS))
 def test_help_imports_no_numerical_library(study, subprocess_env):
     """``fesub STUDY --help`` answers without importing NumPy, SciPy, Matplotlib or xarray (they
     are imported when a study runs), which is what keeps it well under a second."""

@@ -13,7 +13,7 @@ import importlib
 import sys
 
 # subcommand -> (module, one-line help)
-STUDIES = {
+COMMANDS = {
     "beam-on-beam": ("fesub.cli.beam_on_beam", "sliding contact of two beams (main study)"),
     "coulomb": ("fesub.cli.coulomb", "closed-form steady state of MDOF chains with Coulomb contact"),
     "backbone": ("fesub.cli.backbone", "harmonic balance with friction: FRFs, backbones, dNNM"),
@@ -35,7 +35,7 @@ def build_parser(study: str | None = None) -> argparse.ArgumentParser:
 
     parser.add_argument("--version", action="version", version=f"fesub {__version__}")
     sub = parser.add_subparsers(dest="study", metavar="STUDY", parser_class=StudyParser)
-    for name, (modname, help_) in STUDIES.items():
+    for name, (modname, help_) in COMMANDS.items():
         p = sub.add_parser(name, help=help_, description=help_, formatter_class=HelpFormatter)
         if study is not None and name != study:
             continue
@@ -51,7 +51,7 @@ def main(argv=None) -> int:
 
     argv = list(sys.argv[1:] if argv is None else argv)
     study = next((a for a in argv if not a.startswith("-")), None)
-    if study not in STUDIES:
+    if study not in COMMANDS:
         study = None
     try:
         parser = build_parser(study)

@@ -154,16 +154,19 @@ def run(args) -> int:
 
 
 # ---------------------------------------------------------------------------------------- tasks
-def _blocks(d, name, bounds, block, describe) -> list:
-    """Parts ``NAME_tile000``, ``NAME_tile001``, ... of a result computed block by block:
-    ``block(i0, i1)`` for each ``(i0, i1)`` of ``bounds``, each saved as it finishes and reused
-    by a rerun."""
-    parts = []
-    for k, (i0, i1) in enumerate(bounds):
-        part = f"{name}_tile{k:03d}"
-        parts.append(d.compute(part, lambda i0=i0, i1=i1: block(i0, i1)))
-        d.say(f"{part}: {describe(i0, i1)} done")
-    return parts
+def _tiled(d, name, bounds, block, describe, combine):
+    """Part ``NAME`` computed block by block: ``block(i0, i1)`` for each ``(i0, i1)`` of ``bounds``
+    is the part ``NAME_tile000``, ``NAME_tile001``, ..., each saved as it finishes and reused by a
+    rerun; ``combine(blocks)`` joins them into the part ``NAME`` itself."""
+    def tiles():
+        parts = []
+        for k, (i0, i1) in enumerate(bounds):
+            part = f"{name}_tile{k:03d}"
+            parts.append(d.compute(part, lambda i0=i0, i1=i1: block(i0, i1)))
+            d.say(f"{part}: {describe(i0, i1)} done")
+        return combine(parts)
+
+    return d.compute(name, tiles)
 
 
 def _basin(args, d, p, laws, s):
@@ -186,13 +189,11 @@ def _basin(args, d, p, laws, s):
                                    steps_per_period=args.steps, early_exit_tol=args.early_exit,
                                    executor=ex, progress=not args.quiet)
 
-            def tiles(name=name, block=block):
-                cells = _blocks(d, name, bounds, block,
-                                lambda i0, i1: f"rows {i0}-{i1 - 1} of {g1.size}")
-                return assemble_basin(cells, g1, g2, period_tol=PERIOD_TOL,
-                                      cluster_tol=CLUSTER_TOL, x1_range=rng, x2_range=rng)
-
-            r = d.compute(name, tiles)
+            r = _tiled(d, name, bounds, block,
+                       lambda i0, i1: f"rows {i0}-{i1 - 1} of {g1.size}",
+                       lambda cells: assemble_basin(cells, g1, g2, period_tol=PERIOD_TOL,
+                                                    cluster_tol=CLUSTER_TOL, x1_range=rng,
+                                                    x2_range=rng))
             res[law] = r
             if d.figures_on:
                 plots.basin(r, path=d.figure(
@@ -240,11 +241,9 @@ def _bifurcation(args, d, p, laws, s):
                                            steps_per_period=args.steps, executor=ex,
                                            progress=False)
 
-            def tiles(name=name, block=block):
-                return BifurcationResult.concat(_blocks(
-                    d, name, bounds, block, lambda i0, i1: f"W {W[i0]:g} to {W[i1 - 1]:g} rad/s"))
-
-            r = d.compute(name, tiles)
+            r = _tiled(d, name, bounds, block,
+                       lambda i0, i1: f"W {W[i0]:g} to {W[i1 - 1]:g} rad/s",
+                       BifurcationResult.concat)
             if d.figures_on:
                 plots.bifurcation(r, path=d.figure(
                     f"{name}.png", f"Bifurcation diagram ({law} law): x1 where x1' = 0 in the "

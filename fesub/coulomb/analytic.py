@@ -508,24 +508,26 @@ def quasi_static(model: ChainModel, contact, load: int, beta) -> np.ndarray:
     return np.linalg.solve(model.K, rhs)
 
 
-def beta_inf(model: ChainModel, contact, load: int = 0, mu: float = 1.0) -> float:
-    """High-frequency limit of beta_lim (Eqs. 75-76, 103; inf for a moving base)."""
+def _beta_high_frequency(model, contact, load, mu, factor) -> float:
+    """``|w_l / gamma_l| / (w^T Gamma^-1 w factor(mu))``, the common form of the high-frequency
+    limits (Eqs. 75-76, 103-104); inf for a moving base."""
     contact, l, w = contact_setup(model, contact, load)
     mu = check_mu(mu)
     if contact.kind == "base":
         return np.inf
     gi = 1.0 / model.gamma
-    return abs(w[l] * gi[l]) / (float(w @ (gi * w)) * np.sqrt(mu * mu + np.pi ** 2 / 4.0))
+    return abs(w[l] * gi[l]) / (float(w @ (gi * w)) * factor(mu))
+
+
+def beta_inf(model: ChainModel, contact, load: int = 0, mu: float = 1.0) -> float:
+    """High-frequency limit of beta_lim (Eqs. 75-76, 103; inf for a moving base)."""
+    return _beta_high_frequency(model, contact, load, mu,
+                                lambda m: np.sqrt(m * m + np.pi ** 2 / 4.0))
 
 
 def beta_stuck_inf(model: ChainModel, contact, load: int = 0, mu: float = 1.0) -> float:
     """High-frequency limit of the stuck boundary beta* (Eq. 104; inf for a moving base)."""
-    contact, l, w = contact_setup(model, contact, load)
-    mu = check_mu(mu)
-    if contact.kind == "base":
-        return np.inf
-    gi = 1.0 / model.gamma
-    return abs(w[l] * gi[l]) / (float(w @ (gi * w)) * mu)
+    return _beta_high_frequency(model, contact, load, mu, lambda m: m)
 
 
 def _feature(model, contact, load, k, kind):
