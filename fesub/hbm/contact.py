@@ -154,7 +154,8 @@ class StickSlipSeparation:
             Grid steps per period of the transition search (default ``64 nh``).
         method : {'event', 'aft'}
         nt : int, optional
-            AFT samples per period (default 512 * nh / 7 rounded up to 256 minimum).
+            AFT samples per period (default ``max(256, 64 nh)``: 448 at nh = 7; the harmonic
+            forces converge as ``nt^-2``, about 5e-5 relative to the event method there).
         """
         nh = check_nh(nh)
         X, Y = self._split(p, nh)
