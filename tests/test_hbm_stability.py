@@ -91,3 +91,229 @@ def test_cubic_rejects_bad_input():
         Cubic(1.0).evaluate(np.zeros(6), 3, nt=12)
     with pytest.raises(ParameterError, match="length"):
         Cubic(1.0).evaluate(np.zeros(5), 3)
+
+
+# ----------------------------------------------------------------------------- shooting
+def _duffing_rhs(t, y, w, F, c=DC, k3=DK3):
+    u, v = y[0], y[1]
+    Phi = y[2:].reshape(2, 2)
+    J = np.array([[0.0, 1.0], [-(DK + 3 * k3 * u * u) / DM, -c / DM]])
+    return np.concatenate([[v, (F * math.cos(w * t) - c * v - DK * u - k3 * u ** 3) / DM],
+                           (J @ Phi).ravel()])
+
+
+def duffing_shooting(y0, w, F=DF):
+    """Periodic orbit by Newton shooting and its monodromy matrix: solve_ivp (DOP853,
+    rtol 1e-12) of the state and the variational equations over one period."""
+    from scipy.integrate import solve_ivp
+
+    T = 2 * math.pi / w
+    for _ in range(20):
+        s = solve_ivp(_duffing_rhs, (0, T), np.concatenate([y0, np.eye(2).ravel()]),
+                      args=(w, F), method="DOP853", rtol=1e-12, atol=1e-14)
+        yT, Phi = s.y[:2, -1], s.y[2:, -1].reshape(2, 2)
+        if np.abs(yT - y0).max() < 1e-12:
+            return y0, np.linalg.eigvals(Phi)
+        y0 = y0 - np.linalg.solve(Phi - np.eye(2), yT - y0)
+    raise AssertionError("shooting did not converge")
+
+
+def _state0(Q, w, nh):
+    """Displacement and velocity at t = 0 of a one-DOF harmonic solution."""
+    return np.array([Q[0::2].sum(), sum((j + 1) * w * Q[2 * j + 1] for j in range(nh))])
+
+
+def _match(rho_hill, rho_ref):
+    """Largest distance from a Hill multiplier to its nearest reference multiplier."""
+    return max(np.min(np.abs(np.asarray(rho_ref) - r)) for r in rho_hill)
+
+
+@pytest.fixture(scope="module")
+def duffing_frf():
+    from fesub.hbm.forced import forced_response
+
+    sy = duffing()
+    return sy, forced_response(sy, DF, (0.8, 1.6), ds=0.02, ds_max=0.05)
+
+
+def test_hill_linear_limit_closed_form():
+    # k3 -> 0: exponents are the roots of m s^2 + c s + k = 0 at every frequency
+    from fesub.hbm.forced import solve_at
+    from fesub.hbm.stability import floquet
+
+    sy = duffing(k3=1e-12)
+    s = complex(-DC / 2, math.sqrt(DK - DC ** 2 / 4))
+    for w in (0.5, 1.0, 1.7):
+        Q = solve_at(sy, w, DF)
+        for sort in ("vector", "imag"):
+            f = floquet(sy, Q, w, sort=sort)
+            ref = np.exp(np.array([s, s.conjugate()]) * 2 * math.pi / w)
+            # rounding of a 38 x 38 eigen solve, k3 a^2 <= 1e-12 of the linear stiffness
+            assert _match(f.multipliers, ref) < 1e-10
+            assert f.stable and f.exact
+            assert np.all(np.abs(f.exponents.imag) <= w / 2 + 1e-12)
+
+
+def test_hill_vs_shooting_duffing(duffing_frf):
+    from fesub.hbm.stability import floquet
+
+    sy, frf = duffing_frf
+    idx = np.linspace(0, len(frf.w) - 1, 12).astype(int)
+    errs, unstable = [], 0
+    for i in idx:
+        Q, w = frf.Q[i], frf.w[i]
+        f = floquet(sy, Q, w)
+        _, mono = duffing_shooting(_state0(Q, w, sy.nh), w)
+        errs.append(_match(f.multipliers, mono))
+        unstable += not f.stable
+        assert f.stable == (np.abs(mono).max() < 1)
+        # the other sorting picks other copies of the same exponents: same multipliers
+        np.testing.assert_allclose(np.sort_complex(floquet(sy, Q, w, sort="imag").multipliers),
+                                   np.sort_complex(f.multipliers), atol=1e-10)
+    # Nh = 9 truncates the orbit at harmonic 19 (amplitude < 1e-12 here): the multipliers of
+    # Hill and of the monodromy matrix agree to the integrator's tolerance (measured 2e-12)
+    assert max(errs) < 1e-4
+    assert unstable >= 2     # the middle branch is sampled
+
+
+# Jenkins oscillator of tests/test_hbm_system.py: m = 1, c = 0.02, k = 1, kt = 1, fs = 0.1
+JM, JC, JK, JKT, JFS = 1.0, 0.02, 1.0, 1.0, 0.1
+
+
+def jenkins(nh):
+    from fesub.hbm.contact import Jenkins
+
+    return HBSystem(JM * np.eye(1), JC * np.eye(1), JK * np.eye(1), nh,
+                    [ContactElement(Jenkins(JKT, JFS, 1.0), np.eye(1), "j")], fex=0, dof=0)
+
+
+def jenkins_period(y0, st, w, F):
+    """One period of the Jenkins oscillator, state (u, v, f), integrated phase by phase with
+    exact switching (solve_ivp events, rtol 1e-13), and its monodromy matrix: the product of
+    the exact flows ``expm(A dt)`` of the piecewise-constant variational equations and of the
+    saltation matrices. Stick -> slip (|f| reaches fs): the force is continuous, the jump of
+    the vector field is ``(0, 0, -kt v)`` and the saltation matrix is ``diag(1, 1, 0)`` (the
+    slider force is pinned); slip -> stick (v = 0): the fields agree, saltation = identity."""
+    from scipy.integrate import solve_ivp
+    from scipy.linalg import expm
+
+    A = {0: np.array([[0, 1, 0], [-JK / JM, -JC / JM, -1 / JM], [0, JKT, 0]], float)}
+    A[1] = A[2] = np.array([[0, 1, 0], [-JK / JM, -JC / JM, -1 / JM], [0, 0, 0]], float)
+    T = 2 * math.pi / w
+
+    def rhs(t, y, s):
+        return [y[1], (F * math.cos(w * t) - JC * y[1] - JK * y[0] - y[2]) / JM,
+                JKT * y[1] if s == 0 else 0.0]
+
+    def event(comp, level, direction):
+        def e(t, y, s):
+            return y[comp] - level
+        e.terminal, e.direction = True, direction
+        return e
+
+    t, y, Phi = 0.0, np.array(y0, float), np.eye(3)
+    while t < T:
+        evs = ([event(2, JFS, 1), event(2, -JFS, -1)] if st == 0
+               else [event(1, 0.0, -1 if st == 1 else 1)])
+        sol = solve_ivp(rhs, (t, T), y, args=(st,), method="DOP853", rtol=1e-13, atol=1e-15,
+                        events=evs)
+        t1, y1 = sol.t[-1], sol.y[:, -1].copy()
+        Phi = expm(A[st] * (t1 - t)) @ Phi
+        if sol.status == 1:
+            if st == 0:
+                st = 1 if sol.t_events[0].size else 2
+                y1[2] = JFS if st == 1 else -JFS
+                Phi = np.diag([1.0, 1.0, 0.0]) @ Phi
+            else:
+                st, y1[1] = 0, 0.0
+        t, y = t1, y1
+    return y, Phi
+
+
+def jenkins_shooting(y0, st, w, F):
+    """Periodic orbit (Newton shooting on the period map) and its three multipliers."""
+    for _ in range(30):
+        yT, Phi = jenkins_period(y0, st, w, F)
+        r = yT - y0
+        if np.abs(r).max() < 1e-12:
+            return y0, np.linalg.eigvals(Phi)
+        y0 = y0 + np.linalg.lstsq(Phi - np.eye(3), -r, rcond=None)[0]
+        if st:
+            y0[2] = JFS if st == 1 else -JFS
+    raise AssertionError("Jenkins shooting did not converge")
+
+
+def test_hill_vs_shooting_jenkins():
+    from fesub.hbm.contact import force_history
+    from fesub.hbm.forced import solve_at
+    from fesub.hbm.stability import floquet
+
+    F = 0.3
+    errs = {}
+    for nh in (7, 15):
+        sy = jenkins(nh)
+        for w in (1.0, 1.1, 1.2, 1.4):
+            Q = solve_at(sy, w, F)
+            f = floquet(sy, Q, w)
+            # start of the shooting: the harmonic solution's state at t = 0 (only a guess)
+            fx, _, state = force_history(sy.contacts[0].element, Q, nh, 4096)
+            y0 = np.append(_state0(Q, w, nh), fx[0])
+            st = 0 if state[0] == 0 else (1 if y0[1] > 0 else 2)
+            _, mono = jenkins_shooting(y0, st, w, F)
+            mono = mono[np.argsort(-np.abs(mono))]
+            assert abs(mono[2]) < 1e-12      # the slider force is forgotten in slip
+            errs[nh, w] = _match(f.multipliers, mono[:2])
+            assert f.stable == (np.abs(mono).max() < 1)
+    # the difference is the truncation of the harmonic orbit (transition times), which
+    # converges as Nh^-3 (measured 2e-4 at Nh = 7, 2e-5 at Nh = 15, 2.5e-6 at Nh = 31)
+    assert max(errs[15, w] for w in (1.0, 1.1, 1.2, 1.4)) < 1e-4
+    for w in (1.1, 1.2, 1.4):
+        assert errs[15, w] < errs[7, w] / 4
+
+
+def test_folds_are_the_turning_points(duffing_frf):
+    from fesub.hbm.stability import frf_stability
+
+    sy, frf = duffing_frf
+    st = frf_stability(sy, frf)
+    assert [b["kind"] for b in st.bifurcations] == ["fold", "fold"]
+    assert [b["change"] for b in st.bifurcations] == ["loss", "gain"]
+    for b in st.bifurcations:
+        assert b["located"] == "corrected"
+        assert abs(complex(*b["multiplier"]) - 1) < 1e-9
+    # the located folds are the extrema of w along the continued curve: the upper one above
+    # every sample, the lower one below every sample of the middle branch (the points of
+    # the curve lie within ds_max of them: the extremum is approached to ~1e-3)
+    up, lo = st.bifurcations
+    mid = slice(up["index"], lo["index"])
+    assert up["w"] >= frf.w[:lo["index"]].max()
+    assert up["w"] - frf.w[:lo["index"]].max() < 1e-3
+    assert lo["w"] <= frf.w[mid].min() and frf.w[mid].min() - lo["w"] < 1e-3
+    assert np.all(~st.stable[mid]) and np.all(st.stable[:up["index"]])
+
+
+def test_stability_save_load_roundtrip(tmp_path, duffing_frf):
+    import fesub
+    from fesub.hbm.stability import Stability, frf_stability
+
+    sy, frf = duffing_frf
+    st = frf_stability(sy, frf, locate=False)
+    assert all(b["located"] == "interpolated" for b in st.bifurcations)
+    back = Stability.load(st.save(tmp_path / "stab"))
+    for name in ("w", "alpha", "Am", "exponents", "multipliers", "stable"):
+        np.testing.assert_array_equal(getattr(back, name), getattr(st, name))
+    assert back.bifurcations == st.bifurcations and back.sort == st.sort
+    assert isinstance(fesub.load(tmp_path / "stab.nc"), Stability)
+    ds = st.to_xarray()
+    assert all("units" in ds[v].attrs for v in ds.variables)
+    assert st.summary()["results"]["fold_points"]["value"] == 2
+
+
+def test_floquet_rejects_bad_input(duffing_frf):
+    from fesub.hbm.stability import floquet
+
+    sy, frf = duffing_frf
+    with pytest.raises(ParameterError, match="sort"):
+        floquet(sy, frf.Q[0], frf.w[0], sort="nearest")
+    with pytest.raises(ParameterError, match="w"):
+        floquet(sy, frf.Q[0], -1.0)

@@ -1,0 +1,610 @@
+"""Stability of harmonic-balance solutions by Hill's method.
+
+A perturbation of the periodic solution ``q(t)`` is sought as a Floquet solution
+``dq = e^{lambda t} p(t)``, ``p`` periodic with the harmonics ``0..Nh`` of ``w``. Galerkin
+projection of the linearised equations of motion gives the quadratic eigenvalue problem in the
+Floquet exponent ``lambda`` (1/s)::
+
+    (lambda^2 Delta_2 + lambda Delta_1 + Delta_0) v = 0
+
+``Delta_0`` is the Jacobian of the harmonic balance extended to the constant harmonic
+(``D(w) + dF_nl/dQ``); harmonic ``k`` contributes the blocks ``Delta_1 = [[C, 2 k w M],
+[-2 k w M, C]]`` and ``Delta_2 = [[M, 0], [0, M]]`` (cosine then sine rows), the constant
+block ``Delta_1 = C``, ``Delta_2 = M``. The problem is linearised (companion form, twice the
+size) and solved densely. Of its ``2 n (2 Nh + 1)`` eigenvalues, ``2 n`` are the physical
+exponents: the others are copies shifted by ``i k w`` (the same multipliers) whose
+approximation degrades towards the truncation. They are picked by
+
+* ``sort='vector'`` (default): the eigenvectors whose weight over the complex harmonics
+  ``e^{i j w t}``, ``j = -Nh..Nh`` is centred closest to ``j = 0`` (symmetric eigenvectors, the
+  best-resolved copies), or
+* ``sort='imag'``: the exponents of smallest ``|Im lambda|`` (the central strip
+  ``|Im lambda| <= w / 2``).
+
+Floquet multipliers are ``rho = exp(lambda T)``, ``T = 2 pi / w``; the solution is stable when
+every ``|rho| < 1``. A loss of stability is a fold (a real multiplier through +1), a period
+doubling (through -1) or a Neimark-Sacker bifurcation (a complex pair through the unit circle).
+
+The constant harmonic of the perturbation: a law with a time-domain tangent ``df/du``
+(memoryless, e.g. :class:`fesub.hbm.cubic.Cubic`) gets its full block by exact quadrature; the
+friction elements have none and their Jacobian on the constant harmonic is taken as zero, which
+is exact for a 1D Jenkins element that slips during the cycle (the play operator is invariant to
+a constant shift) and is the static/dynamic decoupled scheme of :mod:`fesub.hbm.system`
+otherwise. For hysteretic laws the Jacobian is that of periodic perturbations (``lambda = 0``):
+exact at folds, an approximation of the memory of the stuck intervals away from them (see
+:func:`floquet`).
+"""
+
+from __future__ import annotations
+
+import inspect
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..errors import ConvergenceError, ModelError, ParameterError
+from ..io import Result, summary_record
+from .contact import STICK, Jenkins
+from .fourier import basis
+
+__all__ = ["Floquet", "Stability", "hill_matrices", "floquet", "frf_stability",
+           "backbone_stability", "BIFURCATION_KINDS"]
+
+#: names of the losses (and gains) of stability, by the multiplier that crosses the unit circle
+BIFURCATION_KINDS = ("fold", "period_doubling", "neimark_sacker")
+
+
+# ------------------------------------------------------------------------------ Hill matrices
+def _h0(sys) -> int:
+    """1 when the system carries the constant harmonic in its unknowns, else 0."""
+    return int(getattr(sys, "h0", 0))
+
+
+def _basis0(nh, nt):
+    """(nt, 2 nh + 1) samples of ``[1, cos tau, sin tau, ..., sin nh tau]``."""
+    tau = 2 * math.pi * np.arange(nt) / nt
+    return np.column_stack([np.ones(nt), basis(nh, tau)])
+
+
+def _galerkin_weights(nh):
+    """Row weights ``1/(2 pi)`` (mean) and ``1/pi`` (harmonics) of the projections (1/rad)."""
+    c = np.full(2 * nh + 1, 1.0 / math.pi)
+    c[0] = 0.5 / math.pi
+    return c
+
+
+def _contact_jacobian(sys, Q, w):
+    """``dF_nl/dQ`` (N/m) in the basis ``[0; c1; s1; ...]`` (constant block first)."""
+    n, nh = sys.n, sys.nh
+    m = 2 * nh
+    takes_w = "w" in inspect.signature(sys.fnl).parameters
+    if takes_w:
+        _, K, _, Fw = sys.fnl(Q, w=w, dw=True)
+        if np.any(Fw != 0):
+            raise ModelError("Hill's method: a contact law of this system depends on the "
+                             "velocity; its Floquet perturbation needs df/dv, which the law "
+                             "does not give")
+    else:
+        _, K, _ = sys.fnl(Q)
+    if _h0(sys):      # the unknowns hold the constant harmonic: the system's own Jacobian
+        return K
+    out = np.zeros(((m + 1) * n, (m + 1) * n))
+    out[n:, n:] = K
+    Qm = np.asarray(Q).reshape(m, n)
+    qs = np.asarray(getattr(sys, "q_static", np.zeros(n)), float)
+    nt = 4 * nh + 4          # the integrand H_i (df/du) H_j of a cubic law has degree 4 nh
+    E = _basis0(nh, nt)
+    W = (2 * math.pi / nt) * _galerkin_weights(nh)
+    for c in sys.contacts:
+        tangent = getattr(c.element, "tangent", None)
+        if tangent is None:   # friction laws: no coupling through the constant harmonic
+            continue
+        for g in np.atleast_2d(np.asarray(c.G, float)):
+            u = E[:, 1:] @ (Qm @ g) + g @ qs
+            Kl = (W[:, None] * E.T * tangent(u)) @ E
+            Kl[1:, 1:] = 0.0          # the harmonic block is the law's own, already in K
+            out += np.kron(Kl, np.outer(g, g))
+    return out
+
+
+def hill_matrices(sys, Q, w):
+    """``(Delta_0, Delta_1, Delta_2)`` of the quadratic Hill problem at a solution.
+
+    Parameters
+    ----------
+    sys : HBSystem
+    Q : (N,) array
+        Harmonic coefficients of the periodic solution (m).
+    w : float
+        Excitation (fundamental) frequency (rad/s).
+
+    Returns
+    -------
+    D0 : (Nf, Nf) array
+        Jacobian extended to the constant harmonic (N/m), ``Nf = n (2 Nh + 1)``, basis
+        ``[0; c1; s1; ...; sNh]`` with blocks of the n DOFs.
+    D1 : (Nf, Nf) array
+        Coefficient of ``lambda`` (N s/m).
+    D2 : (Nf, Nf) array
+        Coefficient of ``lambda^2`` (kg).
+    """
+    n, nh = sys.n, sys.nh
+    Nf = (2 * nh + 1) * n
+    D0 = _contact_jacobian(sys, np.asarray(Q, float), w)
+    D1 = np.zeros((Nf, Nf))
+    D2 = np.zeros((Nf, Nf))
+    D0[:n, :n] += sys.K
+    D1[:n, :n] = sys.C
+    D2[:n, :n] = sys.M
+    for k in range(1, nh + 1):
+        i = (2 * k - 1) * n
+        c, s = slice(i, i + n), slice(i + n, i + 2 * n)
+        A = sys.K - (k * w) ** 2 * sys.M
+        B = k * w * sys.C
+        D0[c, c] += A
+        D0[s, s] += A
+        D0[c, s] += B
+        D0[s, c] -= B
+        D1[c, c] = D1[s, s] = sys.C
+        D1[c, s] = 2 * k * w * sys.M
+        D1[s, c] = -2 * k * w * sys.M
+        D2[c, c] = D2[s, s] = sys.M
+    return D0, D1, D2
+
+
+# --------------------------------------------------------------- memory of the stuck intervals
+def _stick_intervals(sys, Q):
+    """Per 1D Jenkins contact that slips: ``(kt, g, starts, ends)``, the stick intervals
+    ``[tau_j, tau_j')`` (rad, ``tau_j' > tau_j``, may pass 2 pi) and their gather row."""
+    out = []
+    for c, (tau, fr, to, state0) in zip(sys.contacts, sys.contact_states(Q)):
+        if not isinstance(c.element, Jenkins) or len(tau) == 0:
+            continue
+        ends = np.append(tau[1:], tau[0] + 2 * math.pi)
+        j = np.flatnonzero(np.asarray(to) == STICK)
+        out.append((c.element.kt, np.atleast_2d(np.asarray(c.G, float))[0], tau[j], ends[j]))
+    return out
+
+
+def _memory(sys, intervals, lam, w, nq):
+    """``K_mem(lambda)`` (N/m) and its derivative in lambda (N s/m) in the Hill basis.
+
+    In a stick interval started at ``t_j`` the Jenkins force of a perturbation ``dq`` is
+    ``kt (du(t) - du(t_j))``; for ``du = e^{lambda t} p(t)`` the frozen part, divided by
+    ``e^{lambda t}``, is ``kt e^{-sigma (tau - tau_j)} p(tau_j)``, ``sigma = lambda / w``:
+    ``K_mem[i, a] = -c_i kt sum_j int_{I_j} H_i(tau) e^{-sigma (tau - tau_j)} dtau H_a(tau_j)``
+    by Gauss-Legendre quadrature (smooth integrand of degree ``nh`` times an exponential).
+    """
+    nh, n = sys.nh, sys.n
+    Nf = (2 * nh + 1) * n
+    K = np.zeros((Nf, Nf), complex)
+    dK = np.zeros((Nf, Nf), complex)
+    x, wg = np.polynomial.legendre.leggauss(nq)
+    cw = _galerkin_weights(nh)
+    sigma = lam / w
+    for kt, g, a, b in intervals:
+        gg = np.outer(g, g)
+        for ta, tb in zip(a, b):
+            h = 0.5 * (tb - ta)
+            tau = ta + h * (x + 1)
+            e = np.exp(-sigma * (tau - ta)) * (h * wg)
+            Hq = np.column_stack([np.ones(nq), basis(nh, tau)])       # (nq, m+1)
+            Ha = np.append(1.0, basis(nh, ta))
+            beta = cw * (Hq.T @ e)
+            dbeta = cw * (Hq.T @ (e * (-(tau - ta) / w)))
+            K -= kt * np.kron(np.outer(beta, Ha), gg)
+            dK -= kt * np.kron(np.outer(dbeta, Ha), gg)
+    return K, dK
+
+
+def _mean_row(sys, intervals, nq):
+    """The mean-force row the harmonic balance leaves out (no constant term):
+    ``(1/2 pi) kt sum_j int_{I_j} H_a(tau) dtau`` of the stuck part, in the Hill basis (N/m)."""
+    nh, n = sys.nh, sys.n
+    row = np.zeros((n, (2 * nh + 1) * n))
+    x, wg = np.polynomial.legendre.leggauss(nq)
+    for kt, g, a, b in intervals:
+        for ta, tb in zip(a, b):
+            h = 0.5 * (tb - ta)
+            tau = ta + h * (x + 1)
+            Hq = np.column_stack([np.ones(nq), basis(nh, tau)])
+            row += kt / (2 * math.pi) * np.kron((h * wg) @ Hq, np.outer(g, g))
+    return row
+
+
+def _refine_memory(sys, Q, w, D, lam0, V0, intervals, tol=1e-12, max_iter=40):
+    """Newton on ``T(lambda) v = 0`` with the exact memory of the stuck intervals, from the
+    Hill estimates ``lam0`` (eigenvectors ``V0``, columns); returns the converged (lambda, v)
+    (candidates that do not converge are dropped)."""
+    D0, D1, D2 = D
+    nq = 2 * sys.nh + 32
+    K0, _ = _memory(sys, intervals, 0.0, w, nq)
+    base = D0 - K0                     # D0 holds K_mem(0) but for its mean row
+    if not _h0(sys):
+        base[:sys.n] += _mean_row(sys, intervals, nq) + K0[:sys.n].real
+    Nf = D0.shape[0]
+    out = []
+    for lam, v in zip(lam0, V0.T):
+        u = v.conj() / np.vdot(v, v)
+        v = v / (u @ v)
+        for _ in range(max_iter):
+            Km, dKm = _memory(sys, intervals, lam, w, nq)
+            T = lam * lam * D2 + lam * D1 + base + Km
+            dT = 2 * lam * D2 + D1 + dKm
+            J = np.zeros((Nf + 1, Nf + 1), complex)
+            J[:Nf, :Nf] = T
+            J[:Nf, Nf] = dT @ v
+            J[Nf, :Nf] = u
+            r = np.append(T @ v, u @ v - 1)
+            try:
+                d = np.linalg.solve(J, -r)
+            except np.linalg.LinAlgError:
+                break
+            v, lam = v + d[:Nf], lam + d[Nf]
+            if abs(d[Nf]) <= tol * w:
+                out.append((lam, v))
+                break
+    return out
+
+
+# ------------------------------------------------------------------------------ one solution
+@dataclass
+class Floquet:
+    """Floquet exponents and multipliers of one periodic solution.
+
+    Attributes
+    ----------
+    w : float
+        Fundamental frequency (rad/s); period ``T = 2 pi / w`` (s).
+    exponents : (2 n,) complex array
+        Floquet exponents (1/s), shifted by multiples of ``i w`` into the strip
+        ``|Im| <= w / 2`` and sorted by decreasing real part.
+    multipliers : (2 n,) complex array
+        ``exp(exponents T)`` (-), same order.
+    stable : bool
+        Every ``|multiplier| < 1 + tol``.
+    exact : bool
+        False when a friction law without the exact memory of its stuck intervals (the 2D
+        :class:`~fesub.hbm.contact.StickSlipSeparation`) is present: its Jacobian is that of
+        periodic perturbations (see :func:`floquet`).
+    """
+
+    w: float
+    exponents: np.ndarray
+    multipliers: np.ndarray
+    stable: bool
+    exact: bool = True
+
+    @property
+    def largest(self) -> complex:
+        """Multiplier of largest modulus (-)."""
+        return complex(self.multipliers[int(np.argmax(np.abs(self.multipliers)))])
+
+
+def _centroids(V, n, nh):
+    """Centre ``sum_j j |c_j|^2 / sum_j |c_j|^2`` of each eigenvector (columns of ``V``) over
+    the complex harmonics ``e^{i j w t}``, ``j = -nh..nh``."""
+    Vm = V.reshape(2 * nh + 1, n, -1)
+    c, s = Vm[1::2], Vm[2::2]
+    plus = (np.abs(c - 1j * s) ** 2).sum(axis=1)      # (nh, ncols) weights of e^{+ikwt}
+    minus = (np.abs(c + 1j * s) ** 2).sum(axis=1)
+    zero = 4 * (np.abs(Vm[0]) ** 2).sum(axis=0)         # |c_0|^2 against |(c - i s)/2|^2
+    k = np.arange(1, nh + 1)[:, None]
+    return (k * (plus - minus)).sum(axis=0) / (zero + (plus + minus).sum(axis=0))
+
+
+def _physical_with_memory(sys, Q, w, D, lam0, V0, intervals, sort):
+    """The ``2 n`` physical exponents with the exact memory of the stuck intervals: Newton from
+    the best-placed Hill estimates, copies shifted by ``i w`` merged, the best-placed kept."""
+    n, nh = sys.n, sys.nh
+    found = _refine_memory(sys, Q, w, D, lam0, V0, intervals)
+    groups = {}
+    for lam, v in found:
+        centre = lam - 1j * w * round(lam.imag / w)
+        key = abs(_centroids(v[:, None], n, nh)[0]) if sort == "vector" else abs(lam.imag)
+        for c in groups:
+            if abs(c - centre) <= 1e-8 * w:
+                groups[c] = min(groups[c], (key, lam), key=lambda kl: kl[0])
+                break
+        else:
+            groups[centre] = (key, lam)
+    if len(groups) < 2 * n:
+        raise ConvergenceError(f"Hill's method with the memory of the stuck intervals: "
+                               f"{len(groups)} of {2 * n} Floquet exponents converged at "
+                               f"w={w:.6g} rad/s")
+    best = sorted(groups.values(), key=lambda kl: kl[0])[:2 * n]
+    return np.array([lam for _, lam in best])
+
+
+def _check_sort(sort):
+    if sort not in ("vector", "imag"):
+        raise ParameterError(f"sort must be 'vector' or 'imag', got {sort!r}")
+    return sort
+
+
+def floquet(sys, Q, w, *, sort: str = "vector", tol: float = 1e-8) -> Floquet:
+    """Floquet exponents and multipliers of a harmonic-balance solution by Hill's method.
+
+    Parameters
+    ----------
+    sys : HBSystem
+    Q : (N,) array
+        Harmonic coefficients of the periodic solution (m).
+    w : float
+        Its fundamental (excitation) frequency (rad/s).
+    sort : {'vector', 'imag'}
+        How the ``2 n`` physical exponents are picked among the ``2 n (2 Nh + 1)``
+        eigenvalues (module docstring).
+    tol : float
+        Stable when every ``|rho| < 1 + tol`` (-): a multiplier on the unit circle (a fold
+        point) counts as stable up to the rounding of the eigen solve.
+
+    Returns
+    -------
+    Floquet
+
+    Notes
+    -----
+    For hysteretic friction laws the Jacobian is the harmonic-balance one, that of periodic
+    perturbations: the stuck offsets of a Floquet perturbation ``e^{lambda t} p(t)`` are frozen
+    at ``e^{lambda t_s} p(t_s)`` in truth, at ``p(t_s)`` here. The multipliers are exact where
+    ``lambda = 0`` (folds) and approximate elsewhere; the stable flag is reliable where the
+    multipliers are well inside the unit circle or cross it through +1.
+    """
+    _check_sort(sort)
+    w = float(w)
+    if not (w > 0 and math.isfinite(w)):
+        raise ParameterError(f"w (rad/s) must be finite and > 0, got {w!r}")
+    n, nh = sys.n, sys.nh
+    D0, D1, D2 = hill_matrices(sys, Q, w)
+    Nf = D0.shape[0]
+    A = np.zeros((2 * Nf, 2 * Nf))
+    A[:Nf, Nf:] = np.eye(Nf)
+    A[Nf:, :Nf] = -np.linalg.solve(D2, D0)
+    A[Nf:, Nf:] = -np.linalg.solve(D2, D1)
+    lam, Z = np.linalg.eig(A)
+    key = np.abs(_centroids(Z[:Nf], n, nh)) if sort == "vector" else np.abs(lam.imag)
+    intervals = _stick_intervals(sys, Q)
+    if intervals:
+        cand = np.argsort(key, kind="stable")[:min(lam.size, 6 * n)]
+        lam = _physical_with_memory(sys, Q, w, (D0, D1, D2), lam[cand], Z[:Nf, cand],
+                                    intervals, sort)
+    else:
+        lam = lam[np.argsort(key, kind="stable")[:2 * n]]
+    lam = lam - 1j * w * np.round(lam.imag / w)          # into the central strip
+    lam = lam[np.lexsort((-lam.imag, -lam.real))]
+    rho = np.exp(lam * (2 * math.pi / w))
+    exact = all(hasattr(c.element, "tangent") or isinstance(c.element, Jenkins)
+                for c in sys.contacts)
+    return Floquet(w, lam, rho, bool(np.abs(rho).max() < 1 + tol), exact)
+
+
+def _kind(rho, rtol=1e-6):
+    """Bifurcation named by the multiplier ``rho`` leaving (or entering) the unit circle."""
+    if abs(rho.imag) <= rtol * abs(rho):
+        return "fold" if rho.real > 0 else "period_doubling"
+    return "neimark_sacker"
+
+
+# ------------------------------------------------------------------------------ along a curve
+@dataclass
+class Stability(Result):
+    """Floquet multipliers along a curve of periodic solutions (forced response or backbone).
+
+    Attributes
+    ----------
+    w : (npts,) array
+        Frequency of each point (rad/s).
+    alpha : (npts,) array
+        Force amplitude of each point (N).
+    Am : (npts,) array
+        RMS amplitude at the monitor DOF (m).
+    exponents : (npts, 2 n) complex array
+        Floquet exponents (1/s), central strip ``|Im| <= w / 2``.
+    multipliers : (npts, 2 n) complex array
+        Floquet multipliers ``exp(lambda 2 pi / w)`` (-).
+    stable : (npts,) bool array
+    bifurcations : list of dict
+        Where the stability changes: ``kind`` (``'fold'``, ``'period_doubling'``,
+        ``'neimark_sacker'``), ``change`` (``'loss'`` or ``'gain'`` along the curve),
+        ``index`` (it lies between points ``index - 1`` and ``index``), ``w`` (rad/s),
+        ``alpha`` (N), ``Am`` (m), ``multiplier`` ([re, im] of the crossing multiplier, -),
+        ``located`` (``'corrected'``: solved on the curve where ``max |rho| = 1``;
+        ``'interpolated'``: linear interpolation of ``max |rho| - 1`` between the points).
+    sort : str
+        How the physical exponents were picked (``'vector'`` or ``'imag'``).
+    exact : bool
+        False when a law's Floquet perturbation is approximated (see :class:`Floquet`).
+    """
+
+    w: np.ndarray
+    alpha: np.ndarray
+    Am: np.ndarray
+    exponents: np.ndarray
+    multipliers: np.ndarray
+    stable: np.ndarray
+    bifurcations: list = field(default_factory=list)
+    sort: str = "vector"
+    exact: bool = True
+
+    kind = "stability"
+
+    def data_vars(self) -> dict:
+        """The variables (dimensions ``point``, ``exponent``) a curve's dataset takes on."""
+        return {
+            "stable": ("point", np.asarray(self.stable, np.int8),
+                       {"units": "1", "long_name": "stable (1) or unstable (0), Hill's method"}),
+            "floquet_exponents": (("point", "exponent"), np.asarray(self.exponents, complex),
+                                  {"units": "1/s", "long_name": "Floquet exponents, central "
+                                   "strip |Im| <= w/2"}),
+            "floquet_multipliers": (("point", "exponent"), np.asarray(self.multipliers, complex),
+                                    {"units": "1", "long_name": "Floquet multipliers"})}
+
+    def attrs(self) -> dict:
+        """The attributes a curve's dataset takes on."""
+        return {"bifurcations": self.bifurcations, "stability_sort": self.sort,
+                "stability_exact": bool(self.exact)}
+
+    def to_xarray(self):
+        import xarray as xr
+
+        data = self.data_vars()
+        data["Am"] = ("point", np.asarray(self.Am, float),
+                      {"units": "m", "long_name": "RMS amplitude at the monitor DOF"})
+        data["alpha"] = ("point", np.asarray(self.alpha, float),
+                         {"units": "N", "long_name": "force amplitude"})
+        return xr.Dataset(data, coords={"w": ("point", np.asarray(self.w, float),
+                                              {"units": "rad/s", "long_name": "frequency"})},
+                          attrs=self.attrs())
+
+    @classmethod
+    def from_dataset(cls, ds, w, alpha, Am):
+        """The stability a curve's dataset holds (None when it holds none)."""
+        if "stable" not in ds:
+            return None
+        a = ds.attrs
+        return cls(np.asarray(w, float), np.asarray(alpha, float), np.asarray(Am, float),
+                   ds["floquet_exponents"].values.copy(),
+                   ds["floquet_multipliers"].values.copy(), ds["stable"].values.astype(bool),
+                   list(a["bifurcations"]), a["stability_sort"], bool(a["stability_exact"]))
+
+    @classmethod
+    def from_xarray(cls, ds):
+        return cls.from_dataset(ds, ds["w"].values.copy(), ds["alpha"].values.copy(),
+                                ds["Am"].values.copy())
+
+    def summary(self) -> dict:
+        kinds = {k: sum(b["kind"] == k for b in self.bifurcations) for k in BIFURCATION_KINDS}
+        res = {"points": (len(self.w), None), "unstable_points": (int(np.sum(~self.stable)), None),
+               **{f"{k}_points": (v, None) for k, v in kinds.items()}}
+        return summary_record(self.kind, {"sort": (self.sort, None)}, res)
+
+
+def _progress(it, progress, desc):
+    if not progress:
+        return it
+    from tqdm import tqdm
+
+    return tqdm(it, desc=desc, unit="point")
+
+
+def _along(sys, Qs, ws, alphas, sort, progress, desc):
+    fl = [floquet(sys, q, w, sort=sort) for q, w in _progress(zip(Qs, ws), progress, desc)]
+    n2 = 2 * sys.n
+    ex = np.array([f.exponents for f in fl]).reshape(-1, n2)
+    rho = np.array([f.multipliers for f in fl]).reshape(-1, n2)
+    st = np.array([f.stable for f in fl], bool)
+    exact = all(f.exact for f in fl)
+    Am = np.array([sys.amplitude(q) for q in Qs])
+    return Stability(np.asarray(ws, float), np.asarray(alphas, float), Am, ex, rho, st, [],
+                     sort, exact)
+
+
+def _record(kind_rho, i, stab_prev, w, alpha, Am, located):
+    return {"kind": _kind(kind_rho), "change": "loss" if stab_prev else "gain", "index": int(i),
+            "w": float(w), "alpha": float(alpha), "Am": float(Am),
+            "multiplier": [float(kind_rho.real), float(kind_rho.imag)], "located": located}
+
+
+def _interpolated(st: Stability):
+    """Bifurcations between the points, located by linear interpolation."""
+    g = np.abs(st.multipliers).max(axis=1) - 1
+    out = []
+    for i in np.flatnonzero(st.stable[1:] != st.stable[:-1]) + 1:
+        j = i if st.stable[i - 1] else i - 1            # the unstable point of the two
+        rho = st.multipliers[j][np.argmax(np.abs(st.multipliers[j]))]
+        t = g[i - 1] / (g[i - 1] - g[i]) if g[i - 1] != g[i] else 0.5
+        lerp = [(1 - t) * v[i - 1] + t * v[i] for v in (st.w, st.alpha, st.Am)]
+        out.append(_record(rho, i, st.stable[i - 1], *lerp, "interpolated"))
+    return out
+
+
+def _on_curve(sys, alpha, ya, yb, s, tol=1e-11, max_iter=30):
+    """Solution ``(Q, w)`` of the forced response on the hyperplane through
+    ``ya + s (yb - ya)`` normal to the secant ``yb - ya`` (scaled unknowns)."""
+    N = sys.N
+    sc = np.append(np.full(N, max(np.abs(ya[:N]).max(), np.abs(yb[:N]).max())), abs(ya[N]))
+    za, zb = ya / sc, yb / sc
+    d = zb - za
+    z0 = za + s * d
+    z = z0.copy()
+    for _ in range(max_iter):
+        y = z * sc
+        R, RQ, Rw, _ = sys.jacobian(y[:N], y[N], alpha)
+        if np.abs(R).max() <= tol * alpha and abs(d @ (z - z0)) <= tol:
+            return y[:N], y[N]
+        J = np.vstack([np.column_stack([RQ * sc[:N], Rw * sc[N]]) / alpha, d])
+        z = z - np.linalg.solve(J, np.append(R / alpha, d @ (z - z0)))
+    raise ConvergenceError(f"stability: no forced response on the curve between "
+                           f"w={ya[N]:.6g} and {yb[N]:.6g} rad/s")
+
+
+def _corrected(sys, frf, st: Stability, sort):
+    """Bifurcations of a forced response located on the curve: ``max |rho| = 1`` by Brent's
+    method on the hyperplanes between the two points that bracket it."""
+    from scipy.optimize import brentq
+
+    out = []
+    for b in _interpolated(st):
+        i = b["index"]
+        ya = np.append(frf.Q[i - 1], frf.w[i - 1])
+        yb = np.append(frf.Q[i], frf.w[i])
+        memo = {}
+
+        def g(s):
+            Q, w = _on_curve(sys, frf.alpha, ya, yb, s)
+            f = floquet(sys, Q, w, sort=sort)
+            memo[s] = (Q, w, f)
+            return float(np.abs(f.multipliers).max() - 1)
+
+        try:
+            s = brentq(g, 0.0, 1.0, xtol=1e-12, rtol=1e-12, maxiter=100)
+        except (ValueError, ConvergenceError):
+            out.append(b)                                # keep the interpolated location
+            continue
+        Q, w, f = memo[s] if s in memo else (*_on_curve(sys, frf.alpha, ya, yb, s), None)
+        rho = b["multiplier"][0] + 1j * b["multiplier"][1]
+        if f is not None:
+            rho = f.largest
+        out.append(_record(rho, i, st.stable[i - 1], w, frf.alpha, sys.amplitude(Q),
+                           "corrected"))
+    return out
+
+
+def frf_stability(sys, frf, *, sort: str = "vector", locate: bool = True,
+                  progress: bool = False) -> Stability:
+    """Stability of every point of a forced response (:class:`~fesub.hbm.forced.FRF`).
+
+    Parameters
+    ----------
+    sys : HBSystem
+        The system the forced response was computed on.
+    frf : FRF
+    sort : {'vector', 'imag'}
+        Selection of the physical Floquet exponents (see :func:`floquet`).
+    locate : bool
+        Locate each change of stability on the curve (``max |rho| = 1``, Brent's method on
+        the forced response between the two points); else interpolate between the points.
+    progress : bool
+        tqdm progress bar over the points.
+
+    Returns
+    -------
+    Stability
+    """
+    _check_sort(sort)
+    st = _along(sys, frf.Q, frf.w, np.full(len(frf.w), float(frf.alpha)), sort, progress,
+                "Hill stability")
+    st.bifurcations = _corrected(sys, frf, st, sort) if locate else _interpolated(st)
+    return st
+
+
+def backbone_stability(sys, bb, *, sort: str = "vector", progress: bool = False) -> Stability:
+    """Stability of every point of a backbone (:class:`~fesub.hbm.backbone.Backbone`): each
+    point is the forced response at its force ``alpha`` (N) and frequency ``w`` (rad/s).
+    Changes of stability are interpolated between the points (see :func:`frf_stability`)."""
+    _check_sort(sort)
+    st = _along(sys, bb.Q, bb.w, bb.alpha, sort, progress, "Hill stability")
+    st.bifurcations = _interpolated(st)
+    return st
