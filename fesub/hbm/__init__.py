@@ -12,6 +12,7 @@ Modules, by what a user does:
 ``system``      :class:`HBSystem` and :class:`ContactElement` (a contact law placed on DOFs)
 ``contact``     the contact laws :class:`Jenkins` (1D) and :class:`StickSlipSeparation` (2D):
                 harmonic forces, stiffness and Hessian by the event method or AFT
+``cubic``       :class:`Cubic`: cubic (Duffing) stiffness ``f = k3 u^3``, placed like a contact law
 ``fourier``     harmonic basis, interval integrals, harmonic amplitudes
 ``forced``      forced responses: :func:`solve_at`, :func:`solve_condensed` (one frequency),
                 :func:`forced_response` (:class:`FRF`), :func:`frf_peak`,
@@ -22,6 +23,9 @@ Modules, by what a user does:
 ``ridges``      ridges traced one by one, the global checks and their upper envelope
 ``nnm``         :func:`phase_resonance` (:class:`PhaseResonance`), :func:`dnnm` (:class:`DNNM`),
                 :func:`linear_modes`
+``stability``   Hill's method: :func:`floquet` (:class:`Floquet`: exponents, multipliers, stable
+                flag) of one solution, :func:`frf_stability` and :func:`backbone_stability`
+                (:class:`Stability`: along a curve, folds / period doublings / Neimark-Sacker)
 ``timeint``     :func:`newmark`: time integration with an exact return mapping, to validate
 ``plots``       figures of the study (imported on its own: ``from fesub.hbm import plots``)
 ==============  ==============================================================================
@@ -31,22 +35,26 @@ Units: SI throughout (forces in N, frequencies in rad/s, displacements in m).
 
 from .backbone import Backbone, backbone
 from .contact import ContactResult, Jenkins, StickSlipSeparation, force_history
+from .cubic import Cubic
 from .forced import (FRF, forced_response, forced_response_point, frf_peak, solve_at,
                      solve_condensed)
 from .nnm import DNNM, PhaseResonance, dnnm, linear_modes, phase_resonance
 from .optimality import backbone_point
+from .stability import Floquet, Stability, backbone_stability, floquet, frf_stability
 from .system import ContactElement, HBSystem
 from .timeint import TimeResult, fundamental, initial_from_hb, newmark
 
 __all__ = [
     # systems and contact laws
     "HBSystem", "ContactElement", "Jenkins", "StickSlipSeparation", "ContactResult",
-    "force_history",
+    "force_history", "Cubic",
     # forced responses
     "FRF", "forced_response", "solve_at", "solve_condensed", "frf_peak", "forced_response_point",
     # backbones
     "Backbone", "backbone", "backbone_point",
     "PhaseResonance", "phase_resonance", "DNNM", "dnnm", "linear_modes",
+    # stability (Hill's method)
+    "Floquet", "floquet", "Stability", "frf_stability", "backbone_stability",
     # time integration
     "TimeResult", "newmark", "fundamental", "initial_from_hb",
 ]
