@@ -317,3 +317,131 @@ def test_floquet_rejects_bad_input(duffing_frf):
         floquet(sy, frf.Q[0], frf.w[0], sort="nearest")
     with pytest.raises(ParameterError, match="w"):
         floquet(sy, frf.Q[0], -1.0)
+
+
+# ----------------------------------------------------------------------------- acceptance
+# Duffing oscillator of the acceptance tests: damping large enough (zeta = 0.025) that
+# transients decay within 100 periods, force large enough for a fold pair (w ~ 1.10 .. 1.19)
+AM, AC, AK, AK3, AF = 1.0, 0.05, 1.0, 0.2, 0.1
+
+
+def _duffing_long(y0, w, periods, c=AC, k3=AK3, F=AF, ns=64):
+    """solve_ivp (DOP853, rtol 1e-11) over ``periods``; samples of the last two periods."""
+    from scipy.integrate import solve_ivp
+
+    T = 2 * math.pi / w
+    te = np.linspace((periods - 2) * T, periods * T, 2 * ns + 1)[:-1]
+    s = solve_ivp(lambda t, y: [y[1], (F * math.cos(w * t) - c * y[1] - AK * y[0]
+                                       - k3 * y[0] ** 3) / AM],
+                  (0, periods * T), y0, method="DOP853", rtol=1e-11, atol=1e-13, t_eval=te)
+    assert s.success
+    return te.reshape(2, ns), s.y[0].reshape(2, ns)
+
+
+def _first_harmonic(t, u, w):
+    """Amplitude of the first harmonic of one period sampled at ns equal steps (the
+    trapezoidal rule is exact for the harmonics below ns - 1)."""
+    return 2 / u.size * abs(np.sum(u * np.exp(-1j * w * t)))
+
+
+def _hb_history(Q, w, t):
+    nh = Q.size // 2
+    k = np.arange(1, nh + 1)
+    return np.cos(np.outer(w * t, k)) @ Q[0::2] + np.sin(np.outer(w * t, k)) @ Q[1::2]
+
+
+@pytest.fixture(scope="module")
+def acceptance():
+    from fesub.hbm.forced import forced_response
+    from fesub.hbm.stability import frf_stability
+
+    sy = HBSystem(AM * np.eye(1), AC * np.eye(1), AK * np.eye(1), 9,
+                  [ContactElement(Cubic(AK3), np.eye(1), "cubic")], fex=0, dof=0)
+    frf = forced_response(sy, AF, (0.7, 1.8), ds=0.02, ds_max=0.05)
+    return sy, frf, frf_stability(sy, frf)
+
+
+def test_acceptance_hb_matches_long_time_integration(acceptance):
+    sy, frf, st = acceptance
+    rmax = np.abs(st.multipliers).max(axis=1)
+    # stable points around the peak whose transients decay fast: max |rho| <= 0.9, so 100
+    # periods shrink the 1e-3 start perturbation to < 1e-3 * 0.9^100 = 3e-8 (a point within
+    # ~1e-3 of a fold has a multiplier near 1 and would need thousands of periods)
+    ipk = int(np.argmax(frf.Am))
+    ok = np.flatnonzero(st.stable & (rmax <= 0.9))
+    pts = sorted(ok[np.argsort(np.abs(frf.w[ok] - frf.w[ipk]))[:10]])
+    assert len(pts) == 10 and frf.w[pts].min() < frf.w[ipk] < frf.w[pts].max()
+    errs = []
+    for i in pts:
+        Q, w = frf.Q[i], frf.w[i]
+        y0 = 1.001 * _state0(Q, w, sy.nh)        # off the orbit: the attractor must pull back
+        t, u = _duffing_long(y0, w, 100)
+        a_int, a_prev = _first_harmonic(t[1], u[1], w), _first_harmonic(t[0], u[0], w)
+        a_hb = math.hypot(Q[0], Q[1])
+        assert abs(a_int - a_prev) < 1e-7 * a_hb          # transients have decayed
+        errs.append(abs(a_int - a_hb) / a_hb)
+    # Nh = 9 leaves harmonics above 19 (< 1e-12 here) and the integrator's rtol is 1e-11:
+    # measured max 4e-11, asserted at the 1e-4 of the specification
+    assert max(errs) < 1e-4
+
+
+def test_acceptance_hill_stability_matches_integration(acceptance):
+    sy, frf, st = acceptance
+    up, lo = st.bifurcations
+    mid = np.arange(up["index"], lo["index"])
+    assert np.all(~st.stable[mid]) and len(mid) >= 3
+    # middle branch: from the harmonic solution (1e-6 off) the motion leaves the orbit within
+    # 150 periods (max |rho| >= 1.1 there: 1e-6 * 1.1^150 > 1); upper and lower stable
+    # points next to the folds stay on it (max |rho| < 1: the offset does not grow)
+    rmax = np.abs(st.multipliers).max(axis=1)
+    unstable = [i for i in mid if rmax[i] >= 1.1]
+    pick = [unstable[0], unstable[len(unstable) // 2], unstable[-1]]
+    stable = [up["index"] - 2, lo["index"] + 1]
+    for i in pick + stable:
+        Q, w = frf.Q[i], frf.w[i]
+        t, u = _duffing_long((1 + 1e-6) * _state0(Q, w, sy.nh), w, 150)
+        dev = np.abs(u[1] - _hb_history(Q, w, t[1])).max() / math.hypot(Q[0], Q[1])
+        if i in pick:
+            assert dev > 1e-2, (frf.w[i], dev)
+        else:
+            assert dev < 1e-6, (frf.w[i], dev)
+
+
+def _first_harmonic_folds(m, c, k, k3, F, guesses):
+    """Folds ``d w / d a = 0`` of the first-harmonic frequency-response equation
+    ``G(a, w) = ((k + 3/4 k3 a^2 - m w^2)^2 + (c w)^2) a^2 - F^2 = 0``: G = 0 and dG/da = 0,
+    solved by scipy's fsolve from rough guesses (a in m, w in rad/s)."""
+    from scipy.optimize import fsolve
+
+    def eqs(x):
+        a, w = x
+        d = k + 0.75 * k3 * a * a - m * w * w
+        G = (d * d + c * c * w * w) * a * a - F * F
+        Ga = 3 * d * k3 * a ** 3 + 2 * (d * d + c * c * w * w) * a
+        return [G / F ** 2, Ga * a / F ** 2]
+
+    return [fsolve(eqs, g, xtol=1e-13) for g in guesses]
+
+
+def test_acceptance_folds_vs_first_harmonic_prediction():
+    from fesub.hbm.forced import forced_response
+    from fesub.hbm.stability import frf_stability
+
+    # weakly nonlinear: eps = k3 a^2 / k ~ 0.05 at the upper fold, 0.015 at the lower
+    m, c, k, k3, F = 1.0, 0.01, 1.0, 1.25, 0.002
+    ref = _first_harmonic_folds(m, c, k, k3, F, ([0.2, 1.02], [0.05, 1.005]))
+    sy = HBSystem(m * np.eye(1), c * np.eye(1), k * np.eye(1), 9,
+                  [ContactElement(Cubic(k3), np.eye(1), "cubic")])
+    st = frf_stability(sy, forced_response(sy, F, (0.95, 1.08), ds=0.02, ds_max=0.05))
+    assert [b["kind"] for b in st.bifurcations] == ["fold", "fold"]
+    for b, (a1, w1) in zip(st.bifurcations, ref):
+        eps = k3 * a1 * a1 / k
+        err = abs(b["w"] - w1) / w1
+        # the first-harmonic balance drops the third harmonic (relative size eps/32); the
+        # Lindstedt-Poincare expansion gives w = 1 + 3/8 eps - 15/256 eps^2 on the backbone
+        # against 1 + 3/8 eps - 9/128 eps^2 from the first-harmonic equation: they differ by
+        # 3/256 eps^2 (2.6e-5 and 2.5e-6 here). The measured differences are 0.9 and 0.97
+        # of that estimate; asserted within a factor 4 either way (the estimate is the
+        # backbone's, the folds lie next to it)
+        assert 3 / 256 * eps ** 2 / 4 < err < 4 * 3 / 256 * eps ** 2, (b["w"], w1, err)
+        assert abs(b["Am"] * math.sqrt(2) - a1) / a1 < 10 * eps ** 2
