@@ -445,3 +445,27 @@ def test_acceptance_folds_vs_first_harmonic_prediction():
         # backbone's, the folds lie next to it)
         assert 3 / 256 * eps ** 2 / 4 < err < 4 * 3 / 256 * eps ** 2, (b["w"], w1, err)
         assert abs(b["Am"] * math.sqrt(2) - a1) / a1 < 10 * eps ** 2
+
+
+# ----------------------------------------------------------------------------- figures
+def test_stability_figure(tmp_path, duffing_frf):
+    from fesub.hbm import plots
+    from fesub.hbm.stability import frf_stability
+    from fesub.plots import style
+
+    sy, frf = duffing_frf
+    st = frf_stability(sy, frf)
+    fig = plots.stability([st], case="Duffing, Nh = 9")
+    assert style.check_figure(fig) == []
+    ax = fig.axes[0]
+    styles = {ln.get_linestyle() for ln in ax.lines if len(ln.get_xdata()) > 1}
+    assert {"-", "--"} <= styles                      # stable solid, unstable dashed
+    marks = [ln for ln in ax.lines if ln.get_marker() == "o"]
+    assert len(marks) == 2                            # the two folds
+    np.testing.assert_allclose(sorted(m.get_xdata()[0] for m in marks),
+                               sorted(b["w"] / (2 * math.pi) for b in st.bifurcations))
+    # dashed runs cover exactly the unstable points (plus the joining point of each run)
+    dashed = [ln for ln in ax.lines if ln.get_linestyle() == "--" and len(ln.get_xdata()) > 1]
+    assert sum(len(ln.get_xdata()) for ln in dashed) == int(np.sum(~st.stable)) + 1
+    plots.stability(st, path=tmp_path / "stab.png", multipliers=False, hz=False)
+    assert (tmp_path / "stab.png").exists()

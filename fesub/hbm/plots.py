@@ -12,7 +12,8 @@ import math
 
 import numpy as np
 
-__all__ = ["frf_family", "method_comparison", "nh_comparison", "contact_timeline", "energy"]
+__all__ = ["frf_family", "method_comparison", "nh_comparison", "contact_timeline", "energy",
+           "stability"]
 
 
 def _plt():
@@ -207,4 +208,83 @@ def energy(sys, bb, dn=None, *, path=None, case=""):
         ax.set_xlabel("force alpha [N]")
         ax.grid(True, which="both", alpha=0.3)
     axs[1].legend(fontsize=7)
+    return _save(fig, path)
+
+
+#: marker, colour and legend label of each kind of bifurcation in :func:`stability`
+_BIF_STYLE = {"fold": ("o", "k", "fold"),
+              "period_doubling": ("^", "tab:blue", "period doubling"),
+              "neimark_sacker": ("s", "tab:red", "Neimark-Sacker")}
+
+
+def _runs(stable):
+    """``(start, stop, stable)`` runs of equal stability; each run ends on the first point of
+    the next one, so that the drawn curve stays connected."""
+    cut = np.flatnonzero(np.diff(np.asarray(stable, int)) != 0) + 1
+    starts = np.concatenate([[0], cut])
+    stops = np.concatenate([cut + 1, [len(stable)]])
+    return [(a, min(b, len(stable)), bool(stable[a])) for a, b in zip(starts, stops)]
+
+
+def stability(curves, *, hz=True, path=None, title="Forced response and its stability",
+              case="", multipliers=True, logy=False):
+    """Amplitude against frequency, stable parts solid and unstable parts dashed, with the
+    folds, period doublings and Neimark-Sacker points marked; optionally the largest Floquet
+    multiplier modulus against frequency below.
+
+    Parameters
+    ----------
+    curves : Stability or list of Stability
+        Results of :func:`fesub.hbm.stability.frf_stability` or
+        :func:`~fesub.hbm.stability.backbone_stability` (they hold ``w`` in rad/s and ``Am`` in
+        m).
+    hz : bool
+        Frequencies in Hz (else rad/s).
+    path : path-like, optional
+        Written with ``style.save`` when given.
+    multipliers : bool
+        Add the panel of ``max |rho|`` (-) with the unit circle's ``|rho| = 1``.
+    logy : bool
+        Logarithmic amplitude axis.
+    """
+    plt = _plt()
+    curves = [curves] if not isinstance(curves, (list, tuple)) else list(curves)
+    if multipliers:
+        fig, (ax, axm) = plt.subplots(2, 1, figsize=(7, 6), sharex=True,
+                                      gridspec_kw={"height_ratios": [3, 1.4]})
+    else:
+        fig, ax = plt.subplots(figsize=(7, 4.5))
+        axm = None
+    sc = 1 / (2 * math.pi) if hz else 1.0
+    seen = set()
+    for k, st in enumerate(curves):
+        color = f"C{k % 10}"
+        w, am = np.asarray(st.w) * sc, np.asarray(st.Am)
+        label = f"alpha = {float(np.ravel(st.alpha)[0]):.3g} N" if len(st.alpha) else None
+        for a, b, ok in _runs(st.stable):
+            ax.plot(w[a:b], am[a:b], ls="-" if ok else "--", color=color, lw=1.3,
+                    label=label)
+            label = None
+        if axm is not None:
+            axm.plot(w, np.abs(st.multipliers).max(axis=1), color=color, lw=1)
+        for bif in st.bifurcations:
+            mk, col, name = _BIF_STYLE[bif["kind"]]
+            ax.plot(bif["w"] * sc, bif["Am"], mk, color=col, ms=6, mfc="none", mew=1.5,
+                    label=None if name in seen else name, zorder=3)
+            seen.add(name)
+    ax.plot([], [], "k-", lw=1.3, label="stable")
+    ax.plot([], [], "k--", lw=1.3, label="unstable (Hill)")
+    if logy:
+        ax.set_yscale("log")
+    ax.set_ylabel("Am, RMS amplitude [m]")
+    ax.set_title(_titled(title, case))
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend(fontsize=7)
+    if axm is not None:
+        axm.axhline(1.0, color="0.4", lw=0.8, ls=":")
+        axm.set_ylabel("max |Floquet multiplier| [-]")
+        axm.set_xlabel(_freq_label(hz))
+        axm.set_title("largest Floquet multiplier (unstable above 1)", fontsize=9)
+        axm.grid(True, alpha=0.3)
+    ax.set_xlabel(_freq_label(hz))
     return _save(fig, path)
