@@ -469,3 +469,40 @@ def test_stability_figure(tmp_path, duffing_frf):
     assert sum(len(ln.get_xdata()) for ln in dashed) == int(np.sum(~st.stable)) + 1
     plots.stability(st, path=tmp_path / "stab.png", multipliers=False, hz=False)
     assert (tmp_path / "stab.png").exists()
+
+
+def test_backbone_stability_jenkins():
+    from fesub.hbm.backbone import backbone
+    from fesub.hbm.contact import force_history
+    from fesub.hbm.stability import backbone_stability
+
+    sy = jenkins(7)
+    bb = backbone(sy, (0.01, 0.2), (1.2, 1.6), ds_max=1.0)
+    st = backbone_stability(sy, bb)
+    assert st.exact and len(st.w) == len(bb.alpha) and st.bifurcations == []
+    np.testing.assert_array_equal(st.alpha, bb.alpha)
+    # peaks of a 1-DOF friction oscillator are stable: every point, and the multipliers of
+    # the middle point agree with shooting to the Nh = 7 truncation (2e-4 measured above)
+    assert st.stable.all()
+    i = len(bb.alpha) // 2
+    Q, w, F = bb.Q[i], bb.w[i], bb.alpha[i]
+    fx, _, state = force_history(sy.contacts[0].element, Q, sy.nh, 4096)
+    y0 = np.append(_state0(Q, w, sy.nh), fx[0])
+    _, mono = jenkins_shooting(y0, 0 if state[0] == 0 else (1 if y0[1] > 0 else 2), w, F)
+    assert _match(st.multipliers[i], mono[np.argsort(-np.abs(mono))][:2]) < 1e-3
+
+
+@pytest.mark.parametrize("rho, kind", [(1.02, "fold"), (-1.05, "period_doubling"),
+                                       (0.6 + 0.85j, "neimark_sacker")])
+def test_bifurcation_kind_from_the_crossing_multiplier(rho, kind):
+    from fesub.hbm.stability import Stability, _interpolated
+
+    # two points, stable then unstable: the multiplier of the unstable one names the loss
+    inside = 0.9 * rho / abs(rho)
+    mult = np.array([[inside, np.conj(inside)], [rho, np.conj(rho) if kind != "fold" else 0.5]])
+    st = Stability(np.array([1.0, 1.1]), np.array([1.0, 1.0]), np.array([0.1, 0.2]),
+                   np.log(mult.astype(complex)), mult.astype(complex), np.array([True, False]))
+    (b,) = _interpolated(st)
+    assert b["kind"] == kind and b["change"] == "loss" and b["index"] == 1
+    g0, g1 = abs(inside) - 1, abs(rho) - 1
+    assert b["w"] == pytest.approx(1.0 + 0.1 * g0 / (g0 - g1))

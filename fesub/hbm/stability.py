@@ -37,6 +37,7 @@ exact at folds, an approximation of the memory of the stuck intervals away from 
 
 from __future__ import annotations
 
+import functools
 import inspect
 import math
 from dataclasses import dataclass, field
@@ -167,6 +168,12 @@ def _stick_intervals(sys, Q):
     return out
 
 
+@functools.lru_cache(maxsize=8)
+def _gauss(nq):
+    """Gauss-Legendre nodes and weights on [-1, 1] (computed once per order)."""
+    return np.polynomial.legendre.leggauss(nq)
+
+
 def _memory(sys, intervals, lam, w, nq):
     """``K_mem(lambda)`` (N/m) and its derivative in lambda (N s/m) in the Hill basis.
 
@@ -180,21 +187,22 @@ def _memory(sys, intervals, lam, w, nq):
     Nf = (2 * nh + 1) * n
     K = np.zeros((Nf, Nf), complex)
     dK = np.zeros((Nf, Nf), complex)
-    x, wg = np.polynomial.legendre.leggauss(nq)
+    x, wg = _gauss(nq)
     cw = _galerkin_weights(nh)
     sigma = lam / w
     for kt, g, a, b in intervals:
         gg = np.outer(g, g)
-        for ta, tb in zip(a, b):
-            h = 0.5 * (tb - ta)
-            tau = ta + h * (x + 1)
-            e = np.exp(-sigma * (tau - ta)) * (h * wg)
-            Hq = np.column_stack([np.ones(nq), basis(nh, tau)])       # (nq, m+1)
-            Ha = np.append(1.0, basis(nh, ta))
-            beta = cw * (Hq.T @ e)
-            dbeta = cw * (Hq.T @ (e * (-(tau - ta) / w)))
-            K -= kt * np.kron(np.outer(beta, Ha), gg)
-            dK -= kt * np.kron(np.outer(dbeta, Ha), gg)
+        h = 0.5 * (b - a)[:, None]                                   # (nI, 1)
+        s = h * (x + 1)                                              # tau - tau_j, (nI, nq)
+        with np.errstate(over="ignore", invalid="ignore"):
+            e = np.exp(-sigma * s) * (h * wg)
+        Hq = np.concatenate([np.ones(s.shape + (1,)), basis(nh, a[:, None] + s)],
+                            axis=-1)                                 # (nI, nq, m+1)
+        Ha = np.column_stack([np.ones(a.size), basis(nh, a)])           # (nI, m+1)
+        beta = cw * np.einsum("jqi,jq->ji", Hq, e)
+        dbeta = cw * np.einsum("jqi,jq->ji", Hq, e * (-s / w))
+        K -= kt * np.kron(beta.T @ Ha, gg)
+        dK -= kt * np.kron(dbeta.T @ Ha, gg)
     return K, dK
 
 
@@ -203,7 +211,7 @@ def _mean_row(sys, intervals, nq):
     ``(1/2 pi) kt sum_j int_{I_j} H_a(tau) dtau`` of the stuck part, in the Hill basis (N/m)."""
     nh, n = sys.nh, sys.n
     row = np.zeros((n, (2 * nh + 1) * n))
-    x, wg = np.polynomial.legendre.leggauss(nq)
+    x, wg = _gauss(nq)
     for kt, g, a, b in intervals:
         for ta, tb in zip(a, b):
             h = 0.5 * (tb - ta)
@@ -213,10 +221,11 @@ def _mean_row(sys, intervals, nq):
     return row
 
 
-def _refine_memory(sys, Q, w, D, lam0, V0, intervals, tol=1e-12, max_iter=40):
+def _refine_memory(sys, Q, w, D, lam0, V0, intervals, tol=1e-12, max_iter=30):
     """Newton on ``T(lambda) v = 0`` with the exact memory of the stuck intervals, from the
-    Hill estimates ``lam0`` (eigenvectors ``V0``, columns); returns the converged (lambda, v)
-    (candidates that do not converge are dropped)."""
+    Hill estimates ``lam0`` (eigenvectors ``V0``, columns) in turn; yields each converged
+    ``(lambda, v)`` (a candidate that diverges, leaving the strip's width per step after
+    three steps, or does not converge is dropped)."""
     D0, D1, D2 = D
     nq = 2 * sys.nh + 32
     K0, _ = _memory(sys, intervals, 0.0, w, nq)
@@ -224,28 +233,29 @@ def _refine_memory(sys, Q, w, D, lam0, V0, intervals, tol=1e-12, max_iter=40):
     if not _h0(sys):
         base[:sys.n] += _mean_row(sys, intervals, nq) + K0[:sys.n].real
     Nf = D0.shape[0]
-    out = []
+    J = np.zeros((Nf + 1, Nf + 1), complex)
     for lam, v in zip(lam0, V0.T):
         u = v.conj() / np.vdot(v, v)
         v = v / (u @ v)
-        for _ in range(max_iter):
+        J[Nf, :Nf] = u
+        for it in range(max_iter):
             Km, dKm = _memory(sys, intervals, lam, w, nq)
             T = lam * lam * D2 + lam * D1 + base + Km
-            dT = 2 * lam * D2 + D1 + dKm
-            J = np.zeros((Nf + 1, Nf + 1), complex)
             J[:Nf, :Nf] = T
-            J[:Nf, Nf] = dT @ v
-            J[Nf, :Nf] = u
+            J[:Nf, Nf] = (2 * lam * D2 + D1 + dKm) @ v
             r = np.append(T @ v, u @ v - 1)
+            if not np.all(np.isfinite(J)) or not np.all(np.isfinite(r)):
+                break
             try:
                 d = np.linalg.solve(J, -r)
             except np.linalg.LinAlgError:
                 break
             v, lam = v + d[:Nf], lam + d[Nf]
             if abs(d[Nf]) <= tol * w:
-                out.append((lam, v))
+                yield lam, v
                 break
-    return out
+            if it >= 3 and abs(d[Nf]) > w:
+                break
 
 
 # ------------------------------------------------------------------------------ one solution
@@ -298,9 +308,8 @@ def _physical_with_memory(sys, Q, w, D, lam0, V0, intervals, sort):
     """The ``2 n`` physical exponents with the exact memory of the stuck intervals: Newton from
     the best-placed Hill estimates, copies shifted by ``i w`` merged, the best-placed kept."""
     n, nh = sys.n, sys.nh
-    found = _refine_memory(sys, Q, w, D, lam0, V0, intervals)
     groups = {}
-    for lam, v in found:
+    for lam, v in _refine_memory(sys, Q, w, D, lam0, V0, intervals):
         centre = lam - 1j * w * round(lam.imag / w)
         key = abs(_centroids(v[:, None], n, nh)[0]) if sort == "vector" else abs(lam.imag)
         for c in groups:
@@ -309,6 +318,8 @@ def _physical_with_memory(sys, Q, w, D, lam0, V0, intervals, sort):
                 break
         else:
             groups[centre] = (key, lam)
+            if len(groups) == 2 * n:      # the best-placed candidates come first
+                break
     if len(groups) < 2 * n:
         raise ConvergenceError(f"Hill's method with the memory of the stuck intervals: "
                                f"{len(groups)} of {2 * n} Floquet exponents converged at "
