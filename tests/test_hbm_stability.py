@@ -506,3 +506,18 @@ def test_bifurcation_kind_from_the_crossing_multiplier(rho, kind):
     assert b["kind"] == kind and b["change"] == "loss" and b["index"] == 1
     g0, g1 = abs(inside) - 1, abs(rho) - 1
     assert b["w"] == pytest.approx(1.0 + 0.1 * g0 / (g0 - g1))
+
+
+def test_two_dimensional_contact_is_flagged_approximate():
+    from fesub.hbm.contact import StickSlipSeparation
+    from fesub.hbm.forced import solve_at
+    from fesub.hbm.stability import floquet
+
+    sy = HBSystem(np.eye(2), 0.02 * np.eye(2), np.array([[2.0, -1.0], [-1.0, 1.0]]), 3,
+                  [ContactElement(StickSlipSeparation(1.0, 2.0, 0.3, 0.5),
+                                  np.array([[1.0, 0.0], [0.0, 1.0]]), "2d")],
+                  fex=np.array([1.0, 0.0]), dof=0)
+    Q = solve_at(sy, 1.0, 0.3)
+    with pytest.warns(RuntimeWarning, match="memory"):
+        f = floquet(sy, Q, 1.0)
+    assert not f.exact and f.multipliers.shape == (4,)

@@ -40,6 +40,7 @@ from __future__ import annotations
 import functools
 import inspect
 import math
+import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -388,6 +389,11 @@ def floquet(sys, Q, w, *, sort: str = "vector", tol: float = 1e-8) -> Floquet:
     rho = np.exp(lam * (2 * math.pi / w))
     exact = all(hasattr(c.element, "tangent") or isinstance(c.element, Jenkins)
                 for c in sys.contacts)
+    if not exact:
+        warnings.warn("Hill's method: a contact law without the memory of its stuck "
+                      "intervals in the Floquet perturbation (2D stick-slip-separation) is "
+                      "linearised for periodic perturbations; its multipliers are exact only "
+                      "at lambda = 0 (folds)", RuntimeWarning, stacklevel=2)
     return Floquet(w, lam, rho, bool(np.abs(rho).max() < 1 + tol), exact)
 
 
