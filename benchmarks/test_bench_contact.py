@@ -50,7 +50,7 @@ def test_transient_cost_per_step_vs_retained_modes(benchmark, system, n_modes):
     (expected: linear). The benchmark system is padded with extra target modes that carry no
     motion at the contact (zero rows) and lie below the highest frequency, so the physics and
     the time step are unchanged while every per-step loop runs over n_modes coordinates."""
-    from fesub.contact.transient import _run_modal
+    from fesub.contact.march import march_modal
     import copy
 
     if benchmark.disabled and n_modes > 250:
@@ -67,7 +67,7 @@ def test_transient_cost_per_step_vs_retained_modes(benchmark, system, n_modes):
 
     def run():
         with _backend.use("compiled"):
-            return _run_modal(S, h, n_steps, 100, w1, q2, rough, 0.03, 0.1, 1.0, False, n_steps)
+            return march_modal(S, h, n_steps, 100, w1, q2, rough, 0.03, 0.1, 1.0, False, n_steps)
 
     out = benchmark.pedantic(run, rounds=3, iterations=1)
     assert out[2] == n_steps

@@ -15,7 +15,7 @@ import pytest
 import scipy.linalg as sla
 
 from fesub.contact import eigen
-from fesub.contact.transient import SlidingContactSystem
+from fesub.contact.system import SlidingContactSystem
 from fesub.errors import ParameterError
 from fesub.models.beam_on_beam import BeamOnBeamParams, build, contact_system
 

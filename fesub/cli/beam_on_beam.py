@@ -91,12 +91,9 @@ def run(args) -> int:
 
 
 def _study(args) -> int:
+    """The study in its order: model, eigenvalue analyses, transients, TD-FRF, mode shapes, summary."""
     import time
 
-    import numpy as np
-
-    from ..contact import eigen
-    from ..contact.transient import simulate
     from ..models import beam_on_beam as bb
     from .common import StudyDir
 
@@ -110,12 +107,32 @@ def _study(args) -> int:
     progress = not args.quiet
 
     model = bb.build(refine=args.refine)
-    p = model.params
     system = bb.contact_system(model)
     d.say(model.cb1.summary())
     d.say(model.cb2.summary())
+    eig = _eigen_part(d, args, model.params, system, n_basis, progress)
+    cases, dur, transients = _transient_part(d, args, model.params, system, eig["unstable_freqs"], progress)
+    checks = paper_checks(eig["loci"], transients)
+    tdfrf_rec = _tdfrf_part(d, model.params, system)
+    modes = _mode_figures(d, model, system) if d.figures_on else "figures off"
+    record = _summary(args, model, n_basis, eig, cases, dur, transients, checks, tdfrf_rec, modes, t_start)
+    path = d.finish(record)
+    d.say(f"fesub {STUDY}: wrote {path} and report.html; wall time {time.perf_counter() - t_start:.1f} s")
+    return 0
 
-    # ---- eigenvalue loci (primal assembly) and critical mu
+
+def _eigen_part(d, args, p, system, n_basis, progress) -> dict:
+    """Eigenvalue loci (primal assembly) at both friction coefficients and the critical mu, as parts
+    of the study, with their figures.
+
+    Returns ``loci`` (mu -> EigenLoci), ``critical_mu``, ``record`` (for the summary's details),
+    ``complete_hz`` (Hz, up to where the loci are complete) and ``unstable_freqs`` (Hz, rounded to
+    10 Hz: the frequencies of the eigenvalues unstable at mu = 0.3).
+    """
+    import numpy as np
+
+    from ..contact import eigen
+
     s_end = p.s0 + p.vx * 3.13
     positions = np.arange(p.s0, min(s_end, p.L2 - 1e-4) + 1e-12, args.loci_step)
     loci = {m: d.compute(f"loci_mu{m:g}", lambda m=m: eigen.eigenvalue_loci(
@@ -134,7 +151,7 @@ def _study(args) -> int:
 
     crit = d.compute("critical_mu", crit_fn)
     complete_hz = min(L.complete_up_to_hz for L in loci.values())
-    eig_rec = {
+    record = {
         "positions_m": [float(positions[0]), float(positions[-1]), int(positions.size)],
         "basis": (f"{n_basis} lowest frictionless coupled modes (Ritz)" if n_basis
                   else "every mode of the reduced model"),
@@ -147,21 +164,35 @@ def _study(args) -> int:
         "critical_mu_bracket": list(crit.bracket),
         "critical_mu_note": "bisection over the positions unstable at mu = 0.3",
     }
-    unstable_freqs = sorted({round(f, -1) for _, f, _ in L3.unstable()})
     if d.figures_on:
-        from ..contact import plots as pc
+        _eigen_figures(d, p, loci, crit)
+    return {"loci": loci, "critical_mu": crit, "record": record, "complete_hz": complete_hz,
+            "unstable_freqs": sorted({round(f, -1) for _, f, _ in L3.unstable()})}
 
-        ray = [("beam 1", *p.rayleigh1), ("beam 2", *p.rayleigh2)]
-        for m, L in loci.items():
-            pc.plot_loci(L, d.figure(f"loci_mu{m:g}.png", f"Eigenvalue loci at mu = {m:g} over the contact "
-                                     f"positions, with the Rayleigh damping lines"),
-                         rayleigh=ray, title=f"eigenvalue loci, mu = {m:g}, {_basis_words(L)}")
-        pc.plot_max_real(list(loci.values()), d.figure(
-            "max_real_part.png", "Largest real part of the eigenvalues against the contact position: "
-                                 "positive means unstable"),
-            title=f"largest real part against contact position (critical mu = {float(crit):.3g})")
 
-    # ---- transients
+def _eigen_figures(d, p, loci, crit) -> None:
+    """Loci at each mu (with the Rayleigh damping lines) and the largest real part per position."""
+    from ..contact import plots as pc
+
+    ray = [("beam 1", *p.rayleigh1), ("beam 2", *p.rayleigh2)]
+    for m, L in loci.items():
+        pc.plot_loci(L, d.figure(f"loci_mu{m:g}.png", f"Eigenvalue loci at mu = {m:g} over the contact "
+                                 f"positions, with the Rayleigh damping lines"),
+                     rayleigh=ray, title=f"eigenvalue loci, mu = {m:g}, {_basis_words(L)}")
+    pc.plot_max_real(list(loci.values()), d.figure(
+        "max_real_part.png", "Largest real part of the eigenvalues against the contact position: "
+                             "positive means unstable"),
+        title=f"largest real part against contact position (critical mu = {float(crit):.3g})")
+
+
+def _transient_part(d, args, p, system, unstable_freqs, progress):
+    """The transient cases chosen on the command line, each a part of the study, with figures.
+
+    Returns the cases ((mu, rough) pairs), the simulated duration (s) and each case's record
+    (the result's details and its bursts) by case name.
+    """
+    from ..contact.transient import simulate
+
     cases = _cases(args.mu, args.roughness) if not args.no_transient else []
     dur = args.duration if args.duration is not None else min(3.13, (p.L2 - p.s0 - 1e-3) / p.vx)
     transients = {}
@@ -182,18 +213,20 @@ def _study(args) -> int:
         transients[name] = info
         if d.figures_on:
             _transient_figures(d, res, name, info, unstable_freqs, rough, args.seed, p.Fy)
+    return cases, dur, transients
 
-    checks = paper_checks(loci, transients)
 
-    # ---- time-dependent FRF (stable case, as in the paper)
-    from ..contact import frf as tdf
+def _tdfrf_part(d, p, system) -> dict:
+    """The time-dependent FRF of the stable case on the paper's grid (a part of the study) and its
+    figure; returns its record for the summary."""
+    import numpy as np
+
+    from ..contact.frf import time_dependent_frf
 
     times = np.arange(TDFRF["t0_s"], TDFRF["t1_s"] + 1e-9, TDFRF["dt_s"])  # a priori, whatever the transient
     freqs = np.arange(0.0, TDFRF["f1_hz"] + 1e-9, TDFRF["df_hz"])
-    r = d.compute(f"tdfrf_mu{STABLE_MU:g}", lambda: tdf.time_dependent_frf(
+    r = d.compute(f"tdfrf_mu{STABLE_MU:g}", lambda: time_dependent_frf(
         system, times, freqs, "C_y", "T_y", STABLE_MU, p.s0, p.vx, accelerance=True))
-    tdfrf_rec = {"times": int(r.times.size), "freqs": int(r.freqs_hz.size), "input": "C_y force",
-                 "output": "T_y acceleration", "mu": STABLE_MU}
     if d.figures_on:
         from ..contact import plots as pc
 
@@ -202,12 +235,21 @@ def _study(args) -> int:
                                   f"vertical acceleration of the tip T, along the sliding path"),
                       title=f"time-dependent FRF, force C,y -> acceleration T,y, mu = {STABLE_MU:g}, "
                             f"vx = {p.vx * 1e3:g} mm/s")
+    return {"times": int(r.times.size), "freqs": int(r.freqs_hz.size), "input": "C_y force",
+            "output": "T_y acceleration", "mu": STABLE_MU}
 
-    # ---- coupled mode shapes (mu = 0, contact at mid-span)
-    modes = _mode_figures(d, model, system) if d.figures_on else "figures off"
 
+def _summary(args, model, n_basis, eig, cases, dur, transients, checks, tdfrf_rec, modes, t_start) -> dict:
+    """The study's summary record: parameters and results with units, notes and the details."""
+    import time
+
+    from ..io import summary_record
+
+    p = model.params
+    loci, crit, complete_hz = eig["loci"], eig["critical_mu"], eig["complete_hz"]
     notes = ["beam-on-beam geometry, materials, damping and load RECONSTRUCTED "
-             "(see fesub/models/beam_on_beam.py)", _completeness_note(complete_hz, n_basis, L3.n_modes)]
+             "(see fesub/models/beam_on_beam.py)",
+             _completeness_note(complete_hz, n_basis, loci[UNSTABLE_MU].n_modes)]
     notes += [f"transient {k}: {v['stop_reason']} at t = {v['stop_time_s']:.4g} s" for k, v in transients.items()
               if v["status"] != "completed"]
     results = {"critical_mu": (float(crit), "1"),
@@ -229,13 +271,9 @@ def _study(args) -> int:
         "loci_step": (args.loci_step, "m"), "basis_modes": (args.basis_modes, None),
         "refine": (bool(args.refine), None)}
     details = {"model": _model_record(model), "parameters": p.to_dict(), "refined": bool(args.refine),
-               "eigen": eig_rec, "transients": transients, "paper_checks": checks, "tdfrf": tdfrf_rec,
+               "eigen": eig["record"], "transients": transients, "paper_checks": checks, "tdfrf": tdfrf_rec,
                "mode_shapes": modes}
-    from ..io import summary_record
-
-    path = d.finish(summary_record(STUDY, parameters, results, details=details, notes=notes))
-    d.say(f"fesub {STUDY}: wrote {path} and report.html; wall time {time.perf_counter() - t_start:.1f} s")
-    return 0
+    return summary_record(STUDY, parameters, results, details=details, notes=notes)
 
 
 def _basis_words(L) -> str:

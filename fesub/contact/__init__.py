@@ -1,4 +1,31 @@
-"""Sliding frictional contact between substructures."""
+"""Sliding frictional contact between substructures.
+
+Two Craig-Bampton substructures, a slider driven along the target surface and the target, in
+node-to-segment contact with Coulomb friction. The package face (``fesub.contact.NAME``) is the
+system, the transient and the contact geometry; the analyses are imported from their modules.
+
+Modules, by what a user does:
+
+===============  ==============================================================================
+``system``       :class:`SlidingContactSystem`: the two reduced substructures, the target surface,
+                 output channels, static equilibrium and the contact rows B_E, B_C
+``transient``    :func:`simulate` (:class:`TransientResult`): the sliding transient, its argument
+                 checks, time step and signals
+``march``        the forward-increment march underneath: modal (compiled kernel) and dense
+``geometry``     node-to-segment search, :func:`project`, :func:`find_segment` and the coupling
+                 rows :func:`coupling_rows` (eqs. 34-44)
+``eigen``        complex eigenvalues over the contact positions, stability maps, critical mu
+``receptance``   FRFs at a frozen contact position: modal receptances of each substructure,
+                 LM-FBS coupling (eq. 45), the primal check
+``frf``          the time-dependent FRF along the sliding path (``TDFRFResult``)
+``plots``        figures of the study (imported on its own: ``from fesub.contact import plots``)
+===============  ==============================================================================
+
+Units: SI throughout (forces in N, lengths in m, times in s, frequencies in Hz or rad/s as named).
+"""
 
 from .geometry import coupling_rows, find_segment, project  # noqa: F401
-from .transient import SlidingContactSystem, TransientResult, simulate  # noqa: F401
+from .system import SlidingContactSystem  # noqa: F401
+from .transient import TransientResult, simulate  # noqa: F401
+
+__all__ = ["SlidingContactSystem", "TransientResult", "simulate", "coupling_rows", "find_segment", "project"]

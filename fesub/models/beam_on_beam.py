@@ -227,7 +227,7 @@ def build(params: BeamOnBeamParams | None = None, *, refine: bool = False, from_
 def contact_system(model: BeamOnBeam, *, modal_cutoff_hz: float | None = None):
     """The sliding-contact system of the benchmark: slave C on the top edge of beam 2, A driven
     along x, Fy split over the three nodes of A (downwards), outputs C (x, y) and T (y)."""
-    from ..contact.transient import SlidingContactSystem
+    from ..contact.system import SlidingContactSystem
 
     p = model.params
     s1, s2 = model.sub1, model.sub2
