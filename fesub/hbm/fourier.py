@@ -1,8 +1,15 @@
-"""Harmonic basis of the harmonic balance (no constant term: static/dynamic decoupled scheme).
+"""Harmonic basis of the harmonic balance, with or without the constant (0th) term.
 
 Ordering (per scalar): ``X = [X^c1, X^s1, ..., X^cNh, X^sNh]`` and
 ``H(tau) = [cos tau, sin tau, ..., cos Nh tau, sin Nh tau]``. Global vectors are harmonic-major:
 ``Q = [Q^c1; Q^s1; ...; Q^sNh]``, each block of length ``n`` (structural DOFs).
+
+With the constant term (``constant=True``) the mean comes first: ``X = [X^0, X^c1, ..., X^sNh]``,
+``H(tau) = [1, cos tau, ..., sin Nh tau]`` and ``Q = [Q^0; Q^c1; ...; Q^sNh]``, so that
+``x(tau) = H(tau)^T X`` in both layouts. Force coefficients are the Galerkin projections
+``F_k = c_k int_0^{2 pi} H_k f dtau`` with ``c_k = 1/pi`` for the harmonics and ``1/(2 pi)`` for
+the mean (:func:`row_weights`): the mean row is then the static balance in newtons, and without
+the constant term every function here gives the numbers it gave before the term existed.
 """
 
 from __future__ import annotations
@@ -14,7 +21,7 @@ import numpy as np
 from ..errors import ParameterError
 
 __all__ = ["check_nh", "basis", "interval_w", "interval_W", "aft_matrix", "harmonic_amplitudes",
-           "global_index"]
+           "global_index", "n_rows", "row_weights", "aft_projection"]
 
 
 def check_nh(nh) -> int:
@@ -29,8 +36,27 @@ def check_nh(nh) -> int:
     return v
 
 
-def basis(nh: int, tau, d: int = 0) -> np.ndarray:
-    """``d``-th derivative of ``H(tau)`` w.r.t. tau; shape (2nh,) or (len(tau), 2nh)."""
+def n_rows(nh: int, constant: bool = False) -> int:
+    """Coefficients per scalar: ``2 nh`` harmonics, plus one for the constant term."""
+    return 2 * nh + (1 if constant else 0)
+
+
+def row_weights(nh: int, constant: bool = False) -> np.ndarray:
+    """Galerkin weights ``c_k`` (1/rad) of ``F_k = c_k int H_k f dtau``: ``1/(2 pi)`` for the
+    mean, ``1/pi`` for the harmonics; shape (:func:`n_rows`,)."""
+    c = np.full(n_rows(nh, constant), 1.0 / math.pi)
+    if constant:
+        c[0] = 0.5 / math.pi
+    return c
+
+
+def basis(nh: int, tau, d: int = 0, constant: bool = False) -> np.ndarray:
+    """``d``-th derivative of ``H(tau)`` w.r.t. tau; shape (rows,) or (len(tau), rows), rows =
+    ``2 nh`` (+ 1 leading constant column, 1 for d = 0 and 0 for d > 0, with ``constant``)."""
+    if constant:
+        h = basis(nh, tau, d)
+        return np.concatenate([np.full(h.shape[:-1] + (1,), 1.0 if d == 0 else 0.0), h],
+                              axis=-1)
     tau = np.asarray(tau, dtype=float)
     k = np.arange(1, nh + 1, dtype=float)
     th = np.multiply.outer(tau, k) + d * 0.5 * math.pi
@@ -83,17 +109,33 @@ def interval_W(nh: int, a, b) -> np.ndarray:
     return out / math.pi
 
 
-def aft_matrix(nh: int, nt: int) -> np.ndarray:
-    """``E`` (nt, 2nh): rows ``H(2 pi i / nt)^T``; ``x = E X`` samples, ``X = (2/nt) E^T x``."""
-    return basis(nh, 2 * math.pi * np.arange(nt) / nt)
+def aft_matrix(nh: int, nt: int, constant: bool = False, d: int = 0) -> np.ndarray:
+    """``E`` (nt, rows): rows ``H^(d)(2 pi i / nt)^T``; ``x = E X`` samples, ``X = (2/nt) E^T x``
+    (without the constant term; see :func:`aft_projection`)."""
+    return basis(nh, 2 * math.pi * np.arange(nt) / nt, d, constant)
 
 
-def global_index(n: int, nh: int, dof: int, harmonic: int, part: str) -> int:
-    """Index in the harmonic-major global vector of (dof, harmonic >= 1, 'c' | 's')."""
-    return (2 * (harmonic - 1) + (0 if part == "c" else 1)) * n + dof
+def aft_projection(nh: int, nt: int, constant: bool = False) -> np.ndarray:
+    """``Pj`` (rows, nt) with ``F = Pj f``: the trapezoidal (exact for trigonometric polynomials
+    of degree < nt - nh) quadrature of the Galerkin projections, ``(2 pi / nt) c_k E^T``."""
+    return (2 * math.pi / nt) * row_weights(nh, constant)[:, None] * aft_matrix(nh, nt, constant).T
 
 
-def harmonic_amplitudes(Q, n: int, nh: int, dof: int) -> np.ndarray:
-    """Amplitudes ``hypot(Q^ck, Q^sk)`` of one DOF for k = 1..nh (same units as Q)."""
-    Qm = np.asarray(Q).reshape(2 * nh, n)
+def global_index(n: int, nh: int, dof: int, harmonic: int, part: str,
+                 constant: bool = False) -> int:
+    """Index in the harmonic-major global vector of (dof, harmonic >= 1, 'c' | 's'), or of the
+    mean of ``dof`` (``harmonic = 0``, with ``constant``)."""
+    if harmonic == 0:
+        if not constant:
+            raise ParameterError("harmonic 0 (the mean) exists only with the constant term")
+        return dof
+    return (2 * (harmonic - 1) + (0 if part == "c" else 1) + (1 if constant else 0)) * n + dof
+
+
+def harmonic_amplitudes(Q, n: int, nh: int, dof: int, constant: bool = False) -> np.ndarray:
+    """Amplitudes ``hypot(Q^ck, Q^sk)`` of one DOF for k = 1..nh (same units as Q); with
+    ``constant``, the mean ``Q^0`` (signed) first, shape (nh + 1,)."""
+    Qm = np.asarray(Q).reshape(n_rows(nh, constant), n)
+    if constant:
+        return np.concatenate([Qm[:1, dof], np.hypot(Qm[1::2, dof], Qm[2::2, dof])])
     return np.hypot(Qm[0::2, dof], Qm[1::2, dof])

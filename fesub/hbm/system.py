@@ -1,8 +1,17 @@
 """Harmonic-balance system ``R(Q, w, alpha) = D(w) Q + F_nl(Q) - alpha F_ex``.
 
-Ordering is harmonic-major (``Q = [Q^c1; Q^s1; ...; Q^sNh]``, blocks of the n structural DOFs);
-no constant term (the static preload is given and the mean of every force is discarded, the
-paper's static/dynamic decoupled scheme). This is exact for 1D Jenkins contacts (the play
+Ordering is harmonic-major (``Q = [Q^c1; Q^s1; ...; Q^sNh]``, blocks of the n structural DOFs).
+
+With the constant term (``constant=True``) the mean block comes first (``Q = [Q^0; Q^c1; ...]``)
+and the static preload ``f_s`` (N) is balanced together with the dynamics:
+``R^0 = K Q^0 + F_nl^0(Q) - f_s``, ``F_nl^0`` the mean contact force. The default
+(``constant=None``) switches it on when a contact law that can take it is asymmetric (not odd,
+``f(-u, -v) != -f(u, v)``: its mean force depends on the motion) and no law present lacks it.
+
+Without the constant term (the friction elements of :mod:`fesub.hbm.contact`, which have none)
+the static preload is given and the mean of every force is discarded, the
+paper's static/dynamic decoupled scheme; a preload ``f_s`` given then is balanced once, statically
+(``K q_s + G^T f(G q_s, 0) = f_s``), and the laws see the dynamics about ``q_s``. This is exact for 1D Jenkins contacts (the play
 operator is shift invariant) and for 2D contacts that never separate nor keep a stuck offset; in
 the time domain, separation and stuck interfaces leave mean contact forces that move the mean
 normal loads (blade model at 30 N near its resonance: mean normal load 56 N instead of 50 N,
@@ -20,10 +29,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..errors import ModelError, ParameterError
-from .fourier import check_nh
+from ..errors import ConvergenceError, ModelError, ParameterError
+from .fourier import basis, check_nh, n_rows
 
-__all__ = ["HBSystem", "ContactElement"]
+__all__ = ["HBSystem", "ContactElement", "wants_constant"]
 
 
 @dataclass
@@ -32,8 +41,8 @@ class ContactElement:
 
     Attributes
     ----------
-    element : Jenkins or StickSlipSeparation
-        The contact law (:mod:`fesub.hbm.contact`).
+    element : Jenkins, StickSlipSeparation or a law of :mod:`fesub.hbm.laws`
+        The contact law (:mod:`fesub.hbm.contact`, :mod:`fesub.hbm.laws`).
     G : (ncomp, n) array
         Gather matrix (-): local relative displacement ``u = G q`` (m; tangential first, then
         normal).
@@ -44,6 +53,33 @@ class ContactElement:
     element: object
     G: np.ndarray
     name: str = ""
+
+
+def _has_constant(law) -> bool:
+    """True for a law that takes the constant term (the laws of :mod:`fesub.hbm.laws`)."""
+    return bool(getattr(law, "has_constant", False))
+
+
+def wants_constant(contacts) -> bool:
+    """Default of ``HBSystem(constant=None)``: True when some law is asymmetric (not odd) and
+    every law present takes the constant term (the friction elements of
+    :mod:`fesub.hbm.contact` do not: their mean normal load is the given preload ``n0``)."""
+    laws = [c.element for c in contacts]
+    return (all(_has_constant(el) for el in laws)
+            and any(not getattr(el, "symmetric", True) for el in laws))
+
+
+def _constant_choice(constant, contacts) -> bool:
+    if constant is None:
+        return wants_constant(contacts)
+    if constant not in (True, False):
+        raise ParameterError(f"constant must be True, False or None, got {constant!r}")
+    if constant:
+        lacking = [type(c.element).__name__ for c in contacts if not _has_constant(c.element)]
+        if lacking:
+            raise ModelError(f"constant=True: the contact laws {lacking} have no constant term "
+                             "(static/dynamic decoupled scheme); use constant=False")
+    return bool(constant)
 
 
 def _check_matrix(name, A, n=None):
@@ -72,10 +108,15 @@ class HBSystem:
         Unit-load pattern (N per unit of alpha) applied as a cosine at the fundamental, or the
         index of the single DOF loaded with 1 N (paper eq. 14).
     dof : int
-        DOF of the amplitude monitor ``Am = (sqrt 2 / 2) |Q_dof|`` (RMS, m).
+        DOF of the amplitude monitor ``Am = (sqrt 2 / 2) |Q_dof|`` (RMS of the harmonics, m).
+    constant : bool or None
+        Constant (0th) term in the harmonic basis. None (default): on when a law present is
+        asymmetric and every law present has the term (:func:`wants_constant`).
+    fstatic : (n,) array, optional
+        Static preload (N), a constant force vector on the structure.
     """
 
-    def __init__(self, M, C, K, nh, contacts=(), fex=0, dof=0):
+    def __init__(self, M, C, K, nh, contacts=(), fex=0, dof=0, *, constant=None, fstatic=None):
         self.K = _check_matrix("K", K)
         n = self.K.shape[0]
         self.M = _check_matrix("M", M, n)
@@ -89,8 +130,11 @@ class HBSystem:
             raise ModelError(f"M must be positive definite (smallest eigenvalue {em.min():.3e})")
         self.n = n
         self.nh = check_nh(nh)
-        self.N = 2 * self.nh * n
         self.contacts = list(contacts)
+        self.constant = _constant_choice(constant, self.contacts)
+        self.h0 = 1 if self.constant else 0          # rows before the first harmonic
+        self.m = n_rows(self.nh, self.constant)      # coefficients per scalar
+        self.N = self.m * n
         self.P = []
         self._gather = []
         for i, c in enumerate(self.contacts):
@@ -98,7 +142,7 @@ class HBSystem:
             if G.shape != (c.element.ncomp, n):
                 raise ModelError(f"contact {i}: gather matrix must have shape "
                                  f"({c.element.ncomp}, {n}), got {G.shape}")
-            m = 2 * self.nh
+            m = self.m
             P = np.zeros((G.shape[0] * m, self.N))
             for comp in range(G.shape[0]):
                 for h in range(m):
@@ -108,21 +152,76 @@ class HBSystem:
             rows = (np.arange(m)[:, None] * n + cols[None, :]).ravel()
             self._gather.append((G[:, cols], cols, rows))
         f = np.zeros(self.N)
+        h = self.h0 * n
         if np.ndim(fex) == 0:
             k = int(fex)
             if not 0 <= k < n:
                 raise ParameterError(f"fex (force DOF) must lie in [0, {n - 1}], got {fex}")
-            f[k] = 1.0
+            f[h + k] = 1.0
         else:
             fe = np.asarray(fex, float).ravel()
             if fe.size == n:
-                f[:n] = fe
-            elif fe.size == self.N:
-                f[:] = fe
+                f[h:h + n] = fe
+            elif fe.size == 2 * self.nh * n:
+                f[h:] = fe
             else:
-                raise ParameterError(f"fex must have length n={n} or 2*nh*n={self.N}")
+                raise ParameterError(f"fex must have length n={n} or 2*nh*n={2 * self.nh * n}")
         self.fex = f
+        self._set_static(fstatic)
         self.set_dof(dof)
+
+    # ------------------------------------------------------------------ static preload
+    def _set_static(self, fstatic):
+        n = self.n
+        fs = np.zeros(n) if fstatic is None else np.asarray(fstatic, float).ravel()
+        if fs.size != n or not np.all(np.isfinite(fs)):
+            raise ParameterError(f"fstatic (static preload, N) must be {n} finite values")
+        self.fstatic = fs
+        self.fs = np.zeros(self.N)    # preload in the global residual (the mean block)
+        self.q_static = np.zeros(n)   # decoupled scheme: static state the dynamics is about
+        self._offsets = [0.0] * len(self.contacts)
+        if self.constant:
+            self.fs[:n] = fs
+        elif np.any(fs != 0):
+            self.q_static = self._static_solution(fs)
+            self._offsets = [float((np.atleast_2d(c.G) @ self.q_static)[0])
+                             if _has_constant(c.element) else 0.0 for c in self.contacts]
+
+    def _static_solution(self, fs, tol=1e-12, max_iter=100):
+        """``q_s`` (m) of ``K q + sum G^T f(G q, 0) = f_s`` by damped Newton (laws of
+        :mod:`fesub.hbm.laws`; the friction elements carry no static force here)."""
+        laws = [(c.element, np.atleast_2d(c.G)) for c in self.contacts if _has_constant(c.element)]
+
+        def resid(q):
+            R, J = self.K @ q - fs, self.K.copy()
+            for el, G in laws:
+                f, k = el.static(G @ q)
+                R += G.T @ f
+                J += G.T @ (k[:, None] * G)
+            return R, J
+
+        q = np.zeros(self.n)
+        R, J = resid(q)
+        scale = max(np.abs(fs).max(), 1e-300)
+        for _ in range(max_iter):
+            if np.abs(R).max() <= tol * scale:
+                return q
+            dq = np.linalg.lstsq(J, -R, rcond=None)[0]
+            step = 1.0
+            while step > 1e-6:
+                Rn, Jn = resid(q + step * dq)
+                if np.abs(Rn).max() < np.abs(R).max():
+                    break
+                step *= 0.5
+            q, R, J = q + step * dq, Rn, Jn
+        raise ConvergenceError("static preload: no equilibrium found "
+                               f"(|R|={np.abs(R).max():.3e} N after {max_iter} iterations)")
+
+    def mean(self, Q, dof=None):
+        """Mean displacement (m) of a DOF (default: the monitor): ``Q^0`` with the constant
+        term, the static solution ``q_s`` without it."""
+        dof = self.dof if dof is None else int(dof)
+        return float(np.asarray(Q)[dof]) if self.constant else float(self.q_static[dof])
 
     # ------------------------------------------------------------------ monitor
     def set_dof(self, dof):
@@ -130,11 +229,12 @@ class HBSystem:
         if not 0 <= dof < self.n:
             raise ParameterError(f"dof (monitor) must lie in [0, {self.n - 1}], got {dof}")
         self.dof = dof
-        self.idx = np.arange(2 * self.nh) * self.n + dof
+        self.idx = (np.arange(2 * self.nh) + self.h0) * self.n + dof
 
     def amplitude(self, Q, dof=None):
-        """RMS amplitude ``(sqrt 2/2) |Q_dof|`` (m) of a DOF (default: the monitor)."""
-        idx = self.idx if dof is None else np.arange(2 * self.nh) * self.n + int(dof)
+        """RMS amplitude ``(sqrt 2/2) |Q_dof|`` (m) of the harmonics of a DOF (default: the
+        monitor; the mean is not part of it)."""
+        idx = self.idx if dof is None else (np.arange(2 * self.nh) + self.h0) * self.n + int(dof)
         return math.sqrt(0.5) * float(np.linalg.norm(np.asarray(Q)[..., idx]))
 
     def amp_grad(self, Q):
@@ -161,8 +261,10 @@ class HBSystem:
         n, nh = self.n, self.nh
         Cx = self.C + extra_xi * self.M
         out = np.zeros((self.N, self.N))
+        if self.constant and d == 0:
+            out[:n, :n] = self.K
         for k in range(1, nh + 1):
-            i = 2 * (k - 1) * n
+            i = (2 * (k - 1) + self.h0) * n
             c, s = slice(i, i + n), slice(i + n, i + 2 * n)
             if d == 0:
                 A = self.K - (k * w) ** 2 * self.M
@@ -186,7 +288,7 @@ class HBSystem:
         n = self.n
         out = np.zeros((self.N, self.N))
         for k in range(1, self.nh + 1):
-            i = 2 * (k - 1) * n
+            i = (2 * (k - 1) + self.h0) * n
             c, s = slice(i, i + n), slice(i + n, i + 2 * n)
             out[c, s] = k * w * self.M
             out[s, c] = -k * w * self.M
@@ -197,30 +299,46 @@ class HBSystem:
         """Local coefficient vectors ``p_e = P_e Q`` of every contact."""
         return [P @ Q for P in self.P]
 
-    def fnl(self, Q, *, lam=None, method="event", nt=None):
+    def _evaluate(self, i, p, *, lam=None, method="event", nt=None, w=None):
+        """Contact ``i``'s law at its local coefficients ``p`` (m)."""
+        el = self.contacts[i].element
+        if not _has_constant(el):
+            return el.evaluate(p, self.nh, lam=lam, method=method, nt=nt)
+        return el.evaluate(p, self.nh, lam=lam, constant=self.constant, offset=self._offsets[i],
+                           w=w, nt=nt)
+
+    def fnl(self, Q, *, lam=None, method="event", nt=None, w=None, dw=False):
         """Contact forces ``F_nl`` (N), ``K_f = dF_nl/dQ`` and optionally ``d(K_f^T lam)/dQ``.
 
         Assembly ``P_e^T (.) P_e`` is done on the few structural DOFs each contact touches
-        (``P_e = G_e (x) I_2nh`` in the harmonic-major ordering), never with dense ``P_e``.
+        (``P_e = G_e (x) I_m`` in the harmonic-major ordering), never with dense ``P_e``.
+        ``w`` (rad/s) is needed by velocity-dependent laws (:mod:`fesub.hbm.laws`; ``method``
+        applies to the friction elements, the other laws are evaluated by AFT with their own
+        ``nt`` unless ``nt`` is given). With ``dw=True`` a fourth value ``dF_nl/dw``
+        (N s/rad) is returned.
         """
         F = np.zeros(self.N)
         K = np.zeros((self.N, self.N))
         HL = np.zeros((self.N, self.N)) if lam is not None else None
-        m = 2 * self.nh
+        Fw = np.zeros(self.N)
+        m = self.m
         Qm = np.asarray(Q).reshape(m, self.n)
         Lm = None if lam is None else np.asarray(lam).reshape(m, self.n)
         Fm = F.reshape(m, self.n)
-        for c, (Gs, cols, rows) in zip(self.contacts, self._gather):
+        Fwm = Fw.reshape(m, self.n)
+        for i, (Gs, cols, rows) in enumerate(self._gather):
             p = (Gs @ Qm[:, cols].T).ravel()
             ll = None if Lm is None else (Gs @ Lm[:, cols].T).ravel()
-            r = c.element.evaluate(p, self.nh, lam=ll, method=method, nt=nt)
+            r = self._evaluate(i, p, lam=ll, method=method, nt=nt, w=w)
             nc = Gs.shape[0]
+            if getattr(r, "F_w", None) is not None:
+                Fwm[:, cols] += (Gs.T @ r.F_w.reshape(nc, m)).T
             Fm[:, cols] += (Gs.T @ r.F.reshape(nc, m)).T
             ix = np.ix_(rows, rows)
             K[ix] += self._expand(r.K, Gs, m)
             if HL is not None:
                 HL[ix] += self._expand(r.hess_lam, Gs, m)
-        return F, K, HL
+        return (F, K, HL, Fw) if dw else (F, K, HL)
 
     @staticmethod
     def _expand(Kl, Gs, m):
@@ -235,8 +353,8 @@ class HBSystem:
     def contact_states(self, Q):
         """Per contact: (tau, from, to, state0) of the event march at ``Q``."""
         out = []
-        for c, P in zip(self.contacts, self.P):
-            r = c.element.evaluate(P @ Q, self.nh)
+        for i, P in enumerate(self.P):
+            r = self._evaluate(i, P @ Q)
             out.append((r.tau, r.from_state, r.to_state, r.state0))
         return out
 
@@ -244,11 +362,13 @@ class HBSystem:
         """Per contact: > 0 when the element cannot stay stuck over the cycle (slip or
         separation must occur), < 0 when it can (m-scaled force margin, N)."""
         tau = 2 * math.pi * np.arange(ngrid) / ngrid
-        from .fourier import basis
         Hb = basis(self.nh, tau)
         out = []
         for c, P in zip(self.contacts, self.P):
             el = c.element
+            if _has_constant(el):   # no stick/slip state: margin undefined
+                out.append(math.nan)
+                continue
             p = P @ Q
             m = 2 * self.nh
             x = Hb @ p[:m]
@@ -262,33 +382,43 @@ class HBSystem:
 
     # ------------------------------------------------------------------ residual
     def residual(self, Q, w, alpha):
-        """``R = D(w) Q + F_nl(Q) - alpha F_ex`` (N)."""
-        F, _, _ = self.fnl(Q)
-        return self.D(w) @ Q + F - alpha * self.fex
+        """``R = D(w) Q + F_nl(Q) - alpha F_ex - F_s`` (N), ``F_s`` the static preload (mean
+        block, constant term only)."""
+        F, _, _ = self.fnl(Q, w=w)
+        return self.D(w) @ Q + F - alpha * self.fex - self.fs
 
     def jacobian(self, Q, w, alpha):
         """``(R, R_Q, R_w, R_alpha)``."""
-        F, K, _ = self.fnl(Q)
+        F, K, _, Fw = self.fnl(Q, w=w, dw=True)
         Dw = self.D(w)
-        R = Dw @ Q + F - alpha * self.fex
-        return R, Dw + K, self.D(w, 1) @ Q, -self.fex
+        R = Dw @ Q + F - alpha * self.fex - self.fs
+        return R, Dw + K, self.D(w, 1) @ Q + Fw, -self.fex
+
+    def _linear_stiffness(self, el):
+        """Per component the stiffness (N/m) of a law in the linear guesses."""
+        if _has_constant(el):
+            return [el.linear_stiffness]
+        return [el.kt] + ([el.kn] if el.ncomp == 2 else [])
 
     def linear_response(self, w, alpha=1.0, stuck=True):
-        """Linear response with all contacts stuck (contact stiffness added) or free (absent)."""
+        """Linear response with all contacts stuck (contact stiffness added) or free (absent);
+        the laws of :mod:`fesub.hbm.laws` add their ``linear_stiffness`` (N/m) when stuck."""
         Dw = self.D(w)
         if stuck:
             for c, P in zip(self.contacts, self.P):
-                m = 2 * self.nh
-                kl = np.concatenate([np.full(m, c.element.kt)]
-                                    + ([np.full(m, c.element.kn)] if c.element.ncomp == 2 else []))
+                kl = np.repeat(self._linear_stiffness(c.element), self.m)
                 Dw = Dw + P.T @ (kl[:, None] * P)
-        return np.linalg.solve(Dw, alpha * self.fex)
+        return np.linalg.solve(Dw, alpha * self.fex + self.fs)
 
     def linear_matrices(self, stuck=True, slip=False):
         """(M, C, K) with the contacts stuck (kt, kn springs), sliding (kn only), or free."""
         K = self.K.copy()
         for c in self.contacts:
             G = np.atleast_2d(c.G)
+            if _has_constant(c.element):
+                if stuck:
+                    K += c.element.linear_stiffness * np.outer(G[0], G[0])
+                continue
             if stuck:
                 K += c.element.kt * np.outer(G[0], G[0])
                 if c.element.ncomp == 2:
@@ -297,12 +427,13 @@ class HBSystem:
                 K += c.element.kn * np.outer(G[1], G[1])
         return self.M, self.C, K
 
-    def energy_dissipated(self, Q):
-        """Friction dissipation per cycle ``pi sum_k k (F^ck . Q^sk - F^sk . Q^ck)`` (J)."""
-        F, _, _ = self.fnl(Q)
+    def energy_dissipated(self, Q, w=None):
+        """Friction dissipation per cycle ``pi sum_k k (F^ck . Q^sk - F^sk . Q^ck)`` (J);
+        ``w`` (rad/s) for velocity-dependent laws."""
+        F, _, _ = self.fnl(Q, w=w)
         n = self.n
         E = 0.0
         for k in range(1, self.nh + 1):
-            i = 2 * (k - 1) * n
+            i = (2 * (k - 1) + self.h0) * n
             E += k * (F[i:i + n] @ Q[i + n:i + 2 * n] - F[i + n:i + 2 * n] @ Q[i:i + n])
         return math.pi * E
