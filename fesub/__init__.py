@@ -27,6 +27,7 @@ from __future__ import annotations
 __version__ = "0.1.0"
 
 from . import errors  # noqa: F401
+from ._backend import isa_levels as _isa_levels
 from ._backend import status as _status
 from .errors import FesubError  # noqa: F401
 
@@ -84,6 +85,8 @@ def show_config(file=None) -> dict:
         "backend": backend_name(),
         "FESUB_BACKEND": os.environ.get("FESUB_BACKEND", "auto"),
         "FESUB_REQUIRE_EXT": os.environ.get("FESUB_REQUIRE_EXT", "0"),
+        "FESUB_ISA": os.environ.get("FESUB_ISA", "auto"),
+        "cpu_isa": _isa_levels(),
         "kernels": {k: {"backend": v[0], "reason": v[1]} for k, v in st.items()},
     }
     out = file or sys.stdout
@@ -91,6 +94,8 @@ def show_config(file=None) -> dict:
           f"scipy {info['scipy']})", file=out)
     print(f"backend: {info['backend']}  (FESUB_BACKEND={info['FESUB_BACKEND']}, "
           f"FESUB_REQUIRE_EXT={info['FESUB_REQUIRE_EXT']})", file=out)
+    print(f"instruction sets: {', '.join(info['cpu_isa'])} (widest first; "
+          f"FESUB_ISA={info['FESUB_ISA']})", file=out)
     for k, v in st.items():
         print(f"  {k:<16s} {v[0]:<9s} {v[1]}", file=out)
     return info

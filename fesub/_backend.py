@@ -9,6 +9,11 @@ Every compiled kernel module ``fesub/_core/<name>.pyx`` has a pure-NumPy twin
 * ``FESUB_REQUIRE_EXT=1`` turns a missing compiled module into :class:`~fesub.errors.BackendError`.
 
 Tests run both backends through :func:`use`.
+
+Instruction sets: the kernels whose loops vectorise are also built for AVX2+FMA and AVX-512
+(``fesub._core.<name>_avx2``, ``..._avx512``, see ``setup.py``); the widest one the running CPU
+has is imported (:func:`isa_levels`). ``FESUB_ISA=baseline|avx2|avx512`` caps the choice (an
+unsupported level is an error); :func:`isa` says which was taken.
 """
 
 from __future__ import annotations
@@ -19,7 +24,8 @@ import os
 
 from .errors import BackendError
 
-__all__ = ["kernels", "use", "active", "compiled_available", "status"]
+__all__ = ["kernels", "use", "active", "compiled_available", "status", "isa", "isa_levels",
+           "ISA_LEVELS"]
 
 _CHOICES = ("auto", "compiled", "python")
 _override: list[str] = []
@@ -38,11 +44,62 @@ def _requested() -> str:
     return env
 
 
+#: instruction-set levels of the compiled kernels, narrowest first
+ISA_LEVELS = ("baseline", "avx2", "avx512")
+# CPU features (as NumPy names them) each level needs
+_ISA_FEATURES = {"baseline": (), "avx2": ("AVX2", "FMA3"),
+                 "avx512": ("AVX2", "FMA3", "AVX512F", "AVX512DQ", "AVX512VL", "AVX512BW")}
+
+
+def _cpu_features() -> dict:
+    """The running CPU's features as NumPy detected them at import ({} when unknown)."""
+    try:
+        from numpy._core import _multiarray_umath as mu
+    except ImportError:  # NumPy < 2
+        try:
+            from numpy.core import _multiarray_umath as mu
+        except ImportError:
+            return {}
+    return dict(getattr(mu, "__cpu_features__", {}))
+
+
+def isa_levels() -> list[str]:
+    """Instruction-set levels this CPU runs, widest first, capped by ``FESUB_ISA``."""
+    feats = _cpu_features()
+    have = [lvl for lvl in ISA_LEVELS if all(feats.get(f, False) for f in _ISA_FEATURES[lvl])]
+    cap = os.environ.get("FESUB_ISA", "auto").strip().lower() or "auto"
+    if cap != "auto":
+        if cap not in ISA_LEVELS:
+            raise BackendError(f"FESUB_ISA must be 'auto' or one of {ISA_LEVELS}, got {cap!r}")
+        if cap not in have:
+            raise BackendError(f"FESUB_ISA={cap} but this CPU runs only {have}")
+        have = have[:have.index(cap) + 1]
+    return have[::-1]
+
+
 def _import_compiled(name: str):
+    """(module, None) of the widest compiled build of kernel ``name`` this CPU runs, or
+    (None, the ImportError of the baseline build)."""
+    for lvl in isa_levels():
+        if lvl == "baseline":
+            break
+        try:
+            return importlib.import_module(f"fesub._core.{name}_{lvl}"), None
+        except ImportError:  # this kernel has no build for that level
+            continue
     try:
         return importlib.import_module(f"fesub._core.{name}"), None
     except ImportError as exc:
         return None, exc
+
+
+def isa(name: str) -> str | None:
+    """Instruction-set level of the compiled kernel ``name`` that :func:`kernels` would use
+    ('baseline', 'avx2', 'avx512'), or None when the NumPy twin is used."""
+    if active(name) == "python":
+        return None
+    suffix = kernels(name).__name__.rsplit(".", 1)[-1][len(name):]
+    return suffix[1:] if suffix else "baseline"
 
 
 def compiled_available(name: str) -> bool:
@@ -102,5 +159,6 @@ def status() -> dict:
         elif mod is None:
             out[name] = ("python", f"compiled module missing: {exc}")
         else:
-            out[name] = ("compiled", f"{mod.__file__}")
+            level = mod.__name__.rsplit(".", 1)[-1][len(name):].lstrip("_") or "baseline"
+            out[name] = ("compiled", f"{level}: {mod.__file__}")
     return out
