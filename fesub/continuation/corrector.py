@@ -1,0 +1,173 @@
+"""Newton corrector of the continuation: plain Newton (:func:`newton`) and the problem in the
+scaled unknowns ``y = (x, lam) / scale`` with its bordered corrector and tangent
+(:class:`ScaledProblem`)."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ..errors import BackendError, FesubError
+
+__all__ = ["newton", "ScaledProblem", "fixed_at"]
+
+# evaluation failures of the user functions that count as a corrector failure (the driver
+# halves the step instead of raising mid-branch)
+_EVAL_ERRORS = (ArithmeticError, ValueError, np.linalg.LinAlgError, FesubError)
+
+
+def _evaluation_failed(exc) -> bool:
+    """Whether an exception of a residual counts as a failed evaluation (the caller then tries
+    a smaller step); a missing compiled kernel is a broken installation and must surface."""
+    if isinstance(exc, BackendError):
+        raise exc
+    return True
+
+
+def _solve(A, b):
+    try:
+        import scipy.sparse as sp
+
+        if sp.issparse(A):
+            import scipy.sparse.linalg as spla
+
+            return spla.spsolve(A.tocsc(), b)
+    except ImportError:  # pragma: no cover
+        pass
+    return np.linalg.solve(A, b)
+
+
+def newton(fun, x0, *, tol=1e-10, max_iter=10, xtol=1e-14):
+    """Plain Newton iteration for ``fun(x) -> (r, J)``.
+
+    Parameters
+    ----------
+    fun : callable
+        ``fun(x) -> (r, J)``: residual (in its own units) and its Jacobian (dense or scipy
+        sparse).
+    x0 : array_like
+        Initial guess (in the units of ``x``).
+    tol : float
+        Convergence tolerance on ``max |r|`` (units of ``r``).
+    max_iter : int
+        Maximum number of iterations.
+    xtol : float
+        Relative step size below which the iteration stops (dimensionless).
+
+    Returns
+    -------
+    tuple
+        ``(x, converged, iterations, |r|)``; never raises on non-convergence (singular
+        Jacobians and residuals that fail to evaluate count as failure), except a
+        :class:`~fesub.errors.BackendError` (a missing compiled kernel), which surfaces.
+    """
+    x = np.array(x0, dtype=float)
+    try:
+        r, J = fun(x)
+    except _EVAL_ERRORS as exc:
+        _evaluation_failed(exc)
+        return x, False, 0, math.inf
+    nr = float(np.linalg.norm(r, np.inf))
+    if not np.isfinite(nr):
+        return x, False, 0, nr
+    for it in range(1, max_iter + 1):
+        if nr <= tol:
+            return x, True, it - 1, nr
+        try:
+            dx = _solve(J, -r)
+        except np.linalg.LinAlgError:
+            return x, False, it, nr
+        if not np.all(np.isfinite(dx)):
+            return x, False, it, nr
+        x = x + dx
+        try:
+            r, J = fun(x)
+        except _EVAL_ERRORS as exc:
+            _evaluation_failed(exc)
+            return x, False, it, math.inf
+        nr = float(np.linalg.norm(r, np.inf))
+        if not np.isfinite(nr):
+            return x, False, it, nr
+        if nr <= tol or np.linalg.norm(dx, np.inf) <= xtol * (1.0 + np.linalg.norm(x, np.inf)):
+            return x, nr <= max(tol, 1e3 * tol), it, nr
+    return x, nr <= tol, max_iter, nr
+
+
+class ScaledProblem:
+    """The branch problem ``R(x, lam) = 0`` in the scaled unknowns ``y = (x, lam) / scale``.
+
+    Parameters
+    ----------
+    residual : callable
+        ``residual(x, lam) -> R``, shape (n,).
+    jacobian : callable
+        ``jacobian(x, lam) -> (R_x, R_lam)``.
+    n : int
+        Number of states.
+    scale : numpy.ndarray, shape (n + 1,)
+        Characteristic magnitude of each unknown (units of ``x``, then of ``lam``).
+    """
+
+    def __init__(self, residual, jacobian, n, scale):
+        self.residual = residual
+        self.jacobian = jacobian
+        self.n = n
+        self.s = scale
+
+    def unpack(self, y):
+        """``(x, lam)`` in the units of the problem from scaled ``y``."""
+        z = y * self.s
+        return z[:-1], float(z[-1])
+
+    def RJ(self, y):
+        """Residual and the ``(n, n + 1)`` Jacobian with respect to the scaled ``y``."""
+        x, lam = self.unpack(y)
+        Rx, Rl = self.jacobian(x, lam)  # Jacobian first: callers may cache R alongside it
+        R = np.asarray(self.residual(x, lam), dtype=float)
+        Rx = np.asarray(Rx.toarray() if hasattr(Rx, "toarray") else Rx, dtype=float)
+        J = np.empty((self.n, self.n + 1))
+        J[:, :-1] = Rx * self.s[:-1][None, :]
+        J[:, -1] = np.asarray(Rl, dtype=float).ravel() * self.s[-1]
+        return R, J
+
+    def tangent(self, J, t_ref):
+        """Unit tangent solving ``[J; t_ref^T] t = e_{n+1}`` (oriented like ``t_ref``), or None
+        when that bordered matrix is singular."""
+        A = np.vstack([J, t_ref[None, :]])
+        b = np.zeros(self.n + 1)
+        b[-1] = 1.0
+        try:
+            t = np.linalg.solve(A, b)
+        except np.linalg.LinAlgError:
+            return None
+        nt = np.linalg.norm(t)
+        if not np.isfinite(nt) or nt == 0:
+            return None
+        return t / nt
+
+    def correct(self, y_pred, t, y_base=None, s_target=None, *, tol, max_iter):
+        """Newton on ``[R; t.(y - y_pred)] = 0`` (or ``t.(y - y_base) = s_target``); returns
+        ``(y, converged, iterations, |R|)`` like :func:`newton`."""
+        if y_base is None:
+            y_base, s_target = y_pred, 0.0
+
+        def fun(y):
+            R, J = self.RJ(y)
+            r = np.append(R, t @ (y - y_base) - s_target)
+            return r, np.vstack([J, t[None, :]])
+
+        y, ok, its, nr = newton(fun, y_pred, tol=tol, max_iter=max_iter)
+        return y, ok, its, nr
+
+
+def fixed_at(prob: ScaledProblem, lam: float):
+    """Newton function ``x -> (R, R_x)`` (unscaled ``x``) at fixed ``lam`` for a scaled
+    problem."""
+    sc = prob.s
+
+    def f(xx):
+        R, J = prob.RJ(np.append(xx / sc[:-1], lam / sc[-1]))
+        return R, J[:, :-1] / sc[:-1][None, :]
+
+    return f

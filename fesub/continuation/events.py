@@ -1,0 +1,142 @@
+"""Events of a continuation step: test functions whose sign changes between two accepted
+points, located on the branch by secant (Illinois) or bisection on the arclength.
+
+* ``'fold'``: the ``lam`` component of the unit tangent changes sign (a turning point in the
+  continuation parameter);
+* user test functions ``g(x, lam)`` (any name);
+* ``'stability'``: a boolean stability callback changes value (bisection).
+
+Every trial point is corrected onto the branch with the arclength constraint
+``t0 . (y - y0) = s`` of the step, so a located event lies on the branch to the corrector
+tolerance.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .corrector import ScaledProblem
+
+__all__ = ["Segment", "fold_event", "user_events", "stability_event"]
+
+
+class Segment:
+    """The branch between an accepted point ``y0`` (unit tangent ``t0``) and the next accepted
+    point ``y1``, parametrised by the arclength ``s = t0 . (y - y0)`` in ``[0, s1]`` (scaled
+    variables, dimensionless).
+
+    Parameters
+    ----------
+    prob : ScaledProblem
+        The scaled branch problem.
+    y0, t0, y1 : numpy.ndarray, shape (n + 1,)
+        Scaled start point, its unit tangent, scaled end point.
+    tol : float
+        Corrector tolerance on ``max |R|`` (units of ``R``).
+    max_iter : int
+        Corrector iterations of the step (trial points get 5 more).
+    """
+
+    def __init__(self, prob: ScaledProblem, y0, t0, y1, *, tol, max_iter):
+        self.prob, self.y0, self.t0 = prob, y0, t0
+        self.tol, self.max_iter = tol, max_iter
+        self.s1 = float(t0 @ (y1 - y0))
+
+    def point(self, s):
+        """Point on the branch at arclength ``s`` from ``y0``, or None if the corrector fails."""
+        yp = self.y0 + s * self.t0
+        yy, ok, _, _ = self.prob.correct(yp, self.t0, self.y0, s, tol=self.tol,
+                                         max_iter=self.max_iter + 5)
+        return yy if ok else None
+
+    def locate(self, f0, f1, gfun, *, boolean=False):
+        """Scaled point where ``gfun(y)`` changes sign (values ``f0`` at ``s = 0`` and ``f1`` at
+        ``s1``): Illinois secant to ``|b - a| <= 1e-13 (1 + |s1|)``, or bisection to
+        ``1e-10 |s1|`` for a boolean ``gfun``; None when a trial point cannot be corrected."""
+        s1 = self.s1
+        a, b, fa, fb = 0.0, s1, f0, f1
+        ym = None
+        side = 0
+        for _ in range(60):
+            if boolean:
+                m = 0.5 * (a + b)
+            else:
+                m = b - fb * (b - a) / (fb - fa) if fb != fa else 0.5 * (a + b)
+                if not (min(a, b) < m < max(a, b)):
+                    m = 0.5 * (a + b)
+            ym = self.point(m)
+            if ym is None:
+                m = 0.5 * (a + b)
+                ym = self.point(m)
+                if ym is None:
+                    return None
+            fm = gfun(ym)
+            if boolean:
+                if fm == fa:
+                    a, fa = m, fm
+                else:
+                    b, fb = m, fm
+                if abs(b - a) <= 1e-10 * abs(s1):
+                    break
+                continue
+            if fm == 0:
+                break
+            if (fm > 0) == (fa > 0):
+                a, fa = m, fm
+                if side == -1:
+                    fb *= 0.5
+                side = -1
+            else:
+                b, fb = m, fm
+                if side == 1:
+                    fa *= 0.5
+                side = 1
+            if abs(b - a) <= 1e-13 * (1 + abs(s1)):
+                break
+        return ym
+
+
+def fold_event(seg: Segment, t1, record, idx):
+    """Locate a fold in the segment when the ``lam`` parts of ``seg.t0`` and ``t1`` differ in
+    sign, and ``record('fold', y, idx, {'tangent': t})`` it."""
+    prob, t0 = seg.prob, seg.t0
+    if not t0[-1] * t1[-1] < 0:
+        return
+
+    def gfold(yy):
+        _, Jy = prob.RJ(yy)
+        tt = prob.tangent(Jy, t0)
+        return tt[-1] if tt is not None else 0.0
+
+    yf = seg.locate(t0[-1], t1[-1], gfold)
+    if yf is not None:
+        _, Jf = prob.RJ(yf)
+        tf = prob.tangent(Jf, t0)
+        record("fold", yf, idx, {"tangent": tf * 1.0 if tf is not None else None})
+
+
+def user_events(seg: Segment, events: dict, gvals: dict, x1, lam1, record, idx):
+    """Evaluate each test function ``g(x1, lam1)``, locate the sign changes since the values
+    ``gvals`` of the previous point, record them (info ``{'g': value at the event}``) and
+    update ``gvals`` in place."""
+    unpack = seg.prob.unpack
+    for name, g in events.items():
+        g1 = float(g(x1, lam1))
+        g0 = gvals[name]
+        if np.isfinite(g0) and np.isfinite(g1) and (g0 > 0) != (g1 > 0) and g0 != 0:
+            ye = seg.locate(g0, g1, lambda yy, g=g: float(g(*unpack(yy))))
+            if ye is not None:
+                record(name, ye, idx, {"g": float(g(*unpack(ye)))})
+        gvals[name] = g1
+
+
+def stability_event(seg: Segment, stability, st0: bool, x1, lam1, record, idx) -> bool:
+    """Stability flag at the new point; a change from ``st0`` is located by bisection and
+    recorded as ``'stability'`` (info ``{'from': st0, 'to': st1}``)."""
+    unpack = seg.prob.unpack
+    st1 = bool(stability(x1, lam1))
+    if st1 != st0:
+        ye = seg.locate(st0, st1, lambda yy: bool(stability(*unpack(yy))), boolean=True)
+        if ye is not None:
+            record("stability", ye, idx, {"from": st0, "to": st1})
+    return st1
