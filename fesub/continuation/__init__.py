@@ -8,12 +8,16 @@ oscillators). The branch is followed in the scaled unknowns ``y = (x, lam) / sca
 * the new tangent solves ``[J(y); t_k^T] t = e_{n+1}`` (keeps the orientation), then is normalised;
 * step control: halve ``ds`` on corrector failure or when the angle between consecutive tangents
   exceeds ``max_angle_deg``; grow it by 1.5 after a fast (<= 3 iterations) convergence;
-* events: the built-in ``'fold'`` (sign change of the ``lam`` part of the tangent), user test
-  functions ``g(x, lam)`` and a stability callback are located between accepted points by
-  secant/bisection on the arclength, each trial point being corrected onto the branch.
+* events: the built-in ``'fold'`` (sign change of the ``lam`` part of the tangent: the branch
+  steps through turning points and reports them), on request ``'branch_point'`` (sign change of
+  ``det [R_y; t^T]``, the augmented Jacobian), user test functions ``g(x, lam)`` and a
+  stability callback are located between accepted points by secant/bisection on the
+  arclength, each trial point being corrected onto the branch.
 
 When the corrector fails at ``ds_min`` the driver stops, records where and why in
-``Branch.stop_reason`` and returns the branch computed so far; it never raises mid-branch. A
+``Branch.stop_reason`` (words) and ``Branch.stop_info`` (data: the stop code, the step, the
+cause and the residual reached) and returns the branch computed so far; it never raises
+mid-branch. A
 KeyboardInterrupt (Ctrl-C) during the steps likewise returns the points accepted so far, with
 ``stop_reason='interrupted'`` (``Branch.status == 'interrupted'``).
 A branch that cannot start (no convergence of the initial correction at fixed ``lam0``) raises
@@ -24,7 +28,8 @@ Map
 ``driver``     :func:`continue_branch`: validation, start, predictor-corrector loop, step
                control, parameter bounds, bookkeeping
 ``corrector``  :func:`newton`, the scaled problem with its bordered corrector and tangent
-``events``     test functions of a step located on the arclength (folds, user, stability)
+``events``     test functions of a step located on the arclength (folds, branch points,
+               user, stability)
 ``result``     :class:`Branch` and :class:`Event` on the :mod:`fesub.io` protocol
 """
 

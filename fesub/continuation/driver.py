@@ -10,7 +10,8 @@ import numpy as np
 
 from ..errors import ConvergenceError, ParameterError, check_positive
 from .corrector import ScaledProblem, fixed_at, newton
-from .events import Segment, fold_event, stability_event, user_events
+from .events import (Segment, augmented_det, branch_point_event, fold_event, stability_event,
+                     user_events)
 from .result import Branch, Event
 
 __all__ = ["continue_branch"]
@@ -39,7 +40,19 @@ class _Step:
     its: int
     ok: bool
     reason: str
+    residual: float
+    J: np.ndarray | None = None
+    cause: str | None = None
+    angle: float | None = None
     kink_angle: float | None = None
+
+    def failure(self) -> dict:
+        """Why the step failed, as :attr:`Branch.stop_info` entries."""
+        if self.cause == "not_converged":
+            return {"cause": self.cause, "residual": self.residual, "iterations": self.its}
+        if self.cause == "tangent_turned":
+            return {"cause": self.cause, "angle_deg": self.angle}
+        return {"cause": self.cause}
 
 
 class _Trace:
@@ -51,6 +64,7 @@ class _Trace:
         self.ys, self.ts, self.its = [y.copy()], [t.copy()], [0]
         self.stab = None if stable is None else [stable]
         self.events: list[Event] = []
+        self.bp_sign = None  # sign of det [J; t] at the last point (branch-point test)
 
     def record(self, kind, y_ev, idx, info):
         """Add an event of ``kind`` at scaled point ``y_ev`` after accepted point ``idx``."""
@@ -73,13 +87,15 @@ class _Trace:
         if self.stab is not None:
             del self.stab[npts:]
 
-    def branch(self, stop: str) -> Branch:
-        """The :class:`Branch` in the units of the problem."""
+    def branch(self, stop: str, info: dict) -> Branch:
+        """The :class:`Branch` in the units of the problem; ``info`` (the stop code and
+        details) gets the parameter of the last point."""
         Y = np.array(self.ys) * self.prob.s[None, :]
         return Branch(x=Y[:, :-1].copy(), lam=Y[:, -1].copy(), tangent=np.array(self.ts),
                       stable=None if self.stab is None else np.array(self.stab, bool),
                       events=self.events, stop_reason=stop,
-                      newton_iters=np.array(self.its, int))
+                      newton_iters=np.array(self.its, int),
+                      stop_info={**info, "lam": float(Y[-1, -1])})
 
 
 def _validated(n, lam0, *, ds, ds_min, ds_max, tol, direction, max_steps, max_iter, lam_range,
@@ -144,19 +160,21 @@ def _predict_correct(prob: ScaledProblem, y0, t0, ds, s: _Settings) -> _Step:
     ``ds <= kink_ds``)."""
     yp = y0 + ds * t0
     y1, ok, its, nr = prob.correct(yp, t0, tol=s.tol, max_iter=s.max_iter)
-    step = _Step(y1, None, its, ok, f"|R|={nr:.3e} after {its} iterations")
+    step = _Step(y1, None, its, ok, f"|R|={nr:.3e} after {its} iterations", nr)
     if not ok:
+        step.cause = "not_converged"
         return step
-    _, J1 = prob.RJ(y1)
-    step.t = prob.tangent(J1, t0)
+    _, step.J = prob.RJ(y1)
+    step.t = prob.tangent(step.J, t0)
     if step.t is None:
-        step.ok, step.reason = False, "singular bordered Jacobian"
+        step.ok, step.reason, step.cause = False, "singular bordered Jacobian", "singular_jacobian"
     elif step.t @ t0 < s.cos_max:
         angle = math.degrees(math.acos(max(-1, min(1, step.t @ t0))))
         if s.kink_ds is not None and ds <= s.kink_ds and step.t @ t0 > 0:
             step.kink_angle = angle
         else:
             step.ok, step.reason = False, f"tangent turned by {angle:.1f} deg"
+            step.cause, step.angle = "tangent_turned", angle
     return step
 
 
@@ -190,12 +208,15 @@ def _end_at_bound(prob: ScaledProblem, trace: _Trace, y0, t0, y1, its, stability
 
 def _detect_events(prob, trace: _Trace, y0, t0, step: _Step, events, gvals, stability,
                    s: _Settings):
-    """Locate the folds, user events and stability changes between the last accepted point
-    and ``step.y``; returns the stability flag of ``step.y`` (None when not tracked)."""
+    """Locate the folds, branch points (when ``trace.bp_sign`` is tracked), user events and
+    stability changes between the last accepted point and ``step.y``; returns the stability
+    flag of ``step.y`` (None when not tracked)."""
     idx = len(trace.ys) - 1
     x1, lam1 = prob.unpack(step.y)
     seg = Segment(prob, y0, t0, step.y, tol=s.tol, max_iter=s.max_iter)
     fold_event(seg, step.t, trace.record, idx)
+    if trace.bp_sign is not None:
+        trace.bp_sign = branch_point_event(seg, step.J, step.t, trace.bp_sign, trace.record, idx)
     user_events(seg, events, gvals, x1, lam1, trace.record, idx)
     if trace.stab is None:
         return None
@@ -203,9 +224,10 @@ def _detect_events(prob, trace: _Trace, y0, t0, step: _Step, events, gvals, stab
 
 
 def _march(prob, trace: _Trace, ds, max_steps, events, stability, callback, bar,
-           s: _Settings) -> str:
-    """The step loop: returns why it stopped (``'max_steps'``, ``'lam_range'``, ``'user'`` or
-    ``'corrector_failed at lam=... (...)'``)."""
+           s: _Settings):
+    """The step loop: returns why it stopped, as the message ``stop_reason`` (``'max_steps'``,
+    ``'lam_range'``, ``'user'`` or ``'corrector_failed at lam=... (...)'``) and the data
+    ``stop_info`` (code, step and, for a failure, its cause)."""
     gvals = {k: float(g(*prob.unpack(trace.ys[0]))) for k, g in events.items()}
     step_no = 0
     while step_no < int(max_steps):
@@ -214,7 +236,8 @@ def _march(prob, trace: _Trace, ds, max_steps, events, stability, callback, bar,
         if not step.ok:
             if ds <= s.ds_min * (1 + 1e-12):
                 _, lam_here = prob.unpack(y0)
-                return f"corrector_failed at lam={lam_here:.10g} ({step.reason}, ds={ds:.3e})"
+                return (f"corrector_failed at lam={lam_here:.10g} ({step.reason}, ds={ds:.3e})",
+                        {"code": "min_step", "ds": ds, **step.failure()})
             ds = max(0.5 * ds, s.ds_min)
             continue
         if step.kink_angle is not None:
@@ -222,22 +245,23 @@ def _march(prob, trace: _Trace, ds, max_steps, events, stability, callback, bar,
         x1, lam1 = prob.unpack(step.y)
         if lam1 < s.lo or lam1 > s.hi:
             _end_at_bound(prob, trace, y0, t0, step.y, step.its, stability, s)
-            return "lam_range"
+            return "lam_range", {"code": "lam_range", "ds": ds}
         st1 = _detect_events(prob, trace, y0, t0, step, events, gvals, stability, s)
         trace.accept(step.y, step.t, step.its, st1)
         step_no += 1
         if bar is not None:
             bar.update(1)
         if callback is not None and callback(x1, lam1):
-            return "user"
+            return "user", {"code": "user", "ds": ds}
         ds = _next_ds(ds, step.its, s)
-    return "max_steps"
+    return "max_steps", {"code": "max_steps", "ds": ds}
 
 
 def continue_branch(residual, jacobian, x0, lam0, *, ds=0.01, ds_min=1e-8, ds_max=0.1,
                     lam_range=(-math.inf, math.inf), max_steps=1000, tol=1e-10, max_iter=10,
                     direction=+1, max_angle_deg=15.0, events=None, stability=None,
-                    progress=False, scale=None, callback=None, kink_ds=None) -> Branch:
+                    progress=False, scale=None, callback=None, kink_ds=None,
+                    branch_points=False) -> Branch:
     """Follow the branch of ``residual(x, lam) = 0`` from ``(x0, lam0)``.
 
     Parameters
@@ -281,12 +305,20 @@ def continue_branch(residual, jacobian, x0, lam0, *, ds=0.01, ds_min=1e-8, ds_ma
         corrector converges but the angle test still fails with ``ds <= kink_ds``, the point is
         accepted and recorded as an event ``'kink'`` (with the angle). Default None: such a
         point stops the branch like any corrector failure.
+    branch_points : bool
+        Also watch the sign of the determinant of the augmented Jacobian ``[R_y; t^T]``
+        (scaled variables) and record each change, located on the branch, as an event
+        ``'branch_point'`` (a candidate where another branch crosses; a regular fold does not
+        change that sign). Costs one determinant per step. Default False.
 
     Returns
     -------
     Branch
-        ``stop_reason='interrupted'`` when a KeyboardInterrupt arrived during the steps (the
-        points accepted before it are kept).
+        Folds are always located and recorded as events ``'fold'``; ``stop_reason`` says why
+        the branch stopped in words and ``stop_info`` as data (``'max_steps'``,
+        ``'lam_range'``, ``'min_step'`` with its cause and the residual reached, ``'user'``,
+        ``'interrupted'``). ``stop_reason='interrupted'`` when a KeyboardInterrupt arrived
+        during the steps (the points accepted before it are kept).
 
     Raises
     ------
@@ -311,14 +343,16 @@ def continue_branch(residual, jacobian, x0, lam0, *, ds=0.01, ds_min=1e-8, ds_ma
         from tqdm.auto import tqdm
 
         bar = tqdm(total=int(max_steps), desc="continuation", leave=False)
+    if branch_points:
+        trace.bp_sign = augmented_det(prob.RJ(y)[1], t)[0]
     try:
-        stop = _march(prob, trace, ds, max_steps, events, stability, callback, bar, s)
+        stop, info = _march(prob, trace, ds, max_steps, events, stability, callback, bar, s)
     except KeyboardInterrupt:
         # Ctrl-C (or SIGTERM raised as one): keep the points accepted so far; a point being
         # appended when it arrived is dropped from every list
-        stop = "interrupted"
+        stop, info = "interrupted", {"code": "interrupted"}
         trace.trim()
     finally:
         if bar is not None:
             bar.close()
-    return trace.branch(stop)
+    return trace.branch(stop, info)

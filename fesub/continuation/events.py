@@ -4,6 +4,8 @@ points, located on the branch by secant (Illinois) or bisection on the arclength
 * ``'fold'``: the ``lam`` component of the unit tangent changes sign (a turning point in the
   continuation parameter);
 * user test functions ``g(x, lam)`` (any name);
+* ``'branch_point'`` (on request): the determinant of the augmented Jacobian ``[R_y; t^T]``
+  changes sign (a simple branch point; a regular fold keeps the sign);
 * ``'stability'``: a boolean stability callback changes value (bisection).
 
 Every trial point is corrected onto the branch with the arclength constraint
@@ -13,11 +15,14 @@ tolerance.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from .corrector import ScaledProblem
 
-__all__ = ["Segment", "fold_event", "user_events", "stability_event"]
+__all__ = ["Segment", "fold_event", "branch_point_event", "user_events", "stability_event",
+           "augmented_det"]
 
 
 class Segment:
@@ -140,3 +145,41 @@ def stability_event(seg: Segment, stability, st0: bool, x1, lam1, record, idx) -
         if ye is not None:
             record("stability", ye, idx, {"from": st0, "to": st1})
     return st1
+
+
+def augmented_det(J, t):
+    """``(sign, log|det|)`` of the augmented Jacobian ``[J; t^T]`` (scaled variables)."""
+    return np.linalg.slogdet(np.vstack([J, t[None, :]]))
+
+
+def branch_point_event(seg: Segment, J1, t1, sign0, record, idx):
+    """Branch-point test: the sign of ``det [J; t^T]`` at the new point against ``sign0`` at
+    the last one. A regular fold keeps it (the tangent turns with the branch); a simple branch
+    point, where ``J`` loses rank, changes it. A change is located by secant on
+    ``det [J(y); t0^T]`` (smooth along the step, of the same sign as the per-point test at
+    both ends since ``t0 . t1 > 0``) and recorded as ``'branch_point'`` with the two smallest
+    singular values of ``J`` and its two-dimensional kernel there (rows, scaled variables:
+    they span the tangents of the crossing branches). Returns the sign to carry on."""
+    sign1, _ = augmented_det(J1, t1)
+    if sign1 == 0:
+        return sign0
+    if sign0 == 0 or sign1 == sign0:
+        return sign1
+    prob, t0 = seg.prob, seg.t0
+    _, J0 = prob.RJ(seg.y0)
+    s_ref, ref = augmented_det(J0, t0)
+
+    def gdet(J):
+        sg, logabs = augmented_det(J, t0)
+        return float(sg * math.exp(min(logabs - ref, 700.0)))
+
+    f1 = gdet(J1)
+    if s_ref * f1 < 0:
+        yb = seg.locate(float(s_ref), f1, lambda yy: gdet(prob.RJ(yy)[1]))
+        if yb is not None:
+            _, Jb = prob.RJ(yb)
+            _, sv, vt = np.linalg.svd(Jb)
+            record("branch_point", yb, idx, {"sigma_min": float(sv[-1]), "sigma_ratio":
+                                             float(sv[-1] / sv[0]) if sv[0] > 0 else 0.0,
+                                             "kernel": vt[-2:].copy(), "test": gdet(Jb)})
+    return sign1

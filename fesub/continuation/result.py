@@ -19,7 +19,9 @@ class Event:
     Attributes
     ----------
     kind : str
-        ``'fold'``, ``'stability'`` or the name of a user test function.
+        ``'fold'`` (turning point in ``lam``), ``'branch_point'`` (the determinant of the
+        augmented Jacobian changed sign), ``'kink'``, ``'stability'`` or the name of a user
+        test function.
     index : int
         Index of the accepted branch point just before the event.
     x : numpy.ndarray
@@ -27,7 +29,8 @@ class Event:
     lam : float
         Continuation parameter at the event.
     info : dict
-        Extra data (``'tangent'`` at the event, residual norm, value of the test function, ...).
+        Extra data: ``'tangent'`` (fold, scaled unit tangent), ``'singular_values'`` and
+        ``'kernel'`` (branch point), ``'g'`` (user test function), ``'angle_deg'`` (kink), ...
     """
 
     kind: str
@@ -62,6 +65,16 @@ class Branch(Result):
     x_unit, lam_unit : str
         Units of ``x`` and ``lam`` recorded in saved files (``"1"``: dimensionless or as the
         problem defines them; a caller that knows them sets them).
+    stop_info : dict
+        Why and where the branch stopped, as data: ``'code'`` is ``'max_steps'`` (the step
+        budget is spent), ``'lam_range'`` (the parameter reached a bound), ``'min_step'`` (a
+        step failed at ``ds_min``), ``'user'`` (the callback stopped it) or ``'interrupted'``;
+        ``'lam'`` the parameter of the last point (``lam_unit``), ``'ds'`` the step then
+        (scaled, dimensionless). A ``'min_step'`` stop adds ``'cause'``: ``'not_converged'``
+        (with ``'residual'``, the ``max |R|`` the corrector reached, in the units of ``R``,
+        NaN or inf when the residual was not finite or raised, and ``'iterations'``),
+        ``'singular_jacobian'`` or ``'tangent_turned'`` (with ``'angle_deg'``). Empty for a
+        branch built by hand or read from a file that predates it.
     """
 
     x: np.ndarray
@@ -73,6 +86,7 @@ class Branch(Result):
     newton_iters: np.ndarray | None = None
     x_unit: str = "1"
     lam_unit: str = "1"
+    stop_info: dict = field(default_factory=dict)
 
     kind = "branch"
 
@@ -115,7 +129,8 @@ class Branch(Result):
         if self.newton_iters is not None:
             v["newton_iters"] = ("point", np.asarray(self.newton_iters), {"units": "1"})
         return xr.Dataset(v, attrs={
-            "stop_reason": self.stop_reason, "x_unit": xu, "lam_unit": lu,
+            "stop_reason": self.stop_reason, "stop_info": dict(self.stop_info),
+            "x_unit": xu, "lam_unit": lu,
             "event_kinds": [e.kind for e in self.events],
             "event_info": [_encode_info(e.info) for e in self.events]})
 
@@ -131,7 +146,8 @@ class Branch(Result):
                    stable=ds["stable"].values.copy() if "stable" in ds else None,
                    events=events, stop_reason=a["stop_reason"],
                    newton_iters=ds["newton_iters"].values.copy() if "newton_iters" in ds
-                   else None, x_unit=a["x_unit"], lam_unit=a["lam_unit"])
+                   else None, x_unit=a["x_unit"], lam_unit=a["lam_unit"],
+                   stop_info=dict(a.get("stop_info", {})))
 
     def summary(self) -> dict:
         lam = np.asarray(self.lam, float)
@@ -142,7 +158,8 @@ class Branch(Result):
             res["lam_end"] = (float(lam[-1]), self.lam_unit)
         kinds = sorted({e.kind for e in self.events})
         return summary_record(self.kind, {}, res, details={
-            "events_by_kind": {k: len(self.events_of(k)) for k in kinds}})
+            "events_by_kind": {k: len(self.events_of(k)) for k in kinds},
+            "stop_info": dict(self.stop_info)})
 
 
 _ARRAY_KEY = "__ndarray__"
