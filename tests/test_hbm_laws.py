@@ -89,3 +89,163 @@ def test_friction_elements_keep_the_decoupled_scheme():
         HBSystem(np.eye(1), np.eye(1), np.eye(1), 3, [j], constant="yes")
     with pytest.raises(ParameterError):
         HBSystem(np.eye(1), np.eye(1), np.eye(1), 3, [j], fstatic=[1.0, 2.0])
+
+
+# ---------------------------------------------------------------- the scalar laws
+from fesub.hbm.laws import RegularisedCoulomb, UnilateralContact, UserLaw  # noqa: E402
+
+NH = 3
+W = 1.7  # rad/s
+
+
+def _smooth_user():
+    """A smooth asymmetric law with every derivative given: f = a u^2 + b u v + c tanh(v)."""
+    a, b, c = 40.0, 3.0, 0.2
+    return UserLaw(lambda u, v: a * u * u + b * u * v + c * np.tanh(v),
+                   lambda u, v: 2 * a * u + b * v,
+                   lambda u, v: b * u + c / np.cosh(v) ** 2,
+                   lambda u, v: (np.full_like(u, 2 * a), np.full_like(u, b),
+                                 -2 * c * np.tanh(v) / np.cosh(v) ** 2))
+
+
+def _laws():
+    """(name, law, scale of p (m), relative FD step, smooth)."""
+    with pytest.warns(UserWarning, match="finite differences"):
+        fd_user = UserLaw(lambda u, v: 40.0 * u * u + 3.0 * u * v + 0.2 * np.tanh(v))
+    return [("unilateral", UnilateralContact(3.0e3, 2e-3), 5e-3, 1e-7, False),
+            ("tanh", RegularisedCoulomb(0.3, 20.0, 2e-3), 5e-3, 1e-5, True),
+            ("user", _smooth_user(), 5e-2, 1e-5, True),
+            ("user_fd", fd_user, 5e-2, 1e-5, True)]
+
+
+def _coefficients(scale, constant, nh=NH):
+    p = scale * RNG.normal(size=2 * nh + (1 if constant else 0)) / np.arange(1, 2 * nh + 2)[
+        :2 * nh + (1 if constant else 0)]
+    return p
+
+
+def _fd(fun, p, h):
+    """Central differences of ``fun`` (array valued) in every entry of ``p``."""
+    cols = []
+    for i in range(p.size):
+        e = np.zeros(p.size)
+        e[i] = h
+        cols.append((fun(p + e) - fun(p - e)) / (2 * h))
+    return np.stack(cols, axis=-1)
+
+
+@pytest.mark.parametrize("constant", [True, False])
+@pytest.mark.parametrize("case", range(4))
+def test_jacobian_hessian_and_dw_vs_central_differences(case, constant):
+    """Analytic harmonic stiffness, Hessian and dF/dw of every law vs central differences.
+
+    Steps: the smooth laws use h = 1e-5 |p| (truncation h^2 f'''/6 ~ 1e-10 and rounding
+    eps/h ~ 1e-11, relative); the penalty law's sampled map is piecewise linear in p (its slope
+    changes only when a sample crosses the gap), so a tiny h = 1e-7 |p| keeps every sample on its
+    side and the differences are exact up to rounding eps/h ~ 2e-9. Tolerance 1e-6 relative to
+    the largest entry; the user law with finite-difference derivatives inside has errors
+    ~1e-10 (first) and ~6e-7 (second, differences of differences: checked to 1e-5)."""
+    name, law, scale, rel, smooth = _laws()[case]
+    p = _coefficients(scale, constant)
+    off = 0.0 if constant else 1e-3
+    h = rel * np.abs(p).max()
+
+    def ev(q, **kw):
+        return law.evaluate(q, NH, constant=constant, offset=off, w=W, **kw)
+
+    r = ev(p, hessian=True, lam=np.arange(1.0, p.size + 1))
+    K_fd = _fd(lambda q: ev(q).F, p, h)
+    np.testing.assert_allclose(r.K, K_fd, atol=1e-6 * np.abs(K_fd).max())
+    H_fd = _fd(lambda q: ev(q).K, p, h)
+    tol_h = 1e-5 if name == "user_fd" else 1e-6
+    scale_h = max(np.abs(H_fd).max(), 1.0 if smooth else 0.0)
+    np.testing.assert_allclose(r.hess, H_fd, atol=tol_h * scale_h)
+    np.testing.assert_allclose(r.hess_lam, np.einsum("i,iab->ab", np.arange(1.0, p.size + 1),
+                                                     r.hess), atol=1e-12 * scale_h)
+    for i in range(p.size):   # each hess[i] is symmetric
+        np.testing.assert_allclose(r.hess[i], r.hess[i].T, atol=1e-12 * scale_h)
+    if law.velocity_dependent:
+        hw = 1e-5 * W
+        Fw = (law.evaluate(p, NH, constant=constant, offset=off, w=W + hw).F
+              - law.evaluate(p, NH, constant=constant, offset=off, w=W - hw).F) / (2 * hw)
+        np.testing.assert_allclose(r.F_w, Fw, atol=1e-6 * np.abs(Fw).max())
+    else:
+        assert r.F_w is None
+
+
+def test_penalty_aft_converges_as_nt_squared_to_the_closed_form():
+    """u = a + b cos(tau): contact for |tau| < theta, theta = acos((g - a)/b), and
+    F^0 = (k/pi)((a - g) theta + b sin theta),
+    F^c1 = (k/pi)(2 (a - g) sin theta + b (theta + sin theta cos theta)),
+    F^c2 = (k/pi)((a - g) sin 2 theta + b (sin theta + sin 3 theta / 3)).
+    The kink makes the trapezoidal error O(nt^-2): measured below 4 / nt^2 relative for
+    nt = 64..4096 (it oscillates with where the kink falls between samples), so below 4e-6
+    at the default nt = 1024."""
+    kp, g, a, b = 3.0, 0.02, 0.01, 0.05
+    th = math.acos((g - a) / b)
+    exact = kp / math.pi * np.array([(a - g) * th + b * math.sin(th),
+                                     2 * (a - g) * math.sin(th) + b * (th + math.sin(th)
+                                                                       * math.cos(th)),
+                                     (a - g) * math.sin(2 * th) + b * (math.sin(th)
+                                                                       + math.sin(3 * th) / 3)])
+    el = UnilateralContact(kp, g)
+    p = np.zeros(2 * NH + 1)
+    p[:2] = a, b
+    errs = {}
+    for nt in (64, 128, 256, 512, 1024, 2048, 4096):
+        F = el.evaluate(p, NH, constant=True, nt=nt).F
+        errs[nt] = np.abs(F[[0, 1, 3]] - exact).max() / np.abs(exact).max()
+        assert errs[nt] <= 4.0 / nt ** 2, errs
+    assert max(errs[2048], errs[4096]) < errs[64] / 300   # the trend: 64x more samples
+    F = el.evaluate(p, NH, constant=True).F
+    assert np.abs(F[[0, 1, 3]] - exact).max() / np.abs(exact).max() < 4e-6
+
+
+def test_tanh_aft_converges_spectrally():
+    """Smooth law: the error against 2^16 samples falls faster than any power once the samples
+    resolve the tanh switch (v_eps = 1.6 % of the velocity amplitude here); the default
+    nt = 1024 is within 1e-8 relative (measured 4e-11)."""
+    el = RegularisedCoulomb(0.3, 2.0, 0.01)
+    p = np.array([0.0, 0.5, 0.2, 0.05, 0.01, 0.0, 0.02])
+    ref = el.evaluate(p, NH, constant=True, w=1.0, nt=2 ** 16).F
+    err = [np.abs(el.evaluate(p, NH, constant=True, w=1.0, nt=nt).F - ref).max()
+           / np.abs(ref).max() for nt in (128, 256, 512, 1024)]
+    assert err[3] < 1e-8 and err[3] < 1e-4 * err[1] and err[0] > 1e-4, err
+    with pytest.raises(ParameterError):
+        el.evaluate(p, NH, constant=True, w=1.0, nt=4 * NH + 1)   # below 4 nh + 2
+    with pytest.raises(ParameterError):
+        el.evaluate(p, NH, constant=True)                         # velocity law without w
+
+
+def test_constant_harmonic_of_asymmetric_and_symmetric_laws():
+    """Half-wave symmetric motion (odd harmonics only, zero mean): an odd law gives a zero mean
+    force (to rounding), an asymmetric one a nonzero mean; the system default follows."""
+    p = np.zeros(2 * NH + 1)
+    p[1:3] = 4e-3, 1e-3        # harmonic 1
+    p[5:7] = 5e-4, -2e-4       # harmonic 3
+    pen = UnilateralContact(3.0e3, 1e-3).evaluate(p, NH, constant=True)
+    tanh = RegularisedCoulomb(0.3, 20.0, 2e-3).evaluate(p, NH, constant=True, w=W)
+    user = _smooth_user().evaluate(p, NH, constant=True, w=W)
+    assert pen.F[0] > 1e-2 * np.abs(pen.F).max()
+    assert abs(user.F[0]) > 1e-2 * np.abs(user.F).max()
+    assert abs(tanh.F[0]) < 1e-14 * np.abs(tanh.F).max()
+    assert np.abs(tanh.F[[3, 4]]).max() < 1e-14 * np.abs(tanh.F).max()   # no even harmonic
+    ce = [ContactElement(UnilateralContact(3.0e3, 1e-3), np.eye(1))]
+    assert HBSystem(np.eye(1), np.eye(1), np.eye(1), NH, ce).constant
+    ct = [ContactElement(RegularisedCoulomb(0.3, 20.0, 2e-3), np.eye(1))]
+    assert not HBSystem(np.eye(1), np.eye(1), np.eye(1), NH, ct).constant
+
+
+def test_user_law_checks_its_function():
+    with pytest.raises(ParameterError):
+        UserLaw(3.0)
+    bad = UserLaw(lambda u, v: np.ones(3), lambda u, v: u, velocity_dependent=False)
+    with pytest.raises(ParameterError, match="shape"):
+        bad.evaluate(np.ones(2 * NH), NH)
+    nan = UserLaw(lambda u, v: u / 0.0, lambda u, v: u, velocity_dependent=False)
+    with np.errstate(divide="ignore", invalid="ignore"), pytest.raises(ParameterError):
+        nan.evaluate(np.ones(2 * NH), NH)
+    with pytest.raises(ParameterError):
+        UnilateralContact(-1.0, 0.0)
+    with pytest.raises(ParameterError):
+        UnilateralContact(1.0, math.nan)
