@@ -48,9 +48,10 @@ class SlidingContactSystem:
         DOFs or clamped).
     loads1 : dict model DOF -> constant force (N) on substructure 1.
     outputs1, outputs2 : dict name -> model DOF of the output channels.
-    rough_dof : 'y' component of the slave that carries the roughness force.
     modal_cutoff_hz : drop modes of the reduced substructures above this frequency (APPROXIMATION:
         enlarges the stable time step, changes the high-frequency content).
+
+    The roughness force of a transient acts on the slave's y DOF (``rough_row``).
     """
 
     def __init__(self, cb1, cb2, *, slave: int, prescribed, target_edge: str, loads1=None,
@@ -61,7 +62,22 @@ class SlidingContactSystem:
         self.cb1, self.cb2 = cb1, cb2
         self.alpha1, self.beta1 = s1.alpha, s1.beta
         self.alpha2, self.beta2 = s2.alpha, s2.beta
-        # ---- substructure 1: free partition of q1 (prescribed DOFs removed)
+        self._slider(slave, prescribed, loads1)
+        self._target(target_edge)
+        f = self.f1_idx
+        self.outputs1 = {k: int(np.searchsorted(f, _q_index(cb1, [v])[0])) for k, v in (outputs1 or {}).items()}
+        self.outputs2 = {k: int(_q_index(cb2, [v])[0]) for k, v in (outputs2 or {}).items()}
+        self.rough_row = self.iC[1]
+        # ---- modal bases of both substructures
+        self.modal_cutoff_hz = modal_cutoff_hz
+        self.w2_1, self.Phi1 = self._modes(self.K1, self.M1)
+        self.w2_2, self.Phi2 = self._modes(self.K2, self.M2)
+
+    def _slider(self, slave, prescribed, loads1):
+        """Substructure 1: the free partition of q1 (prescribed DOFs removed), the slave's rows and
+        position (m), the rigid translation along x, the partitioned matrices and the loads (N)."""
+        cb1 = self.cb1
+        s1 = cb1.substructure
         n1q = cb1.n_dofs
         self.p1 = _q_index(cb1, prescribed)
         self.f1_idx = np.setdiff1d(np.arange(n1q), self.p1)
@@ -93,7 +109,12 @@ class SlidingContactSystem:
             if k >= f.size or f[k] != qi:
                 raise ModelError(f"load on a prescribed DOF {d}")
             self.load1[k] += v
-        # ---- substructure 2: all q2 free (clamps already removed)
+
+    def _target(self, target_edge):
+        """Substructure 2, all q2 free (clamps already removed): its matrices, the target nodes, their
+        positions (m), the segments and the q2 rows of each target node (-1 where clamped)."""
+        cb2 = self.cb2
+        s2 = cb2.substructure
         self.K2, self.M2 = cb2.Kr, cb2.Mr
         self.C2 = cb2.rayleigh(self.alpha2, self.beta2)
         mesh2 = s2.mesh
@@ -112,13 +133,6 @@ class SlidingContactSystem:
                 if ci[g] >= 0:
                     rows[i, c] = _q_index(cb2, [ci[g]])[0]
         self.T_rows = rows
-        self.outputs1 = {k: int(np.searchsorted(f, _q_index(cb1, [v])[0])) for k, v in (outputs1 or {}).items()}
-        self.outputs2 = {k: int(_q_index(cb2, [v])[0]) for k, v in (outputs2 or {}).items()}
-        self.rough_row = self.iC[1]
-        # ---- modal bases of both substructures
-        self.modal_cutoff_hz = modal_cutoff_hz
-        self.w2_1, self.Phi1 = self._modes(self.K1, self.M1)
-        self.w2_2, self.Phi2 = self._modes(self.K2, self.M2)
 
     def _modes(self, K, M):
         """Squared natural frequencies (rad^2/s^2; rigid-body modes exactly 0) and mass-normalised
