@@ -13,7 +13,10 @@ Modules, by what a user does:
 ``contact``     the contact laws :class:`Jenkins` (1D) and :class:`StickSlipSeparation` (2D):
                 harmonic forces, stiffness and Hessian by the event method or AFT
 ``cubic``       :class:`Cubic`: cubic (Duffing) stiffness ``f = k3 u^3``, placed like a contact law
-``fourier``     harmonic basis, interval integrals, harmonic amplitudes
+``laws``        scalar laws ``f(u, v)`` evaluated by AFT, with the constant term:
+                :class:`UnilateralContact` (penalty contact with a gap), :class:`RegularisedCoulomb`
+                (tanh friction), :class:`UserLaw` (a Python function), base :class:`AFTLaw`
+``fourier``     harmonic basis (optional constant term), interval integrals, harmonic amplitudes
 ``forced``      forced responses: :func:`solve_at`, :func:`solve_condensed` (one frequency),
                 :func:`forced_response` (:class:`FRF`), :func:`frf_peak`,
                 :func:`forced_response_point` (per-case function of parameter sweeps)
@@ -38,6 +41,7 @@ from .contact import ContactResult, Jenkins, StickSlipSeparation, force_history
 from .cubic import Cubic
 from .forced import (FRF, forced_response, forced_response_point, frf_peak, solve_at,
                      solve_condensed)
+from .laws import AFTLaw, RegularisedCoulomb, UnilateralContact, UserLaw
 from .nnm import DNNM, PhaseResonance, dnnm, linear_modes, phase_resonance
 from .optimality import backbone_point
 from .stability import Floquet, Stability, backbone_stability, floquet, frf_stability
@@ -47,7 +51,7 @@ from .timeint import TimeResult, fundamental, initial_from_hb, newmark
 __all__ = [
     # systems and contact laws
     "HBSystem", "ContactElement", "Jenkins", "StickSlipSeparation", "ContactResult",
-    "force_history", "Cubic",
+    "force_history", "Cubic", "UnilateralContact", "RegularisedCoulomb", "UserLaw", "AFTLaw",
     # forced responses
     "FRF", "forced_response", "solve_at", "solve_condensed", "frf_peak", "forced_response_point",
     # backbones
