@@ -1,4 +1,4 @@
-"""Harmonic-balance system ``R(Q, w, alpha) = D(w) Q + F_nl(Q) - alpha F_ex``.
+"""Harmonic-balance system ``R(Q, w, alpha) = D(w) Q + F_nl(Q) - alpha F_ex (- F_s)``.
 
 Ordering is harmonic-major (``Q = [Q^c1; Q^s1; ...; Q^sNh]``, blocks of the n structural DOFs).
 
@@ -9,9 +9,10 @@ and the static preload ``f_s`` (N) is balanced together with the dynamics:
 ``f(-u, -v) != -f(u, v)``: its mean force depends on the motion) and no law present lacks it.
 
 Without the constant term (the friction elements of :mod:`fesub.hbm.contact`, which have none)
-the static preload is given and the mean of every force is discarded, the
-paper's static/dynamic decoupled scheme; a preload ``f_s`` given then is balanced once, statically
-(``K q_s + G^T f(G q_s, 0) = f_s``), and the laws see the dynamics about ``q_s``. This is exact for 1D Jenkins contacts (the play
+the static preload is given and the mean of every force is discarded, the paper's
+static/dynamic decoupled scheme; a preload ``f_s`` given then is balanced once, statically
+(``K q_s + G^T f(G q_s, 0) = f_s``, laws of :mod:`fesub.hbm.laws` at rest), and those laws see
+the dynamics about ``q_s``. The decoupled scheme is exact for 1D Jenkins contacts (the play
 operator is shift invariant) and for 2D contacts that never separate nor keep a stuck offset; in
 the time domain, separation and stuck interfaces leave mean contact forces that move the mean
 normal loads (blade model at 30 N near its resonance: mean normal load 56 N instead of 50 N,
