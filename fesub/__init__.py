@@ -7,6 +7,8 @@ subpackage                  what it does                                 start w
 ==========================  ===========================================  ==============================
 ``fesub.fe``                meshes (meshio), elements, assembly, modes   ``fe.rectangle``, ``fe.read``
 ``fesub.substructure``      substructures and Craig-Bampton reduction    ``substructure.CraigBampton``
+``fesub.fbs``               FRF-based substructuring: LM-FBS coupling    ``fbs.frf_from_matrices``,
+                            and decoupling, virtual points, UFF 58       ``fbs.couple``
 ``fesub.contact``           sliding frictional contact: transient,       ``contact.simulate``
                             eigenvalue loci, critical mu, TD-FRF
 ``fesub.models``            ready-made systems (the beam-on-beam, ...)   ``models.beam_on_beam.build``
@@ -34,7 +36,7 @@ from .errors import FesubError  # noqa: F401
 __all__ = ["__version__", "show_config", "backend_name", "load", "FesubError", "errors"]
 
 #: subpackages loaded on first attribute access (``fesub.contact`` after ``import fesub``)
-_LAZY = ("fe", "substructure", "contact", "models", "coulomb", "hbm", "nonsmooth", "circular",
+_LAZY = ("fe", "substructure", "fbs", "contact", "models", "coulomb", "hbm", "nonsmooth", "circular",
          "sweep", "io", "plots", "signal", "continuation", "cli")
 
 
