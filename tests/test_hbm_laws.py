@@ -115,7 +115,9 @@ def _laws():
     return [("unilateral", UnilateralContact(3.0e3, 2e-3), 5e-3, 1e-7, False),
             ("tanh", RegularisedCoulomb(0.3, 20.0, 2e-3), 5e-3, 1e-5, True),
             ("user", _smooth_user(), 5e-2, 1e-5, True),
-            ("user_fd", fd_user, 5e-2, 1e-5, True)]
+            ("user_fd", fd_user, 5e-2, 1e-5, True),
+            ("unilateral_event", UnilateralContact(3.0e3, 2e-3, method="event"), 5e-3, 1e-6,
+             True)]
 
 
 def _coefficients(scale, constant, nh=NH):
@@ -135,14 +137,16 @@ def _fd(fun, p, h):
 
 
 @pytest.mark.parametrize("constant", [True, False])
-@pytest.mark.parametrize("case", range(4))
+@pytest.mark.parametrize("case", range(5))
 def test_jacobian_hessian_and_dw_vs_central_differences(case, constant):
     """Analytic harmonic stiffness, Hessian and dF/dw of every law vs central differences.
 
     Steps: the smooth laws use h = 1e-5 |p| (truncation h^2 f'''/6 ~ 1e-10 and rounding
     eps/h ~ 1e-11, relative); the penalty law's sampled map is piecewise linear in p (its slope
     changes only when a sample crosses the gap), so a tiny h = 1e-7 |p| keeps every sample on its
-    side and the differences are exact up to rounding eps/h ~ 2e-9. Tolerance 1e-6 relative to
+    side and the differences are exact up to rounding eps/h ~ 2e-9; its exact (event)
+    evaluation is C1 in p (K continuous), h = 1e-6 |p| (measured 2e-10 on K, 2e-9 on the
+    Hessian). Tolerance 1e-6 relative to
     the largest entry; the user law with finite-difference derivatives inside has errors
     ~1e-10 (first) and ~6e-7 (second, differences of differences: checked to 1e-5)."""
     name, law, scale, rel, smooth = _laws()[case]
@@ -199,6 +203,31 @@ def test_penalty_aft_converges_as_nt_squared_to_the_closed_form():
     assert max(errs[2048], errs[4096]) < errs[64] / 300   # the trend: 64x more samples
     F = el.evaluate(p, NH, constant=True).F
     assert np.abs(F[[0, 1, 3]] - exact).max() / np.abs(exact).max() < 4e-6
+
+
+def test_penalty_event_method_is_exact_and_the_aft_converges_to_it():
+    """The exact integration between the crossings reproduces the closed form of a one-harmonic
+    motion to rounding (1e-13), and on a motion with 3 harmonics, two contact intervals and a
+    static offset, the AFT converges to it: forces as nt^-2 (measured 6/nt^2 to 12/nt^2 relative
+    for nt = 256..16384, checked below 16/nt^2), the stiffness as nt^-1 (its integrand jumps at
+    the crossings: measured 1.3/nt to 3.5/nt, checked below 4/nt)."""
+    kp, g, a, b = 3.0, 0.02, 0.01, 0.05
+    th = math.acos((g - a) / b)
+    exact = kp / math.pi * np.array([(a - g) * th + b * math.sin(th),
+                                     2 * (a - g) * math.sin(th) + b * (th + math.sin(th)
+                                                                       * math.cos(th))])
+    p = np.zeros(2 * NH + 1)
+    p[:2] = a, b
+    F = UnilateralContact(kp, g, method="event").evaluate(p, NH, constant=True).F
+    np.testing.assert_allclose(F[:2], exact, rtol=1e-13)
+    el = UnilateralContact(3.0e3, 2e-3)
+    p = np.array([1e-4, 1e-3, 2e-4, 4e-3, -5e-4, 3e-4, 1e-4])   # cos 2 tau dominates
+    ev = el.evaluate(p, NH, constant=True, method="event")
+    assert ev.tau.size == 4                      # two contact intervals
+    for nt in (256, 1024, 4096):
+        r = el.evaluate(p, NH, constant=True, nt=nt)
+        assert np.abs(r.F - ev.F).max() / np.abs(ev.F).max() < 16.0 / nt ** 2
+        assert np.abs(r.K - ev.K).max() / np.abs(ev.K).max() < 4.0 / nt
 
 
 def test_tanh_aft_converges_spectrally():
@@ -404,3 +433,31 @@ def test_regularised_friction_oscillator_vs_time_integration():
     _, _, Rw, _ = sy.jacobian(Q, w, o["F"])
     Rw_fd = (sy.residual(Q, w + h, o["F"]) - sy.residual(Q, w - h, o["F"])) / (2 * h)
     np.testing.assert_allclose(Rw, Rw_fd, atol=1e-6 * np.abs(Rw_fd).max())
+
+
+def test_system_assembly_with_constant_term_vs_central_differences():
+    """Two DOFs, a slanted penalty stop (exact event evaluation) and tanh friction between the
+    DOFs, constant term on: the assembled K_f = dF_nl/dQ, d(K_f^T lam)/dQ and dF_nl/dw against
+    central differences (h = 1e-6 |Q|: the event law is C1, tanh smooth; 1e-6 relative)."""
+    M = np.diag([1.0, 0.5])
+    K = np.array([[2.0, -1.0], [-1.0, 1.5]])
+    stop = ContactElement(UnilateralContact(50.0, 0.01, method="event"), np.array([[0.8, 0.6]]))
+    fric = ContactElement(RegularisedCoulomb(0.3, 2.0, 0.05), np.array([[1.0, -1.0]]))
+    sy = HBSystem(M, 0.01 * K, K, 2, [stop, fric], fex=np.array([1.0, 0.3]),
+                  fstatic=[0.2, 0.1])
+    assert sy.constant and sy.N == 10
+    Q = 0.05 * RNG.normal(size=sy.N)
+    lam = RNG.normal(size=sy.N)
+    w = 1.3
+    F, Kf, HL, Fw = sy.fnl(Q, lam=lam, w=w, dw=True)
+    h = 1e-6 * np.abs(Q).max()
+    K_fd = _fd(lambda q: sy.fnl(q, w=w)[0], Q, h)
+    np.testing.assert_allclose(Kf, K_fd, atol=1e-6 * np.abs(K_fd).max())
+    HL_fd = _fd(lambda q: sy.fnl(q, w=w)[1].T @ lam, Q, h)
+    np.testing.assert_allclose(HL, HL_fd, atol=1e-6 * np.abs(HL_fd).max())
+    hw = 1e-6 * w
+    Fw_fd = (sy.fnl(Q, w=w + hw)[0] - sy.fnl(Q, w=w - hw)[0]) / (2 * hw)
+    np.testing.assert_allclose(Fw, Fw_fd, atol=1e-6 * np.abs(Fw_fd).max())
+    # the residual's mean rows: K Q^0 + mean contact force - f_s
+    R = sy.residual(Q, w, 0.7)
+    np.testing.assert_allclose(R[:2], K @ Q[:2] + F[:2] - [0.2, 0.1], rtol=1e-13)
