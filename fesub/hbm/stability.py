@@ -26,18 +26,15 @@ every ``|rho| < 1``. A loss of stability is a fold (a real multiplier through +1
 doubling (through -1) or a Neimark-Sacker bifurcation (a complex pair through the unit circle).
 
 The constant harmonic of the perturbation: a law with a time-domain tangent ``df/du``
-(memoryless, e.g. :class:`fesub.hbm.cubic.Cubic`) gets its full block by exact quadrature; the
-friction elements have none and their Jacobian on the constant harmonic is taken as zero, which
-is exact for a 1D Jenkins element that slips during the cycle (the play operator is invariant to
-a constant shift) and is the static/dynamic decoupled scheme of :mod:`fesub.hbm.system`
-otherwise. For hysteretic laws the Jacobian is that of periodic perturbations (``lambda = 0``):
-exact at folds, an approximation of the memory of the stuck intervals away from them (see
-:func:`floquet`).
+(memoryless, e.g. :class:`fesub.hbm.cubic.Cubic`) gets its full block by exact quadrature. A
+friction law remembers the displacement at the start of each stick interval; for the 1D
+Jenkins element that memory is carried exactly (a nonlinear eigenproblem in ``lambda`` solved
+by Newton from the Hill estimates, see :func:`floquet`); the 2D stick-slip-separation element
+keeps the Jacobian of periodic perturbations (exact at folds only; flagged and warned).
 """
 
 from __future__ import annotations
 
-import functools
 import inspect
 import math
 import warnings
@@ -47,11 +44,15 @@ import numpy as np
 
 from ..errors import ConvergenceError, ModelError, ParameterError
 from ..io import Result, summary_record
+from ._common import _single
 from .contact import STICK, Jenkins
-from .fourier import basis
+from .fourier import basis, interval_w
 
 __all__ = ["Floquet", "Stability", "hill_matrices", "floquet", "frf_stability",
            "backbone_stability", "BIFURCATION_KINDS"]
+
+#: multipliers smaller than this (-) are not refined with the memory of the stuck intervals
+RHO_FLOOR = 1e-6
 
 #: names of the losses (and gains) of stability, by the multiplier that crosses the unit circle
 BIFURCATION_KINDS = ("fold", "period_doubling", "neimark_sacker")
@@ -169,56 +170,71 @@ def _stick_intervals(sys, Q):
     return out
 
 
-@functools.lru_cache(maxsize=8)
-def _gauss(nq):
-    """Gauss-Legendre nodes and weights on [-1, 1] (computed once per order)."""
-    return np.polynomial.legendre.leggauss(nq)
+def _exp_integrals(mu, L):
+    """``E = int_0^L e^{mu s} ds`` and ``G = int_0^L s e^{mu s} ds`` in closed form (series
+    where ``|mu L| < 0.1``, whose closed forms cancel); ``mu`` complex, broadcast with ``L``."""
+    z = mu * L
+    small = np.abs(z) < 0.1
+    zs = np.where(small, z, 0.0)
+    zb = np.where(small, 1.0, z)
+    with np.errstate(over="ignore", invalid="ignore"):
+        ez = np.exp(zb)
+        E_big = np.expm1(zb) / zb * L
+        G_big = (ez * (zb - 1) + 1) / (zb * zb) * L * L
+    n = np.arange(12)
+    fact = np.cumprod(np.append(1.0, np.arange(1, 12)))
+    pw = zs[..., None] ** n
+    E_small = L * (pw / (fact * (n + 1))).sum(axis=-1)
+    G_small = L * L * (pw / (fact * (n + 2))).sum(axis=-1)
+    return np.where(small, E_small, E_big), np.where(small, G_small, G_big)
 
 
-def _memory(sys, intervals, lam, w, nq):
+def _memory(sys, intervals, lam, w):
     """``K_mem(lambda)`` (N/m) and its derivative in lambda (N s/m) in the Hill basis.
 
     In a stick interval started at ``t_j`` the Jenkins force of a perturbation ``dq`` is
     ``kt (du(t) - du(t_j))``; for ``du = e^{lambda t} p(t)`` the frozen part, divided by
     ``e^{lambda t}``, is ``kt e^{-sigma (tau - tau_j)} p(tau_j)``, ``sigma = lambda / w``:
-    ``K_mem[i, a] = -c_i kt sum_j int_{I_j} H_i(tau) e^{-sigma (tau - tau_j)} dtau H_a(tau_j)``
-    by Gauss-Legendre quadrature (smooth integrand of degree ``nh`` times an exponential).
+    ``K_mem[i, a] = -c_i kt sum_j int_{I_j} H_i(tau) e^{-sigma (tau - tau_j)} dtau H_a(tau_j)``,
+    integrated in closed form through ``cos k tau = (e^{ik tau} + e^{-ik tau}) / 2`` (exact for
+    any sigma, however fast the exponential varies over the interval).
     """
     nh, n = sys.nh, sys.n
     Nf = (2 * nh + 1) * n
     K = np.zeros((Nf, Nf), complex)
     dK = np.zeros((Nf, Nf), complex)
-    x, wg = _gauss(nq)
     cw = _galerkin_weights(nh)
     sigma = lam / w
+    k = np.arange(1, nh + 1)
     for kt, g, a, b in intervals:
         gg = np.outer(g, g)
-        h = 0.5 * (b - a)[:, None]                                   # (nI, 1)
-        s = h * (x + 1)                                              # tau - tau_j, (nI, nq)
-        with np.errstate(over="ignore", invalid="ignore"):
-            e = np.exp(-sigma * s) * (h * wg)
-        Hq = np.concatenate([np.ones(s.shape + (1,)), basis(nh, a[:, None] + s)],
-                            axis=-1)                                 # (nI, nq, m+1)
+        L = (b - a)[:, None]                                          # (nI, 1)
+        Ep, Gp = _exp_integrals(1j * k - sigma, L)                    # (nI, nh)
+        Em, Gm = _exp_integrals(-1j * k - sigma, L)
+        E0, G0 = _exp_integrals(np.full(1, -sigma), L)                # (nI, 1)
+        ep, em = np.exp(1j * np.outer(a, k)), np.exp(-1j * np.outer(a, k))
+        beta = np.empty((a.size, 2 * nh + 1), complex)
+        dbeta = np.empty_like(beta)
+        for out, e_p, e_m, e_0 in ((beta, Ep, Em, E0), (dbeta, -Gp, -Gm, -G0)):
+            out[:, 0] = e_0[:, 0]
+            out[:, 1::2] = 0.5 * (ep * e_p + em * e_m)
+            out[:, 2::2] = -0.5j * (ep * e_p - em * e_m)
+        beta *= cw
+        dbeta *= cw / w
         Ha = np.column_stack([np.ones(a.size), basis(nh, a)])           # (nI, m+1)
-        beta = cw * np.einsum("jqi,jq->ji", Hq, e)
-        dbeta = cw * np.einsum("jqi,jq->ji", Hq, e * (-s / w))
         K -= kt * np.kron(beta.T @ Ha, gg)
         dK -= kt * np.kron(dbeta.T @ Ha, gg)
     return K, dK
 
 
-def _mean_row(sys, intervals, nq):
+def _mean_row(sys, intervals):
     """The mean-force row the harmonic balance leaves out (no constant term):
     ``(1/2 pi) kt sum_j int_{I_j} H_a(tau) dtau`` of the stuck part, in the Hill basis (N/m)."""
     nh, n = sys.nh, sys.n
     row = np.zeros((n, (2 * nh + 1) * n))
-    x, wg = _gauss(nq)
     for kt, g, a, b in intervals:
-        for ta, tb in zip(a, b):
-            h = 0.5 * (tb - ta)
-            tau = ta + h * (x + 1)
-            Hq = np.column_stack([np.ones(nq), basis(nh, tau)])
-            row += kt / (2 * math.pi) * np.kron((h * wg) @ Hq, np.outer(g, g))
+        ints = np.concatenate([[np.sum(b - a)], math.pi * interval_w(nh, a, b).sum(axis=0)])
+        row += kt / (2 * math.pi) * np.kron(ints, np.outer(g, g))
     return row
 
 
@@ -228,11 +244,10 @@ def _refine_memory(sys, Q, w, D, lam0, V0, intervals, tol=1e-12, max_iter=30):
     ``(lambda, v)`` (a candidate that diverges, leaving the strip's width per step after
     three steps, or does not converge is dropped)."""
     D0, D1, D2 = D
-    nq = 2 * sys.nh + 32
-    K0, _ = _memory(sys, intervals, 0.0, w, nq)
+    K0, _ = _memory(sys, intervals, 0.0, w)
     base = D0 - K0                     # D0 holds K_mem(0) but for its mean row
     if not _h0(sys):
-        base[:sys.n] += _mean_row(sys, intervals, nq) + K0[:sys.n].real
+        base[:sys.n] += _mean_row(sys, intervals) + K0[:sys.n].real
     Nf = D0.shape[0]
     J = np.zeros((Nf + 1, Nf + 1), complex)
     for lam, v in zip(lam0, V0.T):
@@ -240,7 +255,7 @@ def _refine_memory(sys, Q, w, D, lam0, V0, intervals, tol=1e-12, max_iter=30):
         v = v / (u @ v)
         J[Nf, :Nf] = u
         for it in range(max_iter):
-            Km, dKm = _memory(sys, intervals, lam, w, nq)
+            Km, dKm = _memory(sys, intervals, lam, w)
             T = lam * lam * D2 + lam * D1 + base + Km
             J[:Nf, :Nf] = T
             J[:Nf, Nf] = (2 * lam * D2 + D1 + dKm) @ v
@@ -305,8 +320,8 @@ def _centroids(V, n, nh):
     return (k * (plus - minus)).sum(axis=0) / (zero + (plus + minus).sum(axis=0))
 
 
-def _physical_with_memory(sys, Q, w, D, lam0, V0, intervals, sort):
-    """The ``2 n`` physical exponents with the exact memory of the stuck intervals: Newton from
+def _physical_with_memory(sys, Q, w, D, lam0, V0, intervals, sort, count):
+    """``count`` physical exponents with the exact memory of the stuck intervals: Newton from
     the best-placed Hill estimates, copies shifted by ``i w`` merged, the best-placed kept."""
     n, nh = sys.n, sys.nh
     groups = {}
@@ -319,13 +334,13 @@ def _physical_with_memory(sys, Q, w, D, lam0, V0, intervals, sort):
                 break
         else:
             groups[centre] = (key, lam)
-            if len(groups) == 2 * n:      # the best-placed candidates come first
+            if len(groups) == count:      # the best-placed candidates come first
                 break
-    if len(groups) < 2 * n:
+    if len(groups) < count:
         raise ConvergenceError(f"Hill's method with the memory of the stuck intervals: "
-                               f"{len(groups)} of {2 * n} Floquet exponents converged at "
+                               f"{len(groups)} of {count} Floquet exponents converged at "
                                f"w={w:.6g} rad/s")
-    best = sorted(groups.values(), key=lambda kl: kl[0])[:2 * n]
+    best = sorted(groups.values(), key=lambda kl: kl[0])[:count]
     return np.array([lam for _, lam in best])
 
 
@@ -335,6 +350,7 @@ def _check_sort(sort):
     return sort
 
 
+@_single
 def floquet(sys, Q, w, *, sort: str = "vector", tol: float = 1e-8) -> Floquet:
     """Floquet exponents and multipliers of a harmonic-balance solution by Hill's method.
 
@@ -358,11 +374,19 @@ def floquet(sys, Q, w, *, sort: str = "vector", tol: float = 1e-8) -> Floquet:
 
     Notes
     -----
-    For hysteretic friction laws the Jacobian is the harmonic-balance one, that of periodic
-    perturbations: the stuck offsets of a Floquet perturbation ``e^{lambda t} p(t)`` are frozen
-    at ``e^{lambda t_s} p(t_s)`` in truth, at ``p(t_s)`` here. The multipliers are exact where
-    ``lambda = 0`` (folds) and approximate elsewhere; the stable flag is reliable where the
-    multipliers are well inside the unit circle or cross it through +1.
+    A friction law remembers: in a stick interval started at ``t_s`` the force of a Floquet
+    perturbation ``e^{lambda t} p(t)`` holds the offset ``e^{lambda t_s} p(t_s)``, which the
+    harmonic-balance Jacobian (periodic perturbations) takes as ``p(t_s)``. For the 1D Jenkins
+    element the memory is exact: the ``2 n`` physical exponents are solved by Newton on the
+    nonlinear eigenproblem ``T(lambda) v = 0`` (stick-interval integrals in closed form),
+    started from the Hill estimates; estimates with ``|rho| <`` :data:`RHO_FLOOR` (strongly
+    damped modes) are kept as they are. The 2D stick-slip-separation element keeps the
+    periodic-perturbation Jacobian (``Floquet.exact`` False, a RuntimeWarning): its multipliers
+    are exact at ``lambda = 0`` (folds) only.
+
+    Cost: a dense eigen solve of size ``2 n (2 Nh + 1)`` (single-threaded BLAS): about one
+    Newton solve of the point for a few DOFs, some fifty for the 40-DOF cantilever of
+    :mod:`fesub.models` at Nh = 5 (6 s).
     """
     _check_sort(sort)
     w = float(w)
@@ -379,9 +403,15 @@ def floquet(sys, Q, w, *, sort: str = "vector", tol: float = 1e-8) -> Floquet:
     key = np.abs(_centroids(Z[:Nf], n, nh)) if sort == "vector" else np.abs(lam.imag)
     intervals = _stick_intervals(sys, Q)
     if intervals:
-        cand = np.argsort(key, kind="stable")[:min(lam.size, 6 * n)]
-        lam = _physical_with_memory(sys, Q, w, (D0, D1, D2), lam[cand], Z[:Nf, cand],
-                                    intervals, sort)
+        order = np.argsort(key, kind="stable")
+        # strongly damped exponents (|rho| < RHO_FLOOR at lambda = 0) are kept as estimated:
+        # the memory moves them, it cannot bring them near the unit circle
+        small = np.abs(np.exp(lam * (2 * math.pi / w))) < RHO_FLOOR
+        keep = order[:2 * n][small[order[:2 * n]]]
+        cand = [i for i in order[:6 * n] if not small[i]]
+        found = _physical_with_memory(sys, Q, w, (D0, D1, D2), lam[cand], Z[:Nf, cand],
+                                      intervals, sort, 2 * n - keep.size) if cand else []
+        lam = np.concatenate([np.asarray(found, complex), lam[keep]])
     else:
         lam = lam[np.argsort(key, kind="stable")[:2 * n]]
     lam = lam - 1j * w * np.round(lam.imag / w)          # into the central strip
@@ -589,6 +619,7 @@ def _corrected(sys, frf, st: Stability, sort):
     return out
 
 
+@_single
 def frf_stability(sys, frf, *, sort: str = "vector", locate: bool = True,
                   progress: bool = False) -> Stability:
     """Stability of every point of a forced response (:class:`~fesub.hbm.forced.FRF`).
@@ -617,6 +648,7 @@ def frf_stability(sys, frf, *, sort: str = "vector", locate: bool = True,
     return st
 
 
+@_single
 def backbone_stability(sys, bb, *, sort: str = "vector", progress: bool = False) -> Stability:
     """Stability of every point of a backbone (:class:`~fesub.hbm.backbone.Backbone`): each
     point is the forced response at its force ``alpha`` (N) and frequency ``w`` (rad/s).
