@@ -519,7 +519,7 @@ def test_two_dimensional_contact_is_flagged_approximate():
                                   np.array([[1.0, 0.0], [0.0, 1.0]]), "2d")],
                   fex=np.array([1.0, 0.0]), dof=0)
     Q = solve_at(sy, 1.0, 0.3)
-    with pytest.warns(RuntimeWarning, match="memory"):
+    with pytest.warns(RuntimeWarning, match="memory of the 2D"):
         f = floquet(sy, Q, 1.0)
     assert not f.exact and f.multipliers.shape == (4,)
 

@@ -291,9 +291,11 @@ class Floquet:
     stable : bool
         Every ``|multiplier| < 1 + tol``.
     exact : bool
-        False when a friction law without the exact memory of its stuck intervals (the 2D
-        :class:`~fesub.hbm.contact.StickSlipSeparation`) is present: its Jacobian is that of
-        periodic perturbations (see :func:`floquet`).
+        False when a law's Floquet perturbation is approximated by its harmonic-balance
+        Jacobian (periodic perturbations): the 2D
+        :class:`~fesub.hbm.contact.StickSlipSeparation` (memory of its stuck intervals), or a
+        law without ``tangent(u)`` (df/du, N/m) in a system without the constant term (its
+        coupling through the constant harmonic); see :func:`floquet`.
     """
 
     w: float
@@ -417,13 +419,14 @@ def floquet(sys, Q, w, *, sort: str = "vector", tol: float = 1e-8) -> Floquet:
     lam = lam - 1j * w * np.round(lam.imag / w)          # into the central strip
     lam = lam[np.lexsort((-lam.imag, -lam.real))]
     rho = np.exp(lam * (2 * math.pi / w))
-    exact = all(hasattr(c.element, "tangent") or isinstance(c.element, Jenkins)
+    exact = all(_h0(sys) or hasattr(c.element, "tangent") or isinstance(c.element, Jenkins)
                 for c in sys.contacts)
     if not exact:
-        warnings.warn("Hill's method: a contact law without the memory of its stuck "
-                      "intervals in the Floquet perturbation (2D stick-slip-separation) is "
-                      "linearised for periodic perturbations; its multipliers are exact only "
-                      "at lambda = 0 (folds)", RuntimeWarning, stacklevel=2)
+        warnings.warn("Hill's method: a contact law of this system cannot form its Floquet "
+                      "perturbation exactly (the memory of the 2D stick-slip-separation "
+                      "element, or a law without a tangent df/du for the constant harmonic); "
+                      "its multipliers are exact only at lambda = 0 (folds)", RuntimeWarning,
+                      stacklevel=2)
     return Floquet(w, lam, rho, bool(np.abs(rho).max() < 1 + tol), exact)
 
 
