@@ -461,3 +461,15 @@ def test_system_assembly_with_constant_term_vs_central_differences():
     # the residual's mean rows: K Q^0 + mean contact force - f_s
     R = sy.residual(Q, w, 0.7)
     np.testing.assert_allclose(R[:2], K @ Q[:2] + F[:2] - [0.2, 0.1], rtol=1e-13)
+
+
+@pytest.mark.parametrize("nt", [7, 100.5, "512", True])
+def test_sample_counts_are_checked_at_the_door(nt):
+    for make in (lambda: UnilateralContact(1.0, 0.0, nt=nt),
+                 lambda: RegularisedCoulomb(0.3, 1.0, 0.1, nt=nt),
+                 lambda: UserLaw(lambda u, v: u, lambda u, v: np.ones_like(u), lambda u, v: 0 * u,
+                                 nt=nt)):
+        with pytest.raises(ParameterError):
+            make()
+    with pytest.raises(ParameterError):
+        UnilateralContact(1.0, 0.0, method="exact")

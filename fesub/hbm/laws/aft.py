@@ -29,7 +29,7 @@ from ...errors import ParameterError, check_count
 from ..contact import ContactResult
 from ..fourier import aft_matrix, aft_projection, check_nh, n_rows
 
-__all__ = ["AFTLaw", "LawResult", "min_samples"]
+__all__ = ["AFTLaw", "LawResult", "min_samples", "check_samples"]
 
 
 @dataclass
@@ -45,6 +45,12 @@ def min_samples(nh: int) -> int:
     """Fewest AFT samples accepted: ``4 nh + 2``, so that the products of two truncated
     series in the stiffness (harmonics up to ``2 nh``) are not aliased onto the retained ones."""
     return 4 * nh + 2
+
+
+def check_samples(nt) -> int:
+    """A law's default samples per period: an integer >= 8 (each evaluation further requires
+    :func:`min_samples`)."""
+    return check_count("nt (AFT samples per period)", nt, 8)
 
 
 class AFTLaw:

@@ -17,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...errors import check_positive
-from .aft import AFTLaw
+from .aft import AFTLaw, check_samples
 
 __all__ = ["RegularisedCoulomb"]
 
@@ -45,7 +45,7 @@ class RegularisedCoulomb(AFTLaw):
         self.mu = check_positive("mu (friction coefficient)", mu, strict=False)
         self.normal_load = check_positive("normal_load (N)", normal_load)
         self.v_eps = check_positive("v_eps (regularisation velocity, m/s)", v_eps)
-        self.nt = nt
+        self.nt = check_samples(nt)
 
     def law(self, u, v, order: int):
         fs = self.mu * self.normal_load

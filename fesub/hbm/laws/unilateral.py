@@ -35,7 +35,7 @@ import numpy as np
 
 from ...errors import ParameterError, check_positive
 from ..fourier import basis, check_nh, interval_w, interval_W, n_rows, row_weights
-from .aft import AFTLaw, LawResult
+from .aft import AFTLaw, LawResult, check_samples
 
 __all__ = ["UnilateralContact"]
 
@@ -66,7 +66,7 @@ class UnilateralContact(AFTLaw):
         if not math.isfinite(gap):
             raise ParameterError(f"gap (m) must be finite, got {gap!r}")
         self.gap = gap
-        self.nt = nt
+        self.nt = check_samples(nt)
         if method not in ("aft", "event"):
             raise ParameterError(f"method must be 'aft' or 'event', got {method!r}")
         self.method = method

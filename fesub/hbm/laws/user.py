@@ -24,7 +24,7 @@ import warnings
 import numpy as np
 
 from ...errors import ParameterError, check_positive
-from .aft import AFTLaw
+from .aft import AFTLaw, check_samples
 
 __all__ = ["UserLaw"]
 
@@ -71,7 +71,7 @@ class UserLaw(AFTLaw):
                                                strict=False)
         self.u_ref = check_positive("u_ref (m)", u_ref)
         self.v_ref = check_positive("v_ref (m/s)", v_ref)
-        self.nt = nt
+        self.nt = check_samples(nt)
         missing = [n for n, fn in (("df/du", dfdu), ("df/dv", dfdv if velocity_dependent else 0))
                    if fn is None]
         if missing:
