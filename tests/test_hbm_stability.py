@@ -526,16 +526,16 @@ def test_two_dimensional_contact_is_flagged_approximate():
 
 def test_memory_derivative_and_closed_form_vs_quadrature():
     from fesub.hbm.forced import solve_at
-    from fesub.hbm.stability import _exp_integrals, _memory, _stick_intervals
+    from fesub.hbm._hill_memory import exp_integrals, memory, stick_intervals
 
     sy = jenkins(5)
     w = 1.2
-    iv = _stick_intervals(sy, solve_at(sy, w, 0.3))
+    iv = stick_intervals(sy, solve_at(sy, w, 0.3))
     for lam in (-0.03 + 0.4j, 0.2 - 1.1j, -40.0 + 300.0j):
-        K, dK = _memory(sy, iv, lam, w)
+        K, dK = memory(sy, iv, lam, w)
         # central differences in lambda: error h^2 |K'''| / 6 relative ~ 1e-10 with h = 1e-5 |lam|
         h = 1e-5 * abs(lam)
-        fd = (_memory(sy, iv, lam + h, w)[0] - _memory(sy, iv, lam - h, w)[0]) / (2 * h)
+        fd = (memory(sy, iv, lam + h, w)[0] - memory(sy, iv, lam - h, w)[0]) / (2 * h)
         np.testing.assert_allclose(dK, fd, rtol=1e-6, atol=1e-6 * np.abs(dK).max())
     # closed forms of int_0^L e^{mu s} ds and int_0^L s e^{mu s} ds against Gauss-Legendre
     # quadrature of 200 nodes (exact to rounding for |mu L| <= 40), on both sides of the
@@ -544,6 +544,6 @@ def test_memory_derivative_and_closed_form_vs_quadrature():
     for mu in (1e-9, 0.0999 - 0.001j, 0.1001j, -3.0 + 7.0j, 2.0 - 30.0j):
         L = 1.0
         s = 0.5 * L * (x + 1)
-        E, G = _exp_integrals(np.array(mu, complex), L)
+        E, G = exp_integrals(np.array(mu, complex), L)
         np.testing.assert_allclose(E, 0.5 * L * np.sum(wg * np.exp(mu * s)), rtol=1e-13)
         np.testing.assert_allclose(G, 0.5 * L * np.sum(wg * s * np.exp(mu * s)), rtol=1e-12)

@@ -45,8 +45,9 @@ import numpy as np
 from ..errors import ConvergenceError, ModelError, ParameterError
 from ..io import Result, summary_record
 from ._common import _single
-from .contact import STICK, Jenkins
-from .fourier import basis, interval_w
+from ._hill_memory import galerkin_weights, h0, refine, stick_intervals
+from .contact import Jenkins
+from .fourier import basis
 
 __all__ = ["Floquet", "Stability", "hill_matrices", "floquet", "frf_stability",
            "backbone_stability", "BIFURCATION_KINDS"]
@@ -59,22 +60,10 @@ BIFURCATION_KINDS = ("fold", "period_doubling", "neimark_sacker")
 
 
 # ------------------------------------------------------------------------------ Hill matrices
-def _h0(sys) -> int:
-    """1 when the system carries the constant harmonic in its unknowns, else 0."""
-    return int(getattr(sys, "h0", 0))
-
-
 def _basis0(nh, nt):
     """(nt, 2 nh + 1) samples of ``[1, cos tau, sin tau, ..., sin nh tau]``."""
     tau = 2 * math.pi * np.arange(nt) / nt
     return np.column_stack([np.ones(nt), basis(nh, tau)])
-
-
-def _galerkin_weights(nh):
-    """Row weights ``1/(2 pi)`` (mean) and ``1/pi`` (harmonics) of the projections (1/rad)."""
-    c = np.full(2 * nh + 1, 1.0 / math.pi)
-    c[0] = 0.5 / math.pi
-    return c
 
 
 def _contact_jacobian(sys, Q, w):
@@ -90,7 +79,7 @@ def _contact_jacobian(sys, Q, w):
                              "does not give")
     else:
         _, K, _ = sys.fnl(Q)
-    if _h0(sys):      # the unknowns hold the constant harmonic: the system's own Jacobian
+    if h0(sys):      # the unknowns hold the constant harmonic: the system's own Jacobian
         return K
     out = np.zeros(((m + 1) * n, (m + 1) * n))
     out[n:, n:] = K
@@ -98,7 +87,7 @@ def _contact_jacobian(sys, Q, w):
     qs = np.asarray(getattr(sys, "q_static", np.zeros(n)), float)
     nt = 4 * nh + 4          # the integrand H_i (df/du) H_j of a cubic law has degree 4 nh
     E = _basis0(nh, nt)
-    W = (2 * math.pi / nt) * _galerkin_weights(nh)
+    W = (2 * math.pi / nt) * galerkin_weights(nh)
     for c in sys.contacts:
         tangent = getattr(c.element, "tangent", None)
         if tangent is None:   # friction laws: no coupling through the constant harmonic
@@ -156,124 +145,6 @@ def hill_matrices(sys, Q, w):
     return D0, D1, D2
 
 
-# --------------------------------------------------------------- memory of the stuck intervals
-def _stick_intervals(sys, Q):
-    """Per 1D Jenkins contact that slips: ``(kt, g, starts, ends)``, the stick intervals
-    ``[tau_j, tau_j')`` (rad, ``tau_j' > tau_j``, may pass 2 pi) and their gather row."""
-    out = []
-    for c, (tau, fr, to, state0) in zip(sys.contacts, sys.contact_states(Q)):
-        if not isinstance(c.element, Jenkins) or len(tau) == 0:
-            continue
-        ends = np.append(tau[1:], tau[0] + 2 * math.pi)
-        j = np.flatnonzero(np.asarray(to) == STICK)
-        out.append((c.element.kt, np.atleast_2d(np.asarray(c.G, float))[0], tau[j], ends[j]))
-    return out
-
-
-def _exp_integrals(mu, L):
-    """``E = int_0^L e^{mu s} ds`` and ``G = int_0^L s e^{mu s} ds`` in closed form (series
-    where ``|mu L| < 0.1``, whose closed forms cancel); ``mu`` complex, broadcast with ``L``."""
-    z = mu * L
-    small = np.abs(z) < 0.1
-    zs = np.where(small, z, 0.0)
-    zb = np.where(small, 1.0, z)
-    with np.errstate(over="ignore", invalid="ignore"):
-        ez = np.exp(zb)
-        E_big = np.expm1(zb) / zb * L
-        G_big = (ez * (zb - 1) + 1) / (zb * zb) * L * L
-    n = np.arange(12)
-    fact = np.cumprod(np.append(1.0, np.arange(1, 12)))
-    pw = zs[..., None] ** n
-    E_small = L * (pw / (fact * (n + 1))).sum(axis=-1)
-    G_small = L * L * (pw / (fact * (n + 2))).sum(axis=-1)
-    return np.where(small, E_small, E_big), np.where(small, G_small, G_big)
-
-
-def _memory(sys, intervals, lam, w):
-    """``K_mem(lambda)`` (N/m) and its derivative in lambda (N s/m) in the Hill basis.
-
-    In a stick interval started at ``t_j`` the Jenkins force of a perturbation ``dq`` is
-    ``kt (du(t) - du(t_j))``; for ``du = e^{lambda t} p(t)`` the frozen part, divided by
-    ``e^{lambda t}``, is ``kt e^{-sigma (tau - tau_j)} p(tau_j)``, ``sigma = lambda / w``:
-    ``K_mem[i, a] = -c_i kt sum_j int_{I_j} H_i(tau) e^{-sigma (tau - tau_j)} dtau H_a(tau_j)``,
-    integrated in closed form through ``cos k tau = (e^{ik tau} + e^{-ik tau}) / 2`` (exact for
-    any sigma, however fast the exponential varies over the interval).
-    """
-    nh, n = sys.nh, sys.n
-    Nf = (2 * nh + 1) * n
-    K = np.zeros((Nf, Nf), complex)
-    dK = np.zeros((Nf, Nf), complex)
-    cw = _galerkin_weights(nh)
-    sigma = lam / w
-    k = np.arange(1, nh + 1)
-    for kt, g, a, b in intervals:
-        gg = np.outer(g, g)
-        L = (b - a)[:, None]                                          # (nI, 1)
-        Ep, Gp = _exp_integrals(1j * k - sigma, L)                    # (nI, nh)
-        Em, Gm = _exp_integrals(-1j * k - sigma, L)
-        E0, G0 = _exp_integrals(np.full(1, -sigma), L)                # (nI, 1)
-        ep, em = np.exp(1j * np.outer(a, k)), np.exp(-1j * np.outer(a, k))
-        beta = np.empty((a.size, 2 * nh + 1), complex)
-        dbeta = np.empty_like(beta)
-        for out, e_p, e_m, e_0 in ((beta, Ep, Em, E0), (dbeta, -Gp, -Gm, -G0)):
-            out[:, 0] = e_0[:, 0]
-            out[:, 1::2] = 0.5 * (ep * e_p + em * e_m)
-            out[:, 2::2] = -0.5j * (ep * e_p - em * e_m)
-        beta *= cw
-        dbeta *= cw / w
-        Ha = np.column_stack([np.ones(a.size), basis(nh, a)])           # (nI, m+1)
-        K -= kt * np.kron(beta.T @ Ha, gg)
-        dK -= kt * np.kron(dbeta.T @ Ha, gg)
-    return K, dK
-
-
-def _mean_row(sys, intervals):
-    """The mean-force row the harmonic balance leaves out (no constant term):
-    ``(1/2 pi) kt sum_j int_{I_j} H_a(tau) dtau`` of the stuck part, in the Hill basis (N/m)."""
-    nh, n = sys.nh, sys.n
-    row = np.zeros((n, (2 * nh + 1) * n))
-    for kt, g, a, b in intervals:
-        ints = np.concatenate([[np.sum(b - a)], math.pi * interval_w(nh, a, b).sum(axis=0)])
-        row += kt / (2 * math.pi) * np.kron(ints, np.outer(g, g))
-    return row
-
-
-def _refine_memory(sys, Q, w, D, lam0, V0, intervals, tol=1e-12, max_iter=30):
-    """Newton on ``T(lambda) v = 0`` with the exact memory of the stuck intervals, from the
-    Hill estimates ``lam0`` (eigenvectors ``V0``, columns) in turn; yields each converged
-    ``(lambda, v)`` (a candidate that diverges, leaving the strip's width per step after
-    three steps, or does not converge is dropped)."""
-    D0, D1, D2 = D
-    K0, _ = _memory(sys, intervals, 0.0, w)
-    base = D0 - K0                     # D0 holds K_mem(0) but for its mean row
-    if not _h0(sys):
-        base[:sys.n] += _mean_row(sys, intervals) + K0[:sys.n].real
-    Nf = D0.shape[0]
-    J = np.zeros((Nf + 1, Nf + 1), complex)
-    for lam, v in zip(lam0, V0.T):
-        u = v.conj() / np.vdot(v, v)
-        v = v / (u @ v)
-        J[Nf, :Nf] = u
-        for it in range(max_iter):
-            Km, dKm = _memory(sys, intervals, lam, w)
-            T = lam * lam * D2 + lam * D1 + base + Km
-            J[:Nf, :Nf] = T
-            J[:Nf, Nf] = (2 * lam * D2 + D1 + dKm) @ v
-            r = np.append(T @ v, u @ v - 1)
-            if not np.all(np.isfinite(J)) or not np.all(np.isfinite(r)):
-                break
-            try:
-                d = np.linalg.solve(J, -r)
-            except np.linalg.LinAlgError:
-                break
-            v, lam = v + d[:Nf], lam + d[Nf]
-            if abs(d[Nf]) <= tol * w:
-                yield lam, v
-                break
-            if it >= 3 and abs(d[Nf]) > w:
-                break
-
-
 # ------------------------------------------------------------------------------ one solution
 @dataclass
 class Floquet:
@@ -327,7 +198,7 @@ def _physical_with_memory(sys, Q, w, D, lam0, V0, intervals, sort, count):
     the best-placed Hill estimates, copies shifted by ``i w`` merged, the best-placed kept."""
     n, nh = sys.n, sys.nh
     groups = {}
-    for lam, v in _refine_memory(sys, Q, w, D, lam0, V0, intervals):
+    for lam, v in refine(sys, Q, w, D, lam0, V0, intervals):
         centre = lam - 1j * w * round(lam.imag / w)
         key = abs(_centroids(v[:, None], n, nh)[0]) if sort == "vector" else abs(lam.imag)
         for c in groups:
@@ -403,7 +274,7 @@ def floquet(sys, Q, w, *, sort: str = "vector", tol: float = 1e-8) -> Floquet:
     A[Nf:, Nf:] = -np.linalg.solve(D2, D1)
     lam, Z = np.linalg.eig(A)
     key = np.abs(_centroids(Z[:Nf], n, nh)) if sort == "vector" else np.abs(lam.imag)
-    intervals = _stick_intervals(sys, Q)
+    intervals = stick_intervals(sys, Q)
     if intervals:
         order = np.argsort(key, kind="stable")
         # strongly damped exponents (|rho| < RHO_FLOOR at lambda = 0) are kept as estimated:
@@ -419,7 +290,7 @@ def floquet(sys, Q, w, *, sort: str = "vector", tol: float = 1e-8) -> Floquet:
     lam = lam - 1j * w * np.round(lam.imag / w)          # into the central strip
     lam = lam[np.lexsort((-lam.imag, -lam.real))]
     rho = np.exp(lam * (2 * math.pi / w))
-    exact = all(_h0(sys) or hasattr(c.element, "tangent") or isinstance(c.element, Jenkins)
+    exact = all(h0(sys) or hasattr(c.element, "tangent") or isinstance(c.element, Jenkins)
                 for c in sys.contacts)
     if not exact:
         warnings.warn("Hill's method: a contact law of this system cannot form its Floquet "
