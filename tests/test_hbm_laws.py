@@ -473,3 +473,21 @@ def test_sample_counts_are_checked_at_the_door(nt):
             make()
     with pytest.raises(ParameterError):
         UnilateralContact(1.0, 0.0, method="exact")
+
+
+def test_evaluate_contact_uses_the_system_basis():
+    """Without the constant term a preload is balanced statically (q_s from
+    K q + kp max(q - g, 0) = f_s in closed form) and the law sees the dynamics about it."""
+    law = UnilateralContact(2.0, 0.05)
+    off = HBSystem(np.eye(1), 0.1 * np.eye(1), np.eye(1), 3, [ContactElement(law, np.eye(1))],
+                   fstatic=[0.3], constant=False)
+    q_s = (0.3 + 2.0 * 0.05) / 3.0
+    assert off.q_static[0] == pytest.approx(q_s, rel=1e-12)
+    p = np.array([0.1, 0.02, 0.0, 0.01, 0.0, 0.0])
+    np.testing.assert_array_equal(off.evaluate_contact(0, p).F,
+                                  law.evaluate(p, 3, offset=q_s).F)
+    on = HBSystem(np.eye(1), 0.1 * np.eye(1), np.eye(1), 3, [ContactElement(law, np.eye(1))],
+                  fstatic=[0.3])
+    p0 = np.concatenate([[q_s], p])
+    np.testing.assert_array_equal(on.evaluate_contact(0, p0).F,
+                                  law.evaluate(p0, 3, constant=True).F)

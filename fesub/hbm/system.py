@@ -300,8 +300,10 @@ class HBSystem:
         """Local coefficient vectors ``p_e = P_e Q`` of every contact."""
         return [P @ Q for P in self.P]
 
-    def _evaluate(self, i, p, *, lam=None, method="event", nt=None, w=None):
-        """Contact ``i``'s law at its local coefficients ``p`` (m)."""
+    def evaluate_contact(self, i, p, *, lam=None, method="event", nt=None, w=None):
+        """Contact ``i``'s law at its local coefficients ``p = P_i Q`` (m), in this system's
+        basis (constant term, static offset of the decoupled scheme, frequency ``w`` in rad/s
+        for velocity-dependent laws): a :class:`fesub.hbm.contact.ContactResult`."""
         el = self.contacts[i].element
         if not _has_constant(el):
             return el.evaluate(p, self.nh, lam=lam, method=method, nt=nt)
@@ -330,7 +332,7 @@ class HBSystem:
         for i, (Gs, cols, rows) in enumerate(self._gather):
             p = (Gs @ Qm[:, cols].T).ravel()
             ll = None if Lm is None else (Gs @ Lm[:, cols].T).ravel()
-            r = self._evaluate(i, p, lam=ll, method=method, nt=nt, w=w)
+            r = self.evaluate_contact(i, p, lam=ll, method=method, nt=nt, w=w)
             nc = Gs.shape[0]
             if getattr(r, "F_w", None) is not None:
                 Fwm[:, cols] += (Gs.T @ r.F_w.reshape(nc, m)).T
@@ -355,7 +357,7 @@ class HBSystem:
         """Per contact: (tau, from, to, state0) of the event march at ``Q``."""
         out = []
         for i, P in enumerate(self.P):
-            r = self._evaluate(i, P @ Q)
+            r = self.evaluate_contact(i, P @ Q)
             out.append((r.tau, r.from_state, r.to_state, r.state0))
         return out
 
