@@ -491,3 +491,22 @@ def test_evaluate_contact_uses_the_system_basis():
     p0 = np.concatenate([[q_s], p])
     np.testing.assert_array_equal(on.evaluate_contact(0, p0).F,
                                   law.evaluate(p0, 3, constant=True).F)
+
+
+@pytest.mark.parametrize("constant", [False, True])
+def test_energy_dissipated_by_tanh_friction(constant):
+    """Dissipation per cycle from the harmonic forces, pi sum_k k (F^ck Q^sk - F^sk Q^ck), equals
+    the time integral of f(v) v over the period of the same motion (fine trapezoidal rule,
+    2^14 samples of a smooth periodic integrand: exact to rounding; 1e-8 covers the AFT's
+    spectral error at nt = 1024), with and without the constant term (a mean displacement
+    dissipates nothing)."""
+    law = RegularisedCoulomb(0.5, 0.2, 0.2)
+    nh, w = 3, 0.9
+    sy = HBSystem(np.eye(1), 0.2 * np.eye(1), np.eye(1), nh, [ContactElement(law, np.eye(1))],
+                  constant=constant)
+    Q = np.array([0.3, 0.1, -0.05, 0.02, 0.01, -0.004, 0.003])[(0 if constant else 1):]
+    nt = 2 ** 14
+    tau = 2 * math.pi * np.arange(nt) / nt
+    v = w * basis(nh, tau, 1, constant) @ Q
+    E_time = np.mean(law.law(np.zeros(nt), v, 0)[0] * v) * 2 * math.pi / w
+    assert sy.energy_dissipated(Q, w) == pytest.approx(E_time, rel=1e-8)
