@@ -4,7 +4,11 @@
 * :mod:`~fesub.circular.exact` -- closed-form profiles with the safe series near the extremes;
 * :mod:`~fesub.circular.quadrature` -- direct quadrature for any pressure (the independent check);
 * :mod:`~fesub.circular.friction` -- the friction-model interface and its implementations;
-* :mod:`~fesub.circular.dynamics` -- reduced slip dynamics, limit directions and bifurcations;
+* :mod:`~fesub.circular.dynamics` -- reduced slip dynamics, limit directions and bifurcations,
+  the bound of the stop time from the slip energy;
+* :mod:`~fesub.circular.sliding` -- runs to the stop: the motion ends when the slip speed has
+  fallen (not when the direction has converged, which at the pitchfork takes algebraically long),
+  the direction is converged after it; the horizon is twice the stop-time bound;
 * :mod:`~fesub.circular.results` -- the study's results (:class:`fesub.io.Result`, ``.nc`` files);
 * :mod:`~fesub.circular.plots` -- figures drawn from the results; the ``fesub circular`` study is
   :mod:`fesub.cli.circular`.

@@ -45,6 +45,8 @@ __all__ = ["ReducedContactSystem", "LimitDirection", "find_limit_directions",
            "find_limit_directions_sphere", "bifurcation_values", "limit_direction_diagram",
            "COLOURS"]
 
+_BAD_W = "w must be finite and nonzero (x_o = 0 is the set-valued case)"
+
 #: colour code of the paper's figures (sphere type with r' sign)
 COLOURS = {
     ("repelling", "stable node"): "purple",
@@ -140,6 +142,7 @@ class ReducedContactSystem:
         self.f = self.F / (self.m * self.mu_g)
         self.rho = model.rho
         self.kind = kind
+        self._beta = None           # slowdown rate, computed on first use
 
     # -------------------------------------------------------------------- constructors
     @classmethod
@@ -173,9 +176,11 @@ class ReducedContactSystem:
     def field(self, w):
         """``F_o(w)`` (m/s^2) for directions ``w`` of shape (..., 3) (normalised internally)."""
         w = np.asarray(w, dtype=float)
+        if w.shape == (3,):           # one direction (a step of the integrators): in floats
+            return self._field_one(w)
         n = np.linalg.norm(w, axis=-1, keepdims=True)
         if np.any(n == 0) or not np.all(np.isfinite(w)):
-            raise ParameterError("w must be finite and nonzero (x_o = 0 is the set-valued case)")
+            raise ParameterError(_BAD_W)
         w = w / n
         C, S = self.model.CS(np.clip(w[..., 2], -1.0, 1.0))
         out = np.empty_like(w)
@@ -183,6 +188,17 @@ class ReducedContactSystem:
         out[..., 1] = -self.mu_g * self.A * C * w[..., 1]
         out[..., 2] = -self.mu_g * self.b * S * w[..., 2]
         return out
+
+    def _field_one(self, w):
+        """``F_o`` at one direction ``w`` (3,), with :meth:`FrictionModel.CS_scalar`."""
+        x, y, z = (float(v) for v in w)
+        n = math.sqrt(x * x + y * y + z * z)
+        if not 0.0 < n < math.inf:
+            raise ParameterError(_BAD_W)
+        x, y, z = x / n, y / n, z / n
+        C, S = self.model.CS_scalar(max(-1.0, min(1.0, z)))
+        a = self.mu_g * self.A * C
+        return np.array([-a * x + self.F / self.m, -a * y, -self.mu_g * self.b * S * z])
 
     def rhs(self, t, x_o):
         """``dx_o/dt`` (m/s^2) at ``x_o != 0`` (for ODE solvers)."""
@@ -301,14 +317,63 @@ class ReducedContactSystem:
                                 "w1": math.cos(p)})
         return out
 
+    # -------------------------------------------------------------------- stop-time bound
+    def energy_speed(self, x_o):
+        """``sqrt(2 E/m)`` (m/s) of slip states ``x_o`` (..., 3), ``E`` the kinetic energy of the
+        slip, ``E = x_o^T M_o x_o/2`` with ``M_o = m diag(1/A, 1/A, kappa/(rho b))`` -- the mass
+        matrix of eqs. (11), (16) restricted to ``x_o`` (for the disc ``m (u^2 + J omega^2/m)``)."""
+        x = np.asarray(x_o, dtype=float)
+        k3 = self.model.kappa / (self.rho * self.b)
+        return np.sqrt((x[..., 0] ** 2 + x[..., 1] ** 2) / self.A + k3 * x[..., 2] ** 2)
+
+    def slowdown_rate(self, n: int = 2049) -> float:
+        """Least rate ``beta`` (m/s^2) at which the energy speed ``sqrt(2 E/m)`` falls.
+
+        The friction power and the work of ``F`` give, at ``x_o = r w``,
+        ``d sqrt(2E/m)/dt = -[mu g (C w12^2 + (kappa/rho) S w3^2) - F w1/(A m)]/e(w)`` with
+        ``w12^2 = w1^2 + w2^2`` and ``e(w) = sqrt(w12^2/A + kappa w3^2/(rho b))``: it depends on
+        the direction only, and for a fixed ``w3`` it is least at ``w1 = sgn(F) w12``, ``w2 = 0``.
+        ``beta`` is its minimum over ``w3 = sin(psi)``, ``psi`` in [0, pi/2], found on ``n``
+        angles and refined by a bounded scalar search. ``beta <= 0`` (``|F|`` at or above about
+        ``F_T``) means that some direction does not slow down.
+        """
+        if self._beta is None:
+            from scipy.optimize import minimize_scalar
+
+            k3 = self.model.kappa / (self.rho * self.b)
+
+            def rate(psi):
+                c, w3 = np.cos(psi), np.sin(psi)
+                C, S = self.model.CS(w3)
+                diss = self.mu_g * (C * c * c + (self.model.kappa / self.rho) * S * w3 * w3)
+                return (diss - abs(self.F) * c / (self.A * self.m)) / np.sqrt(
+                    c * c / self.A + k3 * w3 * w3)
+
+            psi = np.linspace(0.0, 0.5 * math.pi, n)
+            rv = rate(psi)
+            i = int(np.argmin(rv))
+            res = minimize_scalar(lambda p: float(rate(p)), method="bounded",
+                                  bounds=(psi[max(i - 1, 0)], psi[min(i + 1, n - 1)]),
+                                  options={"xatol": 1e-12})
+            self._beta = float(min(rv[i], res.fun))
+        return self._beta
+
+    def stop_time_bound(self, x0) -> float:
+        """Upper bound ``sqrt(2 E0/m)/beta`` (s) of the stop time from ``x0 = (u_x, u_y,
+        rho omega_z)`` (m/s): the energy speed falls at least at :meth:`slowdown_rate` ``beta``
+        whatever the direction does. ``inf`` when ``beta <= 0`` (the body may slide for ever)."""
+        beta = self.slowdown_rate()
+        return float(self.energy_speed(x0)) / beta if beta > 0 else math.inf
+
     # -------------------------------------------------------------------- sliding
-    def simulate_sliding(self, x0, t_end: float = math.inf, method: str = "tau",
+    def simulate_sliding(self, x0, t_end: float | None = None, method: str = "tau",
                          r_min: float = 1e-12, rtol: float = 1e-10, atol: float = 1e-12,
-                         max_tau: float = 1e6, r_max: float = 1e6,
+                         max_tau: float | None = None, r_max: float = 1e6,
                          progress: bool = False) -> Trajectory:
         """Integrate from ``x0 = (u_x, u_y, rho omega_z)`` (m/s) until the body stops sliding or
-        ``t_end`` (s); see :func:`fesub.circular.sliding.simulate_sliding` for the parameters
-        (``method`` 'tau' in rescaled time or 't' in physical time, stop radius ``r_min``, ...).
+        the horizon ``t_end`` (s; by default twice :meth:`stop_time_bound`); see
+        :func:`fesub.circular.sliding.simulate_sliding` for the parameters (``method`` 'tau' in
+        rescaled time or 't' in physical time, stop radius ``r_min``, ...).
 
         Returns
         -------

@@ -22,6 +22,7 @@ zero there and flags the entries in :attr:`FrictionResult.set_valued`; it never 
 
 from __future__ import annotations
 
+import contextlib
 import math
 from typing import NamedTuple
 
@@ -163,6 +164,20 @@ class FrictionModel:
                              (self.R / self.rho) * self._tail())
         return C.reshape(shape), S.reshape(shape)
 
+    def CS_scalar(self, w3: float) -> tuple:
+        """``(C, S)`` at one ``w3`` (a float in [-1, 1], not checked; see :meth:`CS`) as floats:
+        the hot path of the slip dynamics, which asks for one direction at a time."""
+        C, S = self.CS(w3)
+        return float(C), float(S)
+
+    @contextlib.contextmanager
+    def pinned_kernels(self):
+        """Within the block, :meth:`CS_scalar` uses the kernel module chosen on entry.
+
+        :func:`fesub._backend.kernels` looks the module up on every call, which costs far more
+        than one evaluation; a run of one-direction evaluations pins it instead."""
+        yield
+
     def _tail(self) -> float:
         return self.pressure.tail
 
@@ -283,9 +298,34 @@ class ExactCircularFriction(FrictionModel):
                                  f"got {self.pressure.name!r} (use QuadratureFriction)")
         self._law = self.pressure.name
         self._code = law_code(self._law)
+        self._pinned = None       # kernel module pinned by pinned_kernels()
 
     def _profile_ab(self, a, b):
         return profile_ab(self._law, a, b)
+
+    def CS_scalar(self, w3: float) -> tuple:
+        """``(C, S)`` at one ``w3``: the kernel on one element, the same numbers as :meth:`CS`."""
+        from .. import _backend
+
+        a3 = min(abs(w3), 1.0)
+        w12 = math.sqrt((1.0 - a3) * (1.0 + a3))
+        if w12 == 0.0 or a3 == 0.0:          # the ends: limits, from the general path
+            return super().CS_scalar(a3)
+        Q, T = np.empty(1), np.empty(1)
+        kern = self._pinned if self._pinned is not None else _backend.kernels("circular")
+        kern.profile_ab(self._code, np.array([(self.rho / self.R) * w12]), np.array([a3]),
+                        EPS_SMALL, EPS_LARGE, Q, T)
+        return float(Q[0]) / w12, float(T[0]) / a3
+
+    @contextlib.contextmanager
+    def pinned_kernels(self):
+        from .. import _backend
+
+        outer, self._pinned = self._pinned, _backend.kernels("circular")
+        try:
+            yield
+        finally:
+            self._pinned = outer
 
     def _force_torque(self, ux, uy, om):
         from .. import _backend
@@ -367,6 +407,11 @@ class LinearEllipsoidalFriction(FrictionModel):
         if not self.axisymmetric:
             raise ModelError("C(w3), S(w3) exist only for the axisymmetric Pi_hat")
         return np.ones_like(w3), np.ones_like(w3)
+
+    def CS_scalar(self, w3: float) -> tuple:
+        if not self.axisymmetric:
+            return super().CS_scalar(w3)        # raises the error of CS
+        return 1.0, 1.0
 
     def _force_torque(self, ux, uy, om):
         if self.axisymmetric:
@@ -537,11 +582,24 @@ class HarmonicFriction(FrictionModel):
         self.fit = fit
         self.c, self.s = harmonic_coefficients(source, N, fit)
         self.C, self.S = chebyshev_to_power(self.c, self.s)
+        self._C_list, self._S_list = self.C.tolist(), self.S.tolist()
 
     def _CS_raw(self, w3):
         y = w3 * w3
         return np.polynomial.polynomial.polyval(y, self.C), \
             np.polynomial.polynomial.polyval(y, self.S)
+
+    def CS_scalar(self, w3: float) -> tuple:
+        """``(C, S)`` at one ``w3`` by Horner's rule in floats (the order of ``polyval``)."""
+        a3 = min(abs(w3), 1.0)
+        y = a3 * a3
+        out = []
+        for coef in (self._C_list, self._S_list):
+            acc = coef[-1]
+            for c in coef[-2::-1]:
+                acc = c + acc * y
+            out.append(acc)
+        return out[0], out[1]
 
     def dCS(self, w3):
         """Derivatives ``(C'(w3), S'(w3))`` of the polynomial forms."""
