@@ -51,7 +51,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     b.add_argument("--traj-force", type=number(unit="[-]"), default=0.2, metavar="F",
                    help="horizontal force F/(mu m g) [-] of the disc's stopping runs")
     b.add_argument("--t-end", type=number(gt=0, unit="s"), default=100.0, metavar="S",
-                   help="time horizon of a stopping run when the disc does not stop [s]")
+                   help="longest horizon of a stopping run; shorter when twice the bound of "
+                        "its stop time from the slip energy is shorter [s]")
     b.add_argument("--lam", type=number(gt=0, unit="[-]"), default=5.0,
                    help="ball radius / Hertz contact radius [-]")
     parser.add_argument("--quick", action="store_true",
@@ -176,12 +177,24 @@ def _disc(args, d) -> dict:
                   for F in args.forces}
     d.say("disc: bifurcation values, diagrams and limit directions done")
     s_traj = _Once(lambda: discs()["exact"].with_force(args.traj_force))
-    trajs = [d.compute(f"disc_trajectory_{i}", lambda x0=x0: s_traj().simulate_sliding(
-        np.array(x0), t_end=args.t_end)) for i, x0 in enumerate(TRAJECTORY_STARTS)]
+    trajs = [d.compute(f"disc_trajectory_{i}", lambda x0=x0: _stopping_run(
+        s_traj(), x0, args.t_end, progress=not args.quiet))
+        for i, x0 in enumerate(TRAJECTORY_STARTS)]
     d.say(f"disc: {len(trajs)} stopping runs done")
     if d.figures_on:
         _disc_figures(args, d, discs, curves, diagrams, limit_dirs, s_traj(), trajs)
     return {"values": disc_bv, "limit_directions": limit_dirs, "trajectories": trajs}
+
+
+def _stopping_run(system, x0, t_cap, progress):
+    """The run from ``x0`` (m/s) to the stop, its horizon the shorter of ``t_cap`` (s) and the
+    physical one (twice the stop-time bound; none when the stop time has no bound)."""
+    import numpy as np
+
+    from ..circular.sliding import HORIZON_FACTOR
+
+    horizon = min(t_cap, HORIZON_FACTOR * system.stop_time_bound(x0))
+    return system.simulate_sliding(np.array(x0), t_end=horizon, progress=progress)
 
 
 def _disc_figures(args, d, discs, curves, diagrams, limit_dirs, system, trajs):
