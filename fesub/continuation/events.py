@@ -43,25 +43,34 @@ class Segment:
     """
 
     def __init__(self, prob: ScaledProblem, y0, t0, y1, *, tol, max_iter):
-        self.prob, self.y0, self.t0 = prob, y0, t0
+        self.prob, self.y0, self.t0, self.y1 = prob, y0, t0, y1
         self.tol, self.max_iter = tol, max_iter
         self.s1 = float(t0 @ (y1 - y0))
 
-    def point(self, s):
-        """Point on the branch at arclength ``s`` from ``y0``, or None if the corrector fails."""
-        yp = self.y0 + s * self.t0
+    def point(self, s, guess=None):
+        """Point on the branch at arclength ``s`` from ``y0`` (Newton from ``guess``, default
+        the tangent predictor ``y0 + s t0``), or None if the corrector fails."""
+        yp = self.y0 + s * self.t0 if guess is None else guess
         yy, ok, _, _ = self.prob.correct(yp, self.t0, self.y0, s, tol=self.tol,
                                          max_iter=self.max_iter + 5)
         return yy if ok else None
 
-    def locate(self, f0, f1, gfun, *, boolean=False):
+    def locate(self, f0, f1, gfun, *, boolean=False, s_tol=1e-13, chord=False):
         """Scaled point where ``gfun(y)`` changes sign (values ``f0`` at ``s = 0`` and ``f1`` at
-        ``s1``): Illinois secant to ``|b - a| <= 1e-13 (1 + |s1|)``, or bisection to
-        ``1e-10 |s1|`` for a boolean ``gfun``; None when a trial point cannot be corrected."""
+        ``s1``): Illinois secant to ``|b - a| <= s_tol (1 + |s1|)``, or bisection to
+        ``1e-10 |s1|`` for a boolean ``gfun``; None when a trial point cannot be corrected.
+
+        ``chord``: near a branch point, where another branch crosses the constraint plane
+        close by, Newton from the tangent predictor can land on that other branch. Each trial
+        then starts from the chord between the two corrected bracket ends (its distance to
+        the branch shrinks with the square of the bracket), and a trial that cannot be
+        corrected ends the search with the corrected trial of smallest ``|gfun|`` so far."""
         s1 = self.s1
         a, b, fa, fb = 0.0, s1, f0, f1
+        ya, yb = self.y0, self.y1
         ym = None
         side = 0
+        best, f_best = None, math.inf
         for _ in range(60):
             if boolean:
                 m = 0.5 * (a + b)
@@ -69,13 +78,17 @@ class Segment:
                 m = b - fb * (b - a) / (fb - fa) if fb != fa else 0.5 * (a + b)
                 if not (min(a, b) < m < max(a, b)):
                     m = 0.5 * (a + b)
-            ym = self.point(m)
+            ym = self.point(m, ya + (m - a) / (b - a) * (yb - ya) if chord else None)
             if ym is None:
+                if chord:
+                    return best
                 m = 0.5 * (a + b)
                 ym = self.point(m)
                 if ym is None:
                     return None
             fm = gfun(ym)
+            if chord and abs(fm) < f_best:
+                best, f_best = ym, abs(fm)
             if boolean:
                 if fm == fa:
                     a, fa = m, fm
@@ -87,16 +100,16 @@ class Segment:
             if fm == 0:
                 break
             if (fm > 0) == (fa > 0):
-                a, fa = m, fm
+                a, fa, ya = m, fm, ym
                 if side == -1:
                     fb *= 0.5
                 side = -1
             else:
-                b, fb = m, fm
+                b, fb, yb = m, fm, ym
                 if side == 1:
                     fa *= 0.5
                 side = 1
-            if abs(b - a) <= 1e-13 * (1 + abs(s1)):
+            if abs(b - a) <= s_tol * (1 + abs(s1)):
                 break
         return ym
 
@@ -175,7 +188,10 @@ def branch_point_event(seg: Segment, J1, t1, sign0, record, idx):
 
     f1 = gdet(J1)
     if s_ref * f1 < 0:
-        yb = seg.locate(float(s_ref), f1, lambda yy: gdet(prob.RJ(yy)[1]))
+        # the branch through a branch point is pinned to ~sqrt(tol) across it: a bracket
+        # of 1e-10 in the arclength is as fine as the point itself
+        yb = seg.locate(float(s_ref), f1, lambda yy: gdet(prob.RJ(yy)[1]), s_tol=1e-10,
+                        chord=True)
         if yb is not None:
             _, Jb = prob.RJ(yb)
             _, sv, vt = np.linalg.svd(Jb)

@@ -79,7 +79,7 @@ def branch_vars(br: Branch, dim: str) -> tuple[dict, dict]:
     events = [{"kind": e.kind, "index": int(e.index), "lam": float(e.lam),
                "x": np.asarray(e.x, float).tolist(), "info": e.info} for e in br.events]
     attrs = {"stop_reason": br.stop_reason, "events": events, "has_stable": br.stable is not None,
-             "has_newton_iters": br.newton_iters is not None}
+             "has_newton_iters": br.newton_iters is not None, "stop_info": dict(br.stop_info)}
     return data, attrs
 
 
@@ -92,4 +92,5 @@ def branch_from(ds, x, lam) -> Branch:
     iters = np.asarray(ds["newton_iters"].values) if a.get("has_newton_iters", True) else None
     return Branch(x=np.asarray(x, float), lam=np.asarray(lam, float),
                   tangent=np.asarray(ds["tangent"].values, float), stable=stable, events=events,
-                  stop_reason=a["stop_reason"], newton_iters=iters)
+                  stop_reason=a["stop_reason"], newton_iters=iters,
+                  stop_info=dict(a.get("stop_info", {})))

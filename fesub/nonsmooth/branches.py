@@ -14,8 +14,10 @@ Test functions (sign changes located by the driver):
 * ``'fold'`` -- built into the driver (W component of the tangent);
 * ``'PD'`` -- det(M + I) (a multiplier crosses -1);
 * ``'NS'`` -- det(M (.) M - I), bialternate product (a complex pair crosses |lam| = 1);
-* ``'BP'`` -- det(M - I) changes sign without a fold (a real multiplier crosses +1 while the
-  branch goes on in W: branch point, e.g. symmetry breaking); sign changes at a fold are dropped;
+* ``'BP'`` -- the driver's branch-point test: the determinant of the augmented Jacobian
+  ``[M - I, dP/dW; t^T]`` changes sign (a real multiplier crosses +1 while the branch goes on in
+  W: branch point, e.g. symmetry breaking). Unlike ``det(M - I)``, which also changes sign at
+  every fold, it keeps its sign through a regular fold;
 * ``'GR+'``, ``'GR-'`` -- grazing: ``max x1 - a`` and ``-min x1 - a`` change sign;
 * ``'stability'`` -- max |multiplier| crosses 1.
 
@@ -155,14 +157,15 @@ def continue_orbit(sys, z0, W0, W_range, *, n_periods=1, ds=0.02, ds_min=1e-6, d
     if unknown:
         raise ParameterError(f"unknown test function(s) {sorted(unknown)}; allowed {EVENT_NAMES}")
     prob = ShootingProblem(sys, n_periods, rtol, atol)
-    ev = {k: v for k, v in prob.events().items() if k in detect}
+    ev = {k: v for k, v in prob.events().items() if k in detect and k != "BP"}
     br = _cont.continue_branch(prob.residual, prob.jacobian, np.asarray(z0, float), float(W0),
                                ds=ds, ds_min=ds_min, ds_max=ds_max, lam_range=(lo, hi),
                                max_steps=max_steps, tol=tol, direction=direction, events=ev,
-                               stability=prob.stable, progress=progress)
-    folds = [e.lam for e in br.events if e.kind == "fold"]
-    br.events = [e for e in br.events
-                 if not (e.kind == "BP" and any(abs(e.lam - f) < 1e-4 for f in folds))]
+                               stability=prob.stable, progress=progress,
+                               branch_points="BP" in detect)
+    for e in br.events:  # the driver's arrays as lists: the orbit files keep events as JSON
+        e.kind = "BP" if e.kind == "branch_point" else e.kind
+        e.info = {k: v.tolist() if isinstance(v, np.ndarray) else v for k, v in e.info.items()}
     for e in br.events:  # attach multipliers; a neutral saddle (real lam_i lam_j = 1) is no NS
         try:
             lam = _multipliers(prob.monodromy(e.x, e.lam))
