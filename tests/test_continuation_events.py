@@ -155,6 +155,33 @@ def test_pitchfork_flagged_as_branch_point():
     np.testing.assert_array_equal(plain.lam, br.lam)
 
 
+def test_pitchfork_in_rotated_coordinates():
+    # the pitchfork of pitchfork() on a more curved primary branch (v = 3 lam^2), seen in
+    # coordinates rotated by 0.5 rad: the symmetry-breaking direction is no longer a
+    # coordinate axis, so the tangent predictor's curvature error feeds the direction that
+    # leads onto the crossing branch. The branch point stays at lam = pi/6.
+    rot = np.array([[math.cos(0.5), -math.sin(0.5)], [math.sin(0.5), math.cos(0.5)]])
+
+    def res(x, lam):
+        u, v = rot.T @ x
+        return rot @ np.array([u ** 3 - (math.sin(lam) - 0.5) * u, v - 3 * lam ** 2])
+
+    def jac(x, lam):
+        u, v = rot.T @ x
+        Ju = np.array([[3 * u * u - (math.sin(lam) - 0.5), 0.0], [0.0, 1.0]])
+        return rot @ Ju @ rot.T, rot @ np.array([-math.cos(lam) * u, -6 * lam])
+
+    br = continue_branch(res, jac, [0.0, 0.0], 0.0, ds=0.2, ds_max=0.2, lam_range=(0, 1.5),
+                         branch_points=True)
+    (bp,) = br.events_of("branch_point")
+    # secant on a smooth test function, trial points corrected to |R| <= 1e-10: 1e-10 in lam
+    assert bp.lam == pytest.approx(math.pi / 6, abs=1e-10)
+    u, v = rot.T @ bp.x
+    assert abs(u) < 1e-10 and v == pytest.approx(3 * (math.pi / 6) ** 2, abs=1e-10)
+    # the whole branch stayed on u = 0 (it did not switch to the crossing branch)
+    assert np.max(np.abs((br.x @ rot)[:, 0])) < 1e-10 and br.stop_reason == "lam_range"
+
+
 def test_cubic_pitchfork_in_one_unknown():
     # x^3 - lam x = 0 along x = 0 from lam = -1: branch point at lam = 0
     br = continue_branch(lambda x, lam: np.array([x[0] ** 3 - lam * x[0]]),
