@@ -66,3 +66,32 @@ def drawn_figures(monkeypatch):
 
     for fig, _ in kept:
         plt.close(fig)
+
+
+@pytest.fixture
+def sigint_when():
+    """``sigint_when(proc, ready, timeout=240, pause=0)``: wait until ``ready()`` is true while
+    the child ``proc`` runs (it must not end first, nor take longer than ``timeout`` s), send it
+    SIGINT ``pause`` s later, and return its ``(stdout, stderr)``; the child is killed if the
+    test fails on the way."""
+    import signal
+    import time
+
+    started = []
+
+    def interrupt(proc, ready, timeout=240.0, pause=0.0):
+        started.append(proc)
+        deadline = time.monotonic() + timeout
+        while not ready():
+            assert proc.poll() is None, proc.communicate()
+            assert time.monotonic() < deadline, f"not ready after {timeout} s"
+            time.sleep(0.02)
+        time.sleep(pause)
+        proc.send_signal(signal.SIGINT)
+        return proc.communicate(timeout=120)
+
+    yield interrupt
+    for proc in started:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()

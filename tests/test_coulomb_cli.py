@@ -8,10 +8,8 @@ import importlib
 import json
 import math
 import runpy
-import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import numpy as np
@@ -165,28 +163,21 @@ def _popen(args, env):
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
 
-def _sigint_after(proc, part, pause=0.0):
+def _sigint_after(sigint_when, proc, part, pause=0.0):
     """Send SIGINT once ``part`` exists (plus ``pause`` s); the run must stop with status 130,
     say so and print no traceback. Returns its stderr."""
-    deadline = time.monotonic() + 240
-    while not part.exists():
-        assert proc.poll() is None, proc.communicate()
-        assert time.monotonic() < deadline
-        time.sleep(0.02)
-    time.sleep(pause)
-    proc.send_signal(signal.SIGINT)
-    _, err = proc.communicate(timeout=120)
+    _, err = sigint_when(proc, part.exists, pause=pause)
     assert proc.returncode == 130, err
     assert "Traceback" not in err and "interrupted by SIGINT" in err
     return err
 
 
-def test_sigint_keeps_finished_parts_and_rerun_resumes(tmp_path, subprocess_env):
+def test_sigint_keeps_finished_parts_and_rerun_resumes(tmp_path, subprocess_env, sigint_when):
     out = tmp_path / "run"
     args = SMALL + ["--numeric", "4", "--out", str(out), "--no-figures"]
     proc = _popen(args + ["-q"], subprocess_env)
     part = out / "steady_state.nc"
-    _sigint_after(proc, part)
+    _sigint_after(sigint_when, proc, part)
     assert part.is_file() and not (out / "summary.json").exists()
     before = part.stat()
 
@@ -208,7 +199,7 @@ def test_sigint_keeps_finished_parts_and_rerun_resumes(tmp_path, subprocess_env)
     assert fesub.load(part).Z.shape == (2, 40)
 
 
-def test_sigint_during_a_parallel_numeric_map(tmp_path, subprocess_env):
+def test_sigint_during_a_parallel_numeric_map(tmp_path, subprocess_env, sigint_when):
     # the closed-form regime map is the part written just before the numeric map starts
     out = tmp_path / "map"
     # 60 x 30 = 1800 integrated points: tens of seconds on 2 workers, so 0.3 s after the map
@@ -216,7 +207,7 @@ def test_sigint_during_a_parallel_numeric_map(tmp_path, subprocess_env):
     proc = _popen(SMALL + ["--numeric", "0", "--map", "60", "30", "-j", "2", "--out", str(out),
                            "--no-figures", "-q"], subprocess_env)
     part = out / "regime_map.nc"
-    err = _sigint_after(proc, part, pause=0.3)
+    err = _sigint_after(sigint_when, proc, part, pause=0.3)
     assert err.count("interrupted by SIGINT") == 1
     assert part.is_file() and not (out / "regime_map_numeric.nc").exists()
 

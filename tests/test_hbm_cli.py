@@ -8,10 +8,8 @@ import json
 import math
 import os
 import pickle
-import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import numpy as np
@@ -165,23 +163,15 @@ def test_out_that_is_a_file_exits_2(tmp_path, capsys):
     assert f.read_text() == "x"
 
 
-def test_sigint_keeps_finished_parts_and_rerun_resumes(tmp_path, subprocess_env, capsys):
+def test_sigint_keeps_finished_parts_and_rerun_resumes(tmp_path, subprocess_env, capsys,
+                                                       sigint_when):
     out = tmp_path / "run"
     cmd = [sys.executable, "-m", "fesub.cli", "backbone", "--nh", "1", "--alpha-max", "0.02",
            "--frf-levels", "3", "--out", str(out)]
     part = out / "backbone.nc"
     proc = subprocess.Popen(cmd, env=subprocess_env, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True)
-    try:
-        t0 = time.monotonic()
-        while not part.exists() and proc.poll() is None and time.monotonic() - t0 < 120:
-            time.sleep(0.02)
-        assert part.exists(), proc.communicate()[1]
-        proc.send_signal(signal.SIGINT)
-        _, err = proc.communicate(timeout=60)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
+    _, err = sigint_when(proc, part.exists, timeout=120)
     # the three forced responses and the figures follow the backbone (seconds): the interrupt
     # arrives while they are computed
     assert proc.returncode == 130, err

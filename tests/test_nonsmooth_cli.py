@@ -38,16 +38,10 @@ def _tiles(out):
     return sorted(Path(out).glob("basin_W1.15_exact_tile*.nc"))
 
 
-def _interrupt_after_first_tile(cmd, out, env):
+def _interrupt_after_first_tile(sigint_when, cmd, out, env):
     proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             text=True)
-    t0 = time.time()
-    while not _tiles(out):
-        assert proc.poll() is None, proc.communicate()
-        assert time.time() - t0 < 300, "no basin block finished"
-        time.sleep(0.01)
-    proc.send_signal(signal.SIGINT)
-    stdout, stderr = proc.communicate(timeout=120)
+    stdout, stderr = sigint_when(proc, lambda: bool(_tiles(out)), timeout=300)
     return proc.returncode, stdout, stderr
 
 
@@ -73,9 +67,9 @@ def _equal_results(a, b):
 
 
 # ---------------------------------------------------------------------------- interrupts, resume
-def test_sigint_during_basin_keeps_tiles_and_rerun_resumes(tmp_path, subprocess_env):
+def test_sigint_during_basin_keeps_tiles_and_rerun_resumes(tmp_path, subprocess_env, sigint_when):
     out = tmp_path / "run"
-    rc, _, err = _interrupt_after_first_tile(_basin_cmd(out, "-q"), out, subprocess_env)
+    rc, _, err = _interrupt_after_first_tile(sigint_when, _basin_cmd(out, "-q"), out, subprocess_env)
     assert rc == 130, err
     assert "Traceback" not in err and "interrupted by SIGINT" in err, err
     kept = _tiles(out)
@@ -120,9 +114,9 @@ def _processes_mentioning(text):
     return found
 
 
-def test_sigint_with_worker_pool_stops_workers(tmp_path, subprocess_env):
+def test_sigint_with_worker_pool_stops_workers(tmp_path, subprocess_env, sigint_when):
     out = tmp_path / "pool"
-    rc, _, err = _interrupt_after_first_tile(_basin_cmd(out, "-q", "-j", "2"), out,
+    rc, _, err = _interrupt_after_first_tile(sigint_when, _basin_cmd(out, "-q", "-j", "2"), out,
                                              subprocess_env)
     assert rc == 130 and "Traceback" not in err, err
     assert len(_tiles(out)) >= 1

@@ -12,7 +12,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import signal
 import socket
 import subprocess
 import sys
@@ -249,20 +248,15 @@ def test_local_cluster_run_gathers_results_and_draws_the_map(tmp_path, capsys, m
 # ------------------------------------------------------------------------------------------------
 
 
-def test_sigint_keeps_finished_cases_resume_skips_them_overwrite_recomputes(probe_env, tmp_path):
+def test_sigint_keeps_finished_cases_resume_skips_them_overwrite_recomputes(probe_env, tmp_path,
+                                                                           sigint_when):
     n = 6  # x 2 offsets = 12 cases of 0.15 s on one worker
     log = tmp_path / "calls.log"
     cfg = _probe_cfg(tmp_path, n, delay=0.15, log=log)
     out = tmp_path / "out"
     proc = subprocess.Popen(_cmd(cfg, "--out", str(out), "-j", "1"), env=dict(probe_env, PROBE_RUN="1"),
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    t0 = time.monotonic()
-    while len(_case_files(out)) < 2:
-        assert proc.poll() is None, proc.communicate()
-        assert time.monotonic() - t0 < 60, "the sweep did not start"
-        time.sleep(0.02)
-    proc.send_signal(signal.SIGINT)
-    _, err = proc.communicate(timeout=60)
+    _, err = sigint_when(proc, lambda: len(_case_files(out)) >= 2, timeout=60)
     assert proc.returncode == 130, err
     assert "Traceback" not in err
     assert f"interrupted by SIGINT; finished parts are kept in {out}" in err
