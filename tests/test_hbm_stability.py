@@ -591,3 +591,26 @@ def test_hill_vs_shooting_two_dof_chain():
         # measured <= 4e-11 (integrator tolerance); the specification's 1e-4 asserted
         assert _match(f.multipliers, mono) < 1e-4
         assert f.stable == (np.abs(mono).max() < 1)
+
+
+@pytest.mark.parametrize("symmetric", [True, False])
+def test_hill_with_a_velocity_dependent_law_closed_form(symmetric):
+    # a linear user law f = k2 u + c2 v in parallel with the structure: the exponents are the
+    # roots of m s^2 + (c + c2) s + (k + k2) = 0 (the df/dv part of Delta_1 and, without the
+    # constant term, the constant block come from the law's derivatives); symmetric=False makes
+    # the system carry the constant term
+    from fesub.hbm.forced import solve_at
+    from fesub.hbm.laws import UserLaw
+    from fesub.hbm.stability import floquet
+
+    k2, c2 = 0.5, 0.03
+    law = UserLaw(lambda u, v: k2 * u + c2 * v, lambda u, v: k2 + 0 * u, lambda u, v: c2 + 0 * v,
+                  symmetric=symmetric, linear_stiffness=k2, nt=64)
+    sy = HBSystem(np.eye(1), DC * np.eye(1), np.eye(1), 5, [ContactElement(law, np.eye(1))])
+    assert getattr(sy, "h0", 0) == (0 if symmetric else 1)
+    cc, kk = DC + c2, 1.0 + k2
+    s = complex(-cc / 2, math.sqrt(kk - cc ** 2 / 4))
+    for w in (0.6, 1.3):
+        f = floquet(sy, solve_at(sy, w, 0.1), w)
+        ref = np.exp(np.array([s, s.conjugate()]) * 2 * math.pi / w)
+        assert f.exact and _match(f.multipliers, ref) < 1e-10     # rounding of the eigen solve

@@ -38,8 +38,12 @@ def stick_intervals(sys, Q):
     """Per 1D Jenkins contact that slips: ``(kt, g, starts, ends)``, the stick intervals
     ``[tau_j, tau_j')`` (rad, ``tau_j' > tau_j``, may pass 2 pi) and their gather row."""
     out = []
-    for c, (tau, fr, to, state0) in zip(sys.contacts, sys.contact_states(Q)):
-        if not isinstance(c.element, Jenkins) or len(tau) == 0:
+    for c, P in zip(sys.contacts, sys.P):
+        if not isinstance(c.element, Jenkins):
+            continue
+        r = c.element.evaluate(P @ Q, sys.nh)       # the transitions of its cycle
+        tau, to = r.tau, r.to_state
+        if len(tau) == 0:
             continue
         ends = np.append(tau[1:], tau[0] + 2 * math.pi)
         j = np.flatnonzero(np.asarray(to) == STICK)

@@ -25,8 +25,11 @@ Floquet multipliers are ``rho = exp(lambda T)``, ``T = 2 pi / w``; the solution 
 every ``|rho| < 1``. A loss of stability is a fold (a real multiplier through +1), a period
 doubling (through -1) or a Neimark-Sacker bifurcation (a complex pair through the unit circle).
 
-The constant harmonic of the perturbation: a law with a time-domain tangent ``df/du``
-(memoryless, e.g. :class:`fesub.hbm.cubic.Cubic`) gets its full block by exact quadrature. A
+Memoryless laws (:class:`fesub.hbm.cubic.Cubic` through ``tangent(u)``, the laws of
+:mod:`fesub.hbm.laws` through ``law(u, v, order)``) give ``df/du`` and ``df/dv`` at samples of
+the orbit: their block on the constant harmonic (when the system has no constant term) and
+their part of ``Delta_1`` (``df/dv`` times the ``lambda du`` of the perturbed velocity) follow by
+AFT. A
 friction law remembers the displacement at the start of each stick interval; for the 1D
 Jenkins element that memory is carried exactly (a nonlinear eigenproblem in ``lambda`` solved
 by Newton from the Hill estimates, see :func:`floquet`); the 2D stick-slip-separation element
@@ -42,7 +45,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..errors import ConvergenceError, ModelError, ParameterError
+from ..errors import ConvergenceError, ParameterError
 from ..io import Result, summary_record
 from ._common import _single
 from ._hill_memory import galerkin_weights, h0, refine, stick_intervals
@@ -60,44 +63,59 @@ BIFURCATION_KINDS = ("fold", "period_doubling", "neimark_sacker")
 
 
 # ------------------------------------------------------------------------------ Hill matrices
-def _basis0(nh, nt):
-    """(nt, 2 nh + 1) samples of ``[1, cos tau, sin tau, ..., sin nh tau]``."""
+def _basis0(nh, nt, d=0):
+    """(nt, 2 nh + 1) samples of ``[1, cos tau, ..., sin nh tau]`` (its ``d``-th derivative)."""
     tau = 2 * math.pi * np.arange(nt) / nt
-    return np.column_stack([np.ones(nt), basis(nh, tau)])
+    return np.column_stack([np.full(nt, 1.0 if d == 0 else 0.0), basis(nh, tau, d)])
 
 
-def _contact_jacobian(sys, Q, w):
-    """``dF_nl/dQ`` (N/m) in the basis ``[0; c1; s1; ...]`` (constant block first)."""
+def _tangents(el, u, v):
+    """``(f_u, f_v)`` (N/m, N s/m) of a memoryless law at samples, or None (friction laws)."""
+    if hasattr(el, "law"):            # the laws of fesub.hbm.laws
+        out = el.law(u, v, 1)
+        return np.broadcast_to(out[1], u.shape), np.broadcast_to(out[2], u.shape)
+    if hasattr(el, "tangent"):
+        return el.tangent(u), np.zeros_like(u)
+    return None
+
+
+def _contact_terms(sys, Q, w):
+    """``dF_nl/dQ`` (N/m) in the basis ``[0; c1; s1; ...]`` (constant block first) and the
+    contact part of ``Delta_1`` (N s/m): ``df/dv`` acting on the ``lambda`` part of the
+    perturbed velocity ``(lambda + d/dt) du``, by AFT over the law's samples."""
     n, nh = sys.n, sys.nh
     m = 2 * nh
-    takes_w = "w" in inspect.signature(sys.fnl).parameters
-    if takes_w:
-        _, K, _, Fw = sys.fnl(Q, w=w, dw=True)
-        if np.any(Fw != 0):
-            raise ModelError("Hill's method: a contact law of this system depends on the "
-                             "velocity; its Floquet perturbation needs df/dv, which the law "
-                             "does not give")
+    Nf = (m + 1) * n
+    if "w" in inspect.signature(sys.fnl).parameters:
+        _, K, _ = sys.fnl(Q, w=w)
     else:
         _, K, _ = sys.fnl(Q)
-    if h0(sys):      # the unknowns hold the constant harmonic: the system's own Jacobian
-        return K
-    out = np.zeros(((m + 1) * n, (m + 1) * n))
-    out[n:, n:] = K
-    Qm = np.asarray(Q).reshape(m, n)
-    qs = np.asarray(getattr(sys, "q_static", np.zeros(n)), float)
-    nt = 4 * nh + 4          # the integrand H_i (df/du) H_j of a cubic law has degree 4 nh
-    E = _basis0(nh, nt)
-    W = (2 * math.pi / nt) * galerkin_weights(nh)
+    const = h0(sys)
+    K0 = K.copy() if const else np.zeros((Nf, Nf))
+    if not const:
+        K0[n:, n:] = K
+    C1 = np.zeros((Nf, Nf))
+    Qm = np.asarray(Q).reshape(m + const, n)
+    qs = np.zeros(n) if const else np.asarray(getattr(sys, "q_static", np.zeros(n)), float)
     for c in sys.contacts:
-        tangent = getattr(c.element, "tangent", None)
-        if tangent is None:   # friction laws: no coupling through the constant harmonic
-            continue
+        el = c.element
+        if not (hasattr(el, "law") or hasattr(el, "tangent")):
+            continue                  # friction laws: see _hill_memory
+        # 4 nh + 2 samples integrate a cubic law exactly; the AFT laws use their own count
+        nt = max(4 * nh + 4, int(getattr(el, "nt", 0)))
+        E, Ed = _basis0(nh, nt), _basis0(nh, nt, 1)
+        Pj = (2 * math.pi / nt) * galerkin_weights(nh)[:, None] * E.T
         for g in np.atleast_2d(np.asarray(c.G, float)):
-            u = E[:, 1:] @ (Qm @ g) + g @ qs
-            Kl = (W[:, None] * E.T * tangent(u)) @ E
-            Kl[1:, 1:] = 0.0          # the harmonic block is the law's own, already in K
-            out += np.kron(Kl, np.outer(g, g))
-    return out
+            p = Qm @ g if const else np.append(0.0, Qm @ g)
+            u, v = E @ p + g @ qs, w * (Ed @ p)
+            fu, fv = _tangents(el, u, v)
+            gg = np.outer(g, g)
+            C1 += np.kron(Pj @ (fv[:, None] * E), gg)
+            if not const:             # the harmonic block is the law's own, already in K
+                Kl = Pj @ (fu[:, None] * E + w * fv[:, None] * Ed)
+                Kl[1:, 1:] = 0.0
+                K0 += np.kron(Kl, gg)
+    return K0, C1
 
 
 def hill_matrices(sys, Q, w):
@@ -123,11 +141,10 @@ def hill_matrices(sys, Q, w):
     """
     n, nh = sys.n, sys.nh
     Nf = (2 * nh + 1) * n
-    D0 = _contact_jacobian(sys, np.asarray(Q, float), w)
-    D1 = np.zeros((Nf, Nf))
+    D0, D1 = _contact_terms(sys, np.asarray(Q, float), w)
     D2 = np.zeros((Nf, Nf))
     D0[:n, :n] += sys.K
-    D1[:n, :n] = sys.C
+    D1[:n, :n] += sys.C
     D2[:n, :n] = sys.M
     for k in range(1, nh + 1):
         i = (2 * k - 1) * n
@@ -138,9 +155,10 @@ def hill_matrices(sys, Q, w):
         D0[s, s] += A
         D0[c, s] += B
         D0[s, c] -= B
-        D1[c, c] = D1[s, s] = sys.C
-        D1[c, s] = 2 * k * w * sys.M
-        D1[s, c] = -2 * k * w * sys.M
+        D1[c, c] += sys.C
+        D1[s, s] += sys.C
+        D1[c, s] += 2 * k * w * sys.M
+        D1[s, c] -= 2 * k * w * sys.M
         D2[c, c] = D2[s, s] = sys.M
     return D0, D1, D2
 
@@ -165,8 +183,8 @@ class Floquet:
         False when a law's Floquet perturbation is approximated by its harmonic-balance
         Jacobian (periodic perturbations): the 2D
         :class:`~fesub.hbm.contact.StickSlipSeparation` (memory of its stuck intervals), or a
-        law without ``tangent(u)`` (df/du, N/m) in a system without the constant term (its
-        coupling through the constant harmonic); see :func:`floquet`.
+        law with neither ``law(u, v, order)`` (the laws of :mod:`fesub.hbm.laws`) nor
+        ``tangent(u)``; see :func:`floquet`.
     """
 
     w: float
@@ -290,8 +308,8 @@ def floquet(sys, Q, w, *, sort: str = "vector", tol: float = 1e-8) -> Floquet:
     lam = lam - 1j * w * np.round(lam.imag / w)          # into the central strip
     lam = lam[np.lexsort((-lam.imag, -lam.real))]
     rho = np.exp(lam * (2 * math.pi / w))
-    exact = all(h0(sys) or hasattr(c.element, "tangent") or isinstance(c.element, Jenkins)
-                for c in sys.contacts)
+    exact = all(hasattr(c.element, "law") or hasattr(c.element, "tangent")
+                or isinstance(c.element, Jenkins) for c in sys.contacts)
     if not exact:
         warnings.warn("Hill's method: a contact law of this system cannot form its Floquet "
                       "perturbation exactly (the memory of the 2D stick-slip-separation "
