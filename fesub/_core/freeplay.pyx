@@ -264,3 +264,209 @@ def batch_rk4(const double[:, ::1] X0, const double[::1] W, const double[::1] pr
                             n_used[b] = <int>kk
                             per = n_transient - 1
                 per += 1
+
+
+# ------------------------------------------------------------------- basins that stop early ---
+# A hash table of cells of a coarse grid of the stroboscopic section (state at t = k T): keys are
+# the four integer cell coordinates packed in 16 bits each, values a * 8 + i (attractor a, orbit
+# point i), _CONFLICT (cell seen on two attractors or phases: never used) or _EMPTY.
+
+cdef enum:
+    _EMPTY_KEY = -1
+    _EMPTY = -1
+    _CONFLICT = -2
+
+
+cdef inline long long _cell_key(const double* z, double cell) noexcept nogil:
+    cdef long long key = 0, c
+    cdef int i
+    cdef double f
+    for i in range(4):
+        f = z[i] / cell
+        if not (f > -32767.0 and f < 32767.0):
+            return _EMPTY_KEY
+        c = <long long>(f + 32768.0)  # floor, as f + 32768 > 0
+        key |= c << (16 * i)
+    return key
+
+
+cdef inline Py_ssize_t _slot(long long key, long long[::1] tkeys) noexcept nogil:
+    # linear probing; the slot holding key, or the empty slot where it would go
+    cdef Py_ssize_t mask = tkeys.shape[0] - 1
+    cdef Py_ssize_t j = <Py_ssize_t>(((<unsigned long long>key) * 11400714819323198485ULL) >> 40) & mask
+    while tkeys[j] != key and tkeys[j] != _EMPTY_KEY:
+        j = (j + 1) & mask
+    return j
+
+
+cdef inline int _lookup(long long key, long long[::1] tkeys, int[::1] tvals) noexcept nogil:
+    if key == _EMPTY_KEY:
+        return _EMPTY
+    cdef Py_ssize_t j = _slot(key, tkeys)
+    if tkeys[j] == _EMPTY_KEY:
+        return _EMPTY
+    return tvals[j]
+
+
+cdef inline void _mark(long long key, int v, long long[::1] tkeys, int[::1] tvals,
+                       int[::1] counters) noexcept nogil:
+    # counters[1] = cells in the table; the table is never filled beyond one half
+    if key == _EMPTY_KEY:
+        return
+    cdef Py_ssize_t j = _slot(key, tkeys)
+    if tkeys[j] == _EMPTY_KEY:
+        if 2 * (counters[1] + 1) > tkeys.shape[0]:
+            return
+        tkeys[j] = key
+        tvals[j] = v
+        counters[1] += 1
+    elif tvals[j] != v:
+        tvals[j] = _CONFLICT
+
+
+cdef inline void _advance_period(double* z, int* s, double Wb, double h, int N, int law,
+                                 const double* p, const double[::1] costab) noexcept nogil:
+    cdef double zs[4]
+    cdef int j, i
+    for j in range(N):
+        if law == 1:
+            for i in range(4):
+                zs[i] = z[i]
+            _rk4(zs, h, costab[2 * j], costab[2 * j + 1], costab[2 * j + 2], p, 1, 0, z)
+        else:
+            _exact_step(z, s, j * h, h, Wb, costab[2 * j], costab[2 * j + 1], costab[2 * j + 2], p)
+
+
+cdef void _mark_path(long long[:, ::1] path, Py_ssize_t b, int k, int a, int i, int q,
+                     long long[::1] tkeys, int[::1] tvals, int[::1] counters) noexcept nogil:
+    # the trajectory b is at orbit point i of attractor a (period q) at period k
+    cdef int kk
+    for kk in range(k + 1):
+        _mark(path[b, kk], a * 8 + ((i - (k - kk)) % q + q) % q, tkeys, tvals, counters)
+
+
+def basin_transient(double[:, ::1] Z, double W, const double[::1] prm, int law, int n_transient,
+                    int steps, const double[::1] costab, double conv_tol, int conv_pmax,
+                    double match_tol, double cell, int n_confirm, long long[::1] tkeys,
+                    int[::1] tvals, double[:, :, ::1] att_pts, int[::1] att_per,
+                    int[::1] att_cell, int[::1] counters, int[::1] status, int[::1] how,
+                    int[::1] n_used, long long[:, ::1] path, double[:, :, ::1] hist):
+    """Transients of B cells of a basin, in step, stopped on recognition (see freeplay_ref)."""
+    cdef Py_ssize_t B = Z.shape[0], b
+    cdef int per, k, q, i, a, v, qa, P = conv_pmax, Amax = att_pts.shape[0]
+    cdef double p[12]
+    cdef double z[4]
+    cdef double h = 6.283185307179586 / W / steps, dmax
+    cdef int s
+    cdef int[::1] S, hits, last, alignq
+    S = _int_zeros(B)
+    hits = _int_zeros(B)
+    last = _int_zeros(B)
+    alignq = _int_zeros(B)
+    for i in range(12):
+        p[i] = prm[i]
+    with nogil:
+        for a in range(counters[0]):
+            for i in range(att_per[a]):
+                _mark(_cell_key(&att_pts[a, i, 0], cell), a * 8 + i, tkeys, tvals, counters)
+        for b in range(B):
+            S[b] = _region(Z[b, 0], p[8])
+            status[b] = -1
+            how[b] = 0
+            n_used[b] = n_transient
+            path[b, 0] = _cell_key(&Z[b, 0], cell)
+            for i in range(4):
+                hist[b, 0, i] = Z[b, i]
+        for per in range(n_transient):
+            k = per + 1
+            for b in range(B):
+                if how[b] != 0 or status[b] != -1:
+                    continue
+                for i in range(4):
+                    z[i] = Z[b, i]
+                s = S[b]
+                _advance_period(z, &s, W, h, steps, law, p, costab)
+                S[b] = s
+                for i in range(4):
+                    Z[b, i] = z[i]
+                if not (isfinite(z[0]) and isfinite(z[1]) and isfinite(z[2]) and isfinite(z[3])
+                        and fabs(z[0]) < 1e6 and fabs(z[2]) < 1e6):
+                    status[b] = -2
+                    how[b] = 3
+                    n_used[b] = k
+                    continue
+                path[b, k] = _cell_key(z, cell)
+                for i in range(4):
+                    hist[b, k % (P + 1), i] = z[i]
+                if alignq[b] == 0:
+                    # recognition: n_confirm successive marked cells along one orbit of one attractor
+                    v = _lookup(path[b, k], tkeys, tvals)
+                    if v >= 0:
+                        qa = att_per[v // 8]
+                        if hits[b] > 0 and v == (last[b] // 8) * 8 + (last[b] % 8 + 1) % qa:
+                            hits[b] += 1
+                        else:
+                            hits[b] = 1
+                        last[b] = v
+                        if hits[b] >= n_confirm:
+                            a = v // 8
+                            status[b] = a * 8 + ((v % 8 + n_transient - k) % qa)
+                            how[b] = 2
+                            n_used[b] = k
+                            _mark_path(path, b, k, a, v % 8, qa, tkeys, tvals, counters)
+                            continue
+                    else:
+                        hits[b] = 0
+                    # convergence: z_k = z_{k-q} within conv_tol, smallest q
+                    if conv_tol > 0.0 and k > P:
+                        for q in range(1, P + 1):
+                            dmax = 0.0
+                            for i in range(4):
+                                if fabs(z[i] - hist[b, (k - q) % (P + 1), i]) > dmax:
+                                    dmax = fabs(z[i] - hist[b, (k - q) % (P + 1), i])
+                            if dmax < conv_tol:
+                                alignq[b] = q
+                                break
+                if alignq[b] == 0 or (n_transient - k) % alignq[b] != 0:
+                    continue
+                # converged and in phase with the end of the full transient: which attractor?
+                q = alignq[b]
+                n_used[b] = k
+                how[b] = 1
+                a = -1
+                for qa in range(counters[0]):
+                    if att_per[qa] != q:
+                        continue
+                    for i in range(q):
+                        dmax = 0.0
+                        for v in range(4):
+                            if fabs(z[v] - att_pts[qa, i, v]) > dmax:
+                                dmax = fabs(z[v] - att_pts[qa, i, v])
+                        if dmax < match_tol:
+                            a = qa
+                            break
+                    if a >= 0:
+                        break
+                if a < 0:
+                    if counters[0] >= Amax:
+                        continue  # no room: recorded, never shared
+                    a = counters[0]
+                    counters[0] += 1
+                    att_per[a] = q
+                    att_cell[a] = <int>b
+                    for v in range(4):
+                        att_pts[a, 0, v] = z[v]
+                    for i in range(1, q):
+                        for v in range(4):
+                            att_pts[a, i, v] = hist[b, (k - q + i) % (P + 1), v]
+                    for i in range(q):
+                        _mark(_cell_key(&att_pts[a, i, 0], cell), a * 8 + i, tkeys, tvals,
+                              counters)
+                    i = 0
+                status[b] = a * 8 + i
+                _mark_path(path, b, k, a, i, q, tkeys, tvals, counters)
+
+
+def _int_zeros(Py_ssize_t n):
+    import numpy as np
+    return np.zeros(n, dtype=np.intc)

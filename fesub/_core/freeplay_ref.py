@@ -44,7 +44,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["batch_rk4"]
+__all__ = ["batch_rk4", "basin_transient"]
 
 
 def _expit_neg(y):
@@ -267,4 +267,186 @@ def batch_rk4(X0, W, prm, law, n_transient, n_record, steps, sec_dir, costab, st
     if dead.any():
         strobe[dead] = np.nan
         ext[dead] = np.nan
+    return None
+
+
+# ------------------------------------------------------------------- basins that stop early ---
+# ``basin_transient(Z, W, prm, law, n_transient, steps, costab, conv_tol, conv_pmax, match_tol,
+# cell, n_confirm, tkeys, tvals, att_pts, att_per, att_cell, counters, status, how, n_used, path,
+# hist)`` runs the transients of the B cells ``Z (B, 4)`` of a basin at one forcing frequency W,
+# all in step, one forcing period at a time, and stops a cell as soon as it is recognised:
+#
+# * the stroboscopic state z_k (t = k T) falls in a cell of a coarse grid of the section (side
+#   ``cell`` in each of the four coordinates); the grid is a hash table ``tkeys``/``tvals``
+#   (size a power of 2, linear probing, key = the four integer cell coordinates + 32768 packed in
+#   16 bits each, ``-1`` empty; never filled beyond one half, ``counters[1]`` cells). A value
+#   ``a * 8 + i`` says: a trajectory in this cell is at orbit point i of attractor a (period
+#   ``att_per[a] <= 8``, points ``att_pts[a, :q]``); -2 says the cell was seen on two attractors
+#   or two phases (a basin boundary passes through it: never used);
+# * recognition: ``n_confirm`` successive stroboscopic states lie in cells marked with the
+#   successive orbit points i, i+1, ... (mod q) of one attractor; the cell then stops with
+#   ``status = a * 8 + (orbit point at t = n_transient T)``, ``how = 2``;
+# * convergence: z_k = z_{k-q} within ``conv_tol`` (max norm), smallest q <= conv_pmax; the cell
+#   runs on until (n_transient - k) is a multiple of q (same phase as the full transient) and is
+#   matched with a known attractor of period q (a point within ``match_tol``) or registered as a
+#   new one (``counters[0]`` attractors, ``att_cell[a]`` = the cell that found it, point 0 = its
+#   state then); ``how = 1``. Without room for a new attractor it stops with status -1.
+#
+# Each recognised or converged trajectory marks the cells of its whole stroboscopic path (kept in
+# ``path (B, n_transient + 1)``) with its attractor and orbit point; the cells of the attractors'
+# points are marked at the start. Cells are treated in index order after every period, so that
+# the compiled kernel and this twin take the same decisions. ``status = -1``: the full transient
+# was integrated (or no room), ``-2`` diverged (``how = 3``). ``Z`` holds the end states and
+# ``n_used`` the periods integrated. ``hist (B, conv_pmax + 1, 4)`` is workspace.
+
+_EMPTY, _CONFLICT, _EMPTY_KEY = -1, -2, -1
+_M64 = (1 << 64) - 1
+
+
+def _cell_key(z, cell):
+    key = 0
+    for i in range(4):
+        f = float(z[i]) / cell
+        if not (-32767.0 < f < 32767.0):
+            return _EMPTY_KEY
+        key |= int(f + 32768.0) << (16 * i)
+    return key - (1 << 64) if key >= (1 << 63) else key
+
+
+def _slot(key, tkeys):
+    mask = tkeys.shape[0] - 1
+    j = (((key & _M64) * 11400714819323198485) & _M64) >> 40 & mask
+    while tkeys[j] != key and tkeys[j] != _EMPTY_KEY:
+        j = (j + 1) & mask
+    return j
+
+
+def _lookup(key, tkeys, tvals):
+    if key == _EMPTY_KEY:
+        return _EMPTY
+    j = _slot(key, tkeys)
+    return _EMPTY if tkeys[j] == _EMPTY_KEY else int(tvals[j])
+
+
+def _mark(key, v, tkeys, tvals, counters):
+    if key == _EMPTY_KEY:
+        return
+    j = _slot(key, tkeys)
+    if tkeys[j] == _EMPTY_KEY:
+        if 2 * (counters[1] + 1) > tkeys.shape[0]:
+            return
+        tkeys[j] = key
+        tvals[j] = v
+        counters[1] += 1
+    elif tvals[j] != v:
+        tvals[j] = _CONFLICT
+
+
+def _mark_path(path, b, k, a, i, q, tkeys, tvals, counters):
+    for kk in range(k + 1):
+        _mark(int(path[b, kk]), a * 8 + (i - (k - kk)) % q, tkeys, tvals, counters)
+
+
+def _advance_period(Z, S, W, p, law, N, costab):
+    """One forcing period of fixed-step RK4 for the rows of Z (regions S, exact law)."""
+    B = Z.shape[0]
+    h = np.full(B, 2.0 * np.pi / W / N)
+    Wv = np.full(B, W)
+    for j in range(N):
+        if law == 1:
+            Z = _rk4(Z, h, costab[2 * j], costab[2 * j + 1], costab[2 * j + 2], p, 1, S)
+        else:
+            Z, S, _ = _exact_step(Z, S, j * h, h, Wv, costab[2 * j], costab[2 * j + 1],
+                                  costab[2 * j + 2], p)
+    return Z, S
+
+
+def _match(z, q, att_pts, att_per, n_att, match_tol):
+    """(attractor, orbit point) of period q with a point within match_tol of z, or (-1, 0)."""
+    for a in range(n_att):
+        if att_per[a] != q:
+            continue
+        for i in range(q):
+            if np.max(np.abs(z - att_pts[a, i])) < match_tol:
+                return a, i
+    return -1, 0
+
+
+def basin_transient(Z, W, prm, law, n_transient, steps, costab, conv_tol, conv_pmax, match_tol,
+                    cell, n_confirm, tkeys, tvals, att_pts, att_per, att_cell, counters, status,
+                    how, n_used, path, hist):
+    """Transients of the cells of a basin, stopped on recognition (see the comment above)."""
+    p = np.asarray(prm, dtype=float)
+    B, P, Amax = Z.shape[0], int(conv_pmax), att_pts.shape[0]
+    S = _region(Z[:, 0], p[8])
+    hits = np.zeros(B, dtype=int)
+    last = np.zeros(B, dtype=int)
+    alignq = np.zeros(B, dtype=int)
+    for a in range(counters[0]):
+        for i in range(att_per[a]):
+            _mark(_cell_key(att_pts[a, i], cell), a * 8 + i, tkeys, tvals, counters)
+    status[:] = -1
+    how[:] = 0
+    n_used[:] = n_transient
+    for b in range(B):
+        path[b, 0] = _cell_key(Z[b], cell)
+    hist[:, 0] = Z
+    for per in range(n_transient):
+        k = per + 1
+        act = np.nonzero((how == 0) & (status == -1))[0]
+        if act.size == 0:
+            break
+        with np.errstate(all="ignore"):
+            Zn, Sn = _advance_period(Z[act], S[act], W, p, law, int(steps), costab)
+        Z[act] = Zn
+        S[act] = Sn
+        for b in act:
+            z = Z[b]
+            if not (np.all(np.isfinite(z)) and abs(z[0]) < 1e6 and abs(z[2]) < 1e6):
+                status[b], how[b], n_used[b] = -2, 3, k
+                continue
+            path[b, k] = _cell_key(z, cell)
+            hist[b, k % (P + 1)] = z
+            if alignq[b] == 0:
+                v = _lookup(int(path[b, k]), tkeys, tvals)
+                if v >= 0:
+                    qa = int(att_per[v // 8])
+                    if hits[b] > 0 and v == (last[b] // 8) * 8 + (last[b] % 8 + 1) % qa:
+                        hits[b] += 1
+                    else:
+                        hits[b] = 1
+                    last[b] = v
+                    if hits[b] >= n_confirm:
+                        a = v // 8
+                        status[b] = a * 8 + (v % 8 + n_transient - k) % qa
+                        how[b], n_used[b] = 2, k
+                        _mark_path(path, b, k, a, v % 8, qa, tkeys, tvals, counters)
+                        continue
+                else:
+                    hits[b] = 0
+                if conv_tol > 0.0 and k > P:
+                    for q in range(1, P + 1):
+                        if np.max(np.abs(z - hist[b, (k - q) % (P + 1)])) < conv_tol:
+                            alignq[b] = q
+                            break
+            if alignq[b] == 0 or (n_transient - k) % alignq[b] != 0:
+                continue
+            q = int(alignq[b])
+            n_used[b], how[b] = k, 1
+            a, i = _match(z, q, att_pts, att_per, counters[0], match_tol)
+            if a < 0:
+                if counters[0] >= Amax:
+                    continue
+                a = int(counters[0])
+                counters[0] += 1
+                att_per[a] = q
+                att_cell[a] = b
+                att_pts[a, 0] = z
+                for i in range(1, q):
+                    att_pts[a, i] = hist[b, (k - q + i) % (P + 1)]
+                for i in range(q):
+                    _mark(_cell_key(att_pts[a, i], cell), a * 8 + i, tkeys, tvals, counters)
+                i = 0
+            status[b] = a * 8 + i
+            _mark_path(path, b, k, a, i, q, tkeys, tvals, counters)
     return None

@@ -17,13 +17,16 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from functools import partial
 
 import numpy as np
 
+from .. import _backend
 from ..errors import ParameterError, check_positive
 from ..io import Result, summary_record
 from ._dataset import FREQUENCY, MASS_COORD, POSITION, join_state, split_state, var
 from .batch import _validate, batch_parallel, batch_periodic, executor_scope, period_of, tile_bounds
+from .recurrence import _workers, merge_attractors, run_tiles, stop_options, transient_stop
 from .system import _split_params, get_params
 
 __all__ = ["classify", "BasinCells", "BasinResult", "basin_grid", "basin_cells", "assemble_basin",
@@ -338,6 +341,15 @@ def basin_grid(x1_range=(-0.5, 0.5), x2_range=(-0.5, 0.5), shape=(20, 20)):
     return _grid(x1_range, n1, "x1_range"), _grid(x2_range, n2, "x2_range")
 
 
+def _grid_states(g1, g2):
+    """States [x1, 0, x2, 0] of the grid g1 x g2 (rows along x1)."""
+    X1, X2 = np.meshgrid(g1, g2, indexing="ij")
+    X0 = np.zeros((X1.size, 4))
+    X0[:, 0] = X1.ravel()
+    X0[:, 2] = X2.ravel()
+    return X0
+
+
 def basin_cells(params, W, x1, x2, *, law="exact", n_transient=150, n_record=4,
                 steps_per_period=200, early_exit_tol=0.0, executor="serial",
                 progress=False) -> BasinCells:
@@ -370,11 +382,7 @@ def basin_cells(params, W, x1, x2, *, law="exact", n_transient=150, n_record=4,
     if not (np.all(np.isfinite(g1)) and np.all(np.isfinite(g2))):
         raise ParameterError("x1 and x2 (initial positions) must be finite")
     n1, n2 = g1.size, g2.size
-    X1, X2 = np.meshgrid(g1, g2, indexing="ij")
-    X0 = np.zeros((X1.size, 4))
-    X0[:, 0] = X1.ravel()
-    X0[:, 2] = X2.ravel()
-    r = batch_parallel(p, X0, W, executor=executor, progress=progress, law=law,
+    r = batch_parallel(p, _grid_states(g1, g2), W, executor=executor, progress=progress, law=law,
                        n_transient=n_transient, n_record=n_record,
                        steps_per_period=steps_per_period, nsec_max=0,
                        early_exit_tol=early_exit_tol)
@@ -459,6 +467,8 @@ def assemble_basin(cells, x1, x2, *, period_tol=1e-6, cluster_tol=1e-3, x1_range
                 params=run["params"],
                 mean_transient_periods=float(np.mean(used.ravel()[comp])) if comp.any()
                 else float("nan"))
+    if "early_stop" in run:
+        opts["early_stop"] = run["early_stop"]
     return BasinResult(W=run["W"], law=run["law"], x1=x1, x2=x2, labels=labels.reshape(n1, n2),
                        period=per.reshape(n1, n2), x1_max=xM, x1_min=xm, attractors=attractors,
                        strobe_last=strobe[:, :, -1], options=opts,
@@ -467,8 +477,8 @@ def assemble_basin(cells, x1, x2, *, period_tol=1e-6, cluster_tol=1e-3, x1_range
 
 def basins(params=None, W=1.15, *, law="exact", x1_range=(-0.5, 0.5), x2_range=(-0.5, 0.5),
            shape=(20, 20), n_transient=150, n_record=4, steps_per_period=200, period_tol=1e-6,
-           cluster_tol=1e-3, early_exit_tol=0.0, tile_rows=None, executor=None,
-           progress=True) -> BasinResult:
+           cluster_tol=1e-3, early_exit_tol=0.0, early_stop=False, tile_rows=None,
+           executor=None, progress=True) -> BasinResult:
     """Basins of attraction over initial positions (x1(0), x2(0)), zero velocities, t0 = 0.
 
     The grid is integrated in blocks of ``tile_rows`` rows (:func:`basin_cells`) and classified
@@ -498,10 +508,19 @@ def basins(params=None, W=1.15, *, law="exact", x1_range=(-0.5, 0.5), x2_range=(
         If > 0, a cell's transient ends once its stroboscopic state repeats within this tolerance
         (see :func:`~fesub.nonsmooth.batch.batch_periodic`); use it well below ``period_tol``
         (e.g. 1e-9). 0 (default) keeps the fixed ``n_transient`` protocol.
+    early_stop : bool or dict
+        True (or a dict of options, see :data:`~fesub.nonsmooth.recurrence.STOP_DEFAULTS`):
+        a cell stops as soon as its stroboscopic path is recognised on a coarse grid of the
+        section as leading to an attractor found before (cell mapping by recurrence, see
+        :mod:`fesub.nonsmooth.recurrence`); the blocks share what they found. The labels are
+        those of full integration except, rarely, on basin boundaries. False (default):
+        every cell runs the full transient.
     tile_rows : int, optional
-        Rows per block (default: the grid in about 10 blocks).
+        Rows per block (default: the grid in about 10 blocks, at least 4 per worker; at most 4
+        rows with ``early_stop``).
     executor : None, 'serial' or a concurrent.futures executor
         None: a local process pool with os.cpu_count() workers (created and stopped here).
+        Each block is one job; at most two per worker are in flight.
     progress : bool
         Progress bar over the blocks.
 
@@ -512,8 +531,6 @@ def basins(params=None, W=1.15, *, law="exact", x1_range=(-0.5, 0.5), x2_range=(
     p = get_params(params)
     W = check_positive("W (forcing frequency)", W)
     g1, g2 = basin_grid(x1_range, x2_range, shape)
-    tile_rows = max(1, math.ceil(g1.size / 10)) if tile_rows is None else tile_rows
-    bounds = tile_bounds(g1.size, tile_rows)
     run = dict(W=W, law=law, n_transient=n_transient, n_record=n_record,
                steps_per_period=steps_per_period, early_exit_tol=early_exit_tol,
                params=p.to_dict())
@@ -521,23 +538,57 @@ def basins(params=None, W=1.15, *, law="exact", x1_range=(-0.5, 0.5), x2_range=(
     # bad option must not look like an interrupt)
     _validate(p, np.zeros((1, 4)), W, law, n_transient, n_record, steps_per_period, 0, 0)
     check_positive("early_exit_tol", early_exit_tol, strict=False)
+    stop = None
+    if early_stop is not False and early_stop is not None:
+        stop = stop_options({} if early_stop is True else early_stop)
+        run["early_stop"] = stop
     cells = []
-    it = bounds
-    if progress:
-        from tqdm import tqdm
-
-        it = tqdm(bounds, desc=f"basin W={W:g} ({law})", unit="block")
     try:
         with executor_scope(executor) as ex:
-            for i0, i1 in it:
-                cells.append(basin_cells(p, W, g1[i0:i1], g2, executor=ex, progress=False,
-                                         **{k: run[k] for k in ("law", "n_transient", "n_record",
-                                                                "steps_per_period",
-                                                                "early_exit_tol")}))
+            nw = 1 if ex == "serial" else _workers(ex)
+            if tile_rows is None:
+                # early stop: small blocks pass the attractors they found to more blocks
+                tile_rows = max(1, math.ceil(g1.size / max(10, 4 * nw)))
+                tile_rows = min(tile_rows, 4) if stop is not None else tile_rows
+            bounds = tile_bounds(g1.size, tile_rows)
+            bar = None
+            if progress:
+                from tqdm import tqdm
+
+                bar = tqdm(total=len(bounds), desc=f"basin W={W:g} ({law})", unit="block")
+            done = [None] * len(bounds)
+            job = partial(_tile, _backend.active("freeplay"), p, g1, g2, run, stop)
+            try:
+                run_tiles(job, bounds, ex, done, progress=bar,
+                          share=None if stop is None else _share(stop["match_tol"]))
+            finally:
+                cells = [c for c in done if c is not None]
+                if bar is not None:
+                    bar.close()
     except KeyboardInterrupt:
         pass
     return assemble_basin(cells, g1, g2, period_tol=period_tol, cluster_tol=cluster_tol,
                           x1_range=x1_range, x2_range=x2_range, run=run)
+
+
+def _share(match_tol):
+    return lambda known, found: merge_attractors(known or [], found, match_tol)
+
+
+def _tile(backend, p, g1, g2, run, stop, i0, i1, attractors):
+    """One block of rows of :func:`basins` (a job: picklable, runs on any worker)."""
+    kw = {k: run[k] for k in ("law", "n_transient", "n_record", "steps_per_period")}
+    with _backend.use(backend):
+        if stop is None:
+            return basin_cells(p, run["W"], g1[i0:i1], g2, executor="serial", progress=False,
+                               early_exit_tol=run["early_exit_tol"], **kw), None
+        X0 = _grid_states(g1[i0:i1], g2)
+        r = transient_stop(p, X0, run["W"], attractors=attractors or (), **kw, **stop)
+    n = (i1 - i0, g2.size)
+    return BasinCells(W=run["W"], law=run["law"], x1=g1[i0:i1], x2=g2,
+                      strobe=r["strobe"].reshape(n + (-1, 4)), x1_max=r["x1_max"].reshape(n),
+                      x1_min=r["x1_min"].reshape(n), n_used=r["n_used"].reshape(n),
+                      options=run), r["attractors"]
 
 
 # ---------------------------------------------------------------- sweep-engine entry point ----

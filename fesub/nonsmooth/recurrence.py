@@ -1,0 +1,199 @@
+"""Basins that stop early: recurrence on a coarse grid of the stroboscopic section, and tiles of
+rows run as independent jobs on a pool.
+
+Cell mapping by recurrence. The state of a cell's trajectory at t = k T (T the forcing period)
+falls in a cell of a coarse grid of the four-dimensional stroboscopic section (side ``cell`` [m,
+m/s]). Once a trajectory has settled on a periodic attractor (its stroboscopic state repeats
+within ``conv_tol`` after q <= 8 periods), every grid cell it visited is marked with that
+attractor and with the orbit point it leads to. A later trajectory whose states fall in
+``n_confirm`` successive marked cells, along successive points of one orbit, is labelled at once
+and stops; it marks its own path in turn. A grid cell seen on two attractors (or two phases of
+one) lies on a basin boundary and is never used: such trajectories integrate on. The kernel is
+``basin_transient`` of ``fesub/_core/freeplay.pyx`` (NumPy twin ``freeplay_ref.py``), which also
+documents the decisions in detail.
+
+A stopped cell gets the recorded periods of the cell that found its attractor, shifted to the
+orbit point it would reach at the end of the full transient: its period, its max and min of x1
+are those of full integration, so :func:`~fesub.nonsmooth.basin.assemble_basin` classifies it as
+full integration would. Cells that were not recognised are recorded from their end state
+(:func:`~fesub.nonsmooth.batch.batch_periodic` with no transient).
+
+Tiles. :func:`run_tiles` runs blocks of rows as independent jobs on an executor, at most two per
+worker in flight (no barrier between tiles: a slow tile does not hold the others back) and hands
+each new tile the attractors found so far (:func:`merge_attractors`).
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from concurrent.futures import FIRST_COMPLETED, wait
+
+import numpy as np
+
+from .. import _backend
+from ..errors import ParameterError, check_positive
+from .batch import _validate, batch_periodic
+
+__all__ = ["STOP_DEFAULTS", "stop_options", "transient_stop", "merge_attractors", "run_tiles"]
+
+#: defaults of the recognition: grid side [m, m/s], successive marked cells needed, convergence
+#: tolerance of the stroboscopic recurrence [m, m/s] (well below the 1e-6 period tolerance of the
+#: classification), tolerance to match a converged state with a known orbit point [m, m/s]
+STOP_DEFAULTS = dict(cell=0.01, n_confirm=3, conv_tol=1e-9, match_tol=1e-6)
+_MAX_ATTRACTORS = 64
+
+
+def stop_options(options=None) -> dict:
+    """The recognition options: :data:`STOP_DEFAULTS` updated with ``options`` (validated)."""
+    o = dict(STOP_DEFAULTS)
+    options = dict(options or {})
+    unknown = set(options) - set(o)
+    if unknown:
+        raise ParameterError(f"unknown early-stop option(s) {sorted(unknown)}; valid: {sorted(o)}")
+    o.update(options)
+    for k in ("cell", "conv_tol", "match_tol"):
+        o[k] = check_positive(f"early_stop {k}", o[k])
+    o["n_confirm"] = int(o["n_confirm"])
+    if o["n_confirm"] < 1:
+        raise ParameterError(f"early_stop n_confirm must be >= 1, got {o['n_confirm']}")
+    return o
+
+
+def _table_size(n: int) -> int:
+    # room for every path cell at load 1/2, between 2^16 and 2^21 slots
+    return 1 << min(21, max(16, math.ceil(math.log2(2 * max(n, 1)))))
+
+
+def transient_stop(params, X0, W, *, law="exact", n_transient=150, n_record=4,
+                   steps_per_period=200, attractors=(), **options):
+    """Steady states of the cells ``X0`` at t0 = 0, each stopped once recognised.
+
+    Parameters
+    ----------
+    params : FreePlayParams, dict or preset
+    X0 : (B, 4) initial states [m, m/s]
+    W : float
+        Forcing frequency [rad/s].
+    law, n_transient, n_record, steps_per_period :
+        As in :func:`~fesub.nonsmooth.batch.batch_periodic`.
+    attractors : sequence of dict
+        Attractors known beforehand (from earlier tiles of the same run): ``period``, ``points``
+        (q, 4) [m, m/s] (orbit point i at t = n_transient T + i T), ``strobe`` (n_record + 1, 4)
+        [m, m/s] and ``ext`` (max, min of x1) [m] of its recorded periods.
+    **options : cell, n_confirm, conv_tol, match_tol (see :data:`STOP_DEFAULTS`)
+
+    Returns
+    -------
+    dict with ``strobe`` (B, n_record + 1, 4) [m, m/s], ``x1_max``, ``x1_min`` (B,) [m],
+    ``n_used`` (B,) transient periods integrated, ``how`` (B,) 0 full transient, 1 converged,
+    2 recognised, 3 diverged, and ``attractors`` (the known ones followed by those found here).
+    """
+    o = stop_options(options)
+    p, X0, Wv, code, ntr, nrec, N, _ = _validate(params, X0, W, law, n_transient, n_record,
+                                                 steps_per_period, 0, 0)
+    W = float(Wv[0])
+    B = X0.shape[0]
+    known = list(attractors)[:_MAX_ATTRACTORS]
+    pmax = min(8, nrec)  # periods beyond n_record are not detectable by the classification
+    att_pts = np.zeros((_MAX_ATTRACTORS, 8, 4))
+    att_per = np.zeros(_MAX_ATTRACTORS, dtype=np.intc)
+    att_cell = np.full(_MAX_ATTRACTORS, -1, dtype=np.intc)
+    for a, at in enumerate(known):
+        att_per[a] = at["period"]
+        att_pts[a, :at["period"]] = at["points"]
+    counters = np.array([len(known), 0], dtype=np.intc)
+    tkeys = np.full(_table_size(B * (ntr + 1)), -1, dtype=np.int64)
+    tvals = np.full(tkeys.size, -1, dtype=np.intc)
+    status = np.empty(B, dtype=np.intc)
+    how = np.empty(B, dtype=np.intc)
+    used = np.empty(B, dtype=np.intc)
+    path = np.empty((B, ntr + 1), dtype=np.int64)
+    hist = np.empty((B, pmax + 1, 4))
+    Z = X0.copy()
+    costab = np.cos(np.pi * np.arange(2 * N + 1) / N)
+    _backend.kernels("freeplay").basin_transient(
+        Z, W, p.as_array(), code, ntr, N, costab, float(o["conv_tol"]), pmax,
+        float(o["match_tol"]), float(o["cell"]), o["n_confirm"], tkeys, tvals, att_pts, att_per,
+        att_cell, counters, status, how, used, path, hist)
+    n_att = int(counters[0])
+    strobe = np.full((B, nrec + 1, 4), np.nan)
+    ext = np.full((B, 2), np.nan)
+    # record the cells not recognised and those that found a new attractor
+    new = list(range(len(known), n_att))
+    rec = np.union1d(np.flatnonzero(status == -1), att_cell[new]).astype(int)
+    if rec.size:
+        r = batch_periodic(p, Z[rec], W, law=law, n_transient=0, n_record=nrec,
+                           steps_per_period=N, nsec_max=0)
+        strobe[rec] = r.strobe
+        ext[rec, 0], ext[rec, 1] = r.x1_max, r.x1_min
+    found = known + [{"period": int(att_per[a]), "points": att_pts[a, :att_per[a]].copy(),
+                      "strobe": strobe[att_cell[a]].copy(), "ext": ext[att_cell[a]].copy()}
+                     for a in new]
+    copy = np.setdiff1d(np.flatnonzero(status >= 0), rec)
+    for b in copy:
+        at = found[status[b] // 8]
+        q, i = at["period"], status[b] % 8
+        strobe[b] = at["strobe"][(i + np.arange(nrec + 1)) % q]
+        ext[b] = at["ext"]
+    return {"strobe": strobe, "x1_max": ext[:, 0], "x1_min": ext[:, 1], "n_used": used,
+            "how": how, "attractors": found}
+
+
+def merge_attractors(known: list, more: list, match_tol: float = STOP_DEFAULTS["match_tol"]):
+    """``known`` followed by the attractors of ``more`` that are not in it (same period and an
+    orbit point within ``match_tol`` [m, m/s])."""
+    out = list(known)
+    for at in more:
+        q, z0 = at["period"], np.asarray(at["points"])[0]
+        if not any(k["period"] == q and np.min(np.max(np.abs(np.asarray(k["points"]) - z0),
+                                                      axis=1)) < match_tol for k in out):
+            out.append(at)
+    return out[:_MAX_ATTRACTORS]
+
+
+def _workers(executor) -> int:
+    return int(getattr(executor, "_max_workers", None) or os.cpu_count() or 1)
+
+
+def run_tiles(job, bounds, executor, out, *, share=None, progress=None):
+    """Run ``job(i0, i1, shared)`` for every tile ``(i0, i1)`` of ``bounds`` into ``out[k]``
+    (a list of ``len(bounds)`` entries, filled as tiles finish: on an exception or Ctrl-C, which
+    propagate, it holds the tiles done).
+
+    ``executor`` 'serial' runs the tiles here in order; otherwise each tile is one job on the
+    executor, at most two per worker in flight, submitted as others finish (pending ones are
+    cancelled on an exception). ``job`` returns ``(result, found)``; ``share(shared, found)``
+    gives the value handed to the tiles submitted next (starting from None). ``progress`` (a
+    tqdm bar or None) is advanced per tile.
+    """
+    shared = None
+
+    def finish(k, value):
+        nonlocal shared
+        out[k], found = value
+        if share is not None:
+            shared = share(shared, found)
+        if progress is not None:
+            progress.update(1)
+
+    if executor == "serial":
+        for k, (i0, i1) in enumerate(bounds):
+            finish(k, job(i0, i1, shared))
+        return out
+    todo = list(enumerate(bounds))
+    running = {}
+    depth = 2 * _workers(executor)
+    try:
+        while todo or running:
+            while todo and len(running) < depth:
+                k, (i0, i1) = todo.pop(0)
+                running[executor.submit(job, i0, i1, shared)] = k
+            done, _ = wait(running, return_when=FIRST_COMPLETED)
+            for f in sorted(done, key=running.get):
+                finish(running.pop(f), f.result())
+    except BaseException:
+        for f in running:
+            f.cancel()
+        raise
+    return out
