@@ -14,7 +14,7 @@ from ..errors import MeshError, ModelError, check_positive
 from . import elements
 
 __all__ = ["DofMap", "element_dofs", "assemble", "assemble_pair", "node_graph", "dof_pattern",
-           "mesh_matrices", "rayleigh", "modes", "factor_stiffness", "check_pair", "rayleigh_ratio", "free_dofs", "solve_static"]
+           "mesh_matrices", "rayleigh", "modes", "dense_modes", "factor_stiffness", "check_pair", "rayleigh_ratio", "free_dofs", "solve_static"]
 
 _COMPONENTS = {2: ("x", "y"), 3: ("x", "y", "rz")}
 
@@ -270,6 +270,12 @@ def factor_stiffness(K, where: str, remedy: str):
     return lu
 
 
+def dense_modes(size: int, n: int, dense_below: int = 400) -> bool:
+    """True when :func:`modes` solves densely: ``size < dense_below``, or ``n`` above a quarter of
+    ``size`` (or ``n >= size - 1``, which Lanczos cannot do)."""
+    return size < dense_below or 4 * n > size or n >= size - 1
+
+
 def check_pair(K, M):
     """K and M finite, square, of equal size; M with a positive diagonal (a mass matrix)."""
     if K.shape != M.shape or K.shape[0] != K.shape[1]:
@@ -283,12 +289,28 @@ def check_pair(K, M):
         raise ModelError(f"M must have a positive diagonal (masses in kg), got min {dm.min():g}")
 
 
-def modes(K, M, n: int, *, sigma: float | None = None, dense_below: int = 400):
+def modes(K, M, n: int, *, sigma: float | None = None, dense_below: int = 400, factor=None):
     """Lowest ``n`` undamped modes of (K, M).
 
     Shift-invert Lanczos (``scipy.sparse.linalg.eigsh``) about ``sigma`` (rad^2/s^2); by default a
     small negative shift, so that rigid-body modes (eigenvalue 0) are found too. Small problems
-    (fewer than ``dense_below`` DOFs, or n close to the size) use a dense symmetric solver.
+    (fewer than ``dense_below`` DOFs) and requests for more than a quarter of the modes use the
+    dense symmetric solver (LAPACK): Lanczos then needs a Krylov space of more than half the size
+    (``ncv = 2 n + 1``), as much memory as the dense matrices and many more solves.
+
+    Parameters
+    ----------
+    K, M : sparse or dense (size, size)
+        Stiffness (N/m) and mass (kg).
+    n : int
+        Number of modes, 1..size.
+    sigma : float, optional
+        Shift (rad^2/s^2); with ``factor`` it must equal ``factor.shift`` (or be None).
+    dense_below : int
+        Size below which the dense solver is used.
+    factor : fesub.fe.factor.SparseFactor, optional
+        A factor of ``K - factor.shift M`` already computed (e.g. for static solves): Lanczos
+        reuses it instead of factoring again.
 
     Returns
     -------
@@ -300,19 +322,29 @@ def modes(K, M, n: int, *, sigma: float | None = None, dense_below: int = 400):
         raise ModelError(f"number of modes must be an integer in 1..{size}, got {n!r}")
     n = int(n)
     check_pair(K, M)
-    if size < dense_below or n >= size - 1:
+    if factor is not None:
+        if sigma is not None and sigma != factor.shift:
+            raise ModelError(f"shift sigma = {sigma!r} rad^2/s^2 does not match the factor's shift "
+                             f"{factor.shift!r} rad^2/s^2 (the factor is of K - shift M)")
+        if factor.n != size:
+            raise ModelError(f"factor is of size {factor.n}, the model has {size} DOFs")
+    if dense_modes(size, n, dense_below):
         Kd = K.toarray() if sp.issparse(K) else np.asarray(K)
         Md = M.toarray() if sp.issparse(M) else np.asarray(M)
         lam, phi = sla.eigh(Kd, Md, subset_by_index=[0, n - 1])
     else:
-        if sigma is None:
-            dk = np.abs(K.diagonal()).mean()
-            dm = np.abs(M.diagonal()).mean()
-            sigma = -1e-6 * dk / dm
         # a fixed start vector: the same model gives bit-identical modes in every process
         v0 = np.random.default_rng(0).standard_normal(K.shape[0])
-        lam, phi = spla.eigsh(sp.csc_matrix(K), k=n, M=sp.csc_matrix(M), sigma=sigma, which="LM",
-                              v0=v0)
+        if factor is not None:
+            lam, phi = spla.eigsh(sp.csc_matrix(K), k=n, M=sp.csc_matrix(M), sigma=factor.shift,
+                                  which="LM", OPinv=factor.operator(), mode="normal", v0=v0)
+        else:
+            if sigma is None:
+                dk = np.abs(K.diagonal()).mean()
+                dm = np.abs(M.diagonal()).mean()
+                sigma = -1e-6 * dk / dm
+            lam, phi = spla.eigsh(sp.csc_matrix(K), k=n, M=sp.csc_matrix(M), sigma=sigma, which="LM",
+                                  v0=v0)
         order = np.argsort(lam)
         lam, phi = lam[order], phi[:, order]
         # re-normalise (eigsh returns M-orthonormal vectors up to round-off)

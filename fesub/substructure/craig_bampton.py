@@ -17,8 +17,9 @@ import scipy.linalg as sla
 import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 
-from ..errors import ModelError, check_positive
+from ..errors import ModelError, ParameterError, check_positive
 from ..fe.assembly import check_pair, factor_stiffness, modes
+from .fixed_interface import FixedInterfaceBasis
 
 __all__ = ["CraigBampton"]
 
@@ -38,15 +39,32 @@ class CraigBampton:
     free_interface : bool
         Use free-interface modes with residual flexibility instead of fixed-interface modes.
         Requires a non-singular K (a substructure that is held by clamps).
+    method : {"factored", "reference"}
+        Fixed-interface algorithm. ``"factored"`` (default): K_ii factored once for the constraint
+        modes and the shift-invert eigensolver, T kept implicit (blocks Psi, Phi), reduced
+        matrices by sparse block products (:class:`~fesub.substructure.FixedInterfaceBasis`).
+        ``"reference"``: the textbook construction (dense T, two factorisations, ``T' K T``),
+        kept as the check of the first. The free-interface variant has one algorithm.
+    factorisation : {"auto", "cholmod", "pardiso", "superlu"}
+        Sparse factorisation of K_ii for ``method="factored"`` (:func:`fesub.fe.factor.factorize`);
+        the one used is ``info["factorisation"]``.
+    eigensolver : {"auto", "dense", "lanczos"}
+        Fixed-interface modes for ``method="factored"``: dense LAPACK for small interiors or many
+        modes, shift-invert Lanczos on the shared factor otherwise (``"auto"``).
 
     Attributes
     ----------
     Kr, Mr : (k + nb, k + nb) dense reduced matrices; Cr via :meth:`rayleigh`.
-    T : (n, k + nb) dense transformation, u = T q.
+    T : (n, k + nb) transformation u = T q, as a dense array (built on each access for the
+        factored method: use :meth:`recover` and :meth:`project` on large models).
     mode_freqs_hz : frequencies of the kept normal modes (Hz).
+    info : dict
+        ``method``, ``factorisation``, ``eigensolver``, timings (s) and peak memory (bytes) of the
+        reduction (factored method; the other methods report ``method`` only).
     """
 
-    def __init__(self, K, M=None, boundary=(), n_modes: int = 20, *, free_interface: bool = False):
+    def __init__(self, K, M=None, boundary=(), n_modes: int = 20, *, free_interface: bool = False,
+                 method: str = "factored", factorisation: str = "auto", eigensolver: str = "auto"):
         self.substructure = None
         if M is None and hasattr(K, "K"):
             self.substructure = K
@@ -72,11 +90,22 @@ class CraigBampton:
         self.boundary, self.interior, self.n_modes = b, i, k
         self.free_interface = free_interface
         self._K, self._M = K, M
+        if method not in ("factored", "reference"):
+            raise ParameterError(f"method must be 'factored' or 'reference', got {method!r}")
+        self._basis = None
+        if free_interface or method == "reference":
+            self.info = {"method": "reference"}
+        else:
+            self._basis = FixedInterfaceBasis(K, M, b, i, k, factorisation=factorisation,
+                                              eigensolver=eigensolver)
+            self.mode_freqs_hz = self._basis.freq_hz
+            self.Kr, self.Mr, self.info = self._basis.Kr, self._basis.Mr, self._basis.info
+            return
         if free_interface:
             T = self._free_interface_T(K, M, b, k)
         else:
             T = self._fixed_interface_T(K, M, b, i, k)
-        self.T = T
+        self._T = T
         KT = K @ T
         MT = M @ T
         self.Kr = 0.5 * ((T.T @ KT) + (T.T @ KT).T)
@@ -133,8 +162,13 @@ class CraigBampton:
 
     # ------------------------------------------------------------------
     @property
+    def T(self) -> np.ndarray:
+        """Transformation u = T q, (n, k + nb) dense (built on access for the factored method)."""
+        return self._T if self._basis is None else self._basis.dense_T()
+
+    @property
     def n_dofs(self) -> int:
-        return self.T.shape[1]
+        return self.n_modes + self.boundary.size
 
     @property
     def boundary_slice(self) -> slice:
@@ -170,11 +204,18 @@ class CraigBampton:
         q = np.asarray(q)
         if q.shape[0] != self.n_dofs:
             raise ModelError(f"reduced vector has {q.shape[0]} rows, expected {self.n_dofs}")
-        return self.T @ q
+        return self.T @ q if self._basis is None else self._basis.recover(q)
+
+    def project(self, f) -> np.ndarray:
+        """Generalised forces ``T' f`` of a load ``f`` (N) of shape (n,) or (n, nt)."""
+        f = np.asarray(f)
+        if f.shape[0] != self._K.shape[0]:
+            raise ModelError(f"load has {f.shape[0]} rows, expected {self._K.shape[0]}")
+        return self.T.T @ f if self._basis is None else self._basis.project(f)
 
     def summary(self) -> str:
         fr = self.mode_freqs_hz
         rng = f"{fr.min():.4g}-{fr.max():.4g} Hz" if fr.size else "none"
         kind = "free-interface" if self.free_interface else "fixed-interface"
         return (f"Craig-Bampton ({kind}): {self.n_modes} modes ({rng}) + {self.boundary.size} boundary DOFs "
-                f"= {self.n_dofs} DOFs (from {self.T.shape[0]})")
+                f"= {self.n_dofs} DOFs (from {self._K.shape[0]})")

@@ -1,0 +1,229 @@
+"""One sparse factorisation of a symmetric positive definite matrix, by the best solver installed.
+
+``factorize(A)`` returns a :class:`SparseFactor` whose ``solve`` applies ``(A - shift M)^-1`` to
+one or many right-hand sides and whose ``name`` says which library factored it:
+
+- ``"cholmod"``: supernodal Cholesky of SuiteSparse (``sksparse.cholmod``), when importable;
+- ``"pardiso"``: Intel MKL PARDISO (``pypardiso``), when importable;
+- ``"superlu"``: SciPy's SuperLU (always there), in symmetric mode (minimum-degree ordering of
+  ``A + A'``, diagonal pivots preferred), which keeps the fill of a stiffness matrix far below
+  the default column ordering.
+
+Neither optional library is a dependency: they are used only when they can be imported. The same
+factor serves the static solves (constraint modes) and the shift-invert eigensolver
+(:func:`fesub.fe.assembly.modes` with ``factor=``), so a model is factored once.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+
+import numpy as np
+import scipy.sparse as sp
+import scipy.sparse.linalg as spla
+
+from ..errors import ModelError, ParameterError
+
+__all__ = ["SparseFactor", "factorize", "factorisations", "one_blas_thread"]
+
+_ORDER = ("cholmod", "pardiso", "superlu")
+
+
+def factorisations() -> tuple:
+    """Names of the sparse factorisations usable here, preferred first (``"superlu"`` always)."""
+    names = []
+    try:
+        import sksparse.cholmod  # noqa: F401
+        names.append("cholmod")
+    except Exception:  # noqa: BLE001 - missing, or a broken build of SuiteSparse
+        pass
+    try:
+        import pypardiso  # noqa: F401
+        names.append("pardiso")
+    except Exception:  # noqa: BLE001 - missing, or MKL not loadable
+        pass
+    names.append("superlu")
+    return tuple(names)
+
+
+_BLAS = []
+
+
+def _all_openblas():
+    """(set, get) thread-count functions of every OpenBLAS loaded here (NumPy and SciPy bundle
+    one each; SuperLU calls SciPy's)."""
+    if _BLAS:
+        return _BLAS[0]
+    found = []
+    try:
+        with open("/proc/self/maps") as fh:
+            paths = sorted({ln.split()[-1] for ln in fh if "openblas" in ln.lower() and ".so" in ln})
+    except OSError:  # pragma: no cover - not Linux
+        paths = []
+    for p in paths:
+        try:
+            lib = ctypes.CDLL(p)
+        except OSError:  # pragma: no cover
+            continue
+        for name in ("scipy_openblas_set_num_threads64_", "scipy_openblas_set_num_threads",
+                     "openblas_set_num_threads64_", "openblas_set_num_threads"):
+            s = getattr(lib, name, None)
+            g = getattr(lib, name.replace("set_", "get_"), None)
+            if s is not None and g is not None:
+                g.restype = ctypes.c_int
+                found.append((s, g))
+                break
+    _BLAS.append(found)
+    return found
+
+
+@contextlib.contextmanager
+def one_blas_thread():
+    """One BLAS thread inside (every OpenBLAS loaded), the previous counts restored after.
+
+    The supernodal solves call BLAS on small blocks, where OpenBLAS threads cost more than they
+    give; on a loaded machine a solve with 64 right-hand sides ran 9x slower with the default
+    thread count than with one thread (measured, 19 200 DOFs, two cores, load 11).
+    """
+    libs = _all_openblas()
+    old = [int(g()) for _, g in libs]
+    for s, _ in libs:
+        s(ctypes.c_int(1))
+    try:
+        yield
+    finally:
+        for (s, _), n in zip(libs, old):
+            s(ctypes.c_int(n))
+
+
+class SparseFactor:
+    """A factor of ``A = K - shift M`` (square, n x n).
+
+    Attributes
+    ----------
+    name : str
+        Library that factored it: ``"cholmod"``, ``"pardiso"`` or ``"superlu"``.
+    shift : float
+        The shift (rad^2/s^2) that was subtracted, ``A = K - shift M``; 0 for ``K`` itself.
+    n : int
+        Size of A.
+    """
+
+    def __init__(self, solve, name: str, shift: float, n: int):
+        self._solve = solve
+        self.name = name
+        self.shift = float(shift)
+        self.n = int(n)
+
+    def solve(self, b) -> np.ndarray:
+        """``A^-1 b`` for ``b`` of shape (n,) or (n, m) (units of b divided by those of A)."""
+        b = np.asarray(b, dtype=float)
+        if b.shape[0] != self.n:
+            raise ModelError(f"right-hand side has {b.shape[0]} rows, the factor {self.n}")
+        with one_blas_thread():
+            return self._solve(b)
+
+    def operator(self) -> spla.LinearOperator:
+        """``A^-1`` as a :class:`scipy.sparse.linalg.LinearOperator` (e.g. ``eigsh(OPinv=...)``)."""
+        return spla.LinearOperator((self.n, self.n), matvec=self.solve, matmat=self.solve,
+                                   dtype=float)
+
+
+def factorize(K, M=None, *, shift: float = 0.0, method: str = "auto",
+              where: str = "the matrix", remedy: str = "check the supports") -> SparseFactor:
+    """Factor ``K - shift M`` (symmetric positive definite) once.
+
+    Parameters
+    ----------
+    K : sparse (n, n)
+        Stiffness (N/m).
+    M : sparse (n, n), optional
+        Mass (kg); needed only when ``shift`` is not 0.
+    shift : float
+        Shift (rad^2/s^2) subtracted as ``K - shift M``.
+    method : {"auto", "cholmod", "pardiso", "superlu"}
+        ``"auto"`` takes the first of :func:`factorisations`.
+    where, remedy : str
+        Words for the error raised when the matrix is singular (a mechanism).
+
+    Returns
+    -------
+    SparseFactor
+        ``.name`` says which library was used.
+
+    Raises
+    ------
+    ParameterError
+        ``method`` unknown or not installed.
+    ModelError
+        The matrix is singular (exactly, or to round-off): a mechanism.
+    """
+    usable = factorisations()
+    if method == "auto":
+        method = usable[0]
+    if method not in _ORDER:
+        raise ParameterError(f"factorisation method must be one of {('auto',) + _ORDER}, got {method!r}")
+    if method not in usable:
+        raise ParameterError(f"factorisation {method!r} is not installed here; usable: {usable}")
+    A = sp.csc_matrix(K, dtype=float)
+    if shift != 0.0:
+        if M is None:
+            raise ParameterError("a shifted factor K - shift M needs the mass matrix M")
+        A = sp.csc_matrix(A - float(shift) * sp.csc_matrix(M, dtype=float))
+    singular = (f"stiffness is singular on {where}: the model is a mechanism; {remedy}")
+    with one_blas_thread():
+        solve, pivots = _FACTORERS[method](A, singular)
+    pivots = np.abs(pivots)
+    # a mechanism leaves a round-off pivot (~1e-16 of the largest); supported models, even very
+    # slender ones, stay above ~1e-8, so 1e-13 separates the two (as fesub.fe.factor_stiffness)
+    if pivots.size and not pivots.min() > 1e-13 * pivots.max():
+        raise ModelError(f"{singular} (pivot ratio {pivots.min() / pivots.max():.1e})")
+    return SparseFactor(solve, method, shift, A.shape[0])
+
+
+def _superlu(A, singular):
+    try:
+        lu = spla.splu(A, permc_spec="MMD_AT_PLUS_A", diag_pivot_thresh=0.0,
+                       options={"SymmetricMode": True})
+    except RuntimeError as exc:  # exactly singular
+        raise ModelError(f"{singular} ({exc})") from None
+    return lu.solve, lu.U.diagonal()
+
+
+def _cholmod(A, singular):
+    from sksparse import cholmod
+
+    try:
+        F = cholmod.cholesky(A, mode="auto")
+    except Exception as exc:  # noqa: BLE001 - not positive definite: a mechanism (or indefinite)
+        raise ModelError(f"{singular} ({type(exc).__name__}: {exc})") from None
+    d = F.D() if hasattr(F, "D") else F.L().diagonal() ** 2
+    return F.solve_A if hasattr(F, "solve_A") else F, np.asarray(d)
+
+
+def _pardiso(A, singular):
+    import pypardiso
+
+    # real symmetric positive definite (matrix type 2): PARDISO reads the upper triangle
+    solver = pypardiso.PyPardisoSolver(mtype=2)
+    U = sp.triu(A, format="csr")
+    U.sort_indices()
+    try:
+        solver.factorize(U)
+    except Exception as exc:  # noqa: BLE001 - PARDISO error codes (e.g. -4: zero pivot)
+        raise ModelError(f"{singular} ({type(exc).__name__}: {exc})") from None
+
+    def solve(b):
+        return solver.solve(U, b)
+
+    # PARDISO does not hand back its pivots: probe the factor with the diagonal of A instead (the
+    # solve of a mechanism blows up by 1/round-off, which the finite check below catches)
+    x = solve(np.ones(A.shape[0]))
+    if not np.all(np.isfinite(x)):
+        raise ModelError(singular)
+    r = A @ x - 1.0
+    return solve, np.array([1.0, 1.0 if np.abs(r).max() < 1e-6 else 0.0])
+
+
+_FACTORERS = {"superlu": _superlu, "cholmod": _cholmod, "pardiso": _pardiso}
