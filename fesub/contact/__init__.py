@@ -12,8 +12,9 @@ Modules, by what a user does:
 ``transient``    :func:`simulate` (:class:`TransientResult`): the sliding transient, its argument
                  checks, time step and signals
 ``march``        the forward-increment march underneath: modal (compiled kernel) and dense
-``geometry``     node-to-segment search, :func:`project`, :func:`find_segment` and the coupling
-                 rows :func:`coupling_rows` (eqs. 34-44)
+``geometry``     node-to-segment search (:class:`SegmentSet`: a target surface prepared once, O(1)
+                 per query; :func:`find_segment` for one-off queries), :func:`project` and the
+                 coupling rows :func:`coupling_rows` (eqs. 34-44)
 ``eigen``        complex eigenvalues over the contact positions, stability maps, critical mu
 ``receptance``   FRFs at a frozen contact position: modal receptances of each substructure,
                  LM-FBS coupling (eq. 45), the primal check
@@ -24,8 +25,9 @@ Modules, by what a user does:
 Units: SI throughout (forces in N, lengths in m, times in s, frequencies in Hz or rad/s as named).
 """
 
-from .geometry import coupling_rows, find_segment, project  # noqa: F401
+from .geometry import SegmentSet, coupling_rows, find_segment, project  # noqa: F401
 from .system import SlidingContactSystem  # noqa: F401
 from .transient import TransientResult, simulate  # noqa: F401
 
-__all__ = ["SlidingContactSystem", "TransientResult", "simulate", "coupling_rows", "find_segment", "project"]
+__all__ = ["SlidingContactSystem", "TransientResult", "simulate", "coupling_rows", "find_segment", "project",
+           "SegmentSet"]

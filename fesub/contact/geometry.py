@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from .._backend import kernels
 from ..errors import ContactLost, ModelError, ParameterError, check_count
 
-__all__ = ["coupling_rows", "project", "find_segment", "find_segment_brute"]
+__all__ = ["coupling_rows", "project", "find_segment", "find_segment_brute", "SegmentSet"]
 
 
 def coupling_rows(alpha: float, gamma: float, mu: float = 0.0, sign: float = 1.0):
@@ -115,3 +117,99 @@ def find_segment_brute(pos, segs, P):
     pos, segs = _prep(pos, segs)
     P = _point(P)
     return kernels("contact").find_segment_brute(pos, segs, float(P[0]), float(P[1]))
+
+
+class SegmentSet:
+    """A target surface prepared once for node-to-segment searches at O(1) cost per query.
+
+    :func:`find_segment` validates the whole surface (finite positions, node indices in range) on
+    every call, O(n) in the number of segments; in a march or over contact positions the surface
+    is the same from call to call. A ``SegmentSet`` does that validation once: each
+    :meth:`find` then costs the local walk of the search kernel from the hint (a few segments when
+    the hint is the previous answer), independent of the size of the surface.
+
+    Parameters
+    ----------
+    positions : (n, 2) array
+        Node coordinates (x, y) in m.
+    segments : (m, 2) int array
+        Node indices (into ``positions``) of each segment T1 -> T2, consecutive segments sharing a
+        node for the walk to move along them.
+
+    Attributes
+    ----------
+    positions, segments : the validated, contiguous arrays (read-only).
+    backend : str
+        'compiled' or 'python': the search kernel chosen (by :func:`fesub._backend.kernels`) when
+        the set was made, used by every query.
+    hint : int
+        Segment of the last successful :meth:`find`, the default start of the next one.
+
+    Examples
+    --------
+    >>> surf = SegmentSet(xy, segs)                     # doctest: +SKIP
+    >>> seg, alpha, gap, visited = surf.find((0.1, 0.0))  # doctest: +SKIP
+    """
+
+    def __init__(self, positions, segments):
+        pos, segs = _prep(positions, segments)
+        pos.setflags(write=False)
+        segs.setflags(write=False)
+        self.positions, self.segments = pos, segs
+        self.hint = 0
+        # the kernel in force when the set is made (compiled, or the NumPy twin): resolved once,
+        # the chooser's cost would otherwise dominate a query
+        self._kernel = kernels("contact")
+        self.backend = "python" if self._kernel.__name__.endswith("_ref") else "compiled"
+
+    def __len__(self) -> int:
+        return int(self.segments.shape[0])
+
+    def find(self, P, hint: int | None = None, *, positions=None, raise_off: bool = False):
+        """Segment under the slave point ``P`` (x, y in m) by a local walk from ``hint``.
+
+        Parameters
+        ----------
+        P : (2,) array
+            Slave point (m).
+        hint : int, optional
+            Segment where the walk starts (default: the last answer); any integer, out-of-range
+            ones mean 0.
+        positions : (n, 2) float array, optional
+            Current (deformed) node positions in m, same node numbering as the prepared ones; only
+            their shape is checked (O(1)): finite values are the caller's responsibility.
+        raise_off : bool
+            Raise :class:`ContactLost` instead of returning segment -1 when P projects on no
+            segment.
+
+        Returns
+        -------
+        (segment or -1, alpha (0..1), gap in m, segments visited), as :func:`find_segment`.
+        """
+        try:
+            px, py = (float(v) for v in P)
+        except (TypeError, ValueError):
+            px = py = math.nan
+        if not (math.isfinite(px) and math.isfinite(py)):
+            _point(P)  # raises the error naming what is wrong
+        m = self.segments.shape[0]
+        k = self.hint if hint is None else int(hint)
+        k = k if 0 <= k < m else 0
+        pos = self.positions
+        if positions is not None:
+            pos = np.ascontiguousarray(positions, dtype=float)
+            if pos.shape != self.positions.shape:
+                raise ParameterError(f"positions must have the prepared shape {self.positions.shape}, "
+                                     f"got {pos.shape}")
+        out = self._kernel.find_segment(pos, self.segments, px, py, k)
+        if out[0] >= 0:
+            self.hint = int(out[0])
+        elif raise_off:
+            raise ContactLost(f"slave point {[px, py]} is off the target surface")
+        return out
+
+    def find_brute(self, P, *, positions=None):
+        """Full-scan reference of :meth:`find` (every segment examined, O(n))."""
+        P = _point(P)
+        pos = self.positions if positions is None else _prep(positions, self.segments)[0]
+        return self._kernel.find_segment_brute(pos, self.segments, float(P[0]), float(P[1]))

@@ -84,7 +84,7 @@ def march_modal(S, h, n_steps, dec, w1, q2, rough, vx, mu, sign, progress, chunk
     o.update({k: np.zeros((n_out, len(names2))) for k in ("u2", "v2", "a2")})
     # predicted coordinates, and per-segment Gram matrices of the modal rows (see the kernel)
     work = np.zeros(4 * (P1.shape[1] + P2.shape[1]) + 10 * S.segs.shape[0] + 3)
-    seg0 = K.find_segment(S.XT, S.segs, float(S.X_C[0]), float(S.X_C[1]), 0)[0]
+    seg0 = S.surface.find(S.X_C, 0)[0]
     state = np.array([float(seg0), sign, sign * abs(vx), 1.0 if stop_on_stick else 0.0,
                       {"deformed": 0.0, "undeformed": 1.0, "frozen": 2.0}[geometry], 0.0, 0.0])
     if geometry == "frozen":
@@ -139,7 +139,7 @@ def march_dense(S, h, n_steps, dec, w1, q2, rough, vx, mu, sign, progress, stop_
     rp = S.r1[S.p1]
     u = np.r_[w1, q2]
     u_prev = u - h * np.r_[vx * rf, np.zeros(n2)]  # rigid velocity vx of the slider
-    seg = kernels("contact").find_segment(S.XT, S.segs, float(S.X_C[0]), float(S.X_C[1]), 0)[0]
+    seg = S.surface.find(S.X_C, 0)[0]
     if geometry == "frozen":
         seg, al_f, gam_f = S.contact_point(w1, q2)
     names1, names2 = list(S.outputs1), list(S.outputs2)
@@ -149,7 +149,7 @@ def march_dense(S, h, n_steps, dec, w1, q2, rough, vx, mu, sign, progress, stop_
     o_sig = np.zeros((n_out, 8))
     ou, ov, oa = (np.zeros((n_out, len(rows_out))) for _ in range(3))
     j, reason, n_done = 0, 0, n_steps
-    search = kernels("contact").find_segment
+    search = S.surface.find
 
     def slave_pos(uu):
         return S.X_C + uu[S.iC]
@@ -167,9 +167,9 @@ def march_dense(S, h, n_steps, dec, w1, q2, rough, vx, mu, sign, progress, stop_
             if geometry == "frozen":
                 al = al_f
             elif geometry == "deformed":
-                seg, al, g, _ = search(np.ascontiguousarray(pos), S.segs, float(P[0]), float(P[1]), int(seg))
+                seg, al, g, _ = search(P, int(seg), positions=pos)
             else:  # undeformed configuration: rigid motion of the slave only
-                seg, al, g, _ = search(S.XT, S.segs, float(S.X_C[0] + vx * (t + h)), float(S.X_C[1]), int(seg))
+                seg, al, g, _ = search((S.X_C[0] + vx * (t + h), S.X_C[1]), int(seg))
             if seg < 0:
                 reason, n_done, seg = 3, n, 0
                 break

@@ -16,9 +16,8 @@ from __future__ import annotations
 import numpy as np
 import scipy.linalg as sla
 
-from .._backend import kernels
 from ..errors import ModelError, ParameterError
-from .geometry import coupling_rows, segment_at_x
+from .geometry import SegmentSet, coupling_rows, segment_at_x
 
 __all__ = ["SlidingContactSystem"]
 
@@ -133,6 +132,8 @@ class SlidingContactSystem:
                 if ci[g] >= 0:
                     rows[i, c] = _q_index(cb2, [ci[g]])[0]
         self.T_rows = rows
+        #: the target surface, validated once: every search of the system goes through it
+        self.surface = SegmentSet(self.XT, self.segs)
 
     def _modes(self, K, M):
         """Squared natural frequencies (rad^2/s^2; rigid-body modes exactly 0) and mass-normalised
@@ -194,7 +195,6 @@ class SlidingContactSystem:
         _check_geometry(geometry)
         if geometry == "frozen":  # a frozen row at rest is the row of the deformed equilibrium
             geometry = "deformed"
-        K = kernels("contact")
         n1, n2 = self.K1.shape[0], self.K2.shape[0]
         f1 = self.load1 - vx * (self.C1 @ self.r1[self.f1_idx] + self.C1p @ self.r1[self.p1])
         trunc = self.modal_cutoff_hz is not None
@@ -208,7 +208,7 @@ class SlidingContactSystem:
         for _ in range(max_iter):
             pos = self.target_positions(q2) if geometry == "deformed" else self.XT
             P = self.X_C + w1[self.iC] if geometry == "deformed" else self.X_C
-            seg, al, _, _ = K.find_segment(pos, self.segs, float(P[0]), float(P[1]), int(seg))
+            seg, al, _, _ = self.surface.find(P, int(seg), positions=pos)
             if seg < 0:
                 raise ModelError("the slave node is not above the target surface at t = 0")
             bE, bC, _ = self._rows(seg, al, pos, mu, sign)
@@ -252,7 +252,7 @@ class SlidingContactSystem:
         target in the configuration (w1, q2): the contact row that ``geometry='frozen'`` holds."""
         pos = self.target_positions(q2)
         P = self.X_C + w1[self.iC]
-        seg, al, _, _ = kernels("contact").find_segment(pos, self.segs, float(P[0]), float(P[1]), 0)
+        seg, al, _, _ = self.surface.find(P, 0, positions=pos)
         if seg < 0:
             raise ModelError("the slave node is not above the target surface in the initial configuration")
         d = pos[self.segs[seg, 1]] - pos[self.segs[seg, 0]]

@@ -15,7 +15,6 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .._backend import kernels
 from ..errors import ParameterError, check_count, check_positive
 from ..io import Result, summary_record
 from .march import march_dense, march_modal
@@ -201,7 +200,7 @@ def _check_multiplier_digits(S, w1, q2, mu, sign, h, lam0) -> None:
         return
     pos = S.target_positions(q2)
     P = S.X_C + w1[S.iC]
-    seg, al, _, _ = kernels("contact").find_segment(pos, S.segs, float(P[0]), float(P[1]), 0)
+    seg, al, _, _ = S.surface.find(P, 0, positions=pos)
     if seg < 0:
         return  # the run stops at once (off the surface); the step is not the issue
     bE, bC, _ = S._rows(seg, al, pos, mu, sign)
