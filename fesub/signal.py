@@ -10,14 +10,38 @@ from .errors import ParameterError, check_count, check_positive
 __all__ = ["band_limited_noise", "spectrogram", "window_spectrum", "burst_windows", "dominant_frequency"]
 
 
-def band_limited_noise(n: int, fs: float, band=(0.0, None), std: float = 1.0, seed=None) -> np.ndarray:
+def band_limited_noise(n: int, fs: float, band=(0.0, None), std: float = 1.0, seed=None, *,
+                       fast_length: bool = True) -> np.ndarray:
     """Gaussian white noise limited to ``band`` (Hz) by an ideal FFT filter, scaled to ``std``.
 
     Parameters
     ----------
-    n : number of samples; fs : sampling rate (Hz); band : (f_lo, f_hi) Hz, f_hi=None means fs/2;
-    std : standard deviation of the result (same unit as the force or signal wanted); seed : RNG seed.
+    n : int
+        Number of samples.
+    fs : float
+        Sampling rate (Hz).
+    band : (f_lo, f_hi)
+        Pass band (Hz); f_hi = None means fs/2.
+    std : float
+        Standard deviation of the result (the unit of the force or signal wanted).
+    seed : int, optional
+        Seed of the random generator.
+    fast_length : bool
+        Filter on ``scipy.fft.next_fast_len(n)`` samples (a product of 2, 3, 5: the FFT costs
+        O(n log n) with a small constant) and keep the first ``n``. The periodic band-limited noise
+        on that longer circle is stationary, so its first ``n`` samples have the same statistics
+        (Gaussian, flat spectrum in the band, nothing outside it as a continuous signal) as the noise
+        filtered on exactly ``n`` samples; the realisation differs when ``n`` is not itself a fast
+        length (then the n-point DFT of the result also shows the leakage of a cut periodic signal
+        outside the band). ``False`` filters on exactly ``n`` samples (the FFT of a length with a
+        large prime factor costs several FFTs of twice the length).
+
+    Returns
+    -------
+    (n,) array, standard deviation exactly ``std`` (up to round-off).
     """
+    import scipy.fft as sfft
+
     # 2**31 samples (16 GB of float64) is beyond any signal of a study: a typo, refused at once
     n = check_count("n", n, 2, 2**31)
     fs = check_positive("fs (Hz)", fs)
@@ -29,10 +53,11 @@ def band_limited_noise(n: int, fs: float, band=(0.0, None), std: float = 1.0, se
     if seed is not None:
         seed = check_count("seed", seed)
     rng = np.random.default_rng(seed)
-    spec = np.fft.rfft(rng.standard_normal(int(n)))
-    f = np.fft.rfftfreq(int(n), 1.0 / fs)
+    nf = sfft.next_fast_len(int(n), real=True) if fast_length else int(n)
+    spec = sfft.rfft(rng.standard_normal(nf))
+    f = sfft.rfftfreq(nf, 1.0 / fs)
     spec[(f < lo) | (f > hi)] = 0.0
-    x = np.fft.irfft(spec, int(n))
+    x = sfft.irfft(spec, nf)[: int(n)]
     s = x.std()
     return x * (std / s) if s > 0 else x
 
