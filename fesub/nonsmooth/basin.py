@@ -520,7 +520,7 @@ def basins(params=None, W=1.15, *, law="exact", x1_range=(-0.5, 0.5), x2_range=(
         rows with ``early_stop``).
     executor : None, 'serial' or a concurrent.futures executor
         None: a local process pool with os.cpu_count() workers (created and stopped here).
-        Each block is one job; at most two per worker are in flight.
+        Each block is one job; one per worker and one waiting are in flight.
     progress : bool
         Progress bar over the blocks.
 

@@ -18,9 +18,9 @@ are those of full integration, so :func:`~fesub.nonsmooth.basin.assemble_basin` 
 full integration would. Cells that were not recognised are recorded from their end state
 (:func:`~fesub.nonsmooth.batch.batch_periodic` with no transient).
 
-Tiles. :func:`run_tiles` runs blocks of rows as independent jobs on an executor, at most two per
-worker in flight (no barrier between tiles: a slow tile does not hold the others back) and hands
-each new tile the attractors found so far (:func:`merge_attractors`).
+Tiles. :func:`run_tiles` runs blocks of rows as independent jobs on an executor, one per
+worker and one waiting (no barrier between tiles: a slow tile does not hold the others back), and
+hands each new tile the attractors found so far (:func:`merge_attractors`).
 """
 
 from __future__ import annotations
@@ -162,8 +162,8 @@ def run_tiles(job, bounds, executor, out, *, share=None, progress=None):
     propagate, it holds the tiles done).
 
     ``executor`` 'serial' runs the tiles here in order; otherwise each tile is one job on the
-    executor, at most two per worker in flight, submitted as others finish (pending ones are
-    cancelled on an exception). ``job`` returns ``(result, found)``; ``share(shared, found)``
+    executor, at most one per worker and one waiting in flight, submitted as others finish
+    (pending ones are cancelled on an exception): a tile submitted later knows more attractors. ``job`` returns ``(result, found)``; ``share(shared, found)``
     gives the value handed to the tiles submitted next (starting from None). ``progress`` (a
     tqdm bar or None) is advanced per tile.
     """
@@ -183,7 +183,7 @@ def run_tiles(job, bounds, executor, out, *, share=None, progress=None):
         return out
     todo = list(enumerate(bounds))
     running = {}
-    depth = 2 * _workers(executor)
+    depth = _workers(executor) + 1
     try:
         while todo or running:
             while todo and len(running) < depth:
