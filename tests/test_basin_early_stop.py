@@ -82,6 +82,7 @@ def test_early_stop_with_parallel_tiles_equals_full_integration(big_pair):
     assert _compare(par, full) >= 0.995
 
 
+@pytest.mark.slow
 def test_early_stop_labels_equal_full_integration_twin():
     with _backend.use("python"):
         full = basins(P_REF, 1.15, executor="serial", **SMALL)
@@ -147,3 +148,27 @@ def test_bad_early_stop_options(opt):
     with pytest.raises(ParameterError):
         basins(P_REF, 1.15, shape=(2, 2), n_transient=5, executor="serial", progress=False,
                early_stop=opt)
+
+
+def test_grid_cells_seen_on_two_attractors_are_never_used():
+    # the hash table of the twin (the kernel's decisions are the twin's, test above): a cell
+    # marked with two (attractor, orbit point) values becomes a conflict; the table stops
+    # taking new cells at half load
+    from fesub._core import freeplay_ref as ref
+
+    tkeys = np.full(8, -1, dtype=np.int64)
+    tvals = np.full(8, -1, dtype=np.intc)
+    counters = np.zeros(2, dtype=np.intc)
+    k1 = ref._cell_key(np.array([0.011, -0.02, 0.3, 0.0]), 0.01)
+    k2 = ref._cell_key(np.array([0.019, -0.011, 0.3, 0.009]), 0.01)  # the same cell
+    assert k1 == k2 and k1 != -1
+    ref._mark(k1, 8 * 1 + 0, tkeys, tvals, counters)
+    assert ref._lookup(k1, tkeys, tvals) == 8
+    ref._mark(k2, 8 * 1 + 0, tkeys, tvals, counters)  # same value again: still usable
+    assert ref._lookup(k1, tkeys, tvals) == 8
+    ref._mark(k1, 8 * 2 + 0, tkeys, tvals, counters)  # another attractor: a basin boundary
+    assert ref._lookup(k1, tkeys, tvals) == -2
+    for x in (1.0, 2.0, 3.0, 4.0):
+        ref._mark(ref._cell_key(np.array([x, 0, 0, 0]), 0.01), 0, tkeys, tvals, counters)
+    assert counters[1] == 4 and np.sum(tkeys != -1) == 4  # half of 8 slots
+    assert ref._cell_key(np.array([400.0, 0, 0, 0]), 0.01) == -1  # off the grid: never marked
