@@ -4,6 +4,7 @@
 * :mod:`~fesub.circular.exact` -- closed-form profiles with the safe series near the extremes;
 * :mod:`~fesub.circular.quadrature` -- direct quadrature for any pressure (the independent check);
 * :mod:`~fesub.circular.friction` -- the friction-model interface and its implementations;
+* :mod:`~fesub.circular.harmonic` -- harmonic expansions of the profiles and their power forms;
 * :mod:`~fesub.circular.dynamics` -- reduced slip dynamics, limit directions and bifurcations,
   the bound of the stop time from the slip energy;
 * :mod:`~fesub.circular.sliding` -- runs to the stop: the motion ends when the slip speed has
@@ -34,7 +35,8 @@ from .dynamics import (LimitDirection, ReducedContactSystem, bifurcation_values,
 from .exact import exact_profile, hertz_profile, uniform_profile
 from .friction import (ExactCircularFriction, FrictionModel, FrictionResult, HarmonicFriction,
                        LinearEllipsoidalFriction, PointCoulomb, QuadratureFriction,
-                       chebyshev_to_power, harmonic_coefficients, make_friction_model)
+                       make_friction_model)
+from .harmonic import chebyshev_to_power, harmonic_coefficients
 from .pressure import CustomPressure, HertzPressure, Pressure, UniformPressure, make_pressure
 from .quadrature import quadrature_profile
 from .results import (BifurcationValues, CircleCurves, DirectionErrorMap, LimitDirectionDiagram,

@@ -15,7 +15,9 @@ Integration until the body stops uses the time rescaling ``d/dt = r d/dtau``: ``
 ``w' = V*(w)``, ``t' = r`` -- smooth, with the stop time ``t_stop = int r dtau`` finite and ``w``
 converging to the limit direction (:meth:`ReducedContactSystem.simulate_sliding`, implemented in
 :mod:`fesub.circular.sliding`); with ``method='t'`` it integrates ``x_o`` in physical time
-instead (an independent check).
+instead (an independent check). The kinetic energy of the slip falls at least at
+:meth:`ReducedContactSystem.slowdown_rate` whatever the direction, which bounds the stop time
+(:meth:`ReducedContactSystem.stop_time_bound`) and sets the horizon of a run.
 
 Limit directions ``V*(w) = 0`` lie on the invariant great circle ``w = (cos psi, 0, sin psi)`` when
 ``C`` has no zero on the sphere (true for the exact models and the harmonic models used here;
@@ -228,6 +230,16 @@ class ReducedContactSystem:
             d[i] = h
             J[:, i] = (self.circumferential_raw(w + d) - self.circumferential_raw(w - d)) / (2 * h)
         return J - J @ np.outer(w, w)
+
+    def sphere_rates(self, w) -> list:
+        """Real parts of the two eigenvalues (m/s^2, rates in rescaled time) of the fast flow
+        ``w' = V*(w)`` on the sphere at ``w``: :meth:`modified_jacobian` restricted to the
+        tangent plane (the third, trivial, eigenvalue is left out). Near zero at a
+        non-hyperbolic limit direction (a bifurcation point, or a circle of them)."""
+        w = np.asarray(w, float) / np.linalg.norm(w)
+        P = np.linalg.svd(np.eye(3) - np.outer(w, w))[0][:, :2]       # tangent-plane basis
+        lam = np.linalg.eigvals(P.T @ self.modified_jacobian(w) @ P)
+        return sorted(float(x) for x in lam.real)
 
     def circumferential_raw(self, x):
         """``V`` of the un-normalised field ``F_o(x/|x|)`` projected with ``x/|x|`` -- as a function

@@ -96,7 +96,7 @@ class Trajectory(Result):
         horizon ``t_end`` (s) and the ``stop_time_bound`` (s), ``w_converged`` and
         ``w_residual = |V*(w_final)|/(mu g)`` (-); after a stop in rescaled time
         ``stop_direction`` ('hyperbolic' or 'non-hyperbolic', e.g. at the pitchfork) and
-        ``stop_rates`` (m/s^2), see :func:`_stop_direction`.
+        ``stop_rates`` (m/s^2, :meth:`ReducedContactSystem.sphere_rates`).
     status : str
         ``'complete'``, or ``'interrupted'`` when a KeyboardInterrupt stopped the run (the arrays
         then hold the steps accepted before it; ``t_stop`` is ``inf``, ``stopped`` False).
@@ -221,11 +221,8 @@ def simulate_sliding(system, x0, t_end: float | None = None, method: str = "tau"
 
     Notes
     -----
-    The stop does not wait for the direction: at a non-hyperbolic limit direction
-    (``lambda_c = 0``, the pitchfork ``F = -F_P`` of the disc) ``w`` converges only like
-    ``tau**(-1/2)`` while ``r`` falls exponentially in ``tau``, so the motion is over
-    (``r = r_min |x0|``) long before the direction has converged; the direction is then
-    converged in ``s = log(tau)``, where the approach is exponential.
+    The stop does not wait for the direction (see the module notes): at the pitchfork
+    ``F = -F_P`` of the disc the motion is over long before ``w`` has converged.
     """
     x0, r0 = _check_start(x0, method, r_min, r_max)
     t_end, max_tau, bound = _horizons(system, x0, t_end, max_tau, r_min)
@@ -261,8 +258,19 @@ def _check_start(x0, method, r_min, r_max):
     if method not in ("tau", "t"):
         raise ParameterError(f"method must be 'tau' or 't', got {method!r}")
     check_positive("r_min", r_min)
-    check_positive("r_max", r_max)
+    _positive_or_inf("r_max", r_max)
     return x0, r0
+
+
+def _positive_or_inf(name, value) -> float:
+    """``float(value)`` when it is > 0 (``inf`` allowed: no limit), else ParameterError."""
+    try:
+        v = float(value)
+    except (TypeError, ValueError):
+        raise ParameterError(f"{name} must be a real number, got {value!r}") from None
+    if not v > 0:
+        raise ParameterError(f"{name} must be > 0 (inf: no limit), got {value!r}")
+    return v
 
 
 def _horizons(system, x0, t_end, max_tau, r_min):
@@ -272,7 +280,7 @@ def _horizons(system, x0, t_end, max_tau, r_min):
     if t_end is None:
         t_end = HORIZON_FACTOR * bound
     else:
-        t_end = float(check_positive("t_end (horizon, s)", t_end))
+        t_end = _positive_or_inf("t_end (horizon, s)", t_end)
     if max_tau is None:
         beta = system.slowdown_rate()
         if beta > 0:
@@ -349,26 +357,16 @@ def _trajectory(system, method, Y, tau, status, extra) -> Trajectory:
             **extra, "w_residual": res}
     info.setdefault("w_converged", bool(res <= VTOL))
     if stopped and method == "tau" and info["w_converged"]:
-        info.update(_stop_direction(system, w_final))
+        # the eigenvalues of the flow on the sphere at the stop direction: one below
+        # NONHYPERBOLIC mu g (the pitchfork, say) means w_final is only as close to the limit
+        # direction as |V*| < VTOL mu g allows
+        lam = system.sphere_rates(w_final)
+        info["stop_rates"] = lam
+        info["stop_direction"] = ("non-hyperbolic" if min(map(abs, lam)) < NONHYPERBOLIC
+                                  * system.mu_g else "hyperbolic")
     return Trajectory(t=t, tau=tau, x_o=r[:, None] * W, w=W, q=q, t_stop=t_stop,
                       stopped=bool(stopped), stuck=stuck, w_final=w_final, rho=rho,
                       R=system.model.R, info=info, status=status)
-
-
-def _stop_direction(system, w) -> dict:
-    """``stop_rates``: the two eigenvalues (real parts, m/s^2, rates in rescaled time) of the
-    fast flow ``w' = V*(w)`` on the sphere at the converged stop direction ``w``, from the
-    modified Jacobian (119) restricted to the tangent plane; ``stop_direction``:
-    'non-hyperbolic' when one is below ``NONHYPERBOLIC mu g`` in size (a bifurcation point such
-    as the pitchfork or within that of one, or a circle of limit directions as at ``F = 0``:
-    the direction converges slowly, and ``w_final`` is only as close to the limit direction as
-    ``|V*| < VTOL mu g`` allows), else 'hyperbolic'."""
-    P = np.linalg.svd(np.eye(3) - np.outer(w, w))[0][:, :2]       # tangent-plane basis
-    lam = np.linalg.eigvals(P.T @ system.modified_jacobian(w) @ P)
-    slow = float(np.min(np.abs(lam)))
-    return {"stop_rates": sorted(float(x) for x in lam.real),
-            "stop_direction": ("non-hyperbolic" if slow < NONHYPERBOLIC * system.mu_g
-                               else "hyperbolic")}
 
 
 # ------------------------------------------------------------------------- the motion
