@@ -255,3 +255,62 @@ def test_events_and_status_round_trip(tmp_path):
     ds = br.to_xarray()
     del ds.attrs["stop_info"]
     assert Branch.from_xarray(ds).stop_info == {}
+
+
+# ------------------------------------------------------------------------ branch switching
+def test_switching_at_a_cubic_pitchfork_follows_both_halves_of_the_other_branch():
+    from fesub.continuation import switch_branch
+
+    def res(x, lam):
+        return np.array([x[0] ** 3 - lam * x[0]])
+
+    def jac(x, lam):
+        return np.array([[3 * x[0] ** 2 - lam]]), np.array([-x[0]])
+
+    br = continue_branch(res, jac, [0.0], -1.0, ds=0.07, ds_max=0.07, lam_range=(-1, 1),
+                         branch_points=True)
+    (bp,) = br.events_of("branch_point")
+    signs = []
+    for side in (+1, -1):
+        other = switch_branch(res, jac, bp, ds=0.05, side=side, ds_max=0.05, lam_range=(-1, 1))
+        # the other branch is x^2 = lam (closed form), on one side of x = 0, up to lam = 1
+        assert np.all(np.abs(other.x[:, 0] ** 2 - other.lam) < 1e-9)
+        signs.append(set(np.sign(other.x[:, 0]).tolist()))
+        assert other.stop_reason == "lam_range" and other.lam[-1] == pytest.approx(1.0)
+    # the two sides are the two halves of the pitchfork
+    assert sorted(map(sorted, signs)) == [[-1.0], [1.0]]
+
+
+def test_switching_in_rotated_coordinates_lands_on_the_crossing_branch():
+    from fesub.continuation import switch_branch
+
+    rot = np.array([[math.cos(0.5), -math.sin(0.5)], [math.sin(0.5), math.cos(0.5)]])
+
+    def res(x, lam):
+        u, v = rot.T @ x
+        return rot @ np.array([u ** 3 - (math.sin(lam) - 0.5) * u, v - 3 * lam ** 2])
+
+    def jac(x, lam):
+        u, v = rot.T @ x
+        Ju = np.array([[3 * u * u - (math.sin(lam) - 0.5), 0.0], [0.0, 1.0]])
+        return rot @ Ju @ rot.T, rot @ np.array([-math.cos(lam) * u, -6 * lam])
+
+    br = continue_branch(res, jac, [0.0, 0.0], 0.0, ds=0.2, ds_max=0.2, lam_range=(0, 1.5),
+                         branch_points=True)
+    (bp,) = br.events_of("branch_point")
+    other = switch_branch(res, jac, bp, ds=0.05, ds_max=0.1, lam_range=(0, 1.5), max_steps=200)
+    uv = other.x @ rot  # rows (u, v)
+    # closed form of the crossing branch: u^2 = sin(lam) - 1/2, v = 3 lam^2, u != 0
+    assert np.all(np.abs(uv[:, 0] ** 2 - (np.sin(other.lam) - 0.5)) < 1e-8)
+    assert np.all(np.abs(uv[:, 1] - 3 * other.lam ** 2) < 1e-8)
+    assert np.all(np.abs(uv[:, 0]) > 0) and other.lam.max() > 1.0
+
+
+def test_switching_needs_a_branch_point():
+    from fesub.continuation import switch_branch
+    from fesub.errors import ParameterError
+
+    br = duffing_branch(branch_points=True)
+    (fold, *_) = br.events_of("fold")
+    with pytest.raises(ParameterError, match="branch_point"):
+        switch_branch(lambda x, lam: x, lambda x, lam: (np.eye(1), np.zeros(1)), fold)

@@ -163,3 +163,32 @@ def test_period_doubling_of_period4_orbit():
     lam = event_multipliers(pds[0])
     # independent of the test function: eig of the monodromy at the located point
     assert np.min(np.abs(lam + 1.0)) < 1e-4
+
+
+def test_switching_at_the_symmetry_breaking_point_gives_mirror_image_asymmetric_orbits():
+    # the other family through the branch point is asymmetric, and its two halves are images of
+    # each other under the system's symmetry (x -> -x with half a period's shift: x1_max of one
+    # is -x1_min of the other at the same W); each state returns to itself after one period
+    # under the independent fixed-step batch integrator
+    from fesub.nonsmooth import switch_orbit
+
+    sys = TwoMassFreePlay(P_REF, "exact")
+    o = orbit_from_ic(sys, [0, 0, 0, 0], 1.3)
+    br, prob = continue_orbit(sys, o.z0, 1.3, (1.25, 1.4), direction=-1, ds=0.03, ds_max=0.03,
+                              progress=False)
+    (bp,) = [e for e in br.events if e.kind == "BP"]
+    halves = [switch_orbit(prob, bp, (1.2, 1.4), side=s, ds=0.02, ds_max=0.02, max_steps=4)
+              for s in (+1, -1)]
+    W = [h.lam[-1] for h in halves]
+    orbits = [prob.orbit(h.x[-1], h.lam[-1]) for h in halves]
+    for orb in orbits:
+        assert abs(orb.x1_max + orb.x1_min) > 1e-3  # asymmetric (symmetric branch: < 1e-6)
+    # the second half's last orbit, corrected by shooting at the first half's last W
+    other = orbit_from_ic(sys, halves[1].x[-1], W[0], n_transient=0)
+    # mirror images, to the shooting tolerance of the orbits (1e-8 on states of 0.1)
+    assert orbits[0].x1_max == pytest.approx(-other.x1_min, abs=1e-6)
+    for h in halves:
+        r = batch_periodic(P_REF, h.x[-1:], h.lam[-1], law="exact", n_transient=0, n_record=1,
+                           steps_per_period=4000)
+        # the batch integrator's fixed step (T/4000) with exact switching: 1e-5 on O(0.1) states
+        assert np.abs(r.strobe[0, -1] - h.x[-1]).max() < 1e-5

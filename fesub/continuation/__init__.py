@@ -31,6 +31,7 @@ Map
 ``events``     test functions of a step located on the arclength (folds, branch points,
                user, stability)
 ``result``     :class:`Branch` and :class:`Event` on the :mod:`fesub.io` protocol
+``switching``  :func:`switch_branch`: the other branch through a located branch point
 """
 
 from __future__ import annotations
@@ -38,5 +39,6 @@ from __future__ import annotations
 from .corrector import newton
 from .driver import continue_branch
 from .result import Branch, Event
+from .switching import other_tangent, switch_branch
 
-__all__ = ["Branch", "Event", "continue_branch", "newton"]
+__all__ = ["Branch", "Event", "continue_branch", "newton", "switch_branch", "other_tangent"]

@@ -197,5 +197,7 @@ def branch_point_event(seg: Segment, J1, t1, sign0, record, idx):
             _, sv, vt = np.linalg.svd(Jb)
             record("branch_point", yb, idx, {"sigma_min": float(sv[-1]), "sigma_ratio":
                                              float(sv[-1] / sv[0]) if sv[0] > 0 else 0.0,
-                                             "kernel": vt[-2:].copy(), "test": gdet(Jb)})
+                                             "kernel": vt[-2:].copy(), "test": gdet(Jb),
+                                             "tangent": t0.copy(),
+                                             "scale": np.asarray(prob.s, float).copy()})
     return sign1

@@ -49,7 +49,8 @@ from .basin import (BasinCells, BasinResult, assemble_basin, basin_cells, basin_
                     basins, classify)
 from .batch import BatchResult, batch_parallel, batch_periodic, period_of, tile_bounds
 from .bifurcation import PAPER_ICS, BifurcationResult, bifurcation_diagram, bifurcation_point
-from .branches import OrbitBackbone, OrbitBranch, continue_orbit, orbit_backbone, orbit_branch
+from .branches import (OrbitBackbone, OrbitBranch, continue_orbit, orbit_backbone, orbit_branch,
+                       switch_orbit)
 from .integrate import FlowResult, flow
 from .laws import (SIGMOIDS, FreePlay, SigmoidFreePlay, check_sigmoid, delta_for_radius,
                    influence_constant, radius_of_influence, radius_of_influence_closed_form,
@@ -67,6 +68,7 @@ __all__ = [
     "flow", "FlowResult", "batch_periodic", "batch_parallel", "BatchResult",
     # periodic orbits, their continuation and backbones
     "periodic_orbit", "poincare_map", "floquet_test_functions", "Orbit", "continue_orbit",
+    "switch_orbit",
     "orbit_branch", "OrbitBranch", "orbit_backbone", "OrbitBackbone",
     # bifurcation diagrams and basins
     "bifurcation_diagram", "BifurcationResult", "PAPER_ICS", "basins", "basin_grid",

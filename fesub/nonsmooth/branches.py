@@ -43,7 +43,7 @@ from ._dataset import (FREQUENCY, MASS_COORD, POSITION, TIME, branch_from, branc
 from .integrate import flow, make_system, region_of
 from .orbits import PO_ATOL, PO_RTOL, Orbit, _multipliers, floquet_test_functions, poincare_map
 
-__all__ = ["ShootingProblem", "continue_orbit", "event_multipliers", "branch_summary",
+__all__ = ["ShootingProblem", "continue_orbit", "switch_orbit", "event_multipliers", "branch_summary",
            "orbit_backbone", "EVENT_NAMES", "OrbitBranch", "orbit_branch", "OrbitBackbone"]
 
 EVENT_NAMES = ("PD", "NS", "BP", "GR+", "GR-")
@@ -178,6 +178,41 @@ def continue_orbit(sys, z0, W0, W_range, *, n_periods=1, ds=0.02, ds_min=1e-6, d
             if cpx.size == 0 or np.min(np.abs(np.abs(cpx) - 1.0)) > 1e-3:
                 e.kind = "NS-neutral-saddle"
     return br, prob
+
+
+def switch_orbit(prob: "ShootingProblem", event, W_range, *, side=+1, ds=0.02, ds_max=0.05,
+                 max_steps=200, tol=1e-10, progress=False):
+    """Continue the other family of orbits through a branch point ``'BP'`` of a branch of
+    :func:`continue_orbit` (e.g. the asymmetric orbits born where a symmetric one breaks its
+    symmetry), with the shared engine's branch switching
+    (:func:`fesub.continuation.switch_branch`).
+
+    Parameters
+    ----------
+    prob : ShootingProblem
+        The problem :func:`continue_orbit` returned with the branch.
+    event : Event
+        One of the branch's ``'BP'`` events.
+    W_range : (float, float)
+        Bounds of the forcing frequency (rad/s).
+    side : {+1, -1}
+        Which of the two halves of the other family (at a symmetry-breaking pitchfork, the two
+        mirror images).
+    ds, ds_max, max_steps, tol : driver options
+
+    Returns
+    -------
+    fesub.continuation.Branch
+        Orbit states at t = 0 over W, with stability and the bifurcation events of
+        :func:`continue_orbit`.
+    """
+    lo, hi = (float(v) for v in W_range)
+    if not (0 < lo < hi):
+        raise ParameterError(f"W_range must satisfy 0 < lo < hi, got {W_range!r}")
+    ev = {k: v for k, v in prob.events().items() if k != "BP"}
+    return _cont.switch_branch(prob.residual, prob.jacobian, event, ds=ds, side=side,
+                               ds_max=ds_max, lam_range=(lo, hi), max_steps=max_steps, tol=tol,
+                               events=ev, stability=prob.stable, progress=progress)
 
 
 def event_multipliers(event) -> np.ndarray:
