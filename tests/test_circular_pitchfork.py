@@ -283,3 +283,23 @@ def test_at_tangency_the_disc_slides_steadily(disc):
     assert tr.info["outcome"] == "sliding" and not tr.stopped
     np.testing.assert_allclose(tr.w_final, [1.0, 0.0, 0.0], atol=1e-9)
     assert abs(float(s.radial(tr.w_final))) < 1e-9
+
+
+def test_explicit_horizons_and_progress_bar(disc):
+    """A given horizon is used as given (inf: none); a bad one is refused; the progress bar
+    changes nothing in the numbers."""
+    from fesub.errors import ParameterError
+
+    s = disc.with_force(-F_P)
+    x0 = [-1.0, 0.0, 0.3]
+    quiet = s.simulate_sliding(x0)
+    assert s.simulate_sliding(x0, t_end=math.inf).t_stop == quiet.t_stop
+    cut = s.simulate_sliding(x0, t_end=1.0)       # the stop is at 2.096 s
+    assert cut.info["outcome"] == "horizon" and not cut.stopped
+    assert cut.t[-1] == pytest.approx(1.0, abs=1e-9)     # the event is located to ~1e-12 s
+    for bad in ({"t_end": 0.0}, {"t_end": float("nan")}, {"max_tau": -1.0}, {"r_max": 0.0}):
+        with pytest.raises(ParameterError):
+            s.simulate_sliding(x0, **bad)
+    shown = s.simulate_sliding(x0, progress=True)
+    np.testing.assert_array_equal(shown.x_o, quiet.x_o)
+    assert shown.t_stop == quiet.t_stop
