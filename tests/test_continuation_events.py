@@ -155,11 +155,9 @@ def test_pitchfork_flagged_as_branch_point():
     np.testing.assert_array_equal(plain.lam, br.lam)
 
 
-def test_pitchfork_in_rotated_coordinates():
-    # the pitchfork of pitchfork() on a more curved primary branch (v = 3 lam^2), seen in
-    # coordinates rotated by 0.5 rad: the symmetry-breaking direction is no longer a
-    # coordinate axis, so the tangent predictor's curvature error feeds the direction that
-    # leads onto the crossing branch. The branch point stays at lam = pi/6.
+def rotated_pitchfork():
+    """The pitchfork of pitchfork() on a more curved primary branch (v = 3 lam^2), in
+    coordinates rotated by 0.5 rad: ``(rot, residual, jacobian)``."""
     rot = np.array([[math.cos(0.5), -math.sin(0.5)], [math.sin(0.5), math.cos(0.5)]])
 
     def res(x, lam):
@@ -171,6 +169,15 @@ def test_pitchfork_in_rotated_coordinates():
         Ju = np.array([[3 * u * u - (math.sin(lam) - 0.5), 0.0], [0.0, 1.0]])
         return rot @ Ju @ rot.T, rot @ np.array([-math.cos(lam) * u, -6 * lam])
 
+    return rot, res, jac
+
+
+def test_pitchfork_in_rotated_coordinates():
+    # the pitchfork of pitchfork() on a more curved primary branch (v = 3 lam^2), seen in
+    # coordinates rotated by 0.5 rad: the symmetry-breaking direction is no longer a
+    # coordinate axis, so the tangent predictor's curvature error feeds the direction that
+    # leads onto the crossing branch. The branch point stays at lam = pi/6.
+    rot, res, jac = rotated_pitchfork()
     br = continue_branch(res, jac, [0.0, 0.0], 0.0, ds=0.2, ds_max=0.2, lam_range=(0, 1.5),
                          branch_points=True)
     (bp,) = br.events_of("branch_point")
@@ -284,17 +291,7 @@ def test_switching_at_a_cubic_pitchfork_follows_both_halves_of_the_other_branch(
 def test_switching_in_rotated_coordinates_lands_on_the_crossing_branch():
     from fesub.continuation import switch_branch
 
-    rot = np.array([[math.cos(0.5), -math.sin(0.5)], [math.sin(0.5), math.cos(0.5)]])
-
-    def res(x, lam):
-        u, v = rot.T @ x
-        return rot @ np.array([u ** 3 - (math.sin(lam) - 0.5) * u, v - 3 * lam ** 2])
-
-    def jac(x, lam):
-        u, v = rot.T @ x
-        Ju = np.array([[3 * u * u - (math.sin(lam) - 0.5), 0.0], [0.0, 1.0]])
-        return rot @ Ju @ rot.T, rot @ np.array([-math.cos(lam) * u, -6 * lam])
-
+    rot, res, jac = rotated_pitchfork()
     br = continue_branch(res, jac, [0.0, 0.0], 0.0, ds=0.2, ds_max=0.2, lam_range=(0, 1.5),
                          branch_points=True)
     (bp,) = br.events_of("branch_point")
