@@ -82,6 +82,23 @@ def test_early_stop_with_parallel_tiles_equals_full_integration(big_pair):
     assert _compare(par, full) >= 0.995
 
 
+def test_period_three_orbit_stops_in_phase():
+    # W = 1.45: a period-1 orbit and the symmetric period-3 orbit share the grid. A stopped cell
+    # gets the record of the cell that found its orbit, shifted to the orbit point it would
+    # reach after the full transient: its last stroboscopic state is the fully integrated one
+    # to the 1e-9 convergence tolerance of the recurrence (6e-10 measured), for every cell
+    _needs_compiled()
+    kw = dict(x1_range=(-0.5, 0.5), x2_range=(-0.5, 0.5), shape=(8, 8), n_transient=300,
+              n_record=4, steps_per_period=400, progress=False, executor="serial")
+    with _backend.use("compiled"):
+        full = basins(P_REF, 1.45, **kw)
+        early = basins(P_REF, 1.45, early_stop=True, **kw)
+    assert sorted(a["period"] for a in full.attractors) == [1, 3]
+    assert _compare(early, full) == 1.0
+    assert np.max(np.abs(early.strobe_last - full.strobe_last)) < 1e-8
+    assert early.options["mean_transient_periods"] < 0.5 * kw["n_transient"]
+
+
 @pytest.mark.slow
 def test_early_stop_labels_equal_full_integration_twin():
     with _backend.use("python"):
