@@ -19,6 +19,7 @@ unsupported level is an error); :func:`isa` says which was taken.
 from __future__ import annotations
 
 import contextlib
+import functools
 import importlib
 import os
 
@@ -51,6 +52,7 @@ _ISA_FEATURES = {"baseline": (), "avx2": ("AVX2", "FMA3"),
                  "avx512": ("AVX2", "FMA3", "AVX512F", "AVX512DQ", "AVX512VL", "AVX512BW")}
 
 
+@functools.lru_cache(maxsize=None)
 def _cpu_features() -> dict:
     """The running CPU's features as NumPy detected them at import ({} when unknown)."""
     try:
@@ -79,7 +81,13 @@ def isa_levels() -> list[str]:
 
 def _import_compiled(name: str):
     """(module, None) of the widest compiled build of kernel ``name`` this CPU runs, or
-    (None, the ImportError of the baseline build)."""
+    (None, the ImportError of the baseline build). Resolved once per kernel and ``FESUB_ISA``
+    value (a kernel is looked up on every call of many small routines)."""
+    return _resolve(name, os.environ.get("FESUB_ISA", "auto"))
+
+
+@functools.lru_cache(maxsize=None)
+def _resolve(name: str, isa_cap: str):
     for lvl in isa_levels():
         if lvl == "baseline":
             break
