@@ -189,3 +189,14 @@ def test_grid_cells_seen_on_two_attractors_are_never_used():
         ref._mark(ref._cell_key(np.array([x, 0, 0, 0]), 0.01), 0, tkeys, tvals, counters)
     assert counters[1] == 4 and np.sum(tkeys != -1) == 4  # half of 8 slots
     assert ref._cell_key(np.array([400.0, 0, 0, 0]), 0.01) == -1  # off the grid: never marked
+
+
+def test_early_stopped_basin_saves_its_options(tmp_path):
+    import fesub
+
+    r = basins(P_REF, 1.15, shape=(3, 3), n_transient=30, steps_per_period=40, executor="serial",
+               progress=False, early_stop={"n_confirm": 4})
+    back = fesub.load(r.save(tmp_path / "basin"))
+    assert back.options["early_stop"]["n_confirm"] == 4
+    assert np.array_equal(back.labels, r.labels) and np.array_equal(back.x1_max, r.x1_max,
+                                                                      equal_nan=True)
