@@ -22,7 +22,6 @@ is ever held.
 
 from __future__ import annotations
 
-import resource
 import sys
 import time
 
@@ -35,12 +34,15 @@ from ..fe.factor import factorize, one_blas_thread
 
 __all__ = ["FixedInterfaceBasis", "DENSE_BELOW"]
 
-#: interior sizes below which the fixed-interface modes are found by dense LAPACK (``eigh``):
-#: at 2000 DOFs a dense subset solve takes ~1 s and 100 MB, about what Lanczos costs with the
-#: sparse factor there; above it Lanczos wins by the cube of the size (see :func:`_use_dense`)
-DENSE_BELOW = 2000
-#: largest interior size that the dense solver is allowed even when many modes are asked
-#: (two dense n_i x n_i matrices and LAPACK work space: ~1.5 GB at 8000)
+#: interior sizes below which the fixed-interface modes are found by dense LAPACK (``eigh``).
+#: Measured (strip meshes, one BLAS thread, loaded two-core machine): at 1 920 interior DOFs the
+#: dense solve took 11-15 s, Lanczos on the shared factor 0.3 s (10 modes) and 1.4 s (50 modes);
+#: at 3 920, 100 s against 0.9-2.4 s. Dense grows as n_i^3, Lanczos about as n_i, so they meet
+#: near a few hundred DOFs: the same limit as :func:`fesub.fe.modes`
+DENSE_BELOW = 400
+#: largest interior size that the dense solver is allowed when many modes are asked (k > n_i / 4:
+#: Lanczos then needs ncv = 2k + 1 > n_i / 2 vectors, as much memory and more work than LAPACK);
+#: two dense n_i x n_i matrices and work space are ~1.5 GB at 8000
 DENSE_MAX = 8000
 _EIGENSOLVERS = ("auto", "dense", "lanczos")
 
@@ -48,8 +50,10 @@ _EIGENSOLVERS = ("auto", "dense", "lanczos")
 def _max_rss_bytes() -> int | None:
     """High-water mark of the resident set of this process (bytes), None where unknown."""
     try:
+        import resource
+
         r = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    except (AttributeError, OSError):  # pragma: no cover - not a Unix system
+    except (ImportError, AttributeError, OSError):  # pragma: no cover - not a Unix system
         return None
     return int(r) if sys.platform == "darwin" else int(r) * 1024  # Linux reports KiB
 
@@ -59,8 +63,6 @@ def _use_dense(n_i: int, k: int, eigensolver: str) -> bool:
         return True
     if eigensolver == "lanczos":
         return False
-    # many modes (k > n_i / 4): Lanczos needs ncv = 2k + 1 > n_i / 2 vectors and ~ncv solves, the
-    # dense solver is then both faster and no larger, up to DENSE_MAX where its n_i^2 memory stops
     return n_i < DENSE_BELOW or (dense_modes(n_i, k) and n_i <= DENSE_MAX)
 
 
