@@ -12,6 +12,7 @@ Mt and Kt are not symmetric when mu > 0. The complex eigenvalues come from the f
 from __future__ import annotations
 
 import warnings
+import weakref
 from dataclasses import dataclass
 
 import numpy as np
@@ -22,24 +23,45 @@ from ..errors import ModelError, ParameterError, check_count, check_positive
 from ..io import Result, summary_record
 from .geometry import coupling_rows, segment_at_x
 
-__all__ = ["coupled_matrices", "null_space_row", "primal_matrices", "complex_eigenvalues",
+__all__ = ["coupled_matrices", "null_space_row", "project_rows", "primal_matrices", "complex_eigenvalues",
            "EigenLoci", "eigenvalue_loci", "StabilityMap", "max_real_part_map", "CriticalMu",
            "critical_mu", "rayleigh_line", "IncompleteSpectrumWarning"]
+
+
+def _pivot(b: np.ndarray):
+    """Pivot p (largest |b_i|), the other indices and l = -b[others] / b[p] of :func:`null_space_row`."""
+    b = np.asarray(b, float)
+    p = int(np.argmax(np.abs(b)))
+    if b[p] == 0:
+        raise ModelError("coupling row is zero")
+    keep = np.r_[0:p, p + 1:b.size]
+    return p, keep, -b[keep] / b[p]
 
 
 def null_space_row(b: np.ndarray) -> np.ndarray:
     """(n, n-1) basis L of the null space of the row ``b`` (b L = 0), with identity on every index
     but the pivot (largest |b_i|): keeps L sparse and well conditioned."""
-    b = np.asarray(b, float)
-    p = int(np.argmax(np.abs(b)))
-    if b[p] == 0:
-        raise ModelError("coupling row is zero")
-    n = b.size
-    keep = np.r_[0:p, p + 1:n]
+    p, keep, l = _pivot(b)
+    n = keep.size + 1
     L = np.zeros((n, n - 1))
     L[keep, np.arange(n - 1)] = 1.0
-    L[p, :] = -b[keep] / b[p]
+    L[p, :] = l
     return L
+
+
+def project_rows(X: np.ndarray, b_left: np.ndarray, b_right: np.ndarray) -> np.ndarray:
+    """L(b_left)' X L(b_right) for the bases of :func:`null_space_row`, in O(n^2).
+
+    Column j of L(b) is e_keep_j + l_j e_p (identity but the pivot row), so the product is the
+    kept block of X plus three rank-one terms: the same matrix as the dense products (to round-off)
+    without their O(n^3) cost.
+    """
+    pl, kl, ll = _pivot(b_left)
+    pr, kr, lr = _pivot(b_right)
+    Y = X[np.ix_(kl, kr)]
+    Y += np.outer(ll, X[pl, kr] + X[pl, pr] * lr)
+    Y += np.outer(X[kl, pr], lr)
+    return Y
 
 
 def coupled_matrices(system, s: float, mu: float, sign: float = 1.0, *, modal_cutoff_hz: float | None = None):
@@ -76,7 +98,7 @@ def primal_matrices(system, s: float, mu: float, sign: float = 1.0, *, modal_cut
     coordinates) at contact position ``s``."""
     M, C, K, BE, BC, V = coupled_matrices(system, s, mu, sign, modal_cutoff_hz=modal_cutoff_hz)
     LC, LE = null_space_row(BC), null_space_row(BE)
-    return LE.T @ M @ LC, LE.T @ C @ LC, LE.T @ K @ LC, LC, LE, V
+    return (project_rows(M, BE, BC), project_rows(C, BE, BC), project_rows(K, BE, BC), LC, LE, V)
 
 
 #: default cut-off of the substructure modes used by the eigenvalue analysis (Hz): None = the full
@@ -140,12 +162,8 @@ def _spectrum(system, s, mu, n, sign=1.0, *, return_modes=False, modal_cutoff_hz
     n_modes = Mt.shape[0]
     complete = float("inf") if modal_cutoff_hz is None else float(modal_cutoff_hz)
     if n_basis is not None and n_basis < n_modes:
-        # Ritz basis: the lowest n_basis modes of the frictionless coupled system (symmetric)
-        M, C, K, BE, BC, V0 = coupled_matrices(system, s, 0.0, sign, modal_cutoff_hz=modal_cutoff_hz)
-        L0 = null_space_row(BC)
-        nb = int(n_basis)
-        w2, Psi = sla.eigh(L0.T @ K @ L0, L0.T @ M @ L0, subset_by_index=[0, nb - 1])
-        complete = min(complete, float(np.sqrt(max(w2[-1], 0.0)) / (2 * np.pi)))
+        top, Psi = _ritz_basis(system, s, sign, modal_cutoff_hz, int(n_basis))
+        complete = min(complete, top)
         Mt, Ct, Kt = Psi.T @ Mt @ Psi, Psi.T @ Ct @ Psi, Psi.T @ Kt @ Psi
         LC = LC @ Psi
     m = Mt.shape[0]
@@ -167,6 +185,30 @@ def _spectrum(system, s, mu, n, sign=1.0, *, return_modes=False, modal_cutoff_hz
         shapes = LC @ vec[:m, idx]
         shapes = shapes if V is None else V @ shapes
     return lam[idx], shapes, complete, n_modes
+
+
+#: Ritz bases already computed, per system: {(s, sign, cut-off, n_basis): (top Hz, Psi)}. The
+#: frictionless coupled modes at a position do not depend on mu, and the analyses revisit the same
+#: positions at several mu (the loci at two, the bisection of the critical mu at ten or so): the
+#: symmetric eigen-solve is done once per position. At most _RITZ_CACHE_MAX bases are kept per system
+#: (the oldest dropped; 240 x 120 doubles, 0.23 MB, each on the benchmark).
+_RITZ_CACHE: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+_RITZ_CACHE_MAX = 1024
+
+
+def _ritz_basis(system, s, sign, modal_cutoff_hz, nb):
+    """(frequency in Hz of the highest mode kept, basis Psi) of the lowest ``nb`` modes of the
+    frictionless coupled system at position ``s`` (symmetric, mass-normalised), cached."""
+    cache = _RITZ_CACHE.setdefault(system, {})
+    key = (float(s), float(sign), modal_cutoff_hz, int(nb))
+    if key not in cache:
+        M, C, K, BE, BC, V0 = coupled_matrices(system, s, 0.0, sign, modal_cutoff_hz=modal_cutoff_hz)
+        w2, Psi = sla.eigh(project_rows(K, BC, BC), project_rows(M, BC, BC), subset_by_index=[0, nb - 1])
+        if len(cache) >= _RITZ_CACHE_MAX:
+            cache.pop(next(iter(cache)))
+        Psi.setflags(write=False)
+        cache[key] = (float(np.sqrt(max(w2[-1], 0.0)) / (2 * np.pi)), Psi)
+    return cache[key]
 
 
 def _basis_leaves_modes(n_basis, n_modes) -> bool:
