@@ -14,11 +14,12 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.optimize import brentq
 
-from ..continuation import continue_branch, newton
+from ..continuation import continue_branch
 from ..errors import ConvergenceError, check_positive
 from ..io import summary_record
 from ..models import build
 from ._common import _Curve, _go_on, _single, _steps
+from .newton import RTOL, abs_dynamic_stiffness, damped_newton
 from .system import HBSystem
 
 __all__ = ["FRF", "forced_response", "solve_at", "frf_peak", "solve_condensed",
@@ -87,53 +88,187 @@ class FRF(_Curve):
 
 
 def _fixed_w_fun(sys: HBSystem, w, alpha):
+    """``Q -> (R, R_Q, s)`` at fixed ``w`` (rad/s) and ``alpha`` (N); ``s`` (N) is the rounding
+    scale ``max_k (|D_s| |Q| + |F_nl| + alpha |F_ex|)_k`` of the residual, ``|D_s|`` the
+    absolute dynamic stiffness with the contact springs (:func:`.newton.abs_dynamic_stiffness`)."""
+    Dw = sys.D(w)
+    aD = abs_dynamic_stiffness(sys, w)
+    af = alpha * np.abs(sys.fex)
+
     def f(Q):
-        R, RQ, _, _ = sys.jacobian(Q, w, alpha)
-        return R, RQ
+        F, K, _ = sys.fnl(Q)
+        R = Dw @ Q + F - alpha * sys.fex
+        return R, Dw + K, float(np.max(aD @ np.abs(Q) + np.abs(F) + af))
     return f
 
 
-@_single
-def solve_at(sys: HBSystem, w, alpha, Q0=None, tol=None, max_iter=30):
-    """Periodic response at one frequency ``w`` (rad/s) and force ``alpha`` (N) by Newton.
+def _predictor(sys, Q0, w0, alpha0, w, alpha):
+    """Warm start at ``(w, alpha)`` from the solution ``Q0`` (m) at ``(w0, alpha0)``: scaled by
+    ``alpha / alpha0`` (exact in the stuck and in the fully slipping limits, where the response
+    is linear in the force), then moved along the tangent ``dQ/dw = -R_Q^-1 R_w`` to ``w``."""
+    Q = np.asarray(Q0, float) * (alpha / alpha0 if alpha0 is not None else 1.0)
+    if w0 is not None and w0 != w:
+        try:
+            _, RQ, Rw, _ = sys.jacobian(Q, w0, alpha)
+            dQ = np.linalg.solve(RQ, -Rw) * (w - w0)
+        except (np.linalg.LinAlgError, ArithmeticError, ValueError, ConvergenceError):
+            return Q
+        if np.all(np.isfinite(dQ)):
+            Q = Q + dQ
+    return Q
 
-    Starts from ``Q0`` or from the stuck-linear response. Raises ConvergenceError on failure.
+
+def _cold_starts(sys, fun, w, alpha):
+    """``get(i)``: the two linear limits at ``(w, alpha)``, contacts stuck (small force) and
+    absent (large force: the slip force is then small against the load), the one of smaller
+    relative residual first (computed on first use)."""
+    out = []
+
+    def get(i):
+        if not out:
+            Qs = [sys.linear_response(w, alpha, stuck=True),
+                  sys.linear_response(w, alpha, stuck=False)]
+            rel = []
+            for Q in Qs:
+                try:
+                    R, _, s = fun(Q)
+                    rel.append(float(np.abs(R).max()) / s)
+                except (ArithmeticError, ValueError, ConvergenceError):
+                    rel.append(math.inf)
+            out.extend(Qs if rel[0] <= rel[1] else Qs[::-1])
+        return out[i]
+    return get
+
+
+def _homotopy(sys, w, alpha):
+    """Start at ``(w, alpha)`` continued in ``log(alpha)`` from ``1e-4 alpha`` (stuck-linear
+    guess exact there) in the scaled unknowns ``Q / alpha``; None when it does not arrive."""
+    a_lo = alpha * 1e-4
+
+    def res(Qt, s):
+        a = math.exp(s)
+        return (sys.residual(a * Qt, w, a)) / a
+
+    def jac(Qt, s):
+        a = math.exp(s)
+        F, K, _ = sys.fnl(a * Qt)
+        return sys.D(w) + K, (K @ (a * Qt) - F) / a
+
+    Qt0 = sys.linear_response(w, 1.0)
+    try:
+        br = continue_branch(res, jac, Qt0, math.log(a_lo), ds=0.1, ds_max=1.0,
+                             lam_range=(math.log(a_lo), math.log(alpha)), max_steps=400,
+                             tol=1e-11, kink_ds=1e-5,
+                             scale=np.append(np.full(sys.N, np.abs(Qt0).max()), 1.0))
+    except ConvergenceError:
+        return None
+    _go_on(br)
+    if br.stop_reason == "lam_range" and abs(br.lam[-1] - math.log(alpha)) < 1e-12:
+        return alpha * br.x[-1]
+    return None
+
+
+@_single
+def solve_at(sys: HBSystem, w, alpha, Q0=None, tol=None, max_iter=120, *, rtol=RTOL,
+             w0=None, alpha0=None, return_status=False):
+    """Periodic response at one frequency ``w`` (rad/s) and force ``alpha`` (N) by damped Newton.
+
+    Parameters
+    ----------
+    sys : HBSystem
+    w : float
+        Excitation frequency (rad/s), > 0.
+    alpha : float
+        Force amplitude (N), > 0.
+    Q0 : (N,) array, optional
+        Warm start (m): a solution at a neighbouring frequency ``w0`` and force ``alpha0``.
+    tol : float, optional
+        Absolute tolerance on ``max |R|`` (N); by default (None) only the relative one.
+    max_iter : int
+        Newton iterations over all the starts together; each of the four starts (warm, the
+        two cold ones, the polish after the homotopy) gets at most a quarter of them, so that
+        none starves the others.
+    rtol : float
+        Relative tolerance (-): converged when ``max|R| <= max(tol, rtol s)``, ``s`` (N) the
+        rounding scale ``max_k (|D_s(w)| |Q| + |F_nl| + alpha |F_ex|)_k`` of the residual
+        (``|D_s|``: ``|K| + (k w)^2 |M|``, ``k w |C|`` and the contact springs ``kt``, ``kn``,
+        whose forces ``kt x`` the contact forces are differences of). The
+        default 1e-13 is ~450 ulps of ``s``, reachable however large the elastic and inertial
+        terms are against the force (a step criterion also accepts a stalled residual within
+        1e3 of it once the Newton step is below 1e-12 of ``Q``); see :mod:`fesub.hbm.newton`.
+    w0, alpha0 : float, optional
+        Frequency (rad/s) and force (N) at which ``Q0`` was solved: the warm start is then the
+        predictor ``Q0 alpha / alpha0`` moved along the tangent ``dQ/dw`` to ``w``.
+    return_status : bool
+        Also return the :class:`~fesub.hbm.newton.NewtonStatus`.
+
+    Returns
+    -------
+    Q : (N,) ndarray
+        Harmonic coefficients (m); with ``return_status``, ``(Q, status)``.
+
+    Starts, in order, until one converges: the warm start (when ``Q0`` is given); the cold
+    starts, the linear responses with the contacts stuck and absent (the one closer to a
+    solution first); a homotopy in ``log(alpha)`` from ``1e-4 alpha``. Which one
+    converged is ``status.start`` and every attempt is listed in ``status.attempts``.
+
+    Raises
+    ------
+    ConvergenceError
+        No start converged: the message names the residual reached, its tolerance and the
+        iterations; ``partial`` is the best iterate, ``status`` the NewtonStatus.
     """
     w = check_positive("w (rad/s)", w)
     alpha = check_positive("alpha (force amplitude, N)", alpha)
-    given = Q0 is not None
-    Q0 = sys.linear_response(w, alpha) if Q0 is None else np.asarray(Q0, float)
-    tol = tol if tol is not None else 1e-11 * max(abs(alpha), 1e-300)
-    Q, ok, its, nr = newton(_fixed_w_fun(sys, w, alpha), Q0, tol=tol, max_iter=max_iter)
-    if not ok and not given:
-        # homotopy in log(alpha) from a force small enough for the stuck-linear guess
-        a_lo = alpha * 1e-4
+    max_iter = _steps("max_iter", max_iter)
+    atol = 0.0 if tol is None else check_positive("tol (N)", tol)
+    fun = _fixed_w_fun(sys, w, alpha)
+    starts = []
+    if Q0 is not None:
+        starts.append(("warm", lambda: _predictor(sys, Q0, w0, alpha0, w, alpha)))
+    cold = _cold_starts(sys, fun, w, alpha)
+    starts += [("cold", lambda: cold(0)), ("cold", lambda: cold(1))]
+    starts.append(("homotopy", lambda: _homotopy(sys, w, alpha)))
+    Q, status = _first_converged(fun, starts, atol=atol, rtol=rtol, max_iter=max_iter)
+    if not status.converged:
+        exc = ConvergenceError(f"harmonic balance at w={w:.6g} rad/s, alpha={alpha:.6g} N did "
+                               f"not converge (|R|={status.residual:.3e} N after "
+                               f"{status.iterations} iterations; tolerance "
+                               f"{status.tolerance:.3e} N; " + "; ".join(status.attempts) + ")",
+                               partial=Q)
+        exc.status = status
+        raise exc
+    return (Q, status) if return_status else Q
 
-        def res(Qt, s):
-            a = math.exp(s)
-            return (sys.residual(a * Qt, w, a)) / a
 
-        def jac(Qt, s):
-            a = math.exp(s)
-            F, K, _ = sys.fnl(a * Qt)
-            return sys.D(w) + K, (K @ (a * Qt) - F) / a
-
-        Qt0 = sys.linear_response(w, 1.0)
-        try:
-            br = continue_branch(res, jac, Qt0, math.log(a_lo), ds=0.1, ds_max=1.0,
-                                 lam_range=(math.log(a_lo), math.log(alpha)), max_steps=400,
-                                 tol=1e-11, kink_ds=1e-5,
-                                 scale=np.append(np.full(sys.N, np.abs(Qt0).max()), 1.0))
-            _go_on(br)
-            if br.stop_reason == "lam_range" and abs(br.lam[-1] - math.log(alpha)) < 1e-12:
-                Q, ok, its, nr = newton(_fixed_w_fun(sys, w, alpha), alpha * br.x[-1], tol=tol,
-                                        max_iter=max_iter)
-        except ConvergenceError:
-            pass
-    if not ok:
-        raise ConvergenceError(f"harmonic balance at w={w:.6g} rad/s, alpha={alpha:.6g} N did "
-                               f"not converge (|R|={nr:.3e} N after {its} iterations)", partial=Q)
-    return Q
+def _first_converged(fun, starts, *, atol, rtol, max_iter):
+    """Damped Newton from each ``(name, make_start)`` in turn until one converges, within
+    ``max_iter`` iterations in all (each start at most a quarter). Returns the converged point or
+    the best iterate, and a NewtonStatus whose ``attempts`` list every start tried."""
+    best, best_st = None, None
+    used, attempts = 0, []
+    for name, make in starts:
+        budget = min(max(1, max_iter // 4), max_iter - used)
+        if budget <= 0:
+            attempts.append(f"{name} start not tried (iterations spent)")
+            continue
+        x0 = make()
+        if x0 is None:
+            attempts.append(f"{name} start unavailable (homotopy did not reach the force)")
+            continue
+        x, st = damped_newton(fun, x0, rtol=rtol, atol=atol, max_iter=budget)
+        used += st.iterations
+        st.start = name
+        outcome = "converged" if st.converged else "failed"
+        attempts.append(f"{name} start {outcome} ({st.criterion}): |R|={st.residual:.3e} "
+                        f"after {st.iterations} iterations")
+        if best_st is None or st.converged or st.relative_residual < best_st.relative_residual:
+            best, best_st = x, st
+        if st.converged:
+            break
+    best_st.iterations = used
+    best_st.attempts = attempts
+    return best, best_st
 
 
 @_single
@@ -190,49 +325,81 @@ def _dAm_dw(sys, Q, w, alpha):
 
 
 @_single
-def frf_peak(sys: HBSystem, frf: FRF, *, rtol=1e-13):
+def frf_peak(sys: HBSystem, frf: FRF, *, rtol=RTOL, wtol=1e-13):
     """Brute-force maximum of ``Am`` on a forced-response curve.
 
     Independent of the optimality system: the root of ``dAm/dw = grad Am . (-R_Q^{-1} R_w)``
     between the curve points around the largest ``Am`` is found by Brent's method with a Newton
-    solve at fixed ``w`` for every trial frequency. Returns ``(w_peak, Am_peak, Q_peak)``.
+    solve at fixed ``w`` for every trial frequency (:func:`solve_at`, warm-started from the
+    previous trial).
+
+    Parameters
+    ----------
+    sys : HBSystem
+    frf : FRF
+        The curve; its largest sample must not be at an end.
+    rtol : float
+        Relative residual tolerance (-) of every Newton solve, as in :func:`solve_at` (a
+        fraction of the rounding scale of the residual, always reachable).
+    wtol : float
+        Relative tolerance (-) of Brent's method on the peak frequency.
+
+    Returns
+    -------
+    w_peak : float
+        Frequency of the peak (rad/s).
+    Am_peak : float
+        RMS amplitude there (m).
+    Q_peak : (N,) ndarray
+        Harmonic coefficients there (m).
     """
     i = int(np.argmax(frf.Am))
     lo, hi = max(i - 1, 0), min(i + 1, len(frf.w) - 1)
-    cache = {}
+    last = {}
+
+    def solve(w):
+        j = lo if abs(w - frf.w[lo]) < abs(w - frf.w[hi]) else hi
+        Q = solve_at(sys, w, frf.alpha, last.get("Q", frf.Q[j]), rtol=rtol,
+                     w0=last.get("w", frf.w[j]), alpha0=frf.alpha)
+        last["Q"], last["w"] = Q, w
+        return Q
 
     def g(w):
-        j = lo if abs(w - frf.w[lo]) < abs(w - frf.w[hi]) else hi
-        Q = solve_at(sys, w, frf.alpha, cache.get("Q", frf.Q[j]))
-        cache["Q"] = Q
-        return _dAm_dw(sys, Q, w, frf.alpha)
+        return _dAm_dw(sys, solve(w), w, frf.alpha)
 
     wa, wb = frf.w[lo], frf.w[hi]
     ga, gb = g(wa), g(wb)
     if ga * gb > 0:
         raise ConvergenceError("frf_peak: no sign change of dAm/dw around the largest sample "
                                "(maximum at the end of the range?)")
-    wp = brentq(g, min(wa, wb), max(wa, wb), xtol=1e-15, rtol=rtol, maxiter=200)
-    Qp = solve_at(sys, wp, frf.alpha, cache["Q"])
+    wp = brentq(g, min(wa, wb), max(wa, wb), xtol=1e-15, rtol=wtol, maxiter=200)
+    Qp = solve(wp)
     return wp, sys.amplitude(Qp), Qp
 
 
 @_single
-def solve_condensed(sys: HBSystem, w, alpha, *, u0=None, tol=1e-12, max_iter=60):
+def solve_condensed(sys: HBSystem, w, alpha, *, u0=None, rtol=RTOL, max_iter=60):
     """Periodic response at one frequency by harmonic balance condensed on the contact
     coordinates (exact for localised nonlinearities; an independent route to the full HB).
 
     With ``Z = D(w)^{-1} [P^T, F_ex]``: ``u - alpha P Z_f + P Z_P F_c(u) = 0`` in the
-    ``2 nh x (contact components)`` unknowns ``u = P Q``; damped Newton with backtracking, and
-    a homotopy in ``alpha`` (x1e-3 -> 1, 30 log steps) when Newton from the linear guess fails.
-    Returns ``Q`` (m).
+    ``2 nh x (contact components)`` unknowns ``u = P Q``, solved by the damped Newton method of
+    :mod:`fesub.hbm.newton` (``rtol`` relative to the rounding scale
+    ``max(|u| + alpha |P Z_f| + |P Z_P| |F_c|)``, m), and a homotopy in ``alpha``
+    (x1e-3 -> 1, 30 log steps) when Newton from the linear guess (``u0``, m) fails within
+    ``max_iter`` iterations. ``w`` in rad/s, ``alpha`` in N. Returns ``Q`` (m).
     """
+    w = check_positive("w (rad/s)", w)
+    alpha = check_positive("alpha (force amplitude, N)", alpha)
     P = np.vstack(sys.P)
     m = P.shape[0]
-    Dw = sys.D(w)
-    Z = np.linalg.solve(Dw, np.column_stack([P.T, sys.fex]))
+    Z = np.linalg.solve(sys.D(w), np.column_stack([P.T, sys.fex]))
     G = P @ Z[:, :m]
     ul = P @ Z[:, m]
+    # rounding scale of G F_c: the spring forces (kt |u|, kn |u|) inside the contact forces
+    kc = np.concatenate([np.repeat(c.element.kt if i == 0 else c.element.kn, 2 * sys.nh)
+                         for c in sys.contacts for i in range(c.element.ncomp)])
+    aG = np.abs(G)
     offs = np.cumsum([0] + [p.shape[0] for p in sys.P])
 
     def FK(u):
@@ -245,37 +412,25 @@ def solve_condensed(sys: HBSystem, w, alpha, *, u0=None, tol=1e-12, max_iter=60)
             K[sl, sl] = r.K
         return F, K
 
-    def newton_at(a, u):
-        F, K = FK(u)
-        R = u - a * ul + G @ F
-        nr = np.abs(R).max()
-        scale = max(np.abs(a * ul).max(), 1e-300)
-        for _ in range(max_iter):
-            if nr <= tol * scale:
-                return u, True
-            du = -np.linalg.solve(np.eye(m) + G @ K, R)
-            step = 1.0
-            while step > 1e-4:
-                un = u + step * du
-                Fn, Kn = FK(un)
-                Rn = un - a * ul + G @ Fn
-                if np.abs(Rn).max() < nr:
-                    break
-                step *= 0.5
-            u, F, K, R, nr = un, Fn, Kn, Rn, np.abs(Rn).max()
-        return u, nr <= 1e3 * tol * scale
+    def fun_at(a):
+        def f(u):
+            F, K = FK(u)
+            s = np.max(np.abs(u) + a * np.abs(ul) + aG @ (np.abs(F) + kc * np.abs(u)))
+            return u - a * ul + G @ F, np.eye(m) + G @ K, s
+        return f
 
-    u0 = alpha * ul if u0 is None else np.asarray(u0, float)
-    u, ok = newton_at(alpha, u0)
-    if not ok:
+    u, st = damped_newton(fun_at(alpha), alpha * ul if u0 is None else u0, rtol=rtol,
+                          max_iter=max_iter)
+    if not st.converged:
         u = 1e-3 * alpha * ul
         for a in np.geomspace(1e-3 * alpha, alpha, 31)[1:]:
-            u, ok = newton_at(a, u * 1.0)
-            if not ok:
+            u, st = damped_newton(fun_at(a), u, rtol=rtol, max_iter=max_iter)
+            if not st.converged:
                 break
-    if not ok:
+    if not st.converged:
         raise ConvergenceError(f"condensed harmonic balance at w={w:.6g} rad/s, "
-                               f"alpha={alpha:.6g} N did not converge")
+                               f"alpha={alpha:.6g} N did not converge ({st.describe()})",
+                               partial=u)
     F, _ = FK(u)
     return alpha * Z[:, m] - Z[:, :m] @ F
 

@@ -12,10 +12,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..continuation import continue_branch, newton
+from ..continuation import continue_branch
 from ..errors import ConvergenceError, ParameterError, check_positive
 from ..io import summary_record
 from ._common import _Curve, _dof_or_load, _increasing_range, _single, _steps
+from .newton import abs_dynamic_stiffness, damped_newton
 from .system import HBSystem
 
 __all__ = ["linear_modes", "PhaseResonance", "phase_resonance", "DNNM", "dnnm"]
@@ -113,10 +114,17 @@ def phase_resonance(sys: HBSystem, alpha_range, w_guess, *, force_dof=None, ds=0
     # start: linear (stuck) quadrature point near w_guess
     s0 = math.log(a0)
     Q0 = sys.linear_response(w_guess, a0)
-    y, ok, its, nr = newton(lambda y: (res(y, s0), jac(y, s0)[0]),
-                            np.append(Q0 / a0, w_guess), tol=1e-11, max_iter=40)
-    if not ok:
-        raise ConvergenceError(f"phase resonance cannot start near w={w_guess:g} rad/s")
+    def start(y):
+        Qt, w = y[:N], y[N]
+        F, _, _ = sys.fnl(a0 * Qt)
+        sc = np.max(abs_dynamic_stiffness(sys, w) @ np.abs(Qt) + np.abs(F) / a0
+                    + np.abs(sys.fex))
+        return res(y, s0), jac(y, s0)[0], np.append(np.full(N, sc), np.abs(Qt).max())
+
+    y, st = damped_newton(start, np.append(Q0 / a0, w_guess), atol=1e-11, max_iter=40)
+    if not st.converged:
+        raise ConvergenceError(f"phase resonance cannot start near w={w_guess:g} rad/s "
+                               f"({st.describe()})")
     sc = np.append(np.full(N, np.abs(y[:N]).max()), [y[N], 1.0])
     br = continue_branch(res, jac, y, s0, ds=ds, ds_max=ds_max, ds_min=1e-7,
                          lam_range=(s0, math.log(a1)), max_steps=max_steps, tol=1e-10,

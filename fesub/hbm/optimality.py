@@ -17,8 +17,8 @@ import math
 
 import numpy as np
 
-from ..continuation import newton
 from ..errors import ConvergenceError
+from .newton import RTOL, abs_dynamic_stiffness, damped_newton
 from .system import HBSystem
 
 __all__ = ["OptimalitySystem", "backbone_point"]
@@ -105,22 +105,84 @@ def _optimality_start(sys, alpha, w, Q, lam):
     return opt, y0, sc, evs
 
 
-def backbone_point(sys: HBSystem, alpha, w_guess, Q_guess, lam_guess=None, tol=1e-8):
-    """Solve the optimality system at one force ``alpha`` (N) by Newton (no continuation)."""
+def _block_scales(opt, y, s, aD, aD1):
+    """Rounding scale of each block of the optimality residual at ``(y, s)``: the largest
+    componentwise sum of the absolute terms of the block, repeated over its rows (the blocks
+    have different units: N/N, m/N, and the scaled phase condition)."""
+    sy, N = opt.sys, opt.N
+    Qt, lam, w = opt.split(y)
+    a = math.exp(s)
+    F, K, _ = sy.fnl(a * Qt)
+    aQ, aL = np.abs(Qt), np.abs(lam)
+    s1 = np.max(aD @ aQ + np.abs(F) / a + np.abs(sy.fex))
+    s2 = np.max(np.abs(sy.amp_grad(a * Qt)) + (aD + np.abs(K)).T @ aL)
+    s3 = abs(opt.r3) * float(aL @ (aD1 @ aQ))
+    return np.concatenate([np.full(N, s1), np.full(N, s2), [s3]])
+
+
+def backbone_point(sys: HBSystem, alpha, w_guess, Q_guess, lam_guess=None, tol=1e-8, *,
+                   rtol=RTOL, max_iter=30):
+    """Solve the optimality system at one force by Newton (full steps, no continuation).
+
+    Parameters
+    ----------
+    sys : HBSystem
+    alpha : float
+        Force amplitude (N).
+    w_guess : float
+        Frequency guess (rad/s).
+    Q_guess : (N,) array
+        Harmonic coefficients guess (m).
+    lam_guess : (N,) array, optional
+        Multipliers (m/N, the adjoint of ``R_Q``); by default the least-squares solution of
+        the multiplier equations at the guess.
+    tol : float
+        Absolute tolerance on ``max |G|`` of the scaled optimality residual (-, its rows are
+        ``R / alpha``, the multiplier equations and the phase condition scaled to 1).
+    rtol : float
+        Relative tolerance (-) to the rounding scale of each block of the residual (the sum
+        of the absolute values of its terms, :mod:`fesub.hbm.newton`): a ``tol`` below what
+        rounding lets the residual reach (large ``D(w) Q`` against the force) is replaced by
+        ``rtol`` times that scale instead of failing.
+    max_iter : int
+        Newton iterations.
+
+    Returns
+    -------
+    w : float
+        Frequency of the ridge point (rad/s).
+    Q : (N,) ndarray
+        Harmonic coefficients (m).
+    lam : (N,) ndarray
+        Multipliers.
+    iterations : int
+
+    Raises
+    ------
+    ConvergenceError
+        Naming the residual reached and the iterations; ``status`` holds the NewtonStatus.
+    """
     s = math.log(alpha)
     Qt = np.asarray(Q_guess, float) / alpha
     lam = _start_multipliers(sys, Q_guess, w_guess, alpha) if lam_guess is None else lam_guess
     D1Q = sys.D(w_guess, 1) @ Qt
     opt = OptimalitySystem(sys, r3scale=1.0 / max(np.abs(lam).max() * np.abs(D1Q).max(), 1e-300))
     y0 = np.concatenate([Qt, lam, [w_guess]])
+    N = sys.N
 
     def f(y):
         J, _ = opt.jacobian(y, s)
-        return opt.residual(y, s), J
+        w = float(y[2 * N])
+        aD = abs_dynamic_stiffness(sys, w)
+        aD1 = np.abs(sys.D(w, 1))
+        return opt.residual(y, s), J, _block_scales(opt, y, s, aD, aD1)
 
-    y, ok, its, nr = newton(f, y0, tol=tol, max_iter=30)
-    if not ok:
-        raise ConvergenceError(f"optimality system at alpha={alpha:g} N did not converge "
-                               f"(|G|={nr:.3e})")
-    N = sys.N
-    return float(y[2 * N]), y[:N] * alpha, y[N:2 * N], its
+    # full Newton steps: a start outside the basin of the tracked ridge must fail (the
+    # backbone's restarts then search globally), not settle on another stationary point
+    y, st = damped_newton(f, y0, rtol=rtol, atol=tol, max_iter=max_iter, damped=False)
+    if not st.converged:
+        exc = ConvergenceError(f"optimality system at alpha={alpha:g} N did not converge "
+                               f"(|G|={st.residual:.3e}: {st.describe()})", partial=y)
+        exc.status = st
+        raise exc
+    return float(y[2 * N]), y[:N] * alpha, y[N:2 * N], st.iterations
