@@ -24,6 +24,8 @@ Modules, by what a user does:
 ``backbone``    :func:`backbone` (:class:`Backbone`): the ridge of the forced responses, local or
                 the global maximum in a frequency window
 ``optimality``  the optimality system underneath the backbone, :func:`backbone_point`
+``newton``      the damped Newton method of the one-point solvers, tolerances relative to the
+                rounding scale of the residual, :class:`NewtonStatus`
 ``ridges``      ridges traced one by one, the global checks and their upper envelope
 ``nnm``         :func:`phase_resonance` (:class:`PhaseResonance`), :func:`dnnm` (:class:`DNNM`),
                 :func:`linear_modes`
@@ -43,6 +45,7 @@ from .cubic import Cubic
 from .forced import (FRF, forced_response, forced_response_point, frf_peak, solve_at,
                      solve_condensed)
 from .laws import AFTLaw, RegularisedCoulomb, UnilateralContact, UserLaw
+from .newton import NewtonStatus
 from .nnm import DNNM, PhaseResonance, dnnm, linear_modes, phase_resonance
 from .optimality import backbone_point
 from .stability import Floquet, Stability, backbone_stability, floquet, frf_stability
@@ -55,6 +58,7 @@ __all__ = [
     "force_history", "Cubic", "UnilateralContact", "RegularisedCoulomb", "UserLaw", "AFTLaw",
     # forced responses
     "FRF", "forced_response", "solve_at", "solve_condensed", "frf_peak", "forced_response_point",
+    "NewtonStatus",
     # backbones
     "Backbone", "backbone", "backbone_point",
     "PhaseResonance", "phase_resonance", "DNNM", "dnnm", "linear_modes",
