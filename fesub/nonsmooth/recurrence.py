@@ -20,7 +20,8 @@ full integration would. Cells that were not recognised are recorded from their e
 
 Tiles. :func:`run_tiles` runs blocks of rows as independent jobs on an executor, one per
 worker and one waiting (no barrier between tiles: a slow tile does not hold the others back), and
-hands each new tile the attractors found so far (:func:`merge_attractors`).
+hands each new tile the attractors found so far (:func:`merge_attractors`); the first tile runs
+alone, so that no tile starts from nothing but the first.
 """
 
 from __future__ import annotations
@@ -163,9 +164,11 @@ def run_tiles(job, bounds, executor, out, *, share=None, progress=None):
 
     ``executor`` 'serial' runs the tiles here in order; otherwise each tile is one job on the
     executor, at most one per worker and one waiting in flight, submitted as others finish
-    (pending ones are cancelled on an exception): a tile submitted later knows more attractors. ``job`` returns ``(result, found)``; ``share(shared, found)``
-    gives the value handed to the tiles submitted next (starting from None). ``progress`` (a
-    tqdm bar or None) is advanced per tile.
+    (pending ones are cancelled on an exception): a tile submitted later knows more
+    attractors. ``job`` returns ``(result, found)``; ``share(shared, found)`` gives the value
+    handed to the tiles submitted next (starting from None); with ``share`` the first tile runs
+    alone, so that every other starts from what it found. ``progress`` (a tqdm bar or None) is
+    advanced per tile.
     """
     shared = None
 
@@ -184,14 +187,17 @@ def run_tiles(job, bounds, executor, out, *, share=None, progress=None):
     todo = list(enumerate(bounds))
     running = {}
     depth = _workers(executor) + 1
+    # with sharing, the first tile runs alone: all others start from the attractors it found
+    seeded = share is None
     try:
         while todo or running:
-            while todo and len(running) < depth:
+            while todo and len(running) < (depth if seeded else 1):
                 k, (i0, i1) = todo.pop(0)
                 running[executor.submit(job, i0, i1, shared)] = k
             done, _ = wait(running, return_when=FIRST_COMPLETED)
             for f in sorted(done, key=running.get):
                 finish(running.pop(f), f.result())
+            seeded = True
     except BaseException:
         for f in running:
             f.cancel()
