@@ -342,7 +342,10 @@ def frf_peak(sys: HBSystem, frf: FRF, *, rtol=RTOL, wtol=1e-13):
         Relative residual tolerance (-) of every Newton solve, as in :func:`solve_at` (a
         fraction of the rounding scale of the residual, always reachable).
     wtol : float
-        Relative tolerance (-) of Brent's method on the peak frequency.
+        Relative tolerance (-) of Brent's method on the peak frequency. Brent keeps a bracket
+        of the sign change, so a ``wtol`` below the noise of ``dAm/dw`` (the solutions are
+        determined to ``eps cond(R_Q)``) returns a frequency within that noise, never fails:
+        on the beam the peak agrees with the modal linear peak to 9e-12 at small force.
 
     Returns
     -------
