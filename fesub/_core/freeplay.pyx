@@ -293,7 +293,8 @@ cdef inline long long _cell_key(const double* z, double cell) noexcept nogil:
 cdef inline Py_ssize_t _slot(long long key, long long[::1] tkeys) noexcept nogil:
     # linear probing; the slot holding key, or the empty slot where it would go
     cdef Py_ssize_t mask = tkeys.shape[0] - 1
-    cdef Py_ssize_t j = <Py_ssize_t>(((<unsigned long long>key) * 11400714819323198485ULL) >> 40) & mask
+    cdef unsigned long long u = (<unsigned long long>key) * 11400714819323198485ULL
+    cdef Py_ssize_t j = <Py_ssize_t>(u >> 40) & mask
     while tkeys[j] != key and tkeys[j] != _EMPTY_KEY:
         j = (j + 1) & mask
     return j
@@ -399,7 +400,7 @@ def basin_transient(double[:, ::1] Z, double W, const double[::1] prm, int law, 
                 for i in range(4):
                     hist[b, k % (P + 1), i] = z[i]
                 if alignq[b] == 0:
-                    # recognition: n_confirm successive marked cells along one orbit of one attractor
+                    # recognition: n_confirm successive marked cells along one orbit
                     v = _lookup(path[b, k], tkeys, tvals)
                     if v >= 0:
                         qa = att_per[v // 8]
