@@ -44,6 +44,10 @@ DENSE_BELOW = 400
 #: Lanczos then needs ncv = 2k + 1 > n_i / 2 vectors, as much memory and more work than LAPACK);
 #: two dense n_i x n_i matrices and work space are ~1.5 GB at 8000
 DENSE_MAX = 8000
+#: largest Psi (bytes) stored by default: 1 GB (n_i n_b = 1.25e8, e.g. 400 boundary DOFs on 3e5
+#: interior ones); beyond it the factor is kept instead (smaller: 2.3e7 SuperLU entries against
+#: Psi's 4e7 on the 1e5-DOF strip of the benchmark) and Psi applied by solves
+PSI_BYTES = 1_000_000_000
 _EIGENSOLVERS = ("auto", "dense", "lanczos")
 
 
@@ -84,23 +88,27 @@ class FixedInterfaceBasis:
         of the modes (up to :data:`DENSE_MAX`), shift-invert Lanczos on the shared factor otherwise.
     block : int
         Columns of Psi handled at once (bounds the temporaries to n_i x block).
+    store_psi : bool, optional
+        Keep Psi as a dense n_i x n_b array (default when it fits in :data:`PSI_BYTES`), or keep
+        the factor instead and apply Psi = -K_ii^-1 K_ib by solves when needed (one more solve per
+        boundary DOF in the reduction, one per use of :meth:`recover` / :meth:`project`).
 
     Attributes
     ----------
-    Psi : (n_i, n_b) constraint modes (m/m); Phi : (n_i, k) modes (1/sqrt(kg)).
+    Psi : (n_i, n_b) constraint modes (m/m), or None when not stored; Phi : (n_i, k) modes (1/sqrt(kg)).
     freq_hz : (k,) fixed-interface natural frequencies (Hz).
     Kr, Mr : (k + n_b, k + n_b) reduced stiffness (N/m) and mass (kg).
     info : dict with ``factorisation``, ``eigensolver``, timings (s) and memory (bytes).
     """
 
     def __init__(self, K, M, b, i, k: int, *, factorisation: str = "auto", eigensolver: str = "auto",
-                 block: int = 64):
+                 block: int = 64, store_psi: bool | None = None):
         if eigensolver not in _EIGENSOLVERS:
             raise ParameterError(f"eigensolver must be one of {_EIGENSOLVERS}, got {eigensolver!r}")
         with one_blas_thread():
-            self._build(K, M, b, i, k, factorisation, eigensolver, block)
+            self._build(K, M, b, i, k, factorisation, eigensolver, block, store_psi)
 
-    def _build(self, K, M, b, i, k, factorisation, eigensolver, block):
+    def _build(self, K, M, b, i, k, factorisation, eigensolver, block, store_psi):
         rss0 = _max_rss_bytes()
         t = [time.perf_counter()]
         self.n, self.b, self.i, self.k = K.shape[0], b, i, k
@@ -114,12 +122,7 @@ class FixedInterfaceBasis:
                       remedy="the boundary DOFs do not hold the substructure; add boundary DOFs")
         fname = F.name
         t.append(time.perf_counter())
-        nb = b.size
-        self.Psi = np.empty((i.size, nb))
-        for j0 in range(0, nb, block):
-            j1 = min(nb, j0 + block)
-            self.Psi[:, j0:j1] = -F.solve(Kib[:, j0:j1].toarray())
-        t.append(time.perf_counter())
+        # modes first: the Lanczos vectors (n_i x (2k + 1)) are freed before Psi exists
         dense = k > 0 and _use_dense(i.size, k, eigensolver)
         if k == 0:
             self.freq_hz, self.Phi = np.zeros(0), np.zeros((i.size, 0))
@@ -127,6 +130,17 @@ class FixedInterfaceBasis:
             self.freq_hz, self.Phi = modes(Kii, Mii, k, dense_below=i.size + 1)
         else:
             self.freq_hz, self.Phi = modes(Kii, Mii, k, factor=F, dense_below=0)
+        t.append(time.perf_counter())
+        nb = b.size
+        self._Kib, self._F, self.Psi = Kib, F, None
+        if store_psi is None:
+            store_psi = i.size * nb * 8 <= PSI_BYTES
+        if store_psi:
+            Psi = np.empty((i.size, nb))
+            for j0 in range(0, nb, block):
+                j1 = min(nb, j0 + block)
+                Psi[:, j0:j1] = self._psi(j0, j1)
+            self.Psi, self._F = Psi, None
         del F
         t.append(time.perf_counter())
         self.Kr, self.Mr = self._reduce(Kii, Mii, Mib, Kb[:, i], Kb[:, b], Mb[:, i], Mb[:, b], block)
@@ -136,8 +150,9 @@ class FixedInterfaceBasis:
             "method": "factored",
             "factorisation": fname,
             "eigensolver": "none" if k == 0 else ("dense-eigh" if dense else "lanczos-shift-invert"),
-            "time_factor_s": t[1] - t[0], "time_constraint_modes_s": t[2] - t[1],
-            "time_modes_s": t[3] - t[2], "time_reduce_s": t[4] - t[3], "time_s": t[4] - t[0],
+            "psi": "stored" if store_psi else "implicit (factor kept)",
+            "time_factor_s": t[1] - t[0], "time_modes_s": t[2] - t[1],
+            "time_constraint_modes_s": t[3] - t[2], "time_reduce_s": t[4] - t[3], "time_s": t[4] - t[0],
             "peak_rss_bytes": rss1,
             "peak_rss_delta_bytes": None if rss0 is None else rss1 - rss0,
             "memory_measure": "getrusage max RSS of the process (all allocations, C and Fortran "
@@ -145,19 +160,33 @@ class FixedInterfaceBasis:
                               "mark (0 if an earlier peak of the process was higher)",
         }
 
+    def _psi(self, j0, j1):
+        """Columns j0:j1 of Psi: stored, or solved again with the kept factor."""
+        if self.Psi is not None:
+            return self.Psi[:, j0:j1]
+        return -self._F.solve(self._Kib[:, j0:j1].toarray())
+
+    def _psi_t(self, X):
+        """``Psi' X`` (Psi' = -K_ib' K_ii^-1: one solve per column of X when Psi is not stored)."""
+        if self.Psi is not None:
+            return self.Psi.T @ X
+        return -(self._Kib.T @ self._F.solve(X))
+
     def _reduce(self, Kii, Mii, Mib, Kbi, Kbb, Mbi, Mbb, block):
-        Phi, Psi, k, nb = self.Phi, self.Psi, self.k, self.b.size
+        Phi, k, nb = self.Phi, self.k, self.b.size
         Kr = np.zeros((k + nb, k + nb))
         Mr = np.zeros((k + nb, k + nb))
         Kr[:k, :k] = Phi.T @ (Kii @ Phi)
         Mr[:k, :k] = Phi.T @ (Mii @ Phi)
-        Kr[k:, k:] = Kbb.toarray() + Kbi @ Psi
-        Mr[k:, k:] = Mbb.toarray() + Mbi @ Psi
+        Kr[k:, k:] = Kbb.toarray()
+        Mr[k:, k:] = Mbb.toarray()
         for j0 in range(0, nb, block):
             j1 = min(nb, j0 + block)
-            X = Mii @ Psi[:, j0:j1] + Mib[:, j0:j1].toarray()
+            P = self._psi(j0, j1)
+            X = Mii @ P + Mib[:, j0:j1].toarray()
+            Kr[k:, k + j0:k + j1] += Kbi @ P
+            Mr[k:, k + j0:k + j1] += Mbi @ P + self._psi_t(X)
             Mr[:k, k + j0:k + j1] = Phi.T @ X
-            Mr[k:, k + j0:k + j1] += Psi.T @ X
         Mr[k:, :k] = Mr[:k, k:].T
         return 0.5 * (Kr + Kr.T), 0.5 * (Mr + Mr.T)
 
@@ -166,20 +195,23 @@ class FixedInterfaceBasis:
         """``u = T q`` for q of shape (k + n_b,) or (k + n_b, nt)."""
         k = self.k
         u = np.empty((self.n,) + q.shape[1:], dtype=np.result_type(q, float))
-        u[self.i] = self.Phi @ q[:k] + self.Psi @ q[k:]
+        qb = q[k:]
+        psi_qb = self.Psi @ qb if self.Psi is not None else -self._F.solve(self._Kib @ qb)
+        u[self.i] = self.Phi @ q[:k] + psi_qb
         u[self.b] = q[k:]
         return u
 
     def project(self, f) -> np.ndarray:
         """``T' f`` for f of shape (n,) or (n, nt) (a load, N, to generalised forces)."""
         fi = f[self.i]
-        return np.concatenate([self.Phi.T @ fi, self.Psi.T @ fi + f[self.b]])
+        return np.concatenate([self.Phi.T @ fi, self._psi_t(fi) + f[self.b]])
 
     def dense_T(self) -> np.ndarray:
         """The transformation as a dense (n, k + n_b) array (n (k + n_b) floats: small models)."""
         k, nb = self.k, self.b.size
         T = np.zeros((self.n, k + nb))
         T[self.i, :k] = self.Phi
-        T[self.i, k:] = self.Psi
+        for j0 in range(0, nb, 64):
+            T[self.i, k + j0:k + min(nb, j0 + 64)] = self._psi(j0, min(nb, j0 + 64))
         T[self.b, k + np.arange(nb)] = 1.0
         return T
