@@ -38,6 +38,16 @@ def _pivot(b: np.ndarray):
     return p, keep, -b[keep] / b[p]
 
 
+def _null_times(b: np.ndarray, X: np.ndarray) -> np.ndarray:
+    """null_space_row(b) @ X in O(n k) for X of shape (n - 1, k): X's rows in the kept places and
+    l' X in the pivot's."""
+    p, keep, l = _pivot(b)
+    out = np.empty((keep.size + 1, X.shape[1]))
+    out[keep] = X
+    out[p] = l @ X
+    return out
+
+
 def null_space_row(b: np.ndarray) -> np.ndarray:
     """(n, n-1) basis L of the null space of the row ``b`` (b L = 0), with identity on every index
     but the pivot (largest |b_i|): keeps L sparse and well conditioned."""
@@ -158,17 +168,20 @@ def _spectrum(system, s, mu, n, sign=1.0, *, return_modes=False, modal_cutoff_hz
     frictionless frequency of the highest mode of the Ritz basis when ``n_basis`` leaves modes out,
     the substructure cut-off ``modal_cutoff_hz`` when one is given, ``inf`` when every mode of the
     reduced model is examined."""
-    Mt, Ct, Kt, LC, _, V = primal_matrices(system, s, mu, sign, modal_cutoff_hz=modal_cutoff_hz)
-    n_modes = Mt.shape[0]
+    M, C, K, BE, BC, V = coupled_matrices(system, s, mu, sign, modal_cutoff_hz=modal_cutoff_hz)
+    n_modes = M.shape[0] - 1
     complete = float("inf") if modal_cutoff_hz is None else float(modal_cutoff_hz)
     if n_basis is not None and n_basis < n_modes:
         top, Psi = _ritz_basis(system, s, sign, modal_cutoff_hz, int(n_basis))
         complete = min(complete, top)
-        Mt, Ct, Kt = Psi.T @ Mt @ Psi, Psi.T @ Ct @ Psi, Psi.T @ Kt @ Psi
-        LC = LC @ Psi
+        # Psi' L_E' X L_C Psi with L Psi formed in O(n n_basis) (no n x n primal matrices)
+        LC, LE_Psi = _null_times(BC, Psi), _null_times(BE, Psi)
+        Mt, Ct, Kt = (LE_Psi.T @ (X @ LC) for X in (M, C, K))
+    else:
+        Mt, Ct, Kt = (project_rows(X, BE, BC) for X in (M, C, K))
+        LC = null_space_row(BC) if return_modes else None
     m = Mt.shape[0]
-    MiK = np.linalg.solve(Mt, Kt)
-    MiC = np.linalg.solve(Mt, Ct)
+    MiK, MiC = np.split(np.linalg.solve(Mt, np.hstack([Kt, Ct])), 2, axis=1)
     A = np.zeros((2 * m, 2 * m))
     A[:m, m:] = np.eye(m)
     A[m:, :m] = -MiK
