@@ -16,6 +16,7 @@ Modules, by what a user does:
                  per query; :func:`find_segment` for one-off queries), :func:`project` and the
                  coupling rows :func:`coupling_rows` (eqs. 34-44)
 ``eigen``        complex eigenvalues over the contact positions, stability maps, critical mu
+``primal``       null-space bases of a contact row and the primal projection L_E' X L_C in O(n^2)
 ``receptance``   FRFs at a frozen contact position: modal receptances of each substructure,
                  LM-FBS coupling (eq. 45), the primal check
 ``frf``          the time-dependent FRF along the sliding path (``TDFRFResult``)

@@ -22,56 +22,11 @@ from scipy.optimize import linear_sum_assignment
 from ..errors import ModelError, ParameterError, check_count, check_positive
 from ..io import Result, summary_record
 from .geometry import coupling_rows, segment_at_x
+from .primal import _null_times, null_space_row, project_rows
 
 __all__ = ["coupled_matrices", "null_space_row", "project_rows", "primal_matrices", "complex_eigenvalues",
            "EigenLoci", "eigenvalue_loci", "StabilityMap", "max_real_part_map", "CriticalMu",
            "critical_mu", "rayleigh_line", "IncompleteSpectrumWarning"]
-
-
-def _pivot(b: np.ndarray):
-    """Pivot p (largest |b_i|), the other indices and l = -b[others] / b[p] of :func:`null_space_row`."""
-    b = np.asarray(b, float)
-    p = int(np.argmax(np.abs(b)))
-    if b[p] == 0:
-        raise ModelError("coupling row is zero")
-    keep = np.r_[0:p, p + 1:b.size]
-    return p, keep, -b[keep] / b[p]
-
-
-def _null_times(b: np.ndarray, X: np.ndarray) -> np.ndarray:
-    """null_space_row(b) @ X in O(n k) for X of shape (n - 1, k): X's rows in the kept places and
-    l' X in the pivot's."""
-    p, keep, l = _pivot(b)
-    out = np.empty((keep.size + 1, X.shape[1]))
-    out[keep] = X
-    out[p] = l @ X
-    return out
-
-
-def null_space_row(b: np.ndarray) -> np.ndarray:
-    """(n, n-1) basis L of the null space of the row ``b`` (b L = 0), with identity on every index
-    but the pivot (largest |b_i|): keeps L sparse and well conditioned."""
-    p, keep, l = _pivot(b)
-    n = keep.size + 1
-    L = np.zeros((n, n - 1))
-    L[keep, np.arange(n - 1)] = 1.0
-    L[p, :] = l
-    return L
-
-
-def project_rows(X: np.ndarray, b_left: np.ndarray, b_right: np.ndarray) -> np.ndarray:
-    """L(b_left)' X L(b_right) for the bases of :func:`null_space_row`, in O(n^2).
-
-    Column j of L(b) is e_keep_j + l_j e_p (identity but the pivot row), so the product is the
-    kept block of X plus three rank-one terms: the same matrix as the dense products (to round-off)
-    without their O(n^3) cost.
-    """
-    pl, kl, ll = _pivot(b_left)
-    pr, kr, lr = _pivot(b_right)
-    Y = X[np.ix_(kl, kr)]
-    Y += np.outer(ll, X[pl, kr] + X[pl, pr] * lr)
-    Y += np.outer(X[kl, pr], lr)
-    return Y
 
 
 def coupled_matrices(system, s: float, mu: float, sign: float = 1.0, *, modal_cutoff_hz: float | None = None):
