@@ -510,3 +510,26 @@ def test_energy_dissipated_by_tanh_friction(constant):
     v = w * basis(nh, tau, 1, constant) @ Q
     E_time = np.mean(law.law(np.zeros(nt), v, 0)[0] * v) * 2 * math.pi / w
     assert sy.energy_dissipated(Q, w) == pytest.approx(E_time, rel=1e-8)
+
+
+@pytest.mark.parametrize("w", [1.0, 1.7])
+def test_library_solve_at_balances_the_preload_and_velocity_laws(w):
+    """fesub.hbm.solve_at on the preloaded unilateral oscillator and on tanh friction: the same
+    solution as the damped Newton of this file (which agrees with DOP853, above), to the
+    solvers' tolerances (1e-12 of the force, amplified by the conditioning: 1e-9 relative)."""
+    from fesub.errors import ModelError
+    from fesub.hbm import solve_at as library_solve_at
+    from fesub.hbm import solve_condensed
+
+    o = OSC
+    systems = [_oscillator(UnilateralContact(o["kp"], o["gap"])),
+               HBSystem(o["m"] * np.eye(1), o["c"] * np.eye(1), o["k"] * np.eye(1), 5,
+                        [ContactElement(RegularisedCoulomb(0.2, 1.0, 0.05), np.eye(1), "f")],
+                        fex=np.array([1.0]))]
+    for sy in systems:
+        Q = library_solve_at(sy, w, o["F"])
+        ref = solve_at(sy, w, o["F"])
+        assert np.abs(Q - ref).max() <= 1e-9 * np.abs(ref).max()
+        assert np.abs(sy.residual(Q, w, o["F"])).max() < 1e-10
+        with pytest.raises(ModelError, match="use solve_at"):
+            solve_condensed(sy, w, o["F"])

@@ -478,8 +478,11 @@ def test_backbone_stability_jenkins():
     from fesub.hbm.stability import backbone_stability
 
     sy = jenkins(7)
-    bb = backbone(sy, (0.01, 0.2), (1.2, 1.6), ds_max=1.0)
+    bb = backbone(sy, (0.01, 0.2), (1.2, 1.6), ds_max=1.0, stability=True)
     st = backbone_stability(sy, bb)
+    np.testing.assert_array_equal(bb.stability.multipliers, st.multipliers)
+    back = type(bb).from_xarray(bb.to_xarray())  # the stability goes through the file format
+    np.testing.assert_array_equal(back.stability.multipliers, st.multipliers)
     assert st.exact and len(st.w) == len(bb.alpha) and st.bifurcations == []
     np.testing.assert_array_equal(st.alpha, bb.alpha)
     # peaks of a 1-DOF friction oscillator are stable: every point, and the multipliers of
@@ -648,3 +651,25 @@ def test_hill_vs_shooting_tanh_friction():
         f = floquet(sy, Q, w)
         # measured <= 4e-8 at Nh = 15 (harmonic truncation of the tanh force)
         assert f.exact and _match(f.multipliers, np.linalg.eigvals(Phi)) < 1e-6
+
+
+def test_forced_response_carries_its_stability_through_save_and_load(tmp_path):
+    import fesub
+    from fesub.hbm.forced import FRF, forced_response
+    from fesub.hbm.stability import frf_stability
+
+    sy = duffing(nh=5)
+    frf = forced_response(sy, DF, (0.8, 1.6), ds=0.02, ds_max=0.05, stability=True)
+    # the same numbers as evaluating it afterwards
+    st = frf_stability(sy, frf)
+    np.testing.assert_array_equal(frf.stability.stable, st.stable)
+    np.testing.assert_array_equal(frf.stability.multipliers, st.multipliers)
+    assert [b["kind"] for b in frf.stability.bifurcations].count("fold") == 2
+    back = fesub.load(frf.save(tmp_path / "frf"))
+    assert isinstance(back, FRF)
+    np.testing.assert_array_equal(back.stability.multipliers, frf.stability.multipliers)
+    np.testing.assert_array_equal(back.stability.stable, frf.stability.stable)
+    assert back.stability.bifurcations == frf.stability.bifurcations
+    # a curve without stability stays without it
+    plain = forced_response(sy, DF, (0.8, 0.9), ds=0.02, ds_max=0.05)
+    assert fesub.load(plain.save(tmp_path / "plain")).stability is None

@@ -31,6 +31,7 @@ from .forced import forced_response, frf_peak
 from .optimality import _optimality_start, _start_multipliers, backbone_point
 from .ridges import (_SAME_RIDGE_W, _global_checks, _ridge_from_pieces, _ridge_summary,
                      _ridges_from_alpha_max, _upper_envelope, _window_maxima)
+from .stability import Stability, backbone_stability, with_stability
 from .system import HBSystem
 
 __all__ = ["Backbone", "backbone"]
@@ -104,6 +105,7 @@ class Backbone(_Curve):
     ridges: list = field(default_factory=list)
     jumps: list = field(default_factory=list)
     checks: list = field(default_factory=list)
+    stability: Stability | None = None
 
     kind = "backbone"
 
@@ -133,12 +135,13 @@ class Backbone(_Curve):
         if self.ridge is not None:
             data["ridge"] = (pt, np.asarray(self.ridge, np.int64),
                              {"units": "1", "long_name": "index into the ridges record"})
-        return self._dataset(
+        ds = self._dataset(
             data, {"alpha": (pt, np.asarray(self.alpha, float),
                              {"units": "N", "long_name": "force amplitude"})},
             {"stop_reason": self.stop_reason, "singular_points": self.singular_points,
              "events": self.events, "ridges": self.ridges, "jumps": self.jumps,
              "checks": self.checks})
+        return with_stability(ds, self.stability)
 
     @classmethod
     def from_xarray(cls, ds):
@@ -147,13 +150,15 @@ class Backbone(_Curve):
         def opt(name):
             return ds[name].values.copy() if name in ds else None
 
-        return cls(alpha=ds["alpha"].values.copy(), w=ds["w"].values.copy(),
-                   Am=ds["Am"].values.copy(), Q=ds["Q"].values.copy(),
-                   lam=ds["lam"].values.copy(), eta_alpha=ds["eta_alpha"].values.copy(),
-                   segments=ds["segments"].values.copy(), singular_points=a["singular_points"],
-                   events=a["events"], newton_iters=opt("newton_iters"),
-                   stop_reason=a["stop_reason"], ridge=opt("ridge"), ridges=a["ridges"],
-                   jumps=a["jumps"], checks=a["checks"])
+        bb = cls(alpha=ds["alpha"].values.copy(), w=ds["w"].values.copy(),
+                 Am=ds["Am"].values.copy(), Q=ds["Q"].values.copy(),
+                 lam=ds["lam"].values.copy(), eta_alpha=ds["eta_alpha"].values.copy(),
+                 segments=ds["segments"].values.copy(), singular_points=a["singular_points"],
+                 events=a["events"], newton_iters=opt("newton_iters"),
+                 stop_reason=a["stop_reason"], ridge=opt("ridge"), ridges=a["ridges"],
+                 jumps=a["jumps"], checks=a["checks"])
+        bb.stability = Stability.from_dataset(ds, bb.w, bb.alpha, bb.Am)
+        return bb
 
     def summary(self) -> dict:
         res = {"points": (len(self.alpha), None), "stop_reason": (self.stop_reason, None),
@@ -179,7 +184,7 @@ def _peak_start(sys, alpha, w_window):
 @_single
 def backbone(sys: HBSystem, alpha_range, w_window, *, ds=0.05, ds_max=1.0, ds_min=1e-3,
              max_steps=600, max_restarts=8, restart_eps=1e-3, w_global=None, global_checks=2.0,
-             progress=False) -> Backbone:
+             progress=False, stability=False) -> Backbone:
     """Trace the backbone from ``alpha_range[0]`` to ``alpha_range[1]`` (N).
 
     Parameters
@@ -234,6 +239,9 @@ def backbone(sys: HBSystem, alpha_range, w_window, *, ds=0.05, ds_max=1.0, ds_mi
         instead of 8 s without checks.
     progress : bool
         Show progress bars (continuations, global checks).
+    stability : bool
+        Also evaluate the Floquet multipliers of every point by Hill's method
+        (:func:`~fesub.hbm.stability.backbone_stability`; ``Backbone.stability``).
 
     Returns
     -------
@@ -260,9 +268,13 @@ def backbone(sys: HBSystem, alpha_range, w_window, *, ds=0.05, ds_max=1.0, ds_mi
                                   w_seed=float(pieces[0][1][0][2 * sys.N]),
                                   ends={"low": "alpha_range", "high": stop})
         if w_global is None:
-            return _local_backbone(sys, pieces, singular, events, stop,
-                                   [_ridge_summary(main, sum(len(p[0]) for p in pieces))])
-        return _global_backbone(sys, main, pieces, stop, a0, w_global, n_checks, steps)
+            bb = _local_backbone(sys, pieces, singular, events, stop,
+                                 [_ridge_summary(main, sum(len(p[0]) for p in pieces))])
+        else:
+            bb = _global_backbone(sys, main, pieces, stop, a0, w_global, n_checks, steps)
+        if stability:
+            bb.stability = backbone_stability(sys, bb, progress=progress)
+        return bb
     except KeyboardInterrupt:
         return _local_backbone(sys, pieces, singular, events, "interrupted", [])
 

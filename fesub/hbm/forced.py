@@ -15,11 +15,12 @@ import numpy as np
 from scipy.optimize import brentq
 
 from ..continuation import continue_branch
-from ..errors import ConvergenceError, check_positive
+from ..errors import ConvergenceError, ModelError, check_positive
 from ..io import summary_record
 from ..models import build
 from ._common import _Curve, _go_on, _single, _steps
 from .newton import RTOL, abs_dynamic_stiffness, damped_newton
+from .stability import Stability, frf_stability, with_stability
 from .system import HBSystem
 
 __all__ = ["FRF", "forced_response", "solve_at", "frf_peak", "solve_condensed",
@@ -51,6 +52,9 @@ class FRF(_Curve):
         RMS amplitude at the monitor DOF (m).
     stop_reason : str
         Why the continuation stopped (``'lam_range'``: the whole range; ``'interrupted'``).
+    stability : Stability or None
+        Floquet multipliers and stability of every point by Hill's method, with the located
+        folds and other bifurcations (``forced_response(..., stability=True)``).
 
     Saved files (``save``/``fesub.load``): dimensions ``point`` and ``coefficient``, ``w`` a
     coordinate along ``point``, ``alpha`` a scalar variable.
@@ -61,11 +65,12 @@ class FRF(_Curve):
     Q: np.ndarray
     Am: np.ndarray
     stop_reason: str
+    stability: Stability | None = None
 
     kind = "frf"
 
     def to_xarray(self):
-        return self._dataset(
+        ds = self._dataset(
             {"alpha": ((), float(self.alpha), {"units": "N", "long_name": "force amplitude"}),
              "Q": self._Q(self.Q),
              "Am": ("point", np.asarray(self.Am, float),
@@ -73,11 +78,14 @@ class FRF(_Curve):
             {"w": ("point", np.asarray(self.w, float),
                    {"units": "rad/s", "long_name": "excitation frequency"})},
             {"stop_reason": self.stop_reason})
+        return with_stability(ds, self.stability)
 
     @classmethod
     def from_xarray(cls, ds):
-        return cls(float(ds["alpha"].values), ds["w"].values.copy(), ds["Q"].values.copy(),
-                   ds["Am"].values.copy(), ds.attrs["stop_reason"])
+        f = cls(float(ds["alpha"].values), ds["w"].values.copy(), ds["Q"].values.copy(),
+                ds["Am"].values.copy(), ds.attrs["stop_reason"])
+        f.stability = Stability.from_dataset(ds, f.w, np.full(len(f.w), f.alpha), f.Am)
+        return f
 
     def summary(self) -> dict:
         res = {"points": (len(self.w), None), "stop_reason": (self.stop_reason, None)}
@@ -95,9 +103,11 @@ def _fixed_w_fun(sys: HBSystem, w, alpha):
     aD = abs_dynamic_stiffness(sys, w)
     af = alpha * np.abs(sys.fex)
 
+    af = af + np.abs(sys.fs)
+
     def f(Q):
-        F, K, _ = sys.fnl(Q)
-        R = Dw @ Q + F - alpha * sys.fex
+        F, K, _ = sys.fnl(Q, w=w)  # w: laws of the velocity (tanh friction, user laws)
+        R = Dw @ Q + F - alpha * sys.fex - sys.fs
         return R, Dw + K, float(np.max(aD @ np.abs(Q) + np.abs(F) + af))
     return f
 
@@ -143,6 +153,8 @@ def _cold_starts(sys, fun, w, alpha):
 def _homotopy(sys, w, alpha):
     """Start at ``(w, alpha)`` continued in ``log(alpha)`` from ``1e-4 alpha`` (stuck-linear
     guess exact there) in the scaled unknowns ``Q / alpha``; None when it does not arrive."""
+    if np.any(sys.fs) or sys.constant:
+        return None  # the homotopy scales a response linear in alpha: no fixed preload
     a_lo = alpha * 1e-4
 
     def res(Qt, s):
@@ -273,7 +285,8 @@ def _first_converged(fun, starts, *, atol, rtol, max_iter):
 
 @_single
 def forced_response(sys: HBSystem, alpha, w_range, *, Q0=None, ds=0.02, ds_max=0.1,
-                    max_steps=2000, progress=False, qscale=None, tol=1e-10) -> FRF:
+                    max_steps=2000, progress=False, qscale=None, tol=1e-10,
+                    stability=False) -> FRF:
     """Forced-response curve over ``w_range = (w_start, w_end)`` (rad/s) at force ``alpha`` (N).
 
     Continued by pseudo-arclength in ``w`` (turning points allowed); the unknowns are scaled by
@@ -281,6 +294,10 @@ def forced_response(sys: HBSystem, alpha, w_range, *, Q0=None, ds=0.02, ds_max=0
     ``tol`` is the corrector tolerance on ``max |R| / alpha`` (N/N); near a sharp resonance at
     large force the elastic and inertial terms reach 1e5 and more, so 1e-10 can lie below their
     rounding (the corrector then fails), 1e-8 does not.
+
+    ``stability=True`` adds the Floquet multipliers of every point by Hill's method and the
+    located folds and other bifurcations (:func:`~fesub.hbm.stability.frf_stability`;
+    ``FRF.stability``, drawn by :func:`fesub.hbm.plots.stability`).
 
     A KeyboardInterrupt during the continuation returns the curve computed so far with
     ``stop_reason = 'interrupted'``.
@@ -315,7 +332,10 @@ def forced_response(sys: HBSystem, alpha, w_range, *, Q0=None, ds=0.02, ds_max=0
                          direction=direction, tol=tol,
                          max_angle_deg=10.0, scale=sc, progress=progress, kink_ds=1e-5)
     Am = np.array([sys.amplitude(q) for q in br.x])
-    return FRF(alpha, br.lam, br.x, Am, br.stop_reason)
+    frf = FRF(alpha, br.lam, br.x, Am, br.stop_reason)
+    if stability:
+        frf.stability = frf_stability(sys, frf, progress=progress)
+    return frf
 
 
 def _dAm_dw(sys, Q, w, alpha):
@@ -394,6 +414,10 @@ def solve_condensed(sys: HBSystem, w, alpha, *, u0=None, rtol=RTOL, max_iter=60)
     """
     w = check_positive("w (rad/s)", w)
     alpha = check_positive("alpha (force amplitude, N)", alpha)
+    if sys.constant or np.any(sys.fs) or not all(hasattr(c.element, "kt") for c in sys.contacts):
+        raise ModelError("solve_condensed handles the friction elements (Jenkins, "
+                         "stick-slip-separation) without the constant term or a preload; "
+                         "use solve_at")
     P = np.vstack(sys.P)
     m = P.shape[0]
     Z = np.linalg.solve(sys.D(w), np.column_stack([P.T, sys.fex]))

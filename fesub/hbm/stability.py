@@ -52,7 +52,7 @@ from ._hill_memory import galerkin_weights, h0, refine, stick_intervals
 from .contact import Jenkins
 from .fourier import basis
 
-__all__ = ["Floquet", "Stability", "hill_matrices", "floquet", "frf_stability",
+__all__ = ["Floquet", "Stability", "hill_matrices", "floquet", "frf_stability", "with_stability",
            "backbone_stability", "BIFURCATION_KINDS"]
 
 #: multipliers smaller than this (-) are not refined with the memory of the stuck intervals
@@ -512,6 +512,15 @@ def _corrected(sys, frf, st: Stability, sort):
 
 
 @_single
+def with_stability(ds, stability):
+    """``ds`` (a curve's dataset) with the variables and attributes of ``stability`` added
+    (unchanged when it is None)."""
+    if stability is not None:
+        ds = ds.assign(stability.data_vars())
+        ds.attrs.update(stability.attrs())
+    return ds
+
+
 def frf_stability(sys, frf, *, sort: str = "vector", locate: bool = True,
                   progress: bool = False) -> Stability:
     """Stability of every point of a forced response (:class:`~fesub.hbm.forced.FRF`).
