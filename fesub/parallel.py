@@ -28,56 +28,65 @@ __all__ = ["THREAD_VARS", "set_blas_threads", "single_thread_blas", "init_worker
 THREAD_VARS = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS",
                "NUMEXPR_NUM_THREADS", "VECLIB_MAXIMUM_THREADS")
 
-_blas = {"searched": False, "set": None, "get": None}
+_blas: dict = {"libs": None}
 
 
-def _openblas():
-    """(set, get) of the OpenBLAS loaded in this process (NumPy's bundled one), or (None, None)."""
-    if _blas["searched"]:
-        return _blas["set"], _blas["get"]
-    _blas["searched"] = True
+def _openblas() -> list:
+    """``[(set, get), ...]`` of every OpenBLAS loaded in this process (NumPy and SciPy each
+    bundle their own), searched again when a new one has been loaded since."""
     try:
         with open("/proc/self/maps") as fh:
-            paths = {ln.split()[-1] for ln in fh if "openblas" in ln.lower() and ".so" in ln}
+            paths = sorted({ln.split()[-1] for ln in fh if "openblas" in ln.lower() and ".so" in ln})
     except OSError:
-        return None, None
-    for p in sorted(paths):
+        return []
+    if _blas["libs"] is not None and _blas["paths"] == paths:
+        return _blas["libs"]
+    libs = []
+    for p in paths:
         try:
             lib = ctypes.CDLL(p)
         except OSError:
             continue
+        found = None
         for pre in ("scipy_openblas_", "openblas_", ""):
             for suf in ("64_", ""):
                 s = getattr(lib, f"{pre}set_num_threads{suf}", None)
                 g = getattr(lib, f"{pre}get_num_threads{suf}", None)
-                if s is not None and g is not None:
+                if s is not None and g is not None and found is None:
                     g.restype = ctypes.c_int
-                    _blas["set"], _blas["get"] = s, g
-                    return s, g
-    return None, None
+                    found = (s, g)
+        if found is not None:
+            libs.append(found)
+    _blas.update(libs=libs, paths=paths)
+    return libs
 
 
 def set_blas_threads(n: int) -> int | None:
-    """Set the live OpenBLAS thread count to ``n``; returns the previous count, or None when no
-    OpenBLAS is loaded (then nothing is changed)."""
+    """Set the live thread count of every loaded OpenBLAS (NumPy's and SciPy's) to ``n``;
+    returns the previous count (of the first), or None when no OpenBLAS is loaded."""
     n = check_count("n (BLAS threads)", n, 1)
-    s, g = _openblas()
-    if s is None:
+    libs = _openblas()
+    if not libs:
         return None
-    old = int(g())
-    s(ctypes.c_int(n))
+    old = int(libs[0][1]())
+    for s, _ in libs:
+        s(ctypes.c_int(n))
     return old
 
 
 @contextlib.contextmanager
 def single_thread_blas():
-    """Context manager: OpenBLAS uses one thread inside, the previous count is restored."""
-    old = set_blas_threads(1)
+    """Context manager: every loaded OpenBLAS uses one thread inside; each one's previous count
+    is restored."""
+    libs = _openblas()
+    old = [int(g()) for _, g in libs]
+    for s, _ in libs:
+        s(ctypes.c_int(1))
     try:
         yield
     finally:
-        if old is not None:
-            set_blas_threads(old)
+        for (s, _), n in zip(libs, old):
+            s(ctypes.c_int(n))
 
 
 def _die_with_parent() -> None:

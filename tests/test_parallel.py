@@ -12,8 +12,11 @@ from fesub.errors import ParameterError
 
 
 def _live():
-    s, g = parallel._openblas()
-    return None if g is None else int(g())
+    """Thread count of every loaded OpenBLAS (NumPy's and SciPy's), or None when none is."""
+    import scipy.linalg  # noqa: F401 - loads SciPy's own OpenBLAS too
+
+    libs = parallel._openblas()
+    return [int(g()) for _, g in libs] if libs else None
 
 
 def test_single_thread_blas_sets_one_and_restores():
@@ -22,12 +25,14 @@ def test_single_thread_blas_sets_one_and_restores():
         pytest.skip("no OpenBLAS loaded in this process")
     old = parallel.set_blas_threads(2)
     try:
-        assert _live() == 2 and old == before
+        n = len(before)  # NumPy's and SciPy's OpenBLAS: all of them are set
+        assert _live() == [2] * n and old == before[0]
         with parallel.single_thread_blas():
-            assert _live() == 1
-        assert _live() == 2
+            assert _live() == [1] * n
+        assert _live() == [2] * n
     finally:
-        parallel.set_blas_threads(before)
+        for (s, _), k in zip(parallel._openblas(), before):
+            s(k)
     with pytest.raises(ParameterError):
         parallel.set_blas_threads(0)
 
@@ -42,7 +47,7 @@ def test_pool_workers_run_one_thread_and_serial_for_one_job():
     with parallel.worker_pool(2) as ex:
         env, live = ex.submit(_worker_state, 0).result(timeout=120)
     assert set(env.values()) == {"1"}
-    assert live in (None, 1)
+    assert live is None or set(live) == {1}
     for bad in (0, -1, 1.5, "2"):
         with pytest.raises(ParameterError):
             with parallel.worker_pool(bad):
