@@ -22,7 +22,10 @@ Modules, from the model up:
   (:func:`bifurcation_point`);
 * :mod:`.basin` -- basins of attraction computed in blocks of rows (:func:`basins`,
   :func:`basin_cells`, :func:`assemble_basin`) and the one-point sweep entry point
-  (:func:`basin_point`);
+  (:func:`basin_point`); ``basins(early_stop=True)`` stops each cell once its stroboscopic path
+  is recognised as leading to a known attractor;
+* :mod:`.recurrence` -- that recognition (cell mapping by recurrence on a coarse grid of the
+  stroboscopic section) and the blocks of rows run as independent jobs on a pool;
 * :mod:`.plots` -- figures; the command is ``fesub freeplay`` (:mod:`fesub.cli.freeplay`).
 
 Results (:class:`BasinResult`, :class:`BasinCells`, :class:`BifurcationResult`, :class:`Orbit`,

@@ -11,6 +11,12 @@ A basin is computed in blocks of rows (:func:`basin_cells`, each a :class:`Basin
 saved as it finishes) and joined and classified by :func:`assemble_basin` into a
 :class:`BasinResult`. :func:`basin_point` is the pure, picklable single-point function for a
 sweep engine.
+
+With ``basins(early_stop=True)`` a cell stops as soon as its stroboscopic path is recognised as
+leading to an attractor found before (cell mapping by recurrence on a coarse grid of the section,
+:mod:`fesub.nonsmooth.recurrence`); it then carries the record of that attractor, so that the
+classification is the one of full integration. Blocks of rows run as independent jobs on a pool,
+one per worker, and pass the attractors they found to the blocks after them.
 """
 
 from __future__ import annotations
