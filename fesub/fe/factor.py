@@ -16,14 +16,12 @@ factor serves the static solves (constraint modes) and the shift-invert eigensol
 
 from __future__ import annotations
 
-import contextlib
-import ctypes
-
 import numpy as np
 import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 
 from ..errors import ModelError, ParameterError
+from ..parallel import single_thread_blas
 
 __all__ = ["SparseFactor", "factorize", "factorisations", "one_blas_thread"]
 
@@ -47,54 +45,14 @@ def factorisations() -> tuple:
     return tuple(names)
 
 
-_BLAS = []
-
-
-def _all_openblas():
-    """(set, get) thread-count functions of every OpenBLAS loaded here (NumPy and SciPy bundle
-    one each; SuperLU calls SciPy's)."""
-    if _BLAS:
-        return _BLAS[0]
-    found = []
-    try:
-        with open("/proc/self/maps") as fh:
-            paths = sorted({ln.split()[-1] for ln in fh if "openblas" in ln.lower() and ".so" in ln})
-    except OSError:  # pragma: no cover - not Linux
-        paths = []
-    for p in paths:
-        try:
-            lib = ctypes.CDLL(p)
-        except OSError:  # pragma: no cover
-            continue
-        for name in ("scipy_openblas_set_num_threads64_", "scipy_openblas_set_num_threads",
-                     "openblas_set_num_threads64_", "openblas_set_num_threads"):
-            s = getattr(lib, name, None)
-            g = getattr(lib, name.replace("set_", "get_"), None)
-            if s is not None and g is not None:
-                g.restype = ctypes.c_int
-                found.append((s, g))
-                break
-    _BLAS.append(found)
-    return found
-
-
-@contextlib.contextmanager
 def one_blas_thread():
-    """One BLAS thread inside (every OpenBLAS loaded), the previous counts restored after.
+    """One BLAS thread inside (:func:`fesub.parallel.single_thread_blas`: every OpenBLAS loaded).
 
     The supernodal solves call BLAS on small blocks, where OpenBLAS threads cost more than they
     give; on a loaded machine a solve with 64 right-hand sides ran 9x slower with the default
     thread count than with one thread (measured, 19 200 DOFs, two cores, load 11).
     """
-    libs = _all_openblas()
-    old = [int(g()) for _, g in libs]
-    for s, _ in libs:
-        s(ctypes.c_int(1))
-    try:
-        yield
-    finally:
-        for (s, _), n in zip(libs, old):
-            s(ctypes.c_int(n))
+    return single_thread_blas()
 
 
 class SparseFactor:
