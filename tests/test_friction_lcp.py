@@ -1,0 +1,308 @@
+"""The per-step friction-contact kernel (projected Gauss-Seidel), on both backends, against
+independent references: SciPy's NNLS on the equivalent convex QP (no friction), an enumeration of
+the contact modes written here (friction, m = 1, 2), and the closed form of a block on an incline.
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+
+import numpy as np
+import pytest
+from scipy.linalg import cholesky, solve_triangular
+from scipy.optimize import nnls
+
+from fesub import _backend
+from fesub.errors import ParameterError
+
+# every solve here converges with the largest per-row change of y below TOL (y is O(1));
+# the distance of the iterate to the solution is then about cond(W) * TOL (Gauss-Seidel on a
+# symmetric positive definite W), and the random problems below keep cond(W) < 1e3 (asserted),
+# so impulses are compared to ATOL = 1e-8 (a factor 10 above 1e3 * 1e-12 for the sums of the
+# m <= 4 rows updated after the one checked)
+TOL = 1e-12
+ATOL = 1e-8
+
+
+def kern():
+    return _backend.kernels("friction_lcp")
+
+
+def run(J, w, b, mu, lam0=None, tol=TOL, max_iter=10_000):
+    m2, n = J.shape
+    lam = np.zeros(m2) if lam0 is None else np.array(lam0, dtype=float)
+    z = np.zeros(n)
+    status = np.zeros(3)
+    kern().solve(np.ascontiguousarray(J), w, b, mu, lam, z, tol, max_iter, status)
+    return lam, z, status
+
+
+def random_problem(rng, m, n=None, gap_scale=1.0):
+    """J (2m, n) Gaussian, w in [0.5, 2], b normal and tangential of both signs, mu in [0, 1]."""
+    n = n or 5 * m + 6
+    J = rng.standard_normal((2 * m, n)) / np.sqrt(n)
+    w = rng.uniform(0.5, 2.0, n)
+    b = rng.standard_normal(2 * m) * gap_scale
+    mu = rng.uniform(0.0, 1.0, m)
+    return J, w, b, mu
+
+
+def delassus(J, w):
+    return (J * w) @ J.T
+
+
+def qp_nnls(W, b):
+    """min 1/2 x'Wx + b'x over x >= 0 as NNLS: with W = L L', the objective is
+    1/2 |L'x + L^-1 b|^2 + const, i.e. nnls(L', -L^-1 b)."""
+    L = cholesky(W, lower=True)
+    c = solve_triangular(L, b, lower=True)
+    x, _ = nnls(L.T, -c, maxiter=50 * len(b))
+    return x
+
+
+def check_conditions(J, w, b, mu, lam, z, atol=ATOL):
+    """Every condition of the interface at (lam, z); returns the modes ('open', 'stick', 'slip')."""
+    np.testing.assert_allclose(z, w * (J.T @ lam), rtol=0, atol=1e-13)
+    y = b + J @ z
+    modes = []
+    for i in range(len(mu)):
+        ln, lt, yn, yt = lam[2 * i], lam[2 * i + 1], y[2 * i], y[2 * i + 1]
+        assert ln >= 0.0 and yn >= -atol  # exact projection; y_n to the iteration's accuracy
+        assert abs(ln * yn) <= atol * max(1.0, ln)
+        assert abs(lt) <= mu[i] * ln  # clamped last against the final lam_n: exact
+        if ln <= atol:
+            modes.append("open")
+        elif abs(lt) < mu[i] * ln - atol:
+            assert abs(yt) <= atol, "stick must have no tangential motion"
+            modes.append("stick")
+        else:
+            if abs(yt) > atol:
+                # slip opposes the motion at the full friction impulse (exact clamp)
+                assert lt == -mu[i] * ln * np.sign(yt), "slip must oppose the motion"
+            modes.append("slip")
+    return modes
+
+
+def enumerate_solutions(W, b, mu, atol=1e-9):
+    """All solutions of the frictional contact problem by enumeration of the modes of every
+    constraint (open / stick / slip+ / slip-): a linear system per combination, kept when it
+    satisfies all the conditions (atol: round-off of a 4x4..8x8 solve with cond < 1e3)."""
+    m = len(mu)
+    sols = []
+    for combo in itertools.product(("open", "stick", "slip+", "slip-"), repeat=m):
+        A = np.zeros((2 * m, 2 * m))
+        rhs = np.zeros(2 * m)
+        for i, mode in enumerate(combo):
+            n_, t_ = 2 * i, 2 * i + 1
+            if mode == "open":
+                A[n_, n_] = A[t_, t_] = 1.0
+            else:
+                A[n_], rhs[n_] = W[n_], -b[n_]  # y_n = 0
+                if mode == "stick":
+                    A[t_], rhs[t_] = W[t_], -b[t_]  # y_t = 0
+                else:  # lam_t = -mu lam_n sign(y_t), with y_t > 0 for slip+
+                    A[t_, t_], A[t_, n_] = 1.0, mu[i] * (1.0 if mode == "slip+" else -1.0)
+        try:
+            lam = np.linalg.solve(A, rhs)
+        except np.linalg.LinAlgError:
+            continue
+        y = b + W @ lam
+        ok = True
+        for i, mode in enumerate(combo):
+            ln, lt, yn, yt = lam[2 * i], lam[2 * i + 1], y[2 * i], y[2 * i + 1]
+            if mode == "open":
+                ok &= yn >= -atol
+            else:
+                ok &= ln >= -atol
+                if mode == "stick":
+                    ok &= abs(lt) <= mu[i] * ln + atol
+                else:
+                    ok &= (yt >= -atol) if mode == "slip+" else (yt <= atol)
+        if ok:
+            sols.append(lam)
+    return sols
+
+
+# ---------------------------------------------------------------------------------------------
+# 1. no friction: a convex QP
+
+
+@pytest.mark.parametrize("variant", ["mu_zero", "normal_only"])
+def test_frictionless_equals_nnls_of_the_qp(backend, variant):
+    rng = np.random.default_rng(1)
+    worst = 0.0
+    for trial in range(40):
+        m = int(rng.integers(1, 9))
+        J, w, b, mu = random_problem(rng, m)
+        if variant == "mu_zero":
+            mu[:] = 0.0  # tangential rows present, friction off: lam_t must stay 0
+        else:
+            J[1::2] = 0.0  # no tangential coupling at all (and mu > 0 must not matter)
+        Wn = delassus(J[0::2], w)
+        assert np.linalg.cond(Wn) < 1e3  # the premise of ATOL
+        ref = qp_nnls(Wn, b[0::2])
+        lam, z, st = run(J, w, b, mu)
+        assert st[2] == 1.0 and st[1] <= TOL
+        if variant == "mu_zero":
+            np.testing.assert_array_equal(lam[1::2], 0.0)
+        else:  # a zero tangential row cannot stop y_t = b_t: it slips at the full cone (inert)
+            np.testing.assert_array_equal(lam[1::2], -mu * lam[0::2] * np.sign(b[1::2]))
+        worst = max(worst, np.abs(lam[0::2] - ref).max())
+        # the QP objective of the kernel's answer is not above the reference's (both optimal)
+        f = lambda x: 0.5 * x @ Wn @ x + b[0::2] @ x  # noqa: E731
+        assert f(lam[0::2]) <= f(ref) + 1e-12
+        check_conditions(J, w, b, mu, lam, z)
+    assert worst < ATOL, worst
+
+
+# ---------------------------------------------------------------------------------------------
+# 2. friction: the conditions, and the enumeration of modes
+
+
+@pytest.mark.parametrize("m", [1, 2, 3, 4])
+def test_friction_conditions_hold_at_the_solution(backend, m):
+    rng = np.random.default_rng(10 + m)
+    seen = set()
+    for trial in range(60):
+        J, w, b, mu = random_problem(rng, m)
+        lam, z, st = run(J, w, b, mu)
+        assert st[2] == 1.0, st
+        seen.update(check_conditions(J, w, b, mu, lam, z))
+    assert seen == {"open", "stick", "slip"}  # every branch of the conditions was exercised
+
+
+@pytest.mark.parametrize("m", [1, 2])
+def test_friction_matches_mode_enumeration(backend, m):
+    rng = np.random.default_rng(20 + m)
+    for trial in range(80):
+        J, w, b, mu = random_problem(rng, m)
+        W = delassus(J, w)
+        assert np.linalg.cond(W) < 1e3
+        sols = enumerate_solutions(W, b, mu)
+        assert sols, "a solution exists for a positive definite W"
+        lam, z, st = run(J, w, b, mu)
+        assert st[2] == 1.0
+        dist = min(np.abs(lam - s).max() for s in sols)
+        assert dist < ATOL, (trial, dist, lam, sols)
+
+
+# ---------------------------------------------------------------------------------------------
+# 3. closed form: a block on an incline, pushed along it
+
+
+@pytest.mark.parametrize("push", [0.5, 0.99, 1.01, 3.0, -2.0])
+def test_block_on_incline_stick_and_slip(backend, push):
+    """Block of mass M at rest on a plane inclined by alpha, pushed up the slope by a force
+    ``push * mu N`` on top of gravity. World coordinates (x, y), inverse mass h^2/M on both;
+    normal row (-sin a, cos a), tangential row (cos a, sin a). The predictor from rest is
+    q* = h^2 / M * (F + M g) with g = (0, -9.81): y_n* = h^2 (-g cos a), y_t* = h^2/M * F_t with
+    F_t = push mu N - M g sin a. Closed form: lam_n = N = M g cos a (impulse per h^2, a force);
+    |F_t| <= mu N: stick, lam_t = -F_t; otherwise slip, lam_t = -mu N sign(F_t) and the block
+    moves y_t = h^2 / M (F_t + lam_t)."""
+    M, h, g, a, mu = 2.0, 1e-3, 9.81, np.deg2rad(20.0), 0.3
+    N = M * g * np.cos(a)
+    Ft_push = push * mu * N + M * g * np.sin(a)  # applied along the slope, so F_t = push mu N
+    F = Ft_push * np.array([np.cos(a), np.sin(a)])
+    J = np.array([[-np.sin(a), np.cos(a)], [np.cos(a), np.sin(a)]])
+    w = np.full(2, h * h / M)
+    qstar = w * (F + M * np.array([0.0, -g]))
+    b = J @ qstar
+    lam, z, st = run(J, w, b, np.array([mu]))
+    Ft = push * mu * N
+    if abs(Ft) <= mu * N:
+        lam_t, yt = -Ft, 0.0
+    else:
+        lam_t = -mu * N * np.sign(Ft)
+        yt = h * h / M * (Ft + lam_t)
+    # W = (h^2/M) I: one sweep is exact, the second confirms (change 0)
+    assert st[0] <= 2 and st[2] == 1.0
+    # round-off of a few operations on O(10 N) forces and O(1e-5 m) displacements
+    np.testing.assert_allclose(lam, [N, lam_t], rtol=1e-12, atol=1e-12)
+    y = b + J @ z
+    np.testing.assert_allclose(y, [0.0, yt], rtol=0, atol=1e-18)
+
+
+# ---------------------------------------------------------------------------------------------
+# 4. backends, warm start, honest status
+
+
+def test_backends_agree_to_round_off():
+    if not _backend.compiled_available("friction_lcp"):
+        if os.environ.get("FESUB_REQUIRE_EXT", "0") not in ("", "0"):
+            pytest.fail("compiled friction_lcp missing")
+        pytest.skip("compiled friction_lcp not built")
+    rng = np.random.default_rng(5)
+    J, w, b, mu = random_problem(rng, 30, n=120)
+    out = {}
+    for name in ("python", "compiled"):
+        with _backend.use(name):
+            out[name] = run(J, w, b, mu, max_iter=25)  # same fixed number of sweeps
+    (l1, z1, s1), (l2, z2, s2) = out["python"], out["compiled"]
+    assert s1[0] == s2[0] == 25
+    # the two differ only by the summation order of dot products of length 120 (a few ulp of
+    # O(1) numbers), amplified over 25 sweeps by at most the iteration's contraction (< 1)
+    np.testing.assert_allclose(l1, l2, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(z1, z2, rtol=0, atol=1e-12)
+
+
+def test_warm_start_needs_fewer_sweeps(backend):
+    """A step's problem changes little from the previous step's: started from the previous
+    impulses, the solver needs fewer sweeps than from zero (same tolerance, same answer)."""
+    rng = np.random.default_rng(7)
+    J, w, b, mu = random_problem(rng, 20, n=100, gap_scale=1e-3)
+    lam_prev, _, st0 = run(J, w, b, mu, tol=1e-15)
+    assert st0[2] == 1.0
+    b2 = b + 1e-6 * rng.standard_normal(b.size)  # next step: 0.1 % change of the constraint values
+    cold, _, sc = run(J, w, b2, mu, tol=1e-15)
+    warm, _, sw = run(J, w, b2, mu, lam0=lam_prev, tol=1e-15)
+    assert sc[2] == sw[2] == 1.0
+    assert sw[0] < sc[0], (sw, sc)
+    np.testing.assert_allclose(warm, cold, rtol=0, atol=1e-9)  # 1e3 * tol / 1e-3 scale: see TOL
+
+
+def test_warm_start_at_the_solution_stops_after_one_sweep(backend):
+    rng = np.random.default_rng(8)
+    J, w, b, mu = random_problem(rng, 10)
+    lam, _, _ = run(J, w, b, mu)
+    again, _, st = run(J, w, b, mu, lam0=lam, tol=1e-10)
+    assert st[0] == 1 and st[2] == 1.0
+
+
+def test_status_reports_non_convergence(backend):
+    rng = np.random.default_rng(9)
+    J, w, b, mu = random_problem(rng, 20, n=60)
+    lam, z, st = run(J, w, b, mu, max_iter=2)
+    assert st[0] == 2 and st[2] == 0.0 and st[1] > TOL
+    # the reported change is the last sweep's: one more sweep from here starts where it stopped
+    full, _, stf = run(J, w, b, mu)
+    assert stf[2] == 1.0 and stf[0] > 2
+    assert np.abs(lam - full).max() > ATOL  # what was returned is indeed not the solution
+    _, _, st0 = run(J, w, b, mu, max_iter=0)
+    assert st0[0] == 0 and st0[2] == 0.0 and st0[1] == np.inf
+
+
+def test_no_constraint():
+    """m = 0: nothing to do, and it says so."""
+    lam, z, st = run(np.zeros((0, 5)), np.ones(5), np.zeros(0), np.zeros(0))
+    assert lam.size == 0 and np.all(z == 0.0) and list(st) == [0.0, 0.0, 1.0]
+
+
+# ---------------------------------------------------------------------------------------------
+# 5. shapes (the twin, in debug mode)
+
+
+@pytest.mark.parametrize("bad", ["odd_rows", "w", "b", "mu", "lam", "z", "status"])
+def test_twin_rejects_shape_mismatch(bad):
+    from fesub._core import friction_lcp_ref as ref
+
+    m, n = 3, 7
+    args = dict(J=np.zeros((2 * m, n)), w=np.ones(n), b=np.zeros(2 * m), mu=np.zeros(m),
+                lam=np.zeros(2 * m), z=np.zeros(n), status=np.zeros(3))
+    if bad == "odd_rows":
+        args["J"] = np.zeros((2 * m - 1, n))
+    else:
+        args[bad] = np.zeros(args[bad].size + 1)
+    with pytest.raises(ParameterError, match="J must" if bad == "odd_rows" else bad):
+        ref.solve(args["J"], args["w"], args["b"], args["mu"], args["lam"], args["z"], 1e-9, 10,
+                  args["status"])
