@@ -485,6 +485,32 @@ def test_stop_during_a_write_completes_that_file(probe_dir, tmp_path, monkeypatc
     assert not _stray_files(tmp_path / "s")
 
 
+def test_stop_while_claiming_leaves_no_claim_behind(probe_dir, tmp_path, monkeypatch):
+    """SIGINT between making a claim file and recording it as this run's: the stopped run still
+    leaves an empty claims folder, and the next run finds every unfinished case free."""
+    if threading.current_thread() is not threading.main_thread():
+        pytest.skip("signal handlers need the main thread")
+    from fesub.sweep import engine
+
+    real, fired = engine._try_claim, []
+
+    def claim_then_signal(path):
+        state = real(path)
+        if state == "claimed" and len(fired) < 1 and len(os.listdir(os.path.dirname(path))) == 1:
+            fired.append(path)
+            os.kill(os.getpid(), signal.SIGINT)  # handled here: the file exists, unrecorded
+        return state
+
+    monkeypatch.setattr(engine, "_try_claim", claim_then_signal)
+    grid = {"x": np.arange(5.0)}
+    rep = sw.run_sweep("probe", tmp_path / "s", grid=grid, executor="serial", progress=False)
+    assert fired and rep.interrupted and rep.n_computed == 0 and rep.n_missing == 5
+    assert not list((tmp_path / "s" / "claims").iterdir())
+    monkeypatch.undo()
+    rep = sw.run_sweep("probe", tmp_path / "s", grid=grid, executor="serial", progress=False)
+    assert rep.complete and rep.n_computed == 5
+
+
 def test_atomic_write_leaves_old_file_or_nothing(tmp_path, monkeypatch):
     target = tmp_path / "case-x.json"
     sw.store._atomic_write_json(str(target), {"a": 1})

@@ -29,6 +29,7 @@ import threading
 import time
 import traceback
 import warnings
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 from ..errors import ParameterError
@@ -137,8 +138,8 @@ class _Run:
     the cases another process holds, and the stop request.
 
     SIGINT/SIGTERM (see :meth:`catch_stop_signals`) raise :class:`_Interrupted` at once, except
-    while a case file is being written (``writing``): then the stop waits until the file is in
-    place.
+    inside a critical section (:meth:`critical`: a case file being written, a claim being made
+    or given back): then the stop waits until the section is done.
     """
 
     def __init__(self, study: Study, store: str, full: list, keys: list, retry_failed: bool):
@@ -150,7 +151,7 @@ class _Run:
         self.mine: set = set()  # cases this run holds the claim of
         self.waiting: dict = {}  # case -> claim state, for cases another process holds
         self.stop_requested = None  # the signal number of a stop request
-        self.writing = False
+        self.writing = 0  # depth of the critical sections open (see :meth:`critical`)
         self.n_computed = 0
         self.bar = None
 
@@ -162,18 +163,34 @@ class _Run:
         return _done_case(self.case_path(i), self.study.name, len(self.full), self.keys, i,
                           retry_failed, problems)
 
+    @contextmanager
+    def critical(self):
+        """A block that a stop signal does not cut: the signal is noted and acted on after it
+        (a claim file made but not yet recorded as this run's, or a case file half in place,
+        would otherwise outlive the run)."""
+        self.writing += 1
+        try:
+            yield
+        finally:
+            self.writing -= 1
+
     def release(self, i: int) -> None:
-        if i in self.mine:
-            self.mine.discard(i)
-            _unlink(os.path.join(self.claims_dir, self.keys[i]))
+        with self.critical():
+            if i in self.mine:
+                _unlink(os.path.join(self.claims_dir, self.keys[i]))
+                self.mine.discard(i)
 
     def take(self, i: int) -> bool:
         """Claim case ``i`` for this run; False when it is done or another process has it."""
-        state = _try_claim(os.path.join(self.claims_dir, self.keys[i]))
+        with self.critical():
+            state = _try_claim(os.path.join(self.claims_dir, self.keys[i]))
+            if state == "claimed":
+                self.mine.add(i)
+        if self.stop_requested is not None:  # arrived while claiming: the claim is released
+            raise _Interrupted(self.stop_requested)  # on the way out, with the others
         if state != "claimed":
             self.waiting[i] = state
             return False
-        self.mine.add(i)
         self.waiting.pop(i, None)
         # finished by another process between the scan and the claim: nothing to do
         if self.is_done(i, self.retry_failed):
@@ -200,14 +217,11 @@ class _Run:
             rec = {"status": "failed", "error": f"{type(exc).__name__}: {exc}",
                    "traceback": "".join(traceback.format_exception(exc)), "elapsed_s": math.nan}
         rec = _case_record(i, self.full[i], rec)
-        self.writing = True
-        try:
+        with self.critical():
             _atomic_write_json(self.case_path(i), rec)
             del self.pending[fut]
             self.release(i)  # after the file is in place: a process that claims next sees it done
             self.n_computed += 1
-        finally:
-            self.writing = False
         if self.bar is not None:
             self.bar.update(1)
 
