@@ -343,3 +343,22 @@ def test_zero_normal_row_with_penetration_is_reported(backend):
                      max_iter=5)
     assert st[2] == 0.0 and st[1] == np.inf and st[0] == 5
     assert lam[0] == 0.0 and lam[2] == 1.0  # the other constraint is still solved
+
+
+def test_every_instruction_set_build_gives_the_same_numbers(monkeypatch):
+    """The AVX2/AVX-512 builds reassociate the dot products: same impulses to round-off."""
+    if not _backend.compiled_available("friction_lcp"):
+        pytest.skip("compiled friction_lcp not built")
+    rng = np.random.default_rng(11)
+    J, w, b, mu = random_problem(rng, 30, n=120)
+    out = {}
+    for lvl in _backend.isa_levels():
+        monkeypatch.setenv("FESUB_ISA", lvl)
+        with _backend.use("compiled"):
+            if _backend.isa("friction_lcp") != lvl:
+                continue  # no build at this level
+            out[lvl] = run(J, w, b, mu, max_iter=25)[0]
+    assert "baseline" in out
+    for lvl, lam in out.items():
+        # as in test_backends_agree_to_round_off: summation order only
+        np.testing.assert_allclose(lam, out["baseline"], rtol=0, atol=1e-12, err_msg=lvl)
