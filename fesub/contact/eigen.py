@@ -135,6 +135,17 @@ def _spectrum(system, s, mu, n, sign=1.0, *, return_modes=False, modal_cutoff_hz
     else:
         Mt, Ct, Kt = (project_rows(X, BE, BC) for X in (M, C, K))
         LC = null_space_row(BC) if return_modes else None
+    lam, vec = _first_order_eigs(Mt, Ct, Kt, n, return_modes)
+    shapes = None
+    if return_modes:
+        shapes = LC @ vec
+        shapes = shapes if V is None else V @ shapes
+    return lam, shapes, complete, n_modes
+
+
+def _first_order_eigs(Mt, Ct, Kt, n, return_modes=False):
+    """The ``n`` lowest-frequency eigenvalues (positive imaginary part) of the first-order form
+    [[0, I], [-Mt^-1 Kt, -Mt^-1 Ct]], and their displacement parts (None unless ``return_modes``)."""
     m = Mt.shape[0]
     MiK, MiC = np.split(np.linalg.solve(Mt, np.hstack([Kt, Ct])), 2, axis=1)
     A = np.zeros((2 * m, 2 * m))
@@ -148,11 +159,7 @@ def _spectrum(system, s, mu, n, sign=1.0, *, return_modes=False, modal_cutoff_hz
     osc = lam.imag > 1e-6 * np.abs(lam).max()
     idx = np.flatnonzero(osc)
     idx = idx[np.argsort(lam.imag[idx])][:n]
-    shapes = None
-    if return_modes:
-        shapes = LC @ vec[:m, idx]
-        shapes = shapes if V is None else V @ shapes
-    return lam[idx], shapes, complete, n_modes
+    return lam[idx], (vec[:m, idx] if return_modes else None)
 
 
 #: Ritz bases already computed, per system: {(s, sign, cut-off, n_basis): (top Hz, Psi)}. The

@@ -1,0 +1,197 @@
+"""Stability of the deformed sliding state: the nonlinear contact terms against central differences,
+the sliding state against the fixed-point static solve, the eigenvalues against the undeformed
+analysis where they must coincide, and against the growth of a small perturbation in the nonlinear
+transient where they must not.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import scipy.linalg as sla
+
+from fesub.contact import deformed as D
+from fesub.contact import eigen
+from fesub.contact.perturbation import matrix_pencil, perturbation_response, translated
+from fesub.models.beam_on_beam import BeamOnBeamParams, build, contact_system
+
+MU = 0.3
+#: inside the band (93.4-93.8 mm) where the deformed analysis finds the 10.6 kHz pair unstable and
+#: the undeformed one does not; mid-segment (alpha = 0.57), away from the kink of the rows at a node
+S_BAND = 0.0936
+
+
+@pytest.fixture(scope="module")
+def bench():
+    """The benchmark's contact system (full reduced model, 245 coupled DOFs)."""
+    return contact_system(build())
+
+
+@pytest.fixture(scope="module")
+def small():
+    return contact_system(build(BeamOnBeamParams(nx1=15, nx2=20), from_files=False))
+
+
+# ------------------------------------------------------------------------------- derivatives
+# Central-difference step: the rows vary on the scale of the segment length l (1 mm on the
+# benchmark), so the truncation error is ~(dx/l)^2; round-off in the rows is ~eps * |x| / l with
+# coordinates |x| ~ 0.1 m, giving an error ~eps * |x| / dx relative to the derivative. dx = 1e-7 m
+# balances them near 1e-8 (truncation 1e-8, round-off 2e-10): two orders below the 1e-6 asked.
+DX = 1e-7
+FD_TOL = 1e-6
+
+
+def test_local_rows_derivatives_match_central_differences():
+    rng = np.random.default_rng(1)
+    for _ in range(20):
+        T1 = rng.uniform(0, 0.1, 2)
+        T2 = T1 + 1e-3 * np.array([np.cos(a := rng.uniform(-0.3, 0.3)), np.sin(a)])
+        P = T1 + rng.uniform(0.1, 0.9) * (T2 - T1) + rng.normal(0, 1e-5, 2)  # off the line: gap != 0
+        x = np.r_[T1, T2, P]
+        for mu, sign in ((0.3, 1.0), (0.5, -1.0)):
+            _, _, bE, dbE, g, dg = D.local_contact(x, mu, sign)
+            fd_b, fd_g = np.zeros((6, 6)), np.zeros(6)
+            for j in range(6):
+                e = np.zeros(6)
+                e[j] = DX
+                bp, gp = D.local_contact(x + e, mu, sign)[2:5:2]
+                bm, gm = D.local_contact(x - e, mu, sign)[2:5:2]
+                fd_b[:, j], fd_g[j] = (bp - bm) / (2 * DX), (gp - gm) / (2 * DX)
+            assert np.abs(fd_b - dbE).max() <= FD_TOL * np.abs(dbE).max()
+            assert np.abs(fd_g - dg).max() <= FD_TOL * np.abs(dg).max()
+
+
+def test_global_jacobian_matches_central_differences(bench):
+    """K_g = lambda dB_E'/du and grad g over every coordinate of the benchmark, at the sliding
+    state and at a configuration off it (gap != 0, other contact point)."""
+    st = D.sliding_state(bench, S_BAND, MU, vx=0.03)
+    rng = np.random.default_rng(0)
+    worst = 0.0
+    for u in (st.u, st.u + rng.normal(0, 2e-6, st.u.size)):
+        Kg, BE, G = D.contact_jacobian(bench, u, st.lam, st.seg, MU, 1.0, st.shift)
+        fK, fG = np.zeros_like(Kg), np.zeros_like(G)
+        for j in range(u.size):
+            e = np.zeros(u.size)
+            e[j] = DX
+            Fp, gp = D.contact_residual(bench, u + e, st.lam, st.seg, MU, 1.0, st.shift)
+            Fm, gm = D.contact_residual(bench, u - e, st.lam, st.seg, MU, 1.0, st.shift)
+            fK[:, j], fG[j] = (Fp - Fm) / (2 * DX), (gp - gm) / (2 * DX)
+        # the force is linear in lambda: its derivative is B_E exactly
+        F1 = D.contact_residual(bench, u, 1.0, st.seg, MU, 1.0, st.shift)[0]
+        assert np.array_equal(F1, BE)
+        errK = np.abs(fK - Kg).max() / np.abs(Kg).max()
+        errG = np.abs(fG - G).max() / np.abs(G).max()
+        assert errK <= FD_TOL and errG <= FD_TOL, (errK, errG)
+        worst = max(worst, errK, errG)
+    print(f"largest relative FD error {worst:.2e}")
+
+
+# ------------------------------------------------------------------------------- sliding state
+def test_sliding_state_solves_the_contact_and_equals_the_fixed_point_solve(bench):
+    """Newton's state against the system's own static solve (a fixed point over the contact
+    point, frozen rows per linear solve) on the slider moved to the same position."""
+    for s in (0.0505, S_BAND, 0.0985):
+        st = D.sliding_state(bench, s, MU, vx=0.03)
+        w1, q2, lam = translated(bench, st.shift).static_state(MU, 0.03, 1.0)
+        # both stop at their own round-off floor: the Newton steps stall at ~1e-10 of max|u|
+        # (sliding_state's tol is 1e-9), the fixed point at 1e-13 on alpha
+        assert np.abs(np.r_[w1, q2] - st.u).max() <= 1e-9 * np.abs(st.u).max()
+        assert abs(lam - st.lam) <= 1e-9 * st.lam
+        # gradient of the gap at the state is the row B_C of eq. (44) at the deformed point
+        _, BE, G = D.contact_jacobian(bench, st.u, st.lam, st.seg, MU, 1.0, st.shift)
+        bE, bC = eigen.coupling_rows(st.alpha, st.gamma, MU, 1.0)
+        BE_ref, BC_ref = bench._global_rows(st.seg, bE, bC)
+        assert np.abs(G - BC_ref).max() <= 1e-12 and np.abs(BE - BE_ref).max() <= 1e-12
+
+
+def test_unloaded_state_gives_the_undeformed_eigenvalues(small):
+    """Without load the sliding state is the undeformed configuration (lambda = 0, K_g = 0): the
+    deformed analysis must return the eigenvalues of :mod:`fesub.contact.eigen` (its own code path:
+    coupled_matrices, Ritz-free primal projection) to the solvers' accuracy floor."""
+    S = small
+    S0 = translated(S, 0.0)
+    S0.load1 = np.zeros_like(S.load1)
+    for s in (0.0205, 0.0555, 0.0905):
+        st = D.sliding_state(S0, s, MU)
+        assert st.lam == pytest.approx(0.0, abs=1e-12) and np.abs(st.u).max() < 1e-15
+        lam_d = D.deformed_eigenvalues(S0, s, MU, 20, state=st)
+        lam_u = eigen.complex_eigenvalues(S0, s, MU, 20)
+        # floor of either solver: 10 eps w_max^2 / |lambda| (see tests/test_contact_eigen.py), w_max
+        # the highest frequency of the frictionless coupled model (rad/s)
+        M, _, K, _, BC, _ = eigen.coupled_matrices(S0, s, 0.0)
+        w2max = sla.eigh(eigen.project_rows(K, BC, BC), eigen.project_rows(M, BC, BC), eigvals_only=True).max()
+        floor = 10 * np.finfo(float).eps * w2max / np.abs(lam_u)
+        assert np.all(np.abs(lam_d - lam_u) <= floor), np.abs(lam_d - lam_u).max()
+
+
+# ------------------------------------------------------------------------------- the transient
+def _dominant_poles(r, order=12, keep=0.2):
+    """Matrix-pencil poles of the perturbation's motion (three channels, each scaled to its peak)
+    that oscillate at least twice in the window (slower content, the relaxation of the part of the
+    initial displacement that is not modal, is not resolved as a pole: 0.65 cycle of a '129 Hz'
+    pole with 10 % of the amplitude came out of one fit) and hold more than ``keep`` of the largest
+    amplitude among those."""
+    chans = np.array([r.signals[k] / np.abs(r.signals[k]).max() for k in ("u_T_y", "u_C_y", "u_C_x")])
+    t = r.t
+    p, a = matrix_pencil(chans, t[1] - t[0], order)
+    osc = p.imag / (2 * np.pi) >= 2.0 / (t[-1] - t[0])
+    p, w = p[osc], np.abs(a[:, osc]).sum(axis=0)
+    return p[w > keep * w.max()]
+
+
+def test_perturbation_grows_as_the_deformed_eigenvalue_predicts(bench):
+    """At 93.6 mm the deformed analysis has the 10.6 kHz pair unstable (+210 1/s), the undeformed
+    one stable (-149 1/s). A small perturbation along the unstable mode in the nonlinear transient
+    (deformed rows, as the paper marches) grows at the deformed rate.
+
+    Window and speed: the growth rate changes by ~1e3 1/s per 0.1 mm along the path here (the band
+    is 0.4 mm wide), so the contact must stay put during the fit: vx = 1e-5 m/s moves it 0.05 um in
+    the 5 ms window (a drift of ~0.5 1/s, 0.25 % of the rate). The perturbation (1e-12 m, so that
+    its velocity stays far below vx: no stick) is 1e7 times the round-off of the positions.
+    """
+    vx, T = 1e-5, 0.005
+    lam, shapes, st = D.deformed_eigenvalues(bench, S_BAND, MU, 20, vx=vx, return_modes=True)
+    k = int(np.argmax(lam.real))
+    lead = lam[k]
+    r = perturbation_response(bench, S_BAND, MU, shapes[:, k].real, vx=vx, duration=T, state=st)
+    poles = _dominant_poles(r)
+    meas = poles[np.argmax(poles.real)]
+    f_err = abs(meas.imag - lead.imag) / lead.imag
+    g_err = abs(meas.real - lead.real) / abs(lead.real)
+    print(f"deformed {lead.imag / 2 / np.pi:.2f} Hz {lead.real:.2f} 1/s; transient "
+          f"{meas.imag / 2 / np.pi:.2f} Hz {meas.real:.2f} 1/s; errors {f_err:.2e}, {g_err:.2e}")
+    assert lead.real > 0 and lead.imag / (2 * np.pi) == pytest.approx(10.6e3, rel=0.01)
+    assert f_err < 0.005 and g_err < 0.05
+    # the undeformed analysis at the same position: every eigenvalue near 10.6 kHz decays
+    und = eigen.complex_eigenvalues(bench, S_BAND, MU, 20)
+    near = und[np.abs(und.imag - lead.imag) < 0.02 * lead.imag]
+    assert near.size and near.real.max() < -100  # measured growth is +210: far outside 5 %
+
+
+def test_undeformed_transient_follows_the_undeformed_eigenvalues(bench):
+    """The same experiment with the undeformed rows in the transient decays at the undeformed
+    eigenvalue: the discrepancy above is the geometry, not the measurement."""
+    vx, T = 1e-5, 0.005
+    und, shapes = eigen.complex_eigenvalues(bench, S_BAND, MU, 20, return_modes=True)
+    k = int(np.argmin(np.abs(und.imag / (2 * np.pi) - 10.6e3)))
+    r = perturbation_response(bench, S_BAND, MU, shapes[:, k].real, vx=vx, duration=T, geometry="undeformed")
+    poles = _dominant_poles(r)
+    meas = poles[np.argmin(np.abs(poles - und[k]))]
+    print(f"undeformed {und[k].imag / 2 / np.pi:.2f} Hz {und[k].real:.2f} 1/s; transient "
+          f"{meas.imag / 2 / np.pi:.2f} Hz {meas.real:.2f} 1/s")
+    assert abs(meas.imag - und[k].imag) < 0.005 * und[k].imag
+    assert abs(meas.real - und[k].real) < 0.05 * abs(und[k].real)
+    assert poles.real.max() < 0
+
+
+def test_comparison_along_the_path_round_trips_and_names_the_bands(bench, tmp_path):
+    pos = np.array([0.0932, 0.0934, 0.0936, 0.0938, 0.0940])
+    res = D.compare_geometries(bench, pos, MU, 14, vx=0.03)
+    assert res.bands("deformed") == [(0.0934, 0.0938)] and res.bands("undeformed") == []
+    back = D.GeometryComparison.load(res.save(tmp_path / "cmp"))
+    for k in ("positions", "lam_deformed", "lam_undeformed", "lam_static", "x_contact", "gamma"):
+        assert np.array_equal(getattr(back, k), getattr(res, k))
+    ds = res.to_xarray()
+    assert all("units" in ds[v].attrs for v in list(ds.data_vars) + list(ds.coords))
+    s = res.summary()["results"]
+    assert s["max_real_part_deformed"]["value"] > 0 > s["max_real_part_undeformed"]["value"]
