@@ -15,13 +15,15 @@ Method: projected Gauss-Seidel over the rows, normal then tangential for each co
 row update is exact for its own row given all the others, ``lam_r <- P(lam_r - y_r / W_rr)``, with
 ``P`` the projection on ``[0, inf)`` (normal) or ``[-mu lam_n, mu lam_n]`` (tangential, with the
 ``lam_n`` just updated), and ``z = diag(w) J' lam`` is kept up to date after every update, so
-``y_r = b_r + J_r . z`` costs one dot product. ``W`` is never formed: a sweep costs O(m n) (two
-passes over each row of ``J``), the diagonal ``W_rr`` O(m n) once per call, and a warm start from
-the previous step's impulses usually needs a few sweeps. A pivoting method (Lemke, active set)
-would need ``W`` itself, O(m^2 n) to form and O(m^3) to factor, which is what the contact step
-must avoid when many constraints are active; for the frictionless case the sweep is the
-Gauss-Seidel method on a convex quadratic programme and converges, with friction it is the
-usual fixed-point iteration whose converged point satisfies every condition above.
+``y_r = b_r + J_r . z`` costs one dot product. Why this method: ``W`` is never formed, a sweep
+costs O(m n) (one pass over each row of ``J`` for ``y_r`` and ``W_rr`` together, one more for the
+update of ``z``), the kernel allocates nothing, and the previous step's impulses are a warm start
+that shortens the iteration. A pivoting method (Lemke, active set) needs ``W`` itself, O(m^2 n)
+to form and O(m^3) to factor: the cost of a step would then grow faster than the number of active
+constraints. Without friction a sweep is the Gauss-Seidel method on the convex quadratic programme
+``min 1/2 lam' W lam + b' lam, lam >= 0`` and converges; with friction it is a fixed-point
+iteration whose converged point satisfies every condition above, but which can cycle when the
+normal and tangential rows are strongly coupled and ``mu`` is large (then ``status`` says so).
 
 Convergence: the largest change of y that one row update produced during a sweep,
 ``|delta lam_r| W_rr`` (units of ``b``), at most ``tol``. A row with ``W_rr = 0`` (no coordinate
@@ -33,14 +35,6 @@ call then never reports convergence (largest change ``inf``).
 cdef double _INF = float("inf")
 
 
-cdef inline double _dot(const double* a, const double* b, Py_ssize_t n) noexcept nogil:
-    cdef Py_ssize_t k
-    cdef double s = 0.0
-    for k in range(n):
-        s += a[k] * b[k]
-    return s
-
-
 def solve(const double[:, ::1] J, const double[::1] w, const double[::1] b, const double[::1] mu,
           double[::1] lam, double[::1] z, double tol, long max_iter, double[::1] status):
     """Projected Gauss-Seidel solution of the frictional contact problem, in place; see the
@@ -50,12 +44,9 @@ def solve(const double[:, ::1] J, const double[::1] w, const double[::1] b, cons
     cdef long sweeps = 0
     cdef int infeasible = 0
     cdef double change = _INF, converged = 0.0
-    cdef double y, old, new, delta, lo, hi, s, dl
-    cdef double[::1] d
+    cdef double y, dr, old, new, delta, lo, hi, dl
     cdef const double* Jr
     cdef double* zp
-    import numpy as np
-    d = np.empty(m2)
     if n == 0 or m2 == 0:  # no constraint, or rows with no entry: no impulse
         lam[:] = 0.0
         status[0] = 0
@@ -67,10 +58,6 @@ def solve(const double[:, ::1] J, const double[::1] w, const double[::1] b, cons
         for k in range(n):
             z[k] = 0.0
         for r in range(m2):
-            s = 0.0
-            for k in range(n):
-                s += J[r, k] * J[r, k] * w[k]
-            d[r] = s
             dl = lam[r]
             if dl != 0.0:
                 for k in range(n):
@@ -90,9 +77,14 @@ def solve(const double[:, ::1] J, const double[::1] w, const double[::1] b, cons
                     lo = -hi
                 old = lam[r]
                 Jr = &J[r, 0]
-                y = b[r] + _dot(Jr, zp, n)
-                if d[r] > 0.0:
-                    new = old - y / d[r]
+                y = 0.0
+                dr = 0.0
+                for k in range(n):  # y_r and W_rr in one pass over the row
+                    y += Jr[k] * zp[k]
+                    dr += Jr[k] * Jr[k] * w[k]
+                y += b[r]
+                if dr > 0.0:
+                    new = old - y / dr
                 elif y == 0.0:  # a zero row: y_r = b_r whatever lam_r; the limit as W_rr -> 0
                     new = old
                 elif y > 0.0:
@@ -109,13 +101,13 @@ def solve(const double[:, ::1] J, const double[::1] w, const double[::1] b, cons
                 delta = new - old
                 if delta != 0.0:
                     lam[r] = new
-                if delta != 0.0 and d[r] > 0.0:
+                if delta != 0.0 and dr > 0.0:
                     for k in range(n):
                         zp[k] += (delta * w[k]) * Jr[k]
                     if delta < 0.0:
                         delta = -delta
-                    if delta * d[r] > change:
-                        change = delta * d[r]
+                    if delta * dr > change:
+                        change = delta * dr
             if infeasible:
                 change = _INF
             if change <= tol:
