@@ -1,0 +1,127 @@
+"""Result of a multibody contact run: :class:`ContactRunResult`.
+
+Per output sample (time t_n of step n, decimated) and per slave node of every contact interface:
+the normal and tangential contact forces of step n, the gap at t_{n+1} (after the step), the slip
+velocity over the step and the state (open, stick, slip+, slip-); the body output channels; the
+energy accounts. Saved and reopened exactly (netCDF through :mod:`fesub.io`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..io import Result, summary_record
+
+__all__ = ["ContactRunResult", "STATES", "ENERGIES", "STATUSES"]
+
+#: state codes of a contact node
+STATES = {0: "open", 1: "stick", 2: "slip+", 3: "slip-"}
+#: how a run ends
+STATUSES = ("completed", "stick", "lift_off", "not_converged", "interrupted")
+#: energy accounts (J), per output sample
+ENERGIES = {
+    "kinetic": "kinetic energy of the free coordinates at the half step t_n + h/2",
+    "strain": "strain energy of the free coordinates at the mid-step displacement (t_n + h/2)",
+    "damping_loss": "energy dissipated by viscous damping since t = 0",
+    "external_work": "work of the loads and of the prescribed motions (directly and through the contacts) since t = 0",
+    "friction_dissipation": "energy dissipated by friction since t = 0",
+    "impact_loss": "work of the normal contact forces, negated (energy lost in the inelastic impacts) since t = 0",
+}
+_NODE_VARS = {
+    "lambda_n": ("N", "normal contact force on the slave (> 0 in compression; impulse of the step / h)"),
+    "lambda_t": ("N", "tangential contact force on the slave along the master tangent (impulse / h)"),
+    "gap": ("m", "normal gap after the step (> 0 open; NaN off the master surface)"),
+    "slip_velocity": ("m/s", "tangential velocity of the slave relative to the master over the step"),
+    "state": ("1", "state code: 0 open, 1 stick, 2 slip+, 3 slip-"),
+}
+_META = ("status", "steps", "h", "fs_out", "wall_time", "backend", "tol", "on_stick", "info")
+
+
+@dataclass(eq=False)
+class ContactRunResult(Result):
+    """Per-node contact signals, body output channels and energies of a multibody contact run.
+
+    Attributes
+    ----------
+    t : (k,) sample times t_n (s).
+    nodes : dict of (k, m) arrays: 'lambda_n' (N), 'lambda_t' (N), 'gap' (m), 'slip_velocity'
+        (m/s), 'state' (codes of :data:`STATES`); column j is slave node ``node_id[j]`` of
+        interface ``node_interface[j]``.
+    channels : dict 'u_NAME' (m), 'v_NAME' (m/s) of every body output channel (central velocity).
+    energies : dict of (k,) arrays (J), see :data:`ENERGIES`.
+    state_changes : (m,) number of changes of state of each node over all steps (not samples).
+    status : 'completed', 'stick', 'lift_off' (a stop requested by ``on_stick='stop'``),
+        'not_converged' (the kernel reached its sweep limit; the steps before are kept) or
+        'interrupted' (Ctrl-C).
+    steps, h (s), fs_out (Hz), wall_time (s), backend ('compiled' or 'python'), tol (m),
+    info : the initial energies (J), the sweeps of the kernel, names of bodies and interfaces.
+    """
+
+    t: np.ndarray
+    nodes: dict
+    channels: dict
+    energies: dict
+    node_interface: np.ndarray
+    node_id: np.ndarray
+    state_changes: np.ndarray
+    status: str
+    steps: int
+    h: float
+    fs_out: float
+    wall_time: float
+    backend: str
+    tol: float
+    on_stick: str
+    info: dict = field(default_factory=dict)
+
+    kind = "multibody-contact"
+
+    def energy_residual(self) -> np.ndarray:
+        """External work minus the changes of kinetic and strain energy and the losses (J), per
+        sample. For the central-difference step the exact balance holds with the strain energy
+        ``1/2 q_n' K q_{n+1}``; with the mid-step strain energy reported here the residual is
+        ``h^2/8 v' K v`` (v the half-step velocity): O(h^2)."""
+        e, i = self.energies, self.info
+        return (e["external_work"] - (e["kinetic"] - i["kinetic_initial_J"]) - (e["strain"] - i["strain_initial_J"])
+                - e["damping_loss"] - e["friction_dissipation"] - e["impact_loss"])
+
+    def summary(self) -> dict:
+        st = self.nodes["state"]
+        last = st[-1] if st.shape[0] else np.zeros(0)
+        params = {"time_step": (self.h, "s"), "fs_out": (self.fs_out, "Hz"), "tol": (self.tol, "m"),
+                  "on_stick": (self.on_stick, None), "nodes": (int(self.node_id.size), None)}
+        results = {"status": (self.status, None), "steps": (self.steps, None),
+                   "duration": (self.steps * self.h, "s"), "wall_time": (self.wall_time, "s"),
+                   "state_changes": (int(self.state_changes.sum()), None),
+                   "closed_at_end": (int(np.count_nonzero(last > 0)), None),
+                   "max_lambda_n": (float(np.nanmax(self.nodes["lambda_n"], initial=0.0)), "N"),
+                   "friction_dissipation": (float(self.energies["friction_dissipation"][-1]) if self.t.size else 0.0, "J")}
+        return summary_record(self.kind, params, results, details={"backend": self.backend, **self.info})
+
+    def to_xarray(self):
+        import xarray as xr
+
+        data = {k: (("t", "node"), v, {"units": _NODE_VARS[k][0], "long_name": _NODE_VARS[k][1]})
+                for k, v in self.nodes.items()}
+        for k, v in self.channels.items():
+            data[k] = ("t", v, {"units": "m" if k.startswith("u_") else "m/s", "long_name": f"output channel {k[2:]}"})
+        for k, v in self.energies.items():
+            data[f"energy_{k}"] = ("t", v, {"units": "J", "long_name": ENERGIES[k]})
+        data["node_interface"] = ("node", self.node_interface, {"units": "1", "long_name": "interface of the node"})
+        data["node_id"] = ("node", self.node_id, {"units": "1", "long_name": "slave node index in its body"})
+        data["state_changes"] = ("node", self.state_changes, {"units": "1", "long_name": "changes of state"})
+        attrs = {k: getattr(self, k) for k in _META}
+        attrs["channel_order"] = list(self.channels)
+        return xr.Dataset(data, coords={"t": ("t", self.t, {"units": "s", "long_name": "time t_n"})}, attrs=attrs)
+
+    @classmethod
+    def from_xarray(cls, ds):
+        a = dict(ds.attrs)
+        nodes = {k: ds[k].values for k in _NODE_VARS}
+        channels = {k: ds[k].values for k in a.get("channel_order") or []}
+        energies = {k: ds[f"energy_{k}"].values for k in ENERGIES}
+        return cls(t=ds["t"].values, nodes=nodes, channels=channels, energies=energies,
+                   node_interface=ds["node_interface"].values, node_id=ds["node_id"].values,
+                   state_changes=ds["state_changes"].values, **{k: a[k] for k in _META})

@@ -1,0 +1,405 @@
+"""Multibody contact model: any number of reduced linear bodies joined by contact and tied interfaces.
+
+A :class:`Body` is a linear substructure ``M q'' + C q' + K q = f(t) + contact forces`` over its
+coordinates ``q`` (m), with node positions ``X`` (m) and the map node -> (x, y) coordinate of
+each node (-1 where the node is fixed), built from plain matrices, a :class:`Substructure` or a
+Craig-Bampton model. Some coordinates may be prescribed (a driven body: ``u = v t`` or any
+``u(t)``); the others are free.
+
+:class:`MultibodyModel` gathers the bodies, assembles the tied ones (primal assembly: the tied
+coordinates are one coordinate, the null space of the tie rows) and works in the mass-normalised
+free modes of each assembled group of free coordinates, ``q_free = T eta``, ``T' M T = I``,
+``T' K T = diag(omega^2)``: the inverse mass of the modal coordinates is the identity, so that the
+contact kernel's diagonal is ``w = h^2`` for every coordinate. Damping ``T' C T`` is kept whole
+(explicit, like the loads); the contact rows of :mod:`fesub.contact.interface` are expressed over
+the stacked modal coordinates ``eta`` of all groups by :class:`NodeRows`.
+
+Units: SI (m, kg, N, s).
+"""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+import scipy.linalg as sla
+import scipy.sparse as sp
+
+from ..errors import ModelError, ParameterError
+from .geometry import SegmentSet
+from .interface import ContactInterface, TiedInterface
+from .system import _q_index
+
+__all__ = ["Body", "MultibodyModel", "NodeRows"]
+
+
+def _dense(name, A, n=None):
+    A = A.toarray() if sp.issparse(A) else np.array(A, dtype=float)
+    if A.ndim != 2 or A.shape[0] != A.shape[1] or (n is not None and A.shape[0] != n):
+        raise ParameterError(f"{name} must be a square matrix{'' if n is None else f' of size {n}'}, got shape {A.shape}")
+    if not np.all(np.isfinite(A)):
+        raise ParameterError(f"{name} contains NaN or inf")
+    return 0.5 * (A + A.T)
+
+
+class Body:
+    """A reduced linear body: matrices, node geometry, prescribed motion, loads, output channels.
+
+    Parameters
+    ----------
+    M, K : (n, n) arrays or sparse
+        Mass (kg) and stiffness (N/m) over the body's coordinates (symmetrised).
+    X : (N, 2) array
+        Reference node positions (m).
+    node_dofs : (N, 2) int array
+        Coordinate of the x and y displacement of each node; -1: fixed (zero displacement), -2:
+        not available (an interior node of a reduced model: it cannot be in an interface).
+    C : (n, n) array, optional
+        Viscous damping (N s/m); default none.
+    name : str
+    prescribed : dict coordinate -> float or callable, optional
+        Prescribed coordinates: a float ``v`` means ``u = v t`` (m/s); a callable ``t -> (u, v, a)``
+        gives displacement (m), velocity (m/s) and acceleration (m/s^2).
+    loads : (n,) array or callable ``t -> (n,) array``, optional
+        External forces (N) on the coordinates (on prescribed coordinates they do nothing).
+    outputs : dict name -> coordinate, optional
+        Output channels (displacement and velocity of that coordinate).
+    """
+
+    def __init__(self, M, K, X, node_dofs, C=None, *, name: str = "body", prescribed=None, loads=None,
+                 outputs=None):
+        self.M = _dense("M", M)
+        n = self.M.shape[0]
+        self.K = _dense("K", K, n)
+        self.C = np.zeros((n, n)) if C is None else _dense("C", C, n)
+        self.name = str(name)
+        X = np.array(X, dtype=float)
+        nd = np.array(node_dofs)
+        if X.ndim != 2 or X.shape[1] != 2 or not np.all(np.isfinite(X)):
+            raise ParameterError(f"X must be finite (N, 2) node positions in m, got shape {X.shape}")
+        if nd.shape != X.shape or nd.dtype.kind not in "iu" or nd.min(initial=0) < -2 or nd.max(initial=-1) >= n:
+            raise ParameterError(f"node_dofs must be an integer array of shape {X.shape} with entries -2..{n - 1}")
+        self.X, self.node_dofs = X, nd.astype(np.int64)
+        self.prescribed = {}
+        for k, v in (prescribed or {}).items():
+            if not isinstance(k, numbers.Integral) or not 0 <= k < n:
+                raise ParameterError(f"prescribed coordinate must be an integer in 0..{n - 1}, got {k!r}")
+            if not callable(v):
+                v = float(v)
+                if not np.isfinite(v):
+                    raise ParameterError(f"prescribed velocity of coordinate {k} must be finite (m/s)")
+            self.prescribed[int(k)] = v
+        self.p_idx = np.array(sorted(self.prescribed), dtype=np.int64)
+        self.f_idx = np.setdiff1d(np.arange(n), self.p_idx)
+        if loads is not None and not callable(loads):
+            loads = np.array(loads, dtype=float)
+            if loads.shape != (n,) or not np.all(np.isfinite(loads)):
+                raise ParameterError(f"loads must be a finite ({n},) force vector (N) or a callable of t")
+        self.loads = loads
+        self.outputs = {}
+        for k, v in (outputs or {}).items():
+            if not isinstance(v, numbers.Integral) or not 0 <= v < n:
+                raise ParameterError(f"output channel {k!r} must name a coordinate in 0..{n - 1}, got {v!r}")
+            self.outputs[str(k)] = int(v)
+
+    @property
+    def n(self) -> int:
+        return self.M.shape[0]
+
+    def motion(self, t: float):
+        """(u, v, a) of the prescribed coordinates at time ``t`` (s), in the order of ``p_idx``."""
+        out = np.zeros((3, self.p_idx.size))
+        for j, k in enumerate(self.p_idx):
+            v = self.prescribed[k]
+            out[:, j] = v(t) if callable(v) else (v * t, v, 0.0)
+        return out
+
+    def load(self, t: float) -> np.ndarray:
+        """External force vector (N) at time ``t``."""
+        if self.loads is None:
+            return np.zeros(self.n)
+        return np.asarray(self.loads(t), dtype=float) if callable(self.loads) else self.loads
+
+    # ------------------------------------------------------------------ constructors
+    @classmethod
+    def from_substructure(cls, sub, *, name=None, **kw):
+        """Body of a whole (unreduced) :class:`~fesub.substructure.Substructure`: its retained DOFs
+        are the coordinates, clamped node components are fixed; ``prescribed``, ``loads`` and
+        ``outputs`` are given over model DOFs (``sub.dofs(...)``)."""
+        dm = sub.dofmap
+        index = np.full(dm.n_dofs, -1, np.int64)
+        index[sub.retained] = np.arange(sub.retained.size)
+        nd = np.column_stack([index[dm.dofs(np.arange(dm.n_nodes), c)] for c in ("x", "y")])
+        return cls(sub.M, sub.K, sub.mesh.points[:, :2], nd, sub.C, name=name or sub.name, **kw)
+
+    @classmethod
+    def from_craig_bampton(cls, cb, *, name=None, prescribed=None, loads=None, outputs=None):
+        """Body of a Craig-Bampton model (built from a Substructure): coordinates q = [eta; u_b],
+        damping the substructure's Rayleigh damping. Nodes whose x and y DOFs are boundary (or
+        clamped) DOFs can be in interfaces. ``prescribed`` (values as in :class:`Body`),
+        ``loads`` (dict model DOF -> force in N, constant) and ``outputs`` (name -> model DOF)
+        name model DOFs."""
+        sub = cb.substructure
+        if sub is None:
+            raise ModelError("the Craig-Bampton model must be built from a Substructure")
+        dm = sub.dofmap
+        qpos = {int(d): cb.n_modes + i for i, d in enumerate(cb.boundary)}
+        nd = np.full((dm.n_nodes, 2), -2, np.int64)
+        for c, comp in enumerate(("x", "y")):
+            g = dm.dofs(np.arange(dm.n_nodes), comp)
+            j = np.searchsorted(sub.retained, g)
+            kept = (j < sub.retained.size) & (sub.retained[np.minimum(j, sub.retained.size - 1)] == g)
+            nd[~kept, c] = -1
+            for i in np.flatnonzero(kept):
+                nd[i, c] = qpos.get(int(j[i]), -2)
+        f = None
+        if loads:
+            f = np.zeros(cb.n_dofs)
+            for d, v in loads.items():
+                f[_q_index(cb, [d])[0]] += float(v)
+        pres = {int(_q_index(cb, [d])[0]): v for d, v in (prescribed or {}).items()}
+        outs = {k: int(_q_index(cb, [d])[0]) for k, d in (outputs or {}).items()}
+        return cls(cb.Mr, cb.Kr, sub.mesh.points[:, :2], nd, cb.rayleigh(sub.alpha, sub.beta), name=name or sub.name,
+                   prescribed=pres, loads=f, outputs=outs)
+
+
+class NodeRows:
+    """Displacement of chosen nodes of one body over the stacked modal coordinates.
+
+    ``u(node) = R[node] @ eta[cols] + P[node] @ u_prescribed`` with R (k, 2, n_group) the modal
+    rows of the node components that are free and P the selection of the prescribed ones."""
+
+    def __init__(self, model, b: int, nodes):
+        body = model.bodies[b]
+        nodes = np.asarray(nodes, dtype=np.int64)
+        if nodes.min() < 0 or nodes.max() >= body.X.shape[0]:
+            raise ModelError(f"body {body.name!r}: node index outside 0..{body.X.shape[0] - 1}")
+        nd = body.node_dofs[nodes]
+        if np.any(nd == -2):
+            bad = nodes[np.any(nd == -2, axis=1)][:5].tolist()
+            raise ModelError(f"body {body.name!r}: nodes {bad} have no x/y coordinate in the model "
+                             f"(interior DOFs of a reduced model cannot be in an interface)")
+        self.nodes, self.X = nodes, body.X[nodes]
+        self.cols = model.cols[b]
+        Tb = model.T_body[b]  # (n_free_b, n_group)
+        fpos = {int(k): i for i, k in enumerate(body.f_idx)}
+        ppos = {int(k): i for i, k in enumerate(body.p_idx)}
+        self.R = np.zeros((nodes.size, 2, Tb.shape[1]))
+        self.P = np.zeros((nodes.size, 2, body.p_idx.size))
+        for i in range(nodes.size):
+            for c in range(2):
+                k = int(nd[i, c])
+                if k in fpos:
+                    self.R[i, c] = Tb[fpos[k]]
+                elif k in ppos:
+                    self.P[i, c, ppos[k]] = 1.0
+
+    def free(self, eta) -> np.ndarray:
+        """(k, 2) displacement (m) from the modal coordinates."""
+        return self.R @ eta[self.cols]
+
+    def driven(self, up) -> np.ndarray:
+        """(k, 2) displacement (m) from the prescribed coordinates ``up``."""
+        return self.P @ up
+
+
+class MultibodyModel:
+    """Reduced bodies joined by contact and tied interfaces, in modal coordinates.
+
+    Parameters
+    ----------
+    bodies : sequence of :class:`Body`
+    interfaces : sequence of :class:`~fesub.contact.interface.ContactInterface`
+    ties : sequence of :class:`~fesub.contact.interface.TiedInterface`
+
+    Attributes
+    ----------
+    n_modes : int
+        Number of stacked modal coordinates.
+    omega2 : (n_modes,) squared natural frequencies (rad^2/s^2; rigid-body modes 0) of the free
+        coordinates of each group of tied bodies.
+    Cm : (n_modes, n_modes) modal damping (1/s), block-diagonal by group.
+    cols[b] : slice of the modal coordinates of body b's group; ``T_body[b]`` the map from them to
+        the body's free coordinates.
+    """
+
+    def __init__(self, bodies, interfaces=(), ties=()):
+        self.bodies = list(bodies)
+        if not self.bodies or not all(isinstance(b, Body) for b in self.bodies):
+            raise ParameterError("bodies must be a non-empty sequence of Body objects")
+        names = [b.name for b in self.bodies]
+        if len(set(names)) != len(names):
+            raise ParameterError(f"body names must differ, got {names}")
+        self.interfaces = list(interfaces)
+        self.ties = list(ties)
+        if not all(isinstance(i, ContactInterface) for i in self.interfaces):
+            raise ParameterError("interfaces must be ContactInterface objects")
+        if not all(isinstance(i, TiedInterface) for i in self.ties):
+            raise ParameterError("ties must be TiedInterface objects")
+        self._assemble_groups()
+        self._prepare_forces()
+        self._prepare_interfaces()
+
+    def body_index(self, key) -> int:
+        """Index of a body given by index or name."""
+        if isinstance(key, numbers.Integral) and 0 <= key < len(self.bodies):
+            return int(key)
+        for i, b in enumerate(self.bodies):
+            if b.name == key:
+                return i
+        raise ParameterError(f"no body {key!r}; bodies are {[b.name for b in self.bodies]}")
+
+    # ------------------------------------------------------------------ tied groups and modes
+    def _groups(self):
+        parent = list(range(len(self.bodies)))
+
+        def root(i):
+            while parent[i] != i:
+                parent[i] = parent[parent[i]]
+                i = parent[i]
+            return i
+
+        for tie in self.ties:
+            a, b = root(self.body_index(tie.body_a)), root(self.body_index(tie.body_b))
+            parent[max(a, b)] = min(a, b)
+        groups = {}
+        for i in range(len(self.bodies)):
+            groups.setdefault(root(i), []).append(i)
+        return list(groups.values())
+
+    def _tie_rows(self, members, offset):
+        """Rows B (one per tied free coordinate pair) with B q_free = 0 over a group's free coordinates."""
+        rows = []
+        n = sum(self.bodies[b].f_idx.size for b in members)
+        for tie in self.ties:
+            ia, ib = self.body_index(tie.body_a), self.body_index(tie.body_b)
+            if ia not in members:
+                continue
+            for na, nb in zip(tie.nodes_a, tie.nodes_b):
+                for c in range(2):
+                    row = np.zeros(n)
+                    for bi, node, s in ((ia, na, 1.0), (ib, nb, -1.0)):
+                        body = self.bodies[bi]
+                        if not 0 <= node < body.X.shape[0]:
+                            raise ModelError(f"tie: node {node} outside body {body.name!r}")
+                        k = int(body.node_dofs[node, c])
+                        if k == -2 or k in body.prescribed:
+                            raise ModelError(f"tie: node {node} of body {body.name!r} has a prescribed or "
+                                             f"unavailable coordinate; tied coordinates must be free or fixed")
+                        if k >= 0:
+                            row[offset[bi] + int(np.searchsorted(body.f_idx, k))] += s
+                    if np.any(row):
+                        rows.append(row)
+        return np.array(rows) if rows else np.zeros((0, n))
+
+    def _assemble_groups(self):
+        self.groups = self._groups()
+        nb = len(self.bodies)
+        self.cols, self.T_body = [None] * nb, [None] * nb
+        w2s, Cms, start = [], [], 0
+        for members in self.groups:
+            offset, n = {}, 0
+            for b in members:
+                offset[b], n = n, n + self.bodies[b].f_idx.size
+            M, K, C = (sla.block_diag(*[getattr(self.bodies[b], a)[np.ix_(self.bodies[b].f_idx, self.bodies[b].f_idx)]
+                                        for b in members]) for a in ("M", "K", "C"))
+            B = self._tie_rows(members, offset)
+            L = sla.null_space(B) if B.shape[0] else np.eye(n)
+            Mc, Kc = L.T @ M @ L, L.T @ K @ L
+            if n and np.linalg.eigvalsh(Mc).min() <= 1e-12 * np.abs(Mc).max():
+                raise ModelError(f"the mass matrix of bodies {[self.bodies[b].name for b in members]} is singular "
+                                 f"over their free coordinates (a coordinate without mass?)")
+            if n:
+                w2, phi = sla.eigh(Kc, Mc)
+                w2 = np.where(w2 < 1e-10 * max(w2.max(), 1e-300), 0.0, w2)
+            else:
+                w2, phi = np.zeros(0), np.zeros((0, 0))
+            T = L @ phi
+            k = T.shape[1]
+            for b in members:
+                self.cols[b] = slice(start, start + k)
+                self.T_body[b] = np.ascontiguousarray(T[offset[b]:offset[b] + self.bodies[b].f_idx.size])
+            w2s.append(w2)
+            Cms.append(T.T @ C @ T)
+            start += k
+        self.n_modes = start
+        self.omega2 = np.concatenate(w2s) if w2s else np.zeros(0)
+        self.Cm = sla.block_diag(*Cms) if Cms else np.zeros((0, 0))
+        off = self.Cm - np.diag(np.diag(self.Cm))
+        #: True when the modal damping is diagonal (Rayleigh-like): the step then skips a product
+        self.damping_diagonal = not np.any(np.abs(off) > 1e-12 * max(np.abs(self.Cm).max(initial=0.0), 1e-300))
+
+    def _prepare_interfaces(self):
+        self.contacts = []
+        for itf in self.interfaces:
+            s, m = self.body_index(itf.slave_body), self.body_index(itf.master_body)
+            mnodes = itf.master_nodes
+            loc = {int(v): i for i, v in enumerate(mnodes)}
+            segs = np.array([[loc[int(a)], loc[int(b)]] for a, b in itf.master_segments], dtype=np.int64)
+            slave, master = NodeRows(self, s, itf.slave_nodes), NodeRows(self, m, mnodes)
+            self.contacts.append({"interface": itf, "slave_body": s, "master_body": m, "slave": slave,
+                                  "master": master, "segments": segs, "surface": SegmentSet(master.X, segs),
+                                  "mu": itf.mu})
+
+    # ------------------------------------------------------------------ dynamics helpers
+    def critical_step(self) -> float:
+        """Central-difference stability limit (s): min over modes of (2/w)(sqrt(1 + z^2) - z),
+        z = C_kk / (2 w) the modal damping ratio (exact for diagonal modal damping)."""
+        w = np.sqrt(self.omega2)
+        ok = w > 0
+        if not np.any(ok):
+            return np.inf
+        z = np.diag(self.Cm)[ok] / (2 * w[ok])
+        return float(np.min(2.0 / w[ok] * (np.sqrt(1 + z * z) - z)))
+
+    def _prepare_forces(self):
+        """Constant modal loads, the bodies with time-dependent loads and the modal coupling
+        matrices (T_b' K_fp, T_b' C_fp, T_b' M_fp) of the prescribed coordinates."""
+        self._f0 = np.zeros(self.n_modes)
+        self._f_t, self._f_p = [], []
+        for b, body in enumerate(self.bodies):
+            T, cols = self.T_body[b], self.cols[b]
+            if callable(body.loads):
+                self._f_t.append((b, body, T, cols))
+            elif body.loads is not None:
+                self._f0[cols] += T.T @ body.loads[body.f_idx]
+            if body.p_idx.size and body.f_idx.size:
+                fi, pi = body.f_idx, body.p_idx
+                G = [T.T @ getattr(body, a)[np.ix_(fi, pi)] for a in ("K", "C", "M")]
+                if any(np.any(g) for g in G):
+                    self._f_p.append((body, cols, *G))
+
+    def modal_force(self, t: float) -> np.ndarray:
+        """Modal forces (N, per unit modal mass) at time ``t``: the loads and the coupling forces
+        ``-(K_fp u_p + C_fp v_p + M_fp a_p)`` of the prescribed coordinates."""
+        f = self._f0.copy()
+        for b, body, T, cols in self._f_t:
+            f[cols] += T.T @ np.asarray(body.loads(t), dtype=float)[body.f_idx]
+        for body, cols, Gk, Gc, Gm in self._f_p:
+            u, v, a = body.motion(t)
+            f[cols] -= Gk @ u + Gc @ v + Gm @ a
+        return f
+
+    def modal_state(self, initial=None):
+        """(eta, eta velocity) from ``initial`` = {body: (u, v)} over the body's coordinates (m,
+        m/s; prescribed entries ignored; tied bodies must agree), zero for bodies not given."""
+        eta, deta = np.zeros(self.n_modes), np.zeros(self.n_modes)
+        for key, (u, v) in (initial or {}).items():
+            b = self.body_index(key)
+            body = self.bodies[b]
+            u, v = (np.asarray(x, dtype=float) for x in (u, v))
+            if u.shape != (body.n,) or v.shape != (body.n,) or not (np.all(np.isfinite(u)) and np.all(np.isfinite(v))):
+                raise ParameterError(f"initial state of body {body.name!r} must be two finite ({body.n},) arrays (m, m/s)")
+            Mf = body.M[np.ix_(body.f_idx, body.f_idx)]
+            eta[self.cols[b]] += self.T_body[b].T @ Mf @ u[body.f_idx]
+            deta[self.cols[b]] += self.T_body[b].T @ Mf @ v[body.f_idx]
+        return eta, deta
+
+    def coordinates(self, b: int, eta, t: float) -> np.ndarray:
+        """Body ``b``'s coordinates (m) from the modal coordinates and its prescribed motion at t."""
+        body = self.bodies[b]
+        q = np.zeros(body.n)
+        q[body.f_idx] = self.T_body[b] @ eta[self.cols[b]]
+        if body.p_idx.size:
+            q[body.p_idx] = body.motion(t)[0]
+        return q

@@ -1,0 +1,367 @@
+"""Time stepping of a multibody contact model: the forward-increment Lagrange-multiplier method.
+
+Each step n -> n+1 (time step h, modal coordinates eta of :mod:`fesub.contact.multibody`, unit
+modal masses):
+
+    eta* = 2 eta_n - eta_{n-1} + h^2 [f_n - C_m (eta_n - eta_{n-1})/h - Omega^2 eta_n]   (predictor)
+    search of every slave node on the master positions of eta*  ->  segment, alpha, n, t
+    active nodes: predicted gap <= 0, or in contact at the previous step
+    rows J (normal, tangential) of the active nodes;  b = (predicted gap, predicted slip)
+    lambda: frictional contact problem  y = b + h^2 J J' lambda  (kernel ``friction_lcp``, warm
+            started from the previous step's forces)
+    eta_{n+1} = eta* + h^2 J' lambda
+
+so that lambda is the contact force of the step in N (its impulse divided by h). The gap closes
+at n+1 to the kernel's tolerance: the method is perfectly inelastic in the normal direction
+(the relative normal velocity is removed), Coulomb's law holds in the slip of the step. A node's
+state after the step: open (no normal force), stick (|lambda_t| < mu lambda_n), slip+ / slip-
+(at the friction limit, sliding along +t / -t of its master segment).
+
+Energies: kinetic at the half step, strain at the mid-step displacement, and the works of every
+force accumulated with the exact discrete power of the central-difference equation (force of step
+n times (q_{n+1} - q_{n-1})/2): the balance then holds to ``h^2/8 v' K v`` (see
+:meth:`ContactRunResult.energy_residual`).
+"""
+
+from __future__ import annotations
+
+import time
+import warnings
+
+import numpy as np
+
+from .._backend import kernels
+from ..errors import ParameterError, check_count, check_positive
+from .contact_result import ContactRunResult
+from .interface import frames
+from .multibody import MultibodyModel
+
+__all__ = ["run"]
+
+_OPEN, _STICK, _SLIP_P, _SLIP_M = 0, 1, 2, 3
+
+
+class _Contact:
+    """Per-step state of one interface: node displacements at n-1, n (total and driven part),
+    the segment hints, the forces of the previous step."""
+
+    def __init__(self, model, c, eta, up):
+        self.c, self.model = c, model
+        self.mu = c["mu"]
+        m = c["slave"].nodes.size
+        self.hint = np.zeros(m, np.int64)
+        self.lam = np.zeros((m, 2))
+        self.state = np.zeros(m, np.int64)
+        self.us, self.ds = self.displacements(eta, up)
+        self.us_prev, self.ds_prev = self.us, self.ds
+
+    def displacements(self, eta, up):
+        """((slave, master) total displacements, (slave, master) driven parts), each (k, 2) in m."""
+        c = self.c
+        ds = (c["slave"].driven(up[c["slave_body"]]), c["master"].driven(up[c["master_body"]]))
+        return (c["slave"].free(eta) + ds[0], c["master"].free(eta) + ds[1]), ds
+
+    def search(self, u):
+        """Segment, alpha, gap (m), n, t of each slave node on the masters displaced by ``u``."""
+        c = self.c
+        P, Q = c["slave"].X + u[0], c["master"].X + u[1]
+        m = P.shape[0]
+        seg = np.empty(m, np.int64)
+        for i in range(m):
+            seg[i] = c["surface"].find(P[i], int(self.hint[i]), positions=Q)[0]
+        on = seg >= 0
+        self.hint[on] = seg[on]
+        ab = c["segments"][np.where(on, seg, 0)]
+        alpha, gap, nv, tv = frames(P, Q[ab[:, 0]], Q[ab[:, 1]])
+        gap[~on] = np.nan
+        return on, ab, alpha, gap, nv, tv
+
+    @staticmethod
+    def relative(u_new, u_old, ab, alpha):
+        """(k, 2) relative displacement of each slave against its master point between two states."""
+        dm = u_new[1] - u_old[1]
+        return (u_new[0] - u_old[0]) - ((1 - alpha)[:, None] * dm[ab[:, 0]] + alpha[:, None] * dm[ab[:, 1]])
+
+    def rows(self, idx, ab, alpha, nv, tv, n_modes):
+        """(2k, n_modes) rows J of the nodes ``idx``: normal then tangential per node."""
+        c = self.c
+        S, Mr = c["slave"].R, c["master"].R
+        J = np.zeros((2 * idx.size, n_modes))
+        a = alpha[idx][:, None, None]
+        Mi = (1 - a) * Mr[ab[idx, 0]] + a * Mr[ab[idx, 1]]  # (k, 2, n_master) master point
+        for r, d in ((0, nv), (1, tv)):
+            J[r::2, c["slave"].cols] += np.einsum("kc,kcj->kj", d[idx], S[idx])
+            J[r::2, c["master"].cols] -= np.einsum("kc,kcj->kj", d[idx], Mi)
+        return J
+
+
+#: most passes of the active-set loop in one step (each adds the nodes that the forces of the
+#: others pushed through their master)
+_PASSES = 50
+
+
+def _contact_step(kernel, contacts, eta_star, up_next, nm, h, tol, max_iter):
+    """Contact forces of one step.
+
+    Rows are built for every slave node over a master segment; the kernel solves those of the
+    active nodes (predicted gap <= 0, or pressed at the previous step). A node left out whose gap
+    the others' forces close (below -tol) joins the active set and the problem is solved again,
+    warm started, until no inactive node penetrates.
+
+    Returns (per contact: on, ab, alpha, n, t), per contact (m, 2) forces (N), the modal
+    correction z, status [sweeps, last change, converged, passes]."""
+    if not contacts:
+        return [], [], np.zeros(nm), np.array([0.0, 0.0, 1.0, 0.0])
+    geo, Js, bs, mus, lam0, act, sizes = [], [], [], [], [], [], []
+    for ct in contacts:
+        u_star, _ = ct.displacements(eta_star, up_next)
+        on, ab, alpha, gap, nv, tv = ct.search(u_star)
+        idx = np.flatnonzero(on)
+        rel = ct.relative(u_star, ct.us, ab, alpha)
+        Js.append(ct.rows(idx, ab, alpha, nv, tv, nm))
+        bs.append(np.column_stack([gap[idx], (rel[idx] * tv[idx]).sum(1)]).ravel())
+        mus.append(ct.mu[idx])
+        lam0.append(ct.lam[idx].ravel())
+        act.append((gap[idx] <= 0) | (ct.lam[idx, 0] > 0))
+        geo.append((on, ab, alpha, nv, tv))
+        sizes.append(idx)
+    J, b, mu = np.vstack(Js), np.concatenate(bs), np.concatenate(mus)
+    lam_all, active = np.concatenate(lam0), np.concatenate(act)
+    z, stat, out = np.zeros(nm), np.zeros(3), np.zeros(4)
+    w = np.full(nm, h * h)
+    for passes in range(1, _PASSES + 1):
+        a = np.flatnonzero(active)
+        rows = (2 * a[:, None] + np.arange(2)).ravel()
+        lam = lam_all[rows]
+        z[:] = 0.0
+        stat[:] = (0.0, 0.0, 1.0)
+        if a.size:
+            kernel.solve(np.ascontiguousarray(J[rows]), w, b[rows], mu[a], lam, z, tol, max_iter, stat)
+        lam_all[:] = 0.0
+        lam_all[rows] = lam
+        out[:3] = (out[0] + stat[0], stat[1], stat[2])
+        new = ~active & (b[0::2] + J[0::2] @ z < -tol)
+        if stat[2] != 1.0 or not new.any():
+            break
+        active |= new
+    else:
+        out[2] = 0.0
+    out[3] = passes
+    lams, k0 = [], 0
+    for ct, idx in zip(contacts, sizes):
+        lc = np.zeros_like(ct.lam)
+        lc[idx] = lam_all[2 * k0:2 * (k0 + idx.size)].reshape(-1, 2)
+        k0 += idx.size
+        lams.append(lc)
+    return geo, lams, z, out
+
+
+def _channels(model):
+    """(name, body, modal columns, modal row or None, index among the prescribed coordinates) of
+    every body output channel."""
+    out = []
+    for b, body in enumerate(model.bodies):
+        for name, i in body.outputs.items():
+            k = int(np.searchsorted(body.f_idx, i))
+            if k < body.f_idx.size and body.f_idx[k] == i:
+                out.append((name, body, model.cols[b], model.T_body[b][k], -1))
+            else:
+                out.append((name, body, None, None, int(np.searchsorted(body.p_idx, i))))
+    return out
+
+
+def _states(lam, mu, slip, closed):
+    """State codes from the forces (N) and the slip of the step (m)."""
+    st = np.zeros(lam.shape[0], np.int64)
+    at_limit = np.abs(lam[:, 1]) >= mu * lam[:, 0] * (1 - 1e-12)
+    direction = np.where(slip != 0, np.sign(slip), -np.sign(lam[:, 1]))
+    st[closed & ~at_limit] = _STICK
+    st[closed & at_limit & (direction >= 0)] = _SLIP_P
+    st[closed & at_limit & (direction < 0)] = _SLIP_M
+    return st
+
+
+def _check(model, duration, h, fs_out, on_stick, tol, max_iter):
+    if not isinstance(model, MultibodyModel):
+        raise ParameterError(f"model must be a MultibodyModel, got {type(model).__name__}")
+    duration = check_positive("duration (s)", duration)
+    hc = model.critical_step()
+    if h is None:
+        if not np.isfinite(hc):
+            raise ParameterError("h (s) must be given: the model has no elastic mode to bound it")
+        h = 0.9 * hc
+    h = check_positive("h (s)", h)
+    if h > hc:
+        raise ParameterError(f"h = {h:.4g} s is above the central-difference stability limit {hc:.4g} s")
+    if on_stick not in ("continue", "stop"):
+        raise ParameterError(f"on_stick must be 'continue' or 'stop', got {on_stick!r}")
+    n_steps = int(np.ceil(duration / h - 1e-9))
+    dec = 1 if fs_out is None else max(1, int(round(1.0 / (check_positive("fs_out (Hz)", fs_out) * h))))
+    if tol is None:
+        # 1e-12 of the size of the contact region: well above the round-off of the positions
+        # (1e-16 of it), well below any gap or slip of interest
+        X = np.vstack([np.r_[c["slave"].X, c["master"].X] for c in model.contacts] or [np.zeros((1, 2))])
+        tol = 1e-12 * max(float(np.ptp(X, axis=0).max()), 1e-3)
+    tol = check_positive("tol (m)", tol)
+    max_iter = check_count("max_iter", max_iter, 1)
+    return duration, h, hc, n_steps, dec, tol, max_iter
+
+
+def run(model: MultibodyModel, *, duration: float, h: float | None = None, fs_out: float | None = None,
+        on_stick: str = "continue", initial=None, tol: float | None = None, max_iter: int = 2000,
+        progress: bool | None = None) -> ContactRunResult:
+    """March a multibody contact model in time.
+
+    Parameters
+    ----------
+    model : MultibodyModel
+    duration : float
+        Simulated time (s).
+    h : float, optional
+        Time step (s); default 0.9 x the central-difference stability limit. A step above the
+        limit is refused.
+    fs_out : float, optional
+        Output rate (Hz): one sample every round(1/(fs_out h)) steps; default every step.
+    on_stick : 'continue' (default) or 'stop'
+        'stop': end at the first stick of a sliding node or lift-off of a closed node (the
+        forward-increment method of the two-body sliding core), with status 'stick' or 'lift_off'.
+    initial : dict body -> (u, v), optional
+        Initial displacements (m) and velocities (m/s) over each body's coordinates; default rest.
+    tol : float, optional
+        Kernel tolerance (m): largest change of a gap or slip produced by one row update in the
+        last sweep; default 1e-12 x the size of the contact region.
+    max_iter : int
+        Kernel sweeps per step; reaching it ends the run with status 'not_converged' (a warning).
+    progress : bool, optional
+        tqdm progress bar; default on for runs above 200 000 steps.
+
+    Returns
+    -------
+    ContactRunResult; a stop, a failure of the kernel or an interrupt (Ctrl-C) returns what was
+    computed up to then with its status.
+    """
+    from tqdm.auto import tqdm
+
+    duration, h, hc, n_steps, dec, tol, max_iter = _check(model, duration, h, fs_out, on_stick, tol, max_iter)
+    kernel = kernels("friction_lcp")
+    backend = "python" if kernel.__name__.endswith("_ref") else "compiled"
+    nm = model.n_modes
+    eta, deta = model.modal_state(initial)
+    eta_prev = eta - h * deta
+    bodies = model.bodies
+    motion = [lambda t, b=b: b.motion(t)[0] if b.p_idx.size else np.zeros(0) for b in bodies]
+    up_prev, up = [m(-h) for m in motion], [m(0.0) for m in motion]
+    contacts = [_Contact(model, c, eta, up) for c in model.contacts]
+    for ct in contacts:
+        ct.us_prev, ct.ds_prev = ct.displacements(eta_prev, up_prev)
+    m_all = sum(ct.mu.size for ct in contacts)
+    n_out = (n_steps - 1) // dec + 1
+    out = {k: np.full((n_out, m_all), np.nan) for k in ("lambda_n", "lambda_t", "gap", "slip_velocity")}
+    out["state"] = np.zeros((n_out, m_all), np.int64)
+    chans = _channels(model)
+    ch = {f"{p}_{c[0]}": np.zeros(n_out) for c in chans for p in ("u", "v")}
+    en = {k: np.zeros(n_out) for k in ("kinetic", "strain", "damping_loss", "external_work",
+                                        "friction_dissipation", "impact_loss")}
+    acc = dict.fromkeys(en, 0.0)
+    changes = np.zeros(m_all, np.int64)
+    w2 = model.omega2
+    Cm = np.diag(model.Cm).copy() if model.damping_diagonal else model.Cm
+    info = {"kinetic_initial_J": 0.5 * float(deta @ deta),
+            "strain_initial_J": 0.5 * float(w2 @ (0.5 * (eta + eta_prev)) ** 2),
+            "h_critical_s": hc, "bodies": [b.name for b in bodies],
+            "interfaces": [c["interface"].name or f"interface {i}" for i, c in enumerate(model.contacts)],
+            "max_sweeps": 0, "total_sweeps": 0, "max_active_set_passes": 0}
+    status, j, n = "completed", 0, 0
+    t0 = time.perf_counter()
+    bar = tqdm(total=n_steps, disable=not (progress if progress is not None else n_steps > 200_000),
+               unit="step", unit_scale=True, desc="contact")
+    try:
+        for n in range(n_steps):
+            t = n * h
+            f = model.modal_force(t)
+            damp = Cm * (eta - eta_prev) / h if model.damping_diagonal else Cm @ ((eta - eta_prev) / h)
+            eta_star = 2 * eta - eta_prev + h * h * (f - damp - w2 * eta)
+            up_next = [m(t + h) for m in motion]
+            geo, lams, z, stat = _contact_step(kernel, contacts, eta_star, up_next, nm, h, tol, max_iter)
+            info["max_sweeps"] = max(info["max_sweeps"], int(stat[0]))
+            info["total_sweeps"] += int(stat[0])
+            info["max_active_set_passes"] = max(info["max_active_set_passes"], int(stat[3]))
+            if stat[2] != 1.0:
+                status = "not_converged"
+                warnings.warn(f"contact step {n} (t = {t:.6g} s): the kernel did not converge in {max_iter} "
+                              f"sweeps (last change {stat[1]:.3g} m > tol {tol:.3g} m) or the active set in "
+                              f"{_PASSES} passes; the run stops", RuntimeWarning, stacklevel=2)
+                break
+            eta_next = eta_star + z
+            up_nn = up_next
+            a_mod = 0.5 * (eta_next - eta_prev)
+            acc["damping_loss"] += float(damp @ a_mod)
+            acc["external_work"] += float(f @ a_mod)
+            record = n % dec == 0
+            stop, col = None, 0
+            for ct, (on, ab, alpha, nv, tv), lam_c in zip(contacts, geo, lams):
+                u_new, d_new = ct.displacements(eta_next, up_nn)
+                P, Q = ct.c["slave"].X + u_new[0], ct.c["master"].X + u_new[1]
+                gap_new = frames(P, Q[ab[:, 0]], Q[ab[:, 1]])[1]
+                gap_new[~on] = np.nan
+                slip = np.einsum("kc,kc->k", ct.relative(u_new, ct.us, ab, alpha), tv)
+                r = 0.5 * ct.relative(u_new, ct.us_prev, ab, alpha)
+                rp = 0.5 * ct.relative(d_new, ct.ds_prev, ab, alpha)
+                ln, lt = lam_c[:, 0], lam_c[:, 1]
+                acc["friction_dissipation"] -= float(lt @ np.einsum("kc,kc->k", r, tv))
+                acc["impact_loss"] -= float(ln @ np.einsum("kc,kc->k", r, nv))
+                acc["external_work"] -= float(ln @ np.einsum("kc,kc->k", rp, nv) + lt @ np.einsum("kc,kc->k", rp, tv))
+                st = _states(lam_c, ct.mu, slip, ln > 0)
+                sl = slice(col, col + st.size)
+                changed = st != ct.state
+                changes[sl] += changed
+                if on_stick == "stop" and stop is None:
+                    was_closed, was_slip = ct.state > 0, ct.state >= _SLIP_P
+                    if np.any(was_closed & (st == _OPEN)):
+                        stop = "lift_off"
+                    elif np.any(was_slip & changed):
+                        stop = "stick"
+                record = record or stop is not None
+                if record:
+                    for key, v in (("lambda_n", ln), ("lambda_t", lt), ("gap", gap_new), ("slip_velocity", slip / h),
+                                   ("state", st)):
+                        out[key][j, sl] = v
+                ct.lam, ct.state = lam_c, st
+                ct.us_prev, ct.ds_prev, ct.us, ct.ds = ct.us, ct.ds, u_new, d_new
+                col += st.size
+            if record:
+                v = (eta_next - eta) / h
+                mid = 0.5 * (eta + eta_next)
+                en_now = {"kinetic": 0.5 * float(v @ v), "strain": 0.5 * float(w2 @ (mid * mid))}
+                for key in en:
+                    en[key][j] = en_now.get(key, acc.get(key))
+                for name, body, cols, row, pj in chans:
+                    if row is not None:
+                        ch[f"u_{name}"][j] = row @ eta[cols]
+                        ch[f"v_{name}"][j] = row @ (eta_next[cols] - eta_prev[cols]) / (2 * h)
+                    else:
+                        ch[f"u_{name}"][j], ch[f"v_{name}"][j] = body.motion(t)[:2, pj]
+                j += 1
+            eta_prev, eta = eta, eta_next
+            up_prev, up = up, up_next
+            if n % 1000 == 999:
+                bar.update(1000)
+            if stop is not None:
+                status, n = stop, n + 1
+                break
+        else:
+            n = n_steps
+    except KeyboardInterrupt:
+        status = "interrupted"
+    finally:
+        bar.close()
+    t_out = np.arange(n_out)[:j] * dec * h
+    if status in ("stick", "lift_off") and j:
+        t_out[-1] = (n - 1) * h  # the stopping step was recorded off the decimation grid
+    return ContactRunResult(
+        t=t_out, nodes={k: v[:j] for k, v in out.items()}, channels={k: v[:j] for k, v in ch.items()},
+        energies={k: v[:j] for k, v in en.items()},
+        node_interface=np.concatenate([np.full(ct.mu.size, i) for i, ct in enumerate(contacts)] or [np.zeros(0, int)]),
+        node_id=np.concatenate([ct.c["slave"].nodes for ct in contacts] or [np.zeros(0, int)]),
+        state_changes=changes, status=status, steps=int(n), h=float(h), fs_out=1.0 / (dec * h),
+        wall_time=time.perf_counter() - t0, backend=backend, tol=float(tol), on_stick=on_stick, info=info)

@@ -1,0 +1,298 @@
+"""Multibody contact with many nodes that stick, slip and separate (fesub.contact.stepper).
+
+References, each independent of the stepper:
+* impacts of two free masses: the perfectly inelastic loss 1/2 m_eff v_rel^2 computed by hand
+  from the velocities before the impact, and momentum conservation;
+* a damped spring-mass on a moving belt: stick and slip times from an event-driven integration
+  of the piecewise-smooth equations (scipy ``solve_ivp`` with events, written here);
+* an elastic block (plane-stress FE) under a slowly growing tangential load: gross sliding at
+  T = mu N (Coulomb's law over the whole contact), partial slip from an edge before it;
+* the energy balance, whose residual must shrink as h^2;
+* complementarity and Coulomb's law at every output sample of every node of every run;
+* the compiled kernel and its NumPy twin give the same per-node results.
+"""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+import pytest
+from scipy.integrate import solve_ivp
+
+from fesub import _backend
+from fesub.contact.interface import ContactInterface, TiedInterface
+from fesub.contact.multibody import Body, MultibodyModel
+from fesub.contact.stepper import run
+from fesub.errors import ModelError, ParameterError
+from fesub.fe import PlaneStress, rectangle
+from fesub.substructure import Substructure
+
+HAVE_COMPILED = _backend.compiled_available("friction_lcp")
+REQUIRE_EXT = os.environ.get("FESUB_REQUIRE_EXT", "0") not in ("", "0")
+
+
+def check_complementarity(res, model, factor=10.0):
+    """Signorini and Coulomb conditions at every sample of every node.
+
+    The kernel stops when no row update changed a gap or slip by more than ``tol`` during a sweep;
+    the remaining violation of any row is then a sum of a few such changes of its neighbours. A
+    bound of ``factor * tol`` (gap in m, slip = slip velocity * h in m) leaves room for them;
+    forces are compared with a relative 1e-9 (the kernel clamps the tangential force exactly to
+    mu lambda_n: only round-off remains)."""
+    tol = factor * res.tol
+    mu = np.concatenate([c["mu"] for c in model.contacts])
+    ln, lt = res.nodes["lambda_n"], res.nodes["lambda_t"]
+    gap, slip, st = res.nodes["gap"], res.nodes["slip_velocity"] * res.h, res.nodes["state"]
+    on = np.isfinite(gap)
+    scale = max(np.abs(ln).max(initial=0.0), 1e-300)
+    assert np.all(ln >= 0)
+    assert np.all(gap[on] >= -tol), gap[on].min()
+    closed = ln > 0
+    # lambda_n * gap = 0: a pressed node has no gap (to tol), an open one no force
+    assert np.all(np.abs(gap[closed]) <= tol), np.abs(gap[closed]).max()
+    assert np.all(lt[~closed] == 0)
+    assert np.all(np.abs(lt) <= mu * ln + 1e-9 * scale)
+    assert np.all(np.isin(st, (0, 1, 2, 3)))
+    assert np.all((st > 0) == closed)
+    stick = st == 1
+    assert np.all(np.abs(slip[stick]) <= tol), np.abs(slip[stick]).max(initial=0)
+    assert np.all(np.abs(lt[stick]) < mu[None, :].repeat(st.shape[0], 0)[stick] * ln[stick])
+    slip_p, slip_m = st == 2, st == 3
+    # sliding: the friction force is at the limit and opposes the slip
+    assert np.all(np.abs(np.abs(lt[slip_p | slip_m]) - (mu * ln)[slip_p | slip_m]) <= 1e-9 * scale)
+    assert np.all(slip[slip_p] >= -tol) and np.all(slip[slip_m] <= tol)
+    assert np.all(lt[slip_p] <= 0) and np.all(lt[slip_m] >= 0)
+
+
+# ------------------------------------------------------------------------------- models
+M1, M2 = 2.0, 3.0  # kg
+
+
+def two_masses():
+    """Slave mass m1 at x = 0 moving along x, master m2 with a vertical face at x = 0.01 m (the
+    segment runs in +y, so the open side is -x)."""
+    pulses = [(0.03, 0.04, -100.0), (0.06, 0.08, 100.0)]  # (start s, end s, force on m1 in N)
+
+    def f1(t):
+        return np.array([sum(F for a, b, F in pulses if a <= t < b)])
+
+    b1 = Body([[M1]], [[0.0]], [[0.0, 0.0]], [[0, -1]], name="m1", loads=f1, outputs={"x1": 0})
+    b2 = Body([[M2]], [[0.0]], [[0.01, -1.0], [0.01, 1.0]], [[0, -1], [0, -1]], name="m2", outputs={"x2": 0})
+    return MultibodyModel([b1, b2], [ContactInterface("m1", [0], "m2", [[0, 1]], mu=0.0)])
+
+
+# spring-mass on a belt: m x'' + c x' + k x = friction, normal load N, belt speed VB
+BM, BK, BZETA, BMU, BN, VB = 1.0, (2 * np.pi) ** 2, 0.05, 0.5, 10.0, 0.3
+BC = 2 * BZETA * np.sqrt(BK * BM)
+PERIOD = 2 * np.pi * np.sqrt(BM / BK)  # 1 s
+
+
+def belt_model():
+    mass = Body(np.eye(2) * BM, np.diag([BK, 0.0]), [[0.0, 0.0]], [[0, 1]], C=np.diag([BC, 0.0]), name="mass",
+                loads=[0.0, -BN], outputs={"x": 0})
+    belt = Body([[1.0]], [[0.0]], [[-50.0, 0.0], [50.0, 0.0]], [[0, -1], [0, -1]], name="belt", prescribed={0: VB})
+    return MultibodyModel([mass, belt], [ContactInterface("mass", [0], "belt", [[0, 1]], mu=BMU)])
+
+
+def belt_events(t_end):
+    """Stick and slip times of the mass from rest, by event-driven integration of the smooth
+    phases: slip (friction + mu N along the belt while the mass is slower than the belt), stick
+    (x' = VB while |k x + c VB| <= mu N)."""
+    F = BMU * BN
+    rtol = dict(rtol=1e-12, atol=1e-14)
+
+    def slip(t, y):
+        return [y[1], (F - BC * y[1] - BK * y[0]) / BM]
+
+    def catch(t, y):  # relative velocity reaches zero from below
+        return y[1] - VB
+
+    catch.terminal, catch.direction = True, 1
+    events, t0, y0 = [], 0.0, [0.0, 0.0]
+    while t0 < t_end:
+        sol = solve_ivp(slip, (t0, t_end), y0, events=catch, **rtol)
+        if not sol.t_events[0].size:
+            break
+        t1 = float(sol.t_events[0][0])
+        x1 = float(sol.y_events[0][0][0])
+        events.append(("stick", t1))
+        # stick: x = x1 + VB (t - t1) until the spring and damper force reaches mu N
+        t2 = t1 + ((F - BC * VB) / BK - x1) / VB
+        events.append(("slip", t2))
+        # leave the stick with the slip equation's acceleration just below zero: start a hair
+        # after t2 so that the catch event does not fire at its own start
+        t0, y0 = t2 + 1e-9, [(F - BC * VB) / BK + VB * 1e-9, VB]
+    return events
+
+
+def block_model(rate):
+    """Plane-stress block 0.1 x 0.02 m (10 x 2 Q4) on a rigid ground, normal load ramped to 10 N
+    over 0.05 s, then a tangential load T = rate (t - 0.06) on its top (N)."""
+    mesh = rectangle(0.1, 0.02, 10, 2)
+    sub = Substructure(mesh, PlaneStress(2e6, 0.3, 1000.0, 0.01), rayleigh=(200.0, 0.0))
+    bottom, top = (mesh.nodes(s) for s in ("bottom", "top"))
+    bottom = bottom[np.argsort(mesh.points[bottom, 0])]
+    wts = np.ones(top.size)
+    wts[[0, -1]] = 0.5  # consistent nodal loads of a uniform traction
+    wts /= wts.sum()
+    dx, dy = sub.dofs(top, "x"), sub.dofs(top, "y")
+
+    def loads(t):
+        f = np.zeros(sub.n_dofs)
+        s = min(t / 0.05, 1.0)
+        f[dy] = -10.0 * s * s * (3 - 2 * s) * wts
+        f[dx] = rate * max(t - 0.06, 0.0) * wts
+        return f
+
+    block = Body.from_substructure(sub, name="block", loads=loads)
+    ground = Body(np.zeros((0, 0)), np.zeros((0, 0)), [[-0.05, 0.0], [0.15, 0.0]], [[-1, -1], [-1, -1]],
+                  name="ground")
+    return MultibodyModel([block, ground], [ContactInterface("block", bottom, "ground", [[0, 1]], mu=0.3)])
+
+
+# ------------------------------------------------------------------------------- tests
+def test_impacts_lose_the_inelastic_energy_and_nothing_between():
+    model = two_masses()
+    h = 1e-4
+    res = run(model, duration=0.2, h=h, initial={"m1": ([0.0], [1.0])})
+    check_complementarity(res, model)
+    assert res.status == "completed"
+    u1, u2 = res.channels["u_x1"], res.channels["u_x2"]
+    # an impact: the normal force jumps to the impulsive level (m v / h ~ 1e4 N); persistent
+    # contact after it carries round-off forces (~1e-9 N) that come and go with the sign of the
+    # round-off of the predicted gap
+    ln = res.nodes["lambda_n"][:, 0]
+    pressed = ln > 1e-6 * ln.max()
+    starts = np.flatnonzero(pressed[1:] & ~pressed[:-1]) + 1
+    assert starts.size == 2  # the initial impact, and the one after the push
+    m_eff = M1 * M2 / (M1 + M2)
+    loss, T = res.energies["impact_loss"], res.energies["kinetic"]
+    for k in starts:
+        # velocities over the last free step before the impact (free flight: f = 0 there)
+        v1, v2 = (u1[k] - u1[k - 1]) / h, (u2[k] - u2[k - 1]) / h
+        hand = 0.5 * m_eff * (v1 - v2) ** 2
+        assert abs((loss[k + 5] - loss[k - 1]) - hand) <= 1e-9 * hand
+        assert abs((T[k - 1] - T[k + 5]) - hand) <= 1e-9 * hand
+        # relative velocity removed, momentum kept
+        w1, w2 = (u1[k + 6] - u1[k + 5]) / h, (u2[k + 6] - u2[k + 5]) / h
+        assert abs(w1 - w2) <= 1e-9 * abs(v1 - v2)
+        assert abs(M1 * w1 + M2 * w2 - (M1 * v1 + M2 * v2)) <= 1e-12 * (M1 * abs(v1) + M2 * abs(v2))
+    # between impacts: no loss, and kinetic energy changes only by the work of the pulses
+    quiet = np.ones(loss.size, bool)
+    for k in starts:
+        quiet[k - 1:k + 6] = False
+    dloss = np.diff(loss)[quiet[1:] & quiet[:-1]]
+    assert np.abs(dloss).max() <= 1e-12 * 0.5 * M1
+    # K = 0: the balance is exact; round-off of ~2000 sums of ~1 J terms: 2000 x 2e-16 J
+    assert np.abs(res.energy_residual()).max() <= 1e-11
+
+
+def test_belt_stick_slip_times_match_event_driven_integration():
+    model = belt_model()
+    h = 2e-4  # 2e-4 of the period: the forward-increment times are within O(h) of the exact ones
+    res = run(model, duration=2.0, h=h)
+    check_complementarity(res, model)
+    st = res.nodes["state"][:, 0]
+    changes = np.flatnonzero(np.diff(st)) + 1
+    got = [("stick" if st[i] == 1 else "slip", res.t[i]) for i in changes]
+    ref = belt_events(2.0)
+    assert [g[0] for g in got] == [r[0] for r in ref] == ["stick", "slip"]
+    err = max(abs(g[1] - r[1]) for g, r in zip(got, ref)) / PERIOD
+    assert err <= 1e-3, err
+    assert np.all(st[:changes[0]] == 3)  # slower than the belt: slip- (along -x relative to it)
+    np.testing.assert_allclose(res.nodes["lambda_n"][:, 0], BN, rtol=1e-9)
+
+
+def test_energy_balance_with_friction_converges_as_h_squared():
+    model = belt_model()
+    out = []
+    for h in (1e-3, 5e-4):
+        res = run(model, duration=1.5, h=h)
+        check_complementarity(res, model)
+        out.append(np.abs(res.energy_residual()).max() / res.energies["external_work"][-1])
+    ratio = out[0] / out[1]
+    # second order: 4 for a residual exactly h^2/8 v'Kv; the trajectories differ by O(h)
+    assert 3.6 <= ratio <= 4.4, (out, ratio)
+    assert out[0] < 1e-5
+
+
+def test_block_slides_at_mu_N_after_partial_slip_from_an_edge():
+    model = block_model(rate=10.0)
+    res = run(model, duration=0.42, fs_out=1e4)
+    check_complementarity(res, model)
+    st = res.nodes["state"]
+    T = 10.0 * np.maximum(res.t - 0.06, 0.0)
+    gross = np.flatnonzero(np.all(st >= 2, axis=1) & (T > 0))[0]
+    # quasi-static loading (0.36 s, 30 periods of the first mode): T = mu N at gross sliding to 1 %
+    assert abs(T[gross] / (0.3 * 10.0) - 1) <= 0.01
+    first = np.flatnonzero(np.any(st >= 2, axis=1) & (T > 0))[0]
+    slipping = np.flatnonzero(st[first] >= 2)
+    assert T[first] < 0.5 * T[gross]
+    assert set(slipping.tolist()) <= {0, st.shape[1] - 1}  # an edge node slips first
+    partial = np.any(st >= 2, axis=1) & np.any(st == 1, axis=1)
+    assert partial[first:gross].all()
+
+
+@pytest.mark.skipif(not (HAVE_COMPILED or REQUIRE_EXT), reason="compiled friction_lcp kernel not built")
+def test_compiled_and_twin_kernels_give_the_same_node_results():
+    model = block_model(rate=40.0)
+    out = {}
+    for backend in ("python", "compiled"):
+        with _backend.use(backend):
+            out[backend] = run(model, duration=0.12, fs_out=1e4)
+    a, b = out["python"], out["compiled"]
+    assert (a.backend, b.backend) == ("python", "compiled")
+    np.testing.assert_array_equal(a.nodes["state"], b.nodes["state"])
+    # the two differ in the summation order only: round-off, amplified by the iteration at most
+    # to the kernel tolerance (forces: tol / (h^2 W), W ~ 1/m of the nodes)
+    for k in ("lambda_n", "lambda_t"):
+        np.testing.assert_allclose(a.nodes[k], b.nodes[k], rtol=0, atol=1e-6 * np.abs(a.nodes[k]).max())
+    np.testing.assert_allclose(a.nodes["gap"], b.nodes["gap"], rtol=0, atol=10 * a.tol)
+
+
+def test_stop_on_first_stick_and_result_round_trip(tmp_path):
+    from fesub import load
+
+    model = belt_model()
+    res = run(model, duration=2.0, h=1e-3, on_stick="stop", fs_out=100.0)
+    assert res.status == "stick"
+    assert res.nodes["state"][-1, 0] == 1 and np.all(res.nodes["state"][:-1, 0] == 3)
+    assert abs(res.t[-1] - belt_events(2.0)[0][1]) <= 2e-3
+    back = load(res.save(tmp_path / "belt"))
+    for k, v in res.nodes.items():
+        np.testing.assert_array_equal(back.nodes[k], v)
+    for k, v in res.energies.items():
+        np.testing.assert_array_equal(back.energies[k], v)
+    np.testing.assert_array_equal(back.channels["u_x"], res.channels["u_x"])
+    assert back.status == "stick" and back.info == res.info
+    assert res.summary()["results"]["status"]["value"] == "stick"
+    ds = res.to_xarray()
+    assert all("units" in ds[v].attrs for v in ds.variables)
+
+
+def test_tied_bodies_move_as_one():
+    # two masses on springs, tied: one mass m1 + m2 on k1 + k2 (closed form frequency)
+    k1, k2 = 100.0, 300.0
+    b1 = Body([[M1]], [[k1]], [[0.0, 0.0]], [[0, -1]], name="a", outputs={"xa": 0})
+    b2 = Body([[M2]], [[k2]], [[0.0, 0.0]], [[0, -1]], name="b", outputs={"xb": 0})
+    model = MultibodyModel([b1, b2], ties=[TiedInterface("a", [0], "b", [0])])
+    assert model.n_modes == 1
+    np.testing.assert_allclose(model.omega2, (k1 + k2) / (M1 + M2), rtol=1e-12)
+    res = run(model, duration=0.5, h=1e-3, initial={"a": ([0.01], [0.0]), "b": ([0.01], [0.0])})
+    np.testing.assert_array_equal(res.channels["u_xa"], res.channels["u_xb"])
+
+
+def test_bad_arguments_are_refused():
+    model = belt_model()
+    with pytest.raises(ParameterError, match="stability limit"):
+        run(model, duration=1.0, h=1.0)
+    with pytest.raises(ParameterError, match="on_stick"):
+        run(model, duration=1.0, h=1e-3, on_stick="halt")
+    with pytest.raises(ParameterError, match="mu"):
+        ContactInterface(0, [0], 1, [[0, 1]], mu=-0.1)
+    with pytest.raises(ParameterError, match="body"):
+        MultibodyModel(model.bodies, [ContactInterface("nobody", [0], "belt", [[0, 1]])])
+    cb_like = Body(np.eye(2), np.eye(2), [[0.0, 0.0]], [[-2, -2]], name="x")
+    with pytest.raises(ModelError, match="interior"):
+        MultibodyModel([cb_like, model.bodies[1]], [ContactInterface("x", [0], "belt", [[0, 1]])])
