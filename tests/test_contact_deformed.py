@@ -13,6 +13,7 @@ import scipy.linalg as sla
 from fesub.contact import deformed as D
 from fesub.contact import eigen
 from fesub.contact.perturbation import matrix_pencil, perturbation_response, translated
+from fesub.errors import ParameterError
 from fesub.models.beam_on_beam import BeamOnBeamParams, build, contact_system
 
 MU = 0.3
@@ -195,3 +196,21 @@ def test_comparison_along_the_path_round_trips_and_names_the_bands(bench, tmp_pa
     assert all("units" in ds[v].attrs for v in list(ds.data_vars) + list(ds.coords))
     s = res.summary()["results"]
     assert s["max_real_part_deformed"]["value"] > 0 > s["max_real_part_undeformed"]["value"]
+
+
+def test_eigen_analyses_take_the_deformed_geometry(bench):
+    """eigen.eigenvalue_loci and eigen.critical_mu with geometry='deformed' delegate to the
+    deformed state; the critical mu's bracket is checked by fresh solves at its two ends."""
+    pos = np.array([0.0935, 0.0936])
+    loci = eigen.eigenvalue_loci(bench, pos, MU, 14, geometry="deformed", vx=0.03)
+    cmp = D.compare_geometries(bench, pos, MU, 14, vx=0.03)
+    assert np.array_equal(loci.lam, cmp.lam_deformed)
+    crit = eigen.critical_mu(bench, [S_BAND], mu_max=0.5, tol=0.02, geometry="deformed", vx=0.03)
+    lo, hi = crit.bracket
+    assert hi - lo <= 0.02 and 0 < float(crit) < MU
+    assert D.deformed_eigenvalues(bench, S_BAND, lo, 20, vx=0.03).real.max() <= 0
+    assert D.deformed_eigenvalues(bench, S_BAND, hi, 20, vx=0.03).real.max() > 0
+    with pytest.raises(ParameterError):
+        eigen.eigenvalue_loci(bench, pos, MU, geometry="deformed", n_basis=40)
+    with pytest.raises(ParameterError):
+        eigen.critical_mu(bench, pos, geometry="bent")

@@ -33,14 +33,14 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.linalg as sla
 
-from ..errors import ConvergenceError, ModelError, check_count, check_positive
+from ..errors import ConvergenceError, ModelError, ParameterError, check_count, check_positive
 from ..io import Result, summary_record
 from .eigen import _first_order_eigs, _positions, _track, complex_eigenvalues
 from .geometry import coupling_rows
 from .primal import null_space_row, project_rows
 
 __all__ = ["SlidingState", "local_contact", "sliding_state", "contact_residual", "contact_jacobian",
-           "deformed_eigenvalues", "GeometryComparison", "compare_geometries"]
+           "deformed_eigenvalues", "GeometryComparison", "compare_geometries", "spectrum_solver"]
 
 
 # ------------------------------------------------------------------------------- local rows
@@ -410,3 +410,23 @@ def compare_geometries(system, positions, mu: float, n: int = 20, *, vx: float =
     k = slice(0, done)
     return GeometryComparison(positions[k], ld[k], lu[k], lam0[k], xc[k], gam[k], float(mu), float(vx),
                               status=status)
+
+
+def spectrum_solver(geometry: str, vx: float, modal_cutoff_hz=None, n_basis=None):
+    """The per-position eigen-solve of the deformed sliding state at velocity ``vx`` (m/s), in the
+    form the analyses of :mod:`fesub.contact.eigen` call (``geometry='deformed'`` there):
+    ``f(system, s, mu, n, ...) -> (lam, None, inf, n_modes)`` (every mode of the reduced model is
+    examined). The deformed analysis takes the whole reduced model: a modal cut-off or a Ritz basis
+    is refused."""
+    if geometry != "deformed":
+        raise ParameterError(f"geometry must be 'undeformed' or 'deformed', got {geometry!r}")
+    if modal_cutoff_hz is not None or n_basis is not None:
+        raise ParameterError("geometry='deformed' examines the whole reduced model: modal_cutoff_hz and "
+                             "n_basis must be None")
+    vx = float(_positions([vx], "vx", "sliding velocities in m/s")[0])
+
+    def solve(system, s, mu, n, sign=1.0, **_):
+        lam = deformed_eigenvalues(system, s, mu, n, vx=vx)
+        return lam, None, float("inf"), system.K1.shape[0] + system.K2.shape[0] - 1
+
+    return solve

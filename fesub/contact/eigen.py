@@ -186,6 +186,13 @@ def _ritz_basis(system, s, sign, modal_cutoff_hz, nb):
     return cache[key]
 
 
+def _spectrum_for(geometry, vx, modal_cutoff_hz, n_basis):
+    """The per-position eigen-solve: :func:`_spectrum` or :func:`fesub.contact.deformed.spectrum_solver`."""
+    from .deformed import spectrum_solver
+
+    return _spectrum if geometry == "undeformed" else spectrum_solver(geometry, vx, modal_cutoff_hz, n_basis)
+
+
 def _basis_leaves_modes(n_basis, n_modes) -> bool:
     return n_basis is not None and n_modes is not None and n_basis < n_modes
 
@@ -331,25 +338,27 @@ def _track(prev: np.ndarray, new: np.ndarray) -> np.ndarray:
 
 
 def eigenvalue_loci(system, positions, mu: float, n: int = 20, *, progress: bool = False,
-                    modal_cutoff_hz: float | None = DEFAULT_EIG_CUTOFF_HZ, n_basis: int | None = None) -> EigenLoci:
+                    modal_cutoff_hz: float | None = DEFAULT_EIG_CUTOFF_HZ, n_basis: int | None = None,
+                    geometry: str = "undeformed", vx: float = 0.0) -> EigenLoci:
     """Complex eigenvalues at every contact position (m), tracked from one position to the next.
 
     ``n_basis`` as in :func:`complex_eigenvalues` (one :class:`IncompleteSpectrumWarning` per call
     when the basis leaves modes out; the result records ``complete_up_to_hz``, the lowest over the
-    positions). Interrupted (Ctrl-C), it returns the positions done so far with
-    ``status='interrupted'``.
+    positions). ``geometry='deformed'`` linearises about the preloaded sliding state at each
+    position instead (:mod:`fesub.contact.deformed`; ``vx`` in m/s, whole reduced model only).
+    Interrupted (Ctrl-C), it returns the positions done so far with ``status='interrupted'``.
     """
     from tqdm.auto import tqdm
 
     positions, mu, n = _positions(positions), _mu(mu), _count("n", n)
     n_basis = _count("n_basis", n_basis, allow_none=True)
+    spectrum = _spectrum_for(geometry, vx, modal_cutoff_hz, n_basis)
     lam = np.zeros((positions.size, n), complex)
     complete, n_modes, done, status = float("inf"), None, 0, "completed"
     bar = tqdm(positions, disable=not progress, desc=f"loci mu={mu:g}")
     try:
         for i, s in enumerate(bar):
-            ev, _, top, n_modes = _spectrum(system, s, mu, n, modal_cutoff_hz=modal_cutoff_hz,
-                                            n_basis=n_basis)
+            ev, _, top, n_modes = spectrum(system, s, mu, n, modal_cutoff_hz=modal_cutoff_hz, n_basis=n_basis)
             if ev.size < n:
                 raise ModelError(f"only {ev.size} oscillating eigenvalues at s = {s}")
             lam[i] = ev if i == 0 else _track(lam[i - 1], ev)
@@ -531,7 +540,7 @@ def _rebuild_critical_mu(value, state):
 
 def critical_mu(system, positions, *, mu_max: float = 1.0, n: int = 20, tol: float = 1e-3,
                 modal_cutoff_hz: float | None = DEFAULT_EIG_CUTOFF_HZ, n_basis: int | None = None,
-                max_iter: int = 60) -> CriticalMu:
+                max_iter: int = 60, geometry: str = "undeformed", vx: float = 0.0) -> CriticalMu:
     """Smallest friction coefficient with a positive real part at some position (bisection).
 
     Parameters
@@ -543,6 +552,8 @@ def critical_mu(system, positions, *, mu_max: float = 1.0, n: int = 20, tol: flo
     n_basis : as in :func:`complex_eigenvalues`.
     max_iter : cap on the bisection steps; a ``tol`` that would need more (log2(mu_max / tol)
         steps) is refused before any work.
+    geometry, vx : 'undeformed' (default) or 'deformed' (the sliding state at each position and
+        mu, sliding velocity ``vx`` in m/s), as in :func:`eigenvalue_loci`.
 
     Returns
     -------
@@ -555,6 +566,7 @@ def critical_mu(system, positions, *, mu_max: float = 1.0, n: int = 20, tol: flo
     mu_max, tol = check_positive("mu_max", mu_max), check_positive("tol", tol)
     n_basis = _count("n_basis", n_basis, allow_none=True)
     max_iter = _count("max_iter", max_iter)
+    spectrum = _spectrum_for(geometry, vx, modal_cutoff_hz, n_basis)
     need = int(np.ceil(np.log2(mu_max / tol))) if tol < mu_max else 0
     if need > max_iter:
         raise ParameterError(f"tol = {tol!r} needs {need} bisection steps from mu_max = {mu_max:g}, "
@@ -564,8 +576,8 @@ def critical_mu(system, positions, *, mu_max: float = 1.0, n: int = 20, tol: flo
     def worst(mu):
         out = np.empty(positions.size)
         for i, s in enumerate(positions):
-            ev, _, top, track["n_modes"] = _spectrum(system, s, mu, n, modal_cutoff_hz=modal_cutoff_hz,
-                                                     n_basis=n_basis)
+            ev, _, top, track["n_modes"] = spectrum(system, s, mu, n, modal_cutoff_hz=modal_cutoff_hz,
+                                                    n_basis=n_basis)
             out[i] = ev.real.max()
             track["complete"] = min(track["complete"], top)
         return out
