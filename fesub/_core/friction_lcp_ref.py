@@ -45,11 +45,19 @@ def solve(J, w, b, mu, lam, z, tol, max_iter, status):
         Out: ``diag(w) J' lam`` [coordinate units].
     tol : float
         Convergence when the largest change of y produced by one row update during a sweep,
-        ``|delta lam_r| W_rr``, is at most ``tol`` [units of y].
+        ``|delta lam_r| W_rr``, is at most ``tol`` [units of y]. A negative ``tol`` runs
+        exactly ``max_iter`` sweeps.
     max_iter : int
         Maximum number of sweeps.
     status : ndarray, shape (3,)
-        Out: [sweeps done, final largest change, 1.0 if converged else 0.0].
+        Out: [sweeps done, final largest change, 1.0 if converged else 0.0]. The change is
+        ``inf`` when no sweep was made, or when a normal row no coordinate moves (``W_rr = 0``)
+        has a negative value: no impulse can correct it, so no solution exists.
+
+    Notes
+    -----
+    See the compiled kernel's module docstring for the method, why it was chosen, and when it
+    can fail to converge (strongly coupled rows with large ``mu``: the status then says so).
     """
     if __debug__:
         _check_shapes(J, w, b, mu, lam, z, status)
