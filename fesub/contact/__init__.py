@@ -17,6 +17,11 @@ Modules, by what a user does:
                  coupling rows :func:`coupling_rows` (eqs. 34-44)
 ``eigen``        complex eigenvalues over the contact positions, stability maps, critical mu
 ``primal``       null-space bases of a contact row and the primal projection L_E' X L_C in O(n^2)
+``deformed``     stability of the deformed sliding state: :func:`sliding_state` (Newton, nonlinear
+                 contact), :func:`deformed_eigenvalues` (rows linearised about it, geometric
+                 stiffness), :func:`compare_geometries` (deformed vs undeformed along the path)
+``perturbation`` a small perturbation of the sliding state in the transient
+                 (:func:`perturbation_response`) and :func:`matrix_pencil` pole fits
 ``receptance``   FRFs at a frozen contact position: modal receptances of each substructure,
                  LM-FBS coupling (eq. 45), the primal check
 ``frf``          the time-dependent FRF along the sliding path (``TDFRFResult``)
