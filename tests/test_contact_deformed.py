@@ -12,7 +12,7 @@ import scipy.linalg as sla
 
 from fesub.contact import deformed as D
 from fesub.contact import eigen
-from fesub.contact.perturbation import matrix_pencil, perturbation_response, translated
+from fesub.contact.perturb import matrix_pencil, perturbation_response, translated
 from fesub.errors import ParameterError
 from fesub.models.beam_on_beam import BeamOnBeamParams, build, contact_system
 

@@ -20,7 +20,7 @@ Modules, by what a user does:
 ``deformed``     stability of the deformed sliding state: :func:`sliding_state` (Newton, nonlinear
                  contact), :func:`deformed_eigenvalues` (rows linearised about it, geometric
                  stiffness), :func:`compare_geometries` (deformed vs undeformed along the path)
-``perturbation`` a small perturbation of the sliding state in the transient
+``perturb``      a small perturbation of the sliding state in the transient
                  (:func:`perturbation_response`) and :func:`matrix_pencil` pole fits
 ``receptance``   FRFs at a frozen contact position: modal receptances of each substructure,
                  LM-FBS coupling (eq. 45), the primal check
