@@ -14,7 +14,7 @@ import fesub
 from fesub import _backend
 from fesub.errors import BackendError
 
-VARIANT_KERNELS = ("contact", "coulomb", "freeplay")
+VARIANT_KERNELS = ("contact", "coulomb", "freeplay", "friction_lcp")
 
 
 def _levels():
