@@ -23,7 +23,7 @@ from scipy.integrate import solve_ivp
 from fesub import _backend
 from fesub.contact.interface import ContactInterface, TiedInterface
 from fesub.contact.multibody import Body, MultibodyModel
-from fesub.contact.stepper import run
+from fesub.contact.stepper import simulate_multibody
 from fesub.errors import ModelError, ParameterError
 from fesub.fe import PlaneStress, rectangle
 from fesub.substructure import CraigBampton, Substructure
@@ -155,7 +155,7 @@ def block_model(rate):
 def test_impacts_lose_the_inelastic_energy_and_nothing_between():
     model = two_masses()
     h = 1e-4
-    res = run(model, duration=0.2, h=h, initial={"m1": ([0.0], [1.0])})
+    res = simulate_multibody(model, duration=0.2, h=h, initial={"m1": ([0.0], [1.0])})
     check_complementarity(res, model)
     assert res.status == "completed"
     u1, u2 = res.channels["u_x1"], res.channels["u_x2"]
@@ -191,7 +191,7 @@ def test_impacts_lose_the_inelastic_energy_and_nothing_between():
 def test_belt_stick_slip_times_match_event_driven_integration():
     model = belt_model()
     h = 2e-4  # 2e-4 of the period: the forward-increment times are within O(h) of the exact ones
-    res = run(model, duration=2.0, h=h)
+    res = simulate_multibody(model, duration=2.0, h=h)
     check_complementarity(res, model)
     st = res.nodes["state"][:, 0]
     changes = np.flatnonzero(np.diff(st)) + 1
@@ -208,7 +208,7 @@ def test_energy_balance_with_friction_converges_as_h_squared():
     model = belt_model()
     out = []
     for h in (1e-3, 5e-4):
-        res = run(model, duration=1.5, h=h)
+        res = simulate_multibody(model, duration=1.5, h=h)
         check_complementarity(res, model)
         out.append(np.abs(res.energy_residual()).max() / res.energies["external_work"][-1])
     ratio = out[0] / out[1]
@@ -219,7 +219,7 @@ def test_energy_balance_with_friction_converges_as_h_squared():
 
 def test_block_slides_at_mu_N_after_partial_slip_from_an_edge():
     model = block_model(rate=10.0)
-    res = run(model, duration=0.42, fs_out=1e4)
+    res = simulate_multibody(model, duration=0.42, fs_out=1e4)
     check_complementarity(res, model)
     st = res.nodes["state"]
     T = 10.0 * np.maximum(res.t - 0.06, 0.0)
@@ -240,7 +240,7 @@ def test_compiled_and_twin_kernels_give_the_same_node_results():
     out = {}
     for backend in ("python", "compiled"):
         with _backend.use(backend):
-            out[backend] = run(model, duration=0.12, fs_out=1e4)
+            out[backend] = simulate_multibody(model, duration=0.12, fs_out=1e4)
     a, b = out["python"], out["compiled"]
     assert (a.backend, b.backend) == ("python", "compiled")
     np.testing.assert_array_equal(a.nodes["state"], b.nodes["state"])
@@ -255,7 +255,7 @@ def test_stop_on_first_stick_and_result_round_trip(tmp_path):
     from fesub import load
 
     model = belt_model()
-    res = run(model, duration=2.0, h=1e-3, on_stick="stop", fs_out=100.0)
+    res = simulate_multibody(model, duration=2.0, h=1e-3, on_stick="stop", fs_out=100.0)
     assert res.status == "stick"
     assert res.nodes["state"][-1, 0] == 1 and np.all(res.nodes["state"][:-1, 0] == 3)
     assert abs(res.t[-1] - belt_events(2.0)[0][1]) <= 2e-3
@@ -279,16 +279,16 @@ def test_tied_bodies_move_as_one():
     model = MultibodyModel([b1, b2], ties=[TiedInterface("a", [0], "b", [0])])
     assert model.n_modes == 1
     np.testing.assert_allclose(model.omega2, (k1 + k2) / (M1 + M2), rtol=1e-12)
-    res = run(model, duration=0.5, h=1e-3, initial={"a": ([0.01], [0.0]), "b": ([0.01], [0.0])})
+    res = simulate_multibody(model, duration=0.5, h=1e-3, initial={"a": ([0.01], [0.0]), "b": ([0.01], [0.0])})
     np.testing.assert_array_equal(res.channels["u_xa"], res.channels["u_xb"])
 
 
 def test_bad_arguments_are_refused():
     model = belt_model()
     with pytest.raises(ParameterError, match="stability limit"):
-        run(model, duration=1.0, h=1.0)
+        simulate_multibody(model, duration=1.0, h=1.0)
     with pytest.raises(ParameterError, match="on_stick"):
-        run(model, duration=1.0, h=1e-3, on_stick="halt")
+        simulate_multibody(model, duration=1.0, h=1e-3, on_stick="halt")
     with pytest.raises(ParameterError, match="mu"):
         ContactInterface(0, [0], 1, [[0, 1]], mu=-0.1)
     with pytest.raises(ParameterError, match="body"):
@@ -323,7 +323,7 @@ def test_pressed_block_carries_the_consistent_nodal_loads(reduced):
     ground = Body(np.zeros((0, 0)), np.zeros((0, 0)), [[-0.05, 0.0], [0.15, 0.0]], [[-1, -1], [-1, -1]],
                   name="ground")
     model = MultibodyModel([block, ground], [ContactInterface("block", bottom, "ground", [[0, 1]], mu=0.0)])
-    res = run(model, duration=0.1, h=1e-4, fs_out=1e3)
+    res = simulate_multibody(model, duration=0.1, h=1e-4, fs_out=1e3)
     check_complementarity(res, model)
     # residual vibration: measured 5e-5 N on 1 N (both bodies); 1e-3 leaves room, any mapping
     # error of a node (a wrong DOF, a missing boundary) is a whole newton
@@ -342,6 +342,6 @@ def test_interrupt_returns_the_steps_done():
 
     mass.loads = loads
     model = MultibodyModel(model.bodies, model.interfaces)
-    res = run(model, duration=1.0, h=1e-3)
+    res = simulate_multibody(model, duration=1.0, h=1e-3)
     assert res.status == "interrupted"
     assert res.t.size == 51 and res.steps == 51 and res.t[-1] == pytest.approx(0.05)

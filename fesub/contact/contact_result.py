@@ -97,7 +97,8 @@ class ContactRunResult(Result):
                    "state_changes": (int(self.state_changes.sum()), None),
                    "closed_at_end": (int(np.count_nonzero(last > 0)), None),
                    "max_lambda_n": (float(np.nanmax(self.nodes["lambda_n"], initial=0.0)), "N"),
-                   "friction_dissipation": (float(self.energies["friction_dissipation"][-1]) if self.t.size else 0.0, "J")}
+                   "friction_dissipation": (float(self.energies["friction_dissipation"][-1])
+                                            if self.t.size else 0.0, "J")}
         return summary_record(self.kind, params, results, details={"backend": self.backend, **self.info})
 
     def to_xarray(self):

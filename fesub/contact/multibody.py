@@ -36,7 +36,8 @@ __all__ = ["Body", "MultibodyModel", "NodeRows"]
 def _dense(name, A, n=None):
     A = A.toarray() if sp.issparse(A) else np.array(A, dtype=float)
     if A.ndim != 2 or A.shape[0] != A.shape[1] or (n is not None and A.shape[0] != n):
-        raise ParameterError(f"{name} must be a square matrix{'' if n is None else f' of size {n}'}, got shape {A.shape}")
+        size = "" if n is None else f" of size {n}"
+        raise ParameterError(f"{name} must be a square matrix{size}, got shape {A.shape}")
     if not np.all(np.isfinite(A)):
         raise ParameterError(f"{name} contains NaN or inf")
     return 0.5 * (A + A.T)
@@ -389,7 +390,8 @@ class MultibodyModel:
             body = self.bodies[b]
             u, v = (np.asarray(x, dtype=float) for x in (u, v))
             if u.shape != (body.n,) or v.shape != (body.n,) or not (np.all(np.isfinite(u)) and np.all(np.isfinite(v))):
-                raise ParameterError(f"initial state of body {body.name!r} must be two finite ({body.n},) arrays (m, m/s)")
+                raise ParameterError(f"initial state of body {body.name!r} must be two finite ({body.n},) "
+                                     f"arrays (m, m/s)")
             Mf = body.M[np.ix_(body.f_idx, body.f_idx)]
             eta[self.cols[b]] += self.T_body[b].T @ Mf @ u[body.f_idx]
             deta[self.cols[b]] += self.T_body[b].T @ Mf @ v[body.f_idx]

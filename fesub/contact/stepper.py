@@ -32,11 +32,11 @@ import numpy as np
 
 from .._backend import kernels
 from ..errors import ParameterError, check_count, check_positive
-from .contact_result import ContactRunResult
+from .contact_result import ENERGIES, ContactRunResult
 from .interface import frames
 from .multibody import MultibodyModel
 
-__all__ = ["run"]
+__all__ = ["simulate_multibody"]
 
 _OPEN, _STICK, _SLIP_P, _SLIP_M = 0, 1, 2, 3
 
@@ -78,9 +78,36 @@ class _Contact:
 
     @staticmethod
     def relative(u_new, u_old, ab, alpha):
-        """(k, 2) relative displacement of each slave against its master point between two states."""
+        """(..., k, 2) relative displacement of each slave against its master point between two
+        states (slave, master) of displacements (..., k, 2), (..., k_master, 2)."""
         dm = u_new[1] - u_old[1]
-        return (u_new[0] - u_old[0]) - ((1 - alpha)[:, None] * dm[ab[:, 0]] + alpha[:, None] * dm[ab[:, 1]])
+        a = alpha[:, None]
+        return (u_new[0] - u_old[0]) - ((1 - a) * dm[..., ab[:, 0], :] + a * dm[..., ab[:, 1], :])
+
+    def advance(self, eta_next, up_next, geo, lam, acc):
+        """Close the step of this interface: the gaps after it (m), the slips of the step (m),
+        the states; the friction, impact and drive works added to ``acc`` (J). Returns
+        (lambda_n, lambda_t, gap, slip, state, state before the step)."""
+        on, ab, alpha, nv, tv = geo
+        u_new, d_new = self.displacements(eta_next, up_next)
+        P, Q = self.c["slave"].X + u_new[0], self.c["master"].X + u_new[1]
+        gap = frames(P, Q[ab[:, 0]], Q[ab[:, 1]])[1]
+        gap[~on] = np.nan
+        # relative motion over the step (the slip), over the two half steps n-1 -> n+1 (the
+        # power of the step's forces) and of the prescribed motions over them (the drive's work)
+        rel = self.relative((np.stack([u_new[0], u_new[0], d_new[0]]), np.stack([u_new[1], u_new[1], d_new[1]])),
+                            (np.stack([self.us[0], self.us_prev[0], self.ds_prev[0]]),
+                             np.stack([self.us[1], self.us_prev[1], self.ds_prev[1]])), ab, alpha)
+        rt, rn = (rel * tv).sum(2), (rel * nv).sum(2)
+        ln, lt = lam[:, 0], lam[:, 1]
+        acc["friction_dissipation"] -= 0.5 * float(lt @ rt[1])
+        acc["impact_loss"] -= 0.5 * float(ln @ rn[1])
+        acc["external_work"] -= 0.5 * float(ln @ rn[2] + lt @ rt[2])
+        st = _states(lam, self.mu, rt[0], ln > 0)
+        old = self.state
+        self.lam, self.state = lam, st
+        self.us_prev, self.ds_prev, self.us, self.ds = self.us, self.ds, u_new, d_new
+        return ln, lt, gap, rt[0], st, old
 
     def rows(self, idx, ab, alpha, nv, tv, n_modes):
         """(2k, n_modes) rows J of the nodes ``idx``: normal then tangential per node."""
@@ -170,6 +197,36 @@ def _channels(model):
     return out
 
 
+def _record_bodies(j, en, acc, ch, chans, etas, w2, h, t):
+    """Sample j of the energies (kinetic at the half step, strain at the mid-step displacement,
+    the accumulated works ``acc``) and of the output channels (displacement at t, central
+    velocity) from the modal states at n-1, n, n+1."""
+    eta_prev, eta, eta_next = etas
+    v = (eta_next - eta) / h
+    mid = 0.5 * (eta + eta_next)
+    now = {"kinetic": 0.5 * float(v @ v), "strain": 0.5 * float(w2 @ (mid * mid))}
+    for key in en:
+        en[key][j] = now.get(key, acc.get(key))
+    for name, body, cols, row, pj in chans:
+        if row is not None:
+            ch[f"u_{name}"][j] = row @ eta[cols]
+            ch[f"v_{name}"][j] = row @ (eta_next[cols] - eta_prev[cols]) / (2 * h)
+        else:
+            ch[f"u_{name}"][j], ch[f"v_{name}"][j] = body.motion(t)[:2, pj]
+
+
+def _stop(done):
+    """'lift_off' when a pressed node opened in the step, 'stick' when a sliding node stuck or
+    reversed, else None (from the (..., state, previous state) of every interface)."""
+    for *_, st, old in done:
+        if np.any((old > _OPEN) & (st == _OPEN)):
+            return "lift_off"
+    for *_, st, old in done:
+        if np.any((old >= _SLIP_P) & (st != old)):
+            return "stick"
+    return None
+
+
 def _states(lam, mu, slip, closed):
     """State codes from the forces (N) and the slip of the step (m)."""
     st = np.zeros(lam.shape[0], np.int64)
@@ -207,9 +264,10 @@ def _check(model, duration, h, fs_out, on_stick, tol, max_iter):
     return duration, h, hc, n_steps, dec, tol, max_iter
 
 
-def run(model: MultibodyModel, *, duration: float, h: float | None = None, fs_out: float | None = None,
-        on_stick: str = "continue", initial=None, tol: float | None = None, max_iter: int = 2000,
-        progress: bool | None = None) -> ContactRunResult:
+def simulate_multibody(model: MultibodyModel, *, duration: float, h: float | None = None,
+                       fs_out: float | None = None, on_stick: str = "continue", initial=None,
+                       tol: float | None = None, max_iter: int = 2000,
+                       progress: bool | None = None) -> ContactRunResult:
     """March a multibody contact model in time.
 
     Parameters
@@ -260,8 +318,7 @@ def run(model: MultibodyModel, *, duration: float, h: float | None = None, fs_ou
     out["state"] = np.zeros((n_out, m_all), np.int64)
     chans = _channels(model)
     ch = {f"{p}_{c[0]}": np.zeros(n_out) for c in chans for p in ("u", "v")}
-    en = {k: np.zeros(n_out) for k in ("kinetic", "strain", "damping_loss", "external_work",
-                                        "friction_dissipation", "impact_loss")}
+    en = {k: np.zeros(n_out) for k in ENERGIES}
     acc = dict.fromkeys(en, 0.0)
     changes = np.zeros(m_all, np.int64)
     w2 = model.omega2
@@ -293,57 +350,26 @@ def run(model: MultibodyModel, *, duration: float, h: float | None = None, fs_ou
                               f"{_PASSES} passes; the run stops", RuntimeWarning, stacklevel=2)
                 break
             eta_next = eta_star + z
-            up_nn = up_next
             a_mod = 0.5 * (eta_next - eta_prev)
             acc["damping_loss"] += float(damp @ a_mod)
             acc["external_work"] += float(f @ a_mod)
             record = n % dec == 0
-            stop, col = None, 0
-            for ct, (on, ab, alpha, nv, tv), lam_c in zip(contacts, geo, lams):
-                u_new, d_new = ct.displacements(eta_next, up_nn)
-                P, Q = ct.c["slave"].X + u_new[0], ct.c["master"].X + u_new[1]
-                gap_new = frames(P, Q[ab[:, 0]], Q[ab[:, 1]])[1]
-                gap_new[~on] = np.nan
-                slip = np.einsum("kc,kc->k", ct.relative(u_new, ct.us, ab, alpha), tv)
-                r = 0.5 * ct.relative(u_new, ct.us_prev, ab, alpha)
-                rp = 0.5 * ct.relative(d_new, ct.ds_prev, ab, alpha)
-                ln, lt = lam_c[:, 0], lam_c[:, 1]
-                acc["friction_dissipation"] -= float(lt @ np.einsum("kc,kc->k", r, tv))
-                acc["impact_loss"] -= float(ln @ np.einsum("kc,kc->k", r, nv))
-                acc["external_work"] -= float(ln @ np.einsum("kc,kc->k", rp, nv) + lt @ np.einsum("kc,kc->k", rp, tv))
-                st = _states(lam_c, ct.mu, slip, ln > 0)
+            done = [ct.advance(eta_next, up_next, g, lc, acc) for ct, g, lc in zip(contacts, geo, lams)]
+            stop = _stop(done) if on_stick == "stop" else None
+            record = record or stop is not None
+            col = 0
+            for ln, lt, gap, slip, st, old in done:
                 sl = slice(col, col + st.size)
-                changed = st != ct.state
-                changes[sl] += changed
-                if on_stick == "stop" and stop is None:
-                    was_closed, was_slip = ct.state > 0, ct.state >= _SLIP_P
-                    if np.any(was_closed & (st == _OPEN)):
-                        stop = "lift_off"
-                    elif np.any(was_slip & changed):
-                        stop = "stick"
-                record = record or stop is not None
+                changes[sl] += st != old
                 if record:
-                    for key, v in (("lambda_n", ln), ("lambda_t", lt), ("gap", gap_new), ("slip_velocity", slip / h),
+                    for key, v in (("lambda_n", ln), ("lambda_t", lt), ("gap", gap), ("slip_velocity", slip / h),
                                    ("state", st)):
                         out[key][j, sl] = v
-                ct.lam, ct.state = lam_c, st
-                ct.us_prev, ct.ds_prev, ct.us, ct.ds = ct.us, ct.ds, u_new, d_new
                 col += st.size
             if record:
-                v = (eta_next - eta) / h
-                mid = 0.5 * (eta + eta_next)
-                en_now = {"kinetic": 0.5 * float(v @ v), "strain": 0.5 * float(w2 @ (mid * mid))}
-                for key in en:
-                    en[key][j] = en_now.get(key, acc.get(key))
-                for name, body, cols, row, pj in chans:
-                    if row is not None:
-                        ch[f"u_{name}"][j] = row @ eta[cols]
-                        ch[f"v_{name}"][j] = row @ (eta_next[cols] - eta_prev[cols]) / (2 * h)
-                    else:
-                        ch[f"u_{name}"][j], ch[f"v_{name}"][j] = body.motion(t)[:2, pj]
+                _record_bodies(j, en, acc, ch, chans, (eta_prev, eta, eta_next), w2, h, t)
                 j += 1
             eta_prev, eta = eta, eta_next
-            up_prev, up = up, up_next
             if n % 1000 == 999:
                 bar.update(1000)
             if stop is not None:
