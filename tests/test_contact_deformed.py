@@ -246,3 +246,22 @@ def test_transient_crossing_the_band_bursts_only_with_deformed_rows(bench):
           f"{peak['deformed'][1] * 1e3:.2f} mm, undeformed {peak['undeformed'][0]:.3g} m/s^2")
     assert peak["deformed"][0] > 5 * peak["undeformed"][0]
     assert 0.0934 <= peak["deformed"][1] <= 0.0942
+
+
+def test_sliding_state_refuses_what_has_no_sliding_state(small):
+    from fesub.errors import ModelError
+
+    for bad in ("x", np.nan, [0.05, 0.06]):
+        with pytest.raises(ParameterError):
+            D.sliding_state(small, bad, MU)
+    with pytest.raises(ParameterError):
+        D.sliding_state(small, 0.05, -0.1)
+    with pytest.raises(ModelError):  # beyond the free end T
+        D.sliding_state(small, 0.2, MU)
+    lifted = translated(small, 0.0)
+    lifted.load1 = -small.load1  # pulled up: the contact would be in tension
+    with pytest.raises(ModelError, match="detach"):
+        D.sliding_state(lifted, 0.0505, MU)
+    with pytest.raises(ModelError, match="modal_cutoff"):
+        D.sliding_state(contact_system(build(BeamOnBeamParams(nx1=15, nx2=20), from_files=False),
+                                       modal_cutoff_hz=50e3), 0.0505, MU)

@@ -35,7 +35,7 @@ import scipy.linalg as sla
 
 from ..errors import ConvergenceError, ModelError, ParameterError, check_count, check_positive
 from ..io import Result, summary_record
-from .eigen import _first_order_eigs, _positions, _track, complex_eigenvalues
+from .eigen import _first_order_eigs, _position, _positions, _track, complex_eigenvalues
 from .geometry import coupling_rows
 from .primal import null_space_row, project_rows
 
@@ -188,15 +188,17 @@ def sliding_state(system, s: float, mu: float, *, vx: float = 0.0, tol: float = 
 
     Returns
     -------
-    SlidingState; :class:`ConvergenceError` if Newton's method does not converge,
-    :class:`ModelError` if the slave is not above the target.
+    SlidingState; :class:`ConvergenceError` if Newton's method does not converge or the contact
+    point sits on a node of the target, :class:`ModelError` if the slave is not above the target
+    or the multiplier is negative (detachment).
     """
     if system.modal_cutoff_hz is not None:
         raise ModelError("the deformed-state analysis uses the full reduced substructures "
                          "(build the system without modal_cutoff_hz)")
     mu = check_positive("friction coefficient mu", mu, strict=False)
     max_iter = check_count("max_iter", max_iter, lo=1)
-    s = float(_positions([s], "s")[0])
+    s = _position(s)
+    vx = float(_positions([vx], "vx", "sliding velocities in m/s")[0])
     sign = 1.0 if vx >= 0 else -1.0
     shift = s - float(system.X_C[0])
     n1, n2 = system.K1.shape[0], system.K2.shape[0]
@@ -232,9 +234,12 @@ def sliding_state(system, s: float, mu: float, *, vx: float = 0.0, tol: float = 
         raise ConvergenceError(f"sliding state at s = {s} m: the contact point sits on a node "
                                f"between segments {seg} and {seg2} (choose a position off the node)")
     F, g = contact_residual(system, u, lam, seg, mu, sign, shift)
-    res = float(max(np.abs(K @ u + F - f).max(), 0.0))
+    res = float(np.abs(K @ u + F - f).max())
     if res > 1e-8 * fscale or abs(g) > 1e-12:
         raise ConvergenceError(f"sliding state at s = {s} m: residual {res:.3g} N, gap {g:.3g} m")
+    if lam < -1e-12 * fscale:
+        raise ModelError(f"no sliding state at s = {s} m: the contact multiplier {lam:.3g} N is negative "
+                         f"(the slave would detach)")
     al, gam = local_contact(_local_x(system, u, seg, shift), mu, sign)[:2]
     j1, j2 = system.segs[seg]
     xc = (1 - al) * pos[j1, 0] + al * pos[j2, 0]
@@ -249,7 +254,8 @@ def deformed_eigenvalues(system, s: float, mu: float, n: int = 20, *, vx: float 
 
     Parameters
     ----------
-    system, s, mu, vx : as in :func:`sliding_state` (``state``, if given, is reused).
+    system, s, mu, vx : as in :func:`sliding_state`; ``state``, if given, is reused (it must be
+        the state of the same s, mu and vx).
     n : number of eigenvalues (positive imaginary part, lowest first).
     return_modes : also return the mode shapes over [q1_free; q2] (n_dofs, n) and the state.
     geometric_stiffness : False drops K_g (rows at the deformed point, but held fixed): to
