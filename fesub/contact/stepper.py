@@ -32,7 +32,7 @@ import numpy as np
 
 from .._backend import kernels
 from ..errors import ParameterError, check_count, check_positive
-from .contact_result import ENERGIES, ContactRunResult
+from .nodal import ENERGIES, ContactRunResult
 from .interface import frames
 from .multibody import MultibodyModel
 
