@@ -26,6 +26,15 @@ Modules, by what a user does:
                  LM-FBS coupling (eq. 45), the primal check
 ``frf``          the time-dependent FRF along the sliding path (``TDFRFResult``)
 ``plots``        figures of the study (imported on its own: ``from fesub.contact import plots``)
+``multibody``    the general system: :class:`Body` (matrices, Substructure or Craig-Bampton;
+                 prescribed motion, loads) and :class:`MultibodyModel` (any number of bodies in
+                 their free modes, tied bodies assembled)
+``interface``    :class:`ContactInterface` (many slave nodes on master segments, Coulomb
+                 friction) and :class:`TiedInterface` (bonded nodes)
+``stepper``      :func:`simulate_multibody`: forward-increment steps over the friction-contact
+                 kernel, nodes that stick, slip and separate
+``nodal``        :class:`ContactRunResult`: per-node forces, gaps, slips and states, channels,
+                 energies of a multibody run
 ===============  ==============================================================================
 
 Units: SI throughout (forces in N, lengths in m, times in s, frequencies in Hz or rad/s as named).
@@ -34,6 +43,11 @@ Units: SI throughout (forces in N, lengths in m, times in s, frequencies in Hz o
 from .geometry import SegmentSet, coupling_rows, find_segment, project  # noqa: F401
 from .system import SlidingContactSystem  # noqa: F401
 from .transient import TransientResult, simulate  # noqa: F401
+from .interface import ContactInterface, TiedInterface  # noqa: F401
+from .multibody import Body, MultibodyModel  # noqa: F401
+from .nodal import ContactRunResult  # noqa: F401
+from .stepper import simulate_multibody  # noqa: F401
 
 __all__ = ["SlidingContactSystem", "TransientResult", "simulate", "coupling_rows", "find_segment", "project",
-           "SegmentSet"]
+           "SegmentSet", "Body", "MultibodyModel", "ContactInterface", "TiedInterface", "simulate_multibody",
+           "ContactRunResult"]
