@@ -244,10 +244,10 @@ def test_compiled_and_twin_kernels_give_the_same_node_results():
     a, b = out["python"], out["compiled"]
     assert (a.backend, b.backend) == ("python", "compiled")
     np.testing.assert_array_equal(a.nodes["state"], b.nodes["state"])
-    # the two differ in the summation order only: round-off, amplified by the iteration at most
-    # to the kernel tolerance (forces: tol / (h^2 W), W ~ 1/m of the nodes)
+    # the two differ in the summation order only: round-off (measured 1.4e-14 N on 1.2 N), which
+    # the iteration could amplify only by ending after a different number of sweeps
     for k in ("lambda_n", "lambda_t"):
-        np.testing.assert_allclose(a.nodes[k], b.nodes[k], rtol=0, atol=1e-6 * np.abs(a.nodes[k]).max())
+        np.testing.assert_allclose(a.nodes[k], b.nodes[k], rtol=0, atol=1e-9 * np.abs(a.nodes[k]).max())
     np.testing.assert_allclose(a.nodes["gap"], b.nodes["gap"], rtol=0, atol=10 * a.tol)
 
 
