@@ -20,6 +20,7 @@ MU = 0.3
 #: inside the band (93.4-93.8 mm) where the deformed analysis finds the 10.6 kHz pair unstable and
 #: the undeformed one does not; mid-segment (alpha = 0.57), away from the kink of the rows at a node
 S_BAND = 0.0936
+EPS = np.finfo(float).eps
 
 
 @pytest.fixture(scope="module")
@@ -276,3 +277,28 @@ def test_sliding_state_refuses_what_has_no_sliding_state(small):
     with pytest.raises(ModelError, match="modal_cutoff"):
         D.sliding_state(contact_system(build(BeamOnBeamParams(nx1=15, nx2=20), from_files=False),
                                        modal_cutoff_hz=50e3), 0.0505, MU)
+
+
+def test_eigenvalues_with_orthonormal_null_space_bases(bench):
+    """The sparse-pivot primal reduction of deformed_eigenvalues against orthonormal (SVD) bases of
+    the null spaces of B_C and B_E and NumPy's eigen-solver (the independent solver of
+    tests/test_contact_eigen.py), with the non-symmetric geometric stiffness in place."""
+    st = D.sliding_state(bench, S_BAND, MU, vx=0.03)
+    ref = D.deformed_eigenvalues(bench, S_BAND, MU, 20, vx=0.03, state=st)
+    M = sla.block_diag(bench.M1, bench.M2)
+    C = sla.block_diag(bench.C1, bench.C2)
+    K = sla.block_diag(bench.K1, bench.K2)
+    Kg, BE, BC = D.contact_jacobian(bench, st.u, st.lam, st.seg, MU, 1.0, st.shift)
+    LC, LE = sla.null_space(BC[None, :]), sla.null_space(BE[None, :])
+    Mt, Ct, Kt = LE.T @ M @ LC, LE.T @ C @ LC, LE.T @ (K + Kg) @ LC
+    m = Mt.shape[0]
+    A = np.block([[np.zeros((m, m)), np.eye(m)], [-np.linalg.solve(Mt, Kt), -np.linalg.solve(Mt, Ct)]])
+    ev = np.linalg.eigvals(A)
+    ev = ev[ev.imag > 0]
+    ev = ev[np.argsort(ev.imag)][:20]
+    # accuracy floor of either solver, as in tests/test_contact_eigen.py: 10 eps w_max^2 / |lambda|
+    w2max = sla.eigh(LC.T @ K @ LC, LC.T @ M @ LC, eigvals_only=True).max()
+    err = np.abs(ev - ref)
+    print(f"largest difference {err.max():.2e} 1/s, floor at the leading eigenvalue "
+          f"{10 * EPS * w2max / abs(ref[np.argmax(ref.real)]):.2e} 1/s")
+    assert np.all(err <= 10 * EPS * w2max / np.abs(ref))
