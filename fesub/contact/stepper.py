@@ -50,6 +50,7 @@ class _Contact:
         self.mu = c["mu"]
         m = c["slave"].nodes.size
         self.hint = np.zeros(m, np.int64)
+        self.off = np.ones(m, bool)  # off the master surface (searched at the first step)
         self.lam = np.zeros((m, 2))
         self.state = np.zeros(m, np.int64)
         self.us, self.ds = self.displacements(eta, up)
@@ -62,18 +63,27 @@ class _Contact:
         return (c["slave"].free(eta) + ds[0], c["master"].free(eta) + ds[1]), ds
 
     def search(self, u):
-        """Segment, alpha, gap (m), n, t of each slave node on the masters displaced by ``u``."""
+        """Segment, alpha, gap (m), n, t of each slave node on the masters displaced by ``u``.
+
+        A node whose projection stays on its segment of the previous step (0 <= alpha <= 1)
+        keeps it (one vectorised test for all nodes); the others are searched by the local walk
+        of the :class:`SegmentSet` from there."""
         c = self.c
         P, Q = c["slave"].X + u[0], c["master"].X + u[1]
-        m = P.shape[0]
-        seg = np.empty(m, np.int64)
-        for i in range(m):
-            seg[i] = c["surface"].find(P[i], int(self.hint[i]), positions=Q)[0]
-        on = seg >= 0
-        self.hint[on] = seg[on]
-        ab = c["segments"][np.where(on, seg, 0)]
+        seg = self.hint.copy()
+        ab = c["segments"][seg]
         alpha, gap, nv, tv = frames(P, Q[ab[:, 0]], Q[ab[:, 1]])
-        gap[~on] = np.nan
+        moved = np.flatnonzero(~((alpha >= 0.0) & (alpha <= 1.0)) | self.off)
+        for i in moved:
+            seg[i] = c["surface"].find(P[i], int(seg[i]), positions=Q)[0]
+        if moved.size:
+            on = seg >= 0
+            self.off = ~on
+            self.hint[on] = seg[on]
+            ab[moved] = c["segments"][np.where(on[moved], seg[moved], 0)]
+            alpha[moved], gap[moved], nv[moved], tv[moved] = frames(P[moved], Q[ab[moved, 0]], Q[ab[moved, 1]])
+        on = ~self.off
+        gap[self.off] = np.nan
         return on, ab, alpha, gap, nv, tv
 
     @staticmethod
