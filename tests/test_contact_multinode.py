@@ -300,6 +300,9 @@ def test_bad_arguments_are_refused():
         ContactInterface(0, [0], 1, [[0, 1]], mu=-0.1)
     with pytest.raises(ParameterError, match="body"):
         MultibodyModel(model.bodies, [ContactInterface("nobody", [0], "belt", [[0, 1]])])
+    bad = Body([[1.0]], [[1.0]], [[0.0, 0.0]], [[0, -1]], name="bad", loads=lambda t: np.zeros(2))
+    with pytest.raises(ParameterError, match="loads"):
+        simulate_multibody(MultibodyModel([bad]), duration=0.01, h=1e-3)
     cb_like = Body(np.eye(2), np.eye(2), [[0.0, 0.0]], [[-2, -2]], name="x")
     with pytest.raises(ModelError, match="interior"):
         MultibodyModel([cb_like, model.bodies[1]], [ContactInterface("x", [0], "belt", [[0, 1]])])

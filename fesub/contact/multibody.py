@@ -112,14 +112,27 @@ class Body:
         out = np.zeros((3, self.p_idx.size))
         for j, k in enumerate(self.p_idx):
             v = self.prescribed[k]
-            out[:, j] = v(t) if callable(v) else (v * t, v, 0.0)
+            if callable(v):
+                uva = np.asarray(v(t), dtype=float)
+                if uva.shape != (3,):
+                    raise ParameterError(f"prescribed motion of coordinate {k} of body {self.name!r} must return "
+                                         f"(u in m, v in m/s, a in m/s^2), got {uva!r}")
+                out[:, j] = uva
+            else:
+                out[:, j] = (v * t, v, 0.0)
         return out
 
     def load(self, t: float) -> np.ndarray:
         """External force vector (N) at time ``t``."""
         if self.loads is None:
             return np.zeros(self.n)
-        return np.asarray(self.loads(t), dtype=float) if callable(self.loads) else self.loads
+        if not callable(self.loads):
+            return self.loads
+        f = np.asarray(self.loads(t), dtype=float)
+        if f.shape != (self.n,):
+            raise ParameterError(f"loads of body {self.name!r} at t = {t:.6g} s must be a ({self.n},) force "
+                                 f"vector (N), got shape {f.shape}")
+        return f
 
     # ------------------------------------------------------------------ constructors
     @classmethod
@@ -375,7 +388,7 @@ class MultibodyModel:
         ``-(K_fp u_p + C_fp v_p + M_fp a_p)`` of the prescribed coordinates."""
         f = self._f0.copy()
         for b, body, T, cols in self._f_t:
-            f[cols] += T.T @ np.asarray(body.loads(t), dtype=float)[body.f_idx]
+            f[cols] += T.T @ body.load(t)[body.f_idx]
         for body, cols, Gk, Gc, Gm in self._f_p:
             u, v, a = body.motion(t)
             f[cols] -= Gk @ u + Gc @ v + Gm @ a
