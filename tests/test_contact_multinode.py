@@ -396,3 +396,42 @@ def test_one_slave_node_reproduces_the_two_body_sliding_core():
     np.testing.assert_allclose(res.nodes["slip_velocity"][:, 0], ref.signals["v_t"], rtol=1e-8)
     for k in ("u_T_y", "u_C_y"):
         assert np.abs(res.channels[k] - ref.signals[k]).max() <= 1e-9 * np.abs(ref.signals[k]).max(), k
+
+
+def test_tied_halves_press_and_stick_as_the_whole_block():
+    """Two FE half-blocks (5 x 2 Q4 each) tied along their common edge, each with its bottom
+    nodes in frictional contact (mu = 0.3) with the ground, against the whole 10 x 2 block: the
+    tie (primal assembly) makes the same model in other coordinates, so forces and states agree
+    to round-off (measured 3.8e-14 N on 2 N)."""
+    mat = PlaneStress(2e6, 0.3, 1000.0, 0.01)
+
+    def pressed(length, nx, x0, total, name):
+        mesh = rectangle(length, 0.02, nx, 2, origin=(x0, 0.0))
+        sub = Substructure(mesh, mat, rayleigh=(200.0, 0.0), name=name)
+        top = mesh.nodes("top")
+        w = np.ones(top.size)
+        w[[0, -1]] = 0.5
+        f = np.zeros(sub.n_dofs)
+        f[sub.dofs(top, "y")] = -total * w / w.sum()
+        return mesh, Body.from_substructure(sub, name=name, loads=f)
+
+    ground = Body(np.zeros((0, 0)), np.zeros((0, 0)), [[-0.05, 0.0], [0.15, 0.0]], [[-1, -1], [-1, -1]],
+                  name="ground")
+    ml, left = pressed(0.05, 5, 0.0, 5.0, "left")
+    mr, right = pressed(0.05, 5, 0.05, 5.0, "right")
+    edge_l, edge_r = ml.nodes("right"), mr.nodes("left")  # both sorted by y (node numbering)
+    halves = MultibodyModel(
+        [left, right, ground],
+        [ContactInterface("left", ml.nodes("bottom"), "ground", [[0, 1]], mu=0.3),
+         ContactInterface("right", np.setdiff1d(mr.nodes("bottom"), mr.nodes("bottom_left")), "ground", [[0, 1]],
+                          mu=0.3)],  # the shared bottom node is a slave of the left half only
+        ties=[TiedInterface("left", edge_l, "right", edge_r)])
+    mw, whole = pressed(0.1, 10, 0.0, 10.0, "block")
+    one = MultibodyModel([whole, ground], [ContactInterface("block", mw.nodes("bottom"), "ground", [[0, 1]], mu=0.3)])
+    assert halves.n_modes == one.n_modes == 66
+    a = simulate_multibody(one, duration=0.05, h=1e-4, fs_out=1e3)
+    b = simulate_multibody(halves, duration=0.05, h=1e-4, fs_out=1e3)
+    check_complementarity(b, halves)
+    np.testing.assert_array_equal(a.nodes["state"], b.nodes["state"])
+    for k in ("lambda_n", "lambda_t"):
+        np.testing.assert_allclose(b.nodes[k], a.nodes[k], rtol=0, atol=1e-10 * np.abs(a.nodes["lambda_n"]).max())
