@@ -5,7 +5,8 @@ modal masses):
 
     eta* = 2 eta_n - eta_{n-1} + h^2 [f_n - C_m (eta_n - eta_{n-1})/h - Omega^2 eta_n]   (predictor)
     search of every slave node on the master positions of eta*  ->  segment, alpha, n, t
-    active nodes: predicted gap <= 0, or in contact at the previous step
+    active nodes: predicted gap <= 0, or in contact at the previous step (plus any open node
+            that the forces of the others push through its master: solved again with it)
     rows J (normal, tangential) of the active nodes;  b = (predicted gap, predicted slip)
     lambda: frictional contact problem  y = b + h^2 J J' lambda  (kernel ``friction_lcp``, warm
             started from the previous step's forces)
