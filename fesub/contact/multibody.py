@@ -152,7 +152,8 @@ class Body:
         damping the substructure's Rayleigh damping. Nodes whose x and y DOFs are boundary (or
         clamped) DOFs can be in interfaces. ``prescribed`` (values as in :class:`Body`),
         ``loads`` (dict model DOF -> force in N, constant) and ``outputs`` (name -> model DOF)
-        name model DOFs."""
+        name model DOFs; ``loads`` may instead be a callable ``t -> (n_q,)`` of generalised forces
+        over q (N; ``cb.project(f)`` of a full load vector)."""
         sub = cb.substructure
         if sub is None:
             raise ModelError("the Craig-Bampton model must be built from a Substructure")
@@ -166,8 +167,8 @@ class Body:
             nd[~kept, c] = -1
             for i in np.flatnonzero(kept):
                 nd[i, c] = qpos.get(int(j[i]), -2)
-        f = None
-        if loads:
+        f = loads if callable(loads) else None
+        if loads and not callable(loads):
             f = np.zeros(cb.n_dofs)
             for d, v in loads.items():
                 f[_q_index(cb, [d])[0]] += float(v)
