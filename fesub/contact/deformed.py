@@ -332,6 +332,19 @@ class GeometryComparison(Result):
         lam = self.lam_deformed if which == "deformed" else self.lam_undeformed
         return _bands(self.positions, (lam.real > 0).any(axis=1) if lam.size else [])
 
+    def band_table(self, which: str = "deformed") -> list:
+        """Per unstable band (:meth:`bands`): its ends (m) and its largest real part (1/s) with
+        the frequency (Hz) and position (m) where it occurs."""
+        lam = self.lam_deformed if which == "deformed" else self.lam_undeformed
+        out = []
+        for a, b in self.bands(which):
+            sel = (self.positions >= a) & (self.positions <= b)
+            sub = lam[sel]
+            i, k = np.unravel_index(np.argmax(sub.real), sub.shape)
+            out.append({"from_m": a, "to_m": b, "max_real_1_s": float(sub[i, k].real),
+                        "f_hz": float(sub[i, k].imag / (2 * np.pi)), "at_m": float(self.positions[sel][i])})
+        return out
+
     def to_xarray(self):
         import xarray as xr
 
@@ -377,8 +390,8 @@ class GeometryComparison(Result):
              "position_of_max_deformed": (xd, "m"), "max_real_part_undeformed": (ru, "1/s"),
              "frequency_of_max_undeformed": (fu, "Hz"), "position_of_max_undeformed": (xu, "m"),
              "status": (self.status, None)},
-            details={"unstable_bands_deformed_m": self.bands("deformed"),
-                     "unstable_bands_undeformed_m": self.bands("undeformed")})
+            details={"unstable_bands_deformed": self.band_table("deformed"),
+                     "unstable_bands_undeformed": self.band_table("undeformed")})
 
 
 def compare_geometries(system, positions, mu: float, n: int = 20, *, vx: float = 0.0,
