@@ -360,6 +360,8 @@ def _channel_words(name: str) -> str:
 def plot_tdfrf(result, path, *, title=None, fmax=None):
     """|H(t, f)| of a time-dependent FRF in dB, frequency (kHz) against time (s).
 
+    The colour scale spans :data:`fesub.plots.style.DB_SPAN` dB below the maximum.
+
     Parameters
     ----------
     result : fesub.contact.frf.TDFRFResult
@@ -368,8 +370,6 @@ def plot_tdfrf(result, path, *, title=None, fmax=None):
     path : PNG to write.
     title : default names the input and output channels and mu.
     fmax : highest frequency shown (Hz); default all.
-
-    The colour scale spans :data:`fesub.plots.style.DB_SPAN` dB below the maximum.
     """
     times = np.asarray(result.times, float)
     freqs = np.asarray(result.freqs_hz, float)

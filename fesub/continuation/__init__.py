@@ -25,6 +25,7 @@ A branch that cannot start (no convergence of the initial correction at fixed ``
 
 Map
 ---
+=============  ===========================================================================
 ``driver``     :func:`continue_branch`: validation, start, predictor-corrector loop, step
                control, parameter bounds, bookkeeping
 ``corrector``  :func:`newton`, the scaled problem with its bordered corrector and tangent
@@ -32,6 +33,7 @@ Map
                user, stability)
 ``result``     :class:`Branch` and :class:`Event` on the :mod:`fesub.io` protocol
 ``switching``  :func:`switch_branch`: the other branch through a located branch point
+=============  ===========================================================================
 """
 
 from __future__ import annotations

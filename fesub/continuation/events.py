@@ -27,7 +27,7 @@ __all__ = ["Segment", "fold_event", "branch_point_event", "user_events", "stabil
 
 class Segment:
     """The branch between an accepted point ``y0`` (unit tangent ``t0``) and the next accepted
-    point ``y1``, parametrised by the arclength ``s = t0 . (y - y0)`` in ``[0, s1]`` (scaled
+    point ``y1``, parametrised by the arclength ``s = dot(t0, y - y0)`` in ``[0, s1]`` (scaled
     variables, dimensionless).
 
     Parameters
