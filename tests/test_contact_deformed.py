@@ -208,6 +208,8 @@ def test_comparison_along_the_path_round_trips_and_names_the_bands(bench, tmp_pa
     assert all("units" in ds[v].attrs for v in list(ds.data_vars) + list(ds.coords))
     s = res.summary()["results"]
     assert s["max_real_part_deformed"]["value"] > 0 > s["max_real_part_undeformed"]["value"]
+    assert res.loci("deformed").unstable() == res.unstable("deformed")
+    assert np.array_equal(res.loci("undeformed").lam, res.lam_undeformed)
     (band,) = res.summary()["details"]["unstable_bands_deformed"]
     assert band["max_real_1_s"] == res.lam_deformed.real.max() and band["at_m"] == 0.0936
 

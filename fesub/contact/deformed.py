@@ -332,6 +332,14 @@ class GeometryComparison(Result):
         lam = self.lam_deformed if which == "deformed" else self.lam_undeformed
         return _bands(self.positions, (lam.real > 0).any(axis=1) if lam.size else [])
 
+    def loci(self, which: str = "deformed"):
+        """The eigenvalues of one geometry as :class:`fesub.contact.eigen.EigenLoci` (for the
+        figures of :mod:`fesub.contact.plots`: ``plot_loci``, ``plot_max_real``)."""
+        from .eigen import EigenLoci
+
+        lam = self.lam_deformed if which == "deformed" else self.lam_undeformed
+        return EigenLoci(self.positions.copy(), lam.copy(), float(self.mu), status=self.status)
+
     def band_table(self, which: str = "deformed") -> list:
         """Per unstable band (:meth:`bands`): its ends (m) and its largest real part (1/s) with
         the frequency (Hz) and position (m) where it occurs."""
