@@ -15,6 +15,7 @@ import sys
 # subcommand -> (module, one-line help)
 COMMANDS = {
     "beam-on-beam": ("fesub.cli.beam_on_beam", "sliding contact of two beams (main study)"),
+    "pad-on-beam": ("fesub.cli.pad_on_beam", "an elastic pad pressed and dragged on a beam: stick, partial slip, sliding"),
     "coulomb": ("fesub.cli.coulomb", "closed-form steady state of MDOF chains with Coulomb contact"),
     "backbone": ("fesub.cli.backbone", "harmonic balance with friction: FRFs, backbones, dNNM"),
     "freeplay": ("fesub.cli.freeplay", "free-play oscillators: bifurcations, basins"),
