@@ -8,9 +8,9 @@ References independent of the stepper:
   applied load (at mu = 0.1, where the sliding is steady);
 * the energy balance of the run (works of the loads and of the drive against the energy changes
   and losses);
-* convergence in the pad's mesh of the drag displacement at which gross sliding begins, and the
-  full FE pad against its Craig-Bampton reduction (statically exact for the loads on its
-  boundary: the quasi-static phases must agree).
+* convergence in the pad's mesh of the drag displacement at which gross sliding begins;
+* the drive's displacement, velocity and acceleration against finite differences of each other,
+  and the loads of both drives summed against the applied totals.
 """
 
 from __future__ import annotations
@@ -117,6 +117,47 @@ def test_gross_sliding_drag_converges_with_the_pad_mesh(coarse, fine):
     # scales with the compliance: 10 % on the pad's modulus moves it by several per cent)
     assert rel <= 0.02, (a, b, rel)
     assert abs(fine[2]["friction_ratio_gross_sliding"] - 1) <= 0.01
+
+
+def test_drive_is_consistent_and_loads_sum_to_the_applied_totals():
+    model = pob.build(pad_nx=4, pad_ny=2)
+    p = model.params
+    # u, v, a of the prescribed drag against central differences (smoothstep ramp, then constant v)
+    t = p.t_drag + np.linspace(-0.1, 2.0, 211) * p.t_accel
+    dt = 1e-9
+    for k in (0, 1):
+        fd = np.array([(model.drag(x + dt)[k] - model.drag(x - dt)[k]) / (2 * dt) for x in t])
+        exact = np.array([model.drag(x)[k + 1] for x in t])
+        # central differences of a piecewise polynomial: O(dt^2) where it is smooth; at the ends
+        # of the ramp the acceleration has corners, where they are first order: 3 V dt /
+        # (2 t_accel^2) = 5e-6 of the scale
+        np.testing.assert_allclose(fd, exact, atol=2e-5 * np.abs(exact).max())
+    assert model.drag(p.t_drag + 3 * p.t_accel)[1] == p.velocity
+    # the pad's loads over its coordinates: total y force -N(t) (Craig-Bampton keeps the top's
+    # DOFs physical, so the force on them is the applied one), no x force with the velocity drive
+    pad = model.model.bodies[0]
+    top_y = [pad.node_dofs[n, 1] for n in model.top_nodes]
+    top_x = [pad.node_dofs[n, 0] for n in model.top_nodes]
+    for tt in (0.0, 0.3 * p.t_load, p.t_load, p.t_drag + 1e-4):
+        f = pad.load(tt)
+        assert f[top_y].sum() == pytest.approx(-model.normal_load(tt), rel=1e-12, abs=1e-12)
+        assert not f[top_x].any()
+    forced = pob.build(pad_nx=4, pad_ny=1, drive="force", force_rate=1e4, pad_reduction="full")
+    pad = forced.model.bodies[0]
+    assert not pad.prescribed
+    f = pad.load(forced.params.t_drag + 2e-4)
+    assert f[[pad.node_dofs[n, 0] for n in forced.top_nodes]].sum() == pytest.approx(2.0, rel=1e-12)
+    assert f.sum() == pytest.approx(2.0 - forced.params.load, rel=1e-12)
+
+
+def test_bad_model_parameters_are_refused():
+    from fesub.errors import ParameterError
+
+    for kw, word in ((dict(mu=-0.1), "mu"), (dict(pad_x=0.09), "on the beam"), (dict(drive="push"), "drive"),
+                     (dict(pad_nx=2.5), "pad_nx"), (dict(load=float("nan")), "load"), (dict(colour=1), "unknown"),
+                     (dict(pad_ny=1), "pad_modes"), (dict(beam_modes=1000), "beam_modes")):
+        with pytest.raises(ParameterError, match=word):
+            pob.build(**kw)
 
 
 # ------------------------------------------------------------------------------------ the study

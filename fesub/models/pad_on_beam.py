@@ -157,6 +157,16 @@ class PadOnBeamParams:
             if getattr(self, name) not in allowed:
                 raise ParameterError(f"pad-on-beam parameter {name} must be one of {allowed}, "
                                      f"got {getattr(self, name)!r}")
+        pad_interior = 2 * (self.pad_nx + 1) * (self.pad_ny - 1)  # DOFs off the pad's bottom and top
+        if self.pad_reduction == "craig-bampton" and self.pad_modes > pad_interior:
+            raise ParameterError(f"pad-on-beam parameter pad_modes must be <= {pad_interior} (the pad's interior "
+                                 f"DOFs with pad_nx = {self.pad_nx}, pad_ny = {self.pad_ny}), got {self.pad_modes}")
+        n_clamped = 2 if self.beam_clamp == "both" else 1
+        beam_interior = 2 * ((self.beam_nx + 1) * (self.beam_ny + 1) - (self.beam_ny + 1) * n_clamped
+                             - (self.beam_nx + 1 - n_clamped))  # retained DOFs off the free top edge
+        if self.beam_modes > beam_interior:
+            raise ParameterError(f"pad-on-beam parameter beam_modes must be <= {beam_interior} (the beam's interior "
+                                 f"DOFs), got {self.beam_modes}")
         if not (0 <= self.pad_x and self.pad_x + self.pad_length <= self.beam_length):
             raise ParameterError(f"the pad (pad_x = {self.pad_x} m, pad_length = {self.pad_length} m) must lie "
                                  f"on the beam, within [0, beam_length = {self.beam_length} m]")
