@@ -1,4 +1,7 @@
-"""Beam-on-beam in a few seconds: build the benchmark, check its reduced models, find where it is
+"""Sliding contact: beam-on-beam in a few seconds
+==============================================
+
+Beam-on-beam in a few seconds: build the benchmark, check its reduced models, find where it is
 unstable at mu = 0.3 and run 20 ms of the compiled transient.
 
     python examples/beam_on_beam_quick.py [OUTDIR]
@@ -10,7 +13,7 @@ from pathlib import Path
 
 import numpy as np
 
-from fesub.contact import eigen, simulate
+from fesub.contact import eigen, plots, simulate
 from fesub.models import beam_on_beam as bb
 
 out = Path(sys.argv[1]) if len(sys.argv) > 1 else Path(tempfile.mkdtemp())
@@ -30,3 +33,7 @@ res = simulate(system, mu=0.3, duration=0.02, vx=model.params.vx, roughness_std=
 print(res.status, res.steps, "steps", f"({res.steps / res.wall_time:.3g} steps/s)")
 print("lambda in [%.3f, %.3f] N" % (res.signals["lambda"].min(), res.signals["lambda"].max()))
 print("wrote", res.save(out / "beam_on_beam_mu0.3"))
+
+# the figures of the study: contact force, sliding velocity and tip acceleration; the loci
+plots.plot_transient(res, out / "transient_mu0.3.png")
+plots.plot_loci(loci, out / "loci_mu0.3.png")

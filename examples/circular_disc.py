@@ -1,4 +1,7 @@
-"""A disc sliding and spinning on a plane until it stops (uniform pressure, Coulomb friction).
+"""Circular contact: a disc sliding and spinning to a stop
+=======================================================
+
+A disc sliding and spinning on a plane until it stops (uniform pressure, Coulomb friction).
 
 Prints the bifurcation values of the slip dynamics (tangency F_T, pitchfork F_P, fold F_F), the
 limit directions at the chosen force, and the stop time and final slip-spin ratio of one run, for

@@ -1,4 +1,7 @@
-"""Two-mass chain with a Coulomb contact on mass 1 and the load on mass 1 (paper Figs 4-6).
+"""Coulomb steady state of a two-mass chain
+========================================
+
+Two-mass chain with a Coulomb contact on mass 1 and the load on mass 1 (paper Figs 4-6).
 
 Closed-form continuous steady state, its regime boundaries, and a check against stick-slip time
 integration from rest at a few frequencies. Runs in a few seconds; writes figures and numbers to

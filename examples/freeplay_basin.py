@@ -1,4 +1,7 @@
-"""Basins of attraction of the two-mass free-play oscillator at W = 1.15 (a few seconds).
+"""Free-play oscillator: basins of attraction
+==========================================
+
+Basins of attraction of the two-mass free-play oscillator at W = 1.15 (a few seconds).
 
 Four stable period-1 orbits coexist (two mirror pairs); the exact piecewise law and its sigmoid
 smoothing (delta = 1500) give nearly the same striped basins. Parameters: the provisional set

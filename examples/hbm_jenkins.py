@@ -1,4 +1,7 @@
-"""Backbone of a 1-DOF oscillator with a Jenkins friction element.
+"""Harmonic balance: backbone of a Jenkins oscillator
+==================================================
+
+Backbone of a 1-DOF oscillator with a Jenkins friction element.
 
 m x'' + c x' + k x + f_J = alpha cos(w t), f_J = Jenkins element (kt, slip force fs).
 The backbone (peak frequency and amplitude vs force) is traced by the Lagrange optimality
@@ -6,9 +9,12 @@ system; at low force the contact sticks (resonance sqrt((k + kt)/m)), at high fo
 (resonance sqrt(k/m)).
 """
 
+import sys
+from pathlib import Path
+
 import numpy as np
 
-from fesub.hbm import backbone, forced_response, frf_peak
+from fesub.hbm import backbone, forced_response, frf_peak, plots
 from fesub.models.jenkins import jenkins_1dof
 
 sy = jenkins_1dof(nh=5)                      # m = 1, c = 0.02, k = 1, kt = 1, fs = 0.1
@@ -24,3 +30,7 @@ frf = forced_response(sy, 0.1, (0.9, 1.6))
 w_pk, am_pk, _ = frf_peak(sy, frf)
 i = int(np.argmin(abs(np.log(bb.alpha / 0.1))))
 print(f"alpha = 0.1 N: FRF peak w = {w_pk:.6f} rad/s (backbone point nearby: {bb.w[i]:.6f})")
+
+out = Path(sys.argv[1] if len(sys.argv) > 1 else "fesub-out/hbm_jenkins")
+out.mkdir(parents=True, exist_ok=True)
+plots.frf_family([frf], bb, path=out / "backbone.png", case="Jenkins 1-DOF")
