@@ -7,6 +7,8 @@ name                      kind       builder
 ``cantilever_contact``    hb         :func:`fesub.models.cantilever_contact.build`
 ``blade_damper_blade``    hb         :func:`fesub.models.blade_damper_blade.build`
 ``beam_on_beam``          contact    :func:`fesub.models.beam_on_beam.build`
+``pad_on_beam``           contact    :func:`fesub.models.pad_on_beam.build` (``.model``: a
+                                     :class:`fesub.contact.MultibodyModel`)
 ========================  =========  ============================================================
 
 ``hb`` builders return a harmonic-balance :class:`fesub.hbm.HBSystem`; ``contact`` builders
@@ -73,6 +75,8 @@ MODELS: dict[str, ModelEntry] = {e.name: e for e in (
                "contacts"),
     ModelEntry("beam_on_beam", "fesub.models.beam_on_beam:build", "contact",
                "inclined beam sliding with friction on a clamped beam (Craig-Bampton models)"),
+    ModelEntry("pad_on_beam", "fesub.models.pad_on_beam:build", "contact",
+               "elastic pad pressed and dragged on a clamped beam, 21 contact nodes (multibody contact)"),
 )}
 
 
