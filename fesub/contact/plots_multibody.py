@@ -84,7 +84,7 @@ def plot_force_distributions(res, x, instants, path, *, title: str, mu=None):
     plt = style.pyplot()
     order = np.argsort(x)
     xs = np.asarray(x)[order] * 1e3
-    fig, (a1, a2) = plt.subplots(2, 1, figsize=(7.0, 6.0), sharex=True)
+    fig, (a1, a2) = plt.subplots(2, 1, figsize=(7.0, 6.0), sharex=True, constrained_layout=True)
     for k, (t, label) in enumerate(instants):
         j = int(np.argmin(np.abs(res.t - t)))
         c = f"C{k}"
@@ -132,7 +132,7 @@ def plot_energy_balance(res, path, *, title: str):
     plt = style.pyplot()
     e, i = res.energies, res.info
     t = res.t * 1e3
-    fig, (a1, a2) = plt.subplots(2, 1, figsize=(7.0, 6.0), sharex=True,
+    fig, (a1, a2) = plt.subplots(2, 1, figsize=(7.0, 6.0), sharex=True, constrained_layout=True,
                                  gridspec_kw={"height_ratios": (3, 1)})
     a1.plot(t, e["external_work"], label="external work")
     a1.plot(t, e["kinetic"] - i["kinetic_initial_J"], label="kinetic energy (change)")
