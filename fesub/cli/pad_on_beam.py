@@ -145,11 +145,11 @@ def _friction_figure(d, cases, args) -> None:
     curves, limits = [], []
     for m, (model, res, _) in cases.items():
         p = model.params
-        u = model.drag_displacement(res.t) if p.drive == "velocity" else res.channels["u_pad_top_x"]
+        u = model.drag_of(res)
         keep = res.t >= p.t_drag
         curves.append((u[keep], -res.nodes["lambda_t"][keep].sum(axis=1), f"mu = {m:g}"))
         limits.append((m * p.load, f"mu N = {m * p.load:g} N"))
-    what = "prescribed x of the pad's top" if args.drive == "velocity" else "x of the pad's top centre"
+    what = "prescribed x of the pad's top" if args.drive == "velocity" else "x of the pad's top centre since the drag began"
     pm.plot_friction_curve(curves, d.figure("friction.png", f"Total friction force against the drag ({what}), "
                                                             f"with the Coulomb limit mu N"),
                            title=f"friction force against drag, N = {args.load:g} N, drive: {args.drive}",

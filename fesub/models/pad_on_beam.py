@@ -269,6 +269,15 @@ class PadOnBeam:
             return np.zeros_like(t)
         return np.array([self.drag(x)[0] for x in t])
 
+    def drag_of(self, res) -> np.ndarray:
+        """Drag displacement (m) at the samples of a run ``res``: the prescribed x of the pad's top
+        (drive='velocity'), or the x displacement of the top's centre node since the drag began
+        (drive='force', from the output channel ``u_pad_top_x``)."""
+        if self.params.drive == "velocity":
+            return self.drag_displacement(res.t)
+        u = np.asarray(res.channels["u_pad_top_x"], dtype=float)
+        return u - (np.interp(self.params.t_drag, res.t, u) if res.t.size else 0.0)
+
     def _pad_body(self, Body, CraigBampton):
         p, pad = self.params, self.pad
         top = self.top_nodes
@@ -353,7 +362,7 @@ def phases(res, model: PadOnBeam) -> dict:
     st = res.nodes["state"]
     N = res.nodes["lambda_n"].sum(axis=1)
     T = -res.nodes["lambda_t"].sum(axis=1)
-    drag = model.drag_displacement(t) if p.drive == "velocity" else res.channels["u_pad_top_x"]
+    drag = model.drag_of(res)
     hold = (t >= p.t_drag - 0.2 * p.t_settle) & (t < p.t_drag)
     out = {"normal_force_preload_N": float(N[hold].mean()) if hold.any() else None}
     out["normal_force_ratio_preload"] = (out["normal_force_preload_N"] / p.load
