@@ -45,7 +45,7 @@ def add_arguments(p) -> None:
                    help="elements along the pad [-] (N + 1 slave nodes)")
     g.add_argument("--time-step", type=number(gt=0, unit="s"), default=None, metavar="H",
                    help="time step [s] (default: 0.9 x the central-difference stability limit)")
-    g.add_argument("--fs-out", type=number(gt=0, unit="Hz"), default=1e5, metavar="HZ",
+    g.add_argument("--fs-out", type=number(gt=0, unit="Hz"), default=2e5, metavar="HZ",
                    help="output sampling rate [Hz]")
     add_common(p, STUDY)
 
@@ -181,7 +181,9 @@ def _summary(args, cases, t_start) -> dict:
             notes.append(f"mu = {m:g}: never every node sliding at once within the drag time ({args.drag_time:g} s;"
                          f" at most {100 * ph['sliding_fraction_max']:.0f} %); over the last 20 % of the drag "
                          f"T / (mu N) = {ph['friction_ratio_end_min']:.3f} to {ph['friction_ratio_end_max']:.3f}, "
-                         f"N / load = {ph['normal_force_ratio_end_min']:.3f} to {ph['normal_force_ratio_end_max']:.3f}")
+                         f"N / load = {ph['normal_force_ratio_end_min']:.3f} to {ph['normal_force_ratio_end_max']:.3f}, "
+                         f"oscillating at {ph['normal_force_oscillation_end_hz'] or float('nan'):.4g} Hz: the sliding is "
+                         f"not steady")
         if (ph["restick_events"] or 0) > 0:
             notes.append(f"mu = {m:g}: nodes stuck again {ph['restick_events']} times after gross sliding began "
                          f"(local stick-slip)")
