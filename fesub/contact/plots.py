@@ -8,6 +8,8 @@ the case (friction coefficient, roughness, noise seed, load).
 * :func:`plot_loci`, :func:`plot_max_real`, :func:`plot_stability_map` - complex eigenvalues of the
   contact linearised at each position;
 * :func:`plot_transient`, :func:`plot_spectrogram`, :func:`plot_burst_spectra` - transients;
+* :func:`plot_burst_attribution` - bursts of the transients against the largest real part with
+  the undeformed and the deformed contact rows;
 * :func:`plot_tdfrf` - time-dependent FRF;
 * :func:`plot_coupled_modes` - mode shapes of both substructures in place (from
   :mod:`fesub.plots.modes`).
@@ -23,8 +25,8 @@ from ..errors import ParameterError
 from ..plots import style
 from ..plots.modes import plot_coupled_modes
 
-__all__ = ["plot_loci", "plot_max_real", "plot_transient", "plot_spectrogram", "plot_burst_spectra",
-           "plot_tdfrf", "plot_stability_map", "plot_coupled_modes", "channel_info", "case_label"]
+__all__ = ["plot_loci", "plot_max_real", "plot_burst_attribution", "plot_transient", "plot_spectrogram",
+           "plot_burst_spectra", "plot_tdfrf", "plot_stability_map", "plot_coupled_modes", "channel_info", "case_label"]
 
 #: signals every transient records: name -> (label, unit shown, factor from SI to the unit shown)
 _FIXED_CHANNELS = {
@@ -174,6 +176,44 @@ def plot_max_real(loci_list, path, *, title=None):
     mus = ", ".join(f"{L.mu:g}" for L in loci_list)
     ax.set_title(title or f"largest real part of the eigenvalues, mu = {mus}")
     ax.legend(fontsize=8)
+    return style.save(fig, path)
+
+
+def plot_burst_attribution(loci, deformed, tables, path, *, title=None):
+    """Largest real part (1/s) along the sliding path with the undeformed and the deformed contact
+    rows, and the bursts of the transients at their contact positions.
+
+    Parameters
+    ----------
+    loci : fesub.contact.eigen.EigenLoci, the undeformed loci along the whole path (line).
+    deformed : fesub.contact.eigen.EigenLoci of the deformed sliding states (dots; e.g.
+        ``eigenvalue_loci(..., geometry='deformed')`` or ``GeometryComparison.loci('deformed')``).
+    tables : {case: fesub.contact.bursts.BurstTable}; each burst is drawn as a bar from the
+        position where it began to rise to that of its peak, at the height of its measured growth
+        rate (1/s), coloured by the analysis that predicts it.
+    path : PNG to write.
+    """
+    plt = style.pyplot()
+    fig, ax = plt.subplots(figsize=(8.5, 4.2))
+    ax.plot(np.asarray(loci.positions) * 1e3, np.asarray(loci.lam).real.max(axis=1), lw=0.8, color="0.4",
+            label="undeformed contact rows")
+    ax.plot(np.asarray(deformed.positions) * 1e3, np.asarray(deformed.lam).real.max(axis=1), "o", ms=3,
+            color="C3", label="deformed sliding state")
+    colours = {"both": "C2", "undeformed": "C0", "deformed": "C3", "neither": "k"}
+    seen = set()
+    for k, (case, T) in enumerate(tables.items()):
+        c = T.columns
+        for i, lab in enumerate(T.attribution()):
+            g = c["growth_1_s"][i]
+            ax.plot([c["x_rise"][i] * 1e3, c["x_peak"][i] * 1e3], [g, g], "-", lw=3, color=colours[lab],
+                    marker="v" if k else "^", ms=5,
+                    label=None if (case, lab) in seen else f"burst, {case}: predicted by {lab}")
+            seen.add((case, lab))
+    ax.axhline(0.0, color="k", lw=0.6)
+    ax.set_xlabel("contact position [mm]")
+    ax.set_ylabel("max Re(lambda), burst growth rate [1/s]")
+    ax.set_title(title or f"largest real part and bursts, mu = {deformed.mu:g}")
+    ax.legend(fontsize=7, ncol=2)
     return style.save(fig, path)
 
 
