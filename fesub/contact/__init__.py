@@ -23,6 +23,9 @@ Modules, by what a user does:
 ``deformed``         stability of the deformed sliding state: :func:`sliding_state` (Newton, nonlinear
                      contact), :func:`deformed_eigenvalues` (rows linearised about it, geometric
                      stiffness), :func:`compare_geometries` (deformed vs undeformed along the path)
+``bursts``           bursts of a transient signal (:func:`detect_bursts`: band-limited envelopes,
+                     growth rate fitted to the rise) and the analyses that predict them
+                     (:func:`attribute`, :class:`BurstTable`)
 ``perturb``          a small perturbation of the sliding state in the transient
                      (:func:`perturbation_response`) and :func:`matrix_pencil` pole fits
 ``receptance``       FRFs at a frozen contact position: modal receptances of each substructure,
