@@ -128,3 +128,25 @@ def test_study_summary_holds_the_burst_table(tmp_path):
     assert s["results"]["bursts_mu0.3_rough"]["value"] == len(s["details"]["bursts"]["mu0.3_rough"])
     assert "bursts_predicted_deformed_mu0.3_rough" in s["results"]
     assert "0.25 m" in s["details"]["load_reason"] and "bursts_rule" in s["details"]
+
+
+def test_deformed_positions_cover_each_burst_and_avoid_the_target_nodes():
+    """The study's deformed analysis runs where the undeformed loci are unstable and where each
+    burst grew, never on a target node (every 1 mm: there the sliding state has no solution)."""
+    from fesub.cli.beam_on_beam import _deformed_positions
+    from fesub.contact.bursts import Burst
+    from fesub.contact.eigen import EigenLoci
+    from fesub.models.beam_on_beam import BeamOnBeamParams
+
+    pos = np.arange(0.005, 0.098, 0.25e-3)
+    lam = np.full((pos.size, 1), -5.0 + 1j)
+    lam[np.abs(pos - 0.045) < 0.3e-3] += 100.0
+    b = Burst(2.96, 2.94, 0.0939, 0.0933, 10_600.0, 170.0, 0.99, 30.0, (9.7e3, 11.7e3), 1.0)
+    P = _deformed_positions(BeamOnBeamParams(), EigenLoci(pos, lam, 0.3), {"case": [b]})
+    off = np.abs(P * 1e3 - np.round(P * 1e3))
+    assert off.min() > 0.1  # mm from the nearest node
+    assert np.all(np.diff(P) > 0)
+    for x0, x1 in ((0.0933, 0.0939), (0.04475, 0.04525)):
+        inside = P[(P >= x0 - 0.25e-3) & (P <= x1 + 0.25e-3)]
+        assert inside.min() <= x0 and inside.max() >= x1
+    assert P.size < 20  # only there: nothing else along the path
