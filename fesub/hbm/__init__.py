@@ -22,7 +22,11 @@ Modules, by what a user does:
                 :func:`forced_response` (:class:`FRF`), :func:`frf_peak`,
                 :func:`forced_response_point` (per-case function of parameter sweeps)
 ``backbone``    :func:`backbone` (:class:`Backbone`): the ridge of the forced responses, local or
-                the global maximum in a frequency window
+                the global maximum in a frequency window; by default solved on the condensed
+                harmonic balance when the contact, load and monitor DOFs are few
+``condense``    :class:`CondensedSystem`: the harmonic balance condensed exactly onto those DOFs
+                (dynamic stiffness per harmonic by the modes or a factorisation, with exact
+                frequency derivatives), expanded back to every DOF
 ``optimality``  the optimality system underneath the backbone, :func:`backbone_point`
 ``newton``      the damped Newton method of the one-point solvers, tolerances relative to the
                 rounding scale of the residual, :class:`NewtonStatus`
@@ -40,6 +44,7 @@ Units: SI throughout (forces in N, frequencies in rad/s, displacements in m).
 """
 
 from .backbone import Backbone, backbone
+from .condense import CondensedSystem
 from .contact import ContactResult, Jenkins, StickSlipSeparation, force_history
 from .cubic import Cubic
 from .forced import (FRF, forced_response, forced_response_point, frf_peak, solve_at,
@@ -60,7 +65,7 @@ __all__ = [
     "FRF", "forced_response", "solve_at", "solve_condensed", "frf_peak", "forced_response_point",
     "NewtonStatus",
     # backbones
-    "Backbone", "backbone", "backbone_point",
+    "Backbone", "backbone", "backbone_point", "CondensedSystem",
     "PhaseResonance", "phase_resonance", "DNNM", "dnnm", "linear_modes",
     # stability (Hill's method)
     "Floquet", "floquet", "Stability", "frf_stability", "backbone_stability",

@@ -218,7 +218,12 @@ def _evaluate(X, Y, nh, kx, ky, mu, n0, want_hess, lam, ngrid, method, nt, twod)
         raise ParameterError(f"ngrid must be >= 8, got {ngrid}")
     m = 2 * nh
     mp = 4 * nh
-    tau, fr, to, state0 = _march(X, Y, nh, kx, ky, mu, n0, ngrid)
+    if not twod and kx * _amplitude_sum(X, nh) < mu * n0 * (1.0 - 1e-9):
+        # 1D: the elastic force kx x(t) spans at most 2 kx sum_k |X_k| < 2 mu n0, so the
+        # element stays stuck over the cycle (no transition; the march would find none)
+        tau, fr, to, state0 = np.zeros(0), np.zeros(0, int), np.zeros(0, int), STICK
+    else:
+        tau, fr, to, state0 = _march(X, Y, nh, kx, ky, mu, n0, ngrid)
     lam = None if lam is None else np.asarray(lam, float).ravel()
     if lam is not None and lam.size != mp:
         raise ParameterError(f"lam must have length {mp}, got {lam.size}")
@@ -250,6 +255,13 @@ def _evaluate(X, Y, nh, kx, ky, mu, n0, want_hess, lam, ngrid, method, nt, twod)
     if curvature:
         _curvature_terms(hess, hl, lam, tr, fr, to, wj, dc, d2c, kx, ky, mu)
     return ContactResult(F, K, hess, hl, tau, fr, to, state0)
+
+
+def _amplitude_sum(X, nh):
+    """``sum_k |X_k|`` (m), the harmonic amplitudes of ``X = [c1, s1, ..., cnh, snh]``: a
+    bound on ``max |x(t)|``."""
+    X = np.asarray(X, float)
+    return float(np.hypot(X[0:2 * nh:2], X[1:2 * nh:2]).sum())
 
 
 def _evaluate_aft(X, Y, nh, kx, ky, mu, n0, want_hess, lam, nt):

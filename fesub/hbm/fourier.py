@@ -14,6 +14,7 @@ the constant term every function here gives the numbers it gave before the term 
 
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
@@ -93,20 +94,27 @@ def interval_W(nh: int, a, b) -> np.ndarray:
         Sk = np.where(kk > 0, (np.cos(ka) - np.cos(kb)) / np.where(kk > 0, kk, 1), 0.0)
     Ck[..., 0] = b - a
 
-    def C(j):
-        return Ck[..., np.abs(j)]
+    dif, add, sgn = _pair_indices(nh)
+    cd, ca = Ck[..., dif], Ck[..., add]
+    sd, sa = sgn * Sk[..., dif], Sk[..., add]         # S_{n-m}, S_{n+m}
+    out = np.empty(shp + (2 * nh, 2 * nh))
+    out[..., 0::2, 0::2] = 0.5 * (cd + ca)
+    out[..., 1::2, 1::2] = 0.5 * (cd - ca)
+    out[..., 0::2, 1::2] = 0.5 * (sa - sd)   # cos n * sin m (S_{m-n} = -S_{n-m})
+    out[..., 1::2, 0::2] = 0.5 * (sa + sd)   # sin n * cos m
+    return out / math.pi
 
-    def S(j):  # S_{-j} = -S_j
-        return np.sign(j) * Sk[..., np.abs(j)]
 
+@functools.lru_cache(maxsize=16)
+def _pair_indices(nh):
+    """``|n - m|``, ``n + m`` and ``sign(n - m)`` over the harmonic pairs (n, m) of
+    :func:`interval_W` (read-only arrays, kept per ``nh``)."""
     n = np.arange(1, nh + 1)
     N_, M_ = np.meshgrid(n, n, indexing="ij")
-    out = np.empty(shp + (2 * nh, 2 * nh))
-    out[..., 0::2, 0::2] = 0.5 * (C(N_ - M_) + C(N_ + M_))
-    out[..., 1::2, 1::2] = 0.5 * (C(N_ - M_) - C(N_ + M_))
-    out[..., 0::2, 1::2] = 0.5 * (S(N_ + M_) + S(M_ - N_))   # cos n * sin m
-    out[..., 1::2, 0::2] = 0.5 * (S(N_ + M_) + S(N_ - M_))   # sin n * cos m
-    return out / math.pi
+    out = (np.abs(N_ - M_), N_ + M_, np.sign(N_ - M_).astype(float))
+    for a in out:
+        a.flags.writeable = False
+    return out
 
 
 def aft_matrix(nh: int, nt: int, constant: bool = False, d: int = 0) -> np.ndarray:

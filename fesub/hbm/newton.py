@@ -223,8 +223,7 @@ def abs_dynamic_stiffness(sys, w):
     contact forces are differences of spring forces ``kt x`` that can be far larger than the
     slip force, their rounding is a few ulps of those)."""
     n = sys.n
-    _, _, Ks = sys.linear_matrices(stuck=True)
-    aK = np.abs(sys.K) + np.abs(Ks - sys.K)
+    aK = np.abs(sys.K) + np.abs(sys.spring_matrix(stuck=True))
     aM, aC = np.abs(sys.M), np.abs(sys.C)
     out = np.zeros((sys.N, sys.N))
     for k in range(1, sys.nh + 1):

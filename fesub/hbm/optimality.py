@@ -44,9 +44,14 @@ class OptimalitySystem:
         return self.jacobian(y, s, want_jac=False)
 
     def jacobian(self, y, s, want_jac=True):
+        """``(G_y, G_s)`` at ``(y, s)``, kept with ``G`` for the calls at the same point that
+        follow (the continuation asks again at its converged point)."""
         if want_jac:
+            key = (y.tobytes(), float(s))
+            if self._cache is not None and self._cache[0] == key:
+                return self._cache[2]
             R, J, Js = self._eval(y, s, True)
-            self._cache = ((y.tobytes(), float(s)), R)
+            self._cache = (key, R, (J, Js))
             return J, Js
         return self._eval(y, s, False)
 

@@ -189,17 +189,16 @@ def _covering_ridge(ridges, alpha, w):
 
 
 def _linear_Q(sys, w, alpha, mats):
-    """Harmonic coefficients (m) of the linear response with matrices ``mats = (M, C, K)``
-    (complex solve per loaded harmonic, size n)."""
-    M, C, K = mats
+    """Harmonic coefficients (m) of the linear response with the contacts as ``mats = (stuck,
+    slip)`` say (:meth:`HBSystem.linear_harmonic`: complex solve per loaded harmonic)."""
     n = sys.n
     Q = np.zeros(sys.N)
     for h in range(1, sys.nh + 1):
-        i = 2 * (h - 1) * n
+        i = (2 * (h - 1) + sys.h0) * n
         f = sys.fex[i:i + n] - 1j * sys.fex[i + n:i + 2 * n]
         if not np.any(f):
             continue
-        x = np.linalg.solve(K - (h * w) ** 2 * M + 1j * h * w * C, alpha * f)
+        x = sys.linear_harmonic(h * w, alpha * f, *mats)
         Q[i:i + n], Q[i + n:i + 2 * n] = x.real, -x.imag
     return Q
 
@@ -249,7 +248,7 @@ def _sweep_peaks(sys, alpha, window, qscale):
     and ``qscale`` (m; the known ridges' amplitude: fewer steps at large force), the corrector
     tolerance is 1e-8 (that of the optimality system)."""
     w_lo, w_hi = window
-    mats = sys.linear_matrices(stuck=True)
+    mats = (True, False)  # contacts stuck
     qs = max(max(np.abs(_linear_Q(sys, w, alpha, mats)).max()
                  for w in np.linspace(w_lo, w_hi, 60)), qscale)
     frfs = []
@@ -290,7 +289,7 @@ def _global_checks(sys, ridges, forces, w_global, trace, progress):
 
     from tqdm.auto import tqdm
 
-    mats = sys.linear_matrices(stuck=True)
+    mats = (True, False)  # contacts stuck
     checks, trouble = [], []
     linear = True  # the stuck margins grow with the force: once slipping, always
     for a in tqdm(forces, desc="global checks", unit="force", disable=not progress,
@@ -408,15 +407,11 @@ def _linear_peak_guesses(sys, alpha, window, npts=400):
     out = []
     ws = np.linspace(window[0], window[1], npts)
     for stuck in (True, False):
-        M, C, K = sys.linear_matrices(stuck=stuck, slip=not stuck)
-        amps = []
-        for w in ws:
-            x = np.linalg.solve(K - w * w * M + 1j * w * C, sys.fex[:sys.n])
-            amps.append(abs(x[sys.dof]))
-        amps = np.array(amps)
+        amps = np.array([abs(sys.linear_harmonic(w, sys.fex[:sys.n], stuck, not stuck)[sys.dof])
+                         for w in ws])
         for i in range(1, npts - 1):
             if amps[i] >= amps[i - 1] and amps[i] > amps[i + 1]:
-                x = np.linalg.solve(K - ws[i] ** 2 * M + 1j * ws[i] * C, alpha * sys.fex[:sys.n])
+                x = sys.linear_harmonic(ws[i], alpha * sys.fex[:sys.n], stuck, not stuck)
                 Q = np.zeros(sys.N)
                 Q[:sys.n], Q[sys.n:2 * sys.n] = x.real, -x.imag
                 out.append((ws[i], Q))

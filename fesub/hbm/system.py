@@ -25,6 +25,7 @@ Dynamic stiffness (spec 1.3; the stray ``M`` in the printed eq. 5 is a typo and 
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 
@@ -34,6 +35,14 @@ from ..errors import ConvergenceError, ModelError, ParameterError
 from .fourier import basis, check_nh, n_rows
 
 __all__ = ["HBSystem", "ContactElement", "wants_constant"]
+
+
+@functools.lru_cache(maxsize=8)
+def _grid_basis(nh, ngrid):
+    """Fourier rows at ``ngrid`` equispaced phases of the cycle (read-only, kept per size)."""
+    Hb = basis(nh, 2 * math.pi * np.arange(ngrid) / ngrid)
+    Hb.flags.writeable = False
+    return Hb
 
 
 @dataclass
@@ -364,8 +373,7 @@ class HBSystem:
     def stuck_margin(self, Q, ngrid=2048):
         """Per contact: > 0 when the element cannot stay stuck over the cycle (slip or
         separation must occur), < 0 when it can (m-scaled force margin, N)."""
-        tau = 2 * math.pi * np.arange(ngrid) / ngrid
-        Hb = basis(self.nh, tau)
+        Hb = _grid_basis(self.nh, int(ngrid))
         out = []
         for c, P in zip(self.contacts, self.P):
             el = c.element
@@ -413,22 +421,35 @@ class HBSystem:
                 Dw = Dw + P.T @ (kl[:, None] * P)
         return np.linalg.solve(Dw, alpha * self.fex + self.fs)
 
-    def linear_matrices(self, stuck=True, slip=False):
-        """(M, C, K) with the contacts stuck (kt, kn springs), sliding (kn only), or free."""
-        K = self.K.copy()
+    def spring_matrix(self, stuck=True, slip=False):
+        """Stiffness (N/m, n x n) the contacts add to the linear structure: stuck (``kt``,
+        ``kn`` springs, ``linear_stiffness`` of the laws of :mod:`fesub.hbm.laws`), sliding
+        (``kn`` only) or free (none)."""
+        Ks = np.zeros((self.n, self.n))
         for c in self.contacts:
             G = np.atleast_2d(c.G)
             if _has_constant(c.element):
                 if stuck:
-                    K += c.element.linear_stiffness * np.outer(G[0], G[0])
+                    Ks += c.element.linear_stiffness * np.outer(G[0], G[0])
                 continue
             if stuck:
-                K += c.element.kt * np.outer(G[0], G[0])
+                Ks += c.element.kt * np.outer(G[0], G[0])
                 if c.element.ncomp == 2:
-                    K += c.element.kn * np.outer(G[1], G[1])
+                    Ks += c.element.kn * np.outer(G[1], G[1])
             elif slip and c.element.ncomp == 2:
-                K += c.element.kn * np.outer(G[1], G[1])
-        return self.M, self.C, K
+                Ks += c.element.kn * np.outer(G[1], G[1])
+        return Ks
+
+    def linear_matrices(self, stuck=True, slip=False):
+        """(M, C, K) with the contacts stuck (kt, kn springs), sliding (kn only), or free."""
+        return self.M, self.C, self.K + self.spring_matrix(stuck, slip)
+
+    def linear_harmonic(self, W, f, stuck=True, slip=False):
+        """Complex amplitudes (m) of the linear response ``(K_s - W^2 M + i W C) x = f`` to the
+        complex load ``f`` (N) at circular frequency ``W`` (rad/s), contacts as in
+        :meth:`linear_matrices` (harmonic ``k``: ``x = Q^ck - i Q^sk``)."""
+        M, C, K = self.linear_matrices(stuck, slip)
+        return np.linalg.solve(K - W * W * M + 1j * W * C, f)
 
     def energy_dissipated(self, Q, w=None):
         """Friction dissipation per cycle ``pi sum_k k (F^ck . Q^sk - F^sk . Q^ck)`` (J);
