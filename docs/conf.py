@@ -170,13 +170,37 @@ def _preformatted(lines: list[str]) -> list[str]:
     return out
 
 
+_NAMED_SECTIONS = ("Parameters", "Other Parameters", "Attributes")
+_FIELD = re.compile(r"\*{0,2}[A-Za-z_][\w.]*(\s*,\s*\*{0,2}[A-Za-z_][\w.]*)*\s*(:.*)?$")
+
+
+def _prose_after_fields(lines: list[str]) -> list[str]:
+    """A paragraph of prose after the entries of a Parameters or Attributes section (not indented,
+    not a ``name : type`` entry) would be read as more entries: it is given a Notes heading, as
+    numpydoc wants prose after the entries to be."""
+    out, section = [], None
+    for i, ln in enumerate(lines):
+        nxt = lines[i + 1] if i + 1 < len(lines) else ""
+        if nxt.strip() and set(nxt.strip()) == {"-"} and ln.strip():
+            section = ln.strip()
+        elif section in _NAMED_SECTIONS and ln.strip() and _indent(ln) == 0 and i > 0 \
+                and not lines[i - 1].strip() and not _FIELD.match(ln.strip()):
+            out += ["Notes", "-----"]
+            section = "Notes"
+        out.append(ln)
+    return out
+
+
 def _drop_type_docstring(app, what, name, obj, options, lines):
-    """A constant without a docstring of its own (no ``#:`` comment) would show the docstring of
-    its type (dict, int, numpy.ndarray): drop it (runs before napoleon rewrites the lines)."""
+    """Before napoleon reads the sections: a constant without a docstring of its own (no ``#:``
+    comment) would show the docstring of its type (dict, int, numpy.ndarray), so it is dropped;
+    prose after the entries of a section gets its Notes heading."""
     own = getattr(obj, "__doc__", None)             # an instance's __doc__ is its type's
     own = inspect.cleandoc(own) if isinstance(own, str) else ""
     if what in ("data", "attribute") and own and "\n".join(lines).strip() == own.strip():
         lines[:] = []
+    else:
+        lines[:] = _prose_after_fields(lines)
 
 
 def _process_docstring(app, what, name, obj, options, lines):

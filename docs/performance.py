@@ -41,11 +41,12 @@ def rows(data: dict) -> list[tuple[str, str, str, str, str]]:
         median = b.get("stats", {}).get("median")
         for key, val in sorted(info.items()):
             if key.startswith("ratio_"):
-                out.append((name, f"speed-up over {key[6:]}", _fmt(val), "", ""))
+                out.append((name, f"speed-up over {key[6:]}", _fmt(val), "n/a", "n/a"))
             elif key.startswith("goal_"):
                 what = key[5:]
                 value = info.get(what, median if what == "median_s" else None)
-                out.append((name, what, _fmt(value), _fmt(val), _fmt(info.get(f"meets_goal_{what}", ""))))
+                out.append((name, what, _fmt(value), _fmt(val),
+                            _fmt(info.get(f"meets_goal_{what}", "n/a"))))
     return out
 
 
