@@ -10,7 +10,7 @@ part of the output folder (written as it finishes, reused on a rerun):
 * ``tdfrf_mu0.1``: the time-dependent FRF of the stable case;
 * ``loci_deformed_mu0.3``: the eigenvalues with the deformed contact rows (linearised about the
   sliding state), where the transients burst and where the undeformed loci are unstable;
-* ``bursts_<case>``: the bursts of the tip acceleration of the mu = 0.3 transients, each with the
+* ``burst_table_<case>``: the bursts of the tip acceleration of the mu = 0.3 transients, each with the
   analysis (undeformed, deformed, both or neither) whose unstable eigenvalue predicts it;
 
 and the figures (loci, largest real part, transients, spectrograms, burst spectra, TD-FRF, coupled
@@ -262,7 +262,7 @@ def _deformed_positions(p, L3, detected) -> "np.ndarray":
 
 def _burst_part(d, p, system, L3, results, progress) -> dict:
     """The bursts of the mu = 0.3 transients and the analyses that predict them (parts
-    ``loci_deformed_mu0.3`` and ``bursts_<case>``), with the figure; returns ``tables`` (case ->
+    ``loci_deformed_mu0.3`` and ``burst_table_<case>``), with the figure; returns ``tables`` (case ->
     BurstTable), ``deformed`` (EigenLoci of the deformed sliding states, or None) and its
     ``wall_time_s``.
 
@@ -296,7 +296,7 @@ def _burst_part(d, p, system, L3, results, progress) -> dict:
     analyses = {"undeformed": (L3.positions, L3.lam)}
     if Ld is not None:
         analyses["deformed"] = (Ld.positions, Ld.lam)
-    tables = {name: d.compute(f"bursts_{name}", lambda bs=bs, name=name: attribute(
+    tables = {name: d.compute(f"burst_table_{name}", lambda bs=bs, name=name: attribute(
         bs, analyses, f_tol=BURST_F_TOL, name=f"a_T_y of transient {name}")) for name, bs in detected.items()}
     if d.figures_on and Ld is not None:
         from ..contact import plots as pc
