@@ -208,3 +208,33 @@ def test_bench_beam_full_backbone(benchmark, ratio_to):
     assert benchmark.extra_info["ridges_added_by_checks"] == 1
     assert [j["ridge_to"] for j in bb.jumps] == [2, 1]
     ratio_to("no_global_checks", run, 0.0, rounds=1)
+
+
+def test_bench_beam_backbone_condensed(benchmark, ratio_to):
+    """The beam's backbone (Nh = 3, [0.01, 1000] N, global window, two global checks per
+    decade) on the harmonic balance condensed onto the contact, load and monitor DOFs (2 of
+    40 DOFs: 12 harmonic unknowns instead of 240, optimality system 25 instead of 481).
+    Baseline in the same run: the same backbone on the full system. Goal: 5x."""
+    sy = cc.build(nh=3)
+    ws = TWO_PI * 915.2
+
+    def run(condensed):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            return backbone(sy, (0.01, 1000.0), (0.95 * ws, 1.05 * ws),
+                            w_global=(TWO_PI * 150, TWO_PI * 1000), condensed=condensed)
+
+    bb = benchmark.pedantic(run, args=(True,), rounds=5, iterations=1)
+    benchmark.extra_info["goal_ratio"] = 5.0
+    benchmark.extra_info["points"] = int(len(bb.alpha))
+    benchmark.extra_info["newton_iterations"] = int(bb.newton_iters.sum())
+    assert bb.stop_reason == "lam_range" and bb.Q.shape[1] == sy.N
+    full = run(False)
+    # the same backbone: the jumps between ridges (located on exact solutions of each route)
+    # agree to the accuracy of the modal condensed operator (measured 5e-10 relative)
+    assert [j["ridge_to"] for j in bb.jumps] == [j["ridge_to"] for j in full.jumps]
+    dj = max(abs(a["alpha"] - b["alpha"]) / b["alpha"] for a, b in zip(bb.jumps, full.jumps))
+    benchmark.extra_info["jump_alpha_max_rel_difference"] = dj
+    assert dj <= 1e-8
+    assert bb.w[-1] == pytest.approx(full.w[-1], rel=1e-8)
+    ratio_to("full", run, False, rounds=5)
