@@ -56,6 +56,20 @@ def _unstable_copy(loci, where):
     return eigen.EigenLoci(positions=np.array(loci.positions), lam=lam, mu=loci.mu)
 
 
+def _burst_table(loci):
+    """The bursts of a synthetic signal (noise and one 10.6 kHz oscillation growing at 150 1/s)
+    attributed against ``loci``."""
+    from fesub.contact.bursts import attribute, detect_bursts
+
+    fs = 50_000.0
+    t = np.arange(int(0.6 * fs)) / fs
+    env = np.exp(np.where(t <= 0.35, 150.0 * (t - 0.35), -450.0 * (t - 0.35)))
+    x = np.random.default_rng(0).standard_normal(t.size) + 30.0 * env * np.sin(2 * np.pi * 10_600.0 * t)
+    bursts = detect_bursts(t, x, 0.01 + 0.1 * t)
+    assert len(bursts) == 1
+    return attribute(bursts, {"undeformed": (loci.positions, loci.lam)}, name="synthetic")
+
+
 def _colorbar_image(fig):
     """The colour-mapped artist of the (single) main axes that has a colour bar."""
     for ax in fig.axes:
@@ -88,6 +102,8 @@ def test_every_figure_passes_the_house_rules(tmp_path, drawn_figures, system, tr
     r = time_dependent_frf(system, np.linspace(0.0, 0.5, 6), np.arange(0.0, 5000.0, 100.0), "C_y", "T_y", 0.1,
                            0.005, 0.03, accelerance=True)
     draw("plot_tdfrf", r, tmp_path / "tdfrf.png")
+    draw("plot_burst_attribution", loci, _unstable_copy(loci, [(1, 0)]), {"synthetic": _burst_table(loci)},
+         tmp_path / "attribution.png")
     plate = rectangle(0.1, 0.01, 4, 1)
     draw("plot_coupled_modes", [(plate, np.ones((plate.n_points, 2)))], tmp_path / "modes.png")
     assert set(drawn) == FIGURES

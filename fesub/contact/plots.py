@@ -26,7 +26,7 @@ from ..plots import style
 from ..plots.modes import plot_coupled_modes
 
 __all__ = ["plot_loci", "plot_max_real", "plot_transient", "plot_spectrogram", "plot_burst_spectra",
-           "plot_tdfrf", "plot_stability_map", "plot_coupled_modes", "channel_info", "case_label"]
+           "plot_burst_attribution", "plot_tdfrf", "plot_stability_map", "plot_coupled_modes", "channel_info", "case_label"]
 
 #: signals every transient records: name -> (label, unit shown, factor from SI to the unit shown)
 _FIXED_CHANNELS = {
