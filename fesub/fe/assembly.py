@@ -21,7 +21,15 @@ _COMPONENTS = {2: ("x", "y"), 3: ("x", "y", "rz")}
 
 @dataclass(frozen=True)
 class DofMap:
-    """Node-major DOF numbering: DOF of (node, component) = ndpn * node + component."""
+    """Node-major DOF numbering: DOF of (node, component) = ndpn * node + component.
+
+    Parameters
+    ----------
+    n_nodes : int
+        Number of mesh nodes (-).
+    ndpn : int
+        DOFs per node (-): 2 (``x``, ``y``) for plane meshes, 3 (``x``, ``y``, ``rz``) for frames.
+    """
 
     n_nodes: int
     ndpn: int
@@ -167,7 +175,10 @@ def mesh_matrices(mesh, material, *, incompatible: bool = True, lumped: bool = F
     Parameters
     ----------
     mesh : fesub.fe.mesh.Mesh
-    material : PlaneStress for quad/triangle meshes, BeamSection for line meshes.
+        The mesh, node coordinates in m.
+    material : PlaneStress or BeamSection
+        PlaneStress for quad/triangle meshes, BeamSection for line meshes (moduli in Pa,
+        density in kg/m^3).
     incompatible : bool
         Q4 with incompatible modes (default) or plain Q4.
     lumped : bool
@@ -176,6 +187,7 @@ def mesh_matrices(mesh, material, *, incompatible: bool = True, lumped: bool = F
     Returns
     -------
     K (N/m), M (kg) : scipy.sparse.csr_matrix, and the :class:`DofMap`.
+        Rotational DOFs of frames carry N m/rad and kg m^2.
     """
     from .materials import BeamSection, PlaneStress
 
@@ -204,14 +216,46 @@ def mesh_matrices(mesh, material, *, incompatible: bool = True, lumped: bool = F
 
 
 def rayleigh(M, K, alpha: float, beta: float):
-    """Rayleigh damping C = alpha M + beta K (alpha in 1/s, beta in s)."""
+    """Rayleigh damping C = alpha M + beta K (alpha in 1/s, beta in s).
+
+    Parameters
+    ----------
+    M : array_like or sparse matrix
+        Mass matrix (kg).
+    K : array_like or sparse matrix
+        Stiffness matrix (N/m).
+    alpha : float
+        Mass-proportional coefficient (1/s), >= 0.
+    beta : float
+        Stiffness-proportional coefficient (s), >= 0.
+
+    Returns
+    -------
+    C : array_like or sparse matrix
+        Damping matrix (N s/m), of the type of ``M`` and ``K``.
+    """
     alpha = check_positive("Rayleigh alpha (1/s)", alpha, strict=False, error=ModelError)
     beta = check_positive("Rayleigh beta (s)", beta, strict=False, error=ModelError)
     return alpha * M + beta * K
 
 
 def rayleigh_ratio(omega, alpha: float, beta: float):
-    """Modal damping ratio of Rayleigh damping: zeta(w) = alpha/(2w) + beta w/2 (w in rad/s)."""
+    """Modal damping ratio of Rayleigh damping: zeta(w) = alpha/(2w) + beta w/2 (w in rad/s).
+
+    Parameters
+    ----------
+    omega : float or array_like
+        Angular frequency w (rad/s).
+    alpha : float
+        Mass-proportional coefficient (1/s).
+    beta : float
+        Stiffness-proportional coefficient (s).
+
+    Returns
+    -------
+    zeta : float or numpy.ndarray
+        Damping ratio (-), of the shape of ``omega``; infinite at ``omega = 0`` when alpha > 0.
+    """
     omega = np.asarray(omega, dtype=float)
     with np.errstate(divide="ignore"):
         return alpha / (2 * omega) + beta * omega / 2
@@ -226,6 +270,21 @@ def free_dofs(n_dofs: int, fixed) -> np.ndarray:
 
 def solve_static(K, f, prescribed: dict | None = None) -> np.ndarray:
     """Solve K u = f with prescribed DOF values {dof: value (m or rad)}; returns full u.
+
+    Parameters
+    ----------
+    K : sparse matrix
+        Stiffness matrix, n x n (N/m; N m/rad on rotational DOFs).
+    f : array_like
+        Load vector of n entries (N; N m on rotational DOFs).
+    prescribed : dict of int to float, optional
+        Prescribed displacements ``{dof: value}`` (m or rad); the loads on these DOFs are
+        ignored.
+
+    Returns
+    -------
+    u : numpy.ndarray
+        Displacements of all n DOFs (m or rad), prescribed ones included.
 
     Raises :class:`ModelError` for a load vector of the wrong length, prescribed DOFs outside
     the model, or a stiffness that is singular on the free DOFs (a mechanism: missing supports).

@@ -58,6 +58,17 @@ def one_blas_thread():
 class SparseFactor:
     """A factor of ``A = K - shift M`` (square, n x n).
 
+    Parameters
+    ----------
+    solve : callable
+        ``solve(b)`` returns ``A^-1 b`` for ``b`` of shape (n,) or (n, m).
+    name : str
+        Library that factored it (see Attributes).
+    shift : float
+        The shift (rad^2/s^2) subtracted, ``A = K - shift M``; 0 for ``K`` itself.
+    n : int
+        Size of A (-).
+
     Attributes
     ----------
     name : str

@@ -49,7 +49,19 @@ class PlaneStress:
 
 @dataclass(frozen=True)
 class BeamSection:
-    """Euler-Bernoulli frame section: E (Pa), rho (kg/m^3), area A (m^2), second moment I (m^4)."""
+    """Euler-Bernoulli frame section: E (Pa), rho (kg/m^3), area A (m^2), second moment I (m^4).
+
+    Parameters
+    ----------
+    E : float
+        Young's modulus (Pa), > 0.
+    rho : float
+        Density (kg/m^3), > 0.
+    area : float
+        Cross-section area A (m^2), > 0.
+    inertia : float
+        Second moment of area I (m^4) for bending in the plane, > 0.
+    """
 
     E: float
     rho: float

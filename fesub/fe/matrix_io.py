@@ -26,7 +26,20 @@ _MM_SUFFIXES = (".mtx",)  # SciPy appends .mtx to any other name
 
 
 def write_matrix(path, A) -> Path:
-    """Write ``A`` (dense or sparse) to a MatrixMarket file, exactly (17 digits)."""
+    """Write ``A`` (dense or sparse) to a MatrixMarket file, exactly (17 digits).
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        File to write; its name must end in ``.mtx``.
+    A : array_like or sparse matrix
+        2-D matrix, written as it is (values in the units of the matrix, e.g. N/m or kg).
+
+    Returns
+    -------
+    pathlib.Path
+        The file written.
+    """
     import scipy.io
 
     path = Path(path)
@@ -41,7 +54,18 @@ def write_matrix(path, A) -> Path:
 
 
 def read_matrix(path) -> sp.csr_matrix:
-    """Read a MatrixMarket file into a CSR matrix."""
+    """Read a MatrixMarket file into a CSR matrix.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        MatrixMarket file to read; its values are taken in the units of the file.
+
+    Returns
+    -------
+    scipy.sparse.csr_matrix
+        The matrix, values in the units of the file (SI for matrices fesub wrote: N/m, kg).
+    """
     import scipy.io
 
     path = Path(path)
@@ -77,6 +101,12 @@ def write_abaqus_matrix(path, A, dofs) -> Path:
 
 def read_abaqus_matrix(path):
     """Read an Abaqus ``MATRIX INPUT`` file (lower or full triangle of a symmetric matrix).
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        Abaqus matrix file, lines ``node, dof, node, dof, value``; the values are taken in the
+        units of the file (SI when the Abaqus model is in SI: N/m, kg).
 
     Returns
     -------

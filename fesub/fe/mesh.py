@@ -492,6 +492,24 @@ def rectangle(length: float, height: float, nx: int, ny: int, *, origin=(0.0, 0.
     into two T3. Named sets (local orientation): node and edge sets ``bottom``, ``top``, ``left``,
     ``right``; one-node sets ``bottom_left``, ``bottom_right``, ``top_left``, ``top_right``.
     Edge sets run in the direction of increasing local x (bottom/top) or y (left/right).
+
+    Parameters
+    ----------
+    length, height : float
+        Sides of the rectangle along its local x and y (m), > 0.
+    nx, ny : int
+        Divisions along the local x and y (-), >= 1.
+    origin : tuple of float
+        Position of the lower-left corner (m).
+    angle : float
+        Rotation of the local x axis, anticlockwise (rad).
+    element : str
+        ``"quad"`` (Q4) or ``"triangle"`` (two T3 per quad).
+
+    Returns
+    -------
+    Mesh
+        Plane mesh, coordinates in m, with the named sets above.
     """
     from ..errors import check_count, check_positive
 
@@ -529,6 +547,18 @@ def beam_line(start, end, n: int) -> Mesh:
     """A straight line of ``n`` two-node frame elements from ``start`` to ``end`` (m).
 
     Node sets ``start``, ``end`` and ``all``.
+
+    Parameters
+    ----------
+    start, end : array_like of 2 floats
+        Coordinates (x, y) of the two ends (m); they must differ.
+    n : int
+        Number of elements (-), >= 1.
+
+    Returns
+    -------
+    Mesh
+        ``n + 1`` equally spaced nodes (coordinates in m) and ``n`` ``line`` cells.
     """
     if int(n) != n or n < 1:
         raise MeshError(f"n must be an integer >= 1, got {n!r}")
