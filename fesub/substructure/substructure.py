@@ -18,13 +18,19 @@ class Substructure:
     Parameters
     ----------
     mesh : fesub.fe.Mesh
-    material : PlaneStress (plane meshes) or BeamSection (frame meshes)
-    clamped : sequence of node-set names, or dict name -> components ('x', 'y', 'rz')
-        DOFs removed from the model (zero displacement).
-    rayleigh : (alpha, beta)
-        Rayleigh damping C = alpha M + beta K, alpha in 1/s, beta in s.
-    incompatible, lumped : element options (see :func:`fesub.fe.mesh_matrices`).
-    name : label used in messages and plots.
+        Plane or frame mesh; node coordinates in m.
+    material : PlaneStress or BeamSection
+        PlaneStress for plane meshes, BeamSection for frame meshes (moduli in Pa, density in
+        kg/m^3).
+    clamped : sequence of str, or dict of str to components
+        Node-set names, or name -> components ('x', 'y', 'rz'): DOFs removed from the model
+        (zero displacement).
+    rayleigh : tuple of float
+        ``(alpha, beta)``: Rayleigh damping C = alpha M + beta K (alpha in 1/s, beta in s).
+    incompatible, lumped : bool
+        Element options (see :func:`fesub.fe.mesh_matrices`).
+    name : str
+        Label used in messages and plots.
 
     Attributes
     ----------
