@@ -41,7 +41,16 @@ class BackendError(FesubError, ImportError):
 
 
 class ConvergenceError(FesubError, RuntimeError):
-    """An iterative solver failed; ``partial`` holds what was computed before the failure."""
+    """An iterative solver failed; ``partial`` holds what was computed before the failure.
+
+    Parameters
+    ----------
+    message : str
+        Description of the failure (which solver, which step, the last residual).
+    partial : object, optional
+        What was computed before the failure (for instance the branch points already converged,
+        in the units of that result), kept as the attribute ``partial``; None when nothing was.
+    """
 
     def __init__(self, message: str, partial=None):
         super().__init__(message)
@@ -53,7 +62,30 @@ class ContactLost(FesubError, RuntimeError):
 
 
 def check_positive(name: str, value, *, strict: bool = True, error=ParameterError) -> float:
-    """Return ``float(value)`` if it is finite and > 0 (>= 0 when ``strict=False``), else raise."""
+    """Return ``float(value)`` if it is finite and > 0 (>= 0 when ``strict=False``), else raise.
+
+    Parameters
+    ----------
+    name : str
+        Name of the parameter, quoted in the error message.
+    value : float or int
+        The value to check, in the units of the parameter it stands for (any unit: only its sign
+        and finiteness are checked).
+    strict : bool, optional
+        True (default): 0 is refused; False: 0 is accepted.
+    error : type, optional
+        Exception class raised on failure (default :class:`ParameterError`).
+
+    Returns
+    -------
+    float
+        ``value`` as a float, in the same units as ``value``.
+
+    Raises
+    ------
+    ParameterError
+        (or ``error``) when ``value`` is not a real number, not finite or not positive.
+    """
     try:
         v = float(value)
     except (TypeError, ValueError):
@@ -67,7 +99,32 @@ def check_positive(name: str, value, *, strict: bool = True, error=ParameterErro
 
 def check_range(name: str, value, lo=None, hi=None, *, lo_open=False, hi_open=False,
                 error=ParameterError) -> float:
-    """Return ``float(value)`` if it lies in the interval [lo, hi] (open ends on request)."""
+    """Return ``float(value)`` if it lies in the interval [lo, hi] (open ends on request).
+
+    Parameters
+    ----------
+    name : str
+        Name of the parameter, quoted in the error message.
+    value : float or int
+        The value to check, in the units of the parameter it stands for.
+    lo, hi : float, optional
+        Bounds of the allowed interval, in the same units as ``value``; None (default) leaves that
+        end unbounded.
+    lo_open, hi_open : bool, optional
+        True excludes the bound itself (open end); False (default) includes it.
+    error : type, optional
+        Exception class raised on failure (default :class:`ParameterError`).
+
+    Returns
+    -------
+    float
+        ``value`` as a float, in the same units as ``value``.
+
+    Raises
+    ------
+    ParameterError
+        (or ``error``) when ``value`` is not a real number, is NaN or lies outside the interval.
+    """
     try:
         v = float(value)
     except (TypeError, ValueError):
