@@ -63,7 +63,19 @@ def _openblas() -> list:
 
 def set_blas_threads(n: int) -> int | None:
     """Set the live thread count of every loaded OpenBLAS (NumPy's and SciPy's) to ``n``;
-    returns the previous count (of the first), or None when no OpenBLAS is loaded."""
+    returns the previous count (of the first), or None when no OpenBLAS is loaded.
+
+    Parameters
+    ----------
+    n : int
+        Number of threads, an integer >= 1 (dimensionless count).
+
+    Returns
+    -------
+    int or None
+        Previous thread count of the first loaded OpenBLAS (dimensionless count), or None when
+        no OpenBLAS is loaded.
+    """
     n = check_count("n (BLAS threads)", n, 1)
     libs = _openblas()
     if not libs:
@@ -122,7 +134,14 @@ def init_worker():
 
 def shutdown_now(executor) -> None:
     """Stop an executor at once: pending work is cancelled and worker processes are terminated
-    (a plain ``shutdown`` would wait for the running tasks to finish)."""
+    (a plain ``shutdown`` would wait for the running tasks to finish).
+
+    Parameters
+    ----------
+    executor : concurrent.futures.Executor or str or None
+        The pool to stop (a process pool's workers are terminated); None or ``"serial"`` (no
+        pool) does nothing.
+    """
     if executor is None or executor == "serial":
         return
     terminate = getattr(executor, "terminate_workers", None)  # Python >= 3.14
