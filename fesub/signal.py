@@ -63,7 +63,30 @@ def band_limited_noise(n: int, fs: float, band=(0.0, None), std: float = 1.0, se
 
 
 def spectrogram(x, fs: float, *, nperseg: int = 1024, noverlap: int | None = None, window="hann"):
-    """Power spectral density over time (scipy.signal.spectrogram): returns (f Hz, t s, Sxx)."""
+    """Power spectral density over time (scipy.signal.spectrogram): returns (f Hz, t s, Sxx).
+
+    Parameters
+    ----------
+    x : (n,) array_like
+        Uniformly sampled signal, at least 8 samples (any unit, written [x] below).
+    fs : float
+        Sampling rate (Hz).
+    nperseg : int, optional
+        Samples per segment (-), capped at ``len(x)``; default 1024.
+    noverlap : int, optional
+        Samples shared by consecutive segments (-); None (default) is ``nperseg // 8``.
+    window : str or tuple or array_like, optional
+        Window of each segment, as accepted by :func:`scipy.signal.get_window` (default Hann).
+
+    Returns
+    -------
+    f : (nf,) ndarray
+        Frequencies (Hz).
+    t : (nt,) ndarray
+        Times of the segment centres (s), from the first sample.
+    Sxx : (nf, nt) ndarray
+        Power spectral density ([x]^2/Hz).
+    """
     x = np.asarray(x, float)
     if x.ndim != 1 or x.size < 8:
         raise ParameterError(f"spectrogram needs a 1D signal of at least 8 samples, got shape {x.shape}")
@@ -85,7 +108,25 @@ def _tx(t, x):
 def window_spectrum(t, x, t0: float, t1: float):
     """Amplitude spectrum of ``x`` restricted to the time window [t0, t1] (s), Hann-windowed.
 
-    Returns (f Hz, |X| in the unit of x)."""
+    Returns (f Hz, ``|X|`` in the unit of x).
+
+    Parameters
+    ----------
+    t : (n,) array_like
+        Sample times (s), finite, (nearly) uniformly spaced.
+    x : (n,) array_like
+        Signal at the times ``t`` (any unit, written [x] below).
+    t0, t1 : float
+        Start and end of the window (s); at least 8 samples must fall in it.
+
+    Returns
+    -------
+    f : ndarray
+        Frequencies (Hz), from the median time step in the window.
+    X : ndarray
+        Single-sided amplitude spectrum of the mean-free, Hann-windowed signal (unit of x):
+        a sine of amplitude A gives a peak of about A.
+    """
     t, x = _tx(t, x)
     sel = (t >= t0) & (t <= t1)
     if sel.sum() < 8:
@@ -101,6 +142,26 @@ def burst_windows(t, x, *, threshold: float | None = None, min_gap: float = 0.01
     """Time windows where the envelope of ``x`` exceeds ``threshold`` (default: 4x its median).
 
     Returns a list of (t0, t1) in seconds; windows closer than ``min_gap`` are merged.
+
+    Parameters
+    ----------
+    t : (n,) array_like
+        Sample times (s), finite, at least 2.
+    x : (n,) array_like
+        Signal at the times ``t`` (any unit, written [x] below).
+    threshold : float, optional
+        Envelope level above which a burst is on (unit of x); None (default) is 4 times the median
+        of the envelope. The envelope is the modulus of the analytic signal of the mean-free
+        ``x``, smoothed by a moving average over 1 ms.
+    min_gap : float, optional
+        Windows separated by less than this are merged into one (s); default 0.01.
+    min_length : float, optional
+        Windows shorter than this are dropped (s); default 0.002.
+
+    Returns
+    -------
+    list of (float, float)
+        Start and end time ``(t0, t1)`` of each burst (s).
     """
     t, x = _tx(t, x)
     if t.size < 2:
@@ -129,7 +190,22 @@ def burst_windows(t, x, *, threshold: float | None = None, min_gap: float = 0.01
 
 
 def dominant_frequency(f, X, fmin: float = 0.0) -> float:
-    """Frequency (Hz) of the largest spectral amplitude above ``fmin``."""
+    """Frequency (Hz) of the largest spectral amplitude above ``fmin``.
+
+    Parameters
+    ----------
+    f : array_like
+        Frequencies (Hz), for instance the first output of :func:`window_spectrum`.
+    X : array_like
+        Spectral amplitudes at ``f``, same shape (any unit).
+    fmin : float, optional
+        Lowest frequency considered (Hz); default 0.
+
+    Returns
+    -------
+    float
+        Frequency of the largest amplitude at or above ``fmin`` (Hz).
+    """
     f = np.asarray(f, float)
     X = np.asarray(X, float)
     if f.shape != X.shape:
