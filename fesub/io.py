@@ -56,6 +56,23 @@ def json_default(o):
 
     Non-finite floats are written as JSON's NaN/Infinity extensions (which :mod:`json` reads back);
     any other type is an error rather than a silent string.
+
+    Parameters
+    ----------
+    o : object
+        The value :mod:`json` cannot serialise itself: a NumPy array or scalar (written as a list
+        or a number, its unit unchanged: the caller records it, as in :func:`quantity`) or a
+        :class:`pathlib.Path` (written as a string).
+
+    Returns
+    -------
+    list or int or float or bool or str
+        A JSON-serialisable equivalent of ``o``, values unchanged.
+
+    Raises
+    ------
+    TypeError
+        For any other type.
     """
     if isinstance(o, np.ndarray):
         return o.tolist()
@@ -83,17 +100,60 @@ def _atomic(path: Path, write) -> Path:
 
 
 def atomic_write_text(path, text: str) -> Path:
-    """Write ``text`` to ``path`` atomically (through a temporary file and a rename)."""
+    """Write ``text`` to ``path`` atomically (through a temporary file and a rename).
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        File to write; its folder must exist. A reader sees the old file or the new one, never
+        a partial one.
+    text : str
+        Content, written as UTF-8.
+
+    Returns
+    -------
+    pathlib.Path
+        The path written.
+    """
     return _atomic(Path(path), lambda tmp: Path(tmp).write_text(text, encoding="utf-8"))
 
 
 def write_json(path, obj, indent: int = 2) -> Path:
-    """Write ``obj`` (with NumPy values) as JSON to ``path`` atomically; returns the path."""
+    """Write ``obj`` (with NumPy values) as JSON to ``path`` atomically; returns the path.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        JSON file to write; its folder must exist.
+    obj : object
+        JSON-serialisable data (dicts, lists, numbers, strings, NumPy arrays and scalars, paths;
+        see :func:`json_default`). Numbers are written as they are: their units are the caller's
+        to record (a summary's ``{"value", "unit"}`` entries, see :func:`quantity`).
+    indent : int, optional
+        Spaces of indentation (-); default 2.
+
+    Returns
+    -------
+    pathlib.Path
+        The path written.
+    """
     return atomic_write_text(path, json.dumps(obj, indent=indent, default=json_default) + "\n")
 
 
 def read_json(path):
-    """Read a JSON file, turning a malformed one into a :class:`FesubError` naming it."""
+    """Read a JSON file, turning a malformed one into a :class:`FesubError` naming it.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        JSON file to read (UTF-8).
+
+    Returns
+    -------
+    object
+        The decoded content (dicts, lists, numbers, strings), numbers in whatever units the file
+        records.
+    """
     path = Path(path)
     try:
         return json.loads(path.read_text(encoding="utf-8"))
@@ -104,7 +164,21 @@ def read_json(path):
 # ------------------------------------------------------------------------------------- summaries
 def quantity(value, unit):
     """One entry of a summary: ``{"value": value, "unit": unit}`` (unit ``None`` for what has no
-    unit: a status, a name, a count; ``"1"`` for a dimensionless ratio)."""
+    unit: a status, a name, a count; ``"1"`` for a dimensionless ratio).
+
+    Parameters
+    ----------
+    value : float or int or str or array_like
+        The quantity, in the unit ``unit`` (NumPy arrays and scalars become lists and numbers).
+    unit : str or None
+        Its SI unit as a string (``"s"``, ``"N"``, ``"m/s"``, ``"Hz"``; ``"1"`` for a dimensionless
+        ratio), or None for what has no unit (a status, a name, a count).
+
+    Returns
+    -------
+    dict
+        ``{"value": value, "unit": unit}``.
+    """
     if isinstance(value, np.ndarray):
         value = value.tolist()
     elif isinstance(value, np.generic):
@@ -160,7 +234,18 @@ def summary_record(study: str, parameters: dict, results: dict, *, details=None,
 # ---------------------------------------------------------------------------------------- files
 def result_path(path) -> Path:
     """``path`` with the ``.nc`` suffix: appended, not substituted, so that ``tdfrf_mu0.1`` becomes
-    ``tdfrf_mu0.1.nc`` (``.npz``/``.json`` of older names are replaced)."""
+    ``tdfrf_mu0.1.nc`` (``.npz``/``.json`` of older names are replaced).
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        File name, with or without the ``.nc`` suffix.
+
+    Returns
+    -------
+    pathlib.Path
+        The name ending in ``.nc``.
+    """
     path = Path(path)
     if path.suffix == SUFFIX:
         return path
@@ -211,6 +296,22 @@ def save_dataset(ds, path, cls=None) -> Path:
     """Write an :class:`xarray.Dataset` to ``path`` (``.nc``) atomically.
 
     ``cls`` (the result class) is recorded so that :func:`load` can rebuild the object.
+
+    Parameters
+    ----------
+    ds : xarray.Dataset
+        The data, with the SI unit of every variable in its ``units`` attribute (written as is;
+        complex variables are split into ``NAME__real`` and ``NAME__imag``).
+    path : str or os.PathLike
+        File to write (``.nc`` appended when missing, see :func:`result_path`); its folder must
+        exist.
+    cls : type, optional
+        The :class:`Result` subclass the file holds, recorded in the ``fesub_class`` attribute.
+
+    Returns
+    -------
+    pathlib.Path
+        The path of the file written.
     """
     import xarray as xr
 
@@ -248,7 +349,18 @@ def save_dataset(ds, path, cls=None) -> Path:
 
 def open_dataset(path):
     """Read a file written by :func:`save_dataset` into memory (complex variables recombined,
-    JSON attributes decoded); the file is closed on return."""
+    JSON attributes decoded); the file is closed on return.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        File written by :func:`save_dataset` (the ``.nc`` suffix may be omitted).
+
+    Returns
+    -------
+    xarray.Dataset
+        The data in memory, each variable's unit in its ``units`` attribute as written.
+    """
     import xarray as xr
 
     path = Path(path)
@@ -299,7 +411,19 @@ def _resolve(spec: str):
 
 
 class StudyOutput:
-    """A study's output folder reopened: its summary and every result file in it, by name."""
+    """A study's output folder reopened: its summary and every result file in it, by name.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The output folder.
+    summary : dict or None
+        Content of its ``summary.json`` (the schema of :func:`summary_record`: every quantity as
+        ``{"value", "unit"}`` with its SI unit), or None when the folder has none.
+    results : dict
+        ``{file stem: result object}`` for every ``.nc`` file of the folder, as :func:`load`
+        reopens them.
+    """
 
     def __init__(self, path, summary, results: dict):
         self.path, self.summary, self.results = Path(path), summary, results
@@ -320,6 +444,17 @@ def load(path):
     * a ``.nc`` file written by a :class:`Result` -> that result object;
     * a folder with ``fesub-result.json`` (a sweep store) -> what its opener returns;
     * a study's output folder (``summary.json`` and ``.nc`` files) -> a :class:`StudyOutput`.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        A result file (``.nc``) or a folder (sweep store or study output).
+
+    Returns
+    -------
+    Result or StudyOutput or object
+        The result object the file names, what a folder's opener returns, or a
+        :class:`StudyOutput`; values in the units the result documents.
     """
     path = Path(path)
     if path.is_dir():
@@ -339,7 +474,20 @@ def load(path):
 
 
 def info(path) -> dict:
-    """The summary a result file or study folder records (for ``fesub info``)."""
+    """The summary a result file or study folder records (for ``fesub info``).
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        A result file (``.nc``), a JSON summary, or a folder holding ``summary.json`` or
+        ``fesub-result.json``.
+
+    Returns
+    -------
+    dict
+        The recorded summary (quantities as ``{"value", "unit"}``, SI units), or, for a file
+        without one, its class and the dimensions and ``units`` of each variable.
+    """
     path = Path(path)
     if path.is_dir():
         for name in ("summary.json", FOLDER_MARKER):
