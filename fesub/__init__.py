@@ -56,6 +56,16 @@ def load(path):
     """Reopen any fesub result file (``.nc``), sweep store or study output folder.
 
     The file records which result it holds; see :func:`fesub.io.load`.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        A result file (``.nc``), a sweep store or a study output folder.
+
+    Returns
+    -------
+    Result or StudyOutput or object
+        The reopened result, its values in the units the result documents.
     """
     from .io import load as _load
 
@@ -71,7 +81,19 @@ def backend_name() -> str:
 
 
 def show_config(file=None) -> dict:
-    """Print (and return) which backend each kernel uses and why, with library versions."""
+    """Print (and return) which backend each kernel uses and why, with library versions.
+
+    Parameters
+    ----------
+    file : file-like, optional
+        Text stream printed to; None (default) is standard output.
+
+    Returns
+    -------
+    dict
+        The configuration printed: versions, backend and its environment variables, per-kernel
+        status.
+    """
     import os
     import sys
 
