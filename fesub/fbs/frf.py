@@ -25,7 +25,21 @@ _DIRS = {1: "x", 2: "y", 3: "z", 4: "rx", 5: "ry", 6: "rz"}
 
 
 def dof_label(node: int, direction: int) -> str:
-    """``'12+y'`` for node 12, direction +2."""
+    """``'12+y'`` for node 12, direction +2.
+
+    Parameters
+    ----------
+    node : int
+        Node number.
+    direction : int
+        Direction code as in UFF files: 1, 2, 3 the translations x, y, z (m), 4, 5, 6 the
+        rotations about them (rad); negative for the opposite sense.
+
+    Returns
+    -------
+    str
+        The label: node, sign and direction name (``x``, ``y``, ``z``, ``rx``, ``ry``, ``rz``).
+    """
     d = int(direction)
     if abs(d) not in _DIRS:
         raise ParameterError(f"DOF direction must be +-1..6 (x, y, z, rx, ry, rz), got {direction}")

@@ -95,7 +95,27 @@ def _stack(frfs):
 def interface_matrix(dofs: np.ndarray, owner: np.ndarray, pairs, sides=(0, 1)) -> np.ndarray:
     """Signed Boolean ``B`` for ``pairs`` of DOFs ``((node_a, dir_a), (node_b, dir_b))`` meaning
     ``u_a = u_b``, ``a`` in the substructure ``sides[0]`` and ``b`` in ``sides[1]`` (a pair whose
-    directions have opposite signs means ``u_a = -u_b``)."""
+    directions have opposite signs means ``u_a = -u_b``).
+
+    Parameters
+    ----------
+    dofs : (n, 2) int array
+        ``(node, direction)`` of every DOF of the stacked substructures, in the order of the
+        block-diagonal receptance (direction codes as in :func:`dof_label`: translations in m,
+        rotations in rad).
+    owner : (n,) int array
+        Index of the substructure each DOF belongs to.
+    pairs : list of ((int, int), (int, int))
+        ``((node_a, dir_a), (node_b, dir_b))`` for each compatibility condition, in the same units
+        on both sides (a translation with a translation, a rotation with a rotation).
+    sides : (int, int), optional
+        Substructure indices of ``a`` and ``b``; default ``(0, 1)``.
+
+    Returns
+    -------
+    (m, n) ndarray
+        Signed Boolean interface matrix (dimensionless entries 0, +1, -1), one row per pair.
+    """
     table = {}
     for i, ((n, d), k) in enumerate(zip(dofs, owner)):
         table[(int(k), int(n), abs(int(d)))] = (i, int(np.sign(d)))

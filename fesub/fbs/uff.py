@@ -32,7 +32,23 @@ def _pyuff():
 
 
 def write_uff58(frf: FRFMatrix, path, *, entity: str = "fesub") -> str:
-    """Write every FRF of ``frf`` as a UFF data set 58 to ``path`` (overwritten); returns it."""
+    """Write every FRF of ``frf`` as a UFF data set 58 to ``path`` (overwritten); returns it.
+
+    Parameters
+    ----------
+    frf : FRFMatrix
+        The FRFs: frequency (Hz) as abscissa, ``H`` as complex ordinate in the unit of its
+        ``quantity`` (m/N, (m/s)/N or (m/s^2)/N), recorded in the data set's data types.
+    path : str or os.PathLike
+        UFF file to write (overwritten).
+    entity : str, optional
+        Entity name written for the response and reference (default ``"fesub"``).
+
+    Returns
+    -------
+    str
+        The path written.
+    """
     pyuff = _pyuff()
     if not isinstance(frf, FRFMatrix):
         raise ParameterError("write_uff58 takes an FRFMatrix")
@@ -54,7 +70,19 @@ def write_uff58(frf: FRFMatrix, path, *, entity: str = "fesub") -> str:
 
 def read_uff58(path) -> FRFMatrix:
     """Read the FRF data sets 58 of a UFF file into one :class:`FRFMatrix` (every response /
-    reference pair found must be present: a full matrix, on one frequency grid)."""
+    reference pair found must be present: a full matrix, on one frequency grid).
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        UFF file holding FRF data sets 58 (function type 4) with abscissa in Hz and one ordinate
+        type: receptance (m/N), mobility ((m/s)/N) or accelerance ((m/s^2)/N).
+
+    Returns
+    -------
+    FRFMatrix
+        The FRFs (frequency in Hz, ``H`` in the unit of the ordinate type found).
+    """
     pyuff = _pyuff()
     try:
         uff = pyuff.UFF(str(path))

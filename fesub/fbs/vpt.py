@@ -51,7 +51,24 @@ def interface_modes(positions, directions, center) -> np.ndarray:
 
 
 def reduction_matrix(R: np.ndarray, weights=None) -> np.ndarray:
-    """``T = (R^T W R)^-1 R^T W`` (6 x n_ch): channel readings to the virtual point's motion."""
+    """``T = (R^T W R)^-1 R^T W`` (6 x n_ch): channel readings to the virtual point's motion.
+
+    Parameters
+    ----------
+    R : (n_ch, 6) array
+        Interface displacement modes from :func:`interface_modes`: channel readings per unit
+        translation (m/m, columns 0-2) and per unit small rotation (m/rad, columns 3-5); at least
+        six independent channels.
+    weights : (n_ch,) array, optional
+        Relative weight of each channel in the least-squares fit (dimensionless, ``W =
+        diag(weights)``); None (default) weighs all channels equally.
+
+    Returns
+    -------
+    (6, n_ch) ndarray
+        ``T``: rows 0-2 give the translations of the virtual point (m per m of channel reading),
+        rows 3-5 its rotations (rad per m).
+    """
     R = np.asarray(R, dtype=float)
     W = np.eye(R.shape[0]) if weights is None else np.diag(np.asarray(weights, dtype=float))
     G = R.T @ W @ R
@@ -63,7 +80,27 @@ def reduction_matrix(R: np.ndarray, weights=None) -> np.ndarray:
 
 def virtual_point_frf(Y: np.ndarray, R_u: np.ndarray, R_f: np.ndarray, weights=None):
     """Virtual-point receptance ``T_u Y T_f^T`` (nf, 6, 6) from channel FRFs ``Y`` (nf, n_u,
-    n_f): responses at the channels of ``R_u``, forces at those of ``R_f``."""
+    n_f): responses at the channels of ``R_u``, forces at those of ``R_f``.
+
+    Parameters
+    ----------
+    Y : (nf, n_u, n_f) complex array
+        Channel receptances (m/N) at each frequency.
+    R_u : (n_u, 6) array
+        Interface modes of the response channels (see :func:`interface_modes`; m/m and m/rad).
+    R_f : (n_f, 6) array
+        Interface modes of the excitation channels (same units).
+    weights : (n_u,) array, optional
+        Relative weights of the response channels (dimensionless; see
+        :func:`reduction_matrix`); the excitation channels are weighted equally.
+
+    Returns
+    -------
+    (nf, 6, 6) complex ndarray
+        Virtual-point receptance: translations (m) and rotations (rad) per unit force (N) and
+        moment (N m) of the virtual point, e.g. m/N in the upper-left 3 x 3 block and rad/(N m)
+        in the lower-right one.
+    """
     Y = np.asarray(Y, dtype=complex)
     Tu, Tf = reduction_matrix(R_u, weights), reduction_matrix(R_f)
     return np.einsum("ai,kij,bj->kab", Tu, Y, Tf)
@@ -71,7 +108,22 @@ def virtual_point_frf(Y: np.ndarray, R_u: np.ndarray, R_f: np.ndarray, weights=N
 
 def consistency(Y: np.ndarray, R_u: np.ndarray, weights=None) -> np.ndarray:
     """Per frequency, ``||u - R q|| / ||u||`` over the columns of ``Y``: 0 for a rigid interface
-    seen by exact channels, larger with flexibility or noise."""
+    seen by exact channels, larger with flexibility or noise.
+
+    Parameters
+    ----------
+    Y : (nf, n_u, n_f) complex array
+        Channel receptances (m/N); its columns are the channel responses tested.
+    R_u : (n_u, 6) array
+        Interface modes of the response channels (see :func:`interface_modes`; m/m and m/rad).
+    weights : (n_u,) array, optional
+        Relative channel weights of the fit (dimensionless; see :func:`reduction_matrix`).
+
+    Returns
+    -------
+    (nf,) ndarray
+        Relative residual of the rigid-interface fit at each frequency (dimensionless, 0 to 1).
+    """
     Y = np.asarray(Y, dtype=complex)
     P = np.asarray(R_u) @ reduction_matrix(R_u, weights)
     res = Y - np.einsum("ij,kjl->kil", P, Y)
