@@ -77,6 +77,16 @@ def u_damping(R):
     """Modal damping function ``u(R) = tan(pi / (2R)) / R`` (Eq. 28), dimensionless.
 
     Poles at ``R = 1/(2m+1)`` (returned as +-inf), zeros at ``R = 1/(2m)``.
+
+    Parameters
+    ----------
+    R : float or array_like
+        Frequency ratio omega / omega_i of a mode (dimensionless).
+
+    Returns
+    -------
+    numpy.ndarray
+        ``u(R)`` (dimensionless), of the shape of ``R``.
     """
     R = np.asarray(R, dtype=float)
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
@@ -85,7 +95,22 @@ def u_damping(R):
 
 
 def g_ratio(tau, R, u=None):
-    """``g(tau) = [R sin(tau/R) + u R^2 (cos tau - cos(tau/R))] / sin tau`` (Eq. 56), for 0<tau<pi."""
+    """``g(tau) = [R sin(tau/R) + u R^2 (cos tau - cos(tau/R))] / sin tau`` (Eq. 56), for 0<tau<pi.
+
+    Parameters
+    ----------
+    tau : float or array_like
+        Non-dimensional time ``omega t`` (rad), in (0, pi).
+    R : float or array_like
+        Frequency ratio of the mode (dimensionless), broadcast against ``tau``.
+    u : float or array_like, optional
+        Modal damping function (dimensionless); default ``u_damping(R)``.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``g(tau)`` (dimensionless).
+    """
     tau = np.asarray(tau, dtype=float)
     R = np.asarray(R, dtype=float)
     if u is None:
@@ -137,10 +162,24 @@ def contact_setup(model: ChainModel, contact, load):
 def modal_sums(model: ChainModel, contact, load, r1) -> ModalSums:
     """Response and damping functions on a frequency grid.
 
-    Returns a :class:`~fesub.coulomb.results.ModalSums`: ``R`` (nr, N) frequency ratios per
-    mode, ``u`` (nr, N), ``V`` and ``U`` (nr, N) per mass, ``Vc`` (= w@V - b_amp) and ``Uc``
-    (nr,), ``pc`` (N,) = w @ phi, ``sigma`` (nr,) = w Gamma^-1 w / r1^2, and ``coef`` (N, N) with
-    ``coef[k, i] = phi_ki phi_ci / lam_i``.
+    Parameters
+    ----------
+    model : ChainModel
+        The chain (mass and stiffness ratios, dimensionless).
+    contact : CoulombContact or str
+        Where the contact sits (see :meth:`CoulombContact.from_spec`; 0-based indices).
+    load : int
+        Index of the loaded mass (-); ignored for a moving base, which loads mass 0.
+    r1 : array_like (nr,)
+        Frequency ratios omega sqrt(m_0/k_0) (dimensionless, > 0).
+
+    Returns
+    -------
+    ModalSums
+        ``R`` (nr, N) frequency ratios per mode, ``u`` (nr, N), ``V`` and ``U`` (nr, N) per
+        mass, ``Vc`` (= w@V - b_amp) and ``Uc`` (nr,), ``pc`` (N,) = w @ phi, ``sigma`` (nr,) =
+        w Gamma^-1 w / r1^2, and ``coef`` (N, N) with ``coef[k, i] = phi_ki phi_ci / lam_i``;
+        all dimensionless.
     """
     contact, l, w = contact_setup(model, contact, load)
     r1 = as_r1(r1)
@@ -180,7 +219,20 @@ def _golden_max(fun, lo, hi, iters=60):
 
 
 def s_function(R, ntau: int = 2001):
-    """Den Hartog's ``s(R) = sup_{0<tau<pi} g(tau, R)`` including the ``tau -> 0`` limit 1 (Eq. 58)."""
+    """Den Hartog's ``s(R) = sup_{0<tau<pi} g(tau, R)`` including the ``tau -> 0`` limit 1 (Eq. 58).
+
+    Parameters
+    ----------
+    R : float or array_like
+        Frequency ratios (dimensionless).
+    ntau : int
+        Grid points on [0, pi] for the sup (-).
+
+    Returns
+    -------
+    numpy.ndarray
+        ``s(R)`` (dimensionless), shape ``(len(R),)``.
+    """
     R = np.atleast_1d(np.asarray(R, dtype=float))
     return _sup_g(R[:, None], np.ones(1), ntau)
 
@@ -225,7 +277,26 @@ def _sup_g(R, wts, ntau):
 def contact_s(model: ChainModel, contact, r1, method: str = "exact", ntau: int = 2001, *, ms=None):
     """``S_c`` of the boundary condition (Eqs. 57-58 and the spec's exact sup of the sum).
 
-    Returns ``S_c`` (nr,), dimensionless; ``inf`` at the poles of ``u``.
+    Parameters
+    ----------
+    model : ChainModel
+        The chain (dimensionless mass and stiffness ratios).
+    contact : CoulombContact or str
+        Where the contact sits.
+    r1 : array_like (nr,)
+        Frequency ratios omega sqrt(m_0/k_0) (dimensionless, > 0).
+    method : {'exact', 'paper', 'unit'}
+        How ``S_c`` is computed (see the module docstring).
+    ntau : int
+        Grid points on [0, pi] for the sup (-), >= 11.
+    ms : ModalSums, optional
+        Precomputed :func:`modal_sums` of the same chain, contact and ``r1`` (then ``r1`` is
+        taken from it).
+
+    Returns
+    -------
+    numpy.ndarray (nr,)
+        ``S_c``, dimensionless; ``inf`` at the poles of ``u``.
     """
     if method not in ("exact", "paper", "unit"):
         raise ParameterError(f"s_method must be 'exact', 'paper' or 'unit', got {method!r}")
@@ -254,7 +325,30 @@ def _beta_lim(ms, S, mu):
 
 
 def beta_limit(model, contact, load, r1, mu=1.0, s_method="exact", ntau=2001):
-    """Continuous/stick-slip boundary ``beta_lim(r1)`` (Eqs. 66, 97, 118), shape (nr,)."""
+    """Continuous/stick-slip boundary ``beta_lim(r1)`` (Eqs. 66, 97, 118), shape (nr,).
+
+    Parameters
+    ----------
+    model : ChainModel
+        The chain (mass and stiffness ratios, dimensionless).
+    contact : CoulombContact or str
+        Where the contact sits (see :meth:`CoulombContact.from_spec`; 0-based indices).
+    load : int
+        Index of the loaded mass (-); ignored for a moving base, which loads mass 0.
+    r1 : array_like (nr,)
+        Frequency ratios omega sqrt(m_0/k_0) (dimensionless, > 0).
+    mu : float
+        Static/kinetic friction ratio (dimensionless, >= 1).
+    s_method : {'exact', 'paper', 'unit'}
+        How ``S_c`` is computed (see :func:`contact_s`).
+    ntau : int
+        Grid points on [0, pi] for the sup (-).
+
+    Returns
+    -------
+    numpy.ndarray (nr,)
+        Boundary friction ratio ``beta_lim = F / P`` (dimensionless).
+    """
     mu = check_mu(mu)
     ms = modal_sums(model, contact, load, r1)
     return _beta_lim(ms, contact_s(model, contact, r1, s_method, ntau, ms=ms), mu)
@@ -265,6 +359,17 @@ def beta_limit(model, contact, load, r1, mu=1.0, s_method="exact", ntau=2001):
 
 def stuck_response(model: ChainModel, contact, load, r1):
     """Stuck (permanently sticking) forced response from the bordered system (spec section 5).
+
+    Parameters
+    ----------
+    model : ChainModel
+        The chain (mass and stiffness ratios, dimensionless).
+    contact : CoulombContact or str
+        Where the contact sits (see :meth:`CoulombContact.from_spec`; 0-based indices).
+    load : int
+        Index of the loaded mass (-); ignored for a moving base, which loads mass 0.
+    r1 : array_like (nr,)
+        Frequency ratios omega sqrt(m_0/k_0) (dimensionless, > 0).
 
     Returns
     -------
@@ -487,7 +592,23 @@ def time_response(model: ChainModel, contact, load: int, r1: float, beta: float,
 # response features
 
 def resonance_thresholds(model: ChainModel, contact, load: int = 0) -> np.ndarray:
-    """``beta_n,i = (pi/4) |phi_li / phi_ci|`` (Eqs. 70, 102): peak i is finite iff beta > beta_n,i."""
+    """``beta_n,i = (pi/4) |phi_li / phi_ci|`` (Eqs. 70, 102): peak i is finite iff beta > beta_n,i.
+
+    Parameters
+    ----------
+    model : ChainModel
+        The chain (mass and stiffness ratios, dimensionless).
+    contact : CoulombContact or str
+        Where the contact sits (see :meth:`CoulombContact.from_spec`; 0-based indices).
+    load : int
+        Index of the loaded mass (-); ignored for a moving base, which loads mass 0.
+
+    Returns
+    -------
+    numpy.ndarray (N,)
+        Thresholds ``beta_n,i`` of the friction ratio F/P, one per mode (dimensionless; inf
+        where the mode does not move the contact).
+    """
     contact, l, w = contact_setup(model, contact, load)
     pc = w @ model.phi
     with np.errstate(divide="ignore"):
@@ -498,6 +619,22 @@ def quasi_static(model: ChainModel, contact, load: int, beta) -> np.ndarray:
     """Signed quasi-static amplitudes ``X_0 = K^-1 (e_l - beta w)`` (Eq. 73), shape (N,).
 
     For a moving base every mass follows the base as r1 -> 0 (all ones).
+
+    Parameters
+    ----------
+    model : ChainModel
+        The chain (mass and stiffness ratios, dimensionless).
+    contact : CoulombContact or str
+        Where the contact sits (see :meth:`CoulombContact.from_spec`; 0-based indices).
+    load : int
+        Index of the loaded mass (-); ignored for a moving base, which loads mass 0.
+    beta : float
+        Friction ratio F/P (dimensionless, >= 0).
+
+    Returns
+    -------
+    numpy.ndarray (N,)
+        Signed amplitudes ``X_0`` per unit load, ``X k_0 / P`` (dimensionless).
     """
     contact, l, w = contact_setup(model, contact, load)
     beta = float(as_beta(beta)[0])
@@ -520,13 +657,47 @@ def _beta_high_frequency(model, contact, load, mu, factor) -> float:
 
 
 def beta_inf(model: ChainModel, contact, load: int = 0, mu: float = 1.0) -> float:
-    """High-frequency limit of beta_lim (Eqs. 75-76, 103; inf for a moving base)."""
+    """High-frequency limit of beta_lim (Eqs. 75-76, 103; inf for a moving base).
+
+    Parameters
+    ----------
+    model : ChainModel
+        The chain (mass and stiffness ratios, dimensionless).
+    contact : CoulombContact or str
+        Where the contact sits (see :meth:`CoulombContact.from_spec`; 0-based indices).
+    load : int
+        Index of the loaded mass (-); ignored for a moving base, which loads mass 0.
+    mu : float
+        Static/kinetic friction ratio (dimensionless, >= 1).
+
+    Returns
+    -------
+    float
+        Limit of ``beta_lim`` as r1 -> inf, a friction ratio F/P (dimensionless).
+    """
     return _beta_high_frequency(model, contact, load, mu,
                                 lambda m: np.sqrt(m * m + np.pi ** 2 / 4.0))
 
 
 def beta_stuck_inf(model: ChainModel, contact, load: int = 0, mu: float = 1.0) -> float:
-    """High-frequency limit of the stuck boundary beta* (Eq. 104; inf for a moving base)."""
+    """High-frequency limit of the stuck boundary beta* (Eq. 104; inf for a moving base).
+
+    Parameters
+    ----------
+    model : ChainModel
+        The chain (mass and stiffness ratios, dimensionless).
+    contact : CoulombContact or str
+        Where the contact sits (see :meth:`CoulombContact.from_spec`; 0-based indices).
+    load : int
+        Index of the loaded mass (-); ignored for a moving base, which loads mass 0.
+    mu : float
+        Static/kinetic friction ratio (dimensionless, >= 1).
+
+    Returns
+    -------
+    float
+        Limit of the stuck boundary ``beta*`` as r1 -> inf, a friction ratio F/P (dimensionless).
+    """
     return _beta_high_frequency(model, contact, load, mu, lambda m: m)
 
 
@@ -562,6 +733,34 @@ def invariant_points(model: ChainModel, contact, load: int, k=None, r_range=(0.3
     Sign changes on an ``n``-point grid are refined with brentq; sign changes at poles are
     discarded unless ``poles=True`` (the spec's root lists include, e.g., r1 = 0.323607 of the unit
     2DOF chain, where ``U_2`` changes sign through the pole of ``u`` at ``R_2 = 1/5``). With ``beta`` given, only roots where the response is continuous are kept.
+
+    Parameters
+    ----------
+    model : ChainModel
+        The chain (mass and stiffness ratios, dimensionless).
+    contact : CoulombContact or str
+        Where the contact sits (see :meth:`CoulombContact.from_spec`; 0-based indices).
+    load : int
+        Index of the loaded mass (-); ignored for a moving base, which loads mass 0.
+    k : int, optional
+        Mass index (-, 0-based); None for the contact coordinate.
+    r_range : tuple of float
+        Interval of frequency ratios r1 searched (dimensionless).
+    kind : {'U', 'inversion'}
+        Roots of ``U_k`` or of the inversion function ``C_k``.
+    n : int
+        Points of the sign-change grid (-).
+    beta : float, optional
+        Friction ratio F/P (dimensionless); keeps only roots where the response is continuous.
+    mu : float
+        Static/kinetic friction ratio (dimensionless, >= 1), used with ``beta``.
+    poles : bool
+        Also keep sign changes through poles.
+
+    Returns
+    -------
+    numpy.ndarray
+        Frequency ratios r1 of the roots (dimensionless), increasing.
     """
     if k is not None:
         k = check_index("k (mass index)", k, model.n)
@@ -582,7 +781,28 @@ def invariant_points(model: ChainModel, contact, load: int, k=None, r_range=(0.3
 
 def inversion_intervals(model: ChainModel, contact, load: int, k: int, r_range=(0.5, 2.5),
                         n: int = 20001) -> list[tuple[float, float]]:
-    """Intervals of r1 where ``C_k > 0`` (X_k grows with beta, Eq. 78); ends are zeros or poles."""
+    """Intervals of r1 where ``C_k > 0`` (X_k grows with beta, Eq. 78); ends are zeros or poles.
+
+    Parameters
+    ----------
+    model : ChainModel
+        The chain (mass and stiffness ratios, dimensionless).
+    contact : CoulombContact or str
+        Where the contact sits (see :meth:`CoulombContact.from_spec`; 0-based indices).
+    load : int
+        Index of the loaded mass (-); ignored for a moving base, which loads mass 0.
+    k : int
+        Mass index (-, 0-based).
+    r_range : tuple of float
+        Interval of frequency ratios r1 searched (dimensionless).
+    n : int
+        Points of the sign-change grid (-).
+
+    Returns
+    -------
+    list of tuple of float
+        ``(r_lo, r_hi)`` intervals of r1 (dimensionless).
+    """
     k = check_index("k (mass index)", k, model.n)
     f = _feature(model, contact, load, k, "inversion")
     lo, hi = (float(v) for v in r_range)

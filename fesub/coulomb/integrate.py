@@ -169,7 +169,26 @@ def _segment_state(sysd, mode, tau0, x, v, c0, t):
 
 def period_history(model: ChainModel, contact, load: int, sim: SimResult, tau) -> np.ndarray:
     """Displacements of every mass at times ``tau`` (rad, in [0, 2 pi]) over the last period of a
-    :func:`simulate_chain` run, evaluated exactly from its segment log; shape (N, nt), per unit load."""
+    :func:`simulate_chain` run, evaluated exactly from its segment log; shape (N, nt), per unit load.
+
+    Parameters
+    ----------
+    model : ChainModel
+        The chain (mass and stiffness ratios, dimensionless).
+    contact : CoulombContact or str
+        Where the contact sits (see :meth:`CoulombContact.from_spec`; 0-based indices).
+    load : int
+        Index of the loaded mass (-); ignored for a moving base, which loads mass 0.
+    sim : SimResult
+        A converged :func:`simulate_chain` run of this chain, contact and load.
+    tau : array_like (nt,)
+        Non-dimensional times ``omega t`` (rad), in [0, 2 pi].
+
+    Returns
+    -------
+    numpy.ndarray (N, nt)
+        Displacements ``x k_0 / P`` (dimensionless; per unit base amplitude for a moving base).
+    """
     seglog = sim.state.get("seglog")
     if seglog is None or len(seglog) == 0:
         raise ParameterError("period_history needs a SimResult of simulate_chain() with its segment log "
@@ -384,6 +403,35 @@ def simulate_chain_scipy(model: ChainModel, contact, load: int = 0, r1: float = 
     is integrated numerically and the events are located by SciPy. Much slower; kept as the
     independent baseline of the exact-segment integrator. Parameters as in
     :func:`simulate_chain`, with the tolerances ``rtol``, ``atol`` of ``solve_ivp``.
+
+    Parameters
+    ----------
+    model : ChainModel
+        The chain (mass and stiffness ratios, dimensionless).
+    contact : CoulombContact or str
+        Where the contact sits (see :meth:`CoulombContact.from_spec`; 0-based indices).
+    load : int
+        Index of the loaded mass (-); ignored for a moving base, which loads mass 0.
+    r1, beta, mu : float
+        Frequency ratio omega sqrt(m_0/k_0) (> 0), friction ratio F/P (>= 0), static/kinetic
+        ratio (>= 1); all dimensionless.
+    x0, v0 : array_like (N,), optional
+        Initial displacements and velocities (dimensionless, default rest).
+    max_periods, min_periods : int
+        Limits on the number of forcing periods (-).
+    tol : float
+        Relative tolerance on the distance of the Poincare state to its fixed point (-).
+    max_seg : int
+        Cap on segments per period (-).
+    rtol, atol : float
+        Relative (-) and absolute (dimensionless state units) tolerances of ``solve_ivp``.
+    keep_unconverged : bool
+        Report the last period's numbers even when the Poincare map did not settle.
+
+    Returns
+    -------
+    SimResult
+        As :func:`simulate_chain` returns.
     """
     sysd = build_system(model, contact, load, r1, beta, mu)
     n = sysd["n"]

@@ -165,6 +165,15 @@ class CoulombContact:
     (mass ``j`` against a base that moves as ``cos(tau)`` and also drives mass 0 through spring 0:
     joined base-wall excitation; the load is then on mass 0 and displacements are scaled by the
     base amplitude Y).
+
+    Parameters
+    ----------
+    kind : str
+        ``"wall"``, ``"masses"`` or ``"base"``.
+    a : int
+        Mass index (-, 0-based): the contacting mass ``j``, or the first mass of a pair.
+    b : int
+        Second mass of a ``"masses"`` contact (-, 0-based); -1 otherwise.
     """
 
     kind: str

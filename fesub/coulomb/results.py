@@ -141,6 +141,32 @@ class ModalSums(_Tabled):
     w @ phi, ``sigma`` (nr,) = w Gamma^-1 w / r1^2, ``coef`` (N masses, N modes) with
     ``coef[k, i] = phi_ki phi_ci / lam_i``, the loaded mass ``l``, the contact vector ``w`` and
     the contact (a dict, :meth:`fesub.coulomb.CoulombContact.to_dict`); all dimensionless.
+
+    Parameters
+    ----------
+    r1 : numpy.ndarray (nr,)
+        Frequency ratios omega sqrt(m_0/k_0) (dimensionless).
+    R : numpy.ndarray (nr, N)
+        Forcing over natural frequency ``r1 / sqrt(lam_i)`` (dimensionless).
+    u : numpy.ndarray (nr, N)
+        Modal damping function ``u(R)`` (Eq. 28, dimensionless).
+    V, U : numpy.ndarray (nr, N)
+        Undamped receptance ``V_k`` per unit load and damping function ``U_k`` of each mass
+        (dimensionless).
+    Vc, Uc : numpy.ndarray (nr,)
+        The same for the contact coordinate (dimensionless).
+    pc : numpy.ndarray (N,)
+        Modal participation of the contact coordinate ``w @ phi_i`` (dimensionless).
+    sigma : numpy.ndarray (nr,)
+        ``w Gamma^-1 w / r1^2`` (dimensionless).
+    coef : numpy.ndarray (N, N)
+        ``phi_ki phi_ci / lam_i`` (dimensionless).
+    l : int
+        Index of the loaded mass (-, 0-based).
+    w : numpy.ndarray (N,)
+        Contact vector (dimensionless).
+    contact : dict
+        The contact, :meth:`fesub.coulomb.CoulombContact.to_dict`.
     """
 
     kind = "coulomb-modal-sums"
@@ -178,6 +204,52 @@ class SteadyState(_ChainGrid):
 
     Amplitudes are per unit load amplitude (``X k_1 / P``) or per unit base amplitude; phases are
     lags in rad, in (-pi, pi]. NaN marks points with no continuous solution.
+
+    Parameters
+    ----------
+    r1 : numpy.ndarray (nr,)
+        Frequency ratios omega sqrt(m_0/k_0) (dimensionless).
+    beta : numpy.ndarray (nb,)
+        Friction ratios F/P (dimensionless).
+    mu : float
+        Static/kinetic friction ratio (dimensionless).
+    model : dict
+        The chain, :meth:`fesub.coulomb.ChainModel.to_dict`.
+    contact : dict
+        The contact, :meth:`fesub.coulomb.CoulombContact.to_dict`.
+    load : int
+        Index of the loaded mass (-, 0-based).
+    s_method : str
+        How ``S_c`` was computed: ``"exact"``, ``"paper"`` or ``"unit"``.
+    amplitude : str
+        ``"exact"`` or ``"monoharmonic"`` amplitudes.
+    V, U : numpy.ndarray (nr, N)
+        Undamped receptance ``V_k`` (Eq. 36) per unit load and damping function ``U_k`` (Eq. 39)
+        of each mass (dimensionless).
+    Vc, Uc : numpy.ndarray (nr,)
+        The same for the contact coordinate (dimensionless).
+    S : numpy.ndarray (nr,)
+        ``S_c`` of the continuous/stick-slip boundary (dimensionless).
+    sigma : numpy.ndarray (nr,)
+        ``w Gamma^-1 w / r1^2`` (dimensionless).
+    Z : numpy.ndarray (nb, nr)
+        Amplitude of the contact coordinate per unit load (dimensionless).
+    phi_c : numpy.ndarray (nb, nr)
+        Phase lag of the contact coordinate (rad).
+    X : numpy.ndarray (nb, nr, N)
+        Amplitude of each mass per unit load (dimensionless).
+    phi : numpy.ndarray (nb, nr, N)
+        Phase lag of each mass (rad).
+    beta_lim : numpy.ndarray (nr,)
+        Continuous/stick-slip boundary ``beta_lim`` (dimensionless).
+    beta_stuck : numpy.ndarray (nr,)
+        Stuck boundary ``beta* = |Lambda| / mu`` (dimensionless).
+    X_stuck : numpy.ndarray (nr, N)
+        Signed amplitudes of the stuck configuration (dimensionless).
+    regime : numpy.ndarray (nb, nr)
+        Regime code (-): 0 continuous, 1 stick-slip, 2 stuck.
+    extra : dict
+        Further records kept with the result.
     """
 
     kind = "coulomb-steady-state"
@@ -254,6 +326,29 @@ class RegimeMap(_ChainGrid):
 
     ``regime`` is (nb, nr); ``beta_lim`` (exact ``S_c``), ``beta_lim_unit`` (Eq. 68,
     ``s_i = 1``) and ``beta_stuck`` are (nr,), all dimensionless.
+
+    Parameters
+    ----------
+    r1 : numpy.ndarray (nr,)
+        Frequency ratios omega sqrt(m_0/k_0) (dimensionless).
+    beta : numpy.ndarray (nb,)
+        Friction ratios F/P (dimensionless).
+    mu : float
+        Static/kinetic friction ratio (dimensionless).
+    model : dict
+        The chain, :meth:`fesub.coulomb.ChainModel.to_dict`.
+    contact : dict
+        The contact, :meth:`fesub.coulomb.CoulombContact.to_dict`.
+    load : int
+        Index of the loaded mass (-, 0-based).
+    regime : numpy.ndarray (nb, nr)
+        Regime code (-): 0 continuous, 1 stick-slip, 2 stuck.
+    beta_lim : numpy.ndarray (nr,)
+        Continuous/stick-slip boundary with the exact ``S_c`` (dimensionless).
+    beta_lim_unit : numpy.ndarray (nr,)
+        The same boundary with ``s_i = 1`` (Eq. 68, dimensionless).
+    beta_stuck : numpy.ndarray (nr,)
+        Stuck boundary ``beta* = |Lambda| / mu`` (dimensionless).
     """
 
     kind = "coulomb-regime-map"
@@ -294,6 +389,37 @@ class SimResult(_Tabled):
     extremes while stuck, so ``phi_c`` (time of its maximum) is only defined up to the dwell.
     ``status`` is ``"complete"``, or ``"interrupted"`` when Ctrl-C stopped the run (regime -1,
     amplitudes NaN, ``state`` what the integrator held).
+
+    Parameters
+    ----------
+    r1, beta, mu : float
+        Frequency ratio, friction ratio F/P and static/kinetic ratio (dimensionless).
+    converged : bool
+        The Poincare map settled.
+    periods : int
+        Forcing periods run (-).
+    delta : float
+        Last relative change of the Poincare state (-).
+    regime : int
+        Regime code (-): 0 continuous, 1 stick-slip, 2 stuck, -1 not computed.
+    stops_per_period, reversals_per_period, slip_starts_per_period : int
+        Stick entries, velocity reversals and slip starts per period of the last period (-).
+    X : numpy.ndarray (N,)
+        Amplitude of each mass per unit load (dimensionless).
+    phi : numpy.ndarray (N,)
+        Phase lag of each mass from the load maximum (rad).
+    Z : float
+        Amplitude of the contact coordinate per unit load (dimensionless).
+    phi_c : float
+        Phase lag of the contact coordinate (rad).
+    tau : numpy.ndarray (nt,)
+        Non-dimensional times ``omega t`` of the last period (rad).
+    x : numpy.ndarray (N, nt)
+        Displacements over the last period per unit load (dimensionless).
+    state : dict
+        What the integrator held at the end (state, mode, segment log).
+    status : str
+        ``"complete"`` or ``"interrupted"``.
     """
 
     kind = "coulomb-simulation"
@@ -384,6 +510,29 @@ class RegimePoint(_Tabled):
     ``analytic_regime``/``analytic_regime_code`` the closed-form prediction; ``Z`` and ``X``
     (amplitudes per unit load, a tuple) are None unless converged and asked for. Fields are also
     readable by key (``point["regime"]``), as a mapping.
+
+    Parameters
+    ----------
+    r1, beta, mu : float
+        Frequency ratio, friction ratio F/P and static/kinetic ratio (dimensionless).
+    regime : str
+        Regime found by time integration.
+    regime_code : int
+        Its code (-): 0 continuous, 1 stick-slip, 2 stuck.
+    converged : bool
+        The Poincare map settled.
+    periods : int
+        Forcing periods run (-).
+    stops_per_period : int
+        Stick entries per period (-).
+    Z : float or None
+        Amplitude of the contact coordinate per unit load (dimensionless).
+    X : tuple of float or None
+        Amplitude of each mass per unit load (dimensionless).
+    analytic_regime : str
+        Closed-form regime.
+    analytic_regime_code : int
+        Its code (-).
     """
 
     kind = "coulomb-regime-point"
@@ -438,6 +587,25 @@ class NumericRegimeMap(_Tabled):
 
     ``regime`` is -1 where a point was not computed (interrupted run, or an r1 at a natural
     frequency); ``status`` is ``"complete"`` or ``"interrupted"``.
+
+    Parameters
+    ----------
+    r1 : numpy.ndarray (nr,)
+        Frequency ratios omega sqrt(m_0/k_0) (dimensionless).
+    beta : numpy.ndarray (nb,)
+        Friction ratios F/P (dimensionless).
+    regime : numpy.ndarray (nb, nr)
+        Regime code (-): -1 not computed, 0 continuous, 1 stick-slip, 2 stuck.
+    converged : numpy.ndarray (nb, nr) of bool
+        The Poincare map settled.
+    stops : numpy.ndarray (nb, nr)
+        Stick entries per period (-).
+    Z : numpy.ndarray (nb, nr)
+        Amplitude of the contact coordinate per unit load (dimensionless; NaN if not converged).
+    chain_params : dict
+        Keyword parameters of the chain, contact and integrator the map was run with.
+    status : str
+        ``"complete"`` or ``"interrupted"``.
     """
 
     kind = "coulomb-numeric-regime-map"
