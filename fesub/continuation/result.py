@@ -16,7 +16,7 @@ __all__ = ["Branch", "Event"]
 class Event:
     """A located special point between ``Branch`` points ``index`` and ``index + 1``.
 
-    Attributes
+    Parameters
     ----------
     kind : str
         ``'fold'`` (turning point in ``lam``), ``'branch_point'`` (the determinant of the
@@ -25,12 +25,14 @@ class Event:
     index : int
         Index of the accepted branch point just before the event.
     x : numpy.ndarray
-        State at the event.
+        State at the event (in the units of the problem, the branch's ``x_unit``).
     lam : float
-        Continuation parameter at the event.
+        Continuation parameter at the event (the branch's ``lam_unit``).
     info : dict
-        Extra data: ``'tangent'`` (fold, scaled unit tangent), ``'singular_values'`` and
-        ``'kernel'`` (branch point), ``'g'`` (user test function), ``'angle_deg'`` (kink), ...
+        Extra data: ``'tangent'`` (fold, scaled unit tangent, dimensionless),
+        ``'singular_values'`` and ``'kernel'`` (branch point, scaled variables), ``'scale'``
+        (branch point, the scaling of the unknowns, units of x then lam), ``'g'`` (user test
+        function), ``'angle_deg'`` (kink, deg), ...
     """
 
     kind: str
@@ -44,7 +46,7 @@ class Event:
 class Branch(Result):
     """A continued solution branch.
 
-    Attributes
+    Parameters
     ----------
     x : numpy.ndarray, shape (npts, n)
         Converged states (in the units of the problem, ``x_unit``).

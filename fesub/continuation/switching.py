@@ -22,7 +22,20 @@ __all__ = ["switch_branch", "other_tangent"]
 
 def other_tangent(event) -> np.ndarray:
     """Unit direction (scaled unknowns) of the other branch through the branch point ``event``:
-    orthogonal, within the two-dimensional kernel, to the tangent it was reached along."""
+    orthogonal, within the two-dimensional kernel, to the tangent it was reached along.
+
+    Parameters
+    ----------
+    event : Event
+        A ``'branch_point'`` event of a branch continued with ``branch_points=True`` (its
+        ``info`` holds the ``'kernel'`` and the arrival ``'tangent'``: unit vectors in the
+        scaled variables, dimensionless).
+
+    Returns
+    -------
+    (n + 1,) ndarray
+        Unit direction in the scaled unknowns ``(x, lam) / scale`` (dimensionless).
+    """
     info = getattr(event, "info", None) or {}
     if getattr(event, "kind", None) not in ("branch_point", "BP") or "kernel" not in info:
         raise ParameterError("switch_branch needs a 'branch_point' event of a branch continued "
@@ -51,11 +64,13 @@ def switch_branch(residual, jacobian, event, *, ds=0.01, side=+1, tol=1e-10, max
     event : Event
         A ``'branch_point'`` event of a branch continued with ``branch_points=True``.
     ds : float
-        Distance (scaled unknowns) of the first point of the new branch from the branch point.
+        Distance of the first point of the new branch from the branch point, and first
+        arclength step (dimensionless: in the scaled unknowns ``(x, lam) / scale``).
     side : {+1, -1}
         Which half of the other branch to follow (a pitchfork has two).
     tol, max_iter : float, int
-        Corrector tolerance (max |R|) and iterations, for the first point and the branch.
+        Corrector tolerance on ``max |R|`` (in the units of ``R``) and maximum corrector
+        iterations per step, for the first point and the branch.
     **kw
         Passed to :func:`~fesub.continuation.continue_branch` (``lam_range``, ``max_steps``,
         ``ds_max``, ...). The scaling is the one the branch point was found with.
