@@ -45,7 +45,25 @@ def coupling_rows(alpha: float, gamma: float, mu: float = 0.0, sign: float = 1.0
 
 def project(P, Q1, Q2):
     """(alpha, gap, gamma) of point P on segment Q1-Q2: eq. (34)/(36) and the normal distance
-    (positive on the side of the left-hand normal of Q1->Q2)."""
+    (positive on the side of the left-hand normal of Q1->Q2).
+
+    Parameters
+    ----------
+    P : (2,) array_like
+        The point (x, y) (m).
+    Q1, Q2 : (2,) array_like
+        Ends of the segment (m), distinct.
+
+    Returns
+    -------
+    alpha : float
+        Coordinate of the projection of P on the line Q1-Q2 (dimensionless: 0 at Q1, 1 at Q2,
+        outside [0, 1] beyond the ends).
+    gap : float
+        Signed normal distance of P from the line (m), positive on the left of Q1->Q2.
+    gamma : float
+        Angle of Q1->Q2 with the x axis (rad).
+    """
     P, Q1, Q2 = (np.asarray(v, float) for v in (P, Q1, Q2))
     d = Q2 - Q1
     l2 = d @ d
@@ -100,6 +118,33 @@ def find_segment(pos, segs, P, start: int = 0, *, raise_off: bool = False):
 
     Returns (segment, alpha, gap, segments visited); segment = -1 when P projects on no segment
     (or raises :class:`ContactLost` with ``raise_off=True``).
+
+    Parameters
+    ----------
+    pos : (n, 2) array
+        Node positions (x, y) of the target surface (m).
+    segs : (m, 2) int array
+        Segments as node pairs (indices into ``pos``), consecutive segments sharing a node.
+    P : (2,) array_like
+        The slave point (x, y) (m).
+    start : int, optional
+        Segment where the walk begins (a hint, typically the previous answer); an index out of
+        range means 0.
+    raise_off : bool, optional
+        Raise :class:`ContactLost` instead of returning segment -1 when P is off the surface.
+
+    Returns
+    -------
+    segment : int
+        Index of the segment under P, or -1.
+    alpha : float
+        Coordinate of the projection on that segment (dimensionless, 0 at its first node, 1 at
+        its second).
+    gap : float
+        Signed normal distance of P from the segment (m), positive on the side of its left-hand
+        normal.
+    visited : int
+        Number of segments examined (dimensionless count).
     """
     pos, segs = _prep(pos, segs)
     P = _point(P)

@@ -98,7 +98,7 @@ class TiedInterface:
     body_a, body_b : int or str
         The bodies (index or name); they may be the same body.
     nodes_a, nodes_b : int sequences of equal length
-        The paired nodes.
+        The paired nodes, whose x and y displacements (m) are held equal.
     """
 
     def __init__(self, body_a, nodes_a, body_b, nodes_b):

@@ -224,8 +224,13 @@ class MultibodyModel:
     Parameters
     ----------
     bodies : sequence of :class:`Body`
-    interfaces : sequence of :class:`~fesub.contact.interface.ContactInterface`
-    ties : sequence of :class:`~fesub.contact.interface.TiedInterface`
+        The reduced bodies: mass (kg), stiffness (N/m) and damping (N s/m) matrices, node
+        positions (m), prescribed motions and loads (N); names must differ.
+    interfaces : sequence of :class:`~fesub.contact.interface.ContactInterface`, optional
+        Frictional contacts between bodies (friction coefficients dimensionless); default none.
+    ties : sequence of :class:`~fesub.contact.interface.TiedInterface`, optional
+        Bonded node pairs (equal displacements, m); tied bodies are assembled into one group
+        whose free modes are computed together. Default none.
 
     Attributes
     ----------

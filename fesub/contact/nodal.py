@@ -43,20 +43,44 @@ _META = ("status", "steps", "h", "fs_out", "wall_time", "backend", "tol", "on_st
 class ContactRunResult(Result):
     """Per-node contact signals, body output channels and energies of a multibody contact run.
 
-    Attributes
+    Parameters
     ----------
-    t : (k,) sample times t_n (s).
-    nodes : dict of (k, m) arrays: 'lambda_n' (N), 'lambda_t' (N), 'gap' (m), 'slip_velocity'
-        (m/s), 'state' (codes of :data:`STATES`); column j is slave node ``node_id[j]`` of
-        interface ``node_interface[j]``.
-    channels : dict 'u_NAME' (m), 'v_NAME' (m/s) of every body output channel (central velocity).
-    energies : dict of (k,) arrays (J), see :data:`ENERGIES`.
-    state_changes : (m,) number of changes of state of each node over all steps (not samples).
-    status : 'completed', 'stick', 'lift_off' (a stop requested by ``on_stick='stop'``),
+    t : (k,) ndarray
+        Sample times t_n (s).
+    nodes : dict of (k, m) ndarray
+        'lambda_n' (N), 'lambda_t' (N), 'gap' (m), 'slip_velocity' (m/s), 'state' (codes of
+        :data:`STATES`); column j is slave node ``node_id[j]`` of interface
+        ``node_interface[j]``.
+    channels : dict of (k,) ndarray
+        'u_NAME' (m), 'v_NAME' (m/s) of every body output channel (central velocity).
+    energies : dict of (k,) ndarray
+        Energy accounts (J), see :data:`ENERGIES`.
+    node_interface : (m,) int ndarray
+        Interface index of each contact node (column).
+    node_id : (m,) int ndarray
+        Slave node number of each contact node in its body.
+    state_changes : (m,) int ndarray
+        Number of changes of state of each node over all steps (not samples).
+    status : str
+        'completed', 'stick', 'lift_off' (a stop requested by ``on_stick='stop'``),
         'not_converged' (the kernel reached its sweep limit; the steps before are kept) or
         'interrupted' (Ctrl-C).
-    steps, h (s), fs_out (Hz), wall_time (s), backend ('compiled' or 'python'), tol (m),
-    info : the initial energies (J), the sweeps of the kernel, names of bodies and interfaces.
+    steps : int
+        Number of time steps computed.
+    h : float
+        Time step (s).
+    fs_out : float
+        Output sampling rate (Hz).
+    wall_time : float
+        Computing time of the run (s).
+    backend : str
+        'compiled' or 'python'.
+    tol : float
+        Kernel tolerance (m).
+    on_stick : str
+        'continue' or 'stop', as requested of the run.
+    info : dict, optional
+        The initial energies (J), the sweeps of the kernel, names of bodies and interfaces.
     """
 
     t: np.ndarray

@@ -63,17 +63,38 @@ _META = ("status", "stop_time", "steps", "h", "h_critical", "fs_out", "wall_time
 class TransientResult(Result):
     """Signals of a sliding-contact transient (SI units), decimated to ``fs_out``.
 
-    ``signals`` holds 't' (s), 'lambda' (N, > 0 in compression), 'x_contact' (m, contact point on
-    the target), 'v_t' (m/s, tangential velocity of the slave relative to the target), 'gap' (m,
-    after each step), 'segment', 'f_x' and 'f_y' (N, contact force on the slave), and for every
-    output channel NAME: 'u_NAME' (m), 'v_NAME' (m/s), 'a_NAME' (m/s^2). Slider displacements are
-    relative to its rigid motion vx t.
-
-    ``status`` is 'completed', 'stick', 'detachment', 'off_surface' (a physical stop, everything
-    up to then kept) or 'interrupted' (Ctrl-C: the steps done so far); ``stop_time`` (s),
-    ``steps``, ``h`` and ``h_critical`` (s), ``fs_out`` (Hz), ``wall_time`` (s). ``info`` records
-    the static multiplier, the requested duration and the loading of the case (roughness, seed,
-    sliding velocity).
+    Parameters
+    ----------
+    signals : dict of str to (k,) ndarray
+        't' (s), 'lambda' (N, > 0 in compression), 'x_contact' (m, contact point on the target),
+        'v_t' (m/s, tangential velocity of the slave relative to the target), 'gap' (m, after
+        each step), 'segment' (index of the target segment under the slave), 'f_x' and 'f_y' (N,
+        contact force on the slave), and for every output channel NAME: 'u_NAME' (m), 'v_NAME'
+        (m/s), 'a_NAME' (m/s^2). Slider displacements are relative to its rigid motion vx t.
+    status : str
+        'completed', 'stick', 'detachment', 'off_surface' (a physical stop, everything up to then
+        kept) or 'interrupted' (Ctrl-C: the steps done so far).
+    stop_time : float
+        Time reached (s).
+    steps : int
+        Number of time steps computed.
+    h, h_critical : float
+        Time step used and critical (stability limit) time step (s).
+    fs_out : float
+        Output sampling rate (Hz).
+    wall_time : float
+        Computing time of the run (s).
+    mu : float
+        Coulomb friction coefficient (dimensionless).
+    formulation : str
+        'modal' (modal coordinates) or 'dense' (reduced physical coordinates).
+    backend : str
+        'compiled' or 'python': the kernel that ran the march.
+    approximation : str or None, optional
+        What a modal cut-off approximates (its frequency in Hz), None without one.
+    info : dict, optional
+        The static multiplier (N), the requested duration (s) and the loading of the case
+        (roughness, seed, sliding velocity).
     """
 
     signals: dict
