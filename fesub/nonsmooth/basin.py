@@ -54,10 +54,21 @@ def classify(period, x1_max, x1_min, *, cluster_tol=1e-3):
     and min of x1 differ by less than ``cluster_tol``. Labels are 0..K-1 ordered by
     (period, -max x1, min x1); -1 = non-periodic, -2 = diverged.
 
+    Parameters
+    ----------
+    period : array_like (B,) of int
+        Period of each cell in forcing periods (-; 0 none, -1 diverged).
+    x1_max, x1_min : array_like (B,)
+        Extrema of x1 of each cell (m).
+    cluster_tol : float
+        Clustering tolerance on the extrema (m).
+
     Returns
     -------
     labels : (B,) int
+        Attractor label of each cell (-).
     attractors : list of dict(label, period, x1_max, x1_min, count)
+        One per attractor; extrema in m.
     """
     period = np.asarray(period)
     xM = np.asarray(x1_max, float)
@@ -98,7 +109,7 @@ class BasinCells(Result):
     finishes; :func:`assemble_basin` joins the blocks and classifies the attractors. Each cell is
     integrated independently, so the assembled basin equals one computed in a single run exactly.
 
-    Attributes
+    Parameters
     ----------
     W : float
         Forcing frequency [rad/s].
@@ -165,7 +176,7 @@ class BasinCells(Result):
 class BasinResult(Result):
     """Basins of attraction on a grid of initial positions.
 
-    Attributes
+    Parameters
     ----------
     W : float
         Forcing frequency [rad/s].
@@ -336,9 +347,17 @@ def _grid(rng, n, name):
 def basin_grid(x1_range=(-0.5, 0.5), x2_range=(-0.5, 0.5), shape=(20, 20)):
     """The grid of initial positions of :func:`basins`: ``np.linspace(lo, hi, n)`` per axis [m].
 
+    Parameters
+    ----------
+    x1_range, x2_range : tuple of float
+        ``(lo, hi)`` of the initial positions x1 and x2 (m).
+    shape : tuple of int
+        ``(n1, n2)`` grid points per axis (-).
+
     Returns
     -------
     (x1, x2) : ndarrays of shapes (n1,), (n2,)
+        Initial positions (m).
     """
     try:
         n1, n2 = (int(s) for s in shape)
@@ -609,11 +628,13 @@ def basin_point(params: dict, x0) -> dict:
     Parameters
     ----------
     params : dict
-        Model parameters (any :class:`FreePlayParams` field, or ``preset``) plus ``W`` (required)
+        Model parameters (any :class:`FreePlayParams` field in the units of
+        :data:`PARAM_UNITS`, or ``preset``) plus the forcing frequency ``W`` (rad/s, required)
         and optional run options ``law``, ``n_transient``, ``n_record``, ``steps_per_period``,
-        ``period_tol``.
+        ``period_tol`` [m, m/s].
     x0 : sequence
-        ``(x1, x2)`` initial positions (zero velocities) or a full state ``(x1, y1, x2, y2)``.
+        ``(x1, x2)`` initial positions (m, zero velocities) or a full state
+        ``(x1, y1, x2, y2)`` [m, m/s].
 
     Returns
     -------

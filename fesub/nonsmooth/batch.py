@@ -34,7 +34,7 @@ LAWS = {"exact": 0, "smooth": 1, "sigmoid": 1}
 class BatchResult(Result):
     """Output of the batch integrator.
 
-    Attributes
+    Parameters
     ----------
     strobe : ndarray, shape (B, n_record + 1, 4)
         Stroboscopic states ``[x1, y1, x2, y2]`` [m, m/s] at t = (n_transient + j) T.
@@ -223,13 +223,27 @@ def batch_parallel(params, X0, W, *, executor=None, n_chunks=None, progress=Fals
 
     Parameters
     ----------
+    params : FreePlayParams, dict or preset name
+        Model parameters (units of :data:`PARAM_UNITS`).
+    X0 : array_like (B, 4)
+        Initial states ``[x1, y1, x2, y2]`` [m, m/s] at t = 0.
+    W : float or array_like (B,)
+        Forcing frequencies (rad/s).
     executor : concurrent.futures.Executor, 'serial' or None
         None: a local ProcessPoolExecutor with os.cpu_count() workers (created and shut down here);
         'serial': run in this process. Any executor with ``submit`` works (e.g. a Dask client's
         ``get_executor()``).
-    n_chunks : number of chunks (default 4 per worker, at most B)
-    progress : tqdm progress bar over chunks
-    **kw : passed to :func:`batch_periodic`
+    n_chunks : int, optional
+        Number of chunks (-; default 4 per worker, at most B).
+    progress : bool
+        Show a tqdm progress bar over chunks.
+    **kw
+        Passed to :func:`batch_periodic`.
+
+    Returns
+    -------
+    BatchResult
+        As :func:`batch_periodic` returns (states in m and m/s).
 
     The result does not depend on the executor or the chunking (each trajectory is independent
     and the kernel is deterministic).
@@ -288,7 +302,20 @@ def periods_for_decay(params, factor: float = 5.0) -> int:
 # ------------------------------------------------------------- blocks and recurrence ---
 def tile_bounds(n: int, size: int) -> list:
     """``[(i0, i1), ...]``: ``range(n)`` cut into consecutive blocks of ``size`` (the last may be
-    shorter)."""
+    shorter).
+
+    Parameters
+    ----------
+    n : int
+        Length of the range (-).
+    size : int
+        Block size (-), >= 1.
+
+    Returns
+    -------
+    list of tuple of int
+        ``(i0, i1)`` bounds, ``i1`` exclusive.
+    """
     n, size = int(n), int(size)
     if size < 1:
         raise ParameterError(f"tile size must be >= 1, got {size}")
@@ -300,6 +327,20 @@ def period_of(strobe: np.ndarray, tol: float = 1e-6, pmax: int | None = None) ->
 
     ``strobe`` has shape (B, n+1, 4); ``p`` is the smallest ``1 <= p <= min(pmax, n)`` with
     ``max |strobe[:, p] - strobe[:, 0]| < tol``.
+
+    Parameters
+    ----------
+    strobe : array_like (B, n+1, 4)
+        Stroboscopic states ``[x1, y1, x2, y2]`` [m, m/s].
+    tol : float
+        Recurrence tolerance (max norm over the state, in m and m/s).
+    pmax : int, optional
+        Largest period tried (-); default n.
+
+    Returns
+    -------
+    numpy.ndarray (B,) of int
+        Period in forcing periods (-).
     """
     strobe = np.asarray(strobe, float)
     B, n1, _ = strobe.shape

@@ -33,7 +33,7 @@ PAPER_ICS = np.array([[0.2, 0, 0.2, 0], [0.2, 0, -0.2, 0], [-0.2, 0, 0.2, 0], [-
 class BifurcationResult(Result):
     """Bifurcation diagram data.
 
-    Attributes
+    Parameters
     ----------
     W : ndarray, shape (nW,)
         Forcing frequencies [rad/s].
@@ -48,7 +48,9 @@ class BifurcationResult(Result):
     x1_max, x1_min : ndarray, shape (nW, nIC)
         Extrema of x1 over the recorded periods [m].
     law : str
+        ``'exact'`` or ``'smooth'``.
     options : dict
+        Run options and model parameters.
     status : str
         ``'complete'`` or ``'interrupted'`` (then ``W`` holds the frequencies computed).
     """
@@ -231,6 +233,19 @@ def bifurcation_point(params: dict, omega: float) -> dict:
     ``params`` holds model parameters plus optional ``law``, ``n_transient`` (300),
     ``n_points`` (100), ``section_dir`` (0), ``steps_per_period`` (200), ``period_tol``, ``pmax``,
     ``ics``. Returns a dict of plain lists (JSON-serialisable).
+
+    Parameters
+    ----------
+    params : dict
+        Model parameters (units of :data:`PARAM_UNITS`) and the options above.
+    omega : float
+        Forcing frequency W (rad/s), > 0.
+
+    Returns
+    -------
+    dict
+        ``W`` (rad/s), ``law``, ``ics`` [m, m/s], ``section_x1`` (m, one list per IC),
+        ``period`` (forcing periods, -), ``x1_max`` and ``x1_min`` (m).
     """
     p, opts = _split_params(params)
     allowed = {"law", "n_transient", "n_points", "section_dir", "steps_per_period", "period_tol",

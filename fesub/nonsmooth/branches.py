@@ -250,7 +250,7 @@ class OrbitBranch(_ContinuedResult):
     """A branch of periodic orbits continued in the forcing frequency, with the orbit data and
     Floquet multipliers of every point.
 
-    Attributes
+    Parameters
     ----------
     branch : fesub.continuation.Branch
         States ``x`` [m, m/s] at t = 0, ``lam`` = forcing frequency W [rad/s], events (PD, NS,
@@ -262,11 +262,11 @@ class OrbitBranch(_ContinuedResult):
     direction : int
         +1 continued towards higher W first, -1 towards lower W.
     x1_max, x1_min, peak : ndarray, shape (npts,)
-        Extrema of x1 and max |x1| of each orbit [m].
+        Extrema of x1 and ``max |x1|`` of each orbit [m].
     multipliers : ndarray, shape (npts, 4)
         Floquet multipliers [-] of each orbit (decreasing modulus).
     stable : ndarray of bool, shape (npts,)
-        max |multiplier| < 1.
+        ``max |multiplier| < 1``.
     """
 
     kind = "freeplay-branch"
@@ -340,7 +340,22 @@ class OrbitBranch(_ContinuedResult):
 
 def orbit_branch(branch, prob: ShootingProblem, direction: int = 1) -> OrbitBranch:
     """The :class:`OrbitBranch` of a branch from :func:`continue_orbit` (orbit data and Floquet
-    multipliers of every point, from the cached shooting evaluations)."""
+    multipliers of every point, from the cached shooting evaluations).
+
+    Parameters
+    ----------
+    branch : fesub.continuation.Branch
+        Branch from :func:`continue_orbit` (states [m, m/s], ``lam`` = W in rad/s).
+    prob : ShootingProblem
+        The shooting problem it was continued with.
+    direction : int
+        +1 continued towards higher W first, -1 towards lower W (-).
+
+    Returns
+    -------
+    OrbitBranch
+        Extrema in m, multipliers dimensionless.
+    """
     rows = [prob.orbit(x, W) for x, W in zip(branch.x, branch.lam)]
     return OrbitBranch(branch=branch, law=prob.sys.law_name, n_periods=prob.n,
                        direction=int(direction), x1_max=np.array([o.x1_max for o in rows]),
@@ -356,7 +371,23 @@ def orbit_branch(branch, prob: ShootingProblem, direction: int = 1) -> OrbitBran
 class OrbitBackbone(_ContinuedResult):
     """Backbone of periodic orbits (conservative NNM family, by shooting): amplitude ``A = x1``
     at rest [m], ``x2`` at rest [m], frequency [rad/s]; ``branch`` is the continuation branch
-    (``x = (x2, half period [s])``, ``lam = A``)."""
+    (``x = (x2, half period [s])``, ``lam = A``).
+
+    Parameters
+    ----------
+    A : ndarray, shape (npts,)
+        Amplitude ``x1`` at rest (m).
+    x2 : ndarray, shape (npts,)
+        ``x2`` at rest (m).
+    frequency : ndarray, shape (npts,)
+        Frequency of the orbit (rad/s).
+    branch : fesub.continuation.Branch
+        The continuation branch.
+    mode : int
+        1 (in phase) or 2 (anti-phase).
+    law : str
+        ``'exact'`` or ``'smooth'``.
+    """
 
     kind = "freeplay-backbone"
 
@@ -416,6 +447,24 @@ def orbit_backbone(sys, mode=1, A_range=(0.005, 0.3), *, ds=0.01, ds_max=0.03, m
 
     Starts from the linear mode at ``A_range[0]`` (must be below the gap ``a`` so that only the
     cubic springs act) and continues in ``A = x1(0)`` up to ``A_range[1]``.
+
+    Parameters
+    ----------
+    sys : TwoMassFreePlay, or params for the exact law
+        The system; damping and forcing are set to zero.
+    mode : int
+        1 (in phase) or 2 (anti-phase).
+    A_range : tuple of float
+        First and last amplitude ``A = x1(0)`` (m); the first below the half-gap ``a``.
+    ds, ds_max : float
+        Initial and largest continuation steps, arclength in the mixed units of
+        (x2 [m], half period [s], A [m]).
+    max_steps : int
+        Most continuation steps (-).
+    rtol, atol : float
+        Relative (-) and absolute (m, m/s) tolerances of the flow integration.
+    progress : bool
+        Show a progress bar.
 
     Returns
     -------

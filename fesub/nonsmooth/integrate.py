@@ -122,7 +122,7 @@ def _field(sys: TwoMassFreePlay, W, region, variational, sens_W):
 class FlowResult(Result):
     """Result of :func:`flow`.
 
-    Attributes
+    Parameters
     ----------
     z : ndarray, shape (4,)
         State ``[x1, y1, x2, y2]`` [m, m/s] at t1.
@@ -131,6 +131,7 @@ class FlowResult(Result):
     dzdW : ndarray, shape (4,), or None
         d z(t1) / dW at fixed t1 [m/(rad/s), m/s/(rad/s)].
     switches : list of (t [s], boundary [m], new_region)
+        Switching events of the exact law, in time order.
     grazings : list of float
         x1 [m] of the grazing extrema.
     x1_max, x1_min : float

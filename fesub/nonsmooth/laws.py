@@ -166,6 +166,17 @@ def check_sigmoid(fn: Callable, delta: float, dfn: Callable | None = None, *, na
     * ``|s(+-200/delta) -+ 1| < 1e-3``;
     * if ``dfn`` is given, it matches central differences of ``fn`` (relative 1e-4).
 
+    Parameters
+    ----------
+    fn : callable
+        ``fn(y, delta)``, the candidate smooth sign function (dimensionless values).
+    delta : float
+        Sharpness (1/m) at which it is checked; ``y`` is then in m.
+    dfn : callable, optional
+        Its derivative ``dfn(y, delta)`` (1/m).
+    name : str
+        Name used in error messages.
+
     Raises
     ------
     ParameterError
@@ -303,7 +314,18 @@ def _fermi_integral(U):
 
 
 def influence_constant(frac: float = 0.68) -> float:
-    """U*(frac): root of int_0^U u/(e^u+1) du = frac pi^2/12 (so that R_i = U*/delta)."""
+    """U*(frac): root of int_0^U u/(e^u+1) du = frac pi^2/12 (so that R_i = U*/delta).
+
+    Parameters
+    ----------
+    frac : float
+        Fraction of the total error area ``E_inf`` (dimensionless), in (0, 1).
+
+    Returns
+    -------
+    float
+        ``U*`` (dimensionless).
+    """
     frac = float(frac)
     if not (0.0 < frac < 1.0):
         raise ParameterError(f"frac must lie in (0, 1), got {frac!r}")
@@ -315,9 +337,16 @@ def influence_constant(frac: float = 0.68) -> float:
 def radius_of_influence_closed_form(delta: float, frac: float = 0.68) -> tuple:
     """Closed form (exact for ``delta a >> 1``): ``R_i = U*/delta``, ``E_inf = pi^2/(6 delta^2)``.
 
+    Parameters
+    ----------
+    delta : float
+        Sigmoid sharpness (1/m), > 0.
+    frac : float
+        Fraction of ``E_inf`` defining ``R_i`` (dimensionless), in (0, 1).
+
     Returns
     -------
-    (R_i, E_inf) : (float [length], float [length^2, in the (x, F/kp) plane])
+    (R_i, E_inf) : (float [m], float [m^2, in the (x, F/kp) plane])
     """
     delta = check_positive("delta (sigmoid sharpness)", delta)
     return influence_constant(frac) / delta, math.pi ** 2 / (6.0 * delta ** 2)
@@ -333,9 +362,19 @@ def radius_of_influence(law: SigmoidFreePlay, frac: float = 0.68, *, r_inf: floa
     ``E_inf = E(r_inf)`` (default ``r_inf = min(a, 60/delta)``: the integrand decays like
     ``exp(-delta r)``), and ``R_i`` solves ``E(R_i) = frac E_inf``.
 
+    Parameters
+    ----------
+    law : SigmoidFreePlay
+        The smoothed law (half-gap ``a`` in m, stiffness ``kp`` in N/m, sharpness ``delta`` in 1/m).
+    frac : float
+        Fraction of ``E_inf`` defining ``R_i`` (dimensionless), in (0, 1).
+    r_inf : float, optional
+        Distance (m) at which ``E`` is taken as converged.
+
     Returns
     -------
     (R_i, E_inf) : (float, float)
+        Radius of influence (m) and total error area (m^2, in the (x, F/kp) plane).
     """
     if not isinstance(law, SigmoidFreePlay):
         raise ParameterError("law must be a SigmoidFreePlay")
@@ -367,7 +406,22 @@ def radius_of_influence(law: SigmoidFreePlay, frac: float = 0.68, *, r_inf: floa
 
 
 def delta_for_radius(a: float, ratio: float, frac: float = 0.68) -> float:
-    """Sharpness ``delta = U*(frac)/(ratio a)`` giving ``R_i / a = ratio``."""
+    """Sharpness ``delta = U*(frac)/(ratio a)`` giving ``R_i / a = ratio``.
+
+    Parameters
+    ----------
+    a : float
+        Half-gap (m), > 0.
+    ratio : float
+        Wanted ``R_i / a`` (dimensionless), > 0.
+    frac : float
+        Fraction of ``E_inf`` defining ``R_i`` (dimensionless), in (0, 1).
+
+    Returns
+    -------
+    float
+        Sharpness ``delta`` (1/m).
+    """
     a = check_positive("a (half-gap)", a)
     ratio = check_positive("ratio (R_i / a)", ratio)
     return influence_constant(frac) / (ratio * a)
@@ -378,6 +432,16 @@ def spurious_force_peak(law: SigmoidFreePlay) -> tuple:
 
     Returns ``(kp * 0.27846/delta, 1.27846/delta)``: ``u* = 1.27846`` solves ``e^u (u-1) = 1``
     and ``F_max = kp (u* - 1)/delta`` (closed form for ``delta a >> 1``).
+
+    Parameters
+    ----------
+    law : SigmoidFreePlay
+        The logistic law (``kp`` in N/m, ``delta`` in 1/m).
+
+    Returns
+    -------
+    (F_max, depth) : (float, float)
+        Peak spurious force (N) and its distance from the gap edge into the gap (m).
     """
     return law.kp * (_U_PEAK - 1.0) / law.delta, _U_PEAK / law.delta
 
@@ -393,9 +457,23 @@ def vector_field_error(k_tot: float, mu_tot: float, law_s, law_e, x, y, m: float
     Definitions (not given in the paper, see spec 2.5): magnitude error
     ``| |f_s| - |f_e| | / |f_e| * 100`` and direction error ``angle(f_s, f_e)/pi * 100`` (percent).
 
+    Parameters
+    ----------
+    k_tot : float
+        Linear stiffness ``k + kd`` (N/m).
+    mu_tot : float
+        Cubic stiffness ``mu + mud`` (N/m^3).
+    law_s, law_e : force law objects
+        Smoothed and exact laws, ``force(x)`` in N for ``x`` in m.
+    x, y : array_like
+        Grid of displacements (m) and velocities (m/s), broadcast together.
+    m : float
+        Mass (kg).
+
     Returns
     -------
     (mag_pct, dir_pct) : arrays of shape ``np.broadcast(x, y).shape``
+        Magnitude and direction errors (percent, dimensionless).
     """
     x, y = np.broadcast_arrays(np.asarray(x, float), np.asarray(y, float))
     if x.size == 0:

@@ -30,7 +30,7 @@ PO_RTOL, PO_ATOL = 1e-11, 1e-12
 class Orbit(Result):
     """A periodic orbit of the forced system, with its Floquet multipliers.
 
-    Attributes
+    Parameters
     ----------
     z0 : ndarray, shape (4,)
         State ``[x1, y1, x2, y2]`` [m, m/s] at t = 0 (phase of the forcing cos(W t) = 1).
@@ -43,9 +43,9 @@ class Orbit(Result):
     floquet : ndarray, shape (4,)
         Complex Floquet multipliers [-], sorted by decreasing modulus.
     stable : bool
-        max |multiplier| < 1.
+        ``max |multiplier| < 1``.
     x1_max, x1_min, peak : float
-        Extrema of x1 and max |x1| over the orbit [m].
+        Extrema of x1 and ``max |x1|`` over the orbit [m].
     n_switch : int
         Switching events per orbit period (exact law; 0 for smooth).
     law : str
@@ -143,10 +143,29 @@ def poincare_map(sys, z, W, n_periods=1, *, variational=True, sens_W=False, rtol
                  atol=PO_ATOL):
     """Stroboscopic map over ``n_periods`` forcing periods from t = 0, with derivatives.
 
+    Parameters
+    ----------
+    sys : TwoMassFreePlay, or params for the exact law
+        The system (parameters in the units of :data:`PARAM_UNITS`).
+    z : array_like (4,)
+        State ``[x1, y1, x2, y2]`` [m, m/s] at t = 0.
+    W : float
+        Forcing frequency (rad/s).
+    n_periods : int
+        Forcing periods mapped over (-).
+    variational : bool
+        Also integrate the variational equations for ``M``.
+    sens_W : bool
+        Also compute ``dP/dW``.
+    rtol, atol : float
+        Relative (-) and absolute (m, m/s) tolerances of the flow integration.
+
     Returns
     -------
     (P, M, dPdW, flowresult) : P (4,), M = dP/dz (4, 4) or None, dP/dW (4,) or None.
-        ``dP/dW`` includes the change of the end time ``n 2 pi / W``.
+        ``P`` in [m, m/s]; ``M`` in the state units (blocks of 1, s and 1/s); ``dP/dW`` in
+        [m/(rad/s), m/s/(rad/s)], including the change of the end time ``n 2 pi / W``;
+        ``flowresult`` the :class:`FlowResult` of the integration.
     """
     sys = make_system(sys)
     T = n_periods * 2 * math.pi / W
@@ -179,11 +198,25 @@ def periodic_orbit(sys, z_guess, W, n_periods=1, *, tol=1e-10, max_iter=30, rtol
 
     Parameters
     ----------
-    sys : TwoMassFreePlay (or params for the exact law)
-    z_guess : (4,) initial guess at t = 0
-    W : float, forcing frequency > 0
-    n_periods : int >= 1
-    tol : float, convergence on |P(z) - z|_inf
+    sys : TwoMassFreePlay, or params for the exact law
+        The system (parameters in the units of :data:`PARAM_UNITS`).
+    z_guess : array_like (4,)
+        Initial guess ``[x1, y1, x2, y2]`` [m, m/s] at t = 0.
+    W : float
+        Forcing frequency (rad/s), > 0.
+    n_periods : int
+        Orbit period in forcing periods (-), >= 1.
+    tol : float
+        Convergence on ``max |P(z) - z|`` (in m and m/s).
+    max_iter : int
+        Most Newton iterations (-).
+    rtol, atol : float
+        Relative (-) and absolute (m, m/s) tolerances of the flow integration.
+
+    Returns
+    -------
+    Orbit
+        The orbit and its Floquet multipliers.
 
     Raises
     ------
@@ -226,8 +259,19 @@ def floquet_test_functions(M) -> dict:
 
     * ``'PD'``: det(M + I) = prod(lam + 1) -- zero at a multiplier -1 (period doubling);
     * ``'NS'``: det(M (.) M - I) = prod_{i<j} (lam_i lam_j - 1) (bialternate product) -- zero when a
-      complex pair crosses |lam| = 1 (Neimark-Sacker; also a neutral saddle lam_i lam_j = 1);
+      complex pair crosses ``|lam| = 1`` (Neimark-Sacker; also a neutral saddle lam_i lam_j = 1);
     * ``'LP'``: det(M - I) = prod(lam - 1) -- zero at a multiplier +1 (fold / branch point).
+
+    Parameters
+    ----------
+    M : array_like (n, n)
+        Monodromy matrix (in the state units: blocks of 1, s and 1/s; its eigenvalues are
+        dimensionless).
+
+    Returns
+    -------
+    dict
+        ``{'PD': float, 'NS': float, 'LP': float}``, the real parts of the products (dimensionless).
     """
     lam = np.linalg.eigvals(np.asarray(M, dtype=float))
     n = lam.size

@@ -128,7 +128,20 @@ PRESETS = {"P_REF": P_REF}
 
 
 def get_params(params=None) -> FreePlayParams:
-    """Normalise ``None`` / preset name / dict / FreePlayParams to FreePlayParams."""
+    """Normalise ``None`` / preset name / dict / FreePlayParams to FreePlayParams.
+
+    Parameters
+    ----------
+    params : None, str, dict or FreePlayParams
+        None for :data:`P_REF`; a preset name of :data:`PRESETS`; a dict of
+        :class:`FreePlayParams` fields in their units (:data:`PARAM_UNITS`: m in kg, c in N s/m,
+        kp in N/m, a in m, delta in 1/m, Q1 in N, ...) overriding a ``"preset"`` entry (default
+        :data:`P_REF`); or a FreePlayParams, returned as it is.
+
+    Returns
+    -------
+    FreePlayParams
+    """
     if params is None:
         return P_REF
     if isinstance(params, FreePlayParams):
@@ -154,6 +167,7 @@ class TwoMassFreePlay:
     Parameters
     ----------
     params : FreePlayParams, dict or preset name
+        Model parameters, in the units of :data:`PARAM_UNITS` (see :func:`get_params`).
     law : {'exact', 'smooth'} or a law object
         ``'exact'`` uses :class:`FreePlay`, ``'smooth'`` the logistic :class:`SigmoidFreePlay` with
         ``params.delta``.
