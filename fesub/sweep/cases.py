@@ -42,6 +42,27 @@ class Param:
     and integral) or ``"any"`` (not checked here; the study's ``check`` hook may look at it).
     ``required=False`` parameters take ``default`` when absent. ``unit`` is the SI unit of the
     value (``"1"`` for a dimensionless one), used for the axes of gathered results and figures.
+
+    Parameters
+    ----------
+    name : str
+        Name of the parameter (its key in a case's parameter dict).
+    lo, hi : float, optional
+        Bounds of the allowed range, in the unit ``unit``; None (default) leaves that end
+        unbounded.
+    lo_open, hi_open : bool, optional
+        True excludes the bound itself; default False (closed ends).
+    kind : str, optional
+        ``"float"`` (default), ``"int"`` or ``"any"``.
+    required : bool, optional
+        False: the parameter may be absent and then takes ``default``. Default True.
+    default : object, optional
+        Value of an absent optional parameter (in the unit ``unit``).
+    doc : str, optional
+        One-line description, shown by the CLI.
+    unit : str, optional
+        SI unit of the value (``"m"``, ``"N"``, ``"rad/s"``; ``"1"`` for a dimensionless one);
+        None when it has none (a name, a list).
     """
 
     name: str
@@ -90,6 +111,31 @@ class Study:
     ("harmonic",)}``) and ``categories`` the names of the values of coded results
     (``{"regime_code": ("continuous", "stick-slip", "stuck")}``); all three are optional and only
     label what is gathered.
+
+    Parameters
+    ----------
+    name : str
+        Name of the study, its key in :data:`STUDIES`.
+    func : callable
+        Picklable module-level ``func(params: dict) -> dict``: one case's parameters (each in
+        the unit of its :class:`Param`) to its results (in the units of ``units``).
+    params : tuple of Param
+        The named parameters, their ranges and SI units.
+    doc : str, optional
+        One-line description.
+    extra : bool, optional
+        Accept parameters other than ``params`` (passed through to ``func``). Default False.
+    check : callable, optional
+        ``check(params)``: validation hook run once before any work (raises
+        :class:`~fesub.errors.ParameterError`).
+    primary : str, optional
+        Name of the main result (the one the CLI maps).
+    units : dict, optional
+        ``{name: SI unit}`` of each result and of extra parameters (``"1"``: dimensionless).
+    dims : dict, optional
+        ``{result name: tuple of dimension names}`` of array results.
+    categories : dict, optional
+        ``{result name: tuple of value names}`` of coded results.
     """
 
     name: str
@@ -150,7 +196,21 @@ _PLUGINS_LOADED: set = set()
 
 
 def register_study(study: Study, *, replace: bool = False) -> Study:
-    """Add a study to :data:`STUDIES` (``replace=True`` to override an existing name)."""
+    """Add a study to :data:`STUDIES` (``replace=True`` to override an existing name).
+
+    Parameters
+    ----------
+    study : Study
+        The study, its parameters and results labelled with their SI units (``"1"`` for
+        dimensionless ones).
+    replace : bool, optional
+        Replace a registered study of the same name instead of raising; default False.
+
+    Returns
+    -------
+    Study
+        ``study`` itself.
+    """
     if not isinstance(study, Study):
         raise ParameterError(f"study must be a fesub.sweep.Study, got {type(study).__name__}")
     if study.name in STUDIES and not replace and STUDIES[study.name] is not study:
@@ -174,7 +234,19 @@ def _load_plugins() -> None:
 
 
 def get_study(name) -> Study:
-    """The registered :class:`Study` called ``name`` (ParameterError listing the known ones)."""
+    """The registered :class:`Study` called ``name`` (ParameterError listing the known ones).
+
+    Parameters
+    ----------
+    name : str or Study
+        Name of a registered study (modules of ``FESUB_SWEEP_PLUGINS`` are imported first); a
+        :class:`Study` is returned as it is.
+
+    Returns
+    -------
+    Study
+        The study, with its parameters' and results' SI units.
+    """
     if isinstance(name, Study):
         return name
     _load_plugins()
@@ -215,7 +287,21 @@ def _canon(obj) -> str:
 
 
 def case_key(study: str, params: dict) -> str:
-    """Stable file key of a case: SHA-256 (first 20 hex digits) of the study and its parameters."""
+    """Stable file key of a case: SHA-256 (first 20 hex digits) of the study and its parameters.
+
+    Parameters
+    ----------
+    study : str
+        Name of the study.
+    params : dict
+        The case's full parameter dict (values in the units of the study's parameters), hashed
+        as canonical JSON.
+
+    Returns
+    -------
+    str
+        20 hexadecimal digits.
+    """
     return hashlib.sha256(_canon({"study": study, "params": params}).encode()).hexdigest()[:20]
 
 
@@ -242,7 +328,19 @@ def _axis_size(name, v) -> int:
 
 
 def grid_size(spec: dict) -> int:
-    """Number of cases of a grid spec (the product of its axis sizes), without building it."""
+    """Number of cases of a grid spec (the product of its axis sizes), without building it.
+
+    Parameters
+    ----------
+    spec : dict
+        ``{parameter name: values}``, each an array or list, a scalar, or ``{start, stop, num[,
+        log]}`` (values in the unit of that parameter).
+
+    Returns
+    -------
+    int
+        Number of cases (dimensionless count).
+    """
     if not isinstance(spec, dict) or not spec:
         raise ParameterError("grid must be a non-empty mapping of parameter name -> values")
     return math.prod(_axis_size(name, v) for name, v in spec.items())
@@ -264,6 +362,20 @@ def grid_from_spec(spec: dict, *, max_cases: int | None = MAX_CASES) -> dict:
     ``{start, stop, num}`` is ``numpy.linspace(start, stop, num)``; ``log = true`` uses
     ``numpy.geomspace`` instead. The number of cases (the product of the axis sizes) is counted
     before any axis is built and must not exceed ``max_cases`` (None: no limit).
+
+    Parameters
+    ----------
+    spec : dict
+        ``{parameter name: values}``: an array or list, a scalar, or ``{start, stop, num[,
+        log]}``; values in the unit of that parameter (the study's :class:`Param` ``unit``).
+    max_cases : int or None, optional
+        Largest number of cases allowed (dimensionless count); default :data:`MAX_CASES`.
+
+    Returns
+    -------
+    dict
+        ``{name: 1-D float array}`` in the order of ``spec``, values in the units of the
+        parameters.
     """
     _check_size(grid_size(spec), max_cases)
     out = {}

@@ -70,21 +70,45 @@ def _dims_of(data, name: str, ndim: int) -> tuple:
 class SweepData(Result):
     """A result store gathered into arrays.
 
-    ``axes``: grid name -> 1-D values (empty for case lists); ``shape``: grid shape or (n,);
-    ``fields``: result name -> float array of shape ``shape`` (+ the result's own shape for array
-    results), NaN where the case is missing or failed; ``other``: results that are not numeric
-    arrays of one shape (object arrays, None where missing); ``status``: int8 array, 1 ok,
-    0 missing, -1 failed; ``failures``: list of dicts (index, params, error, traceback);
-    ``cases``: the full parameter dict of each case (flat, C order); ``manifest``; ``units``:
-    name -> SI unit of the parameters and results the study declares; ``dims``: names of the
-    extra dimensions of array results; ``primary``: the study's main result; ``problems``: case
-    files of the store that were not used (file, index, problem), their cases counted missing;
-    ``categories``: names of the values of coded results; ``warnings``: the warnings cases
-    emitted (index, messages).
+    Values are in the units the study declares (``units``; ``"1"`` for dimensionless ones, as in
+    the non-dimensional studies). :meth:`to_xarray` labels the grid axes as dimensions (``case``
+    for a list of cases, with the numbers each case lists as coordinates along it), with their
+    values and units as coordinates.
 
-    :meth:`to_xarray` labels the grid axes as dimensions (``case`` for a list of cases, with the
-    numbers each case lists as coordinates along it), with their values and units as
-    coordinates.
+    Parameters
+    ----------
+    study : str
+        Name of the study.
+    axes : dict
+        Grid name -> 1-D values, in the unit of that parameter (empty for case lists).
+    shape : tuple of int
+        Grid shape, or (n,) for a list of cases.
+    fields : dict
+        Result name -> float array of shape ``shape`` (+ the result's own shape for array
+        results), in the unit of that result; NaN where the case is missing or failed.
+    other : dict
+        Results that are not numeric arrays of one shape (object arrays, None where missing).
+    status : ndarray of int8
+        Per case: 1 ok, 0 missing, -1 failed.
+    failures : list of dict
+        Index, params, error, traceback of each failed case.
+    cases : list of dict
+        The full parameter dict of each case (flat, C order).
+    manifest : dict
+        The store's manifest.
+    units : dict, optional
+        Name -> SI unit of the parameters and results the study declares.
+    dims : dict, optional
+        Names of the extra dimensions of array results.
+    primary : str or None, optional
+        The study's main result.
+    problems : list of dict, optional
+        Case files of the store that were not used (file, index, problem), their cases counted
+        missing.
+    categories : dict, optional
+        Names of the values of coded results.
+    warnings : list, optional
+        The warnings cases emitted (index, messages).
     """
 
     study: str

@@ -47,14 +47,37 @@ from .store import (SweepError, _atomic_write_json, _case_record, _check_manifes
 class SweepReport:
     """What :func:`run_sweep` did.
 
-    ``n_cases`` in the sweep, ``n_done_before`` found in the store, ``n_computed`` now,
-    ``n_failed`` failures in the store at the end, ``n_missing`` cases without a valid file at
-    the end, ``interrupted`` (SIGINT/SIGTERM; ``signal`` says which), ``elapsed_s`` wall time (s),
-    ``store`` path, ``failures`` (index, params, error, traceback), ``problems`` (what was found
-    wrong in the store, each ``{"file", "index", "problem"}``: damaged case files, computed
-    again, files of no case of this sweep, a rewritten manifest), ``n_busy`` cases
-    left to a process that holds their claim and whose life cannot be checked from here,
-    ``data`` the store gathered at the end (:class:`SweepData`, as :func:`load_store` gives it).
+    Parameters
+    ----------
+    store : str
+        Path of the result store.
+    n_cases : int
+        Cases in the sweep.
+    n_done_before : int
+        Cases found done in the store at the start.
+    n_computed : int
+        Cases computed by this run.
+    n_failed : int
+        Failures in the store at the end.
+    n_missing : int
+        Cases without a valid file at the end.
+    interrupted : bool
+        True when SIGINT or SIGTERM stopped the run (``signal`` says which).
+    elapsed_s : float
+        Wall time of the run (s).
+    failures : list of dict, optional
+        One per failed case: index, params, error, traceback.
+    problems : list of dict, optional
+        What was found wrong in the store, each ``{"file", "index", "problem"}``: damaged case
+        files, computed again, files of no case of this sweep, a rewritten manifest.
+    signal : int or None, optional
+        Number of the signal that interrupted the run.
+    n_busy : int, optional
+        Cases left to a process that holds their claim and whose life cannot be checked from
+        here.
+    data : SweepData or None, optional
+        The store gathered at the end (as :func:`load_store` gives it, with the study's SI
+        units).
     """
 
     store: str
@@ -84,6 +107,27 @@ def check_sweep(study, *, grid=None, cases=None, fixed=None, max_cases: int | No
     study or parameter, value out of range, duplicate cases, more than ``max_cases`` cases), so
     that a caller can check a configuration before it starts a cluster. With ``store``, a store
     that holds another sweep is refused (:class:`SweepError`), as :func:`run_sweep` would.
+
+    Parameters
+    ----------
+    study : str or Study
+        The study (a registered name or a :class:`Study`).
+    grid : dict, optional
+        Grid spec ``{name: values}`` (see :func:`grid_from_spec`; values in the units of the
+        study's parameters); give either ``grid`` or ``cases``.
+    cases : list of dict, optional
+        Explicit list of cases, each a parameter dict (same units).
+    fixed : dict, optional
+        Parameters common to every case (same units).
+    max_cases : int or None, optional
+        Largest number of cases allowed (dimensionless count); default :data:`MAX_CASES`.
+    store : str or os.PathLike, optional
+        Result store the sweep would write to; one that holds another sweep is refused.
+
+    Returns
+    -------
+    int
+        Number of cases of the sweep.
     """
     st = get_study(study)
     full, _, shape, body = _cases(st, grid, cases, fixed, max_cases)

@@ -78,6 +78,18 @@ def connect_scheduler(address: str, connect_timeout: float = 5.0):
     :class:`SchedulerError` when the scheduler does not answer within ``connect_timeout`` (s) or
     dask.distributed is missing. The caller closes the client; :func:`run_sweep` takes it as
     ``cluster``.
+
+    Parameters
+    ----------
+    address : str
+        Address of the scheduler, ``"tcp://host:port"``.
+    connect_timeout : float, optional
+        Time allowed for the connection (s); default 5.
+
+    Returns
+    -------
+    distributed.Client
+        The connected client.
     """
     return _connect(address, None, connect_timeout)[0]
 

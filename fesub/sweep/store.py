@@ -426,6 +426,19 @@ def load_store(store, *, warn: bool = True) -> SweepData:
     one that fails is not used, its case counts as missing (and is computed again by the next
     :func:`run_sweep`), and it is listed in ``SweepData.problems`` (and warned about when
     ``warn``). Also what :func:`fesub.load` returns for a store.
+
+    Parameters
+    ----------
+    store : str or os.PathLike
+        Folder of the result store.
+    warn : bool, optional
+        Warn about case files not used; default True.
+
+    Returns
+    -------
+    SweepData
+        The gathered results, in the SI units the study declares (``"1"`` for dimensionless
+        ones).
     """
     data = _gather(store)
     if warn and data.problems:

@@ -31,12 +31,18 @@ def _beam_system():
 def beam_on_beam_stability(params: dict) -> dict:
     """Largest real part of the complex eigenvalues of the beam-on-beam model at (mu, s).
 
-    Parameters (dict): ``mu`` friction coefficient (>= 0), ``s`` contact position (m, in
-    [0.005, 0.098]), optional ``n_basis`` (modes of the frictionless system used as Ritz basis,
-    default 120) and ``n_eig`` (number of eigenvalues, default 20).
+    Parameters
+    ----------
+    params : dict
+        ``mu`` friction coefficient (dimensionless, >= 0), ``s`` contact position (m, in
+        [0.005, 0.098]), optional ``n_basis`` (modes of the frictionless system used as Ritz
+        basis, default 120) and ``n_eig`` (number of eigenvalues, default 20).
 
-    Returns ``max_real`` (1/s; > 0 means flutter instability) and ``freq_hz`` (Hz, frequency
-    ``Im(lambda)/2 pi`` of the eigenvalue with the largest real part).
+    Returns
+    -------
+    dict
+        ``max_real`` (1/s; > 0 means flutter instability) and ``freq_hz`` (Hz, frequency
+        ``Im(lambda)/2 pi`` of the eigenvalue with the largest real part).
     """
     from ..contact.eigen import complex_eigenvalues
 
@@ -77,12 +83,26 @@ def _check_coulomb(params: dict) -> None:
 def coulomb_regime(params: dict) -> dict:
     """Regime of an MDOF chain with a Coulomb contact at (r1, beta), by time integration.
 
-    Wraps :func:`fesub.coulomb.regime_map_point`. Parameters: ``r1`` frequency ratio (> 0),
-    ``beta`` friction ratio (>= 0), ``gamma``/``kappa`` (lists of mass/stiffness ratios),
-    optional ``contact``, ``load``, ``mu`` (>= 1), ``max_periods``, ``min_periods``, ``tol``,
-    ``amplitudes``. Returns ``regime_code`` (0 continuous, 1 stick-slip, 2 stuck),
-    ``analytic_regime_code`` (closed form), ``converged`` (0/1), ``periods``,
-    ``stops_per_period``, ``Z`` (amplitude ratio, NaN unless converged with ``amplitudes``).
+    Wraps :func:`fesub.coulomb.regime_map_point`. The study is non-dimensional: every parameter
+    and result is a ratio or a count.
+
+    Parameters
+    ----------
+    params : dict
+        ``r1`` frequency ratio (dimensionless, > 0), ``beta`` friction ratio (dimensionless,
+        >= 0), ``gamma``/``kappa`` (lists of mass/stiffness ratios, dimensionless), optional
+        ``contact`` (``"wall:0"``, ``"masses:0,1"``, ``"base:0"`` or a dict), ``load`` (index of
+        the loaded mass), ``mu`` (static/kinetic friction ratio, dimensionless, >= 1),
+        ``max_periods``, ``min_periods`` (limits on the number of forcing periods), ``tol``
+        (relative tolerance on the distance of the Poincare state to its fixed point,
+        dimensionless, in (0, 1)), ``amplitudes`` (bool).
+
+    Returns
+    -------
+    dict
+        ``regime_code`` (0 continuous, 1 stick-slip, 2 stuck), ``analytic_regime_code`` (closed
+        form), ``converged`` (0/1), ``periods``, ``stops_per_period``, ``Z`` (amplitude ratio,
+        dimensionless, NaN unless converged with ``amplitudes``).
     """
     from ..coulomb import regime_map_point
 
@@ -126,11 +146,22 @@ def _check_bif(params):
 def freeplay_basin(params: dict) -> dict:
     """Steady state of the free-play oscillator from the initial positions (x1, x2) at rest.
 
-    Wraps :func:`fesub.nonsmooth.basin_point`. Parameters (non-dimensional): ``x1``, ``x2``
-    initial positions, ``W`` forcing frequency (> 0), any :class:`~fesub.nonsmooth.FreePlayParams`
-    field or ``preset``, and options ``law``, ``n_transient``, ``n_record``,
-    ``steps_per_period``, ``period_tol``. Returns ``period`` (0 = none found), ``x1_max``,
-    ``x1_min``.
+    Wraps :func:`fesub.nonsmooth.basin_point`. The free-play oscillator is non-dimensional:
+    every parameter and result is a ratio.
+
+    Parameters
+    ----------
+    params : dict
+        All dimensionless: ``x1``, ``x2`` initial positions (the masses at rest), ``W`` forcing
+        frequency (> 0), any :class:`~fesub.nonsmooth.FreePlayParams` field or ``preset``, and
+        options ``law`` (``"exact"`` or ``"smooth"``), ``n_transient``, ``n_record``,
+        ``steps_per_period``, ``period_tol``.
+
+    Returns
+    -------
+    dict
+        ``period`` (in forcing periods; 0 = none found), ``x1_max``, ``x1_min`` (extremes of
+        the position of mass 1), all dimensionless.
     """
     from ..nonsmooth import basin_point
 
@@ -142,8 +173,22 @@ def freeplay_basin(params: dict) -> dict:
 def freeplay_bifurcation(params: dict) -> dict:
     """Steady states of the free-play oscillator at one forcing frequency ``W`` from the paper's ICs.
 
-    Wraps :func:`fesub.nonsmooth.bifurcation_point`. Returns per initial condition ``period``,
-    ``x1_max``, ``x1_min`` (arrays) and ``section_x1`` (ragged list of section points).
+    Wraps :func:`fesub.nonsmooth.bifurcation_point`. The free-play oscillator is
+    non-dimensional: every parameter and result is a ratio.
+
+    Parameters
+    ----------
+    params : dict
+        All dimensionless: ``W`` forcing frequency (> 0), any
+        :class:`~fesub.nonsmooth.FreePlayParams` field or ``preset``, and options ``law``,
+        ``n_transient``, ``n_points``, ``section_dir``, ``steps_per_period``, ``period_tol``,
+        ``pmax``, ``ics``.
+
+    Returns
+    -------
+    dict
+        Per initial condition ``period`` (in forcing periods), ``x1_max``, ``x1_min`` (arrays)
+        and ``section_x1`` (ragged list of section points), all dimensionless.
     """
     from ..nonsmooth import bifurcation_point
 
@@ -175,12 +220,22 @@ def _check_hbm(params):
 def hbm_forced_response(params: dict) -> dict:
     """Periodic forced response of a named harmonic-balance model at one (force, omega).
 
-    Wraps :func:`fesub.hbm.forced.forced_response_point`. Parameters: ``model`` (the name of a
-    harmonic-balance model of :data:`fesub.models.MODELS`), ``force`` (N, >= 0), ``omega``
-    (rad/s, > 0) and any parameter of the model's builder. Returns ``converged`` (0/1), ``Am``
-    (RMS amplitude at the monitor DOF, m), ``energy_dissipated`` (J per cycle),
-    ``harmonic_amplitudes`` (m, k = 1..nh) and ``stuck_margin`` (per contact, > 0 = slipping);
-    NaN where the solver did not converge.
+    Wraps :func:`fesub.hbm.forced.forced_response_point`.
+
+    Parameters
+    ----------
+    params : dict
+        ``model`` (the name of a harmonic-balance model of :data:`fesub.models.MODELS`),
+        ``force`` (N, >= 0), ``omega`` (rad/s, > 0) and any parameter of the model's builder (in
+        the units that builder documents).
+
+    Returns
+    -------
+    dict
+        ``converged`` (0/1), ``Am`` (RMS amplitude at the monitor DOF, m),
+        ``energy_dissipated`` (J per cycle), ``harmonic_amplitudes`` (m, k = 1..nh) and
+        ``stuck_margin`` (N, per contact, > 0 = slipping); NaN where the solver did not
+        converge.
     """
     from ..hbm.forced import forced_response_point
 
