@@ -66,7 +66,7 @@ COLOURS = {
 class LimitDirection:
     """A limit direction ``w`` with ``V*(w) = 0``.
 
-    Attributes
+    Parameters
     ----------
     w : ndarray (3,)
         Unit direction ``(w1, w2, w3)``.
@@ -424,8 +424,9 @@ def find_limit_directions(system: ReducedContactSystem, n: int = 4001):
     Parameters
     ----------
     system : ReducedContactSystem
+        The body (mass in kg, force in N, gravity in m/s^2) and its friction model.
     n : int
-        Samples of ``psi`` in (0, pi) used to bracket the roots of ``m(psi) = f``.
+        Samples of ``psi`` in (0, pi) used to bracket the roots of ``m(psi) = f`` (-).
 
     Returns
     -------
@@ -467,6 +468,21 @@ def find_limit_directions_sphere(system: ReducedContactSystem, n_seeds: int = 20
 
     Solves ``F_o(w) - rdot w = 0``, ``|w|^2 = 1`` for ``(w, rdot)`` from Fibonacci-sphere seeds and
     removes duplicates. Returns an (m, 3) array of directions.
+
+    Parameters
+    ----------
+    system : ReducedContactSystem
+        The body (mass in kg, force in N, gravity in m/s^2) and its friction model.
+    n_seeds : int
+        Number of seeds (-).
+    tol : float
+        Acceptance of a root: its circumferential field must stay below ``1e3 tol mu g``
+        (dimensionless, relative to ``mu g``).
+
+    Returns
+    -------
+    numpy.ndarray (m, 3)
+        Unit directions (dimensionless).
     """
     from scipy.optimize import root
 
@@ -495,7 +511,19 @@ def find_limit_directions_sphere(system: ReducedContactSystem, n_seeds: int = 20
 
 
 def bifurcation_values(system: ReducedContactSystem) -> dict:
-    """``{'F_T': N, 'F_P': N, 'folds': [...], 'F_F': N or None}`` for the system's model."""
+    """``{'F_T': N, 'F_P': N, 'folds': [...], 'F_F': N or None}`` for the system's model.
+
+    Parameters
+    ----------
+    system : ReducedContactSystem
+        The body (mass in kg, gravity in m/s^2) and its friction model; its force is not used.
+
+    Returns
+    -------
+    dict
+        Tangency ``F_T`` and pitchfork ``F_P`` forces (N), the folds (each with its force ``F`` in
+        N) and the largest fold force ``F_F`` (N, None without a fold).
+    """
     folds = system.folds()
     return {"F_T": system.F_T, "F_P": system.F_P, "folds": folds,
             "F_F": max((d["F"] for d in folds), default=None)}
@@ -507,6 +535,15 @@ def limit_direction_diagram(system: ReducedContactSystem, F_grid,
 
     Returns arrays ``F`` (N), ``psi`` (rad), ``w3``, ``rdot`` and ``colour`` (one row per limit
     direction and force).
+
+    Parameters
+    ----------
+    system : ReducedContactSystem
+        The body and its friction model; its force is replaced by each of ``F_grid``.
+    F_grid : array_like
+        Forces scanned (N).
+    progress : bool
+        Show a progress bar.
     """
     F_grid = np.asarray(F_grid, float)
     if F_grid.ndim != 1 or not np.all(np.isfinite(F_grid)):

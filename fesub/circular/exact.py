@@ -101,10 +101,34 @@ def exact_profile(law: str, eps):
 
 
 def uniform_profile(eps):
-    """Closed-form ``(Q_eps, T_eps)`` for uniform pressure (eqs. 59-60 + series)."""
+    """Closed-form ``(Q_eps, T_eps)`` for uniform pressure (eqs. 59-60 + series).
+
+    Parameters
+    ----------
+    eps : float or array_like
+        Slip-spin ratio ``|u|/(R |omega|)`` (dimensionless), >= 0 (``inf`` for pure slip).
+
+    Returns
+    -------
+    (Q_eps, T_eps) : numpy.ndarray
+        Force ``|Q_xy|/(mu P)`` and torque ``|T_z|/(mu P kappa)`` profiles (dimensionless), of the
+        shape of ``eps``.
+    """
     return exact_profile("uniform", eps)
 
 
 def hertz_profile(eps):
-    """Closed-form ``(Q_eps, T_eps)`` for Hertz pressure (eqs. 62-63 + series)."""
+    """Closed-form ``(Q_eps, T_eps)`` for Hertz pressure (eqs. 62-63 + series).
+
+    Parameters
+    ----------
+    eps : float or array_like
+        Slip-spin ratio ``|u|/(R |omega|)`` (dimensionless), >= 0 (``inf`` for pure slip).
+
+    Returns
+    -------
+    (Q_eps, T_eps) : numpy.ndarray
+        Force ``|Q_xy|/(mu P)`` and torque ``|T_z|/(mu P kappa)`` profiles (dimensionless), of the
+        shape of ``eps``.
+    """
     return exact_profile("hertz", eps)

@@ -42,7 +42,7 @@ __all__ = ["FrictionResult", "FrictionModel", "ExactCircularFriction", "Quadratu
 class FrictionResult(NamedTuple):
     """Resultant friction.
 
-    Attributes
+    Parameters
     ----------
     Qx, Qy : ndarray
         Friction force components (N).
@@ -286,8 +286,19 @@ class ExactCircularFriction(FrictionModel):
     integrals by the arithmetic-geometric mean) or by its NumPy twin (SciPy's elliptic integrals);
     see :mod:`fesub._backend`.
 
-    Parameters are those of :class:`FrictionModel`; the pressure must be ``'uniform'`` or
-    ``'hertz'`` (use :class:`QuadratureFriction` for any other law).
+    The pressure must be ``'uniform'`` or ``'hertz'`` (use :class:`QuadratureFriction` for any
+    other law); the parameters are those of :class:`FrictionModel`.
+
+    Parameters
+    ----------
+    pressure : Pressure or str or callable
+        Pressure law (see :class:`FrictionModel`).
+    mu : float
+        Coulomb friction coefficient (-), > 0.
+    rho : float, optional
+        Length scale (m) of the direction vector ``w``; default ``kappa``.
+    R, P : float
+        Contact radius (m) and normal load (N) when ``pressure`` is given by name or shape.
     """
 
     name = "exact"
@@ -350,6 +361,19 @@ class QuadratureFriction(FrictionModel):
 
     Extra keyword arguments go to :func:`fesub.circular.quadrature.quadrature_profile` (node
     counts). Accurate to ~1e-14 relative for smooth pressure laws; ~1 ms per slip direction.
+
+    Parameters
+    ----------
+    pressure : Pressure or str or callable
+        Pressure law (see :class:`FrictionModel`).
+    mu : float
+        Coulomb friction coefficient (-), > 0.
+    rho : float, optional
+        Length scale (m) of the direction vector ``w``; default ``kappa``.
+    R, P : float
+        Contact radius (m) and normal load (N) when ``pressure`` is given by name or shape.
+    **quad_options
+        Node counts of :func:`fesub.circular.quadrature.quadrature_profile`.
     """
 
     name = "quadrature"
@@ -434,7 +458,19 @@ class LinearEllipsoidalFriction(FrictionModel):
 
 
 class PointCoulomb(LinearEllipsoidalFriction):
-    """Point Coulomb friction, the ``R -> 0`` limit of the linear model (eq. 75): ``T_z = 0``."""
+    """Point Coulomb friction, the ``R -> 0`` limit of the linear model (eq. 75): ``T_z = 0``.
+
+    Parameters
+    ----------
+    pressure : Pressure or str or callable
+        Pressure law (see :class:`FrictionModel`).
+    mu : float
+        Coulomb friction coefficient (-), > 0.
+    rho : float, optional
+        Length scale (m) of the direction vector ``w``; default ``kappa``.
+    R, P : float
+        Contact radius (m) and normal load (N) when ``pressure`` is given by name or shape.
+    """
 
     name = "point"
 
@@ -529,7 +565,21 @@ _FRICTION_MODELS = {"exact": ExactCircularFriction, "quadrature": QuadratureFric
 
 
 def make_friction_model(kind: str, pressure="uniform", **kwargs) -> FrictionModel:
-    """Build a model by name: 'exact', 'quadrature', 'linear', 'harmonic', 'point'."""
+    """Build a model by name: 'exact', 'quadrature', 'linear', 'harmonic', 'point'.
+
+    Parameters
+    ----------
+    kind : str
+        ``'exact'``, ``'quadrature'``, ``'linear'``, ``'harmonic'`` or ``'point'``.
+    pressure : Pressure or str or callable
+        Pressure law (see :class:`FrictionModel`).
+    **kwargs
+        Further parameters of the model class: ``mu`` (-), ``rho`` (m), ``R`` (m), ``P`` (N), ...
+
+    Returns
+    -------
+    FrictionModel
+    """
     if kind not in _FRICTION_MODELS:
         raise ParameterError(f"model must be one of {sorted(_FRICTION_MODELS)}, got {kind!r}")
     return _FRICTION_MODELS[kind](pressure, **kwargs)

@@ -21,6 +21,17 @@ def chebyshev_to_power(c, s):
 
     Uses ``cos((2i-1) th) = cos(th) (-1)^(i-1) U_{2i-2}(sin th)`` and
     ``sin((2i-1) th) = (-1)^(i-1) T_{2i-1}(sin th)``.
+
+    Parameters
+    ----------
+    c, s : array_like (N,)
+        Coefficients of the odd harmonics ``cos((2i-1) th)`` of C and ``sin((2i-1) th)`` of S
+        (dimensionless, like C and S).
+
+    Returns
+    -------
+    (C, S) : numpy.ndarray (N,)
+        Power coefficients ``C_k``, ``S_k`` (dimensionless).
     """
     from numpy.polynomial import chebyshev as Ch
     from numpy.polynomial import polynomial as Po

@@ -90,7 +90,15 @@ class Pressure(ABC):
 
 
 class UniformPressure(Pressure):
-    """Uniform pressure ``p~ = P/(pi R^2)`` (eq. 56), ``kappa = 2R/3`` (eq. 76)."""
+    """Uniform pressure ``p~ = P/(pi R^2)`` (eq. 56), ``kappa = 2R/3`` (eq. 76).
+
+    Parameters
+    ----------
+    R : float
+        Contact radius (m), > 0.
+    P : float
+        Normal load (N), > 0.
+    """
 
     name = "uniform"
 
@@ -115,6 +123,13 @@ class HertzPressure(Pressure):
     """Hertz (parabolic) pressure ``p~ = 3P/(2 pi R^2) sqrt(1 - xi^2/R^2)`` (eq. 61).
 
     ``kappa = 3 pi R / 16`` (eq. 77).
+
+    Parameters
+    ----------
+    R : float
+        Contact radius (m), > 0.
+    P : float
+        Normal load (N), > 0.
     """
 
     name = "hertz"
@@ -176,7 +191,21 @@ PRESSURE_LAWS = {"uniform": UniformPressure, "hertz": HertzPressure, "parabolic"
 
 def make_pressure(law, R: float = 1.0, P: float = 1.0) -> Pressure:
     """Return a :class:`Pressure` from a name (``'uniform'``, ``'hertz'``/``'parabolic'``), a
-    callable shape ``f(z)`` or an existing :class:`Pressure` (returned unchanged)."""
+    callable shape ``f(z)`` or an existing :class:`Pressure` (returned unchanged).
+
+    Parameters
+    ----------
+    law : str, callable or Pressure
+        Law name, shape ``f(z)`` of the dimensionless radius, or a Pressure.
+    R : float
+        Contact radius (m), used with a name or a shape.
+    P : float
+        Normal load (N), used with a name or a shape.
+
+    Returns
+    -------
+    Pressure
+    """
     if isinstance(law, Pressure):
         return law
     if callable(law):

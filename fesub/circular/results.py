@@ -56,7 +56,7 @@ _SYSTEM_UNITS = {"A": "1", "b": "1", "m": "kg", "g": "m/s^2", "mu": "1", "rho": 
 class ProfileCurves(Result):
     """Force and torque profiles of approximate models and of the exact model.
 
-    Attributes
+    Parameters
     ----------
     eps : ndarray
         Slip-spin ratios ``|u|/(R |omega|)`` (-).
@@ -74,7 +74,7 @@ class ProfileCurves(Result):
     rho, R, kappa : float
         Length scale of ``w``, contact radius and torque radius (m).
     n_theta : int
-        Number of angles of the maximum-error scan.
+        Number of angles of the maximum-error scan (-).
     descriptions : list of dict
         ``describe()`` of each model (coefficients of the harmonic models included).
     """
@@ -127,7 +127,24 @@ class ProfileCurves(Result):
 
 def profile_curves(exact: FrictionModel, models: dict, eps, n_theta: int = 20001) -> ProfileCurves:
     """Profiles of ``models`` (label -> model) and of ``exact`` at ``eps``, with the maximum errors
-    of ``Q(theta)``, ``T(theta)`` over ``n_theta`` angles in [0, pi/2]."""
+    of ``Q(theta)``, ``T(theta)`` over ``n_theta`` angles in [0, pi/2].
+
+    Parameters
+    ----------
+    exact : FrictionModel
+        The reference model.
+    models : dict of str to FrictionModel
+        The approximate models.
+    eps : array_like
+        Slip-spin ratios ``|u|/(R |omega|)`` (-).
+    n_theta : int
+        Number of angles of the maximum-error scan (-).
+
+    Returns
+    -------
+    ProfileCurves
+        Dimensionless profiles and errors.
+    """
     eps = np.asarray(eps, float)
     Qe, Te = exact.profile_eps(eps)
     th = np.linspace(0, math.pi / 2, int(n_theta))
@@ -151,13 +168,16 @@ class DirectionErrorMap(Result):
     """``|Q_model(w) - Q_exact(w)|/(mu P)`` (-) over slip directions
     ``w = (cos th cos ph, cos th sin ph, sin th)``, ``Q = (Q_x, Q_y, T_z/rho)``.
 
-    Attributes
+    Parameters
     ----------
     theta, phi : ndarray
         Angles (rad) of the grid.
     models : list of str
+        Labels of the models.
     error : ndarray (n_models, n_theta, n_phi)
+        The error (-) of each model on the grid.
     law : str
+        Pressure law.
     rho, R : float
         Length scale and contact radius (m).
     """
@@ -194,7 +214,22 @@ class DirectionErrorMap(Result):
 
 
 def direction_error_map(exact: FrictionModel, models: dict, n: int = 181) -> DirectionErrorMap:
-    """Error maps of ``models`` against ``exact`` on ``n`` latitudes and ``2 n`` longitudes."""
+    """Error maps of ``models`` against ``exact`` on ``n`` latitudes and ``2 n`` longitudes.
+
+    Parameters
+    ----------
+    exact : FrictionModel
+        The reference model.
+    models : dict of str to FrictionModel
+        The approximate models.
+    n : int
+        Number of latitudes (-).
+
+    Returns
+    -------
+    DirectionErrorMap
+        Errors ``|Q_model - Q_exact|/(mu P)`` (-) on the grid of angles (rad).
+    """
     th = np.linspace(-math.pi / 2, math.pi / 2, n)
     ph = np.linspace(-math.pi, math.pi, 2 * n)
     PH, TH = np.meshgrid(ph, th)
@@ -216,15 +251,18 @@ class CircleCurves(Result):
 
     A non-trivial limit direction at the force ``F`` is where ``m(psi) = F/(mu m g)``.
 
-    Attributes
+    Parameters
     ----------
     psi : ndarray
         Angle on the circle (rad).
     models : list of str
+        Labels of the systems.
     m : ndarray (n_models, n_psi)
+        ``m(psi)`` of each (-).
     levels : ndarray
         Force levels ``F/(mu m g)`` (-) drawn with the curves.
     body : str
+        Body kind (``'disc'``, ``'ball'`` or ``'custom'``).
     """
 
     kind = "circular-circle-curves"
@@ -253,7 +291,22 @@ class CircleCurves(Result):
 
 def circle_curves(systems: dict, levels=(), n: int = 1000) -> CircleCurves:
     """``m(psi)`` of each system (label -> :class:`ReducedContactSystem`) on ``n`` angles in
-    [0, pi]."""
+    [0, pi].
+
+    Parameters
+    ----------
+    systems : dict of str to ReducedContactSystem
+        The systems.
+    levels : sequence of float
+        Force levels ``F/(mu m g)`` (-) drawn with the curves.
+    n : int
+        Number of angles (-).
+
+    Returns
+    -------
+    CircleCurves
+        ``m(psi)`` (-) against ``psi`` (rad).
+    """
     psi = np.linspace(0, math.pi, n)
     m = np.array([s.circle_m(psi) for s in systems.values()]).reshape(len(systems), n)
     body = next(iter(systems.values())).kind if systems else ""
@@ -263,7 +316,19 @@ def circle_curves(systems: dict, levels=(), n: int = 1000) -> CircleCurves:
 # --------------------------------------------------------------------- bifurcation values
 def force_free_stop(system: ReducedContactSystem):
     """The direction in which the force-free body stops (``w1`` in (0, 1), ``w3 > 0``), and its
-    slip-spin ratio: ``(w, eps)``, or ``(None, None)`` when there is none."""
+    slip-spin ratio: ``(w, eps)``, or ``(None, None)`` when there is none.
+
+    Parameters
+    ----------
+    system : ReducedContactSystem
+        The body (mass in kg, gravity in m/s^2) and its friction model; the stop is found at
+        zero force, whatever the system's force.
+
+    Returns
+    -------
+    (w, eps) : (numpy.ndarray (3,), float) or (None, None)
+        Unit direction (-) and slip-spin ratio (-).
+    """
     s = system.with_force(0.0)
     dirs = [d for d in find_limit_directions(s) if 1e-9 < d.w[0] < 1 - 1e-9 and d.w[2] > 0]
     if not dirs:
@@ -276,9 +341,10 @@ class BifurcationValues(Result):
     """Tangency ``F_T``, pitchfork ``F_P`` and fold ``F_F`` forces (N) per model of one body, and
     the direction of the force-free stop.
 
-    Attributes
+    Parameters
     ----------
     models : list of str
+        Labels of the models.
     F_T, F_P, F_F : ndarray (n_models,)
         Forces (N); ``F_F`` is NaN where the model has no fold.
     stop_w : ndarray (n_models, 3)
@@ -352,7 +418,20 @@ class BifurcationValues(Result):
 
 def bifurcation_table(systems: dict, **extra) -> BifurcationValues:
     """Bifurcation values and force-free stop of each system (label -> system); ``extra`` goes to
-    the recorded system constants (``lam`` of the ball, say)."""
+    the recorded system constants (``lam`` of the ball, say).
+
+    Parameters
+    ----------
+    systems : dict of str to ReducedContactSystem
+        The systems of one body (mass in kg, gravity in m/s^2).
+    **extra
+        Further system constants to record, in SI units (``lam`` of the ball, say).
+
+    Returns
+    -------
+    BifurcationValues
+        Forces in N, directions dimensionless.
+    """
     F_T, F_P, F_F, stop_w, stop_eps, folds = [], [], [], [], [], {}
     for lab, s in systems.items():
         bv = bifurcation_values(s)
@@ -382,9 +461,10 @@ _CLASSES = [("repelling", "stable node"), ("attracting", "unstable node"),
 class LimitDirections(Result):
     """The limit directions of one system at one force (:func:`find_limit_directions`).
 
-    Attributes
+    Parameters
     ----------
     directions : list of LimitDirection
+        The directions (unit vectors, -) and their rates (m/s^2).
     F : float
         Force (N).
     system : dict
@@ -448,7 +528,7 @@ class LimitDirections(Result):
 class LimitDirectionDiagram(Result):
     """Limit directions on the invariant circle against the force.
 
-    Attributes
+    Parameters
     ----------
     F : ndarray
         Force (N) of each point.
@@ -466,6 +546,7 @@ class LimitDirectionDiagram(Result):
     values : dict
         ``F_T``, ``F_P``, ``F_F`` (N; ``F_F`` None without a fold).
     system : dict
+        Body, model and constants of the system (SI units, see the file's ``units``).
     status : str
         ``'complete'`` or ``'interrupted'`` (then the points of the forces scanned so far).
     """

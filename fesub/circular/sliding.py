@@ -66,7 +66,7 @@ _TRAJ_COLUMNS = (("x_o", ("u_x", "u_y", "rho_omega_z"), ("m/s", "m/s", "m/s")),
 class Trajectory(Result):
     """Result of :func:`simulate_sliding` (arrays along the solution).
 
-    Attributes
+    Parameters
     ----------
     t : ndarray
         Physical time (s).
