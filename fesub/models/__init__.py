@@ -40,7 +40,7 @@ KINDS = {"hb": "harmonic-balance system (fesub.hbm.HBSystem)",
 class ModelEntry:
     """One ready-made system.
 
-    Attributes
+    Parameters
     ----------
     name : str
         Registry key.
@@ -81,7 +81,17 @@ MODELS: dict[str, ModelEntry] = {e.name: e for e in (
 
 
 def names(kind: str | None = None) -> list[str]:
-    """Sorted names of the registered models, of one ``kind`` (see :data:`KINDS`) or all."""
+    """Sorted names of the registered models, of one ``kind`` (see :data:`KINDS`) or all.
+
+    Parameters
+    ----------
+    kind : str, optional
+        ``"hb"`` or ``"contact"``; None for all.
+
+    Returns
+    -------
+    list of str
+    """
     if kind is not None and kind not in KINDS:
         raise ParameterError(f"kind must be one of {sorted(KINDS)}, got {kind!r}")
     return sorted(n for n, e in MODELS.items() if kind is None or e.kind == kind)
@@ -94,13 +104,34 @@ def _entry(model_name) -> ModelEntry:
 
 
 def builder(model_name: str) -> Callable:
-    """The builder function of a registered model (ParameterError naming an unknown model)."""
+    """The builder function of a registered model (ParameterError naming an unknown model).
+
+    Parameters
+    ----------
+    model_name : str
+        Registry key (see :func:`names`).
+
+    Returns
+    -------
+    callable
+        The builder, imported on first use.
+    """
     return _entry(model_name).load()
 
 
 def parameters(model_name: str) -> set[str] | None:
     """Names of the keyword parameters the builder of ``model_name`` accepts, from its signature;
-    None when it takes ``**kwargs`` (the builder then checks the names itself)."""
+    None when it takes ``**kwargs`` (the builder then checks the names itself).
+
+    Parameters
+    ----------
+    model_name : str
+        Registry key (see :func:`names`).
+
+    Returns
+    -------
+    set of str or None
+    """
     sig = inspect.signature(builder(model_name))
     if any(p.kind is p.VAR_KEYWORD for p in sig.parameters.values()):
         return None
@@ -111,6 +142,18 @@ def parameters(model_name: str) -> set[str] | None:
 def build(model_name: str, /, **params):
     """Build the registered model ``model_name`` with the builder's defaults overridden by
     ``params`` (keyword parameters of the builder, in its units).
+
+    Parameters
+    ----------
+    model_name : str
+        Registry key (see :func:`names`).
+    **params
+        Keyword parameters of the builder, each in the units of the builder's docstring (SI).
+
+    Returns
+    -------
+    fesub.hbm.HBSystem or contact model
+        What the builder returns (see :data:`KINDS`).
 
     Raises
     ------
