@@ -50,45 +50,62 @@ def _plain(obj):
 class Backbone(_Curve):
     """Backbone (ridge of the forced-response surface).
 
-    Attributes
-    ----------
-    alpha : (npts,) force amplitude (N)
-    w : (npts,) peak frequency (rad/s)
-    Am : (npts,) peak RMS amplitude at the monitor DOF (m)
-    Q : (npts, N) harmonic coefficients (m)
-    lam : (npts, N) multipliers (m/N)
-    eta_alpha : (npts,) ``F_ex^T lam = -dAm*/dalpha`` (m/N)
-    segments : (npts,) segment index (increments at every restart and at every jump)
-    singular_points : list of dict (alpha, w, reason); restarts of the continuation and jumps
-        of the global maximum to another ridge (reason ``'global maximum jumps to another
-        ridge (from w = ... rad/s)'``)
-    events : list of continuation events (e.g. 'slip_onset_0' = contact 0 starts to slip)
-    newton_iters : (npts,) corrector iterations
-    stop_reason : str
-    ridge : (npts,) index into ``ridges`` of the ridge each point lies on
-    ridges : list of dict, the candidate ridges whose upper envelope is the backbone: ``origin``
-        (``'w_window'``: traced from the stage-1 peak; ``'alpha_max'``: traced down from a peak
-        at the largest force; ``'check'``: traced both ways from a peak found by a global
-        check), ``alpha_seed``/``w_seed`` (N, rad/s) where it was seeded, ``alpha``/``w``
-        (N, rad/s) its range, ``ends`` (why it ends below/above), ``npts`` and ``on_backbone``
-        (number of its points kept)
-    jumps : list of dict, where the backbone switches ridge: ``alpha`` (N; the fold where the
-        new ridge is born, the end of the old one, or the crossing of their amplitudes; both
-        ridges have a point there), ``w_from``/``w_to`` (rad/s), ``Am_from``/``Am_to`` (m;
-        ``Am_from`` None when the jump could not be located and the old ridge's last point lies
-        below ``alpha``; ``w_from`` is then that point's), ``ridge_from``/``ridge_to``
-    checks : list of dict, one per global check force: ``alpha`` (N), ``method``
-        (``'linear'``: every contact stays stuck over the window, the stuck-linear peaks are
-        exact; ``'sweep'``: forced response continued over the window), ``peaks`` (``w``,
-        ``Am``: the sampled peak, solved on the optimality system where it seeded a ridge;
-        ``ridge``: the ridge it lies on, or None when it could not be traced),
-        ``missed`` (frequency intervals (rad/s) the sweep could not cover)
-
     The records are plain JSON values (lists, not tuples), as a saved file gives them back.
     ``stop_reason == 'interrupted'`` (``status``): a KeyboardInterrupt stopped the trace; the
     backbone then holds the points of the ridge from ``w_window`` computed before it.
     Saved files (``save``/``fesub.load``): dimensions ``point`` and ``coefficient``, ``alpha``
     (N) the coordinate along ``point``, ``w`` in rad/s, the records as attributes.
+
+    Parameters
+    ----------
+    alpha : (npts,) ndarray
+        Force amplitude (N).
+    w : (npts,) ndarray
+        Peak frequency (rad/s).
+    Am : (npts,) ndarray
+        Peak RMS amplitude at the monitor DOF (m).
+    Q : (npts, N) ndarray
+        Harmonic coefficients (m).
+    lam : (npts, N) ndarray
+        Multipliers (m/N).
+    eta_alpha : (npts,) ndarray
+        ``F_ex^T lam = -dAm*/dalpha`` (m/N).
+    segments : (npts,) ndarray
+        Segment index (increments at every restart and at every jump).
+    singular_points : list of dict, optional
+        ``alpha`` (N), ``w`` (rad/s), ``reason``: restarts of the continuation and jumps of the
+        global maximum to another ridge (reason ``'global maximum jumps to another ridge (from
+        w = ... rad/s)'``).
+    events : list, optional
+        Continuation events (e.g. 'slip_onset_0' = contact 0 starts to slip).
+    newton_iters : (npts,) ndarray, optional
+        Corrector iterations of each point.
+    stop_reason : str, optional
+        Why the trace stopped (``'interrupted'``: a KeyboardInterrupt).
+    ridge : (npts,) ndarray, optional
+        Index into ``ridges`` of the ridge each point lies on.
+    ridges : list of dict, optional
+        The candidate ridges whose upper envelope is the backbone: ``origin`` (``'w_window'``:
+        traced from the stage-1 peak; ``'alpha_max'``: traced down from a peak at the largest
+        force; ``'check'``: traced both ways from a peak found by a global check),
+        ``alpha_seed``/``w_seed`` (N, rad/s) where it was seeded, ``alpha``/``w`` (N, rad/s)
+        its range, ``ends`` (why it ends below/above), ``npts`` and ``on_backbone`` (number of
+        its points kept).
+    jumps : list of dict, optional
+        Where the backbone switches ridge: ``alpha`` (N; the fold where the new ridge is born,
+        the end of the old one, or the crossing of their amplitudes; both ridges have a point
+        there), ``w_from``/``w_to`` (rad/s), ``Am_from``/``Am_to`` (m; ``Am_from`` None when
+        the jump could not be located and the old ridge's last point lies below ``alpha``;
+        ``w_from`` is then that point's), ``ridge_from``/``ridge_to``.
+    checks : list of dict, optional
+        One per global check force: ``alpha`` (N), ``method`` (``'linear'``: every contact
+        stays stuck over the window, the stuck-linear peaks are exact; ``'sweep'``: forced
+        response continued over the window), ``peaks`` (``w``, ``Am``: the sampled peak,
+        solved on the optimality system where it seeded a ridge; ``ridge``: the ridge it lies
+        on, or None when it could not be traced), ``missed`` (frequency intervals (rad/s) the
+        sweep could not cover).
+    stability : Stability or None, optional
+        Floquet multipliers and stability of every point (``backbone(..., stability=True)``).
     """
 
     alpha: np.ndarray

@@ -55,7 +55,7 @@ _XI = {SLIP_POS: 1.0, SLIP_NEG: -1.0}
 class ContactResult:
     """Fourier coefficients of one element and their derivatives (local ordering ``p``).
 
-    Attributes
+    Parameters
     ----------
     F : (m,) array
         Force coefficients (N), ``m = 4 nh`` (2D: ``[F_x; F_y]``) or ``2 nh`` (1D).
@@ -64,7 +64,8 @@ class ContactResult:
     hess : (m, m, m) array or None
         ``hess[i, a, b] = d K[i, a] / d p_b`` (N/m^2), each ``hess[i]`` symmetric.
     hess_lam : (m, m) array or None
-        ``sum_i lam_i hess[i]`` for the multiplier vector given.
+        ``sum_i lam_i hess[i]`` for the multiplier vector given (N/m^2 times the unit of
+        ``lam``).
     tau, from_state, to_state : arrays
         Transition times (rad, in [0, 2 pi]) and states (0 stick, 1 slip+, 2 slip-, 3 separation).
     state0 : int
@@ -512,6 +513,28 @@ def force_history(element, p, nh: int, nt: int = 1024):
 
     Returns ``(fx, fy, state)`` arrays (N, N, 0 stick / 1 slip / 2 separation), from the discrete
     return map marched over three periods on the harmonic displacement ``p`` (m).
+
+    Parameters
+    ----------
+    element : Jenkins or StickSlipSeparation
+        The contact element (stiffnesses ``kt``, ``kn`` in N/m, friction coefficient ``mu``
+        dimensionless, normal preload ``n0`` in N).
+    p : array_like
+        Harmonic coefficients of the local relative displacement (m): tangential ``X`` (2 nh),
+        then normal ``Y`` (2 nh) for the 2D element; cos 1, sin 1, cos 2, ... (no mean).
+    nh : int
+        Number of harmonics.
+    nt : int, optional
+        Samples per period (-); default 1024.
+
+    Returns
+    -------
+    fx : (nt,) ndarray
+        Tangential contact force (N).
+    fy : (nt,) ndarray
+        Normal contact force (N), including the preload ``n0``; ``n0`` for the 1D element.
+    state : (nt,) ndarray of int
+        0 stick, 1 slip, 2 separation.
     """
     nh = check_nh(nh)
     E = aft_matrix(nh, int(nt))

@@ -40,7 +40,10 @@ def _peak_results(w, Am, prefix=""):
 class FRF(_Curve):
     """Forced-response curve at fixed force amplitude ``alpha``.
 
-    Attributes
+    Saved files (``save``/``fesub.load``): dimensions ``point`` and ``coefficient``, ``w`` a
+    coordinate along ``point``, ``alpha`` a scalar variable.
+
+    Parameters
     ----------
     alpha : float
         Force amplitude (N).
@@ -55,9 +58,6 @@ class FRF(_Curve):
     stability : Stability or None
         Floquet multipliers and stability of every point by Hill's method, with the located
         folds and other bifurcations (``forced_response(..., stability=True)``).
-
-    Saved files (``save``/``fesub.load``): dimensions ``point`` and ``coefficient``, ``w`` a
-    coordinate along ``point``, ``alpha`` a scalar variable.
     """
 
     alpha: float
@@ -301,6 +301,37 @@ def forced_response(sys: HBSystem, alpha, w_range, *, Q0=None, ds=0.02, ds_max=0
 
     A KeyboardInterrupt during the continuation returns the curve computed so far with
     ``stop_reason = 'interrupted'``.
+
+    Parameters
+    ----------
+    sys : HBSystem
+        Structure, contacts and load pattern.
+    alpha : float
+        Force amplitude (N), > 0.
+    w_range : (float, float)
+        Start and end frequency (rad/s), both > 0; the curve is continued from the first to
+        the second (downwards when the second is smaller).
+    Q0 : (N,) array, optional
+        Warm start of the first point (m), see :func:`solve_at`.
+    ds, ds_max : float, optional
+        Initial and largest arclength step (dimensionless: in the unknowns scaled by
+        ``qscale`` and ``w_start``); defaults 0.02 and 0.1.
+    max_steps : int, optional
+        Continuation steps allowed; default 2000.
+    progress : bool, optional
+        tqdm progress bar.
+    qscale : float, optional
+        Scale of the harmonic coefficients (m); default the largest stuck-linear amplitude in
+        the range.
+    tol : float, optional
+        Corrector tolerance on ``max |R| / alpha`` (N/N, dimensionless); default 1e-10.
+    stability : bool, optional
+        Also compute the stability of every point by Hill's method.
+
+    Returns
+    -------
+    FRF
+        Frequencies (rad/s), harmonic coefficients (m), RMS amplitudes at the monitor DOF (m).
     """
     alpha = check_positive("alpha (force amplitude, N)", alpha)
     tol = check_positive("tol", tol)
@@ -413,6 +444,28 @@ def solve_condensed(sys: HBSystem, w, alpha, *, u0=None, rtol=RTOL, max_iter=60)
     ``max(|u| + alpha |P Z_f| + |P Z_P| |F_c|)``, m), and a homotopy in ``alpha``
     (x1e-3 -> 1, 30 log steps) when Newton from the linear guess (``u0``, m) fails within
     ``max_iter`` iterations. ``w`` in rad/s, ``alpha`` in N. Returns ``Q`` (m).
+
+    Parameters
+    ----------
+    sys : HBSystem
+        Structure with friction elements (Jenkins, stick-slip-separation) only, without the
+        constant term or a static preload.
+    w : float
+        Excitation frequency (rad/s), > 0.
+    alpha : float
+        Force amplitude (N), > 0.
+    u0 : array, optional
+        Start of Newton on the contact coordinates ``u = P Q`` (m); default the linear guess
+        ``alpha P Z_f``.
+    rtol : float, optional
+        Relative tolerance (dimensionless), relative to the rounding scale above (m).
+    max_iter : int, optional
+        Newton iterations per solve; default 60.
+
+    Returns
+    -------
+    (N,) ndarray
+        Harmonic coefficients of all DOFs (m).
     """
     w = check_positive("w (rad/s)", w)
     alpha = check_positive("alpha (force amplitude, N)", alpha)
@@ -473,6 +526,24 @@ def forced_response_point(model_name: str, params: dict, force: float, omega: fl
     ``harmonic_amplitudes`` (m, k = 1..nh), ``energy_dissipated`` (J per cycle),
     ``stuck_margin`` (per contact, > 0 = slipping), ``Q`` (list, m) and ``message`` on failure
     (then NaN values).
+
+    Parameters
+    ----------
+    model_name : str
+        Name of a harmonic-balance model of :data:`fesub.models.MODELS`.
+    params : dict
+        Overrides of the builder's parameters (in the units that builder documents).
+    force : float
+        Force amplitude (N), > 0.
+    omega : float
+        Excitation frequency (rad/s), > 0.
+
+    Returns
+    -------
+    dict
+        The inputs (``model``, ``params``, ``force`` in N, ``omega`` in rad/s, ``nh``) and
+        ``converged``, ``message``, ``Am`` (m), ``harmonic_amplitudes`` (m),
+        ``energy_dissipated`` (J per cycle), ``stuck_margin`` (N), ``Q`` (m).
     """
     from .fourier import harmonic_amplitudes
 

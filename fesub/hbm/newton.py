@@ -54,9 +54,10 @@ _MIN_STEP = 2.0 ** -12
 class NewtonStatus:
     """How a Newton solve ended.
 
-    Attributes
+    Parameters
     ----------
     converged : bool
+        True when a convergence criterion was met.
     criterion : str
         ``'residual'`` or ``'step'`` when converged (see :mod:`fesub.hbm.newton`); else why it
         stopped: ``'max_iter'``, ``'line_search'`` (no damped step down to ``2^-12`` passes the

@@ -23,7 +23,22 @@ __all__ = ["linear_modes", "PhaseResonance", "phase_resonance", "DNNM", "dnnm"]
 
 
 def linear_modes(M, K):
-    """Undamped modes: (w (rad/s), mass-normalised shapes (n, nmodes))."""
+    """Undamped modes: (w (rad/s), mass-normalised shapes (n, nmodes)).
+
+    Parameters
+    ----------
+    M : (n, n) array
+        Mass matrix (kg), symmetric positive definite.
+    K : (n, n) array
+        Stiffness matrix (N/m), symmetric.
+
+    Returns
+    -------
+    w : (n,) ndarray
+        Natural angular frequencies (rad/s), increasing (negative eigenvalues clipped to 0).
+    V : (n, n) ndarray
+        Mode shapes normalised to ``V^T M V = I`` (1/sqrt(kg)).
+    """
     from scipy.linalg import eigh
 
     ev, V = eigh(K, M)
@@ -34,13 +49,21 @@ def linear_modes(M, K):
 class PhaseResonance(_Curve):
     """Phase-resonance backbone: points where the driven DOF lags the force by 90 deg.
 
-    Attributes
-    ----------
-    alpha : (npts,) force amplitude (N); w : (npts,) frequency (rad/s); Am : (npts,) RMS
-    amplitude at the monitor DOF (m); Q : (npts, N) harmonic coefficients (m);
-    stop_reason : str (``'interrupted'``: stopped by a KeyboardInterrupt, ``status``).
-
     Saved files: dimensions ``point`` and ``coefficient``, ``alpha`` (N) the coordinate.
+
+    Parameters
+    ----------
+    alpha : (npts,) ndarray
+        Force amplitude (N).
+    w : (npts,) ndarray
+        Frequency (rad/s).
+    Am : (npts,) ndarray
+        RMS amplitude at the monitor DOF (m).
+    Q : (npts, N) ndarray
+        Harmonic coefficients (m).
+    stop_reason : str
+        Why the continuation stopped (``'interrupted'``: stopped by a KeyboardInterrupt,
+        ``status``).
     """
 
     alpha: np.ndarray
@@ -84,6 +107,30 @@ def phase_resonance(sys: HBSystem, alpha_range, w_guess, *, force_dof=None, ds=0
     whose cosine fundamental must vanish. ``w_guess`` (rad/s) is near the stuck resonance.
     A KeyboardInterrupt during the continuation returns the points computed so far with
     ``stop_reason = 'interrupted'``.
+
+    Parameters
+    ----------
+    sys : HBSystem
+        Structure, contacts and load pattern.
+    alpha_range : (float, float)
+        Force amplitudes (N), 0 < first < second; continued in ``log alpha``.
+    w_guess : float
+        Frequency near the stuck resonance (rad/s), > 0.
+    force_dof : int, optional
+        Index of the DOF whose cosine fundamental must vanish; default the DOF with the largest
+        entry of the load pattern.
+    ds, ds_max : float, optional
+        Initial and largest arclength step (dimensionless: scaled unknowns and ``log alpha``);
+        defaults 0.05 and 0.3.
+    max_steps : int, optional
+        Continuation steps allowed; default 600.
+    progress : bool, optional
+        tqdm progress bar.
+
+    Returns
+    -------
+    PhaseResonance
+        Forces (N), frequencies (rad/s), amplitudes (m) and harmonic coefficients (m).
     """
     a0, a1 = _increasing_range("alpha_range", alpha_range, " (N)")
     w_guess = check_positive("w_guess (rad/s)", w_guess)
@@ -139,14 +186,27 @@ def phase_resonance(sys: HBSystem, alpha_range, w_guess, *, force_dof=None, ds=0
 class DNNM(_Curve):
     """Damped nonlinear normal mode with the extended energy balance (spec 3.1).
 
-    Attributes
-    ----------
-    a : modal amplitude (sqrt(kg) m); w0 : (rad/s); xi : extra damping (1/s, < 0 = injection);
-    zeta : ``-xi / (2 w0)``; Q : ``a psi`` (m); Am : RMS amplitude at the monitor (m);
-    F_eq : force amplitude (N) whose work balances the dissipation (single point, in phase);
-    stop_reason : str (``'interrupted'``: stopped by a KeyboardInterrupt, ``status``).
-
     Saved files: dimensions ``point`` and ``coefficient``, ``a`` the coordinate along ``point``.
+
+    Parameters
+    ----------
+    a : (npts,) ndarray
+        Modal amplitude (sqrt(kg) m).
+    w0 : (npts,) ndarray
+        Natural frequency (rad/s).
+    xi : (npts,) ndarray
+        Extra damping ``C -> C + xi M`` (1/s, < 0 = injection).
+    zeta : (npts,) ndarray
+        Damping ratio ``-xi / (2 w0)`` (dimensionless).
+    Q : (npts, N) ndarray
+        Harmonic coefficients ``a psi`` (m).
+    Am : (npts,) ndarray
+        RMS amplitude at the monitor DOF (m).
+    F_eq : (npts,) ndarray
+        Force amplitude (N) whose work balances the dissipation (single point, in phase).
+    stop_reason : str
+        Why the continuation stopped (``'interrupted'``: stopped by a KeyboardInterrupt,
+        ``status``).
     """
 
     a: np.ndarray
@@ -202,6 +262,34 @@ def dnnm(sys: HBSystem, a_range, mode: int = 0, *, force_dof=None, harmonics="al
     or the fundamental only; ``F_eq = E_d / (pi |Q^1_k|)``.
     A KeyboardInterrupt during the continuation returns the points computed so far with
     ``stop_reason = 'interrupted'``.
+
+    Parameters
+    ----------
+    sys : HBSystem
+        Structure and contacts.
+    a_range : (float, float)
+        Modal amplitudes (sqrt(kg) m, mass-normalised mode), 0 < first < second; continued in
+        ``log a``.
+    mode : int, optional
+        Index of the stuck-linear mode followed (0 = lowest); default 0.
+    force_dof : int, optional
+        DOF of the phase condition and of ``F_eq``; default the DOF with the largest entry of
+        the load pattern.
+    harmonics : {'all', 'fundamental'}, optional
+        Harmonics counted in the dissipated energy.
+    ds, ds_max : float, optional
+        Initial and largest arclength step (dimensionless: scaled unknowns and ``log a``);
+        defaults 0.05 and 0.3.
+    max_steps : int, optional
+        Continuation steps allowed; default 600.
+    progress : bool, optional
+        tqdm progress bar.
+
+    Returns
+    -------
+    DNNM
+        Natural frequency (rad/s), extra damping (1/s), damping ratio (-), harmonic
+        coefficients (m), amplitude (m) and equivalent force (N) along the mode.
     """
     if harmonics not in ("all", "fundamental"):
         raise ParameterError(f"harmonics must be 'all' or 'fundamental', got {harmonics!r}")

@@ -168,7 +168,7 @@ def hill_matrices(sys, Q, w):
 class Floquet:
     """Floquet exponents and multipliers of one periodic solution.
 
-    Attributes
+    Parameters
     ----------
     w : float
         Fundamental frequency (rad/s); period ``T = 2 pi / w`` (s).
@@ -331,7 +331,7 @@ def _kind(rho, rtol=1e-6):
 class Stability(Result):
     """Floquet multipliers along a curve of periodic solutions (forced response or backbone).
 
-    Attributes
+    Parameters
     ----------
     w : (npts,) array
         Frequency of each point (rad/s).
@@ -344,6 +344,7 @@ class Stability(Result):
     multipliers : (npts, 2 n) complex array
         Floquet multipliers ``exp(lambda 2 pi / w)`` (-).
     stable : (npts,) bool array
+        Every ``|multiplier| < 1 + tol`` at that point.
     bifurcations : list of dict
         Where the stability changes: ``kind`` (``'fold'``, ``'period_doubling'``,
         ``'neimark_sacker'``), ``change`` (``'loss'`` or ``'gain'`` along the curve),
@@ -553,7 +554,26 @@ def frf_stability(sys, frf, *, sort: str = "vector", locate: bool = True,
 def backbone_stability(sys, bb, *, sort: str = "vector", progress: bool = False) -> Stability:
     """Stability of every point of a backbone (:class:`~fesub.hbm.backbone.Backbone`): each
     point is the forced response at its force ``alpha`` (N) and frequency ``w`` (rad/s).
-    Changes of stability are interpolated between the points (see :func:`frf_stability`)."""
+    Changes of stability are interpolated between the points (see :func:`frf_stability`).
+
+    Parameters
+    ----------
+    sys : HBSystem
+        The system the backbone was computed on.
+    bb : Backbone
+        The backbone: forces ``alpha`` (N), frequencies ``w`` (rad/s), harmonic coefficients
+        ``Q`` (m), amplitudes ``Am`` (m).
+    sort : {'vector', 'imag'}
+        Selection of the physical Floquet exponents (see :func:`floquet`).
+    progress : bool
+        tqdm progress bar over the points.
+
+    Returns
+    -------
+    Stability
+        Floquet exponents (1/s) and multipliers (-) of every point, stability flags and the
+        interpolated changes of stability (w in rad/s, alpha in N, Am in m).
+    """
     _check_sort(sort)
     st = _along(sys, bb.Q, bb.w, bb.alpha, sort, progress, "Hill stability")
     st.bifurcations = _interpolated(st)

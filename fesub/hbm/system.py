@@ -49,7 +49,7 @@ def _grid_basis(nh, ngrid):
 class ContactElement:
     """A contact law placed in the structure (an entry of ``HBSystem(..., contacts)``).
 
-    Attributes
+    Parameters
     ----------
     element : Jenkins, StickSlipSeparation or a law of :mod:`fesub.hbm.laws`
         The contact law (:mod:`fesub.hbm.contact`, :mod:`fesub.hbm.laws`).

@@ -29,11 +29,20 @@ __all__ = ["TimeResult", "newmark", "fundamental", "initial_from_hb"]
 class TimeResult:
     """Samples of the last ``record_periods`` periods.
 
-    Attributes
+    Parameters
     ----------
-    t : (nrec,) time (s); q : (nrec, n) displacements (m); fc : (nrec, ncomp_total) contact
-    forces (N, normal ones including N0); state : (nrec, ncontacts) 0 stick, 1 slip+, 2 slip-,
-    3 separation; steps_per_period : int; w : (rad/s).
+    t : (nrec,) ndarray
+        Time (s).
+    q : (nrec, n) ndarray
+        Displacements (m).
+    fc : (nrec, ncomp_total) ndarray
+        Contact forces (N), normal ones including the preload N0.
+    state : (nrec, ncontacts) ndarray of int
+        0 stick, 1 slip+, 2 slip-, 3 separation.
+    steps_per_period : int
+        Time steps per excitation period.
+    w : float
+        Excitation frequency (rad/s).
     """
 
     t: np.ndarray
@@ -74,7 +83,38 @@ def _state_of(el, fprev, uprev, u):
 
 
 def newmark(sys, alpha, w, **kwargs) -> "TimeResult":
-    """Integrate the structure with its contacts in time (see :func:`_newmark`)."""
+    """Integrate the structure with its contacts in time.
+
+    Newmark average acceleration, ``periods`` excitation periods of ``alpha f_ex cos(w t)``,
+    with an exact return mapping of the contact elements.
+
+    Parameters
+    ----------
+    sys : HBSystem
+        Structure, contacts and load pattern (its harmonic content is not used).
+    alpha : float
+        Force amplitude (N).
+    w : float
+        Excitation frequency (rad/s), > 0.
+    periods : int, optional
+        Excitation periods integrated (>= 1); default 100.
+    steps_per_period : int, optional
+        Time steps per period (>= 8); default 512 (time step ``2 pi / (w steps_per_period)``, s).
+    q0, v0 : (n,) arrays, optional
+        Initial displacement (m) and velocity (m/s); default rest.
+    contact_init : list of float, optional
+        Initial tangential force of each contact (N); default 0.
+    record_periods : int, optional
+        Number of final periods returned; default 1.
+    progress : bool, optional
+        tqdm progress bar over the steps.
+
+    Returns
+    -------
+    TimeResult
+        Time (s), displacements (m), contact forces (N) and states of the last
+        ``record_periods`` periods.
+    """
     with single_thread_blas():
         return _newmark(sys, alpha, w, **kwargs)
 
@@ -247,7 +287,22 @@ class _ReturnMap:
 
 
 def fundamental(res: TimeResult, dof: int, harmonic: int = 1):
-    """Amplitude (m) of harmonic ``harmonic`` of ``q[:, dof]`` over the last recorded period."""
+    """Amplitude (m) of harmonic ``harmonic`` of ``q[:, dof]`` over the last recorded period.
+
+    Parameters
+    ----------
+    res : TimeResult
+        A time integration (displacements in m, frequency ``w`` in rad/s).
+    dof : int
+        Index of the DOF.
+    harmonic : int, optional
+        Harmonic order (1 = fundamental, at ``w``); default 1.
+
+    Returns
+    -------
+    float
+        Amplitude of that harmonic (m).
+    """
     spp = res.steps_per_period
     x = res.q[-spp:, dof]
     th = harmonic * res.w * res.t[-spp:]
@@ -257,7 +312,26 @@ def fundamental(res: TimeResult, dof: int, harmonic: int = 1):
 
 
 def initial_from_hb(sys: HBSystem, Q, w):
-    """(q0, v0, contact_init) at t = 0 from a harmonic-balance solution (m, m/s, N)."""
+    """(q0, v0, contact_init) at t = 0 from a harmonic-balance solution (m, m/s, N).
+
+    Parameters
+    ----------
+    sys : HBSystem
+        The system the solution was computed on.
+    Q : (N,) array
+        Harmonic coefficients (m), blocks of the n DOFs: cos 1, sin 1, cos 2, ...
+    w : float
+        Excitation frequency (rad/s).
+
+    Returns
+    -------
+    q0 : (n,) ndarray
+        Displacement at t = 0 (m).
+    v0 : (n,) ndarray
+        Velocity at t = 0 (m/s).
+    contact_init : list of float
+        Tangential force of each contact at t = 0 (N).
+    """
     from .contact import force_history
 
     n, nh = sys.n, sys.nh
