@@ -180,7 +180,7 @@ def period_history(model: ChainModel, contact, load: int, sim: SimResult, tau) -
     load : int
         Index of the loaded mass (-); ignored for a moving base, which loads mass 0.
     sim : SimResult
-        A converged :func:`simulate_chain` run of this chain, contact and load.
+        A :func:`simulate_chain` run of this chain, contact and load, with its segment log.
     tau : array_like (nt,)
         Non-dimensional times ``omega t`` (rad), in [0, 2 pi].
 
