@@ -83,6 +83,17 @@ def _has_parameters(obj) -> bool:
                for p in sig.parameters.values())
 
 
+#: parameter types that carry no physical quantity (a name, a path, a stream, a flag, an object)
+_NO_QUANTITY = re.compile(r"^(?:(?:str|bool|object|file-like|os\.PathLike|path|[A-Z]\w*)(?:,? or |, optional|$))+")
+
+
+def _only_non_quantities(section: str) -> bool:
+    """Whether every parameter of a Parameters section has a type that carries no unit (strings,
+    paths, streams, flags, objects of a class): such a section has no unit to name."""
+    types = [ln.partition(" : ")[2] for ln in section.splitlines() if re.match(r"^\w[\w, ]* : ", ln)]
+    return bool(types) and all(_NO_QUANTITY.match(ty) for ty in types)
+
+
 def docstring_problems() -> list[str]:
     """Public functions and classes (every package's ``__all__``) that take parameters but whose
     docstring has no numpydoc Parameters section, or one that names no unit."""
@@ -97,16 +108,22 @@ def docstring_problems() -> list[str]:
             m = re.search(r"^Parameters\n-{4,}\n(.*?)(?:^\S[^\n]*\n-{4,}\n|\Z)", doc, re.S | re.M)
             if m is None:
                 out.append(f"{package}.{name}: no Parameters section")
-            elif not _UNIT.search(m.group(1)):
+            elif not _UNIT.search(m.group(1)) and not _only_non_quantities(m.group(1)):
                 out.append(f"{package}.{name}: Parameters name no unit")
     return out
 
 
-# counted when this test was written: 174 of the 243 public functions and classes that take
-# parameters (many are result dataclasses whose docstrings describe their fields in prose, and
-# small closed-form helpers documented in one line). Lower it as docstrings are completed, never
-# raise it: a new public function or class documents its parameters, with units.
-KNOWN_DOCSTRING_PROBLEMS = 174
+# every public function and class that takes parameters documents them with their units (or takes
+# only names, paths, streams, flags or objects, which have none): a new one must too
+KNOWN_DOCSTRING_PROBLEMS = 0
+
+
+def test_the_no_unit_rule_exempts_only_non_quantities():
+    assert _only_non_quantities("path : str or os.PathLike\n    Where.\nwarn : bool, optional\n    Say.")
+    assert _only_non_quantities("sys : HBSystem\n    The system.")
+    for quantity in ("h : float\n    Step.", "n : int\n    Count.", "x : ndarray\n    Values.",
+                     "path : str\n    Where.\nmu : float\n    Friction."):
+        assert not _only_non_quantities(quantity), quantity
 
 
 def test_public_docstrings_document_parameters_with_units():
