@@ -208,14 +208,17 @@ class NodeRows:
                     self.R[i, c] = Tb[fpos[k]]
                 elif k in ppos:
                     self.P[i, c, ppos[k]] = 1.0
+        # the same rows as one (2k, n) matrix each: one matrix-vector product per call
+        self._R2 = self.R.reshape(2 * nodes.size, -1)
+        self._P2 = self.P.reshape(2 * nodes.size, -1)
 
     def free(self, eta) -> np.ndarray:
         """(k, 2) displacement (m) from the modal coordinates."""
-        return self.R @ eta[self.cols]
+        return (self._R2 @ eta[self.cols]).reshape(-1, 2)
 
     def driven(self, up) -> np.ndarray:
         """(k, 2) displacement (m) from the prescribed coordinates ``up``."""
-        return self.P @ up
+        return (self._P2 @ up).reshape(-1, 2)
 
 
 class MultibodyModel:

@@ -91,9 +91,11 @@ class _Contact:
     def relative(u_new, u_old, ab, alpha):
         """(..., k, 2) relative displacement of each slave against its master point between two
         states (slave, master) of displacements (..., k, 2), (..., k_master, 2)."""
-        dm = u_new[1] - u_old[1]
         a = alpha[:, None]
-        return (u_new[0] - u_old[0]) - ((1 - a) * dm[..., ab[:, 0], :] + a * dm[..., ab[:, 1], :])
+        new, old = u_new[1], u_old[1]
+        dA = new[..., ab[:, 0], :] - old[..., ab[:, 0], :]  # only the master nodes under the slaves
+        dB = new[..., ab[:, 1], :] - old[..., ab[:, 1], :]
+        return (u_new[0] - u_old[0]) - ((1 - a) * dA + a * dB)
 
     def advance(self, eta_next, up_next, geo, lam, acc):
         """Close the step of this interface: the gaps after it (m), the slips of the step (m),
@@ -106,10 +108,9 @@ class _Contact:
         gap[~on] = np.nan
         # relative motion over the step (the slip), over the two half steps n-1 -> n+1 (the
         # power of the step's forces) and of the prescribed motions over them (the drive's work)
-        rel = self.relative((np.stack([u_new[0], u_new[0], d_new[0]]), np.stack([u_new[1], u_new[1], d_new[1]])),
-                            (np.stack([self.us[0], self.us_prev[0], self.ds_prev[0]]),
-                             np.stack([self.us[1], self.us_prev[1], self.ds_prev[1]])), ab, alpha)
-        rt, rn = (rel * tv).sum(2), (rel * nv).sum(2)
+        rel = [self.relative(a, b, ab, alpha) for a, b in ((u_new, self.us), (u_new, self.us_prev),
+                                                              (d_new, self.ds_prev))]
+        rt, rn = [(r * tv).sum(1) for r in rel], [(r * nv).sum(1) for r in rel]
         ln, lt = lam[:, 0], lam[:, 1]
         acc["friction_dissipation"] -= 0.5 * float(lt @ rt[1])
         acc["impact_loss"] -= 0.5 * float(ln @ rn[1])
@@ -123,13 +124,18 @@ class _Contact:
     def rows(self, idx, ab, alpha, nv, tv, n_modes):
         """(2k, n_modes) rows J of the nodes ``idx``: normal then tangential per node."""
         c = self.c
-        S, Mr = c["slave"].R, c["master"].R
+        every = idx.size == self.mu.size  # all nodes on the master: no gather of the slave rows
+        S, Mr = c["slave"].R if every else c["slave"].R[idx], c["master"].R
         J = np.zeros((2 * idx.size, n_modes))
-        a = alpha[idx][:, None, None]
-        Mi = (1 - a) * Mr[ab[idx, 0]] + a * Mr[ab[idx, 1]]  # (k, 2, n_master) master point
+        scols, mcols = c["slave"].cols, c["master"].cols
+        if Mr.shape[2]:
+            a = alpha[idx][:, None, None]
+            Mi = (1 - a) * Mr[ab[idx, 0]] + a * Mr[ab[idx, 1]]  # (k, 2, n_master) master point
         for r, d in ((0, nv), (1, tv)):
-            J[r::2, c["slave"].cols] += np.einsum("kc,kcj->kj", d[idx], S[idx])
-            J[r::2, c["master"].cols] -= np.einsum("kc,kcj->kj", d[idx], Mi)
+            d = d if every else d[idx]
+            J[r::2, scols] += np.einsum("kc,kcj->kj", d, S)
+            if Mr.shape[2]:
+                J[r::2, mcols] -= np.einsum("kc,kcj->kj", d, Mi)
         return J
 
 
@@ -157,22 +163,32 @@ def _contact_step(kernel, contacts, eta_star, up_next, nm, h, tol, max_iter):
         idx = np.flatnonzero(on)
         rel = ct.relative(u_star, ct.us, ab, alpha)
         Js.append(ct.rows(idx, ab, alpha, nv, tv, nm))
-        bs.append(np.column_stack([gap[idx], (rel[idx] * tv[idx]).sum(1)]).ravel())
+        bc = np.empty(2 * idx.size)
+        bc[0::2], bc[1::2] = gap[idx], (rel[idx] * tv[idx]).sum(1)
+        bs.append(bc)
         mus.append(ct.mu[idx])
         lam0.append(ct.lam[idx].ravel())
         act.append((gap[idx] <= 0) | (ct.lam[idx, 0] > 0))
         geo.append((on, ab, alpha, nv, tv))
         sizes.append(idx)
-    J, b, mu = np.vstack(Js), np.concatenate(bs), np.concatenate(mus)
-    lam_all, active = np.concatenate(lam0), np.concatenate(act)
+    if len(contacts) == 1:
+        J, b, mu, lam_all, active = Js[0], bs[0], mus[0], lam0[0], act[0]
+    else:
+        J, b, mu = np.vstack(Js), np.concatenate(bs), np.concatenate(mus)
+        lam_all, active = np.concatenate(lam0), np.concatenate(act)
     z, stat, out = np.zeros(nm), np.zeros(3), np.zeros(4)
     w = np.full(nm, h * h)
     for passes in range(1, _PASSES + 1):
+        z[:] = 0.0
+        stat[:] = (0.0, 0.0, 1.0)
+        if active.all():  # the whole problem: solved in place, no gather and scatter
+            if active.size:
+                kernel.solve(J, w, b, mu, lam_all, z, tol, max_iter, stat)
+            out[:3] = (out[0] + stat[0], stat[1], stat[2])
+            break
         a = np.flatnonzero(active)
         rows = (2 * a[:, None] + np.arange(2)).ravel()
         lam = lam_all[rows]
-        z[:] = 0.0
-        stat[:] = (0.0, 0.0, 1.0)
         if a.size:
             kernel.solve(np.ascontiguousarray(J[rows]), w, b[rows], mu[a], lam, z, tol, max_iter, stat)
         lam_all[:] = 0.0
