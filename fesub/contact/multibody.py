@@ -91,6 +91,9 @@ class Body:
                     raise ParameterError(f"prescribed velocity of coordinate {k} must be finite (m/s)")
             self.prescribed[int(k)] = v
         self.p_idx = np.array(sorted(self.prescribed), dtype=np.int64)
+        # constant velocities of the prescribed coordinates (None when one motion is a callable)
+        self._v = None if any(callable(v) for v in self.prescribed.values()) else \
+            np.array([self.prescribed[k] for k in self.p_idx], dtype=float)
         self.f_idx = np.setdiff1d(np.arange(n), self.p_idx)
         if loads is not None and not callable(loads):
             loads = np.array(loads, dtype=float)
@@ -109,6 +112,10 @@ class Body:
 
     def motion(self, t: float):
         """(u, v, a) of the prescribed coordinates at time ``t`` (s), in the order of ``p_idx``."""
+        if self._v is not None:
+            out = np.zeros((3, self._v.size))
+            out[0], out[1] = self._v * t, self._v
+            return out
         out = np.zeros((3, self.p_idx.size))
         for j, k in enumerate(self.p_idx):
             v = self.prescribed[k]

@@ -110,7 +110,7 @@ class _Contact:
         # power of the step's forces) and of the prescribed motions over them (the drive's work)
         rel = [self.relative(a, b, ab, alpha) for a, b in ((u_new, self.us), (u_new, self.us_prev),
                                                               (d_new, self.ds_prev))]
-        rt, rn = [(r * tv).sum(1) for r in rel], [(r * nv).sum(1) for r in rel]
+        rt, rn = [(r * tv).sum(1) for r in rel], [None] + [(r * nv).sum(1) for r in rel[1:]]
         ln, lt = lam[:, 0], lam[:, 1]
         acc["friction_dissipation"] -= 0.5 * float(lt @ rt[1])
         acc["impact_loss"] -= 0.5 * float(ln @ rn[1])
@@ -256,13 +256,9 @@ def _stop(done):
 
 def _states(lam, mu, slip, closed):
     """State codes from the forces (N) and the slip of the step (m)."""
-    st = np.zeros(lam.shape[0], np.int64)
     at_limit = np.abs(lam[:, 1]) >= mu * lam[:, 0] * (1 - 1e-12)
-    direction = np.where(slip != 0, np.sign(slip), -np.sign(lam[:, 1]))
-    st[closed & ~at_limit] = _STICK
-    st[closed & at_limit & (direction >= 0)] = _SLIP_P
-    st[closed & at_limit & (direction < 0)] = _SLIP_M
-    return st
+    forward = np.where(slip != 0, slip, -lam[:, 1]) >= 0  # the slip's sign, else against the force
+    return np.where(closed, np.where(at_limit, np.where(forward, _SLIP_P, _SLIP_M), _STICK), _OPEN).astype(np.int64)
 
 
 def _check(model, duration, h, fs_out, on_stick, tol, max_iter):
