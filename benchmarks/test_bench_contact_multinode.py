@@ -1,6 +1,7 @@
 """Multibody contact stepper: cost per step against the two-body sliding core on the same
-problem (one slave node of the beam-on-beam benchmark), and its growth with the number of
-contact nodes (an FE block pressed on the ground with 11 and 41 bottom nodes)."""
+problem (one slave node of the beam-on-beam benchmark), its growth with the number of contact
+nodes (an FE block pressed on the ground with 11 and 41 bottom nodes), and its growth with the
+number of ACTIVE nodes alone (1, 10, 50, 200 closed nodes of a bed whose 400 modes stay fixed)."""
 
 from __future__ import annotations
 
@@ -118,10 +119,12 @@ def test_cost_per_step_with_the_active_nodes(benchmark, ratio_to, goal):
     res = benchmark.pedantic(_pressed_run, args=(models[BED_NODES],), rounds=3)
     for k in counts:
         r = res if k == BED_NODES else _pressed_run(models[k])
-        # every node closed (stick) at every step, carrying its 1 N load: the static state is kept
-        # to the kernel's tolerance (gap 1e-12 x the region over h^2 K: far below 1e-9 N)
+        # every node closed (stick) at every step, carrying its 1 N load: the kernel stops when a
+        # row update moves a gap by less than tol = 4e-13 m, i.e. a force by tol / (h^2 W_ii) =
+        # 1e-7 N here (h = 1.6e-4 s, W_ii = 161 /kg); 1e-6 N leaves room for the coupled rows
+        # (measured 1.5e-8 N at 200 nodes) and still fails at any node that lets go
         assert np.all(r.nodes["state"] == 1), k
-        np.testing.assert_allclose(r.nodes["lambda_n"], 1.0, atol=1e-9)
+        np.testing.assert_allclose(r.nodes["lambda_n"], 1.0, rtol=0, atol=1e-6)
     ratios = {k: ratio_to(f"{k}_nodes", _pressed_run, models[k]) for k in counts[:-1]}
     if None in ratios.values():
         return
