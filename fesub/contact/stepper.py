@@ -89,13 +89,12 @@ class _Contact:
 
     @staticmethod
     def relative(u_new, u_old, ab, alpha):
-        """(..., k, 2) relative displacement of each slave against its master point between two
-        states (slave, master) of displacements (..., k, 2), (..., k_master, 2)."""
+        """(k, 2) relative displacement of each slave against its master point between two
+        states (slave, master) of displacements (k, 2), (k_master, 2)."""
+        i0, i1 = ab[:, 0], ab[:, 1]
         a = alpha[:, None]
-        new, old = u_new[1], u_old[1]
-        dA = new[..., ab[:, 0], :] - old[..., ab[:, 0], :]  # only the master nodes under the slaves
-        dB = new[..., ab[:, 1], :] - old[..., ab[:, 1], :]
-        return (u_new[0] - u_old[0]) - ((1 - a) * dA + a * dB)
+        mn, mo = u_new[1], u_old[1]  # only the master nodes under the slaves are differenced
+        return (u_new[0] - u_old[0]) - ((1 - a) * (mn[i0] - mo[i0]) + a * (mn[i1] - mo[i1]))
 
     def advance(self, eta_next, up_next, geo, lam, acc):
         """Close the step of this interface: the gaps after it (m), the slips of the step (m),
