@@ -2,7 +2,7 @@
 matrices to and from other FE codes (MatrixMarket, Abaqus) in ``matrix_io``."""
 
 from .assembly import DofMap, mesh_matrices, modes, rayleigh, rayleigh_ratio, solve_static  # noqa: F401
-from .materials import BeamSection, PlaneStress  # noqa: F401
+from .materials import BeamSection, PlaneStrain, PlaneStress  # noqa: F401
 from .factor import SparseFactor, factorisations, factorize  # noqa: F401
 from .mesh import Mesh, beam_line, read, rectangle  # noqa: F401
 from .matrix_io import read_abaqus_matrix, read_matrix, write_abaqus_matrix, write_matrix  # noqa: F401

@@ -11,12 +11,18 @@ import numpy as np
 
 from ..errors import ModelError, check_positive, check_range
 
-__all__ = ["PlaneStress", "BeamSection", "plane_stress_D"]
+__all__ = ["PlaneStress", "PlaneStrain", "BeamSection", "plane_stress_D", "plane_strain_D"]
 
 
 def plane_stress_D(E: float, nu: float) -> np.ndarray:
     """Plane-stress elasticity matrix (Pa) for Voigt strains (exx, eyy, gxy)."""
     return E / (1.0 - nu * nu) * np.array([[1.0, nu, 0.0], [nu, 1.0, 0.0], [0.0, 0.0, 0.5 * (1.0 - nu)]])
+
+
+def plane_strain_D(E: float, nu: float) -> np.ndarray:
+    """Plane-strain elasticity matrix (Pa) for Voigt strains (exx, eyy, gxy), ezz = 0."""
+    c = E / ((1.0 + nu) * (1.0 - 2.0 * nu))
+    return c * np.array([[1.0 - nu, nu, 0.0], [nu, 1.0 - nu, 0.0], [0.0, 0.0, 0.5 - nu]])
 
 
 @dataclass(frozen=True)
@@ -45,6 +51,27 @@ class PlaneStress:
     @property
     def D(self) -> np.ndarray:
         return plane_stress_D(self.E, self.nu)
+
+
+@dataclass(frozen=True)
+class PlaneStrain(PlaneStress):
+    """Isotropic linear-elastic plane-strain material (ezz = 0) for a slice of ``thickness``.
+
+    Every plane element (Q4, T3, Q8, Q9, T6) accepts it in place of :class:`PlaneStress`: only
+    the elasticity matrix differs. It equals the plane-stress matrix of ``E / (1 - nu^2)`` and
+    ``nu / (1 - nu)``; the out-of-plane stress is ``szz = nu (sxx + syy)``.
+
+    Parameters
+    ----------
+    E : Young's modulus (Pa), > 0
+    nu : Poisson's ratio, in (-1, 0.5)
+    rho : density (kg/m^3), > 0
+    thickness : length of the slice along z (m), > 0; forces and masses are per this length
+    """
+
+    @property
+    def D(self) -> np.ndarray:
+        return plane_strain_D(self.E, self.nu)
 
 
 @dataclass(frozen=True)
