@@ -171,5 +171,5 @@ setup(
     cmdclass={"build_ext": OptionalBuildExt},
     packages=find_packages(include=["fesub", "fesub.*"]) + ["fesub.meshes"],
     package_dir={"fesub.meshes": "meshes"},
-    package_data={"fesub.meshes": ["*.msh", "*.md"], "fesub._core": ["*.pyx", "*.pxd"]},
+    package_data={"fesub.meshes": ["*.msh", "*.md", "*.geo"], "fesub._core": ["*.pyx", "*.pxd"]},
 )
