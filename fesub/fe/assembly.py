@@ -11,12 +11,14 @@ import scipy.sparse.linalg as spla
 
 from .._backend import kernels
 from ..errors import MeshError, ModelError, check_positive
-from . import elements
+from . import elements, quadratic
 
 __all__ = ["DofMap", "element_dofs", "assemble", "assemble_pair", "node_graph", "dof_pattern",
            "mesh_matrices", "rayleigh", "modes", "dense_modes", "factor_stiffness", "check_pair", "rayleigh_ratio", "free_dofs", "solve_static"]
 
 _COMPONENTS = {2: ("x", "y"), 3: ("x", "y", "rz")}
+_QUADRATIC = {"quad8": quadratic.q8_matrices, "quad9": quadratic.q9_matrices,
+              "triangle6": quadratic.t6_matrices}
 
 
 @dataclass(frozen=True)
@@ -170,15 +172,18 @@ def assemble_pair(conn: np.ndarray, n_nodes: int, ndpn: int, Ke: np.ndarray, Me:
 
 
 def mesh_matrices(mesh, material, *, incompatible: bool = True, lumped: bool = False):
-    """Global stiffness and mass (CSR) of a plane-stress or frame mesh.
+    """Global stiffness and mass (CSR) of a plane (stress or strain) or frame mesh.
+
+    A plane mesh may hold several area blocks (e.g. ``quad`` and ``triangle``, or ``quad8`` and
+    ``triangle6``): each block is assembled and the matrices summed.
 
     Parameters
     ----------
     mesh : fesub.fe.mesh.Mesh
         The mesh, node coordinates in m.
-    material : PlaneStress or BeamSection
-        PlaneStress for quad/triangle meshes, BeamSection for line meshes (moduli in Pa,
-        density in kg/m^3).
+    material : PlaneStress, PlaneStrain or BeamSection
+        PlaneStress or PlaneStrain for meshes of quad, triangle, quad8, quad9 and triangle6
+        cells, BeamSection for line meshes (moduli in Pa, density in kg/m^3).
     incompatible : bool
         Q4 with incompatible modes (default) or plain Q4.
     lumped : bool
@@ -191,28 +196,30 @@ def mesh_matrices(mesh, material, *, incompatible: bool = True, lumped: bool = F
     """
     from .materials import BeamSection, PlaneStress
 
-    kind = mesh.element_type
-    conn = mesh.elements()
-    xy = mesh.points[conn]
-    if kind == "line":
+    if mesh.element_type == "line":
         if not isinstance(material, BeamSection):
             raise ModelError(f"{mesh.source}: a line (frame) mesh needs a BeamSection, got {type(material).__name__}")
-        Ke, Me = elements.frame2d_matrices(xy, material.E, material.area, material.inertia,
-                                           material.rho, lumped=lumped)
-        ndpn = 3
-    else:
-        if not isinstance(material, PlaneStress):
-            raise ModelError(f"{mesh.source}: a plane mesh needs a PlaneStress material, got {type(material).__name__}")
+        conn = mesh.elements()
+        Ke, Me = elements.frame2d_matrices(mesh.points[conn], material.E, material.area,
+                                           material.inertia, material.rho, lumped=lumped)
+        return (*assemble_pair(conn, mesh.n_points, 3, Ke, Me), DofMap(mesh.n_points, 3))
+    if not isinstance(material, PlaneStress):  # PlaneStrain is one too
+        raise ModelError(f"{mesh.source}: a plane mesh needs a PlaneStress or PlaneStrain material, "
+                         f"got {type(material).__name__}")
+    K = M = None
+    for kind, conn in mesh.blocks().items():
+        xy = mesh.points[conn]
         if kind == "quad":
             Ke, Me = elements.q4_matrices(xy, material, incompatible=incompatible, lumped=lumped)
         elif kind == "triangle":
             Ke, Me = elements.t3_matrices(xy, material, lumped=lumped)
+        elif kind in _QUADRATIC:
+            Ke, Me = _QUADRATIC[kind](xy, material, lumped=lumped)
         else:  # pragma: no cover - Mesh validates its cell types
             raise MeshError(f"{mesh.source}: unsupported element type {kind!r}")
-        ndpn = 2
-    dm = DofMap(mesh.n_points, ndpn)
-    K, M = assemble_pair(conn, mesh.n_points, ndpn, Ke, Me)
-    return K, M, dm
+        Kb, Mb = assemble_pair(conn, mesh.n_points, 2, Ke, Me)
+        K, M = (Kb, Mb) if K is None else (K + Kb, M + Mb)
+    return K, M, DofMap(mesh.n_points, 2)
 
 
 def rayleigh(M, K, alpha: float, beta: float):

@@ -26,9 +26,10 @@ from ..errors import MeshError
 __all__ = ["Mesh", "read", "rectangle", "beam_line", "AREA_CELLS"]
 
 #: cell types fesub builds elements for, with their node counts
-AREA_CELLS = {"quad": 4, "triangle": 3}
+AREA_CELLS = {"quad": 4, "triangle": 3, "quad8": 8, "quad9": 9, "triangle6": 6}
 _NODESET_PREFIX = "nodeset:"
-_KNOWN = {"quad": 4, "triangle": 3, "line": 2}
+_KNOWN = {**AREA_CELLS, "line": 2}
+_CORNERS = {"quad8": 4, "quad9": 4, "triangle6": 3}  # quadratic cells list their corners first
 
 
 @dataclass
@@ -102,16 +103,26 @@ class Mesh:
 
     @property
     def element_type(self) -> str:
-        """The structural cell type: 'quad', 'triangle' or 'line' (error if mixed)."""
+        """The structural cell type: an area type of :data:`AREA_CELLS`, 'line' for a frame
+        mesh, or 'mixed' for several area types (see :meth:`blocks`)."""
         area = [c for c in self.cells if c in AREA_CELLS]
         if len(area) > 1:
-            raise MeshError(f"{self.source}: mixed area cells {area}; split the mesh by type")
+            return "mixed"
         if area:
             return area[0]
         return "line"
 
+    def blocks(self) -> dict:
+        """Structural cells by type: every area block, or the lines of a frame mesh."""
+        area = {c: v for c, v in self.cells.items() if c in AREA_CELLS}
+        return area or {"line": self.cells["line"]}
+
     def elements(self) -> np.ndarray:
-        """Connectivity of the structural cells (area cells, or lines for a frame mesh)."""
+        """Connectivity of the structural cells (area cells, or lines for a frame mesh); a mesh
+        of several area types has no single array: use :meth:`blocks`."""
+        if self.element_type == "mixed":
+            raise MeshError(f"{self.source}: mixed area cells {sorted(self.blocks())} have no single "
+                            "connectivity array; use Mesh.blocks()")
         return self.cells[self.element_type]
 
     def nodes(self, name: str) -> np.ndarray:
@@ -169,7 +180,7 @@ class Mesh:
                             f"at {self.points[first[dup[0]]].tolist()}")
         for ctype in AREA_CELLS:
             if ctype in self.cells:
-                area = signed_areas(self.points, self.cells[ctype])
+                area = signed_areas(self.points, self.cells[ctype][:, :_CORNERS.get(ctype, None)])
                 if np.any(area <= tol * size**2):
                     i = int(np.argmin(area))
                     raise MeshError(f"{self.source}: {ctype} cell {i} is inverted or degenerate "
@@ -261,7 +272,7 @@ class Mesh:
         entity holding several point elements: valid MSH 4.1 that meshio and fesub read back, but
         not how Gmsh itself stores geometry points (one node each), so Gmsh may re-classify them.
         """
-        gtype = {"vertex": 15, "line": 1, "triangle": 2, "quad": 3}
+        gtype = {"vertex": 15, "line": 1, "triangle": 2, "quad": 3, "triangle6": 9, "quad9": 10, "quad8": 16}
         struct = [(k, v) for k, v in self.cells.items() if not (k == "line" and self.element_type != "line")]
         names, blocks = [], []  # names: (dim, phys, name); blocks: (dim, entity, gmsh type, conn, phys)
         count = {0: 0, 1: 0, 2: 0}
@@ -368,7 +379,7 @@ def _from_meshio(m, source: str) -> Mesh:
     element_sets: dict = {}
     blocks = list(m.cells)
     for b in blocks:
-        if b.type not in _KNOWN and b.type != "vertex":
+        if b.type not in _KNOWN and b.type not in ("vertex", "line3"):
             raise MeshError(f"{source}: unknown cell type {b.type!r}; fesub knows "
                             f"{sorted(_KNOWN)} (and vertex for node sets)")
     has_area = any(b.type in AREA_CELLS for b in blocks)
@@ -389,6 +400,7 @@ def _from_meshio(m, source: str) -> Mesh:
         return start
 
     edgeset_keys = [k for k in m.cell_data if k.startswith("edgeset:")]
+    mids: list = []
     elemset_keys = [k for k in m.cell_data if k.startswith("elementset:")]
     for b_i, b in enumerate(blocks):
         conn = np.asarray(b.data, dtype=np.int64)
@@ -401,8 +413,14 @@ def _from_meshio(m, source: str) -> Mesh:
                         nm = nm[len(_NODESET_PREFIX):]
                     node_sets[nm] = np.union1d(node_sets.get(nm, []), conn[tags == t].ravel())
             continue
-        if b.type == "line" and has_area:
-            # boundary lines of a plane mesh: edge sets
+        if b.type == "line3" and not has_area:
+            raise MeshError(f"{source}: line3 cells only as edge sets of a plane mesh")
+        if b.type in ("line", "line3") and has_area:
+            # boundary lines of a plane mesh: edge sets (corner pairs; the mid-nodes of a line3
+            # set join the node set of that name, so that a support on the edge holds them)
+            if b.type == "line3":
+                mids.append(conn)
+                conn = conn[:, :2]
             if phys is not None:
                 tags = np.asarray(phys[b_i])
                 for t in np.unique(tags):
@@ -436,6 +454,12 @@ def _from_meshio(m, source: str) -> Mesh:
             node_sets[k.split(":", 1)[1]] = np.flatnonzero(np.asarray(v).ravel() != 0)
     for k, v in (getattr(m, "point_sets", None) or {}).items():
         node_sets.setdefault(k, np.asarray(v, dtype=np.int64))
+    if mids:
+        mid_of = {tuple(sorted(e[:2])): e[2] for e in np.vstack(mids).tolist()}
+        for nm, edges in edge_sets.items():
+            extra = [mid_of[key] for key in map(tuple, np.sort(edges, axis=1).tolist()) if key in mid_of]
+            if extra:
+                node_sets[nm] = np.union1d(node_sets.get(nm, np.unique(edges)), extra)
     return Mesh(pts, cells, node_sets, edge_sets, element_sets, source)
 
 
