@@ -6,11 +6,21 @@
                           or the textbook ``"reference"`` (craig_bampton.py)
 ``FixedInterfaceBasis``   the factored fixed-interface reduction: one factor of K_ii, implicit T
                           (fixed_interface.py)
+``Interface``             a tie between node sets of two substructures: matching nodes, or
+                          node-to-surface on non-matching meshes (assembly.py)
+``SubstructureAssembly``  N substructures (full, Craig-Bampton or matrices) tied: constraint rows B,
+                          dual and primal (u = L v) forms, coupled modes, export as a contact Body
+                          (assembly.py)
+``CoupledModes``          result: frequencies and mode shapes on each substructure (coupled_modes.py)
+``ties``                  node pairing, node-to-surface weights, sparse null space of tie rows
 ========================  ==========================================================================
 """
 
+from .assembly import Interface, SubstructureAssembly  # noqa: F401
+from .coupled_modes import CoupledModes  # noqa: F401
 from .craig_bampton import CraigBampton  # noqa: F401
 from .fixed_interface import FixedInterfaceBasis  # noqa: F401
 from .substructure import Substructure  # noqa: F401
 
-__all__ = ["CraigBampton", "FixedInterfaceBasis", "Substructure"]
+__all__ = ["CraigBampton", "FixedInterfaceBasis", "Substructure", "Interface", "SubstructureAssembly",
+           "CoupledModes"]

@@ -1,0 +1,474 @@
+"""Assembly of any number of substructures through tied interfaces, dual and primal.
+
+Each substructure ``s`` is a linear model ``M_s u_s'' + K_s u_s = f_s`` over its own coordinates:
+a whole :class:`~fesub.substructure.Substructure` (its retained DOFs), a
+:class:`~fesub.substructure.CraigBampton` model (``q = [eta; u_b]``) or plain matrices (any object
+with ``M``, ``K``, node positions ``X`` and the map ``node_dofs`` node -> coordinate, such as a
+:class:`fesub.contact.Body`). An :class:`Interface` ties node sets of two of them:
+
+* ``method="matching"``: nodes paired by coordinates, ``u_a(node) - u_b(partner) = 0`` (signed
+  Boolean rows);
+* ``method="surface"`` (node-to-surface, non-matching meshes): each node of side a is held on
+  the nearest edge of side b's surface, ``u_a(node) - (1 - s) u_b(n1) - s u_b(n2) = 0`` with the
+  linear shape functions of the Q4/T3 edge (n1, n2).
+
+:class:`SubstructureAssembly` stacks the coordinates ``u = [u_1; ...; u_N]`` and gives the dual
+form (block-diagonal ``M``, ``K`` and the constraint rows ``B``, ``B u = 0``) and the primal form
+``u = L v`` with ``L`` a sparse basis of the null space of ``B`` (a Boolean localisation for
+matching nodes; slave coordinates interpolated for surface ties): ``L' M L``, ``L' K L``. Its
+coupled modes (:class:`~fesub.substructure.CoupledModes`) come from either form, and the primal
+system is exported as a :class:`fesub.contact.Body` for the contact stepper.
+
+Units: SI (m, kg, N, s; frequencies in Hz).
+"""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+import scipy.linalg as sla
+import scipy.sparse as sp
+import scipy.sparse.linalg as spla
+
+from ..errors import MeshError, ModelError, ParameterError, check_count, check_positive
+from ..fe.assembly import dense_modes, modes
+from ..fe.loads import boundary_faces
+from .coupled_modes import CoupledModes
+from .craig_bampton import CraigBampton
+from .substructure import Substructure
+from .ties import constraint_null_space, match_nodes, surface_weights
+
+__all__ = ["Interface", "SubstructureAssembly"]
+
+_METHODS = ("matching", "surface")
+
+
+class Interface:
+    """A tie between node sets of two substructures of an assembly.
+
+    Parameters
+    ----------
+    a, b : str or int
+        The two substructures, by name or position in the assembly. For ``method="surface"``
+        ``a`` carries the slave nodes and ``b`` the master surface.
+    nodes_a : str or int array
+        Node set of ``a``: the name of a mesh node (or edge) set, or node indices.
+    nodes_b : str or int array, optional
+        Node set of ``b`` (default: the set of the same name as ``nodes_a``).
+    method : {"matching", "surface"}
+        ``"matching"``: nodes paired by coordinates (every node needs a partner within ``tol``);
+        ``"surface"``: each node of ``a`` interpolated on the edges of ``b``'s set (Q4/T3 meshes).
+    tol : float, optional
+        Largest distance (m) between paired nodes, or between a slave node and the master
+        surface. Default: 1e-6 times the largest extent of the two substructures.
+    comps : sequence of str, optional
+        Tied components (``"x"``, ``"y"``, ``"rz"``); default all the components the two sides
+        share (``x``, ``y`` for a surface tie).
+    name : str, optional
+        Label used in messages.
+    """
+
+    def __init__(self, a, nodes_a, b, nodes_b=None, *, method: str = "matching", tol: float | None = None,
+                 comps=None, name: str | None = None):
+        if method not in _METHODS:
+            raise ParameterError(f"method must be one of {_METHODS}, got {method!r}")
+        self.a, self.b = a, b
+        self.nodes_a = nodes_a
+        self.nodes_b = nodes_a if nodes_b is None else nodes_b
+        self.method = method
+        self.tol = None if tol is None else check_positive("tol (m)", tol)
+        self.comps = None if comps is None else ((comps,) if isinstance(comps, str) else tuple(comps))
+        self.name = name or f"{a}:{nodes_a if isinstance(nodes_a, str) else 'nodes'}-{b}"
+
+    def __repr__(self) -> str:
+        return f"Interface({self.name!r}, {self.method})"
+
+
+class _Part:
+    """One substructure seen through its coordinates: matrices, nodes, node -> coordinate map."""
+
+    def __init__(self, obj, name):
+        self.obj, self.name, self.mesh = obj, str(name), None
+        if isinstance(obj, CraigBampton) or isinstance(obj, Substructure):
+            sub = obj if isinstance(obj, Substructure) else obj.substructure
+            if sub is None:
+                raise ModelError(f"substructure {name!r}: a Craig-Bampton model must be built from a "
+                                 f"Substructure to be assembled (its nodes locate the interfaces)")
+            dm = sub.dofmap
+            self.mesh, self.sub, self.comps = sub.mesh, sub, tuple(dm.components)
+            index = np.full(dm.n_dofs, -1, np.int64)
+            index[sub.retained] = np.arange(sub.retained.size)
+            nd = index[dm.dofs(np.arange(dm.n_nodes))].reshape(dm.n_nodes, dm.ndpn)
+            if isinstance(obj, CraigBampton):
+                self.kind = "craig-bampton"
+                qpos = np.full(sub.n_dofs, -2, np.int64)
+                qpos[obj.boundary] = obj.n_modes + np.arange(obj.boundary.size)
+                nd = np.where(nd >= 0, qpos[np.maximum(nd, 0)], -1)
+                self.M, self.K = sp.csr_matrix(obj.Mr), sp.csr_matrix(obj.Kr)
+                self.C = sp.csr_matrix(obj.rayleigh(sub.alpha, sub.beta))
+            else:
+                self.kind = "full"
+                self.M, self.K, self.C = sub.M, sub.K, sub.C
+            self.X, self.node_dofs, self.node_sets = sub.mesh.points[:, :2], nd, None
+        elif all(hasattr(obj, k) for k in ("M", "K", "X", "node_dofs")):
+            self.kind = "matrices"
+            self.M, self.K = sp.csr_matrix(obj.M), sp.csr_matrix(obj.K)
+            C = getattr(obj, "C", None)
+            self.C = sp.csr_matrix(self.M.shape) if C is None else sp.csr_matrix(C)
+            self.X = np.asarray(obj.X, float)[:, :2]
+            self.node_dofs = np.asarray(obj.node_dofs, np.int64)
+            self.comps = ("x", "y", "rz")[:self.node_dofs.shape[1]]
+            self.node_sets = dict(getattr(obj, "node_sets", None) or {})
+            n = self.M.shape[0]
+            if self.K.shape != (n, n) or self.node_dofs.shape[0] != self.X.shape[0] or \
+                    self.node_dofs.max(initial=-1) >= n:
+                raise ModelError(f"substructure {name!r}: M, K must be ({n}, {n}) and node_dofs index them")
+        else:
+            raise ParameterError(f"substructure {name!r} must be a Substructure, a CraigBampton model or an "
+                                 f"object with M, K, X and node_dofs (such as fesub.contact.Body), got "
+                                 f"{type(obj).__name__}")
+
+    @property
+    def n(self) -> int:
+        return self.M.shape[0]
+
+    def nodes(self, key, itf) -> np.ndarray:
+        if isinstance(key, str):
+            if self.mesh is not None:
+                try:
+                    return self.mesh.nodes(key)
+                except MeshError:
+                    known = sorted(set(self.mesh.node_sets) | set(self.mesh.edge_sets))
+            else:
+                if key in self.node_sets:
+                    return np.asarray(self.node_sets[key], np.int64)
+                known = sorted(self.node_sets)
+            raise ModelError(f"interface {itf.name!r}: substructure {self.name!r} has no node set {key!r}; "
+                             f"its node sets are {known}")
+        idx = np.atleast_1d(np.asarray(key))
+        if idx.size == 0 or idx.dtype.kind not in "iu" or idx.min() < 0 or idx.max() >= self.X.shape[0]:
+            raise ModelError(f"interface {itf.name!r}: nodes of {self.name!r} must be a set name or node indices "
+                             f"in 0..{self.X.shape[0] - 1}")
+        return np.unique(idx.astype(np.int64))
+
+    def coords(self, nodes, comps, itf) -> np.ndarray:
+        """(len(nodes), len(comps)) local coordinates; -1 fixed; error where not available."""
+        missing = [c for c in comps if c not in self.comps]
+        if missing:
+            raise ModelError(f"interface {itf.name!r}: substructure {self.name!r} has no component {missing}")
+        nd = self.node_dofs[np.ix_(nodes, [self.comps.index(c) for c in comps])]
+        if np.any(nd == -2):
+            bad = nodes[np.any(nd == -2, axis=1)]
+            raise ModelError(f"interface {itf.name!r}: nodes {bad[:10].tolist()} of {self.name!r} are interior "
+                             f"nodes of a reduced model; keep them as boundary DOFs to tie them")
+        return nd
+
+    def recover(self, q) -> np.ndarray:
+        """Nodal field (n_nodes, n_comps, k) of coordinate vectors q (n, k)."""
+        if self.kind == "full":
+            return self.sub.expand(q)
+        if self.kind == "craig-bampton":
+            return self.sub.expand(self.obj.recover(q))
+        nd = self.node_dofs
+        out = np.where((nd >= 0)[..., None], q[np.maximum(nd, 0)], 0.0)
+        out[nd == -2] = np.nan
+        return out
+
+
+def _name_of(obj, i):
+    for o in (obj, getattr(obj, "substructure", None)):
+        if isinstance(getattr(o, "name", None), str):
+            return o.name
+    return f"substructure{i}"
+
+
+class SubstructureAssembly:
+    """Any number of substructures tied through interfaces: dual and primal assembled models.
+
+    Parameters
+    ----------
+    substructures : sequence or dict
+        :class:`~fesub.substructure.Substructure`, :class:`~fesub.substructure.CraigBampton` (built
+        from a Substructure) or matrix models (``M`` in kg, ``K`` in N/m, node positions ``X``
+        in m, ``node_dofs`` node -> coordinate with -1 fixed and -2 not available, optional
+        ``node_sets``), in a sequence (named by their ``name``) or a dict name -> model.
+    interfaces : sequence of :class:`Interface`
+        The ties (distances in m).
+
+    Attributes
+    ----------
+    names : list of str
+        Substructure names, in assembly order.
+    offsets : (N + 1,) int array
+        ``u[offsets[s]:offsets[s + 1]]`` are the coordinates of substructure s.
+    B : (m, n) CSR
+        Constraint rows ``B u = 0`` (dimensionless), one per tied node and component.
+    row_labels : list of str
+        What each row ties (interface, node, component).
+    """
+
+    def __init__(self, substructures, interfaces=()):
+        items = list(substructures.items()) if isinstance(substructures, dict) else \
+            [(_name_of(o, i), o) for i, o in enumerate(substructures)]
+        if not items:
+            raise ParameterError("substructures must hold at least one model")
+        self.names = [str(k) for k, _ in items]
+        if len(set(self.names)) != len(self.names):
+            raise ParameterError(f"substructure names must differ, got {self.names} (pass a dict name -> model)")
+        self.parts = [_Part(o, k) for k, o in items]
+        self.offsets = np.concatenate([[0], np.cumsum([p.n for p in self.parts])]).astype(np.int64)
+        self.interfaces = list(interfaces)
+        if not all(isinstance(i, Interface) for i in self.interfaces):
+            raise ParameterError("interfaces must be Interface objects")
+        rows, cols, vals, self.row_labels, self._prefer = [], [], [], [], []
+        for itf in self.interfaces:
+            for entries, prefer, label in self._rows(itf):
+                r = len(self.row_labels)
+                for c, v in entries:
+                    rows.append(r), cols.append(c), vals.append(v)
+                self.row_labels.append(label)
+                self._prefer.append(prefer)
+        self.B = sp.csr_matrix((vals, (rows, cols)), shape=(len(self.row_labels), self.n_dofs))
+        self.B.sum_duplicates()
+        self._primal = None
+
+    # ------------------------------------------------------------------ structure
+    @property
+    def n_dofs(self) -> int:
+        """Number of stacked coordinates of all substructures (the dual size without multipliers)."""
+        return int(self.offsets[-1])
+
+    def index(self, key) -> int:
+        """Position of a substructure given by name or position."""
+        if isinstance(key, numbers.Integral) and 0 <= key < len(self.parts):
+            return int(key)
+        if key in self.names:
+            return self.names.index(key)
+        raise ModelError(f"no substructure {key!r}; the assembly has {self.names}")
+
+    def _rows(self, itf):
+        """(entries [(global coordinate, coefficient)], preferred coordinate, label) per tie row."""
+        ia, ib = self.index(itf.a), self.index(itf.b)
+        pa, pb = self.parts[ia], self.parts[ib]
+        na, nb = pa.nodes(itf.nodes_a, itf), pb.nodes(itf.nodes_b, itf)
+        tol = itf.tol or 1e-6 * max(np.ptp(np.vstack([pa.X, pb.X]), axis=0).max(), 1e-300)
+        if itf.method == "matching":
+            comps = itf.comps or tuple(c for c in pa.comps if c in pb.comps)
+            partner = nb[match_nodes(pa.X[na], pb.X[nb], tol=tol, what=f"interface {itf.name!r}", ids=(na, nb),
+                                     sides=(repr(pa.name), repr(pb.name)))]
+            masters, weights = partner[:, None], np.ones((na.size, 1))
+        else:
+            comps = itf.comps or ("x", "y")
+            if pb.mesh is None or pb.mesh.element_type == "line":
+                raise ModelError(f"interface {itf.name!r}: a surface tie needs a plane mesh on the master "
+                                 f"{pb.name!r}")
+            inside = np.zeros(pb.X.shape[0], bool)
+            inside[nb] = True
+            faces = {w: f[inside[f[:, :2]].all(axis=1)] for w, f in boundary_faces(pb.mesh).items()}
+            if not any(len(f) for f in faces.values()):
+                raise ModelError(f"interface {itf.name!r}: the master node set of {pb.name!r} holds no boundary "
+                                 f"edge of its elements")
+            masters, weights = surface_weights(pa.X[na], pb.X, faces, tol=tol, what=f"interface {itf.name!r}")
+        ca = pa.coords(na, comps, itf)
+        ca = np.where(ca >= 0, ca + self.offsets[ia], -1)
+        out = []
+        for k in range(na.size):
+            used = (masters[k] >= 0) & (weights[k] != 0.0)
+            mk, wk = masters[k][used], weights[k][used]
+            cb = pb.coords(mk, comps, itf)
+            for j, comp in enumerate(comps):
+                entries = [(int(ca[k, j]), 1.0)] if ca[k, j] >= 0 else []
+                entries += [(int(self.offsets[ib] + cb[m, j]), -float(w)) for m, w in enumerate(wk) if cb[m, j] >= 0]
+                if entries:
+                    label = f"interface {itf.name!r}, node {int(na[k])} of {pa.name!r}, component {comp}"
+                    out.append((entries, entries[0][0] if ca[k, j] >= 0 else -1, label))
+        return out
+
+    # ------------------------------------------------------------------ dual and primal forms
+    def _blocks(self, attr):
+        return sp.block_diag([getattr(p, attr) for p in self.parts], format="csr")
+
+    def dual(self):
+        """Dual form: block-diagonal mass (kg) and stiffness (N/m), and the constraint rows.
+
+        Returns
+        -------
+        M, K : (n, n) CSR
+            Stacked substructure matrices.
+        B : (m, n) CSR
+            Signed Boolean (matching) or interpolation (surface) rows, ``B u = 0``.
+        """
+        return self._blocks("M"), self._blocks("K"), self.B
+
+    @property
+    def L(self) -> sp.csr_matrix:
+        """(n, n_primal) sparse null-space basis of ``B``: ``u = L v`` (Boolean for matching ties)."""
+        if self._primal is None:
+            self._primal = constraint_null_space(self.B, prefer=np.array(self._prefer, np.int64),
+                                                 labels=self.row_labels)
+        return self._primal[0]
+
+    def primal(self):
+        """Primal form ``u = L v``.
+
+        Returns
+        -------
+        L : (n, n_primal) CSR
+            Null-space basis of the constraint rows (dimensionless).
+        M, K, C : (n_primal, n_primal) CSR
+            ``L' M L`` (kg), ``L' K L`` (N/m) and ``L' C L`` (N s/m).
+        """
+        L = self.L
+        LT = L.T.tocsr()
+        return (L,) + tuple(sp.csr_matrix(LT @ self._blocks(a) @ L) for a in ("M", "K", "C"))
+
+    def split(self, u) -> list:
+        """Stacked coordinates ``u`` (n[, k]) cut into the coordinates of each substructure."""
+        u = np.asarray(u)
+        if u.shape[0] != self.n_dofs:
+            raise ModelError(f"stacked vector has {u.shape[0]} rows, expected {self.n_dofs}")
+        return [u[a:b] for a, b in zip(self.offsets[:-1], self.offsets[1:])]
+
+    # ------------------------------------------------------------------ coupled modes
+    def modes(self, n: int, *, method: str = "primal") -> CoupledModes:
+        """Lowest ``n`` undamped modes of the assembled system.
+
+        Parameters
+        ----------
+        n : int
+            Number of modes (-), 1..number of primal coordinates.
+        method : {"primal", "dual"}
+            ``"primal"``: eigenproblem of ``(L' K L, L' M L)``; ``"dual"``: the saddle-point problem
+            ``[[K, B'], [B, 0]] x = w^2 [[M, 0], [0, 0]] x`` (Lagrange multipliers, no null space).
+
+        Returns
+        -------
+        CoupledModes
+            Frequencies (Hz) and mass-normalised shapes on each substructure's nodes.
+        """
+        if method not in ("primal", "dual"):
+            raise ParameterError(f"method must be 'primal' or 'dual', got {method!r}")
+        n = check_count("n", n, 1, self.n_dofs - self.B.shape[0], error=ModelError)
+        if method == "primal":
+            L, Mp, Kp, _ = self.primal()
+            f, v = modes(Kp, Mp, n)
+            u = L @ v
+        else:
+            f, u = self._dual_modes(n)
+        fields = [p.recover(q) for p, q in zip(self.parts, self.split(u))]
+        return CoupledModes(f, self.names, [p.X for p in self.parts], [p.comps for p in self.parts],
+                            [np.moveaxis(s, -1, 0) for s in fields], method=method,
+                            n_dofs=self.n_dofs, n_constraints=self.B.shape[0],
+                            kinds=[p.kind for p in self.parts])
+
+    def _dual_modes(self, n):
+        M, K, B = self.dual()
+        m, size = B.shape[0], self.n_dofs
+        # shift-invert about sigma < 0 (rigid-body modes are found too): R = u-block of the inverse
+        # of the saddle-point matrix [[K - sigma M, B'], [B, 0]], symmetric, R M u = u / (lam - sigma)
+        # (constraint rows scaled to the stiffness: the same null space, a well-scaled pivoting)
+        kd = np.abs(K.diagonal()).mean()
+        sigma = -1e-6 * kd / np.abs(M.diagonal()).mean()
+        lu = spla.splu(sp.bmat([[K - sigma * M, kd * B.T], [kd * B, None]]).tocsc())
+        if dense_modes(size, n):
+            C = sla.cholesky(M.toarray(), lower=True)
+            RC = lu.solve(np.vstack([C, np.zeros((m, size))]))[:size]
+            nu, y = sla.eigh(C.T @ RC, subset_by_index=[size - n, size - 1])
+            lam, u = sigma + 1.0 / nu[::-1], RC @ y[:, ::-1]
+        else:
+            pad = np.zeros(m)
+            op = spla.LinearOperator((size, size), matvec=lambda x: lu.solve(np.concatenate([x.ravel(), pad]))[:size])
+            v0 = np.random.default_rng(0).standard_normal(size)
+            lam, u = spla.eigsh(K, k=n, M=M, sigma=sigma, OPinv=op, which="LM", v0=v0)
+            order = np.argsort(lam)
+            lam, u = lam[order], u[:, order]
+        u = u / np.sqrt(np.einsum("ij,ij->j", u, M @ u))
+        return np.sqrt(np.clip(lam, 0.0, None)) / (2 * np.pi), u
+
+    def frequencies(self, n: int, *, method: str = "primal") -> np.ndarray:
+        """Lowest ``n`` natural frequencies (Hz) of the assembled system (see :meth:`modes`)."""
+        return self.modes(n, method=method).freq_hz
+
+    # ------------------------------------------------------------------ export
+    def coordinate(self, part, node: int, comp: str) -> int:
+        """Primal coordinate of a node component of a substructure (what :meth:`to_body` numbers).
+
+        Parameters
+        ----------
+        part : str or int
+            Substructure name or position.
+        node : int
+            Node index in that substructure (-).
+        comp : str
+            Component (``"x"``, ``"y"``, ``"rz"``).
+
+        Returns
+        -------
+        int
+            Column of ``L``; -1 if the component is fixed, -2 if it is no single coordinate (an
+            interior node of a reduced model, or a slave node interpolated on a surface).
+        """
+        p = self.parts[self.index(part)]
+        if comp not in p.comps:
+            raise ModelError(f"substructure {p.name!r} has no component {comp!r}; it has {p.comps}")
+        k = int(p.node_dofs[node, p.comps.index(comp)])
+        return k if k < 0 else int(self._primal_map()[self.offsets[self.index(part)] + k])
+
+    def _primal_map(self) -> np.ndarray:
+        """For each stacked coordinate: its primal coordinate, -1 if tied to zero, -2 if a combination."""
+        L = self.L.tocsr()
+        nnz = np.diff(L.indptr)
+        out = np.full(L.shape[0], -2, np.int64)
+        out[nnz == 0] = -1
+        one = nnz == 1
+        first = L.indptr[:-1][one]
+        unit = np.abs(L.data[first] - 1.0) <= 1e-14
+        out[np.flatnonzero(one)[unit]] = L.indices[first][unit]
+        return out
+
+    def to_body(self, *, name: str = "assembly", **kw):
+        """The primal system as a :class:`fesub.contact.Body` for the contact stepper.
+
+        Coordinates are the columns of ``L`` (:meth:`coordinate` finds them); nodes are those of
+        every substructure in assembly order (node ``i`` of substructure ``s`` is body node
+        ``node_offsets[s] + i``, see :meth:`node_offsets`); tied nodes share their coordinates.
+
+        Parameters
+        ----------
+        name : str
+            Body name.
+        **kw
+            ``prescribed``, ``loads``, ``outputs`` of :class:`fesub.contact.Body`, over the primal
+            coordinates (forces in N, velocities in m/s).
+
+        Returns
+        -------
+        fesub.contact.Body
+            Mass (kg), stiffness (N/m) and damping (N s/m) ``L' M L``, ``L' K L``, ``L' C L``.
+        """
+        from ..contact import Body  # the contact layer sits above this one: imported on use
+
+        L, Mp, Kp, Cp = self.primal()
+        pmap = self._primal_map()
+        X, nd = [], []
+        for s, part in enumerate(self.parts):
+            if part.kind == "full":
+                local = Body.from_substructure(part.sub)
+            elif part.kind == "craig-bampton":
+                local = Body.from_craig_bampton(part.obj)
+            else:
+                local = part
+            g = np.where(local.node_dofs[:, :2] >= 0, pmap[self.offsets[s] + np.maximum(local.node_dofs[:, :2], 0)],
+                         local.node_dofs[:, :2])
+            X.append(local.X[:, :2])
+            nd.append(g)
+        return Body(Mp, Kp, np.vstack(X), np.vstack(nd), Cp, name=name, **kw)
+
+    def node_offsets(self) -> np.ndarray:
+        """(N + 1,) first body node of each substructure in :meth:`to_body` (-)."""
+        return np.concatenate([[0], np.cumsum([p.X.shape[0] for p in self.parts])]).astype(np.int64)
+
+    def __repr__(self) -> str:
+        return (f"SubstructureAssembly({len(self.parts)} substructures {self.names}, {len(self.interfaces)} "
+                f"interfaces, {self.n_dofs} coordinates, {self.B.shape[0]} constraints)")
