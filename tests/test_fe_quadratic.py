@@ -171,3 +171,184 @@ def test_plane_strain_equals_plane_stress_of_modified_constants(kind):
         us.append(solve_static(K, f, pre))
     # the two D matrices agree to a few ulps; the solves (condition ~1e5) to ~1e-12
     np.testing.assert_allclose(us[0], us[1], rtol=0, atol=1e-11 * np.abs(us[1]).max())
+
+
+# ---------------------------------------------------------------------------- cantilever
+# Timoshenko and Goodier's plane-stress cantilever: length L, depth H, end shear P (N, upward) as
+# a parabolic traction at x = L; x from the support, y from the mid-line. The exact displacements
+# are prescribed at x = 0 (the support of the exact solution), the exact traction at x = L.
+L_C, H_C, P_C = 4.0, 1.0, 1e4
+I_C = T * H_C**3 / 12
+
+
+def cantilever_exact(p):
+    x, y = p[:, 0], p[:, 1]
+    c = P_C / (6 * E * I_C)
+    ux = -c * y * ((6 * L_C - 3 * x) * x + (2 + NU) * (y**2 - H_C**2 / 4))
+    uy = c * (3 * NU * y**2 * (L_C - x) + (4 + 5 * NU) * H_C**2 * x / 4 + (3 * L_C - x) * x**2)
+    return np.column_stack([ux, uy])
+
+
+V_TIP = P_C * L_C**3 / (3 * E * I_C) + P_C * (4 + 5 * NU) * H_C**2 * L_C / (24 * E * I_C)
+
+
+def test_cantilever_reference_is_an_elasticity_solution():
+    # the reference's strains (central differences, h = 1e-4 m: truncation ~1e-8 relative) are
+    # those of sxx = -P (L - x) y / I, syy = 0, sxy = P (H^2/4 - y^2) / (2 I), which satisfy
+    # equilibrium without body force; its tip deflection is V_TIP
+    rng = np.random.default_rng(0)
+    p = np.column_stack([rng.uniform(0, L_C, 20), rng.uniform(-H_C / 2, H_C / 2, 20)])
+    h = 1e-4
+    dx = (cantilever_exact(p + [h, 0]) - cantilever_exact(p - [h, 0])) / (2 * h)
+    dy = (cantilever_exact(p + [0, h]) - cantilever_exact(p - [0, h])) / (2 * h)
+    eps = np.column_stack([dx[:, 0], dy[:, 1], dx[:, 1] + dy[:, 0]])
+    x, y = p[:, 0], p[:, 1]
+    sig = np.column_stack([-P_C * (L_C - x) * y / I_C, 0 * x, P_C * (H_C**2 / 4 - y**2) / (2 * I_C)])
+    scale = np.abs(sig).max()
+    np.testing.assert_allclose(eps @ STRESS.D.T, sig, rtol=0, atol=1e-7 * scale)
+    np.testing.assert_allclose(cantilever_exact(np.array([[L_C, 0.0]]))[0, 1], V_TIP, rtol=1e-14)
+
+
+def cantilever_tip_error(kind, nx, ny, *, incompatible=False):
+    mesh = build(kind, nx, ny, length=L_C, height=H_C, origin=(0.0, -H_C / 2))
+    K, M, dm = mesh_matrices(mesh, STRESS, incompatible=incompatible)
+    left = mesh.nodes("left")
+    pre = dict(zip(dm.dofs(left).tolist(), cantilever_exact(mesh.points[left]).ravel().tolist()))
+    shear = lambda x: np.column_stack([0 * x[:, 0], P_C / (2 * I_C) * (H_C**2 / 4 - x[:, 1]**2) * T])  # noqa: E731
+    u = solve_static(K, edge_load(mesh, "right", force_per_length=shear), pre).reshape(-1, 2)
+    return dm.n_dofs, abs(u[mesh.nearest_node((L_C, 0.0)), 1] - V_TIP) / V_TIP
+
+
+def test_cantilever_convergence_rates_and_q4_at_equal_dofs():
+    # quadratic cells on (4n x n) meshes, Q4 on (8n x 2n): Q9, T6 and Q4 then have the same nodes
+    # (Q8 fewer). Measured tip errors (n = 1, 2, 4, 8): Q8 9.0e-4 .. 6.5e-7 (rate ~3.5),
+    # Q9 8.3e-4 .. 1.1e-6 (~3.3), T6 5.2e-3 .. 2.8e-6 (~3.7), plain Q4 0.10 .. 1.8e-3 (2.0),
+    # Q4 with incompatible modes 2.4e-3 .. 3.8e-5 (2.0). Theory: a displacement converges as h^3
+    # (quadratic) and h^2 (bilinear) at least, and up to h^4 at nodes of smooth solutions.
+    ns = (1, 2, 4, 8)
+    q4 = [cantilever_tip_error("quad", 8 * n, 2 * n) for n in ns]
+    rate = lambda e: np.log2(e[-2] / e[-1])  # noqa: E731 - rate over the last halving of h
+    assert 1.9 < rate([e for _, e in q4]) < 2.1
+    for kind in KINDS:
+        res = [cantilever_tip_error(kind, 4 * n, n) for n in ns]
+        errs = [e for _, e in res]
+        assert np.all(np.diff(np.log(errs)) < 0)
+        assert rate(errs) > 3.0, (kind, errs)
+        for (nd, e), (nd4, e4) in zip(res, q4):
+            assert nd <= nd4 and e < e4 / 20, (kind, nd, e, e4)  # > 20x better, no more DOFs
+    # at equal DOFs the quadratic cells also beat Q4 with incompatible modes from n = 2 on
+    q4i = [cantilever_tip_error("quad", 8 * n, 2 * n, incompatible=True)[1] for n in ns[1:]]
+    q9 = [cantilever_tip_error("quad9", 4 * n, n)[1] for n in ns[1:]]
+    assert all(a < b / 3 for a, b in zip(q9, q4i))
+
+
+# ---------------------------------------------------------------------------- edge loads
+def loaded(f):
+    """Nodes with a non-zero force and their (fx, fy) (N)."""
+    F = f.reshape(-1, 2)
+    idx = np.flatnonzero(np.abs(F).sum(axis=1) > 0)
+    return idx, F[idx]
+
+
+@pytest.mark.parametrize("kind", ["quad", "triangle"] + list(KINDS))
+def test_uniform_pressure_split_and_resultant(kind):
+    # one cell edge of length 0.5 m on a rotated top side: p L t in total along -n, split
+    # 1/2-1/2 on a linear edge and 1/6-2/3-1/6 on a quadratic one (integrals of the edge's
+    # shape functions); all to round-off
+    ang, p = 0.4, 2.5e5
+    base = rectangle(0.5, 0.3, 1, 1, angle=ang, element="triangle" if "tri" in kind else "quad")
+    mesh = base if kind in ("quad", "triangle") else quadratic_mesh(base, quad=kind if kind.startswith("quad") else "quad8")
+    f = edge_load(mesh, "top", pressure=p, thickness=T)
+    n_out = np.array([-np.sin(ang), np.cos(ang)])
+    idx, F = loaded(f)
+    np.testing.assert_allclose(F.sum(axis=0), -p * 0.5 * T * n_out, rtol=1e-14, atol=1e-9)
+    share = F @ -n_out / (p * 0.5 * T)
+    corners = np.isin(idx, base.nodes("top"))
+    np.testing.assert_allclose(share[corners], 0.5 if kind in ("quad", "triangle") else 1 / 6, rtol=1e-13)
+    if kind not in ("quad", "triangle"):
+        np.testing.assert_allclose(share[~corners], 2 / 3, rtol=1e-13)
+    assert np.allclose(F @ [np.cos(ang), np.sin(ang)], 0, atol=1e-9)  # no tangential part
+
+
+def test_linear_load_on_linear_edges_and_node_set_selection():
+    # a load rising linearly along x: per edge of length h, f1 = h (2 q1 + q2) / 6 and
+    # f2 = h (q1 + 2 q2) / 6 (closed form); the node set 'top' selects the same edges
+    mesh = rectangle(2.0, 1.0, 4, 2)
+    q = lambda x: np.column_stack([0 * x[:, 0], 1e3 * (1 + x[:, 0])])  # noqa: E731
+    f = edge_load(mesh, "top", force_per_length=q)
+    xs = np.linspace(0, 2, 5)
+    ref = np.zeros(5)
+    qn = 1e3 * (1 + xs)
+    ref[:-1] += 0.5 * (2 * qn[:-1] + qn[1:]) / 6
+    ref[1:] += 0.5 * (qn[:-1] + 2 * qn[1:]) / 6
+    np.testing.assert_allclose(f.reshape(-1, 2)[mesh.nodes("top"), 1], ref, rtol=1e-14)
+    mesh.edge_sets.pop("top")
+    np.testing.assert_array_equal(edge_load(mesh, "top", force_per_length=q), f)
+
+
+def test_pressure_on_curved_edge_has_the_chord_resultant():
+    # int p n ds along any curve is p times the chord turned by 90 degrees: on the quarter arc
+    # r = 1 (isoparametric quadratic arcs) the push outward is p t (1, 1) exactly, and the nodal
+    # forces are symmetric about 45 degrees
+    mesh = quarter_annulus(2, 5)
+    f = edge_load(mesh, "left", pressure=3e6, thickness=T)
+    idx, F = loaded(f)
+    np.testing.assert_allclose(F.sum(axis=0), 3e6 * T * np.array([1.0, 1.0]), rtol=1e-13)
+    order = np.argsort(np.arctan2(mesh.points[idx, 1], mesh.points[idx, 0]))
+    # the mirror about y = x maps the node at angle theta to that at 90 deg - theta, (fx, fy) to (fy, fx)
+    np.testing.assert_allclose(F[order], F[order[::-1]][:, ::-1], rtol=0, atol=1e-12 * np.abs(F).max())
+
+
+def test_edge_load_errors():
+    mesh = quadratic_mesh(rectangle(2.0, 1.0, 2, 2))
+    with pytest.raises(ModelError, match="exactly one"):
+        edge_load(mesh, "top")
+    with pytest.raises(MeshError, match="not the corners"):
+        edge_load(mesh, np.array([[0, 4]]), pressure=1.0)
+    inner = np.array([[1, 4]])  # the vertical edge in the middle of the bottom row
+    with pytest.raises(ModelError, match="boundary"):
+        edge_load(mesh, inner, pressure=1.0)
+    f = edge_load(mesh, inner, force_per_length=[2.0, 0.0])  # a line load inside is allowed
+    np.testing.assert_allclose(f.sum(), 2.0 * 0.5, rtol=1e-14)
+    with pytest.raises(ModelError, match="thickness"):
+        edge_load(mesh, "top", pressure=1.0, thickness=0.0)
+    with pytest.raises(ModelError, match="pressure"):
+        edge_load(mesh, "top", pressure=lambda x: np.full(3, np.nan))
+    assert sum(len(f) for f in boundary_faces(mesh).values()) == 8
+
+
+# ---------------------------------------------------------------------------- Lame cylinder
+def quarter_annulus(nr, nt, *, inner=1.0, outer=2.0, quad="quad8"):
+    """Quarter of a ring of quadratic cells: a (r, theta) rectangle mapped to (x, y), so that the
+    mid-edge nodes lie on the arcs. Sets: left (r = inner), right (outer), bottom (y = 0), top
+    (x = 0)."""
+    m = quadratic_mesh(rectangle(outer - inner, np.pi / 2, nr, nt, origin=(inner, 0.0)), quad=quad)
+    r, th = m.points[:, 0].copy(), m.points[:, 1].copy()
+    m.points[:] = np.column_stack([r * np.cos(th), r * np.sin(th)])
+    return m.check()
+
+
+def test_lame_cylinder_plane_strain():
+    # thick cylinder a = 1 m, b = 2 m, internal pressure p, plane strain:
+    # u_r = (1 + nu) / E p a^2 / (b^2 - a^2) ((1 - 2 nu) r + b^2 / r). Measured largest nodal error
+    # of u_r relative to u_r(a), Q8 (n x 2n) meshes n = 1, 2, 4, 8, 16:
+    # 9.2e-3, 9.5e-4, 7.3e-5, 4.9e-6, 3.1e-7 (rate -> 3.96, nodal superconvergence)
+    a, b, p = 1.0, 2.0, 50e6
+
+    def ur_exact(r):
+        return (1 + NU) / E * p * a**2 / (b**2 - a**2) * ((1 - 2 * NU) * r + b**2 / r)
+
+    errs = []
+    for n in (2, 4, 8):
+        m = quarter_annulus(n, 2 * n, inner=a, outer=b)
+        K, M, dm = mesh_matrices(m, STRAIN)
+        pre = {d: 0.0 for d in dm.dofs(m.nodes("bottom"), "y")}
+        pre.update({d: 0.0 for d in dm.dofs(m.nodes("top"), "x")})
+        u = solve_static(K, edge_load(m, "left", pressure=p, thickness=T), pre).reshape(-1, 2)
+        r = np.hypot(*m.points.T)
+        ur = np.einsum("ij,ij->i", u, m.points) / r
+        ut = (u[:, 1] * m.points[:, 0] - u[:, 0] * m.points[:, 1]) / r
+        assert np.abs(ut).max() < 1e-10 * ur_exact(a)  # every ring of cells alike: no swirl
+        errs.append(np.abs(ur - ur_exact(r)).max() / ur_exact(a))
+    assert errs[0] < 1e-3 and errs[-1] < 1e-5
+    assert np.log2(errs[-2] / errs[-1]) > 3.5  # measured 3.9
