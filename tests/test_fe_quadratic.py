@@ -352,3 +352,122 @@ def test_lame_cylinder_plane_strain():
         errs.append(np.abs(ur - ur_exact(r)).max() / ur_exact(a))
     assert errs[0] < 1e-3 and errs[-1] < 1e-5
     assert np.log2(errs[-2] / errs[-1]) > 3.5  # measured 3.9
+
+
+# ---------------------------------------------------------------------------- scikit-fem
+QUAD_XY = np.array([[0.1, 0.0], [2.0, 0.3], [2.3, 1.7], [-0.2, 1.2]])  # a general convex quad (m)
+TRI_XY = np.array([[0.1, 0.0], [2.0, 0.3], [0.5, 1.7]])
+
+
+def skfem_element(kind, mat):
+    """Stiffness and mass of one straight-sided cell from scikit-fem, in fesub's DOF order.
+
+    Q8 and Q9 on scikit-fem's bilinear quad map (which fesub's isoparametric map reproduces when
+    the mid-nodes sit mid-edge) with its 3-point Gauss product rule (intorder 5); T6 on the
+    affine triangle (every rule of degree >= 4 is exact). Plane strain through scikit-fem's own
+    linear_elasticity form (3D Lame constants); plane stress through its modified lambda.
+    """
+    skfem = pytest.importorskip("skfem")
+    from skfem.helpers import dot
+    from skfem.models.elasticity import lame_parameters, linear_elasticity
+
+    if kind == "triangle6":
+        corners, mesh = TRI_XY, skfem.MeshTri(TRI_XY.T.copy(), np.array([[0, 1, 2]]).T)
+        elem, order = skfem.ElementTriP2(), 4
+    else:
+        corners, mesh = QUAD_XY, skfem.MeshQuad(QUAD_XY.T.copy(), np.array([[0, 1, 2, 3]]).T)
+        elem, order = (skfem.ElementQuadS2() if kind == "quad8" else skfem.ElementQuad2()), 5
+    basis = skfem.Basis(mesh, skfem.ElementVector(elem), intorder=order)
+    lam, mu = lame_parameters(mat.E, mat.nu)
+    if not isinstance(mat, PlaneStrain):
+        lam = 2 * lam * mu / (lam + 2 * mu)
+    K = skfem.asm(linear_elasticity(lam, mu), basis).toarray() * mat.thickness
+    M = skfem.asm(skfem.BilinearForm(lambda u, v, w: mat.rho * mat.thickness * dot(u, v)), basis).toarray()
+    # fesub's nodes: corners, mid-edges (corner order), centre; scikit-fem's DOFs by location
+    ncorner = len(corners)
+    nodes = [*corners, *(0.5 * (corners + np.roll(corners, -1, axis=0)))]
+    if kind == "quad9":
+        nodes.append(np.mean(corners, axis=0))
+    nodes = np.array(nodes)
+    comp = np.empty(basis.N, int)
+    for dofs in (basis.nodal_dofs, basis.facet_dofs, getattr(basis, "interior_dofs", np.zeros((0, 0), int))):
+        for c, row in enumerate(dofs):
+            comp[row] = c
+    perm = []
+    for xy in nodes:
+        at = np.flatnonzero(np.hypot(*(basis.doflocs.T - xy).T) < 1e-12)
+        perm += [int(at[comp[at] == 0][0]), int(at[comp[at] == 1][0])]
+    assert len(set(perm)) == basis.N == 2 * len(nodes) and ncorner in (3, 4)
+    perm = np.array(perm)
+    return nodes, K[np.ix_(perm, perm)], M[np.ix_(perm, perm)]
+
+
+@pytest.mark.parametrize("kind", KINDS)
+@pytest.mark.parametrize("mat", [STRESS, STRAIN], ids=["stress", "strain"])
+def test_element_matrices_match_scikit_fem(kind, mat):
+    nodes, Kref, Mref = skfem_element(kind, mat)
+    fn = {"quad8": q8_matrices, "quad9": q9_matrices, "triangle6": t6_matrices}[kind]
+    Ke, Me = fn(nodes[None], mat)
+    # same integrals with the same (or exact) rules: round-off of sums of ~100 terms
+    np.testing.assert_allclose(Ke[0], Kref, rtol=0, atol=1e-12 * np.abs(Kref).max())
+    np.testing.assert_allclose(Me[0], Mref, rtol=0, atol=1e-12 * np.abs(Mref).max())
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_element_rigid_modes_mass_and_curved_cells(kind):
+    # three zero-energy modes (translations, rotation) and no spurious one with the full rules,
+    # on a cell with curved edges; total mass rho A t with A from Green's theorem on the
+    # isoparametric boundary (quadratic edges: Simpson's rule is exact for x dy)
+    nodes = skfem_element(kind, STRESS)[0].copy()
+    ncorner = 3 if kind == "triangle6" else 4
+    nodes[ncorner:ncorner + ncorner] += [[0.05, -0.04], [0.06, 0.03], [-0.02, 0.07], [-0.05, 0.02]][:ncorner]
+    fn = {"quad8": q8_matrices, "quad9": q9_matrices, "triangle6": t6_matrices}[kind]
+    Ke, Me = fn(nodes[None], STRESS)
+    lam = np.linalg.eigvalsh(Ke[0])
+    assert np.all(np.abs(lam[:3]) < 1e-12 * lam[-1]) and lam[3] > 1e-4 * lam[-1]
+    x = nodes[:, 0]
+    area = 0.0
+    for i in range(ncorner):  # int x dy along edge i, s in [-1, 1]: (f(-1) + 4 f(0) + f(1)) / 3
+        a, b, m = i, (i + 1) % ncorner, ncorner + i
+        dy = lambda s: (s - 0.5) * nodes[a, 1] + (s + 0.5) * nodes[b, 1] - 2 * s * nodes[m, 1]  # noqa: E731
+        area += (x[a] * dy(-1) + 4 * x[m] * dy(0) + x[b] * dy(1)) / 3
+    np.testing.assert_allclose(Me[0][0::2, 0::2].sum(), RHO * area * T, rtol=1e-13)
+    lumped = fn(nodes[None], STRESS, lumped=True)[1][0]
+    assert np.all(np.diag(lumped) > 0) and np.count_nonzero(lumped - np.diag(np.diag(lumped))) == 0
+    np.testing.assert_allclose(np.diag(lumped)[0::2].sum(), RHO * area * T, rtol=1e-13)
+
+
+def test_quadrature_rules_are_exact_to_their_degree():
+    # monomials on the reference cells: int xi^i eta^j over the triangle is i! j! / (i + j + 2)!
+    from math import factorial
+
+    pts, w = gauss_rule("triangle6")
+    for i in range(5):
+        for j in range(5 - i):
+            ref = factorial(i) * factorial(j) / factorial(i + j + 2)
+            np.testing.assert_allclose(w @ (pts[:, 0]**i * pts[:, 1]**j), ref, rtol=1e-14)
+    pts, w = gauss_rule("quad9")  # 3 x 3 Gauss: exact to degree 5 in each of xi and eta
+    mono = lambda i: (1 + (-1) ** i) / (i + 1)  # noqa: E731 - int_-1^1 s^i ds
+    for i in range(6):
+        for j in range(6):
+            np.testing.assert_allclose(w @ (pts[:, 0]**i * pts[:, 1]**j), mono(i) * mono(j), atol=1e-15)
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_shape_functions_partition_and_derivatives(kind):
+    # Kronecker property at the nodes, partition of unity, and derivatives against central
+    # differences (h = 1e-6: truncation ~1e-12, round-off ~1e-10)
+    rng = np.random.default_rng(1)
+    p = rng.uniform(0.05, 0.45, (7, 2)) if kind == "triangle6" else rng.uniform(-0.9, 0.9, (7, 2))
+    N, dN = shape_functions(kind, p)
+    np.testing.assert_allclose(N.sum(axis=1), 1.0, rtol=1e-14)
+    np.testing.assert_allclose(dN.sum(axis=2), 0.0, atol=1e-13)
+    h = 1e-6
+    for a in range(2):
+        e = np.eye(2)[a] * h
+        fd = (shape_functions(kind, p + e)[0] - shape_functions(kind, p - e)[0]) / (2 * h)
+        np.testing.assert_allclose(dN[:, a], fd, rtol=0, atol=1e-9)
+    ref = {"triangle6": [[0, 0], [1, 0], [0, 1], [0.5, 0], [0.5, 0.5], [0, 0.5]]}.get(
+        kind, [[-1, -1], [1, -1], [1, 1], [-1, 1], [0, -1], [1, 0], [0, 1], [-1, 0], [0, 0]])
+    k = {"quad8": 8, "quad9": 9, "triangle6": 6}[kind]
+    np.testing.assert_allclose(shape_functions(kind, np.array(ref[:k], float))[0], np.eye(k), atol=1e-15)
