@@ -203,3 +203,126 @@ def test_reduced_model_of_plain_matrices(tmp_path):
         read_reduced_model(tmp_path / "chain", source="nastran")
     with pytest.raises(FesubError, match="not a reduced model"):
         read_reduced_model(tmp_path / "nowhere")
+
+
+# ------------------------------------------------------------------------------ 3D mode shapes
+def _box(nx=4, ny=2, nz=2, lx=0.4, ly=0.1, lz=0.1):
+    """A structured box of hexahedra (VTK order), as meshio points and cells."""
+    x, y, z = (np.linspace(0.0, L, n + 1) for L, n in ((lx, nx), (ly, ny), (lz, nz)))
+    X, Y, Z = np.meshgrid(x, y, z, indexing="ij")
+    pts = np.column_stack([X.ravel(), Y.ravel(), Z.ravel()])
+    node = np.arange(pts.shape[0]).reshape(nx + 1, ny + 1, nz + 1)
+    i, j, k = (a.ravel() for a in np.meshgrid(np.arange(nx), np.arange(ny), np.arange(nz), indexing="ij"))
+    hexes = np.column_stack([node[i, j, k], node[i + 1, j, k], node[i + 1, j + 1, k], node[i, j + 1, k],
+                             node[i, j, k + 1], node[i + 1, j, k + 1], node[i + 1, j + 1, k + 1],
+                             node[i, j + 1, k + 1]])
+    return pts, hexes
+
+
+def _tetra10(pts, tets):
+    """Quadratic tetrahedra: a node at the middle of every edge (VTK edge order)."""
+    edges = [(0, 1), (1, 2), (0, 2), (0, 3), (1, 3), (2, 3)]
+    pairs = np.sort(np.stack([tets[:, [a, b]] for a, b in edges], axis=1).reshape(-1, 2), axis=1)
+    uniq, inv = np.unique(pairs, axis=0, return_inverse=True)
+    mid = 0.5 * (pts[uniq[:, 0]] + pts[uniq[:, 1]])
+    return np.vstack([pts, mid]), np.hstack([tets, pts.shape[0] + inv.reshape(-1, 6)])
+
+
+def _bending(points, lx=0.4):
+    """An analytic field: first-bending-like deflection w = (x/L)^2 along z, with the rotation's
+    axial displacement -z' w' (plane sections stay plane), and a twist about x."""
+    x, y, z = points.T
+    w = (x / lx) ** 2
+    return np.column_stack([-(z - 0.05) * 2 * x / lx ** 2, -0.3 * (z - 0.05) * x / lx, w + 0.3 * (y - 0.05) * x / lx])
+
+
+@pytest.fixture(scope="module")
+def solid_meshes():
+    import meshio
+
+    pts, hexes = _box()
+    tets = np.vstack([hexes[:, c] for c in ([0, 1, 2, 6], [0, 2, 3, 6], [0, 3, 7, 6], [0, 7, 4, 6],
+                                            [0, 4, 5, 6], [0, 5, 1, 6])])
+    wedges = np.vstack([hexes[:, [0, 1, 2, 4, 5, 6]], hexes[:, [0, 2, 3, 4, 6, 7]]])
+    p10, t10 = _tetra10(pts, tets)
+    return {"hexahedron": meshio.Mesh(pts, [("hexahedron", hexes)]),
+            "tetra": meshio.Mesh(pts, [("tetra", tets)]),
+            "tetra10": meshio.Mesh(p10, [("tetra10", t10)]),
+            "wedge": meshio.Mesh(pts, [("wedge", wedges)]),
+            "mixed": meshio.Mesh(pts, [("hexahedron", hexes[:4]), ("wedge", wedges[8:])])}
+
+
+@pytest.mark.parametrize("kind", ["hexahedron", "tetra", "tetra10", "wedge", "mixed"])
+def test_solid_modes_vtu_read_by_meshio(tmp_path, solid_meshes, kind):
+    import meshio
+
+    from fesub.plots import modes as pm
+
+    mesh = solid_meshes[kind]
+    u1 = _bending(mesh.points)
+    u2 = np.column_stack([np.zeros(len(mesh.points)), mesh.points[:, 0], -mesh.points[:, 1]])
+    f = np.array([123.456789012345, 987.654321098765])
+    zeta = np.array([0.01, 0.0234567890123])
+    out = pm.write_modes_vtu(mesh, [u1, u2.ravel()], tmp_path / f"{kind}.vtu", frequencies_hz=f,
+                             damping_ratios=zeta)
+    back = meshio.read(out)
+    np.testing.assert_array_equal(back.points, mesh.points)
+    for block in mesh.cells:
+        np.testing.assert_array_equal(back.cells_dict[block.type], block.data)
+    # every component written (binary VTU: exact), z included
+    np.testing.assert_array_equal(back.point_data[f"mode_01 ({f[0]:.6g} Hz)"], u1)
+    np.testing.assert_array_equal(back.point_data[f"mode_02 ({f[1]:.6g} Hz)"], u2)
+    # frequency (Hz) and damping ratio recovered as numbers, exactly (17 digits)
+    np.testing.assert_array_equal(back.field_data["natural_frequency_hz"], f)
+    np.testing.assert_array_equal(back.field_data["damping_ratio"], zeta)
+
+
+def test_solid_modes_not_expanded_are_refused(tmp_path, solid_meshes):
+    from fesub.plots import modes as pm
+
+    mesh = solid_meshes["hexahedron"]
+    n = len(mesh.points)
+    with pytest.raises(ParameterError, match=rf"shapes\[0\]: got shape \({3 * n - 12},\); expected each mode a "
+                       rf"nodal field \({n}, 3\) or a DOF vector of {3 * n} entries.*expanded to every node"):
+        pm.write_modes_vtu(mesh, [np.zeros(3 * n - 12)], tmp_path / "x.vtu")
+    with pytest.raises(ParameterError, match=r"\(45, 3\)"):  # plane (n, 2) fields do not fit a solid
+        pm.write_modes_vtu(mesh, [np.zeros((n, 2))], tmp_path / "x.vtu")
+    with pytest.raises(ParameterError, match="damping ratios"):
+        pm.write_modes_vtu(mesh, [np.zeros((n, 3))], tmp_path / "x.vtu", damping_ratios=[0.1, 0.2])
+    with pytest.raises(ParameterError, match="plane meshes"):
+        pm.plot_coupled_modes([(mesh, np.zeros((n, 3)))], tmp_path / "x.png")
+    assert not (tmp_path / "x.vtu").exists()
+
+
+def test_solid_deformed_grid_moves_every_component(solid_meshes):
+    pytest.importorskip("pyvista")
+    from fesub.plots import modes as pm
+
+    mesh = solid_meshes["tetra10"]
+    u = _bending(mesh.points)
+    grid = pm.deformed_grid(mesh, u, scale=0.05)
+    # the warp is x + s u, node by node (VTK stores float32 points only if asked: here float64)
+    np.testing.assert_allclose(np.asarray(grid.points), mesh.points + 0.05 * u, rtol=0, atol=1e-15)
+    np.testing.assert_allclose(grid.point_data["magnitude"], np.linalg.norm(u, axis=1), rtol=1e-15)
+    assert grid.n_cells == len(mesh.cells[0].data) and set(grid.celltypes) == {24}  # VTK_QUADRATIC_TETRA
+
+
+@pytest.mark.parametrize("kind", ["hexahedron", "tetra10"])
+def test_solid_mode_rendered_off_screen(tmp_path, solid_meshes, kind):
+    """Rendering needs pyvista and Pillow (optional), as in the plane-mode rendering tests."""
+    pytest.importorskip("pyvista")
+    Image = pytest.importorskip("PIL.Image")
+    from fesub.plots import modes as pm
+
+    mesh = solid_meshes[kind]
+    out = pm.render_mode(mesh, _bending(mesh.points), tmp_path / "mode.png", title=f"{kind} bending",
+                         frequency_hz=123.4, window_size=(480, 320))
+    img = np.asarray(Image.open(out).convert("RGB")).astype(int)
+    assert img.shape == (320, 480, 3)
+    painted = np.any(np.abs(img - 255) > 8, axis=-1)
+    # the warped box, the label and the colour bar cover several % of the picture, in many colours
+    assert painted.mean() > 0.02, painted.mean()
+    assert len(np.unique(img.reshape(-1, 3), axis=0)) > 20
+    blank = pm.render_mode(mesh, np.zeros((len(mesh.points), 3)), tmp_path / "rest.png", window_size=(480, 320))
+    rest = np.asarray(Image.open(blank).convert("RGB")).astype(int)
+    assert np.mean(np.any(rest != img, axis=-1)) > 0.01  # the deformation is drawn

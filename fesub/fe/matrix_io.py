@@ -360,8 +360,8 @@ def read_reduced_model(directory, *, source: str = "mtx") -> ReducedModel:
     directory : str or os.PathLike
         The directory written by :func:`export_reduced_model`.
     source : {"mtx", "abaqus", "op4"}
-        Which copy of the matrices to read (all hold the same numbers; ``"op4"`` needs
-        pyNastran). The Abaqus rows are put back in the order of the coordinates through their
+        Which copy of the matrices (M in kg, K in N/m) to read (all hold the same numbers;
+        ``"op4"`` needs pyNastran). The Abaqus rows are put back in the order of the coordinates through their
         labels in ``coordinates.csv``.
 
     Returns

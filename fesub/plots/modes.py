@@ -4,12 +4,16 @@ files for ParaView.
 :func:`plot_coupled_modes` draws with matplotlib only (a core dependency); the ``render_*`` and
 ``animate_*`` functions need pyvista (``pip install 'fesub[viz]'``).
 
-Every function takes a :class:`fesub.fe.Mesh` (quad, triangle or line cells) and a nodal
-displacement field. Displacements are given per node, shape ``(n_nodes, 2)`` or
-``(n_nodes, 3)`` (m); only the in-plane components (first two columns) deform the picture, so a
-frame mode ``(u, v, theta)`` can be passed as is (the rotation is ignored). A flat DOF vector of
-length ``2 n_nodes`` or ``3 n_nodes`` (node-major, as :class:`fesub.fe.DofMap` numbers it) is
-accepted too.
+Every function takes a mesh and a nodal displacement field. Plane meshes (a
+:class:`fesub.fe.Mesh` of quad, triangle or line cells): displacements per node, shape
+``(n_nodes, 2)`` or ``(n_nodes, 3)`` (m); only the in-plane components (first two columns) deform
+the picture, so a frame mode ``(u, v, theta)`` can be passed as is (the rotation is ignored).
+Solid meshes (any mesh with ``points`` (n, 3) and ``cells`` holding ``hexahedron``, ``tetra``,
+``tetra10``, ``wedge`` or ``pyramid`` cells: a :class:`meshio.Mesh` or a solid mesh of
+:mod:`fesub.fe`): displacements ``(n_nodes, 3)``, all three components drawn; the matplotlib
+drawing :func:`plot_coupled_modes` is for plane meshes only. A flat DOF vector of length
+``2 n_nodes`` or ``3 n_nodes`` (node-major, as :class:`fesub.fe.DofMap` numbers it) is accepted
+too.
 
 Rendering works without a display: when ``DISPLAY`` is not set, VTK is asked for an EGL
 (GPU-less, headless) render window before pyvista is imported.
@@ -27,6 +31,8 @@ __all__ = ["nodal_displacement", "auto_scale", "common_scale", "deformed_grid", 
            "render_mode", "render_modes", "animate_mode", "write_modes_vtu"]
 
 _VTK_CELL = {"quad": 9, "triangle": 5, "line": 3}  # VTK_QUAD, VTK_TRIANGLE, VTK_LINE
+#: solid cells drawn and written, with their VTK type (meshio's node order is VTK's)
+_SOLID_CELLS = {"hexahedron": 12, "tetra": 10, "tetra10": 24, "wedge": 13, "pyramid": 14}
 
 
 def _pyvista():
@@ -41,9 +47,47 @@ def _pyvista():
     return pv
 
 
+def _solid_blocks(mesh) -> list:
+    """The solid cell blocks ``[(type, conn), ...]`` of ``mesh`` (empty for a plane mesh)."""
+    cells = mesh.cells
+    blocks = cells.items() if isinstance(cells, dict) else [(c.type, c.data) for c in cells]
+    return [(t, np.asarray(c, dtype=np.int64)) for t, c in blocks if t in _SOLID_CELLS]
+
+
+def _is_solid(mesh) -> bool:
+    return np.asarray(mesh.points).shape[1] == 3 and bool(_solid_blocks(mesh))
+
+
+def _solid_displacement(mesh, u) -> np.ndarray:
+    n = len(mesh.points)
+    if u.ndim == 1 and u.size == 3 * n:
+        u = u.reshape(n, 3)
+    if u.shape != (n, 3):
+        raise ParameterError(f"displacement of a solid mesh must have shape ({n}, 3) or be a DOF vector "
+                             f"of {3 * n} entries (x, y, z per node), got {u.shape}")
+    if not np.all(np.isfinite(u)):
+        raise ParameterError("displacement contains NaN or inf")
+    return u
+
+
 def nodal_displacement(mesh, displacement) -> np.ndarray:
-    """In-plane nodal displacements (n_nodes, 2) (m) from a nodal array or a flat DOF vector."""
+    """Nodal displacements (m) from a nodal array or a flat DOF vector.
+
+    Parameters
+    ----------
+    mesh : fesub.fe.Mesh or solid mesh
+        Plane mesh, or a mesh with (n, 3) points and solid cells.
+    displacement : array_like
+        (n_nodes, 2|3) nodal field or flat node-major DOF vector (m).
+
+    Returns
+    -------
+    (n_nodes, 2) or (n_nodes, 3) float array
+        The in-plane components (m) for a plane mesh, all three for a solid mesh.
+    """
     u = np.asarray(displacement, dtype=float)
+    if _is_solid(mesh):
+        return _solid_displacement(mesh, u)
     n = mesh.n_points
     if u.ndim == 1:
         if u.size % n or u.size // n not in (2, 3):
@@ -67,24 +111,55 @@ def auto_scale(mesh, displacement, fraction: float = 0.1) -> float:
 
 
 def _structural_cells(mesh):
+    if _is_solid(mesh):
+        raise ParameterError("a solid mesh is drawn by the pyvista functions (render_mode, "
+                             "render_modes, animate_mode); plot_coupled_modes draws plane meshes")
     kind = mesh.element_type
     return kind, mesh.cells[kind]
+
+
+def _cell_blocks(mesh) -> list:
+    """``[(type, conn, vtk type), ...]`` of the cells drawn and written."""
+    if _is_solid(mesh):
+        return [(t, c, _SOLID_CELLS[t]) for t, c in _solid_blocks(mesh)]
+    kind, conn = _structural_cells(mesh)
+    return [(kind, conn, _VTK_CELL[kind])]
+
+
+def _points3(mesh) -> np.ndarray:
+    pts = np.asarray(mesh.points, dtype=float)
+    return pts if pts.shape[1] == 3 else np.column_stack([pts, np.zeros(len(pts))])
+
+
+def _field3(u: np.ndarray) -> np.ndarray:
+    """A nodal field with 3 components (a plane field gets a zero z)."""
+    return u if u.shape[1] == 3 else np.column_stack([u, np.zeros(len(u))])
 
 
 def deformed_grid(mesh, displacement, scale: float = 1.0):
     """A :class:`pyvista.UnstructuredGrid` of the mesh moved by ``scale * displacement``.
 
-    Point data: ``displacement`` (n, 3) (m, unscaled) and ``magnitude`` (m).
+    Parameters
+    ----------
+    mesh : fesub.fe.Mesh or solid mesh
+        Plane or solid mesh (m).
+    displacement : array_like
+        Nodal field (m), as :func:`nodal_displacement` takes it.
+    scale : float
+        Deformation scale factor (-).
+
+    Returns
+    -------
+    pyvista.UnstructuredGrid
+        Point data ``displacement`` (n, 3) (m, unscaled) and ``magnitude`` (m).
     """
     pv = _pyvista()
-    u = nodal_displacement(mesh, displacement)
-    kind, conn = _structural_cells(mesh)
-    k = conn.shape[1]
-    cells = np.hstack([np.full((len(conn), 1), k), conn]).ravel()
-    types = np.full(len(conn), _VTK_CELL[kind], dtype=np.uint8)
-    pts = np.column_stack([mesh.points + scale * u, np.zeros(mesh.n_points)])
-    grid = pv.UnstructuredGrid(cells, types, pts)
-    grid.point_data["displacement"] = np.column_stack([u, np.zeros(mesh.n_points)])
+    u = _field3(nodal_displacement(mesh, displacement))
+    blocks = _cell_blocks(mesh)
+    cells = np.concatenate([np.hstack([np.full((len(c), 1), c.shape[1]), c]).ravel() for _, c, _ in blocks])
+    types = np.concatenate([np.full(len(c), vtk, dtype=np.uint8) for _, c, vtk in blocks])
+    grid = pv.UnstructuredGrid(cells, types, _points3(mesh) + scale * u)
+    grid.point_data["displacement"] = u
     grid.point_data["magnitude"] = np.linalg.norm(u, axis=1)
     return grid
 
@@ -100,9 +175,9 @@ def _label(title, frequency_hz):
 
 def _add(plotter, mesh, u, scale, clim, *, cmap, undeformed, show_edges, line_width, bar):
     grid = deformed_grid(mesh, u, scale)
-    is_line = mesh.element_type == "line"
+    is_line = not _is_solid(mesh) and mesh.element_type == "line"
     if undeformed:
-        base = deformed_grid(mesh, np.zeros((mesh.n_points, 2)), 0.0)
+        base = deformed_grid(mesh, np.zeros_like(grid.point_data["displacement"]), 0.0)
         plotter.add_mesh(base, style="wireframe", color="grey", opacity=0.35,
                          line_width=1 if not is_line else max(1, line_width // 2))
     plotter.add_mesh(grid, scalars="magnitude", cmap=cmap, clim=clim, show_edges=show_edges and not is_line,
@@ -120,12 +195,17 @@ def _plotter(pv, window_size, background):
     return p
 
 
-def _finish(plotter, label, zoom=1.0):
+def _finish(plotter, label, zoom=1.0, solid=False):
     if label:
         plotter.add_text(label, position="upper_left", font_size=12, color="black")
-    plotter.view_xy()
-    # fit the (flat) scene to the window, leaving room for the label above and the bar below
-    plotter.camera.tight(padding=0.25, adjust_render_window=False, view="xy")
+    if solid:
+        plotter.view_isometric()
+        plotter.reset_camera()
+        zoom *= 0.85  # room for the label above and the bar below
+    else:
+        plotter.view_xy()
+        # fit the (flat) scene to the window, leaving room for the label above and the bar below
+        plotter.camera.tight(padding=0.25, adjust_render_window=False, view="xy")
     if zoom != 1.0:
         plotter.camera.zoom(zoom)
 
@@ -268,7 +348,7 @@ def render_modes(pairs, path, *, scale: float | None = None, title: str | None =
         for i, (m, u) in enumerate(pairs):
             _add(p, m, u, s, clim, cmap=cmap, undeformed=show_undeformed, show_edges=show_edges,
                  line_width=line_width, bar=(i == 0))
-        _finish(p, _label(title, frequency_hz))
+        _finish(p, _label(title, frequency_hz), solid=any(_is_solid(m) for m, _ in pairs))
         path = os.fspath(path)
         p.screenshot(path)
     finally:
@@ -300,9 +380,9 @@ def animate_mode(mesh, displacement, path, *, n_frames: int = 16, fps: float = 1
         grid = _add(p, mesh, u, s, (0.0, umax), cmap=cmap, undeformed=show_undeformed, show_edges=True,
                     line_width=line_width, bar=True)
         # fix the camera on the envelope of the motion: render the extreme position first
-        _finish(p, _label(title, frequency_hz), zoom=0.9)
-        base = np.column_stack([mesh.points, np.zeros(mesh.n_points)])
-        disp3 = np.column_stack([u, np.zeros(mesh.n_points)])
+        _finish(p, _label(title, frequency_hz), zoom=0.9, solid=_is_solid(mesh))
+        base = _points3(mesh)
+        disp3 = _field3(u)
         mag = np.linalg.norm(u, axis=1)
         for k in range(int(n_frames)):
             a = np.sin(2 * np.pi * k / n_frames)
@@ -332,25 +412,38 @@ def _write_gif(path, frames, fps):
 
 def _mode_fields(mesh, shapes) -> list[np.ndarray]:
     """Nodal fields (n_nodes, 2|3) of ``shapes`` (see :func:`write_modes_vtu`), checked."""
-    n = mesh.n_points
-    expected = (f"each mode a nodal field ({n}, 2) or ({n}, 3) or a DOF vector of {2 * n} or {3 * n} "
-                f"entries, or all modes as one ({2 * n} or {3 * n}, n_modes) array")
+    n = len(mesh.points)
+    per_node = (3,) if _is_solid(mesh) else (2, 3)
+    sizes = " or ".join(str(c * n) for c in per_node)
+    expected = (f"each mode a nodal field {' or '.join(f'({n}, {c})' for c in per_node)} or a DOF vector "
+                f"of {sizes} entries, or all modes as one ({sizes}, n_modes) array")
     hint = ("; modes of a reduced or constrained model must first be expanded to every node of the "
-            "mesh (e.g. Substructure.expand)")
+            "mesh (e.g. Substructure.expand, or CraigBampton.recover then Substructure.expand)")
     if isinstance(shapes, np.ndarray) and shapes.ndim == 2:
-        if shapes.shape[0] not in (2 * n, 3 * n):
+        if shapes.shape[0] not in [c * n for c in per_node]:
             raise ParameterError(f"shapes: got an array of shape {shapes.shape}; expected {expected}{hint}")
         shapes = [shapes[:, j] for j in range(shapes.shape[1])]
     fields = []
     for j, u in enumerate(shapes):
         u = np.asarray(u, dtype=float)
-        if u.ndim == 1 and u.size in (2 * n, 3 * n):
+        if u.ndim == 1 and u.size in [c * n for c in per_node]:
             u = u.reshape(n, -1)
-        if u.ndim != 2 or u.shape[0] != n or u.shape[1] not in (2, 3):
+        if u.ndim != 2 or u.shape[0] != n or u.shape[1] not in per_node:
             raise ParameterError(f"shapes[{j}]: got shape {u.shape}; expected {expected}{hint}")
         nodal_displacement(mesh, u)  # finiteness
         fields.append(u)
     return fields
+
+
+def _per_mode(name, values, n_modes, unit):
+    if values is None:
+        return None
+    v = np.asarray(values, dtype=float).ravel()
+    if v.size != n_modes:
+        raise ParameterError(f"{v.size} {name} for {n_modes} mode shapes")
+    if not np.all(np.isfinite(v)):
+        raise ParameterError(f"{name} ({unit}) contains NaN or inf")
+    return v
 
 
 def _insert_field_data(path: str, arrays: dict) -> None:
@@ -370,38 +463,43 @@ def _insert_field_data(path: str, arrays: dict) -> None:
         fh.write(text[:k] + "\n<FieldData>\n" + items + "</FieldData>" + text[k:])
 
 
-def write_modes_vtu(mesh, shapes, path, *, frequencies_hz=None, names=None):
+def write_modes_vtu(mesh, shapes, path, *, frequencies_hz=None, damping_ratios=None, names=None):
     """Write mode shapes to a VTU file (ParaView: "Warp By Vector" on any of the arrays).
 
     Parameters
     ----------
-    mesh : fesub.fe.Mesh
+    mesh : fesub.fe.Mesh or solid mesh
+        Plane mesh, or a mesh with (n, 3) points (m) and solid cells (``hexahedron``, ``tetra``,
+        ``tetra10``, ``wedge``, ``pyramid``; several types at once are written as they are).
     shapes : sequence of nodal fields, or an (n_dofs, n_modes) array of DOF vectors
-        Each field (n_nodes, 2|3) or flat with 2 or 3 DOFs per node of ``mesh`` (node-major);
-        written as a 3-component point array (m). For frame meshes given with 3 DOFs per node the
-        rotation (rad) is written as ``<name>_rz``. Modes of a reduced model must be expanded to
-        every node first; any other shape is a ParameterError naming the expected one.
-    frequencies_hz : optional sequence (Hz)
-        Appended to the array names (``"mode_01 (12.3 Hz)"``) and stored exactly, in the order of
-        the modes, as the field data array ``natural_frequency_hz``.
-    names : optional sequence of array names (default ``mode_01``, ``mode_02``, ...).
+        Each field (n_nodes, 2|3) (solid mesh: (n_nodes, 3)) or flat, node-major, with 2 or 3
+        DOFs per node; written as a 3-component point array (m). For frame meshes given with 3
+        DOFs per node the rotation (rad) is written as ``<name>_rz``. Modes of a reduced or
+        constrained model must be expanded to every node first; any other shape is a
+        ParameterError naming the expected shapes and how to expand.
+    frequencies_hz : sequence of float, optional
+        Natural frequencies (Hz), stored exactly (17 digits), in the order of the modes, as the
+        field data array ``natural_frequency_hz``, and appended to the array names
+        (``"mode_01 (12.3 Hz)"``) for ParaView's array list.
+    damping_ratios : sequence of float, optional
+        Modal damping ratios (-), stored exactly as the field data array ``damping_ratio``.
+    names : sequence of str, optional
+        Array names (default ``mode_01``, ``mode_02``, ...).
 
     Returns
     -------
-    str : the path written.
+    str
+        The path written.
     """
     import meshio
 
     fields = _mode_fields(mesh, shapes)
-    if frequencies_hz is not None:
-        frequencies_hz = np.asarray(frequencies_hz, dtype=float).ravel()
-        if frequencies_hz.size != len(fields):
-            raise ParameterError(f"{frequencies_hz.size} frequencies for {len(fields)} mode shapes")
-        if not np.all(np.isfinite(frequencies_hz)):
-            raise ParameterError("frequencies_hz contains NaN or inf")
+    frequencies_hz = _per_mode("frequencies", frequencies_hz, len(fields), "Hz")
+    damping_ratios = _per_mode("damping ratios", damping_ratios, len(fields), "-")
     if names is not None and len(names) != len(fields):
         raise ParameterError(f"{len(names)} names for {len(fields)} mode shapes")
-    kind, conn = _structural_cells(mesh)
+    blocks = [(t, c) for t, c, _ in _cell_blocks(mesh)]
+    frame = blocks[0][0] == "line"
     point_data = {}
     for j, full in enumerate(fields):
         name = names[j] if names is not None else f"mode_{j + 1:02d}"
@@ -409,15 +507,16 @@ def write_modes_vtu(mesh, shapes, path, *, frequencies_hz=None, names=None):
             name = f"{name} ({frequencies_hz[j]:.6g} Hz)"
         if name in point_data:
             raise ParameterError(f"duplicate mode name {name!r}")
-        point_data[name] = np.column_stack([full[:, :2], np.zeros(mesh.n_points)])
-        if kind == "line" and full.shape[1] == 3:
+        point_data[name] = full.copy() if _is_solid(mesh) else _field3(full[:, :2])
+        if frame and full.shape[1] == 3:
             point_data[f"{name}_rz"] = full[:, 2].copy()
-    pts = np.column_stack([mesh.points, np.zeros(mesh.n_points)])
     path = os.fspath(path)
     try:
-        meshio.write(path, meshio.Mesh(pts, [(kind, conn)], point_data=point_data), file_format="vtu")
+        meshio.write(path, meshio.Mesh(_points3(mesh), blocks, point_data=point_data), file_format="vtu")
     except Exception as exc:  # noqa: BLE001
         raise MeshError(f"{path}: cannot write modes ({type(exc).__name__}: {exc})") from exc
-    if frequencies_hz is not None:
-        _insert_field_data(path, {"natural_frequency_hz": frequencies_hz})
+    extra = {"natural_frequency_hz": frequencies_hz, "damping_ratio": damping_ratios}
+    extra = {k: v for k, v in extra.items() if v is not None}
+    if extra:
+        _insert_field_data(path, extra)
     return path
