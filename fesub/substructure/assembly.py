@@ -231,7 +231,7 @@ class SubstructureAssembly:
                 self._prefer.append(prefer)
         self.B = sp.csr_matrix((vals, (rows, cols)), shape=(len(self.row_labels), self.n_dofs))
         self.B.sum_duplicates()
-        self._primal = None
+        self._primal = self._pmap = None
 
     # ------------------------------------------------------------------ structure
     @property
@@ -372,9 +372,14 @@ class SubstructureAssembly:
         sigma = -1e-6 * kd / np.abs(M.diagonal()).mean()
         lu = spla.splu(sp.bmat([[K - sigma * M, kd * B.T], [kd * B, None]]).tocsc())
         if dense_modes(size, n):
-            C = sla.cholesky(M.toarray(), lower=True)
+            try:
+                C = sla.cholesky(M.toarray(), lower=True)
+            except sla.LinAlgError as exc:
+                raise ModelError("the stacked mass matrix is not positive definite (a coordinate without "
+                                 "mass?); use method='primal'") from exc
             RC = lu.solve(np.vstack([C, np.zeros((m, size))]))[:size]
-            nu, y = sla.eigh(C.T @ RC, subset_by_index=[size - n, size - 1])
+            S = C.T @ RC
+            nu, y = sla.eigh(0.5 * (S + S.T), subset_by_index=[size - n, size - 1])
             lam, u = sigma + 1.0 / nu[::-1], RC @ y[:, ::-1]
         else:
             pad = np.zeros(m)
@@ -417,6 +422,8 @@ class SubstructureAssembly:
 
     def _primal_map(self) -> np.ndarray:
         """For each stacked coordinate: its primal coordinate, -1 if tied to zero, -2 if a combination."""
+        if self._pmap is not None:
+            return self._pmap
         L = self.L.tocsr()
         nnz = np.diff(L.indptr)
         out = np.full(L.shape[0], -2, np.int64)
@@ -425,6 +432,7 @@ class SubstructureAssembly:
         first = L.indptr[:-1][one]
         unit = np.abs(L.data[first] - 1.0) <= 1e-14
         out[np.flatnonzero(one)[unit]] = L.indices[first][unit]
+        self._pmap = out
         return out
 
     def to_body(self, *, name: str = "assembly", **kw):
