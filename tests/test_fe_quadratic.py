@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from fesub.errors import MeshError, ModelError
-from fesub.fe import Mesh, PlaneStrain, PlaneStress, mesh_matrices, rectangle, solve_static
+from fesub.fe import Mesh, PlaneStrain, PlaneStress, mesh_matrices, read, rectangle, solve_static
 from fesub.fe.loads import boundary_faces, edge_load
 from fesub.fe.materials import plane_strain_D
 from fesub.fe.quadratic import (gauss_rule, q8_matrices, q9_matrices, quadratic_mesh, shape_functions,
@@ -471,3 +471,98 @@ def test_shape_functions_partition_and_derivatives(kind):
         kind, [[-1, -1], [1, -1], [1, 1], [-1, 1], [0, -1], [1, 0], [0, 1], [-1, 0], [0, 0]])
     k = {"quad8": 8, "quad9": 9, "triangle6": 6}[kind]
     np.testing.assert_allclose(shape_functions(kind, np.array(ref[:k], float))[0], np.eye(k), atol=1e-15)
+
+
+# ---------------------------------------------------------------------------- mixed meshes, files
+def mixed(mesh):
+    """The quads of ``mesh`` whose centre lies right of x = 1 m split into two triangles each."""
+    q = mesh.cells["quad"]
+    right = mesh.points[q].mean(axis=1)[:, 0] > 1.0
+    tri = np.vstack([q[right][:, [0, 1, 2]], q[right][:, [0, 2, 3]]])
+    return Mesh(mesh.points, {"quad": q[~right], "triangle": tri}, mesh.node_sets, mesh.edge_sets)
+
+
+@pytest.mark.parametrize("quad", [None, "quad8", "quad9"])
+def test_mixed_mesh_assembles_into_one_model(quad):
+    lin = mixed(distorted("quad", curved=False))
+    mesh = lin if quad is None else quadratic_mesh(lin, quad=quad)
+    assert mesh.element_type == "mixed" and len(mesh.blocks()) == 2
+    with pytest.raises(MeshError, match="blocks"):
+        mesh.elements()
+    K, M, dm = mesh_matrices(mesh, STRAIN)
+    # one connected body: exactly three rigid modes (two disjoint blocks would have six)
+    lam = np.linalg.eigvalsh(K.toarray())
+    assert np.all(np.abs(lam[:3]) < 1e-11 * lam[-1]) and lam[3] > 1e-7 * lam[-1]
+    np.testing.assert_allclose(M.sum() / 2, RHO * 2.0 * 1.0 * T, rtol=1e-13)  # rho A t
+    assert dirichlet_patch(mesh, STRAIN, LINEAR) < 1e-10
+
+
+def test_mixed_q8_t6_reproduces_quadratics_on_rectangles():
+    # Q8 on rectangles and T6 on straight triangles both hold every quadratic (see above)
+    mesh = quadratic_mesh(mixed(rectangle(2.0, 1.0, 4, 2)))
+    assert set(mesh.blocks()) == {"quad8", "triangle6"}
+    assert dirichlet_patch(mesh, STRESS, QUADRATIC) < 1e-10
+
+
+@pytest.mark.parametrize("suffix,fmt", [(".vtu", None), (".msh", None), (".msh", "gmsh41")])
+def test_quadratic_mixed_mesh_file_round_trip(tmp_path, suffix, fmt):
+    mesh = quadratic_mesh(mixed(distorted("quad", curved=False)), quad="quad9")
+    path = tmp_path / f"m{suffix}"
+    mesh.write(path, file_format=fmt)
+    back = read(path)
+    assert {k: v.shape for k, v in back.blocks().items()} == {k: v.shape for k, v in mesh.blocks().items()}
+    for k in SIDES:
+        np.testing.assert_array_equal(back.nodes(k), mesh.nodes(k))
+    Ka, Ma, _ = mesh_matrices(mesh, STRESS)
+    Kb, Mb, _ = mesh_matrices(back, STRESS)
+    assert abs(Ka - Kb).max() <= 1e-12 * abs(Ka).max() and abs(Ma - Mb).max() <= 1e-12 * abs(Ma).max()
+
+
+GMSH_QUAD9 = """$MeshFormat
+2.2 0 8
+$EndMeshFormat
+$PhysicalNames
+2
+1 1 "right"
+2 2 "body"
+$EndPhysicalNames
+$Nodes
+9
+1 0 0 0
+2 2 0 0
+3 2 1 0
+4 0 1 0
+5 1 0 0
+6 2 0.5 0
+7 1 1 0
+8 0 0.5 0
+9 1 0.5 0
+$EndNodes
+$Elements
+2
+1 8 2 1 1 2 3 6
+2 10 2 2 1 1 2 3 4 5 6 7 8 9
+$EndElements
+"""
+
+
+def test_gmsh_second_order_file_assembles_directly(tmp_path):
+    # a 2 m x 1 m Gmsh 9-node quad written by hand in Gmsh's own node order (corners, mid-edge
+    # nodes of edges 1-2, 2-3, 3-4, 4-1, centre) with a 3-node line group on its right side
+    path = tmp_path / "q9.msh"
+    path.write_text(GMSH_QUAD9)
+    mesh = read(path)
+    np.testing.assert_array_equal(mesh.cells["quad9"], [np.arange(9)])
+    np.testing.assert_array_equal(mesh.edges("right"), [[1, 2]])
+    np.testing.assert_array_equal(mesh.nodes("right"), [1, 2, 5])  # mid-node kept for supports
+    K, M, dm = mesh_matrices(mesh, STRESS)
+    np.testing.assert_allclose(M.sum() / 2, RHO * 2.0 * T, rtol=1e-13)
+    lam = np.linalg.eigvalsh(K.toarray())
+    assert np.all(np.abs(lam[:3]) < 1e-12 * lam[-1]) and lam[3] > 1e-4 * lam[-1]
+    f = edge_load(mesh, "right", force_per_length=[6.0, 0.0])
+    np.testing.assert_allclose(f.reshape(-1, 2)[[1, 2, 5], 0], [1.0, 1.0, 4.0], rtol=1e-14)
+    # uniaxial stress sxx = 6 N/m / (1 m x T) in plane stress: u(2, y) = 2 sxx / E exactly
+    pre = {d: 0.0 for d in dm.dofs([0, 3, 7], "x")}  # the nodes at x = 0
+    pre[1] = 0.0  # node 0, y
+    u = solve_static(K, f, pre).reshape(-1, 2)
+    np.testing.assert_allclose(u[[1, 2, 5], 0], 2.0 * 6.0 / T / E, rtol=1e-12)
