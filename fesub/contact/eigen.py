@@ -14,6 +14,7 @@ from __future__ import annotations
 import warnings
 import weakref
 from dataclasses import dataclass
+from functools import partial
 
 import numpy as np
 import scipy.linalg as sla
@@ -21,8 +22,9 @@ from scipy.optimize import linear_sum_assignment
 
 from ..errors import ModelError, ParameterError, check_count, check_positive
 from ..io import Result, summary_record
-from .geometry import coupling_rows, segment_at_x
+from .geometry import coupling_rows  # noqa: F401 - part of this module's namespace
 from .primal import _null_times, null_space_row, project_rows
+from .secular import SecularSolver, contact_rows, first_order_matrix, lowest_oscillating, modal_data
 
 __all__ = ["coupled_matrices", "null_space_row", "project_rows", "primal_matrices", "complex_eigenvalues",
            "EigenLoci", "eigenvalue_loci", "StabilityMap", "max_real_part_map", "CriticalMu",
@@ -38,13 +40,7 @@ def coupled_matrices(system, s: float, mu: float, sign: float = 1.0, *, modal_cu
     cut-off rises; M = I, K = diag(w^2), C = diag(alpha + beta w^2)). Also returns the basis
     mapping those coordinates to [q1_free; q2].
     """
-    mu = _mu(mu)
-    seg, alpha = segment_at_x(system.XT, system.segs, s)
-    pos = system.XT
-    j1, j2 = system.segs[seg]
-    d = pos[j2] - pos[j1]
-    bE, bC = coupling_rows(alpha, np.arctan2(d[1], d[0]), mu, sign)
-    BE, BC = system._global_rows(seg, bE, bC)
+    BE, BC = contact_rows(system, s, _mu(mu), sign)
     if modal_cutoff_hz is None:
         M = sla.block_diag(system.M1, system.M2)
         C = sla.block_diag(system.C1, system.C2)
@@ -116,13 +112,18 @@ def _positions(positions, name: str = "positions", what: str = "contact position
 
 
 # ------------------------------------------------------------------------------- one position
-def _spectrum(system, s, mu, n, sign=1.0, *, return_modes=False, modal_cutoff_hz=None, n_basis=None):
-    """Eigen-solve at one position: (lam (<= n,), shapes or None, complete_up_to_hz, n_modes).
+def _spectrum(system, s, mu, n, sign=1.0, *, return_modes=False, modal_cutoff_hz=None, n_basis=None,
+              solver=None):
+    """Eigen-solve at one position: (lam (<= n,), shapes or None, complete_up_to_hz, n_modes); by
+    the secular ``solver`` (:class:`fesub.contact.secular.SecularSolver`) when one is given.
 
     ``n_modes`` is the number of modes of the reduced coupled model; ``complete_up_to_hz`` the
     frictionless frequency of the highest mode of the Ritz basis when ``n_basis`` leaves modes out,
     the substructure cut-off ``modal_cutoff_hz`` when one is given, ``inf`` when every mode of the
     reduced model is examined."""
+    if solver is not None:
+        return solver(system, s, mu, n, sign, return_modes=return_modes, modal_cutoff_hz=modal_cutoff_hz,
+                      n_basis=n_basis)
     M, C, K, BE, BC, V = coupled_matrices(system, s, mu, sign, modal_cutoff_hz=modal_cutoff_hz)
     n_modes = M.shape[0] - 1
     complete = float("inf") if modal_cutoff_hz is None else float(modal_cutoff_hz)
@@ -147,18 +148,12 @@ def _first_order_eigs(Mt, Ct, Kt, n, return_modes=False):
     """The ``n`` lowest-frequency eigenvalues (positive imaginary part) of the first-order form
     [[0, I], [-Mt^-1 Kt, -Mt^-1 Ct]], and their displacement parts (None unless ``return_modes``)."""
     m = Mt.shape[0]
-    MiK, MiC = np.split(np.linalg.solve(Mt, np.hstack([Kt, Ct])), 2, axis=1)
-    A = np.zeros((2 * m, 2 * m))
-    A[:m, m:] = np.eye(m)
-    A[m:, :m] = -MiK
-    A[m:, m:] = -MiC
+    A = first_order_matrix(Mt, Ct, Kt)
     if return_modes:
         lam, vec = sla.eig(A, overwrite_a=True, check_finite=False)
     else:
         lam = sla.eigvals(A, overwrite_a=True, check_finite=False)
-    osc = lam.imag > 1e-6 * np.abs(lam).max()
-    idx = np.flatnonzero(osc)
-    idx = idx[np.argsort(lam.imag[idx])][:n]
+    idx = lowest_oscillating(lam, n)
     return lam[idx], (vec[:m, idx] if return_modes else None)
 
 
@@ -186,11 +181,40 @@ def _ritz_basis(system, s, sign, modal_cutoff_hz, nb):
     return cache[key]
 
 
-def _spectrum_for(geometry, vx, modal_cutoff_hz, n_basis):
-    """The per-position eigen-solve: :func:`_spectrum` or :func:`fesub.contact.deformed.spectrum_solver`."""
+def _spectrum_for(geometry, vx, modal_cutoff_hz, n_basis, method="eig", system=None):
+    """The per-position eigen-solve: :func:`_spectrum` (dense eig, or the secular roots when
+    ``method`` resolves to 'secular') or :func:`fesub.contact.deformed.spectrum_solver`."""
     from .deformed import spectrum_solver
 
-    return _spectrum if geometry == "undeformed" else spectrum_solver(geometry, vx, modal_cutoff_hz, n_basis)
+    if geometry != "undeformed":
+        if method == "secular":
+            raise ParameterError("method='secular' is for the undeformed geometry: use method='eig'")
+        return spectrum_solver(geometry, vx, modal_cutoff_hz, n_basis)
+    if _resolve_method(method, n_basis, system, modal_cutoff_hz) == "secular":
+        return partial(_spectrum, solver=SecularSolver())
+    return _spectrum
+
+
+def _resolve_method(method, n_basis, system, modal_cutoff_hz) -> str:
+    """'secular' or 'eig' for ``method`` in ('auto', 'secular', 'eig'): 'auto' takes the secular
+    roots where they are exact and complete (the whole reduced model: no Ritz basis, or one of every
+    mode; damping diagonal in the undamped modes), the dense eig elsewhere."""
+    if method not in ("auto", "secular", "eig"):
+        raise ParameterError(f"method must be 'auto', 'secular' or 'eig', got {method!r}")
+    if method == "eig":
+        return "eig"
+    try:
+        n_modes = modal_data(system, modal_cutoff_hz)[0].size - 1
+    except (ModelError, AttributeError, TypeError):
+        if method == "secular":
+            raise
+        return "eig"
+    if n_basis is not None and n_basis < n_modes:  # a Ritz basis that leaves modes out
+        if method == "secular":
+            raise ParameterError("method='secular' examines the whole reduced model: n_basis must be "
+                                 f"None or >= {n_modes}, got {n_basis}")
+        return "eig"
+    return "secular"
 
 
 def _basis_leaves_modes(n_basis, n_modes) -> bool:
@@ -339,20 +363,24 @@ def _track(prev: np.ndarray, new: np.ndarray) -> np.ndarray:
 
 def eigenvalue_loci(system, positions, mu: float, n: int = 20, *, progress: bool = False,
                     modal_cutoff_hz: float | None = DEFAULT_EIG_CUTOFF_HZ, n_basis: int | None = None,
-                    geometry: str = "undeformed", vx: float = 0.0) -> EigenLoci:
+                    geometry: str = "undeformed", vx: float = 0.0, method: str = "auto") -> EigenLoci:
     """Complex eigenvalues at every contact position (m), tracked from one position to the next.
 
     ``n_basis`` as in :func:`complex_eigenvalues` (one :class:`IncompleteSpectrumWarning` per call
     when the basis leaves modes out; the result records ``complete_up_to_hz``, the lowest over the
     positions). ``geometry='deformed'`` linearises about the preloaded sliding state at each
     position instead (:mod:`fesub.contact.deformed`; ``vx`` in m/s, whole reduced model only).
+    ``method``: 'secular' (the certified roots of the secular function, warm-started along the
+    positions, :mod:`fesub.contact.secular`), 'eig' (a dense eig per position), 'auto' (default:
+    secular where it is exact and complete: undeformed geometry, ``n_basis=None``, damping
+    diagonal in the substructure modes; eig elsewhere).
     Interrupted (Ctrl-C), it returns the positions done so far with ``status='interrupted'``.
     """
     from tqdm.auto import tqdm
 
     positions, mu, n = _positions(positions), _mu(mu), _count("n", n)
     n_basis = _count("n_basis", n_basis, allow_none=True)
-    spectrum = _spectrum_for(geometry, vx, modal_cutoff_hz, n_basis)
+    spectrum = _spectrum_for(geometry, vx, modal_cutoff_hz, n_basis, method, system)
     lam = np.zeros((positions.size, n), complex)
     complete, n_modes, done, status = float("inf"), None, 0, "completed"
     bar = tqdm(positions, disable=not progress, desc=f"loci mu={mu:g}")
@@ -436,8 +464,9 @@ class StabilityMap(Result):
 
 def max_real_part_map(system, positions, mus, n: int = 20, *, progress: bool = False,
                       modal_cutoff_hz: float | None = DEFAULT_EIG_CUTOFF_HZ,
-                      n_basis: int | None = None) -> StabilityMap:
-    """max Re(lambda) (1/s) over the ``n`` lowest eigenvalues, for each (mu, position).
+                      n_basis: int | None = None, method: str = "auto") -> StabilityMap:
+    """max Re(lambda) (1/s) over the ``n`` lowest eigenvalues, for each (mu, position);
+    ``method`` as in :func:`eigenvalue_loci`.
 
     Returns a :class:`StabilityMap` (``max_real`` of shape (len(mus), len(positions))); interrupted
     (Ctrl-C), the entries done so far and NaN elsewhere, ``status='interrupted'``.
@@ -449,14 +478,17 @@ def max_real_part_map(system, positions, mus, n: int = 20, *, progress: bool = F
     for m in mus:
         _mu(m)
     n_basis = _count("n_basis", n_basis, allow_none=True)
+    _spectrum_for("undeformed", 0.0, modal_cutoff_hz, n_basis, method, system)  # checks the method
     out = np.full((mus.size, positions.size), np.nan)
     complete, n_modes, status = float("inf"), None, "completed"
     with tqdm(total=out.size, disable=not progress, desc="max Re map") as bar:
         try:
             for a, mu in enumerate(mus):
+                # one solver per mu, warm-started along the positions as in eigenvalue_loci
+                spectrum = _spectrum_for("undeformed", 0.0, modal_cutoff_hz, n_basis, method, system)
                 for b, s in enumerate(positions):
-                    ev, _, top, n_modes = _spectrum(system, s, mu, n, modal_cutoff_hz=modal_cutoff_hz,
-                                                    n_basis=n_basis)
+                    ev, _, top, n_modes = spectrum(system, s, mu, n, modal_cutoff_hz=modal_cutoff_hz,
+                                                   n_basis=n_basis)
                     out[a, b] = ev.real.max()
                     complete = min(complete, top)
                     bar.update()
@@ -540,7 +572,8 @@ def _rebuild_critical_mu(value, state):
 
 def critical_mu(system, positions, *, mu_max: float = 1.0, n: int = 20, tol: float = 1e-3,
                 modal_cutoff_hz: float | None = DEFAULT_EIG_CUTOFF_HZ, n_basis: int | None = None,
-                max_iter: int = 60, geometry: str = "undeformed", vx: float = 0.0) -> CriticalMu:
+                max_iter: int = 60, geometry: str = "undeformed", vx: float = 0.0,
+                method: str = "auto") -> CriticalMu:
     """Smallest friction coefficient with a positive real part at some position (bisection).
 
     Parameters
@@ -554,6 +587,7 @@ def critical_mu(system, positions, *, mu_max: float = 1.0, n: int = 20, tol: flo
         steps) is refused before any work.
     geometry, vx : 'undeformed' (default) or 'deformed' (the sliding state at each position and
         mu, sliding velocity ``vx`` in m/s), as in :func:`eigenvalue_loci`.
+    method : 'auto', 'secular' or 'eig', as in :func:`eigenvalue_loci`.
 
     Returns
     -------
@@ -566,7 +600,7 @@ def critical_mu(system, positions, *, mu_max: float = 1.0, n: int = 20, tol: flo
     mu_max, tol = check_positive("mu_max", mu_max), check_positive("tol", tol)
     n_basis = _count("n_basis", n_basis, allow_none=True)
     max_iter = _count("max_iter", max_iter)
-    spectrum = _spectrum_for(geometry, vx, modal_cutoff_hz, n_basis)
+    spectrum = _spectrum_for(geometry, vx, modal_cutoff_hz, n_basis, method, system)
     need = int(np.ceil(np.log2(mu_max / tol))) if tol < mu_max else 0
     if need > max_iter:
         raise ParameterError(f"tol = {tol!r} needs {need} bisection steps from mu_max = {mu_max:g}, "
