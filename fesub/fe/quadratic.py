@@ -130,7 +130,7 @@ def gauss_rule(kind: str):
 
 def _jacobians(kind, xy, dN):
     """Jacobians (ne, g, 2, 2) [d(x, y)/d(xi, eta)] and determinants, checked positive."""
-    J = np.einsum("gak,ekb->egab", dN, xy)
+    J = dN[None] @ xy[:, None]  # (1, g, 2, k) @ (ne, 1, k, 2)
     det = J[..., 0, 0] * J[..., 1, 1] - J[..., 0, 1] * J[..., 1, 0]
     if np.any(det <= 0):
         e = int(np.argmin(det.min(axis=1)))
@@ -155,17 +155,22 @@ def _matrices(kind: str, xy, material, lumped: bool):
     J, det = _jacobians(kind, xy, dN)
     inv = np.stack([np.stack([J[..., 1, 1], -J[..., 0, 1]], -1),
                     np.stack([-J[..., 1, 0], J[..., 0, 0]], -1)], -2) / det[..., None, None]
-    dNx = np.einsum("egab,gbk->egak", inv, dN)  # (ne, g, 2, k): d N / d(x, y)
-    ne, ng = det.shape
-    B = np.zeros((ne, ng, 3, 2 * k))
-    B[:, :, 0, 0::2] = dNx[:, :, 0]
-    B[:, :, 1, 1::2] = dNx[:, :, 1]
-    B[:, :, 2, 0::2] = dNx[:, :, 1]
-    B[:, :, 2, 1::2] = dNx[:, :, 0]
+    dNx = inv @ dN[None]  # (ne, g, 2, k): d N / d(x, y)
     wdet = det * w[None, :] * float(material.thickness)  # (ne, g) m^3 per unit reference area
-    Ke = np.einsum("egik,ij,egjl,eg->ekl", B, np.asarray(material.D, dtype=float), B, wdet,
-                   optimize=True)
-    Ms = np.einsum("gk,gl,eg->ekl", N, N, wdet * float(material.rho), optimize=True)
+    # B' D B by blocks: with B_u = (Nx, 0, Ny) and B_v = (0, Ny, Nx) (rows exx, eyy, gxy), each
+    # block is a sum of D_ij times the products P_ab = sum_g wdet N_a N_b' (batched matrix products)
+    Nx, Ny = dNx[:, :, 0], dNx[:, :, 1]  # (ne, g, k)
+    wx, wy = (Nx * wdet[..., None]).transpose(0, 2, 1), (Ny * wdet[..., None]).transpose(0, 2, 1)
+    Pxx, Pxy, Pyy = wx @ Nx, wx @ Ny, wy @ Ny
+    Pyx = Pxy.transpose(0, 2, 1)
+    d = np.asarray(material.D, dtype=float)
+    ne = len(det)
+    Ke = np.empty((ne, 2 * k, 2 * k))
+    Ke[:, 0::2, 0::2] = d[0, 0] * Pxx + d[0, 2] * Pxy + d[2, 0] * Pyx + d[2, 2] * Pyy
+    Ke[:, 0::2, 1::2] = d[0, 1] * Pxy + d[0, 2] * Pxx + d[2, 1] * Pyy + d[2, 2] * Pyx
+    Ke[:, 1::2, 0::2] = Ke[:, 0::2, 1::2].transpose(0, 2, 1)
+    Ke[:, 1::2, 1::2] = d[1, 1] * Pyy + d[1, 2] * Pyx + d[2, 1] * Pxy + d[2, 2] * Pxx
+    Ms = (N.T[None] * (wdet * float(material.rho))[:, None, :]) @ N  # (ne, k, k)
     Me = np.zeros((ne, 2 * k, 2 * k))
     Me[:, 0::2, 0::2] = Ms
     Me[:, 1::2, 1::2] = Ms
