@@ -513,7 +513,8 @@ def rectangle(length: float, height: float, nx: int, ny: int, *, origin=(0.0, 0.
 
     The rectangle's local x axis is rotated by ``angle`` (rad, anticlockwise) about its
     lower-left corner, which is placed at ``origin``. ``element='triangle'`` splits each quad
-    into two T3. Named sets (local orientation): node and edge sets ``bottom``, ``top``, ``left``,
+    into two T3; ``quad8``, ``quad9`` and ``triangle6`` add the mid-edge (and centre) nodes of
+    :func:`fesub.fe.quadratic.quadratic_mesh`. Named sets (local orientation): node and edge sets ``bottom``, ``top``, ``left``,
     ``right``; one-node sets ``bottom_left``, ``bottom_right``, ``top_left``, ``top_right``.
     Edge sets run in the direction of increasing local x (bottom/top) or y (left/right).
 
@@ -528,7 +529,8 @@ def rectangle(length: float, height: float, nx: int, ny: int, *, origin=(0.0, 0.
     angle : float
         Rotation of the local x axis, anticlockwise (rad).
     element : str
-        ``"quad"`` (Q4) or ``"triangle"`` (two T3 per quad).
+        ``"quad"`` (Q4), ``"triangle"`` (two T3 per quad), ``"quad8"``, ``"quad9"`` or
+        ``"triangle6"``.
 
     Returns
     -------
@@ -545,8 +547,8 @@ def rectangle(length: float, height: float, nx: int, ny: int, *, origin=(0.0, 0.
     # 1e8 cells is ~20 GB of assembled matrices: beyond it, a typo more likely than a model
     nx = check_count("nx", nx, 1, 10**8, error=MeshError)
     ny = check_count("ny", ny, 1, 10**8 // nx, error=MeshError)
-    if element not in ("quad", "triangle"):
-        raise MeshError(f"element must be 'quad' or 'triangle', got {element!r}")
+    if element not in ("quad", "triangle", "quad8", "quad9", "triangle6"):
+        raise MeshError(f"element must be 'quad', 'triangle', 'quad8', 'quad9' or 'triangle6', got {element!r}")
     xs = np.linspace(0.0, length, nx + 1)
     ys = np.linspace(0.0, height, ny + 1)
     X, Y = np.meshgrid(xs, ys)  # row j = y index
@@ -554,7 +556,7 @@ def rectangle(length: float, height: float, nx: int, ny: int, *, origin=(0.0, 0.
     nid = np.arange((nx + 1) * (ny + 1)).reshape(ny + 1, nx + 1)
     q = np.column_stack([nid[:-1, :-1].ravel(), nid[:-1, 1:].ravel(),
                          nid[1:, 1:].ravel(), nid[1:, :-1].ravel()])
-    cells = {"quad": q} if element == "quad" else {
+    cells = {"quad": q} if element.startswith("quad") else {
         "triangle": np.vstack([q[:, [0, 1, 2]], q[:, [0, 2, 3]]])}
     bottom, top = nid[0, :], nid[-1, :]
     left, right = nid[:, 0], nid[:, -1]
@@ -564,6 +566,10 @@ def rectangle(length: float, height: float, nx: int, ny: int, *, origin=(0.0, 0.
     pair = lambda a: np.column_stack([a[:-1], a[1:]])  # noqa: E731
     edges = {"bottom": pair(bottom), "top": pair(top), "left": pair(left), "right": pair(right)}
     mesh = Mesh(pts, cells, sets, edges, source=f"rectangle({length}, {height}, {nx}, {ny})")
+    if element not in ("quad", "triangle"):
+        from .quadratic import quadratic_mesh
+
+        mesh = quadratic_mesh(mesh, quad=element if element != "triangle6" else "quad8")
     return mesh.transformed(angle=angle, origin=(0.0, 0.0), translate=origin)
 
 
