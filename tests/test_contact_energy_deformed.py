@@ -150,6 +150,9 @@ def curvature_work_rate(res, P, A, B):
 
 
 def test_frictionless_sliding_on_a_bending_beam_drifts_at_first_order():
+    """0.3 s of closed frictionless sliding on the turning segment at h = 1e-3, 5e-4, 2.5e-4 s:
+    the booked residual against its closed form -h^2/8 v'Kv; the mechanical energy's drift
+    against h I, I = integral of lambda v' grad^2 g v dt from a gap Hessian written here."""
     model, beam, iy = sliding_model(X_SLIDE)
     initial = sliding_start(beam, iy)
     hs = (1e-3, 5e-4, 2.5e-4)  # omega_max h = 1.16, 0.58, 0.29 (limit 2)
@@ -308,7 +311,7 @@ def test_first_impact_on_the_vibrating_beam_loses_the_inelastic_energy_to_second
             # weight's and the booked work is the O(h^2)-per-step sliding term
             errs.append(il[k + 1] - il[k - 1] - hand)
             # |c(s)| <= 3.43e4 J/s^2 over all phases (measured): 3.5e4 h^2
-            assert abs(errs[-1]) <= 3.5e4 * h * h, (s, h, errs[-1] / h ** 2)
+            np.testing.assert_allclose(il[k + 1] - il[k - 1], hand, rtol=0, atol=3.5e4 * h * h)
         ratios = np.array(errs[:-1]) / np.array(errs[1:])
         assert np.all((ratios > 3.5) & (ratios < 4.5)), (s, errs, ratios)
 
@@ -342,7 +345,7 @@ def test_every_impact_loses_the_inelastic_energy_of_its_deformed_row():
             # for this reference (start from the stepper's state: c(s) = 1.5e3 .. 5.8e4 J/s^2,
             # measured at N = 100 and 200); the later impacts are slower (v_n 1.1, 0.7, 0.3 m/s
             # against 1.8) and measured |c| <= 1.2e4 J/s^2
-            assert abs(errs[-1]) <= 6e4 * h * h, (k, errs[-1] / h ** 2)
+            np.testing.assert_allclose(il[k + 1] - il[k - 1], hand, rtol=0, atol=6e4 * h * h)
         assert len(starts) == 4 and np.ptp(angles) > 0.03, angles
         out.append(np.abs(errs).sum())
     # second order under a phase scatter: 4 at equal phases, the phases of the four contacts
