@@ -77,7 +77,7 @@ def beam_body():
     return Body(b.M, b.K, b.X, b.node_dofs, name="beam", outputs={f"q{i}": i for i in range(b.n)})
 
 
-def sliding_model(x0):
+def slave_on_beam(x0):
     """Slave at x0 (m) on the outer element of the cantilever; the indices of y_A, y_B."""
     beam = beam_body()
     slave = Body(np.eye(2) * MS, np.zeros((2, 2)), [[x0, 0.0]], [[0, 1]], name="slave", loads=[0.0, -F],
@@ -153,7 +153,7 @@ def test_frictionless_sliding_on_a_bending_beam_drifts_at_first_order():
     """0.3 s of closed frictionless sliding on the turning segment at h = 1e-3, 5e-4, 2.5e-4 s:
     the booked residual against its closed form -h^2/8 v'Kv; the mechanical energy's drift
     against h I, I = integral of lambda v' grad^2 g v dt from a gap Hessian written here."""
-    model, beam, iy = sliding_model(X_SLIDE)
+    model, beam, iy = slave_on_beam(X_SLIDE)
     initial = sliding_start(beam, iy)
     hs = (1e-3, 5e-4, 2.5e-4)  # omega_max h = 1.16, 0.58, 0.29 (limit 2)
     resid, drift, rates, gaps = [], [], [], []
@@ -285,7 +285,7 @@ def test_first_impact_on_the_vibrating_beam_loses_the_inelastic_energy_to_second
     inclined (-0.009 rad) and turning (1.9 rad/s), the beam's motion is a third of v_n, and m_eff
     (0.32 kg) is far from the slave's 1 kg. The stepper's loss over the two steps that carry the
     impulse against the exact 1/2 m_eff v_n^2 from the exact free flight since t = 0."""
-    model, beam, iy = sliding_model(X_DROP)
+    model, beam, iy = slave_on_beam(X_DROP)
     initial = drop_start(beam, iy)
     u0, v0 = (np.array([X_DROP, 0.0]) + initial["slave"][0]), initial["slave"][1]
     motion = free_flight(beam, iy, 0.0, *initial["beam"], u0, v0)
@@ -321,7 +321,7 @@ def test_every_impact_loses_the_inelastic_energy_of_its_deformed_row():
     four impacts on rows inclined from -0.009 to -0.040 rad. Each loss against 1/2 m_eff v_n^2
     of the exact free flight from the stepper's state just before that impact (positions and
     central velocities of the last sample apart: an O(h^2) start)."""
-    model, beam, iy = sliding_model(X_DROP)
+    model, beam, iy = slave_on_beam(X_DROP)
     initial = drop_start(beam, iy)
     out = []
     for h in (1.1e-4, 5.5e-5):
