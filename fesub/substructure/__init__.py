@@ -7,12 +7,13 @@
 ``FixedInterfaceBasis``   the factored fixed-interface reduction: one factor of K_ii, implicit T
                           (fixed_interface.py)
 ``Interface``             a tie between node sets of two substructures: matching nodes, or
-                          node-to-surface on non-matching meshes (assembly.py)
+                          node-to-surface or mortar on non-matching meshes (assembly.py)
 ``SubstructureAssembly``  N substructures (full, Craig-Bampton or matrices) tied: constraint rows B,
                           dual and primal (u = L v) forms, coupled modes, export as a contact Body
                           (assembly.py)
 ``CoupledModes``          result: frequencies and mode shapes on each substructure (coupled_modes.py)
-``ties``                  node pairing, node-to-surface weights, sparse null space of tie rows
+``ties``                  node pairing, node-to-surface weights, mortar rows, sparse null space of
+                          tie rows
 ========================  ==========================================================================
 """
 

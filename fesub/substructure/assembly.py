@@ -9,13 +9,20 @@ with ``M``, ``K``, node positions ``X`` and the map ``node_dofs`` node -> coordi
 * ``method="matching"``: nodes paired by coordinates, ``u_a(node) - u_b(partner) = 0`` (signed
   Boolean rows);
 * ``method="surface"`` (node-to-surface, non-matching meshes): each node of side a is held on
-  the nearest edge of side b's surface, ``u_a(node) - (1 - s) u_b(n1) - s u_b(n2) = 0`` with the
-  linear shape functions of the Q4/T3 edge (n1, n2).
+  the nearest edge of side b's surface, ``u_a(node) = sum_k N_k(xi) u_b(n_k)`` with the shape
+  functions of the edge (linear on Q4/T3 edges, quadratic on Q8/Q9/T6 edges);
+* ``method="mortar"`` (non-matching meshes): the jump held to zero weakly against side a's edge
+  shape functions, ``D u_a - M u_b = 0`` (:func:`~fesub.substructure.ties.mortar_rows`).
+
+Node-to-surface rows reproduce linear fields at the slave nodes only; the traction they pass is
+not consistent, and their own error converges at first order in the mesh size (visible once the
+elements are accurate: quadratic elements, or a cut at a stress maximum). The mortar rows keep the
+elements' order (2 for Q4, 4 for Q8 in the tests).
 
 :class:`SubstructureAssembly` stacks the coordinates ``u = [u_1; ...; u_N]`` and gives the dual
 form (block-diagonal ``M``, ``K`` and the constraint rows ``B``, ``B u = 0``) and the primal form
 ``u = L v`` with ``L`` a sparse basis of the null space of ``B`` (a Boolean localisation for
-matching nodes; slave coordinates interpolated for surface ties): ``L' M L``, ``L' K L``. Its
+matching nodes; slave coordinates interpolated for surface and mortar ties): ``L' M L``, ``L' K L``. Its
 coupled modes (:class:`~fesub.substructure.CoupledModes`) come from either form, and the primal
 system is exported as a :class:`fesub.contact.Body` for the contact stepper.
 
@@ -37,11 +44,11 @@ from ..fe.loads import boundary_faces
 from .coupled_modes import CoupledModes
 from .craig_bampton import CraigBampton
 from .substructure import Substructure
-from .ties import constraint_null_space, match_nodes, surface_weights
+from .ties import constraint_null_space, match_nodes, mortar_rows, surface_weights
 
 __all__ = ["Interface", "SubstructureAssembly"]
 
-_METHODS = ("matching", "surface")
+_METHODS = ("matching", "surface", "mortar")
 
 
 class Interface:
@@ -56,15 +63,18 @@ class Interface:
         Node set of ``a``: the name of a mesh node (or edge) set, or node indices.
     nodes_b : str or int array, optional
         Node set of ``b`` (default: the set of the same name as ``nodes_a``).
-    method : {"matching", "surface"}
+    method : {"matching", "surface", "mortar"}
         ``"matching"``: nodes paired by coordinates (every node needs a partner within ``tol``);
-        ``"surface"``: each node of ``a`` interpolated on the edges of ``b``'s set (Q4/T3 meshes).
+        ``"surface"``: each node of ``a`` interpolated on the edges of ``b``'s set (plane meshes,
+        linear or quadratic edges); ``"mortar"``: the displacement jump held to zero weakly
+        against ``a``'s edge shape functions (plane meshes on both sides; keeps the elements'
+        order of convergence).
     tol : float, optional
-        Largest distance (m) between paired nodes, or between a slave node and the master
-        surface. Default: 1e-6 times the largest extent of the two substructures.
+        Largest distance (m) between paired nodes, or between a slave node (a mortar
+        integration point) and the master surface. Default: 1e-6 times the largest extent of the two substructures.
     comps : sequence of str, optional
         Tied components (``"x"``, ``"y"``, ``"rz"``); default all the components the two sides
-        share (``x``, ``y`` for a surface tie).
+        share (``x``, ``y`` for surface and mortar ties).
     name : str, optional
         Label used in messages.
     """
@@ -258,18 +268,15 @@ class SubstructureAssembly:
             partner = nb[match_nodes(pa.X[na], pb.X[nb], tol=tol, what=f"interface {itf.name!r}", ids=(na, nb),
                                      sides=(repr(pa.name), repr(pb.name)))]
             masters, weights = partner[:, None], np.ones((na.size, 1))
+        elif itf.method == "surface":
+            comps = itf.comps or ("x", "y")
+            faces = self._faces(pb, nb, itf)
+            masters, weights = surface_weights(pa.X[na], pb.X, faces, tol=tol, what=f"interface {itf.name!r}")
         else:
             comps = itf.comps or ("x", "y")
-            if pb.mesh is None or pb.mesh.element_type == "line":
-                raise ModelError(f"interface {itf.name!r}: a surface tie needs a plane mesh on the master "
-                                 f"{pb.name!r}")
-            inside = np.zeros(pb.X.shape[0], bool)
-            inside[nb] = True
-            faces = {w: f[inside[f[:, :2]].all(axis=1)] for w, f in boundary_faces(pb.mesh).items()}
-            if not any(len(f) for f in faces.values()):
-                raise ModelError(f"interface {itf.name!r}: the master node set of {pb.name!r} holds no boundary "
-                                 f"edge of its elements")
-            masters, weights = surface_weights(pa.X[na], pb.X, faces, tol=tol, what=f"interface {itf.name!r}")
+            slave, D, Mm = mortar_rows(pa.X, self._faces(pa, na, itf), pb.X, self._faces(pb, nb, itf), tol=tol,
+                                       what=f"interface {itf.name!r}")
+            return self._weak_rows(itf, ia, ib, slave, D, Mm, comps)
         ca = pa.coords(na, comps, itf)
         ca = np.where(ca >= 0, ca + self.offsets[ia], -1)
         out = []
@@ -283,6 +290,36 @@ class SubstructureAssembly:
                 if entries:
                     label = f"interface {itf.name!r}, node {int(na[k])} of {pa.name!r}, component {comp}"
                     out.append((entries, entries[0][0] if ca[k, j] >= 0 else -1, label))
+        return out
+
+    @staticmethod
+    def _faces(part, nodes, itf):
+        """Boundary edges of a part's mesh whose two corners are in ``nodes``: width -> (m, width)."""
+        if part.mesh is None or part.mesh.element_type == "line":
+            raise ModelError(f"interface {itf.name!r}: a {itf.method} tie needs a plane mesh on {part.name!r}")
+        inside = np.zeros(part.X.shape[0], bool)
+        inside[nodes] = True
+        faces = {w: f[inside[f[:, :2]].all(axis=1)] for w, f in boundary_faces(part.mesh).items()}
+        if not any(len(f) for f in faces.values()):
+            raise ModelError(f"interface {itf.name!r}: the node set of {part.name!r} holds no boundary edge "
+                             f"of its elements")
+        return faces
+
+    def _weak_rows(self, itf, ia, ib, slave, D, Mm, comps):
+        """Rows ``D u_a - M u_b = 0`` of a mortar tie, one per slave node and component."""
+        pa, pb = self.parts[ia], self.parts[ib]
+        out = []
+        for k, node in enumerate(slave):
+            ds, dv = D.indices[D.indptr[k]:D.indptr[k + 1]], D.data[D.indptr[k]:D.indptr[k + 1]]
+            ms, mv = Mm.indices[Mm.indptr[k]:Mm.indptr[k + 1]], Mm.data[Mm.indptr[k]:Mm.indptr[k + 1]]
+            ca, cb = pa.coords(ds, comps, itf), pb.coords(ms, comps, itf)
+            own = pa.coords(np.array([node]), comps, itf)[0]
+            for j, comp in enumerate(comps):
+                entries = [(int(self.offsets[ia] + c), float(v)) for c, v in zip(ca[:, j], dv) if c >= 0]
+                entries += [(int(self.offsets[ib] + c), -float(v)) for c, v in zip(cb[:, j], mv) if c >= 0]
+                if entries:
+                    label = f"interface {itf.name!r}, node {int(node)} of {pa.name!r}, component {comp}"
+                    out.append((entries, int(self.offsets[ia] + own[j]) if own[j] >= 0 else -1, label))
         return out
 
     # ------------------------------------------------------------------ dual and primal forms

@@ -1,11 +1,13 @@
 """Geometry and algebra of tied interfaces: node pairing, node-to-surface weights, null spaces.
 
-Three pieces, each independent of any model class:
+Four pieces, each independent of any model class:
 
 * :func:`match_nodes` pairs two node sets by coordinates (matching meshes);
 * :func:`surface_weights` places each slave node on the nearest edge of a master surface and
   returns the values of the edge's shape functions there (non-matching meshes; 2-node edges of
   Q4/T3 cells, 3-node edges of Q8/Q9/T6 cells);
+* :func:`mortar_rows` couples a slave surface to a master surface weakly (mortar integrals of
+  the slave edge shape functions against both sides);
 * :func:`constraint_null_space` turns constraint rows ``B u = 0`` into a sparse basis ``L`` of
   their null space (``u = L v``, ``B L = 0``) by eliminating one coordinate per row, and refuses
   redundant rows.
@@ -21,7 +23,7 @@ from scipy.spatial import cKDTree
 
 from ..errors import ModelError
 
-__all__ = ["match_nodes", "surface_weights", "constraint_null_space"]
+__all__ = ["match_nodes", "surface_weights", "mortar_rows", "constraint_null_space"]
 
 
 def _short(nodes, n=12) -> str:
@@ -156,6 +158,83 @@ def surface_weights(points, X, faces, *, tol: float, what: str = "interface"):
         raise ModelError(f"{what}: slave rows {_short(np.flatnonzero(far))} lie farther than {tol:.3g} m from "
                          f"the master surface (largest distance {best.max():.3g} m)")
     return nodes, weights
+
+
+def _faces_points(faces):
+    """(edges (m, 3) padded with -1, widths (m,)) of a dict width -> (m, width) node array."""
+    rows = [np.column_stack([f, np.full((len(f), 3 - w), -1)]) for w, f in faces.items() if len(f)]
+    widths = [np.full(len(f), w) for w, f in faces.items() if len(f)]
+    return (np.vstack(rows), np.concatenate(widths)) if rows else (np.zeros((0, 3), np.int64), np.zeros(0, int))
+
+
+def mortar_rows(Xs, faces_s, Xm, faces_m, *, tol: float, what: str = "interface", n_gauss: int = 4):
+    """Mortar coupling of a slave surface to a master surface: ``D u_s - M u_m = 0``.
+
+    The displacement jump is held to zero weakly, against the slave surface's own shape
+    functions ``N_i`` (standard Lagrange multipliers): ``D_ij = int N_i N_j ds`` over the slave
+    surface and ``M_ik = int N_i (N_k^m o P) ds`` with ``P`` the closest-point projection onto the
+    master surface. Each slave edge is cut at the projections of the master nodes and integrated
+    by Gauss-Legendre on every piece, where both sides are polynomial; the rows then hold linear
+    fields exactly on both sides, which the node-to-surface rows do only at the nodes.
+
+    Parameters
+    ----------
+    Xs, Xm : (N, 2) arrays
+        Node coordinates (m) of the slave and master substructures.
+    faces_s, faces_m : dict
+        Edge width (2 or 3) -> (m, width) node indices (start, end[, mid]) of the slave and
+        master surface edges.
+    tol : float
+        Largest distance (m) between the slave surface and the master surface.
+    what : str
+        Name of the interface, used in messages.
+    n_gauss : int
+        Gauss points per piece of slave edge (-).
+
+    Returns
+    -------
+    nodes : (k,) int array
+        Slave nodes carrying a multiplier (one row per node and component).
+    D : (k, N_s) CSR
+        Slave-slave coupling (m) over the slave substructure's nodes.
+    M : (k, N_m) CSR
+        Slave-master coupling (m) over the master substructure's nodes.
+    """
+    es, ws = _faces_points(faces_s)
+    nodes = np.unique(es[es >= 0])
+    row = np.full(Xs.shape[0], -1, np.int64)
+    row[nodes] = np.arange(nodes.size)
+    gx, gw = np.polynomial.legendre.leggauss(n_gauss)
+    em = _faces_points(faces_m)[0]
+    master_nodes = np.unique(em[em >= 0])
+    Ds, Ms = [], []
+    for e, w in zip(es, ws):
+        e = e[:w]
+        xe = Xs[e][None]
+        # the master nodes' projections cut the slave edge into pieces where both sides are smooth
+        _, xi = _nearest_on_edges(Xm[master_nodes], xe)
+        cuts = np.unique(np.concatenate([[-1.0, 1.0], xi[:, 0]]))
+        a, b = cuts[:-1, None], cuts[1:, None]
+        keep = (b - a)[:, 0] > 1e-12
+        xg = (0.5 * (a + b) + 0.5 * (b - a) * gx[None])[keep].ravel()
+        wg = (0.5 * (b - a) * gw[None])[keep].ravel()
+        N, dN, _ = _edge_shapes(xg, w)
+        x = N @ Xs[e]
+        ds = np.linalg.norm(dN @ Xs[e], axis=1) * wg
+        mn, mw = surface_weights(x, Xm, faces_m, tol=tol, what=what)
+        r = row[e]
+        Ds.append((np.repeat(r, w), np.tile(e, w), ((N * ds[:, None]).T @ N).ravel()))
+        # N_i(x_g) ds_g N_k^m(P x_g) for slave node i, Gauss point g, master slot k
+        Ms.append((np.repeat(r, 3 * len(xg)), np.tile(mn.ravel(), w),
+                   np.einsum("ig,gk->igk", (N * ds[:, None]).T, mw).ravel()))
+    rD, cD, vD = (np.concatenate(v) for v in zip(*Ds))
+    rM, cM, vM = (np.concatenate(v) for v in zip(*Ms))
+    ok = cM >= 0
+    D = sp.csr_matrix((vD, (rD, cD)), shape=(nodes.size, Xs.shape[0]))
+    M = sp.csr_matrix((vM[ok], (rM[ok], cM[ok])), shape=(nodes.size, Xm.shape[0]))
+    D.sum_duplicates()
+    M.sum_duplicates()
+    return nodes, D, M
 
 
 def constraint_null_space(B, *, prefer=None, rtol: float = 1e-10, labels=None):
