@@ -11,7 +11,7 @@ import numpy as np
 
 from ..errors import ModelError, check_positive, check_range
 
-__all__ = ["PlaneStress", "PlaneStrain", "BeamSection", "plane_stress_D", "plane_strain_D"]
+__all__ = ["PlaneStress", "PlaneStrain", "BeamSection", "Solid", "plane_stress_D", "plane_strain_D"]
 
 
 def plane_stress_D(E: float, nu: float) -> np.ndarray:
@@ -72,6 +72,46 @@ class PlaneStrain(PlaneStress):
     @property
     def D(self) -> np.ndarray:
         return plane_strain_D(self.E, self.nu)
+
+
+@dataclass(frozen=True)
+class Solid:
+    """Isotropic linear-elastic material of 3D solid elements.
+
+    Parameters
+    ----------
+    E : float
+        Young's modulus (Pa), > 0.
+    nu : float
+        Poisson's ratio (-), in (-1, 0.5).
+    rho : float
+        Density (kg/m^3), > 0.
+    """
+
+    E: float
+    nu: float
+    rho: float
+
+    def __post_init__(self):
+        check_positive("E (Young's modulus, Pa)", self.E, error=ModelError)
+        check_range("nu (Poisson's ratio)", self.nu, -1.0, 0.5, lo_open=True, hi_open=True, error=ModelError)
+        check_positive("rho (density, kg/m^3)", self.rho, error=ModelError)
+
+    @property
+    def lame(self) -> tuple:
+        """Lame's constants (lambda, mu) (Pa)."""
+        mu = self.E / (2.0 * (1.0 + self.nu))
+        return self.E * self.nu / ((1.0 + self.nu) * (1.0 - 2.0 * self.nu)), mu
+
+    @property
+    def D(self) -> np.ndarray:
+        """Elasticity matrix (Pa), Voigt order (xx, yy, zz, yz, xz, xy), engineering shear strains."""
+        lam, mu = self.lame
+        D = np.zeros((6, 6))
+        D[:3, :3] = lam
+        D[np.arange(3), np.arange(3)] += 2.0 * mu
+        D[np.arange(3, 6), np.arange(3, 6)] = mu
+        return D
 
 
 @dataclass(frozen=True)
