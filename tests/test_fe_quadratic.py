@@ -564,3 +564,24 @@ def test_gmsh_second_order_file_assembles_directly(tmp_path):
     pre[1] = 0.0  # node 0, y
     u = solve_static(K, f, pre).reshape(-1, 2)
     np.testing.assert_allclose(u[[1, 2, 5], 0], 2.0 * 6.0 / T / E, rtol=1e-12)
+
+
+def test_quadratic_mesh_and_element_errors():
+    with pytest.raises(MeshError, match="quad/triangle"):
+        quadratic_mesh(rectangle(1.0, 1.0, 1, 1, element="quad8"))
+    with pytest.raises(MeshError, match="quad8"):
+        quadratic_mesh(rectangle(1.0, 1.0, 1, 1), quad="quad6")
+    lin = rectangle(1.0, 1.0, 2, 2)
+    lin.edge_sets["diag"] = np.array([[0, 4]])
+    with pytest.raises(MeshError, match="no cell edge"):
+        quadratic_mesh(lin)
+    xy = rectangle(1.0, 1.0, 1, 1, element="quad8")
+    xy = xy.points[xy.cells["quad8"]]
+    with pytest.raises(MeshError, match="inverted"):
+        q8_matrices(xy[:, [0, 3, 2, 1, 7, 6, 5, 4]], STRESS)  # clockwise
+    bad = xy.copy()
+    bad[0, 4] = [0.1, 0.0]  # mid-node nearer a corner than the quarter point: the map folds
+    with pytest.raises(MeshError, match="distorted"):
+        q8_matrices(bad, STRESS)
+    with pytest.raises(MeshError, match="shape"):
+        q9_matrices(xy, STRESS)

@@ -53,9 +53,8 @@ def boundary_faces(mesh) -> dict:
     codes = {w: _codes(f, mesh.n_points) for w, f in faces.items()}
     allc = np.concatenate(list(codes.values()))
     uniq, counts = np.unique(allc, return_counts=True)
-    once = set(uniq[counts == 1].tolist())
-    return {w: f[np.fromiter((c in once for c in codes[w].tolist()), bool, len(f))]
-            for w, f in faces.items()}
+    once = uniq[counts == 1]
+    return {w: f[np.isin(codes[w], once)] for w, f in faces.items()}
 
 
 def _codes(faces, n):

@@ -242,7 +242,7 @@ def quadratic_mesh(mesh, *, quad: str = "quad8"):
     if quad not in ("quad8", "quad9"):
         raise MeshError(f"quad must be 'quad8' or 'quad9', got {quad!r}")
     linear = {k: v for k, v in mesh.cells.items() if k in ("quad", "triangle")}
-    if not linear or any(k in CELL_EDGES and k not in linear for k in mesh.cells):
+    if not linear or set(mesh.cells) - set(linear):
         raise MeshError(f"{mesh.source}: quadratic_mesh needs a mesh of quad/triangle cells only, "
                         f"got {sorted(mesh.cells)}")
     n = mesh.n_points
