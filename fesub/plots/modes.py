@@ -221,11 +221,15 @@ def render_mode(mesh, displacement, path, *, scale: float | None = None, title: 
                 line_width: int = 4):
     """Render one deformed mesh, coloured by displacement magnitude, to a PNG (off-screen).
 
+    A plane mesh is seen from +z, fitted to the window; a solid mesh in an isometric view.
+
     Parameters
     ----------
-    mesh : fesub.fe.Mesh
+    mesh : fesub.fe.Mesh or solid mesh
+        Plane mesh, or a mesh with (n, 3) points (m) and solid cells (see the module docstring).
     displacement : (n_nodes, 2|3) array or flat DOF vector
-        Mode shape or any nodal field (m); rotations of frame nodes are ignored.
+        Mode shape or any nodal field (m); rotations of frame nodes are ignored; a solid mesh
+        takes (n_nodes, 3).
     path : str or path-like
         Output PNG file.
     scale : float, optional
