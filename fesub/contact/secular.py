@@ -59,8 +59,8 @@ from ..errors import ModelError, ParameterError
 from .geometry import coupling_rows, segment_at_x
 from .primal import project_rows
 
-__all__ = ["SecularFunction", "secular_function", "secular_roots", "SecularSolver", "lowest_oscillating",
-           "first_order_matrix"]
+__all__ = ["SecularFunction", "secular_function", "secular_from_modes", "secular_roots", "SecularSolver",
+           "modal_data", "contact_rows", "lowest_oscillating", "first_order_matrix"]
 
 EPS = np.finfo(float).eps
 #: relative error bound (certificate radius / |lam|) below which a root is accepted
@@ -277,11 +277,27 @@ def secular_function(system, s: float, mu: float, sign: float = 1.0, *,
     i2 = np.flatnonzero((BE[n1:] != 0) | (BC[n1:] != 0))
     c = np.r_[BC[:n1][i1] @ P1[i1], BC[n1:][i2] @ P2[i2]]
     e = np.r_[BE[:n1][i1] @ P1[i1], BE[n1:][i2] @ P2[i2]]
-    return _build(c * e, w2, d)
+    return secular_from_modes(c * e, w2, d)
 
 
-def _build(r, w2, d) -> SecularFunction:
-    """Deflate and merge the modes of (r, w^2, d) into a :class:`SecularFunction`."""
+def secular_from_modes(r, w2, d) -> SecularFunction:
+    """The secular function of modes with residues ``r``, squared frequencies ``w2`` and damping
+    ``d``: modes whose poles coincide (to round-off) merged, uncoupled modes deflated.
+
+    Parameters
+    ----------
+    r : (m,) array
+        Residues r_k = c_k e_k (1/kg).
+    w2 : (m,) array
+        Squared undamped frequencies (rad^2/s^2).
+    d : (m,) array
+        Modal damping d_k = 2 zeta_k w_k (1/s).
+
+    Returns
+    -------
+    SecularFunction
+    """
+    r, w2, d = (np.asarray(x, float) for x in (r, w2, d))
     a, b = _poles(w2, d)
     order = np.lexsort((d, w2))
     keep = np.ones(r.size, bool)
