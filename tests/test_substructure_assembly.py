@@ -275,6 +275,20 @@ def test_coupled_modes_round_trip(tmp_path):
     assert res.shape("S1", 0).shape == (subs[1].mesh.n_points, 2)
 
 
+def test_mode_figure(tmp_path, drawn_figures):
+    from fesub.plots import style
+
+    subs, ties, _ = row_of_plates(3, 1.2, 0.2, 4, 2)
+    asm = SubstructureAssembly(subs[:2] + [CraigBampton(subs[2], boundary=subs[2].dofs("left"), n_modes=4)], ties)
+    res = asm.modes(3)
+    asm.plot_mode(res, 1, tmp_path / "mode2.png")
+    (fig, path), = drawn_figures
+    assert style.check_figure(fig) == [] and "coupled mode 2" in fig.axes[0].get_title()
+    other = SubstructureAssembly(subs[:2], ties[:1]).modes(2)
+    with pytest.raises(ModelError, match="do not belong"):
+        asm.plot_mode(other, 0, tmp_path / "x.png")
+
+
 # ------------------------------------------------------------------ errors
 def test_unmatched_nodes_are_listed():
     a = Substructure(rectangle(0.5, 0.2, 4, 2), MAT, clamped=["left"], name="A")

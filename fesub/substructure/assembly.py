@@ -428,6 +428,36 @@ class SubstructureAssembly:
         u = u / np.sqrt(np.einsum("ij,ij->j", u, M @ u))
         return np.sqrt(np.clip(lam, 0.0, None)) / (2 * np.pi), u
 
+    def plot_mode(self, modes: CoupledModes, mode: int, path, *, scale: float | None = None):
+        """Draw one coupled mode on every meshed substructure, in place (PNG via the house style).
+
+        Parameters
+        ----------
+        modes : CoupledModes
+            Modes of this assembly (:meth:`modes`).
+        mode : int
+            Mode index (-), 0 the lowest.
+        path : str or path-like
+            PNG to write.
+        scale : float, optional
+            Deformation scale (-); default: the largest displacement drawn as 10 % of the assembly.
+
+        Returns
+        -------
+        path
+            The file written (:func:`fesub.plots.modes.plot_coupled_modes`).
+        """
+        from ..plots.modes import plot_coupled_modes
+
+        if modes.names != self.names:
+            raise ModelError(f"modes of {modes.names} do not belong to this assembly of {self.names}")
+        pairs = [(p.mesh, modes.shape(s, mode)) for s, p in enumerate(self.parts) if p.mesh is not None]
+        labels = [p.name for p in self.parts if p.mesh is not None]
+        if not pairs:
+            raise ModelError("no substructure of the assembly has a mesh to draw")
+        return plot_coupled_modes(pairs, path, scale=scale, labels=labels,
+                                  title=f"coupled mode {mode + 1}, {modes.freq_hz[mode]:.4g} Hz ({modes.method})")
+
     def frequencies(self, n: int, *, method: str = "primal") -> np.ndarray:
         """Lowest ``n`` natural frequencies (Hz) of the assembled system (see :meth:`modes`)."""
         return self.modes(n, method=method).freq_hz
