@@ -58,13 +58,13 @@ def _check_quads(xy: np.ndarray) -> None:
 
 
 def q4_matrices(xy, material, *, incompatible: bool = True, lumped: bool = False):
-    """Stiffness and mass of plane-stress Q4 elements.
+    """Stiffness and mass of Q4 elements in plane stress or plane strain (the material's ``D``).
 
     Parameters
     ----------
     xy : (ne, 4, 2) array
         Node coordinates (m), anticlockwise.
-    material : PlaneStress
+    material : PlaneStress or PlaneStrain
     incompatible : bool
         Add Wilson-Taylor incompatible bending modes (condensed out); strongly advised for beams
         meshed with few elements through the thickness (plain Q4 locks in bending).

@@ -104,5 +104,5 @@ class Substructure:
         return modes(self.K, self.M, n)
 
     def __repr__(self) -> str:
-        return (f"Substructure({self.name!r}, {self.mesh.elements().shape[0]} {self.mesh.element_type} "
-                f"elements, {self.mesh.n_points} nodes, {self.n_dofs} DOFs)")
+        cells = ", ".join(f"{len(c)} {t}" for t, c in self.mesh.blocks().items())
+        return f"Substructure({self.name!r}, {cells} elements, {self.mesh.n_points} nodes, {self.n_dofs} DOFs)"
