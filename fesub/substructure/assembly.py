@@ -484,6 +484,8 @@ class SubstructureAssembly:
         p = self.parts[self.index(part)]
         if comp not in p.comps:
             raise ModelError(f"substructure {p.name!r} has no component {comp!r}; it has {p.comps}")
+        if not isinstance(node, numbers.Integral) or not 0 <= node < p.X.shape[0]:
+            raise ModelError(f"node must be an index in 0..{p.X.shape[0] - 1} of {p.name!r}, got {node!r}")
         k = int(p.node_dofs[node, p.comps.index(comp)])
         return k if k < 0 else int(self._primal_map()[self.offsets[self.index(part)] + k])
 
