@@ -20,6 +20,9 @@ Modules, by what a user does:
                      coupling rows :func:`coupling_rows` (eqs. 34-44)
 ``eigen``            complex eigenvalues over the contact positions, stability maps, critical mu
 ``primal``           null-space bases of a contact row and the primal projection L_E' X L_C in O(n^2)
+``secular``          the same eigenvalues as the certified roots of the secular function over the
+                     substructure modes (Aberth-Ehrlich, warm-started along the positions): the
+                     default of the loci, the map and the critical mu for the whole reduced model
 ``deformed``         stability of the deformed sliding state: :func:`sliding_state` (Newton, nonlinear
                      contact), :func:`deformed_eigenvalues` (rows linearised about it, geometric
                      stiffness), :func:`compare_geometries` (deformed vs undeformed along the path)
