@@ -22,6 +22,7 @@ import scipy.sparse as sp
 
 from fesub.errors import ModelError
 from fesub.fe import PlaneStress, rectangle
+from fesub.fe import modes as fesub_modes
 from fesub.fe.quadratic import quadratic_mesh
 from fesub.substructure import CoupledModes, CraigBampton, Interface, Substructure, SubstructureAssembly
 from fesub.substructure.ties import constraint_null_space, match_nodes
@@ -187,6 +188,23 @@ def test_mixed_full_reduced_and_matrix_substructures():
         for k in range(6):
             a, b = res.shape(s, k), ref[:, :, k]
             np.testing.assert_allclose(a, np.sign(np.sum(a * b)) * b, atol=1e-10 * np.abs(b).max())
+
+
+def test_point_mass_given_as_matrices():
+    import types
+
+    subs, _, mono = row_of_plates(1, 1.0, 0.2, 8, 2)
+    tip = subs[0].mesh.node("top_right")
+    mass = types.SimpleNamespace(name="mass", M=2.0 * np.eye(2), K=np.zeros((2, 2)), X=[subs[0].mesh.points[tip]],
+                                 node_dofs=[[0, 1]], node_sets={"point": [0]})
+    asm = SubstructureAssembly([subs[0], mass], [Interface("mass", "point", "S0", "top_right")])
+    # reference: the plate with 2 kg added to the tip node's x and y diagonal
+    M = mono.M.tolil()
+    for d in mono.dofs([mono.mesh.node("top_right")]):
+        M[d, d] += 2.0
+    ref = fesub_modes(mono.K, M.tocsr(), 4)[0]
+    np.testing.assert_allclose(asm.frequencies(4), ref, rtol=1e-10)  # the same matrices (round-off)
+    np.testing.assert_allclose(asm.frequencies(4, method="dual"), ref, rtol=1e-10)
 
 
 # ------------------------------------------------------------------ non-matching interfaces

@@ -123,17 +123,23 @@ class _Part:
             self.X, self.node_dofs, self.node_sets = sub.mesh.points[:, :2], nd, None
         elif all(hasattr(obj, k) for k in ("M", "K", "X", "node_dofs")):
             self.kind = "matrices"
-            self.M, self.K = sp.csr_matrix(obj.M), sp.csr_matrix(obj.K)
+            self.M, self.K = sp.csr_matrix(obj.M, dtype=float), sp.csr_matrix(obj.K, dtype=float)
             C = getattr(obj, "C", None)
-            self.C = sp.csr_matrix(self.M.shape) if C is None else sp.csr_matrix(C)
-            self.X = np.asarray(obj.X, float)[:, :2]
-            self.node_dofs = np.asarray(obj.node_dofs, np.int64)
-            self.comps = ("x", "y", "rz")[:self.node_dofs.shape[1]]
-            self.node_sets = dict(getattr(obj, "node_sets", None) or {})
+            self.C = sp.csr_matrix(self.M.shape) if C is None else sp.csr_matrix(C, dtype=float)
+            self.X = np.asarray(obj.X, float)
+            nd = np.asarray(obj.node_dofs)
             n = self.M.shape[0]
-            if self.K.shape != (n, n) or self.node_dofs.shape[0] != self.X.shape[0] or \
-                    self.node_dofs.max(initial=-1) >= n:
-                raise ModelError(f"substructure {name!r}: M, K must be ({n}, {n}) and node_dofs index them")
+            if self.M.shape != (n, n) or self.K.shape != (n, n) or self.C.shape != (n, n) or \
+                    not all(np.isfinite(A.data).all() for A in (self.M, self.K, self.C)):
+                raise ModelError(f"substructure {name!r}: M, K (and C) must be finite square matrices of one size")
+            if self.X.ndim != 2 or self.X.shape[1] < 2 or not np.isfinite(self.X).all() or nd.ndim != 2 or \
+                    nd.shape[0] != self.X.shape[0] or not 1 <= nd.shape[1] <= 3 or nd.dtype.kind not in "iu" or \
+                    nd.min(initial=0) < -2 or nd.max(initial=-1) >= n:
+                raise ModelError(f"substructure {name!r}: X must be finite (N, 2) node positions (m) and node_dofs "
+                                 f"an (N, 2 or 3) integer map to coordinates -2..{n - 1}")
+            self.X, self.node_dofs = self.X[:, :2], nd.astype(np.int64)
+            self.comps = ("x", "y", "rz")[:nd.shape[1]]
+            self.node_sets = dict(getattr(obj, "node_sets", None) or {})
         else:
             raise ParameterError(f"substructure {name!r} must be a Substructure, a CraigBampton model or an "
                                  f"object with M, K, X and node_dofs (such as fesub.contact.Body), got "
@@ -200,9 +206,12 @@ class SubstructureAssembly:
     ----------
     substructures : sequence or dict
         :class:`~fesub.substructure.Substructure`, :class:`~fesub.substructure.CraigBampton` (built
-        from a Substructure) or matrix models (``M`` in kg, ``K`` in N/m, node positions ``X``
-        in m, ``node_dofs`` node -> coordinate with -1 fixed and -2 not available, optional
-        ``node_sets``), in a sequence (named by their ``name``) or a dict name -> model.
+        from a Substructure) or matrix models: any object with ``M`` (kg), ``K`` (N/m), optional
+        ``C`` (N s/m), node positions ``X`` (m), ``node_dofs`` (N, 2 or 3) node component ->
+        coordinate (-1 fixed, -2 not available) and optional ``node_sets`` (name -> node indices),
+        such as a :class:`fesub.contact.Body` or a :class:`types.SimpleNamespace` (a Body's
+        prescribed motions and loads are not used). In a sequence (named by their ``name``) or
+        a dict name -> model.
     interfaces : sequence of :class:`Interface`
         The ties (distances in m).
 
