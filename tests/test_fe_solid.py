@@ -229,9 +229,10 @@ def test_patch_test_linear_field_gives_exact_constant_strain(cell, inc):
         assert M[i::3, i::3].sum() == pytest.approx(MAT.rho * 1.0, rel=1e-12)
 
 
-def test_patch_test_mixed_hexahedra_and_wedges():
+def test_patch_test_mixed_hexahedra_and_wedges(tmp_path):
     """A mesh of two blocks (hexahedra for x < 1/2, wedges beyond) assembles into one model and
-    passes the patch test (quadrilateral faces of hexahedra and wedges conform)."""
+    passes the patch test (quadrilateral faces of hexahedra and wedges conform); written by
+    meshio (VTU, two cell blocks) and read back, it assembles to the same matrices."""
     hexes = box(1.0, 1.0, 1.0, 4, 2, 2)
     wedge = box(1.0, 1.0, 1.0, 4, 2, 2, element="wedge")
     cx_h = hexes.points[hexes.cells["hexahedron"]].mean(axis=1)[:, 0]
@@ -246,6 +247,30 @@ def test_patch_test_mixed_hexahedra_and_wedges():
     u = solve_static(K, np.zeros(dm.n_dofs), dict(zip(bd.tolist(), exact[bd].tolist())))
     assert np.abs(u - exact).max() < 1e-9 * np.abs(exact).max()  # as in the patch test above
     assert M[0::3, 0::3].sum() == pytest.approx(MAT.rho, rel=1e-12)
+    mesh.to_meshio().write(tmp_path / "mixed.vtu")
+    back = read_solid(tmp_path / "mixed.vtu")
+    assert sorted(back.cells) == ["hexahedron", "wedge"]
+    K2, M2, _ = solid_mesh_matrices(back, MAT)
+    assert abs(K - K2).max() == 0 and abs(M - M2).max() == 0
+
+
+def test_gmsh_physical_surface_becomes_a_node_set(tmp_path):
+    """A Gmsh 2.2 file with hexahedra and a physical surface "clamp" (quads on x = 0): reading
+    keeps the solid cells and turns the surface into the node set of its nodes."""
+    import meshio
+
+    mesh = box(1.0, 0.2, 0.2, 3, 1, 1)
+    face = np.array([[0, 2, 3, 1]])  # box numbers nodes x-major: nodes 0-3 lie on x = 0
+    assert np.all(mesh.points[face.ravel(), 0] == 0)
+    m = meshio.Mesh(mesh.points, [("hexahedron", mesh.cells["hexahedron"]), ("quad", face)],
+                    cell_data={"gmsh:physical": [np.full(3, 1), np.array([2])],
+                               "gmsh:geometrical": [np.full(3, 1), np.array([2])]},
+                    field_data={"body": np.array([1, 3]), "clamp": np.array([2, 2])})
+    path = tmp_path / "beam.msh"
+    m.write(path, file_format="gmsh22", binary=False)
+    back = read_solid(path)
+    assert list(back.cells) == ["hexahedron"] and back.n_cells == 3
+    np.testing.assert_array_equal(back.nodes("clamp"), mesh.nodes("xmin"))
 
 
 # --------------------------------------------------------------------------- meshes
