@@ -24,7 +24,7 @@ from ..errors import ModelError, ParameterError, check_count, check_positive
 from ..io import Result, summary_record
 from .geometry import coupling_rows  # noqa: F401 - part of this module's namespace
 from .primal import _null_times, null_space_row, project_rows
-from .secular import SecularSolver, contact_rows, first_order_matrix, lowest_oscillating, modal_data
+from .secular import SecularSolver, contact_rows, first_order_matrix, lowest_oscillating, resolve_method
 
 __all__ = ["coupled_matrices", "null_space_row", "project_rows", "primal_matrices", "complex_eigenvalues",
            "EigenLoci", "eigenvalue_loci", "StabilityMap", "max_real_part_map", "CriticalMu",
@@ -187,34 +187,13 @@ def _spectrum_for(geometry, vx, modal_cutoff_hz, n_basis, method="eig", system=N
     from .deformed import spectrum_solver
 
     if geometry != "undeformed":
-        if method == "secular":
-            raise ParameterError("method='secular' is for the undeformed geometry: use method='eig'")
+        if method not in ("auto", "eig"):
+            raise ParameterError(f"method must be 'auto' or 'eig' with geometry={geometry!r}, got {method!r} "
+                                 "(the secular roots are for the undeformed geometry)")
         return spectrum_solver(geometry, vx, modal_cutoff_hz, n_basis)
-    if _resolve_method(method, n_basis, system, modal_cutoff_hz) == "secular":
+    if resolve_method(method, n_basis, system, modal_cutoff_hz) == "secular":
         return partial(_spectrum, solver=SecularSolver())
     return _spectrum
-
-
-def _resolve_method(method, n_basis, system, modal_cutoff_hz) -> str:
-    """'secular' or 'eig' for ``method`` in ('auto', 'secular', 'eig'): 'auto' takes the secular
-    roots where they are exact and complete (the whole reduced model: no Ritz basis, or one of every
-    mode; damping diagonal in the undamped modes), the dense eig elsewhere."""
-    if method not in ("auto", "secular", "eig"):
-        raise ParameterError(f"method must be 'auto', 'secular' or 'eig', got {method!r}")
-    if method == "eig":
-        return "eig"
-    try:
-        n_modes = modal_data(system, modal_cutoff_hz)[0].size - 1
-    except (ModelError, AttributeError, TypeError):
-        if method == "secular":
-            raise
-        return "eig"
-    if n_basis is not None and n_basis < n_modes:  # a Ritz basis that leaves modes out
-        if method == "secular":
-            raise ParameterError("method='secular' examines the whole reduced model: n_basis must be "
-                                 f"None or >= {n_modes}, got {n_basis}")
-        return "eig"
-    return "secular"
 
 
 def _basis_leaves_modes(n_basis, n_modes) -> bool:

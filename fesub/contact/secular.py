@@ -60,7 +60,7 @@ from .geometry import coupling_rows, segment_at_x
 from .primal import project_rows
 
 __all__ = ["SecularFunction", "secular_function", "secular_from_modes", "secular_roots", "SecularSolver",
-           "modal_data", "contact_rows", "lowest_oscillating", "first_order_matrix"]
+           "modal_data", "contact_rows", "lowest_oscillating", "first_order_matrix", "resolve_method"]
 
 EPS = np.finfo(float).eps
 #: relative error bound (certificate radius / |lam|) below which a root is accepted
@@ -233,15 +233,6 @@ class SecularFunction:
         z = np.asarray(lam, complex)[..., None]
         return (self.r / ((z - self.a) * (z - self.b))).sum(-1)
 
-    def newton_ratio(self, z):
-        """(N'/N at ``z`` (s), g at ``z``): g'/g + sum_k (1/(z - a_k) + 1/(z - b_k))."""
-        A = 1.0 / (z[:, None] - self.a)
-        B = 1.0 / (z[:, None] - self.b)
-        t = self.r * (A * B)
-        g = t.sum(1)
-        dg = -(t * (A + B)).sum(1)
-        return dg / g + (A + B).sum(1), g
-
     def start(self) -> np.ndarray:
         """Cold start (1/s): the points halfway between consecutive poles of the upper and of the
         lower family, sorted by frequency (where the undamped frictionless roots lie)."""
@@ -381,6 +372,44 @@ def _dense_eigenvalues(w2, d, c, e) -> np.ndarray:
     M, C, K = np.eye(w2.size), np.diag(d), np.diag(w2)
     A = first_order_matrix(project_rows(M, e, c), project_rows(C, e, c), project_rows(K, e, c))
     return sla.eigvals(A, overwrite_a=True, check_finite=False)
+
+
+def resolve_method(method: str, n_basis, system, modal_cutoff_hz=None) -> str:
+    """'secular' or 'eig': the solver the eigenvalue analyses use for ``method``.
+
+    Parameters
+    ----------
+    method : {'auto', 'secular', 'eig'}
+        'auto' takes the secular roots where they are exact and complete (the whole reduced
+        model: no Ritz basis, or one of every mode; damping diagonal in the undamped modes of each
+        substructure), the dense eig elsewhere. 'secular' refuses a Ritz basis that leaves modes
+        out and non-proportional damping.
+    n_basis : int or None
+        The Ritz basis asked for (dimensionless count of modes).
+    system : SlidingContactSystem
+    modal_cutoff_hz : float, optional
+        Substructure cut-off (Hz), as in :func:`modal_data`.
+
+    Returns
+    -------
+    str
+    """
+    if method not in ("auto", "secular", "eig"):
+        raise ParameterError(f"method must be 'auto', 'secular' or 'eig', got {method!r}")
+    if method == "eig":
+        return "eig"
+    try:
+        n_modes = modal_data(system, modal_cutoff_hz)[0].size - 1
+    except (ModelError, AttributeError, TypeError):
+        if method == "secular":
+            raise
+        return "eig"
+    if n_basis is not None and n_basis < n_modes:  # a Ritz basis that leaves modes out
+        if method == "secular":
+            raise ParameterError("method='secular' examines the whole reduced model: n_basis must be "
+                                 f"None or >= {n_modes}, got {n_basis}")
+        return "eig"
+    return "secular"
 
 
 class SecularSolver:
