@@ -214,6 +214,11 @@ class SubstructureAssembly:
         a dict name -> model.
     interfaces : sequence of :class:`Interface`
         The ties (distances in m).
+    redundant : {"error", "drop"}
+        A tie row implied by the others (a node shared by several substructures tied around a
+        loop, a tie given twice) makes the constraints rank-deficient: refuse it (default), or
+        leave it out of ``B`` (meant for exact repeats, such as the cross-points of matching
+        ties; a row that is only nearly dependent is kept and conditions ``L`` badly).
 
     Attributes
     ----------
@@ -227,7 +232,7 @@ class SubstructureAssembly:
         What each row ties (interface, node, component).
     """
 
-    def __init__(self, substructures, interfaces=()):
+    def __init__(self, substructures, interfaces=(), *, redundant: str = "error"):
         items = list(substructures.items()) if isinstance(substructures, dict) else \
             [(_name_of(o, i), o) for i, o in enumerate(substructures)]
         if not items:
@@ -240,17 +245,22 @@ class SubstructureAssembly:
         self.interfaces = list(interfaces)
         if not all(isinstance(i, Interface) for i in self.interfaces):
             raise ParameterError("interfaces must be Interface objects")
-        rows, cols, vals, self.row_labels, self._prefer = [], [], [], [], []
+        rows, cols, vals, self.row_labels, prefer_rows = [], [], [], [], []
         for itf in self.interfaces:
             for entries, prefer, label in self._rows(itf):
                 r = len(self.row_labels)
                 for c, v in entries:
                     rows.append(r), cols.append(c), vals.append(v)
                 self.row_labels.append(label)
-                self._prefer.append(prefer)
-        self.B = sp.csr_matrix((vals, (rows, cols)), shape=(len(self.row_labels), self.n_dofs))
-        self.B.sum_duplicates()
-        self._primal = self._pmap = None
+                prefer_rows.append(prefer)
+        B = sp.csr_matrix((vals, (rows, cols)), shape=(len(self.row_labels), self.n_dofs))
+        B.sum_duplicates()
+        # the null space now: a redundant tie is refused (or left out) before anything is solved
+        self._L, _, kept = constraint_null_space(B, prefer=np.array(prefer_rows, np.int64), labels=self.row_labels,
+                                                 redundant=redundant)
+        self.B = B[kept]
+        self.row_labels = [self.row_labels[i] for i in kept]
+        self._pmap = None
 
     # ------------------------------------------------------------------ structure
     @property
@@ -350,10 +360,7 @@ class SubstructureAssembly:
     @property
     def L(self) -> sp.csr_matrix:
         """(n, n_primal) sparse null-space basis of ``B``: ``u = L v`` (Boolean for matching ties)."""
-        if self._primal is None:
-            self._primal = constraint_null_space(self.B, prefer=np.array(self._prefer, np.int64),
-                                                 labels=self.row_labels)
-        return self._primal[0]
+        return self._L
 
     def primal(self):
         """Primal form ``u = L v``.

@@ -21,7 +21,7 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.spatial import cKDTree
 
-from ..errors import ModelError
+from ..errors import ModelError, ParameterError
 
 __all__ = ["match_nodes", "surface_weights", "mortar_rows", "constraint_null_space"]
 
@@ -237,7 +237,7 @@ def mortar_rows(Xs, faces_s, Xm, faces_m, *, tol: float, what: str = "interface"
     return nodes, D, M
 
 
-def constraint_null_space(B, *, prefer=None, rtol: float = 1e-10, labels=None):
+def constraint_null_space(B, *, prefer=None, rtol: float = 1e-10, labels=None, redundant: str = "error"):
     """Sparse basis of the null space of constraint rows, one coordinate eliminated per row.
 
     Row by row, the coordinates already eliminated are replaced by their expressions, the
@@ -257,23 +257,32 @@ def constraint_null_space(B, *, prefer=None, rtol: float = 1e-10, labels=None):
         coefficient is redundant (-).
     labels : sequence of str, optional
         Description of each row, for the message of a redundant one.
+    redundant : {"error", "drop"}
+        What to do with a row that depends on the rows before it: refuse it, or leave it out
+        (the rows kept are returned).
 
     Returns
     -------
-    L : (n, n - m) CSR matrix
-        Basis of the null space: ``B @ L = 0``, full column rank.
-    independent : (n - m,) int array
+    L : (n, n - r) CSR matrix
+        Basis of the null space (r independent rows): ``B @ L = 0``, full column rank.
+    independent : (n - r,) int array
         The coordinates kept: column j of ``L`` is 1 at ``independent[j]``.
+    rows : (r,) int array
+        The rows used (all of them unless ``redundant="drop"`` left some out).
 
     Raises
     ------
     ModelError
-        If a row depends on the others (redundant ties make the constraints rank-deficient).
+        If a row depends on the others and ``redundant="error"`` (redundant ties make the
+        constraints rank-deficient).
     """
+    if redundant not in ("error", "drop"):
+        raise ParameterError(f"redundant must be 'error' or 'drop', got {redundant!r}")
     B = sp.csr_matrix(B)
     m, n = B.shape
     expr: dict[int, dict[int, float]] = {}   # eliminated coordinate -> {independent: weight}
     users: dict[int, set] = {}               # independent coordinate -> eliminated ones using it
+    used = []
     for r in range(m):
         cols = B.indices[B.indptr[r]:B.indptr[r + 1]]
         vals = B.data[B.indptr[r]:B.indptr[r + 1]]
@@ -284,9 +293,12 @@ def constraint_null_space(B, *, prefer=None, rtol: float = 1e-10, labels=None):
                 row[j] = row.get(j, 0.0) + v * w
         row = {j: v for j, v in row.items() if abs(v) > rtol * scale}
         if not row:
+            if redundant == "drop":
+                continue
             name = labels[r] if labels is not None else f"row {r}"
             raise ModelError(f"tie constraints are rank-deficient: {name} repeats ties already made "
-                             f"(a redundant tie); remove it")
+                             f"(a redundant tie); remove it, or pass redundant='drop'")
+        used.append(r)
         big = max(abs(v) for v in row.values())
         p = None if prefer is None else int(prefer[r])
         if p not in row or abs(row[p]) < 0.5 * big:
@@ -313,4 +325,4 @@ def constraint_null_space(B, *, prefer=None, rtol: float = 1e-10, labels=None):
     L = sp.csr_matrix((np.concatenate(vi), (np.concatenate(ri), np.concatenate(ci))),
                       shape=(n, independent.size))
     L.eliminate_zeros()
-    return L, independent
+    return L, independent, np.array(used, np.int64)
