@@ -25,16 +25,23 @@ def _dense(A):
 
 @pytest.fixture(scope="module")
 def matrices():
-    """Real and complex, dense and sparse, with null columns and gaps inside columns (several
-    sparse strings per column), values spread over 30 decades."""
+    """Real and complex, dense and sparse, with null columns, columns that start late and end
+    early, gaps inside columns (several sparse strings per column), a run of 20 000 rows (cut
+    into strings of at most 16 000 values), values spread over 30 decades."""
     rng = np.random.default_rng(7)
     A = rng.standard_normal((7, 5)) * 10.0 ** rng.integers(-15, 15, (7, 5))
     A[2:5, 1] = 0.0
     A[:, 3] = 0.0
+    A[:2, 0] = 0.0
+    A[-1, 4] = 0.0
+    long = sp.lil_matrix((20000, 3))
+    long[:, 1] = rng.standard_normal((20000, 1))
+    long[[3, 7], 2] = 1.5
     S = sp.random(40, 40, density=0.08, random_state=3, format="csr")
     S = sp.csr_matrix(S + S.T + sp.eye(40))
     C = rng.standard_normal((4, 4)) + 1j * rng.standard_normal((4, 4))
-    return {"A": A, "KSPARSE": S, "C": C, "CSPARSE": sp.csr_matrix(C * (np.abs(C) > 1))}
+    return {"A": A, "KSPARSE": S, "C": C, "CSPARSE": sp.csr_matrix(C * (np.abs(C) > 1)),
+            "LONG": sp.csr_matrix(long)}
 
 
 @pytest.fixture(scope="module")
@@ -55,8 +62,9 @@ def test_op4_round_trip_is_exact(tmp_path, matrices, binary):
         # double precision in binary; 17 significant digits (1P,3E23.16) in ASCII: both exact
         np.testing.assert_array_equal(_dense(back[name]), _dense(A), err_msg=name)
         assert back[name].dtype == (np.complex128 if name.startswith("C") else np.float64)
-    # binary keeps the storage: sparse strings come back sparse
+    # binary keeps the storage: real sparse matrices are written as strings and come back sparse
     assert sp.issparse(back["KSPARSE"]) == binary and not sp.issparse(back["CSPARSE"])
+    assert not sp.issparse(back["A"])
 
 
 def test_op4_written_by_fesub_is_read_by_pynastran(tmp_path, matrices):

@@ -10,12 +10,14 @@ pyNastran``, fesub's ``nastran`` extra). Writing:
   string lengths when a column has several strings, so fesub does not use them.
 * binary (``binary=True``, the default): written here, Fortran unformatted sequential records
   in the machine's byte order, IEEE double precision (exact). pyNastran 1.4's binary writer
-  writes column headers as doubles and cannot be read back, so fesub writes the records itself:
-  header ``NCOL, NROW, FORM, TYPE, NAME(2 words)``; one record per non-null column
-  ``ICOL, IROW, NW, values``; sparse matrices as strings (``IROW = 0``, each string headed by
-  ``IS = IROW + 65536 (L + 1)`` with L its number of words; real matrices of up to 65535
-  rows: pyNastran 1.4 reads the strings of a complex column as one, so complex sparse
-  matrices are written column by column); closing record ``NCOL + 1, 1, 2, 1.0``.
+  writes column headers as doubles and cannot be read back, so fesub writes the records itself
+  (all columns at once, as one array of 32-bit words): header ``NCOL, NROW, FORM, TYPE,
+  NAME(2 words)``; one record per non-null column, ``ICOL, IROW, NW`` and the NW words of the
+  column from its first to its last non-zero row (dense input); sparse input as strings
+  (``IROW = 0``, each run of consecutive rows headed by ``IS = IROW + 65536 (L + 1)``, L its
+  number of words, at most 16 000 values; real matrices of up to 65 535 rows: pyNastran 1.4
+  reads the strings of a complex column as one, so complex sparse matrices are written as
+  dense input is); closing record ``NCOL + 1, 1, 2, 1.0``.
 
 Matrices are real (TYPE 2) or complex (TYPE 4) double precision; FORM 6 (symmetric) when the
 matrix is square and symmetric, 1 (square) or 2 (rectangular) otherwise.
@@ -159,49 +161,67 @@ def write_op4(path, matrices, *, binary: bool = True) -> Path:
     return path
 
 
-def _record(fh, payload: bytes) -> None:
-    n = struct.pack("=i", len(payload))
-    fh.write(n + payload + n)
+def _layout(sizes) -> np.ndarray:
+    """Start of each of consecutive blocks of the given sizes (words)."""
+    sizes = np.asarray(sizes, dtype=np.int64)
+    return np.cumsum(sizes) - sizes
 
 
-def _words(A: np.ndarray) -> np.ndarray:
-    """Values as float64 words: real as they are, complex as (real, imag) pairs."""
-    return np.ascontiguousarray(A).view(np.float64) if A.dtype == np.complex128 else A
+def _column_records(W, at, icol, irow, nw) -> None:
+    """Fill the record frames ``[reclen, ICOL, IROW, NW] ... [reclen]`` starting at words ``at``."""
+    reclen = 4 * (3 + nw)
+    W[at], W[at + 1], W[at + 2], W[at + 3] = reclen, icol, irow, nw
+    W[at + 4 + nw] = reclen
 
 
 def _write_binary_matrix(fh, name: str, A) -> None:
+    """One matrix as Fortran records, built as one array of 32-bit words (no loop over columns)."""
     nrow, ncol = A.shape
     cplx = A.dtype == np.complex128
-    nwpv = 4 if cplx else 2  # 32-bit words per value
-    _record(fh, struct.pack("=4i8s", ncol, nrow, _form(A), 4 if cplx else 2,
-                            name.upper().ljust(8).encode("ascii")))
-    # sparse strings for real matrices only: pyNastran 1.4 reads a complex column as one string
-    if sp.issparse(A) and not cplx and nrow <= 65535:
-        for j in range(ncol):
-            rows = A.indices[A.indptr[j]:A.indptr[j + 1]]
-            vals = A.data[A.indptr[j]:A.indptr[j + 1]]
-            keep = vals != 0
-            rows, vals = rows[keep], vals[keep]
-            if rows.size == 0:
-                continue
-            order = np.argsort(rows, kind="stable")
-            rows, vals = rows[order], vals[order]
-            # strings: runs of consecutive rows, at most _MAX_STRING values each
-            breaks = np.flatnonzero(np.diff(rows) != 1) + 1
-            parts = []
-            for r, v in zip(np.split(rows, breaks), np.split(vals, breaks)):
-                for k in range(0, r.size, _MAX_STRING):
-                    rr, vv = r[k:k + _MAX_STRING], v[k:k + _MAX_STRING]
-                    L = nwpv * rr.size
-                    parts.append(struct.pack("=i", int(rr[0]) + 1 + 65536 * (L + 1)) + _words(vv).tobytes())
-            body = b"".join(parts)
-            _record(fh, struct.pack("=3i", j + 1, 0, len(body) // 4) + body)
+    wpv = 4 if cplx else 2  # 32-bit words per value
+    # sparse input as strings, real only: pyNastran 1.4 reads a complex column as one string
+    strings = sp.issparse(A) and not cplx and nrow <= 65535
+    A = sp.csc_matrix(A)
+    A.eliminate_zeros()
+    A.sort_indices()
+    nnz_col = np.diff(A.indptr)
+    col = np.repeat(np.arange(ncol), nnz_col)
+    row = A.indices.astype(np.int64)
+    cols = np.flatnonzero(nnz_col)  # non-null columns, in order
+    if strings:
+        run = np.ones(row.size, bool)  # runs of consecutive rows in one column
+        run[1:] = (col[1:] != col[:-1]) | (row[1:] != row[:-1] + 1)
+        pos = np.arange(row.size) - np.flatnonzero(run)[np.cumsum(run) - 1]
+        first = run | (pos % _MAX_STRING == 0)  # long runs are cut into strings of _MAX_STRING
+        sid = np.cumsum(first) - 1
+        s_first = np.flatnonzero(first)
+        s_len = np.diff(np.append(s_first, row.size))
+        s_col = col[s_first]
+        nw = np.bincount(s_col, weights=1 + wpv * s_len, minlength=ncol).astype(np.int64)[cols]
+        irow = np.zeros(cols.size, np.int64)
+        value_words = wpv * row.size + s_first.size
     else:
-        A = A.toarray() if sp.issparse(A) else np.asfortranarray(A)
-        for j in range(ncol):
-            nz = np.flatnonzero(A[:, j])
-            if nz.size == 0:
-                continue
-            col = A[nz[0]:nz[-1] + 1, j]
-            _record(fh, struct.pack("=3i", j + 1, int(nz[0]) + 1, nwpv * col.size) + _words(col).tobytes())
-    _record(fh, struct.pack("=3id", ncol + 1, 1, 2, 1.0))
+        lo, hi = row[A.indptr[cols]], row[A.indptr[cols + 1] - 1]
+        nw = wpv * (hi - lo + 1)
+        irow = lo + 1
+        value_words = int(nw.sum())
+    n_words = 8 + 5 * cols.size + value_words + 7
+    W = np.zeros(n_words, dtype=np.uint32)
+    W[:8] = np.frombuffer(struct.pack("=i4i8si", 24, ncol, nrow, _form(A), 4 if cplx else 2,
+                                      name.upper().ljust(8).encode("ascii"), 24), dtype=np.uint32)
+    at = 8 + _layout(5 + nw)  # start of each column record
+    _column_records(W, at, cols + 1, irow, nw)
+    words = np.ascontiguousarray(A.data).view(np.uint32).reshape(-1, wpv)
+    rank = np.zeros(ncol, np.int64)
+    rank[cols] = np.arange(cols.size)
+    if strings:
+        # within a column body the strings follow one another, each a header word and its values
+        g = _layout(1 + wpv * s_len)
+        s_at = at[rank[s_col]] + 4 + g - g[np.searchsorted(s_col, s_col)]
+        W[s_at] = row[s_first] + 1 + 65536 * (wpv * s_len + 1)
+        where = s_at[sid] + 1 + wpv * (np.arange(row.size) - s_first[sid])
+    else:  # the column from its first to its last non-zero row
+        where = at[rank[col]] + 4 + wpv * (row - (irow - 1)[rank[col]])
+    W[where[:, None] + np.arange(wpv)] = words
+    W[n_words - 7:] = np.frombuffer(struct.pack("=i3idi", 20, ncol + 1, 1, 2, 1.0, 20), dtype=np.uint32)
+    fh.write(W.tobytes())
