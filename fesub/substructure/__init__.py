@@ -12,6 +12,8 @@
                           dual and primal (u = L v) forms, coupled modes, export as a contact Body
                           (assembly.py)
 ``CoupledModes``          result: frequencies and mode shapes on each substructure (coupled_modes.py)
+``parts``                 one face for the substructures of an assembly (full, Craig-Bampton,
+                          matrices): matrices, nodes, node -> coordinate map
 ``ties``                  node pairing, node-to-surface weights, mortar rows, sparse null space of
                           tie rows
 ========================  ==========================================================================
