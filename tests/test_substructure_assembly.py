@@ -325,7 +325,7 @@ def test_exported_body_has_the_assembly_modes_and_matches_multibody_ties():
     subs, ties, mono = row_of_plates(2, 1.0, 0.2, 8, 3)
     cbs = cb_models(subs, 12)
     asm = SubstructureAssembly(cbs, ties)
-    body = asm.to_body(name="plate")
+    body = Body.from_assembly(asm, name="plate")
     f_asm = asm.frequencies(10)
     one = MultibodyModel([body])
     np.testing.assert_allclose(np.sqrt(one.omega2[:10]) / (2 * np.pi), f_asm, rtol=1e-10)

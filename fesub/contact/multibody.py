@@ -154,6 +154,18 @@ class Body:
         return cls(sub.M, sub.K, sub.mesh.points[:, :2], nd, sub.C, name=name or sub.name, **kw)
 
     @classmethod
+    def from_assembly(cls, assembly, *, name: str = "assembly", **kw):
+        """Body of a :class:`~fesub.substructure.SubstructureAssembly`: its primal system
+        ``L' M L``, ``L' K L``, ``L' C L`` (kg, N/m, N s/m) over the columns of ``L``, the nodes of
+        every substructure in assembly order (:meth:`~fesub.substructure.SubstructureAssembly.primal_nodes`;
+        tied nodes share their coordinates). ``prescribed``, ``loads`` and ``outputs`` as in
+        :class:`Body`, over the primal coordinates
+        (:meth:`~fesub.substructure.SubstructureAssembly.coordinate` finds them)."""
+        _, Mp, Kp, Cp = assembly.primal()
+        X, nd = assembly.primal_nodes()
+        return cls(Mp, Kp, X, nd, Cp, name=name, **kw)
+
+    @classmethod
     def from_craig_bampton(cls, cb, *, name=None, prescribed=None, loads=None, outputs=None):
         """Body of a Craig-Bampton model (built from a Substructure): coordinates q = [eta; u_b],
         damping the substructure's Rayleigh damping. Nodes whose x and y DOFs are boundary (or

@@ -375,7 +375,7 @@ class SubstructureAssembly:
 
     # ------------------------------------------------------------------ export
     def coordinate(self, part, node: int, comp: str) -> int:
-        """Primal coordinate of a node component of a substructure (what :meth:`to_body` numbers).
+        """Primal coordinate of a node component of a substructure (what :meth:`primal_nodes` numbers).
 
         Parameters
         ----------
@@ -415,46 +415,31 @@ class SubstructureAssembly:
         self._pmap = out
         return out
 
-    def to_body(self, *, name: str = "assembly", **kw):
-        """The primal system as a :class:`fesub.contact.Body` for the contact stepper.
-
-        Coordinates are the columns of ``L`` (:meth:`coordinate` finds them); nodes are those of
-        every substructure in assembly order (node ``i`` of substructure ``s`` is body node
-        ``node_offsets[s] + i``, see :meth:`node_offsets`); tied nodes share their coordinates.
-
-        Parameters
-        ----------
-        name : str
-            Body name.
-        **kw
-            ``prescribed``, ``loads``, ``outputs`` of :class:`fesub.contact.Body`, over the primal
-            coordinates (forces in N, velocities in m/s).
+    def primal_nodes(self):
+        """Node positions and their primal coordinates, every substructure's nodes in assembly order
+        (node ``i`` of substructure ``s`` is row ``node_offsets()[s] + i``); tied nodes share their
+        coordinates. :meth:`fesub.contact.Body.from_assembly` builds the contact stepper's body
+        from these and :meth:`primal`.
 
         Returns
         -------
-        fesub.contact.Body
-            Mass (kg), stiffness (N/m) and damping (N s/m) ``L' M L``, ``L' K L``, ``L' C L``.
+        X : (N, 2) array
+            Reference node positions (m).
+        node_dofs : (N, 2) int array
+            Primal coordinate of the x and y displacement of each node; -1 fixed (clamped, or
+            tied to zero), -2 not a single coordinate (an interior node of a reduced model, or a
+            node whose motion is a combination of coordinates).
         """
-        from ..contact import Body  # the contact layer sits above this one: imported on use
-
-        L, Mp, Kp, Cp = self.primal()
         pmap = self._primal_map()
         X, nd = [], []
         for s, part in enumerate(self.parts):
-            if part.kind == "full":
-                local = Body.from_substructure(part.sub)
-            elif part.kind == "craig-bampton":
-                local = Body.from_craig_bampton(part.obj)
-            else:
-                local = part
-            g = np.where(local.node_dofs[:, :2] >= 0, pmap[self.offsets[s] + np.maximum(local.node_dofs[:, :2], 0)],
-                         local.node_dofs[:, :2])
-            X.append(local.X[:, :2])
-            nd.append(g)
-        return Body(Mp, Kp, np.vstack(X), np.vstack(nd), Cp, name=name, **kw)
+            local = part.node_dofs[:, :2]
+            nd.append(np.where(local >= 0, pmap[self.offsets[s] + np.maximum(local, 0)], local))
+            X.append(part.X[:, :2])
+        return np.vstack(X), np.vstack(nd)
 
     def node_offsets(self) -> np.ndarray:
-        """(N + 1,) first body node of each substructure in :meth:`to_body` (-)."""
+        """(N + 1,) first body node of each substructure in :meth:`primal_nodes` (-)."""
         return np.concatenate([[0], np.cumsum([p.X.shape[0] for p in self.parts])]).astype(np.int64)
 
     def __repr__(self) -> str:
