@@ -277,17 +277,24 @@ def test_compiled_kernel_equals_its_twin(small):
     assert comp.aberth_steps(z, active, f.r, f.a, f.b, s1) == aberth_ref.aberth_steps(z, active, f.r, f.a, f.b, s2)
     # sums of ~250 terms in another order: round-off ~1e-13 of the largest step
     np.testing.assert_allclose(s1, s2, rtol=1e-11, atol=1e-13 * np.abs(s2).max())
-    # radii away from the roots (g well defined): products of ~500 factors, sums of logarithms in
-    # another order, ~1e-13 relative
-    r1, r2 = np.zeros(z.size), np.zeros(z.size)
-    assert comp.inclusion_radii(z, f.r, f.a, f.b, f.lead, r1) == aberth_ref.inclusion_radii(
-        z, f.r, f.a, f.b, f.lead, r2)
+    # radii away from the roots (g well defined): products of ~170 factors, in another order and
+    # another form (running product vs sums of logarithms), ~1e-13 relative
+    r1, r2 = np.full(z.size, -1.0), np.full(z.size, -1.0)
+    comp.inclusion_radii(z, active, f.r, f.a, f.b, f.lead, r1)
+    aberth_ref.inclusion_radii(z, active, f.r, f.a, f.b, f.lead, r2)
     np.testing.assert_allclose(r1, r2, rtol=1e-10)
+    assert (r1[active] > 0).all() and (np.delete(r1, active) == -1).all()  # only the rows asked for
     # at the roots g is round-off: both radii at that level and both verdicts 'disjoint'
     zc, _, ok, _ = secular.secular_roots(f)
-    assert ok and comp.inclusion_radii(zc, f.r, f.a, f.b, f.lead, r1)
-    assert aberth_ref.inclusion_radii(zc, f.r, f.a, f.b, f.lead, r2)
+    every = np.arange(zc.size, dtype=np.int64)
+    comp.inclusion_radii(zc, every, f.r, f.a, f.b, f.lead, r1)
+    aberth_ref.inclusion_radii(zc, every, f.r, f.a, f.b, f.lead, r2)
+    assert ok and comp.disjoint(zc, r1) and aberth_ref.disjoint(zc, r2)
     assert max((r1 / np.abs(zc)).max(), (r2 / np.abs(zc)).max()) < 1e-10
+    # overlapping disks: two roots closer than their radii
+    near = zc.copy()
+    near[1] = near[0] + 0.5 * r1[0] + 0.5 * r1[1]
+    assert not comp.disjoint(near, r1) and not aberth_ref.disjoint(near, r1)
 
 
 def test_python_backend_gives_the_same_loci(small):

@@ -51,43 +51,69 @@ def aberth_steps(const double complex[::1] z, const long[::1] active, const doub
     return bad
 
 
-def inclusion_radii(const double complex[::1] z, const double[::1] r, const double complex[::1] a,
-                    const double complex[::1] b, double lead, double[::1] rad):
-    """Radii D |W_i| of the Weierstrass inclusion disks, W_i = N(z_i) / (lead prod_{j != i}
-    (z_i - z_j)), D the number of roots; the products are kept as mantissa and binary exponent
-    (no overflow). Returns True when the disks are pairwise disjoint."""
-    cdef Py_ssize_t i, j, k, m = r.shape[0], D = z.shape[0]
-    cdef double complex zi, u, v, q, g
-    cdef double p2, d2, lg, x, y
-    cdef bint disjoint = True
+def inclusion_radii(const double complex[::1] z, const long[::1] idx, const double[::1] r,
+                    const double complex[::1] a, const double complex[::1] b, double lead, double[::1] rad):
+    """Radii rad[i] = D |W_i| of the Weierstrass inclusion disks for each i in ``idx``,
+    W_i = N(z_i) / (lead prod_{j != i} (z_i - z_j)), D the number of roots. The product of squared
+    moduli is renormalised by powers of two when it leaves [2^-500, 2^500] (no overflow, one
+    logarithm per root)."""
+    cdef Py_ssize_t ii, i, j, k, m = r.shape[0], D = z.shape[0]
+    cdef double complex zi, q, g
+    cdef double prod, x, y, lg, w
+    cdef double big = 2.0 ** 500, small = 2.0 ** -500, ln2 = 0.6931471805599453
+    cdef int e
     with nogil:
-        for i in range(D):
+        for ii in range(idx.shape[0]):
+            i = idx[ii]
             zi = z[i]
             g = 0
-            lg = 0.0
+            prod = 1.0
+            e = 0
             for k in range(m):
-                u = zi - a[k]
-                v = zi - b[k]
-                q = u * v
-                p2 = q.real * q.real + q.imag * q.imag
+                q = (zi - a[k]) * (zi - b[k])
                 g = g + r[k] * _inv(q)
-                lg = lg + log(p2)
+                prod = prod * (q.real * q.real + q.imag * q.imag)
+                if prod > big:
+                    prod = prod * small
+                    e += 500
+                elif prod < small:
+                    prod = prod * big
+                    e -= 500
             for j in range(D):
                 if j != i:
                     x = zi.real - z[j].real
                     y = zi.imag - z[j].imag
-                    lg = lg - log(x * x + y * y)
-            rad[i] = D * sqrt(g.real * g.real + g.imag * g.imag) * exp(0.5 * lg) / fabs(lead)
+                    w = x * x + y * y
+                    if w == 0:
+                        prod = 1.0 / 0.0
+                        break
+                    prod = prod / w
+                    if prod > big:
+                        prod = prod * small
+                        e += 500
+                    elif prod < small:
+                        prod = prod * big
+                        e -= 500
+            lg = 0.5 * (log(prod) + e * ln2)
+            rad[i] = D * sqrt(g.real * g.real + g.imag * g.imag) * exp(lg) / fabs(lead)
             if not isfinite(rad[i]):
                 rad[i] = 1.0 / 0.0
+
+
+def disjoint(const double complex[::1] z, const double[::1] rad):
+    """True when the disks |w - z_i| <= rad[i] are pairwise disjoint."""
+    cdef Py_ssize_t i, j, D = z.shape[0]
+    cdef double x, y, s
+    cdef bint ok = True
+    with nogil:
         for i in range(D):
             for j in range(i + 1, D):
                 x = z[i].real - z[j].real
                 y = z[i].imag - z[j].imag
-                d2 = rad[i] + rad[j]
-                if d2 * d2 >= x * x + y * y:
-                    disjoint = False
+                s = rad[i] + rad[j]
+                if not (s * s < x * x + y * y):
+                    ok = False
                     break
-            if not disjoint:
+            if not ok:
                 break
-    return disjoint
+    return ok
