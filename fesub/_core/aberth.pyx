@@ -16,6 +16,17 @@ cdef inline double complex _inv(double complex w) noexcept nogil:
     return (x / d) - 1j * (y / d)
 
 
+cdef inline double _renorm(double prod, int* e) noexcept nogil:
+    """``prod`` brought back into [2^-500, 2^500] by a power of two, its exponent added to e[0]."""
+    if prod > 3.273390607896142e+150:  # 2^500
+        e[0] += 500
+        return prod * 3.054936363499605e-151
+    if prod < 3.054936363499605e-151:
+        e[0] -= 500
+        return prod * 3.273390607896142e+150
+    return prod
+
+
 def aberth_steps(const double complex[::1] z, const long[::1] active, const double[::1] r,
                  const double complex[::1] a, const double complex[::1] b, double complex[::1] step):
     """Aberth correction step[i] = 1 / (N'/N(z_i) - sum_{j != i} 1 / (z_i - z_j)) of each root
@@ -60,7 +71,7 @@ def inclusion_radii(const double complex[::1] z, const long[::1] idx, const doub
     cdef Py_ssize_t ii, i, j, k, m = r.shape[0], D = z.shape[0]
     cdef double complex zi, q, g
     cdef double prod, x, y, lg, w
-    cdef double big = 2.0 ** 500, small = 2.0 ** -500, ln2 = 0.6931471805599453
+    cdef double ln2 = 0.6931471805599453
     cdef int e
     with nogil:
         for ii in range(idx.shape[0]):
@@ -73,12 +84,7 @@ def inclusion_radii(const double complex[::1] z, const long[::1] idx, const doub
                 q = (zi - a[k]) * (zi - b[k])
                 g = g + r[k] * _inv(q)
                 prod = prod * (q.real * q.real + q.imag * q.imag)
-                if prod > big:
-                    prod = prod * small
-                    e += 500
-                elif prod < small:
-                    prod = prod * big
-                    e -= 500
+                prod = _renorm(prod, &e)
             for j in range(D):
                 if j != i:
                     x = zi.real - z[j].real
@@ -88,12 +94,7 @@ def inclusion_radii(const double complex[::1] z, const long[::1] idx, const doub
                         prod = 1.0 / 0.0
                         break
                     prod = prod / w
-                    if prod > big:
-                        prod = prod * small
-                        e += 500
-                    elif prod < small:
-                        prod = prod * big
-                        e -= 500
+                    prod = _renorm(prod, &e)
             lg = 0.5 * (log(prod) + e * ln2)
             rad[i] = D * sqrt(g.real * g.real + g.imag * g.imag) * exp(lg) / fabs(lead)
             if not isfinite(rad[i]):
