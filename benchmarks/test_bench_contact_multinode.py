@@ -1,9 +1,12 @@
-"""Multibody contact stepper: cost per step against the two-body sliding core on the same
-problem (one slave node of the beam-on-beam benchmark), its growth with the number of contact
+"""Multibody contact stepper (its compiled kernel loop): cost against the two-body sliding core
+on the same problem (one slave node of the beam-on-beam benchmark; goal: at most 5 % slower,
+with the fixed and per-step costs of both), its growth with the number of contact
 nodes (an FE block pressed on the ground with 11 and 41 bottom nodes), and its growth with the
 number of ACTIVE nodes alone (1, 10, 50, 200 closed nodes of a bed whose 400 modes stay fixed)."""
 
 from __future__ import annotations
+
+import time
 
 import numpy as np
 
@@ -32,18 +35,38 @@ def _beam_on_beam(mu=0.3, vx=0.03):
     return S, model, initial, 0.9 * S.critical_step()
 
 
+def _per_step(fn, *args, n_steps, **kwargs):
+    """(fixed cost in s, cost per step in s) of ``fn(..., duration=k h)`` from the shortest times
+    of runs of 1 and ``n_steps`` steps (5 each: the least disturbed on a shared machine)."""
+    h = kwargs["h"]
+    times = []
+    for k in (1, n_steps):
+        runs = []
+        for _ in range(5):
+            t0 = time.perf_counter()
+            fn(*args, duration=k * h, **kwargs)
+            runs.append(time.perf_counter() - t0)
+        times.append(min(runs))
+    return times[0], (times[1] - times[0]) / (n_steps - 1)
+
+
 def test_one_node_against_the_two_body_core(benchmark, ratio_to, goal):
     S, model, initial, h = _beam_on_beam()
     res = benchmark.pedantic(simulate_multibody, args=(model,),
-                             kwargs=dict(duration=N_STEPS * h, h=h, initial=initial), rounds=3)
-    assert res.steps == N_STEPS
-    r = ratio_to("two_body_core", simulate, S, mu=0.3, duration=N_STEPS * h, h=h, fs_out=1 / h, vx=0.03)
-    benchmark.extra_info.update(steps=N_STEPS, modes=model.n_modes)
+                             kwargs=dict(duration=N_STEPS * h, h=h, initial=initial), rounds=7,
+                             warmup_rounds=1)
+    assert res.steps == N_STEPS and np.all(res.nodes["state"] == 2)  # slip+ throughout
+    r = ratio_to("two_body_core", simulate, S, mu=0.3, duration=N_STEPS * h, h=h, fs_out=1 / h, vx=0.03, rounds=7)
+    benchmark.extra_info.update(steps=N_STEPS, modes=model.n_modes, loop=res.info["loop"], backend=res.backend)
     if r is not None:
-        # the core marches in one compiled loop (its time is mostly the static state and the set-up
-        # at this length); the general stepper assembles rows and searches in NumPy each step:
-        # recorded, the goal is the general stepper within 20 x of the core
-        goal("ratio_two_body_core", 0.05, value=r, higher=True)
+        # the same run (set-up, march, outputs every step) in the general stepper's kernel loop
+        # and in the two-body core: goal at most 5 % slower than the core (ratio >= 0.95)
+        goal("ratio_two_body_core", 0.95, value=r, higher=True)
+        # where the time goes: fixed cost of a call and cost per step of each
+        fixed, step = _per_step(simulate_multibody, model, n_steps=N_STEPS, h=h, initial=initial)
+        cfixed, cstep = _per_step(simulate, S, n_steps=N_STEPS, mu=0.3, h=h, fs_out=1 / h, vx=0.03)
+        benchmark.extra_info.update(general_fixed_s=fixed, general_per_step_s=step, core_fixed_s=cfixed,
+                                    core_per_step_s=cstep)
 
 
 def _block(nx):
@@ -134,10 +157,10 @@ def test_cost_per_step_with_the_active_nodes(benchmark, ratio_to, goal):
                                 **{f"cost_per_step_{k}_nodes_s": c for k, c in per_step.items()},
                                 **{f"cost_per_step_and_node_{k}_nodes_s": c / k for k, c in per_step.items()})
     # the per-node cost of 200 nodes against that of one: far below 1 when the fixed per-step
-    # work (predictor, search set-up, Python calls) dominates, 1 if everything were per node
+    # work (the predictor over the 400 modes, the energies) dominates, 1 if everything were per node
     benchmark.extra_info["per_node_ratio_200_to_1"] = (per_step[BED_NODES] / BED_NODES) / per_step[1]
     # a step is the predictor over the fixed modes plus, per active node, a search, two rows of
-    # the modes and one row update per sweep (the sweeps settle in the warm-started equilibrium):
-    # linear in the active nodes. 4 x the nodes may cost at most 4 x (x 1.25 for the noise of a
+    # the modes and one row update per sweep (the sweeps settle in the warm-started equilibrium),
+    # all in the compiled kernel loop: linear in the active nodes. 4 x the nodes may cost at most 4 x (x 1.25 for the noise of a
     # shared machine and for cache effects as J grows to 400 x 400)
     goal("cost_ratio_200_to_50_nodes", 4 * 1.25, value=per_step[BED_NODES] / per_step[50])

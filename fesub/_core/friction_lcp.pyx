@@ -32,87 +32,24 @@ a normal one carries no impulse, and a negative normal value on it cannot be cor
 call then never reports convergence (largest change ``inf``).
 """
 
-cdef double _INF = float("inf")
+from fesub._core._pgs cimport pgs_solve
 
 
 def solve(const double[:, ::1] J, const double[::1] w, const double[::1] b, const double[::1] mu,
           double[::1] lam, double[::1] z, double tol, long max_iter, double[::1] status):
     """Projected Gauss-Seidel solution of the frictional contact problem, in place; see the
-    module docstring, and the twin ``friction_lcp_ref.solve`` for every argument and its units."""
+    module docstring, and the twin ``friction_lcp_ref.solve`` for every argument and its units.
+    The sweeps are ``_pgs.pgs_solve`` (shared with the multibody march)."""
     cdef Py_ssize_t m2 = J.shape[0], n = J.shape[1]
-    cdef Py_ssize_t r, k
-    cdef long sweeps = 0
-    cdef int infeasible = 0
-    cdef double change = _INF, converged = 0.0
-    cdef double y, dr, old, new, delta, lo, hi, dl
-    cdef const double* Jr
-    cdef double* zp
+    cdef double st[3]
     if n == 0 or m2 == 0:  # no constraint, or rows with no entry: no impulse
         lam[:] = 0.0
         status[0] = 0
         status[1] = 0.0
         status[2] = 1.0
         return
-    zp = &z[0]
     with nogil:
-        for k in range(n):
-            z[k] = 0.0
-        for r in range(m2):
-            dl = lam[r]
-            if dl != 0.0:
-                for k in range(n):
-                    z[k] += J[r, k] * dl
-        for k in range(n):
-            z[k] *= w[k]
-        sweeps = 0
-        while sweeps < max_iter:
-            sweeps += 1
-            change = 0.0
-            infeasible = 0
-            for r in range(m2):
-                lo = 0.0
-                hi = _INF
-                if r % 2:
-                    hi = mu[r // 2] * lam[r - 1]
-                    lo = -hi
-                old = lam[r]
-                Jr = &J[r, 0]
-                y = 0.0
-                dr = 0.0
-                for k in range(n):  # y_r and W_rr in one pass over the row
-                    y += Jr[k] * zp[k]
-                    dr += Jr[k] * Jr[k] * w[k]
-                y += b[r]
-                if dr > 0.0:
-                    new = old - y / dr
-                elif y == 0.0:  # a zero row: y_r = b_r whatever lam_r; the limit as W_rr -> 0
-                    new = old
-                elif y > 0.0:
-                    new = -_INF
-                elif r % 2:
-                    new = _INF
-                else:  # a negative normal value no impulse can change
-                    new = 0.0
-                    infeasible = 1
-                if new < lo:
-                    new = lo
-                if new > hi:
-                    new = hi
-                delta = new - old
-                if delta != 0.0:
-                    lam[r] = new
-                if delta != 0.0 and dr > 0.0:
-                    for k in range(n):
-                        zp[k] += (delta * w[k]) * Jr[k]
-                    if delta < 0.0:
-                        delta = -delta
-                    if delta * dr > change:
-                        change = delta * dr
-            if infeasible:
-                change = _INF
-            if change <= tol:
-                converged = 1.0
-                break
-    status[0] = sweeps
-    status[1] = change
-    status[2] = converged
+        pgs_solve(&J[0, 0], m2, n, &w[0], &b[0], &mu[0], &lam[0], &z[0], tol, max_iter, st)
+    status[0] = st[0]
+    status[1] = st[1]
+    status[2] = st[2]

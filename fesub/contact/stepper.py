@@ -289,7 +289,7 @@ def _check(model, duration, h, fs_out, on_stick, tol, max_iter):
 def simulate_multibody(model: MultibodyModel, *, duration: float, h: float | None = None,
                        fs_out: float | None = None, on_stick: str = "continue", initial=None,
                        tol: float | None = None, max_iter: int = 2000,
-                       progress: bool | None = None) -> ContactRunResult:
+                       progress: bool | None = None, loop: str = "auto") -> ContactRunResult:
     """March a multibody contact model in time.
 
     Parameters
@@ -314,6 +314,13 @@ def simulate_multibody(model: MultibodyModel, *, duration: float, h: float | Non
         Kernel sweeps per step; reaching it ends the run with status 'not_converged' (a warning).
     progress : bool, optional
         tqdm progress bar; default on for runs above 200 000 steps.
+    loop : 'auto' (default), 'kernel' or 'python'
+        Where the steps are marched: 'kernel' in chunks of the ``multibody`` kernel
+        (:mod:`fesub.contact.stepper_compiled`: compiled, or its NumPy twin when the twins are
+        forced), 'python' one step at a time in Python with the ``friction_lcp`` kernel (the
+        reference). 'auto' takes the kernel whenever it applies (diagonal modal damping; loads
+        and motions given as callables are sampled per chunk). ``info['loop']`` of the result
+        says which ran, ``backend`` whether compiled code did.
 
     Returns
     -------
@@ -322,38 +329,77 @@ def simulate_multibody(model: MultibodyModel, *, duration: float, h: float | Non
     """
     from tqdm.auto import tqdm
 
+    from . import stepper_compiled
+
     duration, h, hc, n_steps, dec, tol, max_iter = _check(model, duration, h, fs_out, on_stick, tol, max_iter)
-    kernel = kernels("friction_lcp")
-    backend = "python" if kernel.__name__.endswith("_ref") else "compiled"
-    nm = model.n_modes
+    if loop not in ("auto", "kernel", "python"):
+        raise ParameterError(f"loop must be 'auto', 'kernel' or 'python', got {loop!r}")
+    why = stepper_compiled.unsupported(model)
+    if loop == "kernel" and why is not None:
+        raise ParameterError(f"loop='kernel' cannot march this model: {why}")
+    use_kernel = loop == "kernel" or (loop == "auto" and why is None)
     eta, deta = model.modal_state(initial)
     eta_prev = eta - h * deta
-    bodies = model.bodies
-    motion = [lambda t, b=b: b.motion(t)[0] if b.p_idx.size else np.zeros(0) for b in bodies]
-    up_prev, up = [m(-h) for m in motion], [m(0.0) for m in motion]
-    contacts = [_Contact(model, c, eta, up) for c in model.contacts]
-    for ct in contacts:
-        ct.us_prev, ct.ds_prev = ct.displacements(eta_prev, up_prev)
-    m_all = sum(ct.mu.size for ct in contacts)
+    m_all = sum(c["mu"].size for c in model.contacts)
     n_out = (n_steps - 1) // dec + 1
     out = {k: np.full((n_out, m_all), np.nan) for k in ("lambda_n", "lambda_t", "gap", "slip_velocity")}
     out["state"] = np.zeros((n_out, m_all), np.int64)
     chans = _channels(model)
     ch = {f"{p}_{c[0]}": np.zeros(n_out) for c in chans for p in ("u", "v")}
     en = {k: np.zeros(n_out) for k in ENERGIES}
-    acc = dict.fromkeys(en, 0.0)
-    changes = np.zeros(m_all, np.int64)
     w2 = model.omega2
-    Cm = np.diag(model.Cm).copy() if model.damping_diagonal else model.Cm
     info = {"kinetic_initial_J": 0.5 * float(deta @ deta),
             "strain_initial_J": 0.5 * float(w2 @ (0.5 * (eta + eta_prev)) ** 2),
-            "h_critical_s": hc, "bodies": [b.name for b in bodies],
+            "h_critical_s": hc, "bodies": [b.name for b in model.bodies],
             "interfaces": [c["interface"].name or f"interface {i}" for i, c in enumerate(model.contacts)],
-            "max_sweeps": 0, "total_sweeps": 0, "max_active_set_passes": 0}
-    status, j, n = "completed", 0, 0
+            "max_sweeps": 0, "total_sweeps": 0, "max_active_set_passes": 0,
+            "loop": "kernel" if use_kernel else "python", "python_loop_reason": None if use_kernel else why}
     t0 = time.perf_counter()
     bar = tqdm(total=n_steps, disable=not (progress if progress is not None else n_steps > 200_000),
                unit="step", unit_scale=True, desc="contact")
+    try:
+        if use_kernel:
+            status, n, j, changes, backend = stepper_compiled.march_chunks(
+                model, h, n_steps, dec, tol, max_iter, on_stick, eta, eta_prev, out, ch, en, chans, info, bar)
+            if status == "not_converged":
+                warnings.warn(f"contact step {n} (t = {n * h:.6g} s): the kernel did not converge in {max_iter} "
+                              f"sweeps (last change {info['last_change_m']:.3g} m > tol {tol:.3g} m) or the active "
+                              f"set in {_PASSES} passes; the run stops", RuntimeWarning, stacklevel=2)
+        else:
+            status, n, j, changes, backend = _python_loop(model, h, n_steps, dec, tol, max_iter, on_stick, eta,
+                                                          eta_prev, out, ch, en, chans, info, bar)
+    finally:
+        bar.close()
+    t_out = np.arange(n_out)[:j] * dec * h
+    if status in ("stick", "lift_off") and j:
+        t_out[-1] = (n - 1) * h  # the stopping step was recorded off the decimation grid
+    return ContactRunResult(
+        t=t_out, nodes={k: v[:j] for k, v in out.items()}, channels={k: v[:j] for k, v in ch.items()},
+        energies={k: v[:j] for k, v in en.items()},
+        node_interface=np.concatenate([np.full(c["mu"].size, i) for i, c in enumerate(model.contacts)]
+                                      or [np.zeros(0, int)]),
+        node_id=np.concatenate([c["slave"].nodes for c in model.contacts] or [np.zeros(0, int)]),
+        state_changes=changes, status=status, steps=int(n), h=float(h), fs_out=1.0 / (dec * h),
+        wall_time=time.perf_counter() - t0, backend=backend, tol=float(tol), on_stick=on_stick, info=info)
+
+
+def _python_loop(model, h, n_steps, dec, tol, max_iter, on_stick, eta, eta_prev, out, ch, en, chans, info, bar):
+    """The reference loop: one step at a time, the contact problem in ``friction_lcp``. Fills
+    the output arrays; returns (status, steps done, samples, state changes, backend)."""
+    kernel = kernels("friction_lcp")
+    backend = "python" if kernel.__name__.endswith("_ref") else "compiled"
+    nm = model.n_modes
+    bodies = model.bodies
+    motion = [lambda t, b=b: b.motion(t)[0] if b.p_idx.size else np.zeros(0) for b in bodies]
+    up_prev, up = [m(-h) for m in motion], [m(0.0) for m in motion]
+    contacts = [_Contact(model, c, eta, up) for c in model.contacts]
+    for ct in contacts:
+        ct.us_prev, ct.ds_prev = ct.displacements(eta_prev, up_prev)
+    acc = dict.fromkeys(en, 0.0)
+    changes = np.zeros(sum(ct.mu.size for ct in contacts), np.int64)
+    w2 = model.omega2
+    Cm = np.diag(model.Cm).copy() if model.damping_diagonal else model.Cm
+    status, j, n = "completed", 0, 0
     try:
         for n in range(n_steps):
             t = n * h
@@ -369,7 +415,7 @@ def simulate_multibody(model: MultibodyModel, *, duration: float, h: float | Non
                 status = "not_converged"
                 warnings.warn(f"contact step {n} (t = {t:.6g} s): the kernel did not converge in {max_iter} "
                               f"sweeps (last change {stat[1]:.3g} m > tol {tol:.3g} m) or the active set in "
-                              f"{_PASSES} passes; the run stops", RuntimeWarning, stacklevel=2)
+                              f"{_PASSES} passes; the run stops", RuntimeWarning, stacklevel=3)
                 break
             eta_next = eta_star + z
             a_mod = 0.5 * (eta_next - eta_prev)
@@ -401,15 +447,4 @@ def simulate_multibody(model: MultibodyModel, *, duration: float, h: float | Non
             n = n_steps
     except KeyboardInterrupt:
         status = "interrupted"
-    finally:
-        bar.close()
-    t_out = np.arange(n_out)[:j] * dec * h
-    if status in ("stick", "lift_off") and j:
-        t_out[-1] = (n - 1) * h  # the stopping step was recorded off the decimation grid
-    return ContactRunResult(
-        t=t_out, nodes={k: v[:j] for k, v in out.items()}, channels={k: v[:j] for k, v in ch.items()},
-        energies={k: v[:j] for k, v in en.items()},
-        node_interface=np.concatenate([np.full(ct.mu.size, i) for i, ct in enumerate(contacts)] or [np.zeros(0, int)]),
-        node_id=np.concatenate([ct.c["slave"].nodes for ct in contacts] or [np.zeros(0, int)]),
-        state_changes=changes, status=status, steps=int(n), h=float(h), fs_out=1.0 / (dec * h),
-        wall_time=time.perf_counter() - t0, backend=backend, tol=float(tol), on_stick=on_stick, info=info)
+    return status, n, j, changes, backend

@@ -1,0 +1,83 @@
+# cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True
+"""Projected Gauss-Seidel sweeps of the frictional contact problem, shared by the kernels that
+solve it (``friction_lcp.solve`` and the multibody march): one routine, the same arithmetic.
+
+The method, its convergence test and its limits are described in ``friction_lcp.pyx``. Here on
+raw C-contiguous arrays: ``J`` (m2, n) row-major, ``w`` (n), ``b`` (m2), ``mu`` (m2 / 2), ``lam``
+(m2, in: warm start, out: impulses), ``z`` (n, out: diag(w) J' lam), ``status`` (3, out: sweeps,
+last largest change, converged 1/0). The caller has checked ``m2 > 0`` and ``n > 0``.
+"""
+
+from libc.math cimport INFINITY
+
+
+cdef inline void pgs_solve(const double* J, Py_ssize_t m2, Py_ssize_t n, const double* w, const double* b,
+                           const double* mu, double* lam, double* z, double tol, long max_iter,
+                           double* status) noexcept nogil:
+    cdef Py_ssize_t r, k
+    cdef long sweeps = 0
+    cdef int infeasible = 0
+    cdef double change = INFINITY, converged = 0.0
+    cdef double y, dr, old, new, delta, lo, hi, dl
+    cdef const double* Jr
+    for k in range(n):
+        z[k] = 0.0
+    for r in range(m2):
+        dl = lam[r]
+        if dl != 0.0:
+            Jr = &J[r * n]
+            for k in range(n):
+                z[k] += Jr[k] * dl
+    for k in range(n):
+        z[k] *= w[k]
+    while sweeps < max_iter:
+        sweeps += 1
+        change = 0.0
+        infeasible = 0
+        for r in range(m2):
+            lo = 0.0
+            hi = INFINITY
+            if r % 2:
+                hi = mu[r // 2] * lam[r - 1]
+                lo = -hi
+            old = lam[r]
+            Jr = &J[r * n]
+            y = 0.0
+            dr = 0.0
+            for k in range(n):  # y_r and W_rr in one pass over the row
+                y += Jr[k] * z[k]
+                dr += Jr[k] * Jr[k] * w[k]
+            y += b[r]
+            if dr > 0.0:
+                new = old - y / dr
+            elif y == 0.0:  # a zero row: y_r = b_r whatever lam_r; the limit as W_rr -> 0
+                new = old
+            elif y > 0.0:
+                new = -INFINITY
+            elif r % 2:
+                new = INFINITY
+            else:  # a negative normal value no impulse can change
+                new = 0.0
+                infeasible = 1
+            if new < lo:
+                new = lo
+            if new > hi:
+                new = hi
+            delta = new - old
+            if delta != 0.0:
+                lam[r] = new
+            if delta != 0.0 and dr > 0.0:
+                for k in range(n):
+                    z[k] += (delta * w[k]) * Jr[k]
+                if delta < 0.0:
+                    delta = -delta
+                if delta * dr > change:
+                    change = delta * dr
+        if infeasible:
+            change = INFINITY
+        if change <= tol:
+            converged = 1.0
+            break
+    status[0] = sweeps
+    status[1] = change
+    status[2] = converged

@@ -1,0 +1,599 @@
+# cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True
+"""A chunk of steps of the multibody contact march, compiled: central differences on modal
+coordinates with diagonal damping, node-to-segment frictional contact by projected Gauss-Seidel.
+
+Twin: ``multibody_ref.py`` (same functions and signatures). Arrays in, arrays out; the caller
+(``fesub.contact.stepper_compiled``) validates every input and gives the meaning. Step n -> n+1
+(time index i, t = i h; the state at index i is that after step i - 1):
+
+    f     = fc + t fr (+ fs[s])                 modal force of the step (fs: sampled per chunk)
+    e*    = 2 e - e_prev + h^2 (f - c (e - e_prev)/h - w2 e)
+    each slave node: position on the masters of e* (the walk over its interface's segments from
+          its last segment), frame (alpha, gap, n, t); rows J (normal, tangential) over the modal
+          coordinates of the nodes on a segment; b = (gap, slip of the step)
+    active set: gap <= 0 or pressed at the previous step; ``pgs_solve`` (shared with
+          ``friction_lcp``) on the active rows; nodes the others push through (gap < -tol) join
+    e_next = e* + z,  z = h^2 J' lam
+    works, states, decimated outputs, stop on stick / lift-off
+
+A node's displacement is ``R[node] . e + dv[node] t (+ ds[sample, node])`` (its modal rows and
+its driven part). Master node displacements are computed when the walk or the rows need them and
+kept for the step (stamped caches), so a step costs O(n_modes) per slave node and per master node
+visited, and allocates nothing.
+
+``status`` (out) = [steps done, reason (0 done, 1 stick, 2 lift-off, 3 not converged), samples].
+``stats`` (in/out) = [largest sweeps of a step, total sweeps, largest active-set passes, last
+largest change of the kernel]. ``acc`` (in/out) = accumulated damping loss, external work,
+friction dissipation, impact loss. Node state arrays (in/out): ``hint`` (segment of each slave
+node, global index), ``off`` (1: off its master surface), ``lam`` (forces of the last step),
+``code`` (0 open, 1 stick, 2 slip+, 3 slip-), ``changes`` (state changes).
+"""
+
+from libc.math cimport hypot, fabs, sqrt, NAN
+from fesub._core._pgs cimport pgs_solve
+
+#: most passes of the active-set loop in one step
+PASSES = 50
+cdef long _PASSES = 50
+cdef long _NEVER = -4611686018427387904  # a stamp no state has
+
+
+cdef struct Nodes:
+    const double* R     # (k, 2, nm) modal rows
+    const long* win     # (k, 2) first and last+1 modal column of the rows
+    const double* X     # (k, 2) reference positions
+    const double* dv    # (k, 2) driven velocity
+    const double* ds    # (n_steps + 2, k, 2) sampled driven displacement, or NULL
+    Py_ssize_t k
+    Py_ssize_t nm
+
+
+cdef void _set_nodes(Nodes* s, const double[:, :, ::1] R, const long[:, ::1] win, const double[:, ::1] X,
+                     const double[:, ::1] dv, const double[:, :, ::1] ds, Py_ssize_t nm):
+    """Point ``s`` at the arrays of a node set (NULL where they are empty)."""
+    cdef Py_ssize_t k = X.shape[0]
+    s.R = &R[0, 0, 0] if k and nm else NULL
+    s.win = &win[0, 0] if k else NULL
+    s.X = &X[0, 0] if k else NULL
+    s.dv = &dv[0, 0] if k else NULL
+    s.ds = &ds[0, 0, 0] if ds.shape[0] and k else NULL
+    s.k = k
+    s.nm = nm
+
+
+cdef inline double _time(long i, double h) noexcept nogil:
+    """Time of index i as the Python stepper forms it: (i - 1) h + h."""
+    return (i - 1) * h + h
+
+
+cdef inline void _driven(Nodes* s, Py_ssize_t j, double tt, Py_ssize_t row, double* dx, double* dy) noexcept nogil:
+    """Driven displacement of node j at time tt (sample row ``row`` of ds)."""
+    dx[0] = s.dv[2 * j] * tt
+    dy[0] = s.dv[2 * j + 1] * tt
+    if s.ds != NULL:
+        dx[0] += s.ds[(row * s.k + j) * 2]
+        dy[0] += s.ds[(row * s.k + j) * 2 + 1]
+
+
+cdef inline void _disp(Nodes* s, Py_ssize_t j, const double* e, double tt, Py_ssize_t row,
+                       double* ux, double* uy) noexcept nogil:
+    """Total displacement of node j: modal rows times e plus the driven part."""
+    cdef const double* r0 = &s.R[2 * j * s.nm]
+    cdef const double* r1 = &s.R[(2 * j + 1) * s.nm]
+    cdef Py_ssize_t k
+    cdef double sx = 0.0, sy = 0.0, dx, dy
+    for k in range(s.win[2 * j], s.win[2 * j + 1]):
+        sx += r0[k] * e[k]
+        sy += r1[k] * e[k]
+    _driven(s, j, tt, row, &dx, &dy)
+    ux[0] = sx + dx
+    uy[0] = sy + dy
+
+
+cdef inline void _cached(Nodes* s, Py_ssize_t j, const double* e, double tt, Py_ssize_t row, long stamp,
+                         double* C, long* S, double* ux, double* uy) noexcept nogil:
+    """Displacement of master node j from the cache of the state ``stamp`` (computed once)."""
+    if S[j] != stamp:
+        _disp(s, j, e, tt, row, &C[2 * j], &C[2 * j + 1])
+        S[j] = stamp
+    ux[0] = C[2 * j]
+    uy[0] = C[2 * j + 1]
+
+
+cdef inline void _frame(double px, double py, double ax, double ay, double bx, double by,
+                        double* alpha, double* gap, double* nx, double* ny, double* tx, double* ty) noexcept nogil:
+    """Coordinate alpha of the projection of P on A -> B, signed gap along the left normal,
+    unit normal and tangent (``interface.frames``)."""
+    cdef double dx = bx - ax, dy = by - ay
+    cdef double ln = hypot(dx, dy)
+    cdef double rx = px - ax, ry = py - ay
+    tx[0] = dx / ln
+    ty[0] = dy / ln
+    nx[0] = -ty[0]
+    ny[0] = tx[0]
+    alpha[0] = (rx * tx[0] + ry * ty[0]) / ln
+    gap[0] = rx * nx[0] + ry * ny[0]
+
+
+cdef inline double _walk_alpha(double px, double py, double x1, double y1, double x2, double y2,
+                               double* gap) noexcept nogil:
+    """Projection parameter and gap as the search kernel computes them (``contact._alpha``)."""
+    cdef double dx = x2 - x1, dy = y2 - y1
+    cdef double l2 = dx * dx + dy * dy
+    cdef double l = sqrt(l2)
+    gap[0] = (-(dy) * (px - x1) + dx * (py - y1)) / l
+    return ((px - x1) * dx + (py - y1) * dy) / l2
+
+
+cdef long _walk(Nodes* ms, const long* segs, long lo, long m, double px, double py, long start,
+                const double* e, double tt, Py_ssize_t row, long stamp, double* C, long* S) noexcept nogil:
+    """Segment (local index in lo..lo+m) under P by the local walk from ``start`` over the master
+    positions of state e, full scan as a fallback (``contact._search_pos``); -1 when off."""
+    cdef long k = start, prev = -2, steps = 0, best = -1
+    cdef double a, g, bestg = 1e300, x1, y1, x2, y2
+    cdef const long* sg
+    if 0 <= k < m:
+        while steps < m:
+            sg = &segs[2 * (lo + k)]
+            _cached(ms, sg[0], e, tt, row, stamp, C, S, &x1, &y1)
+            _cached(ms, sg[1], e, tt, row, stamp, C, S, &x2, &y2)
+            a = _walk_alpha(px, py, ms.X[2 * sg[0]] + x1, ms.X[2 * sg[0] + 1] + y1,
+                            ms.X[2 * sg[1]] + x2, ms.X[2 * sg[1] + 1] + y2, &g)
+            steps += 1
+            if a < 0.0 and k > 0 and segs[2 * (lo + k - 1) + 1] == sg[0]:
+                if prev == k - 1:
+                    break
+                prev = k
+                k -= 1
+            elif a >= 1.0 and k < m - 1 and segs[2 * (lo + k + 1)] == sg[1]:
+                if prev == k + 1:
+                    break
+                prev = k
+                k += 1
+            else:
+                if 0.0 <= a < 1.0:
+                    return k
+                if (a < 0.0 and prev == k - 1) or (a >= 1.0 and prev == k + 1):
+                    return k
+                break
+    for k in range(m):
+        sg = &segs[2 * (lo + k)]
+        _cached(ms, sg[0], e, tt, row, stamp, C, S, &x1, &y1)
+        _cached(ms, sg[1], e, tt, row, stamp, C, S, &x2, &y2)
+        a = _walk_alpha(px, py, ms.X[2 * sg[0]] + x1, ms.X[2 * sg[0] + 1] + y1,
+                        ms.X[2 * sg[1]] + x2, ms.X[2 * sg[1] + 1] + y2, &g)
+        if 0.0 <= a <= 1.0 and fabs(g) < bestg:
+            bestg = fabs(g)
+            best = k
+    return best
+
+
+def work_sizes(long nm, long m, long n_master, long n_itf):
+    """(doubles, integers) of the work arrays of :func:`march`."""
+    return (8 * nm + 4 * m * nm + 22 * m + 8 * n_master + 4 * n_itf + 3, 6 * m + 4 * n_master)
+
+
+def march(double h, long n_steps, long dec, long i0, double tol, long max_iter, long stop_on_change,
+          const double[::1] w2, const double[::1] cdamp, const double[::1] fc, const double[::1] fr,
+          const double[:, ::1] fs, double[::1] eta, double[::1] eta_prev,
+          const double[:, :, ::1] srow, const long[:, ::1] swin, const double[:, ::1] sX,
+          const double[:, ::1] sdv, const double[:, :, ::1] sds,
+          const double[:, :, ::1] mrow, const long[:, ::1] mwin, const double[:, ::1] mX,
+          const double[:, ::1] mdv, const double[:, :, ::1] mds,
+          const long[:, ::1] segs, const long[:, ::1] node_segs, const long[::1] node_itf,
+          const double[::1] mu, long n_itf,
+          long[::1] hint, long[::1] off, double[:, ::1] lam, long[::1] code, long[::1] changes,
+          double[::1] acc, const double[:, ::1] orow, const long[:, ::1] owin,
+          double[:, ::1] o_ln, double[:, ::1] o_lt, double[:, ::1] o_gap, double[:, ::1] o_slip,
+          long[:, ::1] o_state, double[:, ::1] o_energy, double[:, ::1] o_chan,
+          double[::1] work, long[::1] iwork, double[::1] stats, long[::1] status):
+    """March ``n_steps`` steps from time index ``i0``; see the module docstring and the twin
+    ``multibody_ref.march`` for every argument and its units."""
+    cdef Py_ssize_t nm = eta.shape[0], m = sX.shape[0], M = mX.shape[0], nc = orow.shape[0]
+    cdef Py_ssize_t no = o_ln.shape[0]
+    cdef Nodes ss, ms
+    cdef Py_ssize_t s, i, p, q, k, r, nd, na, ia, ib
+    cdef long n, reason = 0, j = 0, passes, lo, mseg, sgk, slot_p = 0, slot_n = 1, slot_x = 2, tmpi
+    cdef double t, tt_n, tt_x, tt_p, h2 = h * h, inv_h = 1.0 / h
+    cdef double px, py, ax, ay, bx, by, al, g, nx, ny, tx, ty, a1, val, dx, dy, ex, ey
+    cdef double rx, ry, r2x, r2y, r3x, r3y, ln, lt, rt0
+    cdef double st3[3]
+    cdef double cx0, cy0, cx1, cy1, sxp, syp
+    cdef bint conv, any_new, allact, record, closed, sampled = fs.shape[0] > 0
+    cdef long st, old, stop_lift, stop_stick
+    cdef double* E[4]
+    cdef double* Ep
+    cdef double* En
+    cdef double* Ex
+    cdef double* Es
+    cdef double* f
+    cdef double* damp
+    cdef double* z
+    cdef double* w
+    cdef double* J
+    cdef double* Ja
+    cdef double* b
+    cdef double* ba
+    cdef double* lall
+    cdef double* la
+    cdef double* mua
+    cdef double* muo
+    cdef double* alpha
+    cdef double* gnv
+    cdef double* gap
+    cdef double* SU[3]   # slave displacements of the states E[0..2] (the predicted one per node)
+    cdef double* MC[4]
+    cdef long* MS[4]
+    cdef double* fsum
+    cdef long* ab
+    cdef long* idx
+    cdef long* act
+    cdef long* oldc
+    cdef const double* r0
+    cdef const double* r1
+    cdef const double* q0
+    cdef const double* q1
+    cdef const double* c0
+    cdef const double* c1
+    cdef double* Jn
+    cdef double* Jt
+    cdef long nd_need, nl_need
+    nd_need, nl_need = work_sizes(nm, m, M, n_itf)
+    if work.shape[0] < nd_need or iwork.shape[0] < nl_need:
+        raise ValueError(f"work must hold {nd_need} doubles and iwork {nl_need} integers")
+    _set_nodes(&ss, srow, swin, sX, sdv, sds, nm)
+    _set_nodes(&ms, mrow, mwin, mX, mdv, mds, nm)
+    # work layout
+    for k in range(4):
+        E[k] = &work[k * nm]
+    f = &work[4 * nm]
+    damp = &work[5 * nm]
+    z = &work[6 * nm]
+    w = &work[7 * nm]
+    J = &work[8 * nm]
+    Ja = &work[8 * nm + 2 * m * nm]
+    q = 8 * nm + 4 * m * nm
+    b = &work[q]
+    ba = &work[q + 2 * m]
+    lall = &work[q + 4 * m]
+    la = &work[q + 6 * m]
+    mua = &work[q + 8 * m]
+    muo = &work[q + 9 * m]
+    alpha = &work[q + 10 * m]
+    gnv = &work[q + 11 * m]        # (m, 4): nx, ny, tx, ty
+    gap = &work[q + 15 * m]
+    for k in range(3):
+        SU[k] = &work[q + 16 * m + 2 * k * m]
+    q = q + 22 * m
+    for k in range(4):
+        MC[k] = &work[q + 2 * k * M]
+        MS[k] = &iwork[6 * m + k * M]
+    fsum = &work[q + 8 * M]        # (n_itf, 4) per-interface sums of the works
+    ab = &iwork[0]                 # (m, 2) master nodes of each slave's segment
+    idx = &iwork[2 * m]            # nodes on their master surface, in order
+    act = &iwork[3 * m]            # active flag of each of them
+    oldc = &iwork[4 * m]
+    with nogil:
+        for k in range(4 * M):
+            iwork[6 * m + k] = _NEVER
+        for k in range(nm):
+            E[0][k] = eta_prev[k]
+            E[1][k] = eta[k]
+            w[k] = h2
+        # slave displacements at the states i0 - 1 and i0 (slots of E[0], E[1])
+        tt_p = _time(i0 - 1, h)
+        tt_n = _time(i0, h)
+        for i in range(m):
+            _disp(&ss, i, E[0], tt_p, 0, &SU[0][2 * i], &SU[0][2 * i + 1])
+            _disp(&ss, i, E[1], tt_n, 1, &SU[1][2 * i], &SU[1][2 * i + 1])
+        for s in range(n_steps):
+            n = i0 + s
+            t = n * h
+            Ep = E[slot_p]
+            En = E[slot_n]
+            Ex = E[slot_x]
+            Es = E[3]
+            tt_p = _time(n - 1, h)
+            tt_n = _time(n, h)
+            tt_x = t + h
+            # --- predictor
+            for k in range(nm):
+                val = fc[k] + t * fr[k]
+                if sampled:
+                    val = val + fs[s, k]
+                f[k] = val
+                damp[k] = cdamp[k] * (En[k] - Ep[k]) / h
+                Es[k] = 2 * En[k] - Ep[k] + h2 * (val - damp[k] - w2[k] * En[k])
+            # --- search and rows of the nodes on their master surface
+            na = 0
+            for i in range(m):
+                _disp(&ss, i, Es, tt_x, s + 2, &px, &py)
+                sxp = px
+                syp = py
+                px = ss.X[2 * i] + px
+                py = ss.X[2 * i + 1] + py
+                lo = node_segs[i, 0]
+                mseg = node_segs[i, 1] - lo
+                sgk = hint[i]
+                _cached(&ms, segs[sgk, 0], Es, tt_x, s + 2, n + 1, MC[3], MS[3], &ax, &ay)
+                _cached(&ms, segs[sgk, 1], Es, tt_x, s + 2, n + 1, MC[3], MS[3], &bx, &by)
+                _frame(px, py, mX[segs[sgk, 0], 0] + ax, mX[segs[sgk, 0], 1] + ay,
+                       mX[segs[sgk, 1], 0] + bx, mX[segs[sgk, 1], 1] + by, &al, &g, &nx, &ny, &tx, &ty)
+                if not (al >= 0.0 and al <= 1.0) or off[i]:
+                    k = _walk(&ms, &segs[0, 0], lo, mseg, px, py, sgk - lo, Es, tt_x, s + 2, n + 1, MC[3], MS[3])
+                    if k >= 0:
+                        off[i] = 0
+                        sgk = lo + k
+                        hint[i] = sgk
+                    else:
+                        off[i] = 1
+                        sgk = lo
+                    _cached(&ms, segs[sgk, 0], Es, tt_x, s + 2, n + 1, MC[3], MS[3], &ax, &ay)
+                    _cached(&ms, segs[sgk, 1], Es, tt_x, s + 2, n + 1, MC[3], MS[3], &bx, &by)
+                    _frame(px, py, mX[segs[sgk, 0], 0] + ax, mX[segs[sgk, 0], 1] + ay,
+                           mX[segs[sgk, 1], 0] + bx, mX[segs[sgk, 1], 1] + by, &al, &g, &nx, &ny, &tx, &ty)
+                ia = segs[sgk, 0]
+                ib = segs[sgk, 1]
+                ab[2 * i] = ia
+                ab[2 * i + 1] = ib
+                alpha[i] = al
+                gnv[4 * i] = nx
+                gnv[4 * i + 1] = ny
+                gnv[4 * i + 2] = tx
+                gnv[4 * i + 3] = ty
+                gap[i] = g
+                if off[i]:
+                    continue
+                # relative motion of the slave against its master point over the predicted step
+                _cached(&ms, ia, En, tt_n, s + 1, n, MC[slot_n], MS[slot_n], &cx0, &cy0)
+                _cached(&ms, ib, En, tt_n, s + 1, n, MC[slot_n], MS[slot_n], &cx1, &cy1)
+                rx = (sxp - SU[slot_n][2 * i]) - ((1 - al) * (ax - cx0) + al * (bx - cx1))
+                ry = (syp - SU[slot_n][2 * i + 1]) - ((1 - al) * (ay - cy0) + al * (by - cy1))
+                b[2 * na] = g
+                b[2 * na + 1] = rx * tx + ry * ty
+                Jn = &J[2 * na * nm]
+                Jt = &J[(2 * na + 1) * nm]
+                for k in range(nm):
+                    Jn[k] = 0.0
+                    Jt[k] = 0.0
+                r0 = &ss.R[2 * i * nm]
+                r1 = &ss.R[(2 * i + 1) * nm]
+                for k in range(swin[i, 0], swin[i, 1]):
+                    Jn[k] += nx * r0[k] + ny * r1[k]
+                    Jt[k] += tx * r0[k] + ty * r1[k]
+                if M and nm:
+                    q0 = &ms.R[2 * ia * nm]
+                    q1 = &ms.R[(2 * ia + 1) * nm]
+                    c0 = &ms.R[2 * ib * nm]
+                    c1 = &ms.R[(2 * ib + 1) * nm]
+                    for k in range(mwin[ia, 0], mwin[ia, 1]):
+                        ex = (1 - al) * q0[k] + al * c0[k]
+                        ey = (1 - al) * q1[k] + al * c1[k]
+                        Jn[k] -= nx * ex + ny * ey
+                        Jt[k] -= tx * ex + ty * ey
+                muo[na] = mu[i]
+                lall[2 * na] = lam[i, 0]
+                lall[2 * na + 1] = lam[i, 1]
+                act[na] = g <= 0 or lam[i, 0] > 0
+                idx[na] = i
+                na += 1
+            # --- the contact problem, with the active-set passes
+            for k in range(nm):
+                z[k] = 0.0
+            st3[0] = 0.0
+            st3[1] = 0.0
+            st3[2] = 1.0
+            val = 0.0  # sweeps of the step
+            passes = 0
+            conv = True
+            while True:
+                passes += 1
+                for k in range(nm):
+                    z[k] = 0.0
+                st3[0] = 0.0
+                st3[1] = 0.0
+                st3[2] = 1.0
+                allact = True
+                for p in range(na):
+                    if not act[p]:
+                        allact = False
+                        break
+                if allact:
+                    if na and nm:
+                        pgs_solve(J, 2 * na, nm, w, b, muo, lall, z, tol, max_iter, st3)
+                    elif na:
+                        for k in range(2 * na):
+                            lall[k] = 0.0
+                    val += st3[0]
+                    break
+                nd = 0
+                for p in range(na):
+                    if act[p]:
+                        for r in range(2):
+                            for k in range(nm):
+                                Ja[(2 * nd + r) * nm + k] = J[(2 * p + r) * nm + k]
+                            ba[2 * nd + r] = b[2 * p + r]
+                            la[2 * nd + r] = lall[2 * p + r]
+                        mua[nd] = muo[p]
+                        nd += 1
+                if nd and nm:
+                    pgs_solve(Ja, 2 * nd, nm, w, ba, mua, la, z, tol, max_iter, st3)
+                elif nd:
+                    for k in range(2 * nd):
+                        la[k] = 0.0
+                nd = 0
+                for p in range(na):
+                    if act[p]:
+                        lall[2 * p] = la[2 * nd]
+                        lall[2 * p + 1] = la[2 * nd + 1]
+                        nd += 1
+                    else:
+                        lall[2 * p] = 0.0
+                        lall[2 * p + 1] = 0.0
+                val += st3[0]
+                any_new = False
+                for p in range(na):
+                    if not act[p]:
+                        g = b[2 * p]
+                        Jn = &J[2 * p * nm]
+                        a1 = 0.0
+                        for k in range(nm):
+                            a1 += Jn[k] * z[k]
+                        if g + a1 < -tol:
+                            act[p] = 2  # joins after this pass
+                            any_new = True
+                if st3[2] != 1.0 or not any_new:
+                    break
+                if passes == _PASSES:
+                    conv = False
+                    break
+                for p in range(na):
+                    if act[p] == 2:
+                        act[p] = 1
+            stats[1] += val
+            if val > stats[0]:
+                stats[0] = val
+            if passes > stats[2]:
+                stats[2] = passes
+            stats[3] = st3[1]
+            if st3[2] != 1.0 or not conv:
+                reason = 3
+                break
+            # --- update and the works of the loads and of the damping
+            a1 = 0.0
+            val = 0.0
+            for k in range(nm):
+                Ex[k] = Es[k] + z[k]
+                ex = 0.5 * (Ex[k] - Ep[k])
+                a1 += damp[k] * ex
+                val += f[k] * ex
+            acc[0] += a1
+            acc[1] += val
+            # --- close the step of every node: gap after it, slip, works, state
+            for k in range(4 * n_itf):
+                fsum[k] = 0.0
+            for i in range(m):
+                oldc[i] = code[i]
+                lam[i, 0] = 0.0
+                lam[i, 1] = 0.0
+            for p in range(na):
+                lam[idx[p], 0] = lall[2 * p]
+                lam[idx[p], 1] = lall[2 * p + 1]
+            stop_lift = 0
+            stop_stick = 0
+            for i in range(m):
+                ia = ab[2 * i]
+                ib = ab[2 * i + 1]
+                al = alpha[i]
+                nx = gnv[4 * i]
+                ny = gnv[4 * i + 1]
+                tx = gnv[4 * i + 2]
+                ty = gnv[4 * i + 3]
+                _disp(&ss, i, Ex, tt_x, s + 2, &SU[slot_x][2 * i], &SU[slot_x][2 * i + 1])
+                _cached(&ms, ia, Ex, tt_x, s + 2, n + 1, MC[slot_x], MS[slot_x], &ax, &ay)
+                _cached(&ms, ib, Ex, tt_x, s + 2, n + 1, MC[slot_x], MS[slot_x], &bx, &by)
+                _frame(ss.X[2 * i] + SU[slot_x][2 * i], ss.X[2 * i + 1] + SU[slot_x][2 * i + 1],
+                       mX[ia, 0] + ax, mX[ia, 1] + ay, mX[ib, 0] + bx, mX[ib, 1] + by,
+                       &a1, &g, &ex, &ey, &dx, &dy)
+                if off[i]:
+                    g = NAN
+                # slip of the step (against the state n)
+                _cached(&ms, ia, En, tt_n, s + 1, n, MC[slot_n], MS[slot_n], &cx0, &cy0)
+                _cached(&ms, ib, En, tt_n, s + 1, n, MC[slot_n], MS[slot_n], &cx1, &cy1)
+                rx = (SU[slot_x][2 * i] - SU[slot_n][2 * i]) - ((1 - al) * (ax - cx0) + al * (bx - cx1))
+                ry = (SU[slot_x][2 * i + 1] - SU[slot_n][2 * i + 1]) - ((1 - al) * (ay - cy0) + al * (by - cy1))
+                rt0 = rx * tx + ry * ty
+                # motion over the two half steps n-1 -> n+1 (the power of the step's forces)
+                _cached(&ms, ia, Ep, tt_p, s, n - 1, MC[slot_p], MS[slot_p], &cx0, &cy0)
+                _cached(&ms, ib, Ep, tt_p, s, n - 1, MC[slot_p], MS[slot_p], &cx1, &cy1)
+                r2x = (SU[slot_x][2 * i] - SU[slot_p][2 * i]) - ((1 - al) * (ax - cx0) + al * (bx - cx1))
+                r2y = (SU[slot_x][2 * i + 1] - SU[slot_p][2 * i + 1]) - ((1 - al) * (ay - cy0) + al * (by - cy1))
+                # motion of the prescribed coordinates over them (the drive's work)
+                _driven(&ss, i, tt_x, s + 2, &dx, &dy)
+                _driven(&ss, i, tt_p, s, &ex, &ey)
+                r3x = dx - ex
+                r3y = dy - ey
+                _driven(&ms, ia, tt_x, s + 2, &dx, &dy)
+                _driven(&ms, ia, tt_p, s, &ex, &ey)
+                cx0 = dx - ex
+                cy0 = dy - ey
+                _driven(&ms, ib, tt_x, s + 2, &dx, &dy)
+                _driven(&ms, ib, tt_p, s, &ex, &ey)
+                r3x = r3x - ((1 - al) * cx0 + al * (dx - ex))
+                r3y = r3y - ((1 - al) * cy0 + al * (dy - ey))
+                ln = lam[i, 0]
+                lt = lam[i, 1]
+                r = 4 * node_itf[i]
+                fsum[r] += lt * (r2x * tx + r2y * ty)
+                fsum[r + 1] += ln * (r2x * nx + r2y * ny)
+                fsum[r + 2] += ln * (r3x * nx + r3y * ny)
+                fsum[r + 3] += lt * (r3x * tx + r3y * ty)
+                # state
+                closed = ln > 0
+                if not closed:
+                    st = 0
+                elif fabs(lt) >= mu[i] * ln * (1 - 1e-12):
+                    val = rt0 if rt0 != 0 else -lt
+                    st = 2 if val >= 0 else 3
+                else:
+                    st = 1
+                old = oldc[i]
+                code[i] = st
+                if st != old:
+                    changes[i] += 1
+                if old > 0 and st == 0:
+                    stop_lift = 1
+                if old >= 2 and st != old:
+                    stop_stick = 1
+                gap[i] = g
+                alpha[i] = rt0  # the slip of the step, for the output
+            for r in range(n_itf):
+                acc[2] -= 0.5 * fsum[4 * r]
+                acc[3] -= 0.5 * fsum[4 * r + 1]
+                acc[1] -= 0.5 * (fsum[4 * r + 2] + fsum[4 * r + 3])
+            if stop_on_change:
+                reason = 2 if stop_lift else (1 if stop_stick else 0)
+            record = (n % dec == 0) or reason != 0
+            if record and j < no:
+                for i in range(m):
+                    o_ln[j, i] = lam[i, 0]
+                    o_lt[j, i] = lam[i, 1]
+                    o_gap[j, i] = gap[i]
+                    o_slip[j, i] = alpha[i] / h
+                    o_state[j, i] = code[i]
+                a1 = 0.0
+                val = 0.0
+                for k in range(nm):
+                    ex = (Ex[k] - En[k]) / h
+                    a1 += ex * ex
+                    ey = 0.5 * (En[k] + Ex[k])
+                    val += w2[k] * (ey * ey)
+                o_energy[j, 0] = 0.5 * a1
+                o_energy[j, 1] = 0.5 * val
+                for k in range(4):
+                    o_energy[j, 2 + k] = acc[k]
+                for r in range(nc):
+                    a1 = 0.0
+                    val = 0.0
+                    for k in range(owin[r, 0], owin[r, 1]):
+                        a1 += orow[r, k] * En[k]
+                        val += orow[r, k] * (Ex[k] - Ep[k])
+                    o_chan[j, 2 * r] = a1
+                    o_chan[j, 2 * r + 1] = val / (2 * h)
+                j += 1
+            # --- advance: rotate the states (previous <- current <- next)
+            tmpi = slot_p
+            slot_p = slot_n
+            slot_n = slot_x
+            slot_x = tmpi
+            if reason != 0:
+                s += 1
+                break
+        else:
+            s = n_steps
+        for k in range(nm):
+            eta_prev[k] = E[slot_p][k]
+            eta[k] = E[slot_n][k]
+    status[0] = s
+    status[1] = reason
+    status[2] = j

@@ -1,0 +1,237 @@
+"""The step loop of :func:`fesub.contact.simulate_multibody` in the compiled kernel ``multibody``.
+
+The kernel marches a chunk of steps of the same method as the Python loop of
+:mod:`fesub.contact.stepper` (predictor with diagonal modal damping, search of every slave node
+from its last segment, rows over the modal coordinates, the frictional contact problem with the
+sweeps of ``friction_lcp``, active-set passes, update, works, states, outputs) without returning
+to Python. What the Python loop asks of callables comes in as arrays:
+
+* loads: constant loads and prescribed motions at constant velocity make the modal force affine
+  in time, ``f = fc + t fr`` (two vectors); time-dependent loads or motions given as callables
+  are sampled once per chunk, step by step (the modal force of each step, the driven
+  displacements of the contact nodes at each time index);
+* output channels of free coordinates are modal rows; those of prescribed coordinates are the
+  prescribed motion at the sample times, evaluated after the chunk.
+
+A model with a full (non-diagonal) modal damping matrix is left to the Python loop
+(:func:`unsupported` says why). Interrupts (Ctrl-C) are honoured between chunks and while the
+callables are sampled: the steps sampled before the interrupt are marched, then the run ends.
+
+Units: SI (m, N, s).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .._backend import kernels
+
+__all__ = ["unsupported", "march_chunks"]
+
+#: modal forces sampled per chunk are held as (chunk, n_modes): the chunk is bounded by this size
+_SAMPLES = 2_000_000
+_CHUNK = 4096
+
+
+def unsupported(model) -> str | None:
+    """Why the kernel loop cannot march ``model`` (None when it can).
+
+    Parameters
+    ----------
+    model : MultibodyModel
+        The model (its modal damping, 1/s, must be diagonal).
+
+    Returns
+    -------
+    str or None
+        The reason, or None.
+    """
+    if not model.damping_diagonal:
+        return "the modal damping matrix is not diagonal"
+    return None
+
+
+class _NodeArrays:
+    """Rows over all modal coordinates, column windows, positions and driven velocities of the
+    slave or master nodes of every interface, stacked in interface order."""
+
+    def __init__(self, model, key, v_body):
+        rows, nodes = [], [c[key] for c in model.contacts]
+        k = sum(r.nodes.size for r in nodes)
+        self.R = np.zeros((k, 2, model.n_modes))
+        self.win = np.zeros((k, 2), np.int64)
+        self.dv = np.zeros((k, 2))
+        self.sets, start = [], 0
+        for c, r in zip(model.contacts, nodes):
+            sl = slice(start, start + r.nodes.size)
+            self.R[sl, :, r.cols] = r.R
+            self.win[sl] = (r.cols.start, r.cols.stop)
+            b = c["slave_body" if key == "slave" else "master_body"]
+            if v_body[b] is not None and r.P.shape[2]:
+                self.dv[sl] = r.P @ v_body[b]
+            self.sets.append((sl, r, b))
+            rows.append(r.X)
+            start += r.nodes.size
+        self.X = np.ascontiguousarray(np.vstack(rows)) if rows else np.zeros((0, 2))
+
+    def driven(self, ups):
+        """(k, 2) driven displacements (m) for the prescribed displacements ``ups`` of each body."""
+        out = np.zeros((self.X.shape[0], 2))
+        for sl, r, b in self.sets:
+            if r.P.shape[2]:
+                out[sl] = r.driven(ups[b])
+        return out
+
+
+class _Plan:
+    """Everything the kernel needs from the model, built once per run."""
+
+    def __init__(self, model):
+        bodies = model.bodies
+        nm = model.n_modes
+        # motions: constant velocities (affine forces and driven displacements), or sampled
+        consts = [b._v if b.p_idx.size else np.zeros(0) for b in bodies]
+        self.sample_drive = any(v is None for v in consts)
+        self.sample_force = self.sample_drive or bool(model._f_t)
+        v_body = [None] * len(bodies) if self.sample_drive else consts
+        self.fc, self.fr = np.zeros(nm), np.zeros(nm)
+        if not self.sample_force:
+            self.fc += model._f0
+            for body, cols, Gk, Gc, _ in model._f_p:
+                v = body._v
+                self.fc[cols] -= Gc @ v
+                self.fr[cols] -= Gk @ v
+        self.slave, self.master = _NodeArrays(model, "slave", v_body), _NodeArrays(model, "master", v_body)
+        segs, node_segs, node_itf, offset, lo = [], [], [], 0, 0
+        for i, c in enumerate(model.contacts):
+            s = c["segments"]
+            segs.append(s + offset)
+            node_segs += [(lo, lo + s.shape[0])] * c["slave"].nodes.size
+            node_itf += [i] * c["slave"].nodes.size
+            offset += c["master"].nodes.size
+            lo += s.shape[0]
+        self.segs = np.ascontiguousarray(np.vstack(segs)) if segs else np.zeros((0, 2), np.int64)
+        self.node_segs = np.array(node_segs, np.int64).reshape(-1, 2)
+        self.node_itf = np.array(node_itf, np.int64)
+        self.mu = np.concatenate([c["mu"] for c in model.contacts] or [np.zeros(0)])
+        self.n_itf = len(model.contacts)
+        self.motion = [b.motion for b in bodies]
+        self.has_p = [b.p_idx.size > 0 for b in bodies]
+
+    def samples(self, model, n0, count, h):
+        """Modal forces of the steps n0 .. n0 + count - 1 and driven displacements of the nodes at
+        the time indices n0 - 1 .. n0 + count, as the Python loop forms them; stops early at an
+        interrupt. Returns (fs, slave ds, master ds, steps sampled, interrupted)."""
+        nm = model.n_modes
+        fs = np.zeros((count if self.sample_force else 0, nm))
+        ks, km = self.slave.X.shape[0], self.master.X.shape[0]
+        sds = np.zeros((count + 2 if self.sample_drive else 0, ks, 2))
+        mds = np.zeros((count + 2 if self.sample_drive else 0, km, 2))
+
+        def drive(row, t):
+            ups = [m(t)[0] if p else np.zeros(0) for m, p in zip(self.motion, self.has_p)]
+            sds[row], mds[row] = self.slave.driven(ups), self.master.driven(ups)
+
+        s = 0
+        try:
+            if self.sample_drive:
+                drive(0, (n0 - 2) * h + h)
+                drive(1, (n0 - 1) * h + h)
+            for s in range(count):
+                t = (n0 + s) * h
+                if self.sample_force:
+                    fs[s] = model.modal_force(t)
+                if self.sample_drive:
+                    drive(s + 2, t + h)
+            else:
+                s = count
+        except KeyboardInterrupt:
+            return fs, sds, mds, s, True
+        return fs, sds, mds, s, False
+
+
+def march_chunks(model, h, n_steps, dec, tol, max_iter, on_stick, eta, eta_prev, out, ch, en, chans, info, bar):
+    """March the whole run in chunks of the kernel, filling the output arrays in place.
+
+    Parameters
+    ----------
+    model : MultibodyModel
+    h : float
+        Time step (s); ``n_steps`` steps, one sample every ``dec``.
+    tol : float
+        Kernel tolerance (m); ``max_iter`` sweeps per solve.
+    on_stick : str
+        'stop' ends at the first stick or lift-off.
+    eta, eta_prev : (n_modes,) arrays
+        Modal coordinates (m) at t = 0 and t = -h (advanced in place).
+    out, ch, en : dicts of output arrays (nodes, channels, energies), filled in place.
+    chans : the output channels (``stepper._channels``).
+    info : dict
+        The kernel's statistics are added to it.
+    bar : tqdm progress bar.
+
+    Returns
+    -------
+    (status, steps done, samples written, state changes per node, backend name)
+    """
+    K = kernels("multibody")
+    backend = "python" if K.__name__.endswith("_ref") else "compiled"
+    plan = _Plan(model)
+    nm = model.n_modes
+    sl, ma = plan.slave, plan.master
+    m = sl.X.shape[0]
+    free = [(k, c) for k, c in enumerate(chans) if c[3] is not None]
+    orow = np.zeros((len(free), nm))
+    owin = np.zeros((len(free), 2), np.int64)
+    for r, (_, (_, _, cols, row, _)) in enumerate(free):
+        orow[r, cols], owin[r] = row, (cols.start, cols.stop)
+    n_out = out["state"].shape[0]
+    o_chan = np.zeros((n_out, 2 * len(free)))
+    o_energy = np.zeros((n_out, 6))
+    hint = plan.node_segs[:, 0].copy()
+    off = np.ones(m, np.int64)
+    lam = np.zeros((m, 2))
+    code = np.zeros(m, np.int64)
+    changes = np.zeros(m, np.int64)
+    acc = np.zeros(4)
+    nd, nl = K.work_sizes(nm, m, ma.X.shape[0], plan.n_itf)
+    work, iwork = np.zeros(nd), np.zeros(nl, np.int64)
+    stats = np.zeros(4)
+    status = np.zeros(3, np.int64)
+    w2 = np.ascontiguousarray(model.omega2, dtype=float)
+    cdamp = np.ascontiguousarray(np.diag(model.Cm), dtype=float) if nm else np.zeros(0)
+    chunk = max(64, min(_CHUNK, _SAMPLES // max(nm, 1)))
+    done, j, reason, stop = 0, 0, 0, False
+    codes = {1: "stick", 2: "lift_off", 3: "not_converged"}
+    try:
+        while done < n_steps and reason == 0 and not stop:
+            fs, sds, mds, count, stop = plan.samples(model, done, min(chunk, n_steps - done), h)
+            if count == 0:
+                break
+            K.march(h, count, dec, done, tol, max_iter, int(on_stick == "stop"), w2, cdamp, plan.fc, plan.fr,
+                    fs, eta, eta_prev, sl.R, sl.win, sl.X, sl.dv, sds, ma.R, ma.win, ma.X, ma.dv, mds,
+                    plan.segs, plan.node_segs, plan.node_itf, plan.mu, plan.n_itf, hint, off, lam, code,
+                    changes, acc, orow, owin, out["lambda_n"][j:], out["lambda_t"][j:], out["gap"][j:],
+                    out["slip_velocity"][j:], out["state"][j:], o_energy[j:], o_chan[j:], work, iwork,
+                    stats, status)
+            # one statement: an interrupt after the kernel keeps the chunk's counters together
+            done, j, reason = done + int(status[0]), j + int(status[2]), int(status[1])
+            bar.update(int(status[0]))
+    except KeyboardInterrupt:  # between chunks: what was marched is kept
+        stop = True
+    status_name = codes.get(reason, "interrupted" if stop else "completed")
+    info.update(max_sweeps=int(stats[0]), total_sweeps=int(stats[1]), max_active_set_passes=int(stats[2]),
+                last_change_m=float(stats[3]))
+    for k, name in enumerate(("kinetic", "strain", "damping_loss", "external_work", "friction_dissipation",
+                              "impact_loss")):
+        en[name][:j] = o_energy[:j, k]
+    for r, (k, (name, *_)) in enumerate(free):
+        ch[f"u_{name}"][:j], ch[f"v_{name}"][:j] = o_chan[:j, 2 * r], o_chan[:j, 2 * r + 1]
+    steps_at = np.arange(j) * dec
+    if reason in (1, 2) and j:
+        steps_at[-1] = done - 1  # the stopping step was recorded off the decimation grid
+    for name, body, cols, row, pj in chans:
+        if row is None:
+            for k, n in enumerate(steps_at):
+                ch[f"u_{name}"][k], ch[f"v_{name}"][k] = body.motion(n * h)[:2, pj]
+    return status_name, done, j, changes, backend

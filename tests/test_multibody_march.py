@@ -1,0 +1,239 @@
+"""The chunked kernel loop of the multibody contact stepper (kernel ``multibody``, compiled and
+its NumPy twin) against the Python step loop (``loop='python'``, the reference).
+
+The two loops are two implementations of one method: the tests hold them to the same node
+forces, gaps, states, state changes, output channels and energies on the models of
+``test_contact_multinode`` (impacts of two free masses, a mass on a moving belt, the plane-stress
+block with 11 contact nodes, the beam-on-beam benchmark with one slave node), in which stick,
+slip, separation and impacts all happen. Independent checks of the method itself (closed forms,
+event-driven integration, the two-body core) are in ``test_contact_multinode``; here the check of
+each model's physics (complementarity and Coulomb's law at every sample) is repeated on the
+kernel loop, and two sliders on one belt (two interfaces) must each move as the single one.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from fesub import _backend
+from fesub.contact import stepper_compiled
+from fesub.contact.interface import ContactInterface
+from fesub.contact.multibody import Body, MultibodyModel
+from fesub.contact.stepper import simulate_multibody
+from fesub.errors import ParameterError
+
+from test_contact_multinode import (BC, BK, BM, BMU, BN, VB, belt_model, block_model, check_complementarity,
+                                    two_masses)
+
+
+def beam_on_beam_one_node(mu=0.3, vx=0.03):
+    """The beam-on-beam benchmark as a multibody model with one slave node (the instance of
+    ``test_one_slave_node_reproduces_the_two_body_sliding_core``): (model, initial, h)."""
+    from fesub.models import beam_on_beam as bb
+
+    bbm = bb.build()
+    S, p = bb.contact_system(bbm), bbm.params
+    s1, s2 = bbm.sub1, bbm.sub2
+    A, C = s1.mesh.nodes("A"), s1.mesh.node("C")
+    slider = Body.from_craig_bampton(bbm.cb1, name="slider", prescribed={int(d): vx for d in s1.dofs(A, "x")},
+                                     loads={int(d): -p.Fy / A.size for d in s1.dofs(A, "y")},
+                                     outputs={"C_y": int(s1.dofs([C], "y")[0])})
+    target = Body.from_craig_bampton(bbm.cb2, name="target", outputs={"T_y": int(bbm.dofs["T_y"][0])})
+    model = MultibodyModel([slider, target], [ContactInterface("slider", [C], "target", s2.mesh.edges("contact"),
+                                                                mu=mu)])
+    w1, q2, _ = S.static_state(mu, vx, 1.0)
+    u1, v1 = np.zeros(slider.n), np.zeros(slider.n)
+    u1[slider.f_idx], v1[slider.f_idx] = w1, vx * S.r1[S.f1_idx]
+    return model, {"slider": (u1, v1), "target": (q2, np.zeros(target.n))}, 0.9 * S.critical_step()
+
+
+def belt_with_callable_motion(motion=lambda t: (VB * t, VB, 0.0)):
+    """The belt model with the belt's motion (t -> u, v, a in m, m/s, m/s^2) given as a
+    callable (the sampled-drive path)."""
+    model = belt_model()
+    mass, belt = model.bodies
+    belt = Body(belt.M, belt.K, belt.X, belt.node_dofs, name="belt", prescribed={0: motion})
+    return MultibodyModel([mass, belt], model.interfaces)
+
+
+def _beam_case():
+    model, initial, h = beam_on_beam_one_node()
+    return model, dict(duration=300 * h, h=h, initial=initial)
+
+
+BUILDERS = {
+    "impacts": lambda: (two_masses(), dict(duration=0.2, h=1e-4, initial={"m1": ([0.0], [1.0])})),
+    "belt": lambda: (belt_model(), dict(duration=2.0, h=1e-3)),
+    "belt_callable": lambda: (belt_with_callable_motion(), dict(duration=1.2, h=1e-3)),
+    "block": lambda: (block_model(rate=40.0), dict(duration=0.12, fs_out=1e4)),
+    "beam_on_beam": _beam_case,
+    "belt_stop": lambda: (belt_model(), dict(duration=2.0, h=1e-3, on_stick="stop", fs_out=100.0)),
+}
+# what must happen in each run (state codes 0 open, 1 stick, 2 slip+, 3 slip-), so that the
+# comparison covers every branch: impacts and separation, stick, slip in both senses
+HAPPENS = {"impacts": {0, 2}, "belt": {1, 3}, "belt_callable": {1, 3}, "block": {0, 1, 2},
+           "beam_on_beam": {2}, "belt_stop": {1, 3}}
+
+
+@pytest.fixture(scope="module")
+def cases():
+    """(model, run arguments) of every case, built once."""
+    return {k: build() for k, build in BUILDERS.items()}
+
+
+@pytest.fixture(scope="module")
+def reference(cases):
+    """The Python step loop's run of every case (compiled ``friction_lcp`` when built)."""
+    return {k: simulate_multibody(m, loop="python", **kw) for k, (m, kw) in cases.items()}
+
+
+def _same(a, b, model):
+    """The two runs agree to round-off.
+
+    Both loops do the same operations on the same numbers in an other order (the compiled
+    kernel's reassociated sums, BLAS products in the Python loop): the differences start at
+    1e-16 relative and the sweeps of the contact problem damp them (each sweep is a contraction
+    to the tolerance). Forces: 1e-9 of the largest force (measured at most 3e-14 relative);
+    gaps: the kernel tolerance tol (the sweeps stop once a gap moves by less than tol, and a
+    sweep more or less changes it by at most that; measured below 1e-18 m); slip velocities,
+    channels and energies: 1e-9 relative to their largest value (measured at most 1e-13), the
+    displacements and velocities plus the tol (m) and tol / h (m/s) of that last sweep."""
+    assert (a.status, a.steps, a.t.size) == (b.status, b.steps, b.t.size)
+    np.testing.assert_array_equal(a.t, b.t)
+    scale = np.abs(a.nodes["lambda_n"]).max(initial=0.0)
+    # a node held closed with no load (after the impacts) carries round-off forces that come and
+    # go with the round-off of its predicted gap: its state is round-off too. The states must
+    # agree wherever the normal force is zero in both runs or above round-off (1e-9 of the
+    # largest, the bound of the forces below) in both
+    # largest, the bound of the forces below) in both. Likewise the sense of a slip (slip+ or
+    # slip-) whose size is below the kernel tolerance in both runs is round-off: it is compared
+    # as 'slip' only
+    ln_a, ln_b = a.nodes["lambda_n"], b.nodes["lambda_n"]
+    firm = (np.minimum(ln_a, ln_b) > 1e-9 * scale) | (np.maximum(ln_a, ln_b) == 0)
+    still = np.maximum(np.abs(a.nodes["slip_velocity"]), np.abs(b.nodes["slip_velocity"])) * a.h <= a.tol
+    sa, sb = (np.where(still & (r.nodes["state"] == 3), 2, r.nodes["state"]) for r in (a, b))
+    np.testing.assert_array_equal(sa[firm], sb[firm])
+    if np.array_equal(a.nodes["state"], b.nodes["state"]):
+        np.testing.assert_array_equal(a.state_changes, b.state_changes)
+    for k in ("lambda_n", "lambda_t"):
+        np.testing.assert_allclose(b.nodes[k], a.nodes[k], rtol=0, atol=1e-9 * scale)
+    np.testing.assert_array_equal(np.isnan(a.nodes["gap"]), np.isnan(b.nodes["gap"]))
+    np.testing.assert_allclose(b.nodes["gap"], a.nodes["gap"], rtol=0, atol=a.tol)
+    # displacements and velocities: round-off, plus what a sweep more or less leaves (a node
+    # moves by less than tol in the last sweep: tol in m, tol / h in m/s)
+    np.testing.assert_allclose(b.nodes["slip_velocity"], a.nodes["slip_velocity"], rtol=0,
+                               atol=1e-9 * np.abs(a.nodes["slip_velocity"]).max(initial=0.0) + a.tol / a.h)
+    for k, v in a.channels.items():
+        slack = a.tol if k.startswith("u_") else a.tol / a.h
+        np.testing.assert_allclose(b.channels[k], v, rtol=0, atol=1e-9 * np.abs(v).max(initial=0.0) + slack)
+    # the energy accounts balance one another: their round-off is that of the largest of them
+    e_scale = max(np.abs(v).max(initial=0.0) for v in a.energies.values())
+    for k, v in a.energies.items():
+        np.testing.assert_allclose(b.energies[k], v, rtol=0, atol=1e-9 * e_scale)
+    check_complementarity(b, model)
+
+
+@pytest.mark.parametrize("case", list(BUILDERS))
+def test_kernel_loop_gives_the_python_loop_results(case, backend, cases, reference):
+    model, kw = cases[case]
+    res = simulate_multibody(model, **kw)
+    assert res.info["loop"] == "kernel" and res.backend == backend
+    a = reference[case]
+    assert a.info["loop"] == "python"
+    _same(a, res, model)
+    assert HAPPENS[case] <= set(np.unique(res.nodes["state"]).tolist())
+    assert res.info["total_sweeps"] == a.info["total_sweeps"]
+    if case == "impacts":
+        assert res.energies["impact_loss"][-1] > 0  # the inelastic impacts lost energy
+    if case == "belt_stop":
+        assert res.status == "stick"
+
+
+def test_two_interfaces_move_as_two_single_ones(backend):
+    """Two sliders (one with mu = 0.5, one with mu = 0.3) on one belt, each its own interface:
+    each must move exactly as the single slider of its friction on that belt (the sliders do
+    not interact; the kernel stacks the interfaces)."""
+    bodies, itfs = [], []
+    for i, mu in enumerate((BMU, 0.3)):
+        bodies.append(Body(np.eye(2) * BM, np.diag([BK, 0.0]), [[0.0, 0.0]], [[0, 1]], C=np.diag([BC, 0.0]),
+                           name=f"mass{i}", loads=[0.0, -BN], outputs={f"x{i}": 0}))
+        itfs.append(ContactInterface(f"mass{i}", [0], "belt", [[0, 1]], mu=mu))
+    belt = belt_model().bodies[1]
+    both = simulate_multibody(MultibodyModel(bodies + [belt], itfs), duration=1.5, h=1e-3)
+    assert both.info["loop"] == "kernel"
+    for i in range(2):
+        single = simulate_multibody(MultibodyModel([bodies[i], belt], [itfs[i]]), duration=1.5, h=1e-3)
+        np.testing.assert_array_equal(both.nodes["state"][:, i], single.nodes["state"][:, 0])
+        # same arithmetic on the same numbers, except the modal coordinates of the other slider
+        # in the sums over the modes (zero rows): equal to round-off, 1e-12 relative
+        for k in ("lambda_n", "lambda_t", "slip_velocity"):
+            v = single.nodes[k][:, 0]
+            np.testing.assert_allclose(both.nodes[k][:, i], v, rtol=0, atol=1e-12 * np.abs(v).max())
+        np.testing.assert_allclose(both.channels[f"u_x{i}"], single.channels[f"u_x{i}"], rtol=0,
+                                   atol=1e-12 * np.abs(single.channels[f"u_x{i}"]).max())
+
+
+def test_interrupt_while_sampling_returns_the_steps_done(backend):
+    """Ctrl-C raised by a prescribed motion when asked for t > 0.05 s (sampled per chunk): the
+    steps sampled before it are marched and returned, the same as the Python loop returns."""
+
+    def belt_motion(t):
+        if t > 0.05:
+            raise KeyboardInterrupt
+        return VB * t, VB, 0.0
+
+    model = belt_with_callable_motion(belt_motion)
+    res = simulate_multibody(model, duration=1.0, h=1e-3)
+    ref = simulate_multibody(model, duration=1.0, h=1e-3, loop="python")
+    assert res.status == ref.status == "interrupted"
+    # step n asks for the motion at t_n + h: the step that asks for 0.051 s is step 50
+    assert res.t.size == res.steps == ref.steps == 50
+    _same(ref, res, model)
+
+
+def test_interrupt_between_chunks_keeps_the_finished_chunks(backend, monkeypatch):
+    """Ctrl-C arriving while the second chunk marches: the first chunk is kept, the chunk in
+    flight is dropped (a compiled chunk is not interrupted: the signal is seen when it returns,
+    before its counters are taken), and what is kept equals the uninterrupted run's."""
+    monkeypatch.setattr(stepper_compiled, "_CHUNK", 100)
+    K = _backend.kernels("multibody")
+    calls = []
+
+    class Interrupting:
+        work_sizes = staticmethod(K.work_sizes)
+        __name__ = K.__name__
+
+        @staticmethod
+        def march(*args):
+            K.march(*args)
+            calls.append(1)
+            if len(calls) == 2:
+                raise KeyboardInterrupt
+
+    monkeypatch.setattr(stepper_compiled, "kernels", lambda name: Interrupting)
+    model = belt_model()
+    res = simulate_multibody(model, duration=1.0, h=1e-3)
+    assert res.status == "interrupted" and res.steps == res.t.size == 100 and len(calls) == 2
+    monkeypatch.undo()
+    full = simulate_multibody(model, duration=0.1, h=1e-3)
+    assert full.steps == 100 and full.status == "completed"
+    for k in ("lambda_n", "lambda_t", "gap", "state"):
+        np.testing.assert_array_equal(res.nodes[k], full.nodes[k])
+    for k in res.energies:
+        np.testing.assert_array_equal(res.energies[k], full.energies[k])
+
+
+def test_full_modal_damping_falls_back_to_the_python_loop():
+    """A damping matrix that is not diagonal in the modes leaves the kernel loop out: 'auto' runs
+    the Python loop and says why, 'kernel' is refused."""
+    mass = Body(np.eye(2), np.diag([BK, 4 * BK]), [[0.0, 0.0]], [[0, 1]], C=[[0.3, 0.1], [0.1, 0.3]], name="mass",
+                loads=[0.0, -BN])
+    model = MultibodyModel([mass, belt_model().bodies[1]], [ContactInterface("mass", [0], "belt", [[0, 1]], mu=BMU)])
+    assert stepper_compiled.unsupported(model) is not None
+    res = simulate_multibody(model, duration=0.05, h=1e-3)
+    assert res.info["loop"] == "python" and "diagonal" in res.info["python_loop_reason"]
+    with pytest.raises(ParameterError, match="loop='kernel'"):
+        simulate_multibody(model, duration=0.05, h=1e-3, loop="kernel")
+    with pytest.raises(ParameterError, match="loop"):
+        simulate_multibody(model, duration=0.05, h=1e-3, loop="fast")
