@@ -19,7 +19,11 @@ degree 2(m - 1) over the m coupled modes, with leading coefficient sum_k r_k = B
 mode with r_k = 0 (or whose coupling moves its eigenvalues by less than round-off) keeps its own
 two eigenvalues a_k, b_k and is deflated; two modes with the same poles share one pole of g and
 one of them is deflated. The n - 1 DOF primal model has 2(n - 1) eigenvalues: 2(m - 1) roots and
-2(n - m) deflated poles.
+2(n - m) deflated poles. The coordinates are those of the primal path: the free partition of the
+slider (its prescribed DOFs held) and the whole target; a rigid-body mode of the free slider
+(w = 0) is a pole pair at 0 and -d_k like any other mode (a real pair), and ``sign`` and
+``modal_cutoff_hz`` reach the rows and the modes exactly as in
+:func:`fesub.contact.eigen.coupled_matrices`.
 
 Method (the choices and why):
 
@@ -46,7 +50,8 @@ Method (the choices and why):
 * **Dense eig** when the certificate fails after a cold start (two roots closer than their
   error bounds: a coalescence at the flutter onset, or poles that nearly coincide), or when the
   leading coefficient nearly vanishes (a root near infinity: the primal mass matrix is nearly
-  singular). It is the eig of the same modal primal matrices; the solver counts each case.
+  singular). It is the eig of the same modal primal matrices; the solver counts each case. No
+  periodic eig is run: the certificate checks every position.
 
 Units: eigenvalues and poles in 1/s (lam = growth rate + j angular frequency), residues r_k in
 1/kg (mass-normalised modes, dimensionless rows).
