@@ -63,7 +63,8 @@ class Interface:
     nodes_b : str or int array, optional
         Node set of ``b`` (default: the set of the same name as ``nodes_a``).
     method : {"matching", "surface", "mortar"}
-        ``"matching"``: nodes paired by coordinates (every node needs a partner within ``tol``);
+        ``"matching"``: nodes paired by coordinates, in 2D or 3D (every node needs a partner
+        within ``tol``);
         ``"surface"``: each node of ``a`` interpolated on the edges of ``b``'s set (plane meshes,
         linear or quadratic edges); ``"mortar"``: the displacement jump held to zero weakly
         against ``a``'s edge shape functions (plane meshes on both sides; keeps the elements'
@@ -72,8 +73,8 @@ class Interface:
         Largest distance (m) between paired nodes, or between a slave node (a mortar
         integration point) and the master surface. Default: 1e-6 times the largest extent of the two substructures.
     comps : sequence of str, optional
-        Tied components (``"x"``, ``"y"``, ``"rz"``); default all the components the two sides
-        share (``x``, ``y`` for surface and mortar ties).
+        Tied components (``"x"``, ``"y"``, ``"rz"``; ``"x"``, ``"y"``, ``"z"`` in 3D); default all the
+        components the two sides share (``x``, ``y`` for surface and mortar ties).
     name : str, optional
         Label used in messages.
     """
@@ -108,7 +109,9 @@ class SubstructureAssembly:
         prescribed motions and loads are not used). In a sequence (named by their ``name``) or
         a dict name -> model.
     interfaces : sequence of :class:`Interface`
-        The ties (distances in m).
+        The ties (distances in m). Substructures are all plane (2D) or all solid (3D: solid
+        meshes, or matrix models with components x, y, z); 3D substructures are tied by
+        matching nodes.
     redundant : {"error", "drop"}
         A tie row implied by the others (a node shared by several substructures tied around a
         loop, a tie given twice) makes the constraints rank-deficient: refuse it (default), or
@@ -119,6 +122,8 @@ class SubstructureAssembly:
     ----------
     names : list of str
         Substructure names, in assembly order.
+    dim : int
+        Space dimension of the substructures (-): 2 or 3.
     offsets : (N + 1,) int array
         ``u[offsets[s]:offsets[s + 1]]`` are the coordinates of substructure s.
     B : (m, n) CSR
@@ -136,6 +141,11 @@ class SubstructureAssembly:
         if len(set(self.names)) != len(self.names):
             raise ParameterError(f"substructure names must differ, got {self.names} (pass a dict name -> model)")
         self.parts = [Part(o, k) for k, o in items]
+        dims = sorted({p.dim for p in self.parts})
+        if len(dims) > 1:
+            raise ModelError(f"substructures must all be plane or all 3D; got "
+                             f"{[(p.name, f'{p.dim}D') for p in self.parts]}")
+        self.dim = dims[0]
         self.offsets = np.concatenate([[0], np.cumsum([p.n for p in self.parts])]).astype(np.int64)
         self.interfaces = list(interfaces)
         if not all(isinstance(i, Interface) for i in self.interfaces):
@@ -209,6 +219,9 @@ class SubstructureAssembly:
     @staticmethod
     def _faces(part, nodes, itf):
         """Boundary edges of a part's mesh whose two corners are in ``nodes``: width -> (m, width)."""
+        if part.dim == 3:
+            raise ModelError(f"interface {itf.name!r}: {itf.method} ties are for plane meshes; tie the 3D "
+                             f"substructure {part.name!r} with method='matching' (nodes that coincide)")
         if part.mesh is None or part.mesh.element_type == "line":
             raise ModelError(f"interface {itf.name!r}: a {itf.method} tie needs a plane mesh on {part.name!r}")
         inside = np.zeros(part.X.shape[0], bool)
@@ -340,7 +353,8 @@ class SubstructureAssembly:
         return np.sqrt(np.clip(lam, 0.0, None)) / (2 * np.pi), u
 
     def plot_mode(self, modes: CoupledModes, mode: int, path, *, scale: float | None = None):
-        """Draw one coupled mode on every meshed substructure, in place (PNG via the house style).
+        """Draw one coupled mode on every meshed substructure, in place (PNG via the house style;
+        3D substructures are rendered off screen by pyvista, :func:`fesub.plots.modes.render_modes`).
 
         Parameters
         ----------
@@ -358,7 +372,7 @@ class SubstructureAssembly:
         path
             The file written (:func:`fesub.plots.modes.plot_coupled_modes`).
         """
-        from ..plots.modes import plot_coupled_modes
+        from ..plots.modes import plot_coupled_modes, render_modes
 
         if modes.names != self.names:
             raise ModelError(f"modes of {modes.names} do not belong to this assembly of {self.names}")
@@ -366,8 +380,10 @@ class SubstructureAssembly:
         labels = [p.name for p in self.parts if p.mesh is not None]
         if not pairs:
             raise ModelError("no substructure of the assembly has a mesh to draw")
-        return plot_coupled_modes(pairs, path, scale=scale, labels=labels,
-                                  title=f"coupled mode {mode + 1}, {modes.freq_hz[mode]:.4g} Hz ({modes.method})")
+        title = f"coupled mode {mode + 1}, {modes.freq_hz[mode]:.4g} Hz ({modes.method})"
+        if self.dim == 3:
+            return render_modes(pairs, path, scale=scale, title=title)
+        return plot_coupled_modes(pairs, path, scale=scale, labels=labels, title=title)
 
     def frequencies(self, n: int, *, method: str = "primal") -> np.ndarray:
         """Lowest ``n`` natural frequencies (Hz) of the assembled system (see :meth:`modes`)."""
@@ -384,7 +400,7 @@ class SubstructureAssembly:
         node : int
             Node index in that substructure (-).
         comp : str
-            Component (``"x"``, ``"y"``, ``"rz"``).
+            Component (``"x"``, ``"y"``, ``"rz"``; ``"z"`` in 3D).
 
         Returns
         -------
@@ -430,6 +446,8 @@ class SubstructureAssembly:
             tied to zero), -2 not a single coordinate (an interior node of a reduced model, or a
             node whose motion is a combination of coordinates).
         """
+        if self.dim == 3:
+            raise ModelError("primal_nodes gives plane bodies for the contact stepper; this assembly is 3D")
         pmap = self._primal_map()
         X, nd = [], []
         for s, part in enumerate(self.parts):

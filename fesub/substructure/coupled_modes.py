@@ -30,10 +30,10 @@ class CoupledModes(Result):
         Natural frequencies (Hz), ascending; rigid-body modes give ~0.
     names : sequence of str
         Substructure names, in assembly order.
-    points : sequence of (n_s, 2) arrays
-        Node coordinates (m) of each substructure.
+    points : sequence of (n_s, 2) or (n_s, 3) arrays
+        Node coordinates (m) of each substructure (all of one dimension).
     comps : sequence of tuple of str
-        Components of each substructure's nodes (``x``, ``y``[, ``rz``]).
+        Components of each substructure's nodes (``x``, ``y``[, ``rz``], or ``x``, ``y``, ``z``).
     shapes : sequence of (k, n_s, c_s) arrays
         Mass-normalised mode shapes on the nodes of each substructure (kg^-1/2 for
         translations; clamped components 0, components a reduced model does not hold NaN).
@@ -92,7 +92,8 @@ class CoupledModes(Result):
             data[f"shape_{i}"] = (("mode", node, comp), s, {"units": _shape_units(c),
                                                              "long_name": f"mass-normalised shapes on {self.names[i]}"})
             coords[comp] = (comp, list(c), {"units": "1", "long_name": "displacement component"})
-        coords["axis"] = ("axis", ["x", "y"], {"units": "1", "long_name": "coordinate axis"})
+        dim = max((p.shape[1] for p in self.points), default=2)
+        coords["axis"] = ("axis", ["x", "y", "z"][:dim], {"units": "1", "long_name": "coordinate axis"})
         return _xr().Dataset(data, coords=coords, attrs={
             "names": self.names, "kinds": self.kinds, "method": self.method, "n_dofs": self.n_dofs,
             "n_constraints": self.n_constraints})

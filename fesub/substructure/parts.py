@@ -28,7 +28,9 @@ class Part:
         The model: a whole substructure (coordinates: its retained DOFs), a Craig-Bampton model
         built from a Substructure (coordinates ``q = [eta; u_b]``), or any object with ``M``
         (kg), ``K`` (N/m), optional ``C`` (N s/m), ``X`` (N, 2) node positions (m),
-        ``node_dofs`` (N, 2 or 3) and optional ``node_sets``.
+        ``node_dofs`` (N, 2 or 3), optional ``node_sets`` and optional ``comps``, the names of
+        the ``node_dofs`` columns (default ``x``, ``y``[, ``rz``]; ``("x", "y", "z")`` makes a 3D
+        model, whose ``X`` is then (N, 3)).
     name : str
         Label used in messages.
 
@@ -38,8 +40,10 @@ class Part:
         ``"full"``, ``"craig-bampton"`` or ``"matrices"``.
     M, K, C : CSR matrices
         Mass (kg), stiffness (N/m) and damping (N s/m) over the coordinates.
-    X : (N, 2) array
+    X : (N, dim) array
         Node positions (m).
+    dim : int
+        Space dimension (-): 3 for solid meshes and 3D matrix models, 2 otherwise.
     node_dofs : (N, c) int array
         Coordinate of each node component (``comps``); -1 fixed, -2 not a coordinate (interior
         node of a reduced model).
@@ -67,7 +71,8 @@ class Part:
             else:
                 self.kind = "full"
                 self.M, self.K, self.C = sub.M, sub.K, sub.C
-            self.X, self.node_dofs, self.node_sets = sub.mesh.points[:, :2], nd, None
+            self.dim = sub.dim
+            self.X, self.node_dofs, self.node_sets = sub.mesh.points[:, :sub.dim], nd, None
         elif all(hasattr(obj, k) for k in ("M", "K", "X", "node_dofs")):
             self.kind = "matrices"
             self.M, self.K = sp.csr_matrix(obj.M, dtype=float), sp.csr_matrix(obj.K, dtype=float)
@@ -82,10 +87,14 @@ class Part:
             if self.X.ndim != 2 or self.X.shape[1] < 2 or not np.isfinite(self.X).all() or nd.ndim != 2 or \
                     nd.shape[0] != self.X.shape[0] or not 1 <= nd.shape[1] <= 3 or nd.dtype.kind not in "iu" or \
                     nd.min(initial=0) < -2 or nd.max(initial=-1) >= n:
-                raise ModelError(f"substructure {name!r}: X must be finite (N, 2) node positions (m) and node_dofs "
+                raise ModelError(f"substructure {name!r}: X must be finite (N, 2 or 3) node positions (m) and node_dofs "
                                  f"an (N, 2 or 3) integer map to coordinates -2..{n - 1}")
-            self.X, self.node_dofs = self.X[:, :2], nd.astype(np.int64)
-            self.comps = ("x", "y", "rz")[:nd.shape[1]]
+            self.comps = _matrix_comps(obj, nd.shape[1], name)
+            self.dim = 3 if "z" in self.comps else 2
+            if self.X.shape[1] < self.dim:
+                raise ModelError(f"substructure {name!r}: components {self.comps} need (N, 3) node positions X (m), "
+                                 f"got {self.X.shape}")
+            self.X, self.node_dofs = self.X[:, :self.dim], nd.astype(np.int64)
             self.node_sets = dict(getattr(obj, "node_sets", None) or {})
         else:
             raise ParameterError(f"substructure {name!r} must be a Substructure, a CraigBampton model or an "
@@ -103,7 +112,7 @@ class Part:
                 try:
                     return self.mesh.nodes(key)
                 except MeshError:
-                    known = sorted(set(self.mesh.node_sets) | set(self.mesh.edge_sets))
+                    known = sorted(set(self.mesh.node_sets) | set(getattr(self.mesh, "edge_sets", {})))
             else:
                 if key in self.node_sets:
                     return np.asarray(self.node_sets[key], np.int64)
@@ -138,6 +147,19 @@ class Part:
         out = np.where((nd >= 0)[..., None], q[np.maximum(nd, 0)], 0.0)
         out[nd == -2] = np.nan
         return out
+
+
+def _matrix_comps(obj, width, name):
+    """Names of the ``node_dofs`` columns of a matrix model: its ``comps``, or x, y[, rz]."""
+    comps = getattr(obj, "comps", None)
+    if comps is None:
+        return ("x", "y", "rz")[:width]
+    comps = (comps,) if isinstance(comps, str) else tuple(str(c) for c in comps)
+    if len(comps) != width or len(set(comps)) != width or not set(comps) <= {"x", "y", "z", "rz"} or \
+            ("z" in comps and "rz" in comps):
+        raise ModelError(f"substructure {name!r}: comps must name the {width} columns of node_dofs, distinct, "
+                         f"from ('x', 'y', 'rz') in 2D or ('x', 'y', 'z') in 3D; got {comps!r}")
+    return comps
 
 
 def default_name(obj, i):

@@ -1,4 +1,11 @@
-"""A linear substructure: FE matrices, DOF map, node coordinates and node sets."""
+"""A linear substructure: FE matrices, DOF map, node coordinates and node sets.
+
+One class for every mesh the FE layer assembles: plane and frame meshes
+(:class:`fesub.fe.Mesh`, DOFs ``x``, ``y``[, ``rz``]) and 3D solid meshes
+(:class:`fesub.fe.SolidMesh`, DOFs ``x``, ``y``, ``z``). The mesh decides the element family, the
+rest (clamps, DOF lookup, damping, expansion) is the same, so Craig-Bampton reduction and the
+assembly take either.
+"""
 
 from __future__ import annotations
 
@@ -8,6 +15,9 @@ import scipy.sparse as sp
 from ..errors import ModelError
 from ..fe.assembly import DofMap, free_dofs, mesh_matrices, modes
 from ..fe.assembly import rayleigh as rayleigh_matrix
+from ..fe.assembly3d import solid_mesh_matrices
+from ..fe.materials import Solid
+from ..fe.solid_mesh import SolidMesh
 
 __all__ = ["Substructure"]
 
@@ -17,25 +27,28 @@ class Substructure:
 
     Parameters
     ----------
-    mesh : fesub.fe.Mesh
-        Plane or frame mesh; node coordinates in m.
-    material : PlaneStress or BeamSection
-        PlaneStress for plane meshes, BeamSection for frame meshes (moduli in Pa, density in
-        kg/m^3).
+    mesh : fesub.fe.Mesh or fesub.fe.SolidMesh
+        Plane or frame mesh, or a 3D solid mesh; node coordinates in m.
+    material : PlaneStress, PlaneStrain, BeamSection or Solid
+        PlaneStress or PlaneStrain for plane meshes, BeamSection for frame meshes, Solid for
+        solid meshes (moduli in Pa, density in kg/m^3).
     clamped : sequence of str, or dict of str to components
-        Node-set names, or name -> components ('x', 'y', 'rz'): DOFs removed from the model
-        (zero displacement).
+        Node-set names, or name -> components ('x', 'y', 'rz' in 2D; 'x', 'y', 'z' in 3D): DOFs
+        removed from the model (zero displacement).
     rayleigh : tuple of float
         ``(alpha, beta)``: Rayleigh damping C = alpha M + beta K (alpha in 1/s, beta in s).
     incompatible, lumped : bool
-        Element options (see :func:`fesub.fe.mesh_matrices`).
+        Element options (see :func:`fesub.fe.mesh_matrices` and
+        :func:`fesub.fe.assembly3d.solid_mesh_matrices`: incompatible modes of Q4 and 8-node
+        hexahedra, HRZ-lumped mass).
     name : str
         Label used in messages and plots.
 
     Attributes
     ----------
     K, M, C : CSR matrices over the retained (non-clamped) DOFs.
-    dofmap : node-major numbering of all DOFs (before clamping).
+    dofmap : node-major numbering of all DOFs (before clamping): a :class:`fesub.fe.DofMap`, or
+        a :class:`fesub.fe.SolidDofMap` (components x, y, z) for a solid mesh.
     retained : indices (in ``dofmap`` numbering) of the retained DOFs; model DOF i is
         ``retained[i]``.
     """
@@ -45,7 +58,13 @@ class Substructure:
         self.mesh = mesh
         self.material = material
         self.name = name
-        K, M, dm = mesh_matrices(mesh, material, incompatible=incompatible, lumped=lumped)
+        solid_mesh, solid_material = isinstance(mesh, SolidMesh), isinstance(material, Solid)
+        if solid_mesh != solid_material:
+            want = "a Solid material" if solid_mesh else "a PlaneStress, PlaneStrain or BeamSection material"
+            raise ModelError(f"substructure {name!r}: a {type(mesh).__name__} needs {want}, got "
+                             f"{type(material).__name__}")
+        assemble = solid_mesh_matrices if solid_mesh else mesh_matrices
+        K, M, dm = assemble(mesh, material, incompatible=incompatible, lumped=lumped)
         self.dofmap: DofMap = dm
         if isinstance(clamped, dict):
             items = clamped.items()
@@ -70,8 +89,14 @@ class Substructure:
     def points(self) -> np.ndarray:
         return self.mesh.points
 
+    @property
+    def dim(self) -> int:
+        """Space dimension of the model (-): 3 for a solid mesh, 2 for plane and frame meshes."""
+        return 3 if isinstance(self.mesh, SolidMesh) else 2
+
     def dofs(self, nodes_or_set, comps=None) -> np.ndarray:
-        """Model DOF indices of a node set (by name) or node indices, for the given components.
+        """Model DOF indices of a node set (by name) or node indices, for the given components
+        (``"x"``, ``"y"``, ``"rz"`` in 2D, ``"x"``, ``"y"``, ``"z"`` in 3D; default all), node-major.
 
         Raises :class:`ModelError` if one of them is clamped.
         """
@@ -104,5 +129,6 @@ class Substructure:
         return modes(self.K, self.M, n)
 
     def __repr__(self) -> str:
-        cells = ", ".join(f"{len(c)} {t}" for t, c in self.mesh.blocks().items())
+        blocks = self.mesh.cells if isinstance(self.mesh, SolidMesh) else self.mesh.blocks()
+        cells = ", ".join(f"{len(c)} {t}" for t, c in blocks.items())
         return f"Substructure({self.name!r}, {cells} elements, {self.mesh.n_points} nodes, {self.n_dofs} DOFs)"
