@@ -124,6 +124,27 @@ def test_frictionless_undamped_roots_interlace_the_poles():
     np.testing.assert_allclose(up, ref, rtol=1e-12)
 
 
+@pytest.mark.parametrize("rayleigh", [(0.0, 0.0), (300.0, 1e-6)])
+def test_undamped_and_overdamped_models(rayleigh):
+    """Without damping (roots on the imaginary axis at mu = 0, the slider's rigid mode a double
+    pole at 0; quadruples +- sigma +- j w past the flutter onset) and with heavy damping
+    (overdamped modes: real roots, pairs that split on the real axis between positions): every
+    eigenvalue equals the dense eig's, and most positions are still solved from the warm start."""
+    S = contact_system(build(BeamOnBeamParams(nx1=15, nx2=20, rayleigh1=rayleigh, rayleigh2=rayleigh),
+                             from_files=False))
+    solver = secular.SecularSolver()
+    n_real = 0
+    for mu in (0.0, 0.3):
+        for s in np.linspace(0.01, 0.09, 6):
+            lam = solver.all_eigenvalues(S, s, mu)
+            ref, w2max = dense_all(S, s, mu)
+            a, b = matched(lam, ref)
+            assert np.all(np.abs(a - b) <= tolerance(b, w2max)), (s, mu)
+            n_real += np.count_nonzero(lam.imag == 0)
+    assert (n_real > 0) == (rayleigh[0] > 0)  # the overdamped case has real eigenvalues
+    assert solver.counts["warm"] >= 8 and solver.counts["eig"] == 0
+
+
 def test_solver_and_loci_match_the_eig_with_a_cutoff_and_reversed_sliding(small):
     """``modal_cutoff_hz`` (the truncated modal model) and ``sign = -1`` reach the secular
     function as they reach the dense path."""

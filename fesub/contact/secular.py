@@ -332,11 +332,16 @@ def secular_from_modes(r, w2, d) -> SecularFunction:
 def _symmetric(z):
     """``z`` as [upper half; real; conjugates of the upper half] (a conjugate-symmetric set) and the
     number of upper roots, or (None, 0) when ``z`` is not such a set to 1e-8 of its scale."""
-    tiny = 1e-13 * np.abs(z).max()
+    scale = np.abs(z).max()
+    tiny = 1e-13 * scale
     up, lo = z[z.imag > tiny], z[z.imag < -tiny]
-    if up.size != lo.size or not np.allclose(np.sort_complex(np.conj(lo)), np.sort_complex(up), rtol=1e-8,
-                                              atol=tiny):
+    if up.size != lo.size:
         return None, 0
+    if up.size:  # each upper root has its own mirror image among the lower ones
+        dist = np.abs(up[:, None] - np.conj(lo)[None, :])
+        j = dist.argmin(axis=1)
+        if np.unique(j).size != up.size or dist[np.arange(up.size), j].max() > 1e-8 * scale:
+            return None, 0
     re = z[np.abs(z.imag) <= tiny].real
     return np.r_[up, re, np.conj(up)].astype(complex), up.size
 
