@@ -272,3 +272,14 @@ def test_bracket_against_hexahedral_bracket(bracket):
     whole, _ = bracket
     ref = Substructure(whole, STEEL, clamped=["clamp"]).modes(3)[0]
     np.testing.assert_allclose(hex_bracket(2).frequencies(3), ref, rtol=5e-3)
+
+
+def test_plot_mode_renders_3d_assemblies(tmp_path):
+    """A coupled mode of 3D substructures is drawn by pyvista off screen (optional dependency):
+    the picture holds more than the background."""
+    pytest.importorskip("pyvista")
+    image = pytest.importorskip("PIL.Image")
+    asm = halves(5)
+    path = asm.plot_mode(asm.modes(1), 0, tmp_path / "mode1.png", scale=2.0)
+    img = np.asarray(image.open(path).convert("RGB")).astype(int)
+    assert np.mean(np.any(np.abs(img - 255) > 8, axis=-1)) > 0.01

@@ -7,12 +7,15 @@ with ``M``, ``K``, node positions ``X`` and the map ``node_dofs`` node -> coordi
 :class:`fesub.contact.Body`). An :class:`Interface` ties node sets of two of them:
 
 * ``method="matching"``: nodes paired by coordinates, ``u_a(node) - u_b(partner) = 0`` (signed
-  Boolean rows);
+  Boolean rows), in the plane or in space (3D solid substructures, components x, y, z);
 * ``method="surface"`` (node-to-surface, non-matching meshes): each node of side a is held on
   the nearest edge of side b's surface, ``u_a(node) = sum_k N_k(xi) u_b(n_k)`` with the shape
   functions of the edge (linear on Q4/T3 edges, quadratic on Q8/Q9/T6 edges);
 * ``method="mortar"`` (non-matching meshes): the jump held to zero weakly against side a's edge
   shape functions, ``D u_a - M u_b = 0`` (:func:`~fesub.substructure.ties.mortar_rows`).
+
+Node-to-surface and mortar ties work on the edges of plane meshes; 3D substructures are tied by
+matching nodes (a conforming mesh cut along faces, :func:`~fesub.substructure.read_volumes`).
 
 Node-to-surface rows reproduce linear fields at the slave nodes only; the traction they pass is
 not consistent, and their own error converges at first order in the mesh size (visible once the
