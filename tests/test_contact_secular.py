@@ -318,10 +318,10 @@ def test_compiled_kernel_equals_its_twin(small):
     assert not comp.disjoint(near, r1) and not aberth_ref.disjoint(near, r1)
 
 
-def test_python_backend_gives_the_same_loci(small):
+def test_both_backends_give_the_loci_of_the_eig(small, backend):
+    """The loci by the roots, with the compiled kernel and with its NumPy twin, equal the eig's."""
     pos = np.linspace(0.02, 0.05, 4)
     ref = eigen.eigenvalue_loci(small, pos, 0.3, 10, method="eig")
     _, w2max = dense_all(small, 0.03, 0.3)
-    with _backend.use("python"):
-        got = eigen.eigenvalue_loci(small, pos, 0.3, 10, method="secular")
+    got = eigen.eigenvalue_loci(small, pos, 0.3, 10, method="secular")
     assert np.all(np.abs(got.lam - ref.lam) <= tolerance(ref.lam, w2max))

@@ -518,6 +518,9 @@ class SecularSolver:
 
     def __call__(self, system, s, mu, n, sign=1.0, *, return_modes=False, modal_cutoff_hz=None,
                  n_basis=None):
+        """The ``n`` lowest-frequency oscillating eigenvalues (1/s) at position ``s`` (m), friction
+        ``mu``, as (lam, None, completeness limit in Hz, number of modes); ``return_modes`` and a
+        Ritz basis ``n_basis`` smaller than the model are refused (ParameterError)."""
         if return_modes:
             raise ParameterError("the secular method gives eigenvalues, no mode shapes: use method='eig'")
         lam = self.all_eigenvalues(system, s, mu, sign, modal_cutoff_hz=modal_cutoff_hz)
