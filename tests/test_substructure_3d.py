@@ -112,6 +112,23 @@ def test_box_halves_craig_bampton_converge(monolithic_box):
     assert errors[-1] < 1e-6
 
 
+def test_box_halves_free_interface_reduction(monolithic_box):
+    """The clamped half reduced with free-interface modes and residual flexibility (its K is
+    non-singular), the floating half with fixed-interface modes: still a Ritz basis of the
+    monolithic box (above it), converging (measured 1.1e-4, 4.8e-6, 2.1e-7 with 10, 20, 40 modes
+    each)."""
+    a = Substructure(box(L / 2, B, H, 10, 2, 2), STEEL, clamped=["xmin"], name="A")
+    b = Substructure(box(L / 2, B, H, 10, 2, 2, origin=(L / 2, 0.0, 0.0)), STEEL, name="B")
+    errors = []
+    for k in (10, 20, 40):
+        parts = [CraigBampton(a, None, a.dofs("xmax"), k, free_interface=True),
+                 CraigBampton(b, None, b.dofs("xmin"), k)]
+        f = SubstructureAssembly(parts, [Interface("A", "xmax", "B", "xmin")]).frequencies(6)
+        assert np.all(f >= monolithic_box * (1 - 1e-12))
+        errors.append(np.max(f / monolithic_box - 1.0))
+    assert np.all(np.diff(errors) < 0) and errors[-1] < 1e-6, errors
+
+
 def test_coupled_modes_3d_round_trip(tmp_path):
     import fesub
 
