@@ -1,6 +1,7 @@
 # cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True
 """Projected Gauss-Seidel sweeps of the frictional contact problem, shared by the kernels that
-solve it (``friction_lcp.solve`` and the multibody march): one routine, the same arithmetic.
+solve it (``friction_lcp.solve`` and the multibody march): one routine, the same arithmetic;
+``pgs_solve_one`` the same sweeps for a single constraint whose 2 x 2 W is known.
 
 The method, its convergence test and its limits are described in ``friction_lcp.pyx``. Here on
 raw C-contiguous arrays: ``J`` (m2, n) row-major, ``w`` (n), ``b`` (m2), ``mu`` (m2 / 2), ``lam``
@@ -9,6 +10,29 @@ last largest change, converged 1/0). The caller has checked ``m2 > 0`` and ``n >
 """
 
 from libc.math cimport INFINITY
+
+
+cdef inline double pgs_update(double old, double y, double dr, bint tangential, double lo, double hi,
+                              int* infeasible) noexcept nogil:
+    """New impulse of one row: the exact update for its own row, ``old - y / W_rr``, projected
+    on [lo, hi]; a row with ``W_rr = 0`` takes the limit of the update (see friction_lcp)."""
+    cdef double new
+    if dr > 0.0:
+        new = old - y / dr
+    elif y == 0.0:  # a zero row: y_r = b_r whatever lam_r; the limit as W_rr -> 0
+        new = old
+    elif y > 0.0:
+        new = -INFINITY
+    elif tangential:
+        new = INFINITY
+    else:  # a negative normal value no impulse can change
+        new = 0.0
+        infeasible[0] = 1
+    if new < lo:
+        new = lo
+    if new > hi:
+        new = hi
+    return new
 
 
 cdef inline void pgs_solve(const double* J, Py_ssize_t m2, Py_ssize_t n, const double* w, const double* b,
@@ -48,27 +72,54 @@ cdef inline void pgs_solve(const double* J, Py_ssize_t m2, Py_ssize_t n, const d
                 y += Jr[k] * z[k]
                 dr += Jr[k] * Jr[k] * w[k]
             y += b[r]
-            if dr > 0.0:
-                new = old - y / dr
-            elif y == 0.0:  # a zero row: y_r = b_r whatever lam_r; the limit as W_rr -> 0
-                new = old
-            elif y > 0.0:
-                new = -INFINITY
-            elif r % 2:
-                new = INFINITY
-            else:  # a negative normal value no impulse can change
-                new = 0.0
-                infeasible = 1
-            if new < lo:
-                new = lo
-            if new > hi:
-                new = hi
+            new = pgs_update(old, y, dr, r % 2, lo, hi, &infeasible)
             delta = new - old
             if delta != 0.0:
                 lam[r] = new
             if delta != 0.0 and dr > 0.0:
                 for k in range(n):
                     z[k] += (delta * w[k]) * Jr[k]
+                if delta < 0.0:
+                    delta = -delta
+                if delta * dr > change:
+                    change = delta * dr
+        if infeasible:
+            change = INFINITY
+        if change <= tol:
+            converged = 1.0
+            break
+    status[0] = sweeps
+    status[1] = change
+    status[2] = converged
+
+
+cdef inline void pgs_solve_one(const double* W, const double* b, double mu, double* lam, double tol,
+                               long max_iter, double* status) noexcept nogil:
+    """The same sweeps on one constraint whose 2 x 2 matrix ``W = J diag(w) J'`` is known
+    (``W[0]`` normal, ``W[1]`` coupling, ``W[2]`` tangential): ``y_r = b_r + W_r . lam`` replaces
+    ``b_r + J_r . z``, without a pass over the coordinates; ``z`` is left to the caller."""
+    cdef long sweeps = 0
+    cdef int infeasible = 0, r
+    cdef double change = INFINITY, converged = 0.0
+    cdef double y, dr, old, new, delta, lo, hi
+    while sweeps < max_iter:
+        sweeps += 1
+        change = 0.0
+        infeasible = 0
+        for r in range(2):
+            lo = 0.0
+            hi = INFINITY
+            if r:
+                hi = mu * lam[0]
+                lo = -hi
+            old = lam[r]
+            y = b[r] + W[r] * lam[0] + W[r + 1] * lam[1]
+            dr = W[2 * r]
+            new = pgs_update(old, y, dr, r, lo, hi, &infeasible)
+            delta = new - old
+            if delta != 0.0:
+                lam[r] = new
+            if delta != 0.0 and dr > 0.0:
                 if delta < 0.0:
                     delta = -delta
                 if delta * dr > change:

@@ -29,23 +29,15 @@ node, global index), ``off`` (1: off its master surface), ``lam`` (forces of the
 ``code`` (0 open, 1 stick, 2 slip+, 3 slip-), ``changes`` (state changes).
 """
 
-from libc.math cimport hypot, fabs, sqrt, NAN
-from fesub._core._pgs cimport pgs_solve
+from libc.math cimport fabs, NAN
+from fesub._core._pgs cimport pgs_solve, pgs_solve_one
+from fesub._core._multibody_nodes cimport (Nodes, _time, _driven, _disp, _cached, _frame, _walk, _gram,
+                                           _update_one)
 
 #: most passes of the active-set loop in one step
 PASSES = 50
 cdef long _PASSES = 50
 cdef long _NEVER = -4611686018427387904  # a stamp no state has
-
-
-cdef struct Nodes:
-    const double* R     # (k, 2, nm) modal rows
-    const long* win     # (k, 2) first and last+1 modal column of the rows
-    const double* X     # (k, 2) reference positions
-    const double* dv    # (k, 2) driven velocity
-    const double* ds    # (n_steps + 2, k, 2) sampled driven displacement, or NULL
-    Py_ssize_t k
-    Py_ssize_t nm
 
 
 cdef void _set_nodes(Nodes* s, const double[:, :, ::1] R, const long[:, ::1] win, const double[:, ::1] X,
@@ -61,116 +53,9 @@ cdef void _set_nodes(Nodes* s, const double[:, :, ::1] R, const long[:, ::1] win
     s.nm = nm
 
 
-cdef inline double _time(long i, double h) noexcept nogil:
-    """Time of index i as the Python stepper forms it: (i - 1) h + h."""
-    return (i - 1) * h + h
-
-
-cdef inline void _driven(Nodes* s, Py_ssize_t j, double tt, Py_ssize_t row, double* dx, double* dy) noexcept nogil:
-    """Driven displacement of node j at time tt (sample row ``row`` of ds)."""
-    dx[0] = s.dv[2 * j] * tt
-    dy[0] = s.dv[2 * j + 1] * tt
-    if s.ds != NULL:
-        dx[0] += s.ds[(row * s.k + j) * 2]
-        dy[0] += s.ds[(row * s.k + j) * 2 + 1]
-
-
-cdef inline void _disp(Nodes* s, Py_ssize_t j, const double* e, double tt, Py_ssize_t row,
-                       double* ux, double* uy) noexcept nogil:
-    """Total displacement of node j: modal rows times e plus the driven part."""
-    cdef const double* r0 = &s.R[2 * j * s.nm]
-    cdef const double* r1 = &s.R[(2 * j + 1) * s.nm]
-    cdef Py_ssize_t k
-    cdef double sx = 0.0, sy = 0.0, dx, dy
-    for k in range(s.win[2 * j], s.win[2 * j + 1]):
-        sx += r0[k] * e[k]
-        sy += r1[k] * e[k]
-    _driven(s, j, tt, row, &dx, &dy)
-    ux[0] = sx + dx
-    uy[0] = sy + dy
-
-
-cdef inline void _cached(Nodes* s, Py_ssize_t j, const double* e, double tt, Py_ssize_t row, long stamp,
-                         double* C, long* S, double* ux, double* uy) noexcept nogil:
-    """Displacement of master node j from the cache of the state ``stamp`` (computed once)."""
-    if S[j] != stamp:
-        _disp(s, j, e, tt, row, &C[2 * j], &C[2 * j + 1])
-        S[j] = stamp
-    ux[0] = C[2 * j]
-    uy[0] = C[2 * j + 1]
-
-
-cdef inline void _frame(double px, double py, double ax, double ay, double bx, double by,
-                        double* alpha, double* gap, double* nx, double* ny, double* tx, double* ty) noexcept nogil:
-    """Coordinate alpha of the projection of P on A -> B, signed gap along the left normal,
-    unit normal and tangent (``interface.frames``)."""
-    cdef double dx = bx - ax, dy = by - ay
-    cdef double ln = hypot(dx, dy)
-    cdef double rx = px - ax, ry = py - ay
-    tx[0] = dx / ln
-    ty[0] = dy / ln
-    nx[0] = -ty[0]
-    ny[0] = tx[0]
-    alpha[0] = (rx * tx[0] + ry * ty[0]) / ln
-    gap[0] = rx * nx[0] + ry * ny[0]
-
-
-cdef inline double _walk_alpha(double px, double py, double x1, double y1, double x2, double y2,
-                               double* gap) noexcept nogil:
-    """Projection parameter and gap as the search kernel computes them (``contact._alpha``)."""
-    cdef double dx = x2 - x1, dy = y2 - y1
-    cdef double l2 = dx * dx + dy * dy
-    cdef double l = sqrt(l2)
-    gap[0] = (-(dy) * (px - x1) + dx * (py - y1)) / l
-    return ((px - x1) * dx + (py - y1) * dy) / l2
-
-
-cdef long _walk(Nodes* ms, const long* segs, long lo, long m, double px, double py, long start,
-                const double* e, double tt, Py_ssize_t row, long stamp, double* C, long* S) noexcept nogil:
-    """Segment (local index in lo..lo+m) under P by the local walk from ``start`` over the master
-    positions of state e, full scan as a fallback (``contact._search_pos``); -1 when off."""
-    cdef long k = start, prev = -2, steps = 0, best = -1
-    cdef double a, g, bestg = 1e300, x1, y1, x2, y2
-    cdef const long* sg
-    if 0 <= k < m:
-        while steps < m:
-            sg = &segs[2 * (lo + k)]
-            _cached(ms, sg[0], e, tt, row, stamp, C, S, &x1, &y1)
-            _cached(ms, sg[1], e, tt, row, stamp, C, S, &x2, &y2)
-            a = _walk_alpha(px, py, ms.X[2 * sg[0]] + x1, ms.X[2 * sg[0] + 1] + y1,
-                            ms.X[2 * sg[1]] + x2, ms.X[2 * sg[1] + 1] + y2, &g)
-            steps += 1
-            if a < 0.0 and k > 0 and segs[2 * (lo + k - 1) + 1] == sg[0]:
-                if prev == k - 1:
-                    break
-                prev = k
-                k -= 1
-            elif a >= 1.0 and k < m - 1 and segs[2 * (lo + k + 1)] == sg[1]:
-                if prev == k + 1:
-                    break
-                prev = k
-                k += 1
-            else:
-                if 0.0 <= a < 1.0:
-                    return k
-                if (a < 0.0 and prev == k - 1) or (a >= 1.0 and prev == k + 1):
-                    return k
-                break
-    for k in range(m):
-        sg = &segs[2 * (lo + k)]
-        _cached(ms, sg[0], e, tt, row, stamp, C, S, &x1, &y1)
-        _cached(ms, sg[1], e, tt, row, stamp, C, S, &x2, &y2)
-        a = _walk_alpha(px, py, ms.X[2 * sg[0]] + x1, ms.X[2 * sg[0] + 1] + y1,
-                        ms.X[2 * sg[1]] + x2, ms.X[2 * sg[1] + 1] + y2, &g)
-        if 0.0 <= a <= 1.0 and fabs(g) < bestg:
-            bestg = fabs(g)
-            best = k
-    return best
-
-
 def work_sizes(long nm, long m, long n_master, long n_itf):
     """(doubles, integers) of the work arrays of :func:`march`."""
-    return (8 * nm + 4 * m * nm + 22 * m + 8 * n_master + 4 * n_itf + 3, 6 * m + 4 * n_master)
+    return (8 * nm + 4 * m * nm + 22 * m + 8 * n_master + 4 * n_itf + 51, 6 * m + 4 * n_master)
 
 
 def march(double h, long n_steps, long dec, long i0, double tol, long max_iter, long stop_on_change,
@@ -199,7 +84,13 @@ def march(double h, long n_steps, long dec, long i0, double tol, long max_iter, 
     cdef double rx, ry, r2x, r2y, r3x, r3y, ln, lt, rt0
     cdef double st3[3]
     cdef double cx0, cy0, cx1, cy1, sxp, syp
-    cdef bint conv, any_new, allact, record, closed, sampled = fs.shape[0] > 0
+    cdef bint conv, any_new, allact, record, closed, sampled = fs.shape[0] > 0, solved
+    cdef bint fast = m == 1 and nm > 0 and M > 0
+    cdef long seg0 = -1, gseg = -1
+    cdef double* G6
+    cdef double* cNT
+    cdef double* Wl
+    cdef double* cf
     cdef long st, old, stop_lift, stop_stick
     cdef double* E[4]
     cdef double* Ep
@@ -269,6 +160,9 @@ def march(double h, long n_steps, long dec, long i0, double tol, long max_iter, 
         MC[k] = &work[q + 2 * k * M]
         MS[k] = &iwork[6 * m + k * M]
     fsum = &work[q + 8 * M]        # (n_itf, 4) per-interface sums of the works
+    G6 = &work[q + 8 * M + 4 * n_itf]   # one slave node: Gram matrix of its rows (6 x 6)
+    cNT = &G6[36]                       # coefficients of its normal and tangential rows (2 x 6)
+    Wl = &cNT[12]                       # its W = h^2 J J' (nn, nt, tt)
     ab = &iwork[0]                 # (m, 2) master nodes of each slave's segment
     idx = &iwork[2 * m]            # nodes on their master surface, in order
     act = &iwork[3 * m]            # active flag of each of them
@@ -351,17 +245,19 @@ def march(double h, long n_steps, long dec, long i0, double tol, long max_iter, 
                 ry = (syp - SU[slot_n][2 * i + 1]) - ((1 - al) * (ay - cy0) + al * (by - cy1))
                 b[2 * na] = g
                 b[2 * na + 1] = rx * tx + ry * ty
+                seg0 = sgk
                 Jn = &J[2 * na * nm]
                 Jt = &J[(2 * na + 1) * nm]
-                for k in range(nm):
-                    Jn[k] = 0.0
-                    Jt[k] = 0.0
-                r0 = &ss.R[2 * i * nm]
-                r1 = &ss.R[(2 * i + 1) * nm]
-                for k in range(swin[i, 0], swin[i, 1]):
-                    Jn[k] += nx * r0[k] + ny * r1[k]
-                    Jt[k] += tx * r0[k] + ty * r1[k]
-                if M and nm:
+                if not fast:  # (one node: its rows enter through the Gram matrix, below)
+                    for k in range(nm):
+                        Jn[k] = 0.0
+                        Jt[k] = 0.0
+                    r0 = &ss.R[2 * i * nm]
+                    r1 = &ss.R[(2 * i + 1) * nm]
+                    for k in range(swin[i, 0], swin[i, 1]):
+                        Jn[k] += nx * r0[k] + ny * r1[k]
+                        Jt[k] += tx * r0[k] + ty * r1[k]
+                if M and nm and not fast:
                     q0 = &ms.R[2 * ia * nm]
                     q1 = &ms.R[(2 * ia + 1) * nm]
                     c0 = &ms.R[2 * ib * nm]
@@ -378,15 +274,46 @@ def march(double h, long n_steps, long dec, long i0, double tol, long max_iter, 
                 idx[na] = i
                 na += 1
             # --- the contact problem, with the active-set passes
-            for k in range(nm):
-                z[k] = 0.0
             st3[0] = 0.0
             st3[1] = 0.0
             st3[2] = 1.0
             val = 0.0  # sweeps of the step
             passes = 0
             conv = True
-            while True:
+            solved = False
+            if fast:
+                # one slave node: W = h^2 J J' from the Gram matrix of its rows and of its
+                # master nodes' (computed again only when its segment changes); the rows, z and
+                # the displacements after the step follow from it without a pass over the modes
+                passes = 1
+                if na == 1 and act[0]:
+                    if gseg != seg0:
+                        _gram(&ss, &ms, 0, ab[0], ab[1], G6)
+                        gseg = seg0
+                    al = alpha[0]
+                    for r in range(2):
+                        cf = &cNT[6 * r]
+                        ex = gnv[2 * r]
+                        ey = gnv[2 * r + 1]
+                        cf[0] = ex
+                        cf[1] = ey
+                        cf[2] = -(1 - al) * ex
+                        cf[3] = -(1 - al) * ey
+                        cf[4] = -al * ex
+                        cf[5] = -al * ey
+                    for r in range(3):  # nn, nt, tt
+                        a1 = 0.0
+                        for p in range(6):
+                            for q in range(6):
+                                a1 += cNT[6 * (r // 2) + p] * G6[6 * p + q] * cNT[6 * ((r + 1) // 2) + q]
+                        Wl[r] = h2 * a1
+                    pgs_solve_one(Wl, b, muo[0], lall, tol, max_iter, st3)
+                    val = st3[0]
+                    solved = True
+                elif na == 1:
+                    lall[0] = 0.0
+                    lall[1] = 0.0
+            while not fast:
                 passes += 1
                 for k in range(nm):
                     z[k] = 0.0
@@ -460,10 +387,15 @@ def march(double h, long n_steps, long dec, long i0, double tol, long max_iter, 
                 reason = 3
                 break
             # --- update and the works of the loads and of the damping
+            if fast:
+                _update_one(&ss, &ms, ab[0], ab[1], Es, Ex, h2, lall, cNT, G6, solved, sxp, syp, ax, ay, bx, by,
+                            &SU[slot_x][0], &MC[slot_x][0], &MS[slot_x][0], n + 1)
+            else:
+                for k in range(nm):
+                    Ex[k] = Es[k] + z[k]
             a1 = 0.0
             val = 0.0
             for k in range(nm):
-                Ex[k] = Es[k] + z[k]
                 ex = 0.5 * (Ex[k] - Ep[k])
                 a1 += damp[k] * ex
                 val += f[k] * ex
@@ -489,7 +421,8 @@ def march(double h, long n_steps, long dec, long i0, double tol, long max_iter, 
                 ny = gnv[4 * i + 1]
                 tx = gnv[4 * i + 2]
                 ty = gnv[4 * i + 3]
-                _disp(&ss, i, Ex, tt_x, s + 2, &SU[slot_x][2 * i], &SU[slot_x][2 * i + 1])
+                if not fast:
+                    _disp(&ss, i, Ex, tt_x, s + 2, &SU[slot_x][2 * i], &SU[slot_x][2 * i + 1])
                 _cached(&ms, ia, Ex, tt_x, s + 2, n + 1, MC[slot_x], MS[slot_x], &ax, &ay)
                 _cached(&ms, ib, Ex, tt_x, s + 2, n + 1, MC[slot_x], MS[slot_x], &bx, &by)
                 _frame(ss.X[2 * i] + SU[slot_x][2 * i], ss.X[2 * i + 1] + SU[slot_x][2 * i + 1],

@@ -99,9 +99,64 @@ def _walk(ms, segs, lo, m, px, py, start, e, tt, row, stamp, C, S):
     return best
 
 
+def _gram(srow, mrow, i, ia, ib):
+    """Gram matrix (6 x 6) of the modal rows [slave x, y; master ia x, y; master ib x, y]."""
+    rows = np.vstack([srow[i], mrow[ia], mrow[ib]])
+    return rows @ rows.T
+
+
+def _solve_one(W, b, mu, lam, tol, max_iter, status):
+    """Twin of ``_pgs.pgs_solve_one``: the sweeps of ``friction_lcp_ref.solve`` on one
+    constraint with its known 2 x 2 W = J diag(w) J' (W[0] normal, W[1] coupling, W[2]
+    tangential)."""
+    change, converged, sweeps = math.inf, 0.0, 0
+    for sweeps in range(1, max_iter + 1):
+        change, infeasible = 0.0, False
+        for r in range(2):
+            lo, hi = 0.0, math.inf
+            if r:
+                hi = mu * lam[0]
+                lo = -hi
+            old = lam[r]
+            y = b[r] + W[r] * lam[0] + W[r + 1] * lam[1]
+            dr = W[2 * r]
+            if dr > 0.0:
+                new = old - y / dr
+            else:
+                new = old if y == 0.0 else (-math.inf if y > 0.0 else math.inf)
+                if not r and y < 0.0:
+                    new, infeasible = 0.0, True
+            new = min(max(new, lo), hi)
+            delta = new - old
+            if delta != 0.0:
+                lam[r] = new
+                if dr > 0.0:
+                    change = max(change, abs(delta) * dr)
+        if infeasible:
+            change = math.inf
+        if change <= tol:
+            converged = 1.0
+            break
+    status[:] = (sweeps, change, converged)
+
+
+def _update_one(srow, swin, mrow, mwin, ia, ib, Es, Ex, h2, lam, cNT, G, solved, star):
+    """e_next = e* + h^2 J' lam for the one slave node, and the displacements after the step
+    (slave, master ia, master ib: x, y each) from the predicted ones ``star`` through G."""
+    Ex[:] = Es
+    if not solved:
+        return np.array(star, dtype=float)
+    c = h2 * (lam[0] * cNT[0] + lam[1] * cNT[1])
+    a, b = swin[0]
+    Ex[a:b] += c[0] * srow[0, 0, a:b] + c[1] * srow[0, 1, a:b]
+    a, b = mwin[ia]
+    Ex[a:b] += c[2] * mrow[ia, 0, a:b] + c[3] * mrow[ia, 1, a:b] + c[4] * mrow[ib, 0, a:b] + c[5] * mrow[ib, 1, a:b]
+    return np.array(star, dtype=float) + G @ c
+
+
 def work_sizes(nm, m, n_master, n_itf):
     """(doubles, integers) of the work arrays of :func:`march`."""
-    return (8 * nm + 4 * m * nm + 22 * m + 8 * n_master + 4 * n_itf + 3, 6 * m + 4 * n_master)
+    return (8 * nm + 4 * m * nm + 22 * m + 8 * n_master + 4 * n_itf + 51, 6 * m + 4 * n_master)
 
 
 def _contact(J, b, muo, lall, act, na, nm, w, tol, max_iter):
@@ -227,6 +282,8 @@ def march(h, n_steps, dec, i0, tol, max_iter, stop_on_change, w2, cdamp, fc, fr,
         SU[0][i] = ss.disp(i, E[0], _time(i0 - 1, h), 0)
         SU[1][i] = ss.disp(i, E[1], _time(i0, h), 1)
     sp, sn, sx = 0, 1, 2
+    fast = m == 1 and nm > 0 and M > 0
+    gseg, G6, cNT, seg0 = -1, None, np.zeros((2, 6)), -1
     reason, j, s = 0, 0, 0
     for s in range(n_steps):
         n = i0 + s
@@ -273,12 +330,14 @@ def march(h, n_steps, dec, i0, tol, max_iter, stop_on_change, w2, cdamp, fc, fr,
             rx = (sxp - SU[sn][i, 0]) - ((1 - al) * (ax - cx0) + al * (bx - cx1))
             ry = (syp - SU[sn][i, 1]) - ((1 - al) * (ay - cy0) + al * (by - cy1))
             b[2 * na], b[2 * na + 1] = g, rx * tx + ry * ty
-            J[2 * na:2 * na + 2] = 0.0
-            a0, a1 = swin[i]
-            r0, r1 = srow[i, 0, a0:a1], srow[i, 1, a0:a1]
-            J[2 * na, a0:a1] += nx * r0 + ny * r1
-            J[2 * na + 1, a0:a1] += tx * r0 + ty * r1
-            if M and nm:
+            seg0 = sgk
+            if not fast:
+                J[2 * na:2 * na + 2] = 0.0
+                a0, a1 = swin[i]
+                r0, r1 = srow[i, 0, a0:a1], srow[i, 1, a0:a1]
+                J[2 * na, a0:a1] += nx * r0 + ny * r1
+                J[2 * na + 1, a0:a1] += tx * r0 + ty * r1
+            if M and nm and not fast:
                 a0, a1 = mwin[ia]
                 ex = (1 - al) * mrow[ia, 0, a0:a1] + al * mrow[ib, 0, a0:a1]
                 ey = (1 - al) * mrow[ia, 1, a0:a1] + al * mrow[ib, 1, a0:a1]
@@ -290,7 +349,23 @@ def march(h, n_steps, dec, i0, tol, max_iter, stop_on_change, w2, cdamp, fc, fr,
             idx[na] = i
             na += 1
         # --- the contact problem, with the active-set passes
-        z, sweeps, passes, st3, conv = _contact(J, b, muo, lall, act, na, nm, w, tol, max_iter)
+        solved = False
+        if fast:
+            sweeps, passes, st3, conv = 0.0, 1, np.array([0.0, 0.0, 1.0]), True
+            if na == 1 and act[0]:
+                if gseg != seg0:
+                    G6, gseg = _gram(srow, mrow, 0, ab[0, 0], ab[0, 1]), seg0
+                al = alpha[0]
+                for r in range(2):
+                    ex, ey = gnv[0, 2 * r], gnv[0, 2 * r + 1]
+                    cNT[r] = (ex, ey, -(1 - al) * ex, -(1 - al) * ey, -al * ex, -al * ey)
+                Wl = [h * h * float(cNT[r // 2] @ G6 @ cNT[(r + 1) // 2]) for r in range(3)]
+                _solve_one(Wl, b, muo[0], lall, tol, max_iter, st3)
+                sweeps, solved = st3[0], True
+            elif na == 1:
+                lall[:2] = 0.0
+        else:
+            z, sweeps, passes, st3, conv = _contact(J, b, muo, lall, act, na, nm, w, tol, max_iter)
         stats[1] += sweeps
         stats[0] = max(stats[0], sweeps)
         stats[2] = max(stats[2], passes)
@@ -300,7 +375,15 @@ def march(h, n_steps, dec, i0, tol, max_iter, stop_on_change, w2, cdamp, fc, fr,
             break
         # --- update and the works of the loads and of the damping
         Ex = E[sx]
-        Ex[:] = Es + z
+        if fast:
+            ia, ib = ab[0]
+            nxt = _update_one(srow, swin, mrow, mwin, ia, ib, Es, Ex, h * h, lall, cNT, G6, solved,
+                              (sxp, syp, ax, ay, bx, by))
+            SU[sx][0] = nxt[:2]
+            MC[sx][ia], MC[sx][ib] = nxt[2:4], nxt[4:]
+            MS[sx][ia] = MS[sx][ib] = n + 1
+        else:
+            Ex[:] = Es + z
         a_mod = 0.5 * (Ex - Ep)
         acc[0] += float(damp @ a_mod)
         acc[1] += float(f @ a_mod)
@@ -314,7 +397,8 @@ def march(h, n_steps, dec, i0, tol, max_iter, stop_on_change, w2, cdamp, fc, fr,
             ia, ib = ab[i]
             al = alpha[i]
             nx, ny, tx, ty = gnv[i]
-            SU[sx][i] = ss.disp(i, Ex, tt_x, s + 2)
+            if not fast:
+                SU[sx][i] = ss.disp(i, Ex, tt_x, s + 2)
             ux, uy = SU[sx][i]
             ax, ay = ms.cached(ia, Ex, tt_x, s + 2, n + 1, MC[sx], MS[sx])
             bx, by = ms.cached(ib, Ex, tt_x, s + 2, n + 1, MC[sx], MS[sx])

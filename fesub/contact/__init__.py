@@ -41,7 +41,8 @@ Modules, by what a user does:
 ``interface``        :class:`ContactInterface` (many slave nodes on master segments, Coulomb
                      friction) and :class:`TiedInterface` (bonded nodes)
 ``stepper``          :func:`simulate_multibody`: forward-increment steps over the friction-contact
-                     kernel, nodes that stick, slip and separate
+                     kernel, nodes that stick, slip and separate; ``stepper_compiled`` its step
+                     loop in chunks of the compiled ``multibody`` kernel (the default)
 ``nodal``            :class:`ContactRunResult`: per-node forces, gaps, slips and states, channels,
                      energies of a multibody run
 ``plots_multibody``  figures of a multibody run: contact-state map, node force distributions,

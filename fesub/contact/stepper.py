@@ -18,6 +18,10 @@ at n+1 to the kernel's tolerance: the method is perfectly inelastic in the norma
 state after the step: open (no normal force), stick (|lambda_t| < mu lambda_n), slip+ / slip-
 (at the friction limit, sliding along +t / -t of its master segment).
 
+The steps run in chunks of the compiled kernel ``multibody`` (:mod:`.stepper_compiled`, the
+same operations without returning to Python) whenever the modal damping is diagonal; the Python
+loop below, one step at a time over ``friction_lcp``, is the reference and the fallback.
+
 Energies: kinetic at the half step, strain at the mid-step displacement, and the works of every
 force accumulated with the exact discrete power of the central-difference equation (force of step
 n times (q_{n+1} - q_{n-1})/2): the balance then holds to ``h^2/8 v' K v`` (see
