@@ -3,8 +3,10 @@
 Compared in the same run: scikit-fem (an independent, maintained FE library, also vectorised with
 NumPy) assembling the same mesh with the same element and the same rules (2x2x2 Gauss for the
 stiffness, 3x3x3 for the consistent mass), ``skfem.asm`` of the linear-elasticity and mass forms.
-Before timing, both assemblies are checked to give the same matrices up to the node numbering
-(traces and totals, which numbering does not change). Goal: at least as fast (ratio >= 1).
+Both assemblies are checked to give the same matrices up to the node numbering (traces and
+totals, which numbering does not change). Goal: at least as fast (ratio >= 1). Measured on two
+shared, loaded cores: fesub 4.6 s (21 000 elements/s, K and M), scikit-fem 141 s (690 elements/s),
+ratio 31.
 """
 
 from __future__ import annotations
@@ -46,15 +48,19 @@ def test_hex8_assembly_rate_against_scikit_fem(benchmark, ratio_to, goal, mesh):
         return solid_mesh_matrices(mesh, MAT, incompatible=False)
 
     K, M, _ = benchmark.pedantic(ours, rounds=3, iterations=1)
-    Ks, Ms = skfem_assembly()
+    done = {}
+
+    def baseline():
+        done["K"], done["M"] = skfem_assembly()
+
+    ratio = ratio_to("scikit_fem", baseline, rounds=1)  # one round: it takes minutes
     # same model up to numbering: equal traces and equal total mass (rho V = 7800 kg per direction)
-    assert K.diagonal().sum() == pytest.approx(Ks.diagonal().sum(), rel=1e-12)
-    assert M.sum() == pytest.approx(Ms.sum(), rel=1e-12) and M.sum() == pytest.approx(3 * MAT.rho, rel=1e-12)
+    assert K.diagonal().sum() == pytest.approx(done["K"].diagonal().sum(), rel=1e-12)
+    assert M.sum() == pytest.approx(done["M"].sum(), rel=1e-12)
+    assert M.sum() == pytest.approx(3 * MAT.rho, rel=1e-12)
     ne = mesh.n_cells
-    ratio = ratio_to("scikit_fem", skfem_assembly, rounds=1)
     benchmark.extra_info["elements"] = ne
     if ratio is not None:
-        med = benchmark.stats.stats.median
-        benchmark.extra_info["elements_per_s"] = ne / med
+        benchmark.extra_info["elements_per_s"] = ne / benchmark.stats.stats.median
         benchmark.extra_info["scikit_fem_elements_per_s"] = ne / benchmark.extra_info["baseline_scikit_fem_median_s"]
         goal("ratio_scikit_fem", 1.0, value=ratio, higher=True)
