@@ -49,11 +49,11 @@ def test_short_study_writes_parts_figures_and_summary(tmp_path, drawn_figures, m
     assert P["mu"]["value"] == [0.3] and P["seed"]["value"] == 0
     assert R["max_real_part_mu0.1"]["unit"] == "1/s" and R["max_real_part_mu0.1"]["value"] < 0
     assert R["min_lambda_mu0.3_rough"]["unit"] == "N" and R["status_mu0.3_rough"]["value"] == "completed"
-    # the loci are complete up to the frequency of the basis's highest mode, and the notes say so
+    # by default the loci examine every mode of the reduced model, and the notes say so
     loci = fesub.load(out / "loci_mu0.3.nc")
     assert R["loci_complete_up_to"] == {"value": loci.complete_up_to_hz, "unit": "Hz"}
-    assert 100e3 < loci.complete_up_to_hz < 1e6 and loci.n_basis == 120
-    assert any(f"complete up to {loci.complete_up_to_hz / 1e3:.1f} kHz" in n for n in s["notes"])
+    assert loci.complete_up_to_hz == float("inf") and loci.n_basis is None
+    assert any(f"every one of the {loci.n_modes} modes" in n for n in s["notes"])
     tr = D["transients"]["mu0.3_rough"]
     for key in ("status", "stop_reason", "steps", "time_step_s", "wall_time_s", "steps_per_second",
                 "max_abs_a_T_y_m_s2", "min_lambda_N", "min_v_t_m_s", "bursts_s", "burst_dominant_hz"):
@@ -93,7 +93,7 @@ def test_help_shows_every_default_with_its_unit(capsys):
     assert main(["beam-on-beam", "--help"]) == 0
     text = " ".join(capsys.readouterr().out.split())
     for piece in ("--duration S simulated time per transient [s]", "[m] (default: 0.00025)",
-                  "(default: 120)", "(default: fesub-out/beam-on-beam)", "[-] (default: 0)",
+                  "(default: all)", "(default: fesub-out/beam-on-beam)", "[-] (default: 0)",
                   "--no-figures", "--overwrite", "-q, --quiet"):
         assert piece in text, piece
 
