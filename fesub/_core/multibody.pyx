@@ -97,8 +97,6 @@ def march(double h, long n_steps, long dec, long i0, double tol, long max_iter, 
     cdef double* En
     cdef double* Ex
     cdef double* Es
-    cdef double* f
-    cdef double* damp
     cdef double* z
     cdef double* w
     cdef double* J
@@ -137,8 +135,6 @@ def march(double h, long n_steps, long dec, long i0, double tol, long max_iter, 
     # work layout
     for k in range(4):
         E[k] = &work[k * nm]
-    f = &work[4 * nm]
-    damp = &work[5 * nm]
     z = &work[6 * nm]
     w = &work[7 * nm]
     J = &work[8 * nm]
@@ -190,14 +186,14 @@ def march(double h, long n_steps, long dec, long i0, double tol, long max_iter, 
             tt_p = _time(n - 1, h)
             tt_n = _time(n, h)
             tt_x = t + h
-            # --- predictor
+            # --- predictor: one store per element, no branch, no division (the loop vectorises);
+            #     the sampled forces are added after
             for k in range(nm):
-                val = fc[k] + t * fr[k]
-                if sampled:
-                    val = val + fs[s, k]
-                f[k] = val
-                damp[k] = cdamp[k] * (En[k] - Ep[k]) / h
-                Es[k] = 2 * En[k] - Ep[k] + h2 * (val - damp[k] - w2[k] * En[k])
+                Es[k] = 2 * En[k] - Ep[k] + h2 * ((fc[k] + t * fr[k]) - cdamp[k] * (En[k] - Ep[k]) * inv_h
+                                                  - w2[k] * En[k])
+            if sampled:
+                for k in range(nm):
+                    Es[k] += h2 * fs[s, k]
             # --- search and rows of the nodes on their master surface
             na = 0
             for i in range(m):
@@ -395,10 +391,13 @@ def march(double h, long n_steps, long dec, long i0, double tol, long max_iter, 
                     Ex[k] = Es[k] + z[k]
             a1 = 0.0
             val = 0.0
-            for k in range(nm):
+            for k in range(nm):  # the step's damping and modal forces again, times (e_next - e_prev)/2
                 ex = 0.5 * (Ex[k] - Ep[k])
-                a1 += damp[k] * ex
-                val += f[k] * ex
+                a1 += cdamp[k] * (En[k] - Ep[k]) * inv_h * ex
+                val += (fc[k] + t * fr[k]) * ex
+            if sampled:
+                for k in range(nm):
+                    val += fs[s, k] * (0.5 * (Ex[k] - Ep[k]))
             acc[0] += a1
             acc[1] += val
             # --- close the step of every node: gap after it, slip, works, state

@@ -292,10 +292,10 @@ def march(h, n_steps, dec, i0, tol, max_iter, stop_on_change, w2, cdamp, fc, fr,
         tt_p, tt_n, tt_x = _time(n - 1, h), _time(n, h), t + h
         # --- predictor
         f = fc + t * fr
-        if fs.shape[0]:
-            f = f + fs[s]
-        damp = cdamp * (En - Ep) / h
+        damp = cdamp * (En - Ep) * (1.0 / h)
         Es[:] = 2 * En - Ep + (h * h) * (f - damp - w2 * En)
+        if fs.shape[0]:
+            Es += (h * h) * fs[s]
         # --- search and rows of the nodes on their master surface
         na = 0
         for i in range(m):
@@ -386,7 +386,7 @@ def march(h, n_steps, dec, i0, tol, max_iter, stop_on_change, w2, cdamp, fc, fr,
             Ex[:] = Es + z
         a_mod = 0.5 * (Ex - Ep)
         acc[0] += float(damp @ a_mod)
-        acc[1] += float(f @ a_mod)
+        acc[1] += float(f @ a_mod) + (float(fs[s] @ a_mod) if fs.shape[0] else 0.0)
         # --- close the step of every node
         fsum = np.zeros((n_itf, 4))
         oldc = code.copy()
