@@ -7,7 +7,8 @@ turns a linear mesh into a quadratic one); a mesh may mix cell types. Distribute
 Whole reduced models to all three formats in ``matrix_io``; Nastran OP4 in ``nastran``.
 3D solids: ``solid_mesh`` (``SolidMesh``, ``box``, ``read_solid``), ``solid`` (8-node hexahedron
 with or without incompatible modes, tetra, tetra10, wedge: ``solid_matrices``, ``solid_strains``),
-``assembly3d`` (``solid_mesh_matrices``), material ``Solid``."""
+``assembly3d`` (``solid_mesh_matrices``), material ``Solid``; face tractions and pressures
+(``face_load``, ``solid_boundary_faces``, Gmsh ``surface_cells``) in ``face_loads``."""
 
 from .assembly import DofMap, mesh_matrices, modes, rayleigh, rayleigh_ratio, solve_static  # noqa: F401
 from .materials import BeamSection, PlaneStrain, PlaneStress, Solid  # noqa: F401
@@ -21,3 +22,4 @@ from .nastran import read_op4, write_op4  # noqa: F401
 from .solid import solid_matrices, solid_strains  # noqa: F401
 from .solid_mesh import SolidMesh, box, read_solid  # noqa: F401
 from .assembly3d import SolidDofMap, solid_mesh_matrices  # noqa: F401
+from .face_loads import SolidFaces, face_forces, face_load, solid_boundary_faces, surface_cells  # noqa: F401
