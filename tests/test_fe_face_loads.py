@@ -273,8 +273,28 @@ def test_gmsh_surface_cells_select_the_same_faces(tmp_path):
     f = face_load(solid, surface_cells(m, "load"), pressure=1e5)
     np.testing.assert_allclose(f[:3 * n], face_load(mesh, "xmax", pressure=1e5), rtol=0, atol=1e-9)
     assert not f[3 * n:].any()
+    blocks = [b for b in m.cells if b.type != "hexahedron"]  # meshio cell blocks directly
+    np.testing.assert_array_equal(face_load(solid, blocks, pressure=1e5), f)
     with pytest.raises(MeshError, match="no physical surface 'lid'"):
         surface_cells(m, "lid")
+
+
+def test_mixed_mesh_faces_shared_across_cell_types():
+    # a hexahedron and two wedges (its neighbour cut in two) share the quad x = 1: an interior
+    # face, as is the wedges' common diagonal quad; on the boundary remain 5 quads of the
+    # hexahedron, the 4 triangles and 3 quads (y = 0, x = 2, y = 1) of the wedges, and the whole
+    # boundary under a uniform pressure balances
+    h = box(2.0, 1.0, 1.0, 2, 1, 1)
+    hexes = h.cells["hexahedron"]
+    wedges = np.vstack([hexes[1, [0, 1, 2, 4, 5, 6]], hexes[1, [0, 2, 3, 4, 6, 7]]])
+    mesh = SolidMesh(h.points, {"hexahedron": hexes[:1], "wedge": wedges}, h.node_sets)
+    faces = solid_boundary_faces(mesh)
+    assert sorted((f.cell_type, f.face_type, len(f)) for f in faces) == [
+        ("hexahedron", "quad", 5), ("wedge", "quad", 3), ("wedge", "triangle", 4)]
+    F, M = moment(mesh, face_load(mesh, faces, pressure=1e5), np.zeros(3))
+    assert np.abs(F).max() < RTOL * 1e5 and np.abs(M).max() < RTOL * 1e5
+    F = face_load(mesh, "ymin", pressure=1e5).reshape(-1, 3).sum(axis=0)  # a hexahedron and a wedge quad
+    np.testing.assert_allclose(F, [0.0, 1e5 * 2.0, 0.0], rtol=RTOL)
 
 
 # ---------------------------------------------------------------------------- interior faces, errors
@@ -296,6 +316,8 @@ def test_clear_errors():
         face_load(mesh, {"polygon": np.array([[0, 1, 2, 3, 4]])}, pressure=1.0)
     with pytest.raises(MeshError, match="not the corners of a face"):
         face_load(mesh, {"triangle": np.array([[0, 1, 26]])}, pressure=1.0)
+    with pytest.raises(MeshError, match="face nodes outside"):
+        face_load(mesh, {"triangle": np.array([[0, 1, mesh.n_points]])}, pressure=1.0)
     with pytest.raises(ModelError, match="exactly one"):
         face_load(mesh, "xmax")
     with pytest.raises(ModelError, match="exactly one"):

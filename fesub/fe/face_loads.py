@@ -210,11 +210,11 @@ def face_forces(face_type: str, xyz, *, traction=None, pressure=None) -> np.ndar
     return np.einsum("gk,mgc,g->mkc", N, t, w)
 
 
-def _cell_faces(mesh) -> list:
-    """Every face of every solid cell (shared faces once per cell), oriented outwards."""
+def _cell_faces(mesh, keep=None) -> list:
+    """The faces of the solid cells (shared faces once per cell) in the cells' local order,
+    those with all corners in the node mask ``keep`` if given."""
     out = []
     for ctype, conn in mesh.cells.items():
-        centre = mesh.points[conn].mean(axis=1)
         first = 0
         for ftype, local in CELL_FACES[ctype]:
             loc = np.asarray(local)
@@ -222,14 +222,24 @@ def _cell_faces(mesh) -> list:
             cell = np.repeat(np.arange(len(conn)), len(loc))
             lf = np.tile(np.arange(first, first + len(loc)), len(conn))
             first += len(loc)
-            X = mesh.points[nodes]
-            c = 1.0 / 3.0 if ftype.startswith("triangle") else 0.0
-            mid = _face_shapes_at(ftype, c)
-            normal = np.cross(np.einsum("k,mkc->mc", mid[:, 0], X), np.einsum("k,mkc->mc", mid[:, 1], X))
-            inward = np.einsum("mc,mc->m", normal, X.mean(axis=1) - centre[cell]) < 0
-            nodes[inward] = nodes[inward][:, _FLIP[ftype]]
-            out.append(SolidFaces(ftype, ctype, nodes, cell, lf))
+            faces = SolidFaces(ftype, ctype, nodes, cell, lf)
+            if keep is not None:
+                faces = faces.take(keep[nodes[:, :FACE_CORNERS[ftype]]].all(axis=1))
+            out.append(faces)
     return out
+
+
+def _outward(mesh, faces: SolidFaces) -> SolidFaces:
+    """The faces with their nodes ordered so that the right-hand normal points out of the
+    owning cell (checked at the face centre against the direction from the cell's centroid)."""
+    X = mesh.points[faces.nodes]
+    centre = mesh.points[mesh.cells[faces.cell_type][faces.cell]].mean(axis=1)
+    mid = _face_shapes_at(faces.face_type, 1.0 / 3.0 if faces.face_type.startswith("triangle") else 0.0)
+    normal = np.cross(np.einsum("k,mkc->mc", mid[:, 0], X), np.einsum("k,mkc->mc", mid[:, 1], X))
+    inward = np.einsum("mc,mc->m", normal, X.mean(axis=1) - centre) < 0
+    nodes = faces.nodes.copy()
+    nodes[inward] = nodes[inward][:, _FLIP[faces.face_type]]
+    return SolidFaces(faces.face_type, faces.cell_type, nodes, faces.cell, faces.local)
 
 
 def _face_shapes_at(face_type: str, c: float) -> np.ndarray:
@@ -252,8 +262,8 @@ def _void(keys: np.ndarray) -> np.ndarray:
 class _FaceTable:
     """All cell faces, by corner count: sorted corner keys, owners and multiplicities."""
 
-    def __init__(self, mesh):
-        self.blocks = _cell_faces(mesh)
+    def __init__(self, mesh, keep=None):
+        self.blocks = _cell_faces(mesh, keep)
         self.boundary = [None] * len(self.blocks)
         self.keys, self.first, self.count, self.owner = {}, {}, {}, {}
         for c in (3, 4):
@@ -302,7 +312,7 @@ def solid_boundary_faces(mesh) -> list:
         local face number.
     """
     table = _FaceTable(mesh)
-    return [b.take(table.boundary[i]) for i, b in enumerate(table.blocks)]
+    return [_outward(mesh, b.take(table.boundary[i])) for i, b in enumerate(table.blocks)]
 
 
 def _corner_arrays(where, source: str) -> list:
@@ -338,24 +348,33 @@ def _corner_arrays(where, source: str) -> list:
     return out
 
 
-def _select(mesh, table: _FaceTable, where):
-    """The faces to load (list of SolidFaces) and whether they all lie on the boundary."""
+def _select(mesh, where):
+    """The faces to load (list of SolidFaces, oriented outwards) and whether they all lie on
+    the boundary. Only the cell faces whose corners are all candidates are examined."""
+    keep = np.zeros(mesh.n_points, bool)
     if isinstance(where, str):
-        inside = np.zeros(mesh.n_points, bool)
-        inside[mesh.nodes(where)] = True  # MeshError naming the available sets
-        sel = [b.take(table.boundary[i] & inside[b.nodes].all(axis=1)) for i, b in enumerate(table.blocks)]
-        sel = [s for s in sel if len(s)]
+        keep[mesh.nodes(where)] = True  # MeshError naming the available sets
+        table = _FaceTable(mesh, keep)
+        sel = [b.take(table.boundary[i] & keep[b.nodes].all(axis=1)) for i, b in enumerate(table.blocks)]
+        sel = [_outward(mesh, s) for s in sel if len(s)]
         if not sel:
             raise MeshError(f"{mesh.source}: node set {where!r} holds no whole boundary face")
         return sel, True
+    wanted = _corner_arrays(where, mesh.source)
+    for corners in wanted:
+        if corners.min() < 0 or corners.max() >= mesh.n_points:
+            raise MeshError(f"{mesh.source}: face nodes outside 0..{mesh.n_points - 1}")
+        keep[corners] = True
+    table = _FaceTable(mesh, keep)
     rows: dict = {}
     boundary = True
-    for corners in _corner_arrays(where, mesh.source):
+    for corners in wanted:
         blocks, r, once = table.lookup(corners, mesh.source)
         boundary &= once
         for i in np.unique(blocks):
             rows.setdefault(int(i), []).append(r[blocks == i])
-    return [table.blocks[i].take(np.unique(np.concatenate(r))) for i, r in rows.items()], boundary
+    sel = [_outward(mesh, table.blocks[i].take(np.unique(np.concatenate(r)))) for i, r in rows.items()]
+    return sel, boundary
 
 
 def face_load(mesh, where, *, traction=None, pressure=None, dofmap=None) -> np.ndarray:
@@ -391,8 +410,7 @@ def face_load(mesh, where, *, traction=None, pressure=None, dofmap=None) -> np.n
     if dofmap is not None and (dofmap.ndpn != 3 or dofmap.n_nodes != mesh.n_points):
         raise ModelError(f"dofmap must have 3 DOFs per node and {mesh.n_points} nodes, got "
                          f"{dofmap.ndpn} and {dofmap.n_nodes}")
-    table = _FaceTable(mesh)
-    sel, on_boundary = _select(mesh, table, where)
+    sel, on_boundary = _select(mesh, where)
     if pressure is not None and not on_boundary:
         raise ModelError("a pressure acts on boundary faces only (its side is ambiguous inside the "
                          "mesh); give a traction for a load on an interior face")
