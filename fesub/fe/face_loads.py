@@ -163,8 +163,8 @@ def _values(spec, x, shape, what):
     if not callable(spec) and v.shape == shape[1:]:
         v = np.broadcast_to(v, shape)
     if v.shape != shape or not np.all(np.isfinite(v)):
-        raise ModelError(f"{what} (Pa) must be finite of shape {shape} (a scalar or a function of the "
-                         f"points), got shape {v.shape}")
+        raise ModelError(f"{what} (Pa) must be finite of shape {shape[1:]} (a constant) or {shape} (a "
+                         f"function of the points), got shape {v.shape}")
     return v
 
 
@@ -234,7 +234,7 @@ def _outward(mesh, faces: SolidFaces) -> SolidFaces:
     owning cell (checked at the face centre against the direction from the cell's centroid)."""
     X = mesh.points[faces.nodes]
     centre = mesh.points[mesh.cells[faces.cell_type][faces.cell]].mean(axis=1)
-    mid = _face_shapes_at(faces.face_type, 1.0 / 3.0 if faces.face_type.startswith("triangle") else 0.0)
+    mid = _centre_derivatives(faces.face_type)
     normal = np.cross(np.einsum("k,mkc->mc", mid[:, 0], X), np.einsum("k,mkc->mc", mid[:, 1], X))
     inward = np.einsum("mc,mc->m", normal, X.mean(axis=1) - centre) < 0
     nodes = faces.nodes.copy()
@@ -242,16 +242,14 @@ def _outward(mesh, faces: SolidFaces) -> SolidFaces:
     return SolidFaces(faces.face_type, faces.cell_type, nodes, faces.cell, faces.local)
 
 
-def _face_shapes_at(face_type: str, c: float) -> np.ndarray:
-    """Reference derivatives (k, 2) of the face shape functions at (c, c)."""
+def _centre_derivatives(face_type: str) -> np.ndarray:
+    """Reference derivatives (k, 2) of the face shape functions at the face centre."""
+    dL = np.array([[-1.0, -1.0], [1.0, 0.0], [0.0, 1.0]])
     if face_type == "triangle":
-        return np.array([[-1.0, -1.0], [1.0, 0.0], [0.0, 1.0]])
-    if face_type == "triangle6":  # at the centroid, the corner terms (4 L - 1) dL and mid-edge ones
-        L = np.full(3, c)
-        dL = np.array([[-1.0, -1.0], [1.0, 0.0], [0.0, 1.0]])
-        mids = [4 * (L[a] * dL[b] + L[b] * dL[a]) for a, b in ((0, 1), (1, 2), (2, 0))]
-        return np.vstack([(4 * L - 1)[:, None] * dL, mids])
-    return 0.25 * np.column_stack([_QUAD_CORNERS[:, 0], _QUAD_CORNERS[:, 1]])  # quad at its centre
+        return dL
+    if face_type == "triangle6":  # L = 1/3: corners (4 L - 1) dL, mid-nodes 4 (L_a dL_b + L_b dL_a)
+        return np.vstack([dL / 3, [4 / 3 * (dL[a] + dL[b]) for a, b in ((0, 1), (1, 2), (2, 0))]])
+    return 0.25 * _QUAD_CORNERS  # the quad's, at (0, 0)
 
 
 def _void(keys: np.ndarray) -> np.ndarray:
