@@ -13,6 +13,7 @@ import pytest
 from fesub.errors import MeshError, ModelError
 from fesub.fe import Solid, SolidMesh, box, face_forces, face_load, solid_boundary_faces, \
     solid_mesh_matrices, solid_strains, solve_static, surface_cells
+from fesub.fe.face_loads import face_shapes
 from fesub.fe.solid_mesh import quadratic_tetra
 
 ELEMENTS = ("hexahedron", "tetra", "tetra10", "wedge", "wedge-vtk")
@@ -34,6 +35,30 @@ def moment(mesh, f, about):
     """Resultant force (N) and moment (N m) about ``about`` of nodal forces f."""
     F = f.reshape(-1, 3)
     return F.sum(axis=0), np.cross(mesh.points - about, F).sum(axis=0)
+
+
+REF_NODES = {"triangle": [[0, 0], [1, 0], [0, 1]], "quad": [[-1, -1], [1, -1], [1, 1], [-1, 1]]}
+REF_NODES["triangle6"] = REF_NODES["triangle"] + [[0.5, 0], [0.5, 0.5], [0, 0.5]]
+REF_NODES["quad8"] = REF_NODES["quad"] + [[0, -1], [1, 0], [0, 1], [-1, 0]]
+REF_NODES["quad9"] = REF_NODES["quad8"] + [[0, 0]]
+
+
+@pytest.mark.parametrize("kind", sorted(REF_NODES))
+def test_face_shape_functions(kind):
+    # Kronecker delta at the nodes, partition of unity, derivatives by central differences
+    nodes = np.array(REF_NODES[kind], float)
+    N, _ = face_shapes(kind, nodes)
+    np.testing.assert_allclose(N, np.eye(len(nodes)), atol=1e-15)
+    lo, hi = (0.05, 0.45) if kind.startswith("tri") else (-0.9, 0.9)  # inside the reference face
+    pts = np.random.default_rng(2).uniform(lo, hi, (7, 2))
+    N, dN = face_shapes(kind, pts)
+    np.testing.assert_allclose(N.sum(axis=1), 1.0, rtol=1e-14)
+    h = 1e-6  # central differences of quadratics: exact but for round-off ~1e-16 / h = 1e-10
+    for d in range(2):
+        e = np.zeros(2)
+        e[d] = h
+        fd = (face_shapes(kind, pts + e)[0] - face_shapes(kind, pts - e)[0]) / (2 * h)
+        np.testing.assert_allclose(dN[..., d], fd, rtol=0, atol=1e-9)
 
 
 # ---------------------------------------------------------------------------- uniform pressure
@@ -126,12 +151,8 @@ def test_pressure_on_a_warped_face_against_boundary_integrals(kind):
     # Stokes: int n dA = 1/2 closed-int x cross dx and int x cross n dA = -1/2 closed-int |x|^2 dx
     # hold for any surface; consistent nodal forces of a uniform p reproduce -p times both
     # (sum N_i = 1 and sum N_i x_i = x), which needs the face rule to be exact for them
-    ref = {"triangle": [[0, 0], [1, 0], [0, 1]], "quad": [[-1, -1], [1, -1], [1, 1], [-1, 1]]}
-    ref["triangle6"] = ref["triangle"] + [[0.5, 0], [0.5, 0.5], [0, 0.5]]
-    ref["quad8"] = ref["quad"] + [[0, -1], [1, 0], [0, 1], [-1, 0]]
-    ref["quad9"] = ref["quad8"] + [[0, 0]]
     rng = np.random.default_rng(11)
-    xy = np.array(ref[kind], float)
+    xy = np.array(REF_NODES[kind], float)
     xyz = np.column_stack([xy, np.zeros(len(xy))]) + rng.uniform(-0.15, 0.15, (len(xy), 3)) + [0.3, -0.2, 0.5]
     p = 7e5
     f = face_forces(kind, xyz[None], pressure=p)[0]

@@ -45,7 +45,7 @@ from ..errors import MeshError, ModelError
 from .solid_shapes import gauss_line, triangle_rule
 
 __all__ = ["SolidFaces", "solid_boundary_faces", "face_forces", "face_load", "surface_cells",
-           "CELL_FACES", "FACE_CORNERS"]
+           "face_shapes", "CELL_FACES", "FACE_CORNERS"]
 
 #: face types (meshio surface cell names) and their number of corners
 FACE_CORNERS = {"triangle": 3, "triangle6": 3, "quad": 4, "quad8": 4, "quad9": 4}
@@ -106,28 +106,41 @@ class SolidFaces:
                           self.local[index])
 
 
-@lru_cache(maxsize=None)
-def _face_rule(face_type: str):
-    """Shape functions N (g, k), reference derivatives dN (g, k, 2) and weights (g,) at the
-    face's quadrature points."""
-    n = _POINTS[face_type]
+def face_shapes(face_type: str, pts):
+    """Shape functions of a face type and their reference derivatives.
+
+    Parameters
+    ----------
+    face_type : str
+        ``triangle``, ``triangle6``, ``quad``, ``quad8`` or ``quad9`` (meshio node order).
+    pts : (g, 2) array
+        Reference coordinates (-): (r, s) on the triangle (0, 0), (1, 0), (0, 1); (xi, eta) on
+        the square [-1, 1]^2.
+
+    Returns
+    -------
+    N : (g, k) array
+        Shape functions (-).
+    dN : (g, k, 2) array
+        Their derivatives along the two reference coordinates (-).
+    """
+    if face_type not in _FACE_NODES:
+        raise MeshError(f"unknown face type {face_type!r}; fesub knows {sorted(_FACE_NODES)}")
+    p = np.atleast_2d(np.asarray(pts, dtype=float))
     if face_type.startswith("triangle"):
-        pts, w = triangle_rule(n)
-        r, s = pts[:, 0], pts[:, 1]
+        r, s = p[:, 0], p[:, 1]
         L = np.column_stack([1.0 - r - s, r, s])
         dL = np.array([[-1.0, -1.0], [1.0, 0.0], [0.0, 1.0]])
         if face_type == "triangle":
-            return L, np.broadcast_to(dL, (len(w), 3, 2)).copy(), w
+            return L, np.broadcast_to(dL, (len(p), 3, 2)).copy()
         N = np.column_stack([L * (2 * L - 1), 4 * L[:, 0] * L[:, 1], 4 * L[:, 1] * L[:, 2],
                              4 * L[:, 2] * L[:, 0]])
-        dN = np.empty((len(w), 6, 2))
+        dN = np.empty((len(p), 6, 2))
         dN[:, :3] = (4 * L - 1)[:, :, None] * dL
         for m, (a, b) in enumerate(((0, 1), (1, 2), (2, 0))):
             dN[:, 3 + m] = 4 * (L[:, a, None] * dL[b] + L[:, b, None] * dL[a])
-        return N, dN, w
-    g, wg = gauss_line(n)
-    x, y = (v.ravel() for v in np.meshgrid(g, g, indexing="ij"))
-    w = np.outer(wg, wg).ravel()
+        return N, dN
+    x, y = p[:, 0], p[:, 1]
     if face_type == "quad9":
         def lag(s):  # 1D Lagrange functions on (-1, 1, 0) and their derivatives
             return (np.column_stack([s * (s - 1) / 2, s * (s + 1) / 2, 1 - s * s]),
@@ -136,15 +149,15 @@ def _face_rule(face_type: str):
         N = np.column_stack([lx[:, i] * ly[:, j] for i, j in _Q9_IJ])
         dN = np.stack([np.column_stack([dx[:, i] * ly[:, j] for i, j in _Q9_IJ]),
                        np.column_stack([lx[:, i] * dy[:, j] for i, j in _Q9_IJ])], axis=-1)
-        return N, dN, w
+        return N, dN
     xa, ya = _QUAD_CORNERS[:, 0], _QUAD_CORNERS[:, 1]
     fx, fy = 1 + x[:, None] * xa, 1 + y[:, None] * ya  # (g, 4)
     if face_type == "quad":
-        return fx * fy / 4, np.stack([xa * fy / 4, ya * fx / 4], axis=-1), w
+        return fx * fy / 4, np.stack([xa * fy / 4, ya * fx / 4], axis=-1)
     # quad8 (serendipity): corners, then the mid-nodes of sides 0-1, 1-2, 2-3, 3-0
     c = x[:, None] * xa + y[:, None] * ya
-    N = np.empty((len(w), 8))
-    dN = np.empty((len(w), 8, 2))
+    N = np.empty((len(p), 8))
+    dN = np.empty((len(p), 8, 2))
     N[:, :4] = fx * fy * (c - 1) / 4
     dN[:, :4, 0] = xa * fy * (2 * x[:, None] * xa + y[:, None] * ya) / 4
     dN[:, :4, 1] = ya * fx * (x[:, None] * xa + 2 * y[:, None] * ya) / 4
@@ -155,7 +168,28 @@ def _face_rule(face_type: str):
         else:
             N[:, 4 + m] = (1 + x * a) * (1 - y * y) / 2
             dN[:, 4 + m] = np.column_stack([a * (1 - y * y) / 2, -y * (1 + x * a)])
-    return N, dN, w
+    return N, dN
+
+
+@lru_cache(maxsize=None)
+def _face_rule(face_type: str):
+    """Shape functions N (g, k), reference derivatives dN (g, k, 2) and weights (g,) at the
+    face's quadrature points (read-only)."""
+    n = _POINTS[face_type]
+    if face_type.startswith("triangle"):
+        pts, w = triangle_rule(n)
+    else:
+        g, wg = gauss_line(n)
+        pts = np.column_stack([v.ravel() for v in np.meshgrid(g, g, indexing="ij")])
+        w = np.outer(wg, wg).ravel()
+    out = (*face_shapes(face_type, pts), w)
+    for a in out:
+        a.flags.writeable = False
+    return out
+
+
+#: reference coordinates of the face centres
+_CENTRE = {"triangle": (1 / 3, 1 / 3), "triangle6": (1 / 3, 1 / 3), "quad": (0.0, 0.0)}
 
 
 def _values(spec, x, shape, what):
@@ -234,22 +268,12 @@ def _outward(mesh, faces: SolidFaces) -> SolidFaces:
     owning cell (checked at the face centre against the direction from the cell's centroid)."""
     X = mesh.points[faces.nodes]
     centre = mesh.points[mesh.cells[faces.cell_type][faces.cell]].mean(axis=1)
-    mid = _centre_derivatives(faces.face_type)
+    mid = face_shapes(faces.face_type, _CENTRE[faces.face_type])[1][0]
     normal = np.cross(np.einsum("k,mkc->mc", mid[:, 0], X), np.einsum("k,mkc->mc", mid[:, 1], X))
     inward = np.einsum("mc,mc->m", normal, X.mean(axis=1) - centre) < 0
     nodes = faces.nodes.copy()
     nodes[inward] = nodes[inward][:, _FLIP[faces.face_type]]
     return SolidFaces(faces.face_type, faces.cell_type, nodes, faces.cell, faces.local)
-
-
-def _centre_derivatives(face_type: str) -> np.ndarray:
-    """Reference derivatives (k, 2) of the face shape functions at the face centre."""
-    dL = np.array([[-1.0, -1.0], [1.0, 0.0], [0.0, 1.0]])
-    if face_type == "triangle":
-        return dL
-    if face_type == "triangle6":  # L = 1/3: corners (4 L - 1) dL, mid-nodes 4 (L_a dL_b + L_b dL_a)
-        return np.vstack([dL / 3, [4 / 3 * (dL[a] + dL[b]) for a, b in ((0, 1), (1, 2), (2, 0))]])
-    return 0.25 * _QUAD_CORNERS  # the quad's, at (0, 0)
 
 
 def _void(keys: np.ndarray) -> np.ndarray:
