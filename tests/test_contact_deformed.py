@@ -174,7 +174,12 @@ def test_perturbation_grows_as_the_deformed_eigenvalue_predicts(bench):
     p10 = _dominant_poles(r10)
     meas10 = p10[np.argmax(p10.real)]
     print(f"ten times the perturbation: {meas10.imag / 2 / np.pi:.2f} Hz {meas10.real:.2f} 1/s")
-    assert abs(meas10 - meas) < 1e-3 * abs(meas.real)
+    # The 1e-12 m response still carries that round-off drift at 7 % of its first cycles, and it
+    # differs between builds of the same kernel: the fitted rate moved by up to 0.3 % between the
+    # baseline, AVX2 and AVX-512 builds (209.84, 209.76 and 210.16 1/s). So the two poles agree to
+    # 1 % of the rate, measured 0.1-0.3 %; leaving the linear regime (a node sticking, the contact
+    # moving across the band) would change the rate by order one.
+    assert abs(meas10 - meas) < 1e-2 * abs(meas.real)
     # the undeformed analysis at the same position: every eigenvalue near 10.6 kHz decays
     und = eigen.complex_eigenvalues(bench, S_BAND, MU, 20)
     near = und[np.abs(und.imag - lead.imag) < 0.02 * lead.imag]
