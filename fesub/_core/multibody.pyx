@@ -83,7 +83,7 @@ def march(double h, long n_steps, long dec, long i0, double tol, long max_iter, 
     cdef double px, py, ax, ay, bx, by, al, g, nx, ny, tx, ty, a1, val, dx, dy, ex, ey
     cdef double rx, ry, r2x, r2y, r3x, r3y, ln, lt, rt0
     cdef double st3[3]
-    cdef double cx0, cy0, cx1, cy1, sxp, syp
+    cdef double cx0, cy0, cx1, cy1, sxp, syp, kin, strn
     cdef bint conv, any_new, allact, record, closed, sampled = fs.shape[0] > 0, solved
     cdef bint fast = m == 1 and nm > 0 and M > 0
     cdef long seg0 = -1, gseg = -1
@@ -391,10 +391,23 @@ def march(double h, long n_steps, long dec, long i0, double tol, long max_iter, 
                     Ex[k] = Es[k] + z[k]
             a1 = 0.0
             val = 0.0
-            for k in range(nm):  # the step's damping and modal forces again, times (e_next - e_prev)/2
-                ex = 0.5 * (Ex[k] - Ep[k])
-                a1 += cdamp[k] * (En[k] - Ep[k]) * inv_h * ex
-                val += (fc[k] + t * fr[k]) * ex
+            kin = -1.0  # twice the kinetic and strain energies: in the same pass when sampled
+            strn = 0.0
+            if n % dec == 0:
+                kin = 0.0
+                for k in range(nm):
+                    ex = 0.5 * (Ex[k] - Ep[k])
+                    a1 += cdamp[k] * (En[k] - Ep[k]) * inv_h * ex
+                    val += (fc[k] + t * fr[k]) * ex
+                    ey = (Ex[k] - En[k]) * inv_h
+                    kin += ey * ey
+                    ey = 0.5 * (En[k] + Ex[k])
+                    strn += w2[k] * (ey * ey)
+            else:
+                for k in range(nm):  # the step's damping and modal forces again, times (e_next - e_prev)/2
+                    ex = 0.5 * (Ex[k] - Ep[k])
+                    a1 += cdamp[k] * (En[k] - Ep[k]) * inv_h * ex
+                    val += (fc[k] + t * fr[k]) * ex
             if sampled:
                 for k in range(nm):
                     val += fs[s, k] * (0.5 * (Ex[k] - Ep[k]))
@@ -493,15 +506,15 @@ def march(double h, long n_steps, long dec, long i0, double tol, long max_iter, 
                     o_gap[j, i] = gap[i]
                     o_slip[j, i] = alpha[i] / h
                     o_state[j, i] = code[i]
-                a1 = 0.0
-                val = 0.0
-                for k in range(nm):
-                    ex = (Ex[k] - En[k]) / h
-                    a1 += ex * ex
-                    ey = 0.5 * (En[k] + Ex[k])
-                    val += w2[k] * (ey * ey)
-                o_energy[j, 0] = 0.5 * a1
-                o_energy[j, 1] = 0.5 * val
+                if kin < 0.0:  # a stop sampled off the decimation grid
+                    kin = 0.0
+                    for k in range(nm):
+                        ex = (Ex[k] - En[k]) * inv_h
+                        kin += ex * ex
+                        ey = 0.5 * (En[k] + Ex[k])
+                        strn += w2[k] * (ey * ey)
+                o_energy[j, 0] = 0.5 * kin
+                o_energy[j, 1] = 0.5 * strn
                 for k in range(4):
                     o_energy[j, 2 + k] = acc[k]
                 for r in range(nc):

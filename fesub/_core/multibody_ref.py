@@ -445,7 +445,7 @@ def march(h, n_steps, dec, i0, tol, max_iter, stop_on_change, w2, cdamp, fc, fr,
             reason = 2 if stop_lift else (1 if stop_stick else 0)
         if (n % dec == 0 or reason != 0) and j < no:
             o_ln[j], o_lt[j], o_gap[j], o_slip[j], o_state[j] = lam[:, 0], lam[:, 1], gap, alpha / h, code
-            v = (Ex - En) / h
+            v = (Ex - En) * (1.0 / h)
             mid = 0.5 * (En + Ex)
             o_energy[j] = (0.5 * float(v @ v), 0.5 * float(w2 @ (mid * mid)), *acc)
             for r in range(nc):
