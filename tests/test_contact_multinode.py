@@ -369,23 +369,11 @@ def test_one_slave_node_reproduces_the_two_body_sliding_core():
 
     mu, vx = 0.3, 0.03
     bbm = bb.build()
-    S, p = bb.contact_system(bbm), bbm.params
-    h = 0.9 * S.critical_step()
+    S = bb.contact_system(bbm)
+    model, initial, h = bb.multibody_model(bbm, mu=mu, vx=vx)
+    assert h == 0.9 * S.critical_step() and model.critical_step() == pytest.approx(S.critical_step(), rel=1e-12)
     ref = simulate(S, mu=mu, duration=400 * h, h=h, fs_out=1 / h, vx=vx)
-    s1, s2 = bbm.sub1, bbm.sub2
-    A, C = s1.mesh.nodes("A"), s1.mesh.node("C")
-    slider = Body.from_craig_bampton(bbm.cb1, name="slider", prescribed={int(d): vx for d in s1.dofs(A, "x")},
-                                     loads={int(d): -p.Fy / A.size for d in s1.dofs(A, "y")},
-                                     outputs={"C_y": int(s1.dofs([C], "y")[0])})
-    target = Body.from_craig_bampton(bbm.cb2, name="target", outputs={"T_y": int(bbm.dofs["T_y"][0])})
-    model = MultibodyModel([slider, target], [ContactInterface("slider", [C], "target", s2.mesh.edges("contact"),
-                                                                mu=mu)])
-    assert model.critical_step() == pytest.approx(S.critical_step(), rel=1e-12)
-    w1, q2, _ = S.static_state(mu, vx, 1.0)
-    u1, v1 = np.zeros(slider.n), np.zeros(slider.n)
-    u1[slider.f_idx], v1[slider.f_idx] = w1, vx * S.r1[S.f1_idx]
-    res = simulate_multibody(model, duration=400 * h, h=h,
-                             initial={"slider": (u1, v1), "target": (q2, np.zeros(target.n))})
+    res = simulate_multibody(model, duration=400 * h, h=h, initial=initial)
     check_complementarity(res, model)
     assert res.steps == ref.steps == 400 and np.all(res.nodes["state"][:, 0] == 2)  # slip+ throughout
     ln = res.nodes["lambda_n"][:, 0]

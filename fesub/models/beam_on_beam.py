@@ -28,7 +28,7 @@ from ..fe.mesh import Mesh, read, rectangle
 from ..substructure import CraigBampton, Substructure
 
 __all__ = ["BeamOnBeamParams", "BeamOnBeam", "build", "make_meshes", "write_meshes", "mesh_paths",
-           "bundled_mesh_dir"]
+           "bundled_mesh_dir", "contact_system", "multibody_model"]
 
 
 @dataclass(frozen=True)
@@ -248,6 +248,46 @@ def contact_system(model: BeamOnBeam, *, modal_cutoff_hz: float | None = None):
         model.cb1, model.cb2, slave=C, prescribed=s1.dofs(A, "x"), target_edge="contact", loads1=loads,
         outputs1={"C_x": int(s1.dofs([C], "x")[0]), "C_y": int(s1.dofs([C], "y")[0])},
         outputs2={"T_y": int(model.dofs["T_y"][0])}, modal_cutoff_hz=modal_cutoff_hz)
+
+
+def multibody_model(model: BeamOnBeam, *, mu: float, vx: float | None = None):
+    """The benchmark as an instance of the general multibody contact system
+    (:class:`fesub.contact.MultibodyModel`): the slider driven along x at A and loaded by Fy, one
+    slave node C on the target's ``contact`` edges, outputs C (y) and T (y), started from the
+    two-body core's static sliding state.
+
+    Parameters
+    ----------
+    model : BeamOnBeam
+        From :func:`build`.
+    mu : float
+        Friction coefficient (-).
+    vx : float, optional
+        Sliding velocity (m/s); default the model's.
+
+    Returns
+    -------
+    (MultibodyModel, initial, h)
+        The model, its initial state for :func:`fesub.contact.simulate_multibody` (body name ->
+        (displacements in m, velocities in m/s)) and the two-body core's default time step (s).
+    """
+    from ..contact import Body, ContactInterface, MultibodyModel
+
+    p = model.params
+    vx = p.vx if vx is None else float(vx)
+    S = contact_system(model)
+    s1, s2 = model.sub1, model.sub2
+    A, C = s1.mesh.nodes("A"), s1.mesh.node("C")
+    slider = Body.from_craig_bampton(model.cb1, name="slider", prescribed={int(d): vx for d in s1.dofs(A, "x")},
+                                     loads={int(d): -p.Fy / A.size for d in s1.dofs(A, "y")},
+                                     outputs={"C_y": int(s1.dofs([C], "y")[0])})
+    target = Body.from_craig_bampton(model.cb2, name="target", outputs={"T_y": int(model.dofs["T_y"][0])})
+    mb = MultibodyModel([slider, target], [ContactInterface("slider", [C], "target", s2.mesh.edges("contact"),
+                                                             mu=mu)])
+    w1, q2, _ = S.static_state(mu, vx, 1.0)
+    u1, v1 = np.zeros(slider.n), np.zeros(slider.n)
+    u1[slider.f_idx], v1[slider.f_idx] = w1, vx * S.r1[S.f1_idx]
+    return mb, {"slider": (u1, v1), "target": (q2, np.zeros(target.n))}, 0.9 * S.critical_step()
 
 
 if __name__ == "__main__":  # regenerate the bundled meshes: python -m fesub.models.beam_on_beam [DIR]
