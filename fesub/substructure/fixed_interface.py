@@ -13,10 +13,12 @@ formed: only the blocks ``Psi`` and ``Phi`` are stored, and the reduced matrices
 block by block with sparse products,
 
     Kr = [[Phi' K_ii Phi, 0], [0, K_bb + K_bi Psi]]
-    Mr = [[Phi' M_ii Phi, Phi' X], [X' Phi, M_bb + M_bi Psi + Psi' X]],  X = M_ii Psi + M_ib
+    Mr = [[Phi' M_ii Phi, Phi' X], [X' Phi, M_bb + A + A' + Psi' M_ii Psi]],
+    X = M_ii Psi + M_ib,  A = M_bi Psi
 
 (``K_ii Psi + K_ib = 0`` makes the coupling block of Kr vanish and its boundary block the Schur
-complement). The columns of ``Psi`` are treated in blocks so that no other ``n_i x n_b`` array
+complement; ``Psi' M_ii Psi`` is symmetric: with Psi stored, only its upper triangle of blocks
+is multiplied). The columns of ``Psi`` are treated in blocks so that no other ``n_i x n_b`` array
 is ever held.
 """
 
@@ -180,13 +182,21 @@ class FixedInterfaceBasis:
         Mr[:k, :k] = Phi.T @ (Mii @ Phi)
         Kr[k:, k:] = Kbb.toarray()
         Mr[k:, k:] = Mbb.toarray()
+        A = np.zeros((nb, nb))  # M_bi Psi
+        G = np.zeros((nb, nb))  # Psi' M_ii Psi (symmetric: its upper triangle of blocks)
         for j0 in range(0, nb, block):
             j1 = min(nb, j0 + block)
             P = self._psi(j0, j1)
-            X = Mii @ P + Mib[:, j0:j1].toarray()
+            MP = Mii @ P
             Kr[k:, k + j0:k + j1] += Kbi @ P
-            Mr[k:, k + j0:k + j1] += Mbi @ P + self._psi_t(X)
-            Mr[:k, k + j0:k + j1] = Phi.T @ X
+            A[:, j0:j1] = Mbi @ P
+            if self.Psi is not None:  # rows 0..j1 only: half the products of the full block
+                G[:j1, j0:j1] = self.Psi[:, :j1].T @ MP
+            else:
+                G[:, j0:j1] = self._psi_t(MP)
+            Mr[:k, k + j0:k + j1] = Phi.T @ (MP + Mib[:, j0:j1].toarray())
+        G = np.triu(G) + np.triu(G, 1).T if self.Psi is not None else 0.5 * (G + G.T)
+        Mr[k:, k:] += A + A.T + G
         Mr[k:, :k] = Mr[:k, k:].T
         return 0.5 * (Kr + Kr.T), 0.5 * (Mr + Mr.T)
 
