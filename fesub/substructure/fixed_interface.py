@@ -166,7 +166,7 @@ class FixedInterfaceBasis:
         """Columns j0:j1 of Psi: stored, or solved again with the kept factor."""
         if self.Psi is not None:
             return self.Psi[:, j0:j1]
-        return -self._F.solve(self._Kib[:, j0:j1].toarray())
+        return -self._F.solve(self._Kib[:, j0:j1].toarray(order="F"))
 
     def _psi_t(self, X):
         """``Psi' X`` (Psi' = -K_ib' K_ii^-1: one solve per column of X when Psi is not stored)."""
