@@ -3,15 +3,22 @@
 ``factorize(A)`` returns a :class:`SparseFactor` whose ``solve`` applies ``(A - shift M)^-1`` to
 one or many right-hand sides and whose ``name`` says which library factored it:
 
-- ``"cholmod"``: supernodal Cholesky of SuiteSparse (``sksparse.cholmod``), when importable;
+- ``"cholmod"``: supernodal Cholesky of SuiteSparse (``sksparse.cholmod``, the ``cholmod``
+  extra), when importable; its halves ``K = P' L L' P`` are exposed (``SparseFactor.split``) for
+  symmetric standard eigenproblems;
 - ``"pardiso"``: Intel MKL PARDISO (``pypardiso``), when importable;
 - ``"superlu"``: SciPy's SuperLU (always there), in symmetric mode (minimum-degree ordering of
   ``A + A'``, diagonal pivots preferred), which keeps the fill of a stiffness matrix far below
-  the default column ordering.
+  the default column ordering (1e5-DOF plane strip: 1.1e7 entries in each of L and U against
+  1.5e7 with COLAMD and 5.0e7 with a reverse Cuthill-McKee band; CHOLMOD's L: 8.7e6).
 
 Neither optional library is a dependency: they are used only when they can be imported. The same
 factor serves the static solves (constraint modes) and the shift-invert eigensolver
 (:func:`fesub.fe.assembly.modes` with ``factor=``), so a model is factored once.
+
+Measured on that strip (one BLAS thread, shared two-core machine): SuperLU solves 64 right-hand
+sides in ~3.7 s (no gain over 64 single solves), CHOLMOD in ~0.5 s with OpenBLAS and ~2.4 s with
+the reference BLAS: CHOLMOD's block solves are only as fast as the BLAS it was built against.
 """
 
 from __future__ import annotations

@@ -115,7 +115,8 @@ class FixedInterfaceBasis:
         Sparse factorisation of K_ii (:func:`fesub.fe.factor.factorize`).
     eigensolver : {"auto", "dense", "lanczos"}
         ``"auto"``: dense LAPACK below :data:`DENSE_BELOW` interior DOFs or for more than a quarter
-        of the modes (up to :data:`DENSE_MAX`), shift-invert Lanczos on the shared factor otherwise.
+        of the modes (up to :data:`DENSE_MAX`), shift-invert Lanczos on the shared factor otherwise
+        (on the symmetric form ``L^-1 P M P' L^-T`` when the factor is a Cholesky one).
     block : int
         Columns of Psi handled at once (bounds the temporaries to n_i x block).
     store_psi : bool, optional
