@@ -19,7 +19,9 @@ Twin: ``multibody_ref.py`` (same functions and signatures). Arrays in, arrays ou
 A node's displacement is ``R[node] . e + dv[node] t (+ ds[sample, node])`` (its modal rows and
 its driven part). Master node displacements are computed when the walk or the rows need them and
 kept for the step (stamped caches), so a step costs O(n_modes) per slave node and per master node
-visited, and allocates nothing.
+visited, and allocates nothing. One slave node without sampled forces: the predicted displacements
+of the node and of the master nodes of its last segment come out of the predictor's pass, and the
+update, the works and the energies are one pass (``_predict_one``, ``_advance_one``).
 
 ``status`` (out) = [steps done, reason (0 done, 1 stick, 2 lift-off, 3 not converged), samples].
 ``stats`` (in/out) = [largest sweeps of a step, total sweeps, largest active-set passes, last
@@ -31,8 +33,8 @@ node, global index), ``off`` (1: off its master surface), ``lam`` (forces of the
 
 from libc.math cimport fabs, NAN
 from fesub._core._pgs cimport pgs_solve, pgs_solve_one
-from fesub._core._multibody_nodes cimport (Nodes, _time, _driven, _disp, _cached, _frame, _walk, _gram,
-                                           _update_one)
+from fesub._core._multibody_nodes cimport (Nodes, Step, Passes, _time, _driven, _disp, _cached, _frame,
+                                           _walk, _gram, _update_one, _passes, _predict_one, _advance_one)
 
 #: most passes of the active-set loop in one step
 PASSES = 50
@@ -83,9 +85,15 @@ def march(double h, long n_steps, long dec, long i0, double tol, long max_iter, 
     cdef double px, py, ax, ay, bx, by, al, g, nx, ny, tx, ty, a1, val, dx, dy, ex, ey
     cdef double rx, ry, r2x, r2y, r3x, r3y, ln, lt, rt0
     cdef double st3[3]
-    cdef double cx0, cy0, cx1, cy1, sxp, syp, kin, strn
+    cdef double cx0, cy0, cx1, cy1, sxp = 0.0, syp = 0.0, kin, strn
     cdef bint conv, any_new, allact, record, closed, sampled = fs.shape[0] > 0, solved
     cdef bint fast = m == 1 and nm > 0 and M > 0
+    cdef bint fused, fused2   # one node, no sampled forces: predictor and update fused with the node rows
+    cdef Step P
+    cdef Passes F
+    cdef double d6[6]
+    cdef double c6[6]
+    cdef double sums[4]
     cdef long seg0 = -1, gseg = -1
     cdef double* G6
     cdef double* cNT
@@ -163,6 +171,12 @@ def march(double h, long n_steps, long dec, long i0, double tol, long max_iter, 
     idx = &iwork[2 * m]            # nodes on their master surface, in order
     act = &iwork[3 * m]            # active flag of each of them
     oldc = &iwork[4 * m]
+    P.fc = &fc[0] if nm else NULL
+    P.fr = &fr[0] if nm else NULL
+    P.cd = &cdamp[0] if nm else NULL
+    P.w2 = &w2[0] if nm else NULL
+    P.h2 = h2
+    P.inv_h = inv_h
     with nogil:
         for k in range(4 * M):
             iwork[6 * m + k] = _NEVER
@@ -187,21 +201,35 @@ def march(double h, long n_steps, long dec, long i0, double tol, long max_iter, 
             tt_n = _time(n, h)
             tt_x = t + h
             # --- predictor: one store per element, no branch, no division (the loop vectorises);
-            #     the sampled forces are added after
-            for k in range(nm):
-                Es[k] = 2 * En[k] - Ep[k] + h2 * ((fc[k] + t * fr[k]) - cdamp[k] * (En[k] - Ep[k]) * inv_h
-                                                  - w2[k] * En[k])
+            #     the sampled forces are added after. One node: in the same pass as the predicted
+            #     displacements of the slave and of the master nodes of its last segment
+            P.t = t
+            fused = fast and not sampled and _passes(&ss, &ms, segs[hint[0], 0], segs[hint[0], 1], &F)
+            if fused:
+                _predict_one(&P, En, Ep, Es, &F, d6)
+                _driven(&ss, 0, tt_x, s + 2, &ax, &ay)
+                sxp = d6[0] + ax
+                syp = d6[1] + ay
+                for r in range(2):
+                    ia = segs[hint[0], r]
+                    _driven(&ms, ia, tt_x, s + 2, &ax, &ay)
+                    MC[3][2 * ia] = d6[2 + 2 * r] + ax
+                    MC[3][2 * ia + 1] = d6[3 + 2 * r] + ay
+                    MS[3][ia] = n + 1
+            else:
+                for k in range(nm):
+                    Es[k] = 2 * En[k] - Ep[k] + h2 * ((fc[k] + t * fr[k]) - cdamp[k] * (En[k] - Ep[k]) * inv_h
+                                                      - w2[k] * En[k])
             if sampled:
                 for k in range(nm):
                     Es[k] += h2 * fs[s, k]
             # --- search and rows of the nodes on their master surface
             na = 0
             for i in range(m):
-                _disp(&ss, i, Es, tt_x, s + 2, &px, &py)
-                sxp = px
-                syp = py
-                px = ss.X[2 * i] + px
-                py = ss.X[2 * i + 1] + py
+                if not fused:
+                    _disp(&ss, i, Es, tt_x, s + 2, &sxp, &syp)
+                px = ss.X[2 * i] + sxp
+                py = ss.X[2 * i + 1] + syp
                 lo = node_segs[i, 0]
                 mseg = node_segs[i, 1] - lo
                 sgk = hint[i]
@@ -383,9 +411,10 @@ def march(double h, long n_steps, long dec, long i0, double tol, long max_iter, 
                 reason = 3
                 break
             # --- update and the works of the loads and of the damping
+            fused2 = fast and not sampled and _passes(&ss, &ms, ab[0], ab[1], &F)
             if fast:
                 _update_one(&ss, &ms, ab[0], ab[1], Es, Ex, h2, lall, cNT, G6, solved, sxp, syp, ax, ay, bx, by,
-                            &SU[slot_x][0], &MC[slot_x][0], &MS[slot_x][0], n + 1)
+                            &SU[slot_x][0], &MC[slot_x][0], &MS[slot_x][0], n + 1, c6 if fused2 else NULL)
             else:
                 for k in range(nm):
                     Ex[k] = Es[k] + z[k]
@@ -393,7 +422,14 @@ def march(double h, long n_steps, long dec, long i0, double tol, long max_iter, 
             val = 0.0
             kin = -1.0  # twice the kinetic and strain energies: in the same pass when sampled
             strn = 0.0
-            if n % dec == 0:
+            if fused2:  # the update, works and energies in one pass
+                _advance_one(&P, Ep, En, Es, Ex, &F, c6, n % dec == 0, sums)
+                a1 = sums[0]
+                val = sums[1]
+                if n % dec == 0:
+                    kin = sums[2]
+                    strn = sums[3]
+            elif n % dec == 0:
                 kin = 0.0
                 for k in range(nm):
                     ex = 0.5 * (Ex[k] - Ep[k])
