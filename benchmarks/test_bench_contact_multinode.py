@@ -19,20 +19,10 @@ N_STEPS = 2000
 
 
 def _beam_on_beam(mu=0.3, vx=0.03):
+    """(two-body system, the same as a multibody model, its initial state, time step in s)."""
     m = bb.build()
-    S, p = bb.contact_system(m), m.params
-    s1, s2 = m.sub1, m.sub2
-    A, C = s1.mesh.nodes("A"), s1.mesh.node("C")
-    slider = Body.from_craig_bampton(m.cb1, name="slider", prescribed={int(d): vx for d in s1.dofs(A, "x")},
-                                     loads={int(d): -p.Fy / A.size for d in s1.dofs(A, "y")})
-    target = Body.from_craig_bampton(m.cb2, name="target")
-    model = MultibodyModel([slider, target], [ContactInterface("slider", [C], "target", s2.mesh.edges("contact"),
-                                                                mu=mu)])
-    w1, q2, _ = S.static_state(mu, vx, 1.0)
-    u1, v1 = np.zeros(slider.n), np.zeros(slider.n)
-    u1[slider.f_idx], v1[slider.f_idx] = w1, vx * S.r1[S.f1_idx]
-    initial = {"slider": (u1, v1), "target": (q2, np.zeros(target.n))}
-    return S, model, initial, 0.9 * S.critical_step()
+    model, initial, h = bb.multibody_model(m, mu=mu, vx=vx)
+    return bb.contact_system(m), model, initial, h
 
 
 #: steps of the long runs that separate the fixed cost of a call from the cost per step

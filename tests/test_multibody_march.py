@@ -32,20 +32,7 @@ def beam_on_beam_one_node(mu=0.3, vx=0.03):
     ``test_one_slave_node_reproduces_the_two_body_sliding_core``): (model, initial, h)."""
     from fesub.models import beam_on_beam as bb
 
-    bbm = bb.build()
-    S, p = bb.contact_system(bbm), bbm.params
-    s1, s2 = bbm.sub1, bbm.sub2
-    A, C = s1.mesh.nodes("A"), s1.mesh.node("C")
-    slider = Body.from_craig_bampton(bbm.cb1, name="slider", prescribed={int(d): vx for d in s1.dofs(A, "x")},
-                                     loads={int(d): -p.Fy / A.size for d in s1.dofs(A, "y")},
-                                     outputs={"C_y": int(s1.dofs([C], "y")[0])})
-    target = Body.from_craig_bampton(bbm.cb2, name="target", outputs={"T_y": int(bbm.dofs["T_y"][0])})
-    model = MultibodyModel([slider, target], [ContactInterface("slider", [C], "target", s2.mesh.edges("contact"),
-                                                                mu=mu)])
-    w1, q2, _ = S.static_state(mu, vx, 1.0)
-    u1, v1 = np.zeros(slider.n), np.zeros(slider.n)
-    u1[slider.f_idx], v1[slider.f_idx] = w1, vx * S.r1[S.f1_idx]
-    return model, {"slider": (u1, v1), "target": (q2, np.zeros(target.n))}, 0.9 * S.critical_step()
+    return bb.multibody_model(bb.build(), mu=mu, vx=vx)
 
 
 def belt_with_callable_motion(motion=lambda t: (VB * t, VB, 0.0)):

@@ -27,7 +27,7 @@ ENERGIES = {
     "damping_loss": "energy dissipated by viscous damping since t = 0",
     "external_work": "work of the loads and of the prescribed motions (directly and through the contacts) since t = 0",
     "friction_dissipation": "energy dissipated by friction since t = 0",
-    "impact_loss": "work of the normal contact forces, negated (energy lost in the inelastic impacts) since t = 0",
+    "impact_loss": "work of the normal contact forces, negated (energy lost in the inelastic impacts, and the O(h) work of the normal force along turning rows) since t = 0",
 }
 _NODE_VARS = {
     "lambda_n": ("N", "normal contact force on the slave (> 0 in compression; impulse of the step / h)"),

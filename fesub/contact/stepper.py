@@ -12,8 +12,10 @@ modal masses):
             started from the previous step's forces)
     eta_{n+1} = eta* + h^2 J' lambda
 
-so that lambda is the contact force of the step in N (its impulse divided by h). The gap closes
-at n+1 to the kernel's tolerance: the method is perfectly inelastic in the normal direction
+so that lambda is the contact force of the step in N (its impulse divided by h). The gap,
+linearised about the predicted positions, closes at n+1 to the kernel's tolerance (on a constant
+row that is the gap itself; when the rows turn with the deformed master an O(h^4) gap is left,
+see tests/test_contact_energy_deformed.py): the method is perfectly inelastic in the normal direction
 (the relative normal velocity is removed), Coulomb's law holds in the slip of the step. A node's
 state after the step: open (no normal force), stick (|lambda_t| < mu lambda_n), slip+ / slip-
 (at the friction limit, sliding along +t / -t of its master segment).
@@ -25,7 +27,10 @@ loop below, one step at a time over ``friction_lcp``, is the reference and the f
 Energies: kinetic at the half step, strain at the mid-step displacement, and the works of every
 force accumulated with the exact discrete power of the central-difference equation (force of step
 n times (q_{n+1} - q_{n-1})/2): the balance then holds to ``h^2/8 v' K v`` (see
-:meth:`ContactRunResult.energy_residual`).
+:meth:`ContactRunResult.energy_residual`). On rows that turn with the deformation the normal
+force, acting along the predicted rows, also does the work lambda h^2 v' (grad^2 g) v per step
+in persistent sliding (g the gap): it is booked in ``impact_loss``, so the balance still closes,
+while the mechanical energy of a frictionless slide drifts at O(h).
 """
 
 from __future__ import annotations
