@@ -30,7 +30,11 @@ from ..errors import MeshError, ParameterError
 __all__ = ["nodal_displacement", "auto_scale", "common_scale", "deformed_grid", "plot_coupled_modes",
            "render_mode", "render_modes", "animate_mode", "write_modes_vtu"]
 
-_VTK_CELL = {"quad": 9, "triangle": 5, "line": 3}  # VTK_QUAD, VTK_TRIANGLE, VTK_LINE
+# VTK_QUAD, VTK_TRIANGLE, VTK_LINE, VTK_QUADRATIC_QUAD, VTK_BIQUADRATIC_QUAD, VTK_QUADRATIC_TRIANGLE
+_VTK_CELL = {"quad": 9, "triangle": 5, "line": 3, "quad8": 23, "quad9": 28, "triangle6": 22}
+#: perimeter of a plane cell in cyclic order (meshio numbers the corners first, then the mid-sides)
+_PERIMETER = {"quad8": [0, 4, 1, 5, 2, 6, 3, 7], "quad9": [0, 4, 1, 5, 2, 6, 3, 7],
+              "triangle6": [0, 3, 1, 4, 2, 5]}
 #: solid cells drawn and written, with their VTK type (meshio's node order is VTK's)
 _SOLID_CELLS = {"hexahedron": 12, "tetra": 10, "tetra10": 24, "wedge": 13, "pyramid": 14}
 
@@ -110,20 +114,19 @@ def auto_scale(mesh, displacement, fraction: float = 0.1) -> float:
     return float(fraction * size / umax) if umax > 0 else 1.0
 
 
-def _structural_cells(mesh):
+def _structural_cells(mesh) -> list:
+    """``[(type, conn), ...]`` of a plane mesh's structural cells (every block of a mixed mesh)."""
     if _is_solid(mesh):
         raise ParameterError("a solid mesh is drawn by the pyvista functions (render_mode, "
                              "render_modes, animate_mode); plot_coupled_modes draws plane meshes")
-    kind = mesh.element_type
-    return kind, mesh.cells[kind]
+    return list(mesh.blocks().items())
 
 
 def _cell_blocks(mesh) -> list:
     """``[(type, conn, vtk type), ...]`` of the cells drawn and written."""
     if _is_solid(mesh):
         return [(t, c, _SOLID_CELLS[t]) for t, c in _solid_blocks(mesh)]
-    kind, conn = _structural_cells(mesh)
-    return [(kind, conn, _VTK_CELL[kind])]
+    return [(kind, conn, _VTK_CELL[kind]) for kind, conn in _structural_cells(mesh)]
 
 
 def _points3(mesh) -> np.ndarray:
@@ -308,18 +311,19 @@ def plot_coupled_modes(pairs, path, *, title: str | None = None, scale: float | 
     handles = [Line2D([], [], color="0.6", lw=0.8, label="undeformed")]
     for i, (mesh, u) in enumerate(pairs):
         u = nodal_displacement(mesh, u)
-        kind, conn = _structural_cells(mesh)
         X = mesh.points * 1e3  # mm
         Y = (mesh.points + s * u) * 1e3
         colour = f"C{i}"
         name = labels[i] if labels is not None else f"part {i + 1}"
-        ax.add_collection(LineCollection(X[_edges(conn)], colors="0.6", linewidths=0.5,
-                                         gid=f"undeformed:{i}"))
-        if kind == "line":
-            ax.add_collection(LineCollection(Y[conn], colors=colour, linewidths=1.8, gid=f"deformed:{i}"))
-        else:
-            ax.add_collection(PolyCollection(Y[conn], facecolors=colour, edgecolors=colour, alpha=0.45,
-                                             linewidths=0.4, gid=f"deformed:{i}"))
+        for kind, conn in _structural_cells(mesh):
+            conn = conn[:, _PERIMETER[kind]] if kind in _PERIMETER else conn
+            ax.add_collection(LineCollection(X[_edges(conn)], colors="0.6", linewidths=0.5,
+                                             gid=f"undeformed:{i}"))
+            if kind == "line":
+                ax.add_collection(LineCollection(Y[conn], colors=colour, linewidths=1.8, gid=f"deformed:{i}"))
+            else:
+                ax.add_collection(PolyCollection(Y[conn], facecolors=colour, edgecolors=colour, alpha=0.45,
+                                                 linewidths=0.4, gid=f"deformed:{i}"))
         handles.append(Line2D([], [], color=colour, lw=2.0, label=f"{name}, deformed"))
     ax.autoscale_view()
     ax.set_aspect("equal", adjustable="datalim")
