@@ -142,7 +142,10 @@ def test_undamped_and_overdamped_models(rayleigh):
             assert np.all(np.abs(a - b) <= tolerance(b, w2max)), (s, mu)
             n_real += np.count_nonzero(lam.imag == 0)
     assert (n_real > 0) == (rayleigh[0] > 0)  # the overdamped case has real eigenvalues
-    assert solver.counts["warm"] >= 8 and solver.counts["eig"] == 0
+    # most of the 12 positions from the previous roots (the first of each mu starts cold; exact
+    # frequency ties of the undamped model send a few more to a cold start: 7 to 9 measured,
+    # depending on the factorisation that made the modes), and none needs the dense fallback
+    assert solver.counts["warm"] > 12 // 2 and solver.counts["eig"] == 0
 
 
 def test_solver_and_loci_match_the_eig_with_a_cutoff_and_reversed_sliding(small):
