@@ -5,10 +5,10 @@ Cell types (meshio names, VTK node order, see :mod:`fesub.fe.solid_shapes`) and 
 ========== ===== ================================= ===========================================
 cell       nodes stiffness                         consistent mass
 ========== ===== ================================= ===========================================
-hexahedron 8     2x2x2 Gauss (full); or with the    3x3x3 Gauss (exact for any trilinear hex)
+hexahedron 8     2x2x2 Gauss (full); or with the   3x3x3 Gauss (exact for any trilinear hex)
                  9 incompatible modes (see below)
 tetra      4     1 point (exact)                   2x2x2 conical (degree 3: exact)
-tetra10    10    2x2x2 conical (degree 3: exact     3x3x3 conical (degree 5: exact for
+tetra10    10    2x2x2 conical (degree 3: exact    3x3x3 conical (degree 5: exact for
                  for straight edges)               straight edges)
 wedge      6     (2x2 conical) x 2 Gauss           (3x3 conical) x 3 Gauss
 ========== ===== ================================= ===========================================
