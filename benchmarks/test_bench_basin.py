@@ -70,8 +70,9 @@ def test_bench_basin_two_workers_vs_one(benchmark, ratio_to, goal):
     n = _side(benchmark)
     kw = dict(KW, shape=(n, n), early_stop=True)
     _load(benchmark, "before")
-    benchmark.pedantic(_on_pool, args=(2,), kwargs=kw, rounds=1, iterations=1)
-    r = ratio_to("one_worker", _on_pool, 1, rounds=1, **kw)
+    rounds = 1 if benchmark.disabled else 5  # medians of 5: the machine is shared
+    benchmark.pedantic(_on_pool, args=(2,), kwargs=kw, rounds=rounds, iterations=1)
+    r = ratio_to("one_worker", _on_pool, 1, rounds=rounds, **kw)
     _load(benchmark, "after")
     if r is not None:
         goal("ratio_one_worker", 1.8, value=r, higher=True)
