@@ -190,8 +190,8 @@ def _chain(cfg):
 def run(args) -> int:
     import numpy as np
 
-    from ..coulomb.analytic import (CONTINUOUS, beta_inf, beta_stuck_inf, regime_map,
-                                    resonance_thresholds, steady_state)
+    from ..coulomb.analytic import CONTINUOUS, regime_map, steady_state
+    from ..coulomb.features import beta_inf, beta_stuck_inf, resonance_thresholds
     from ..coulomb.integrate import simulate_chain
     from ..coulomb.numeric_map import numeric_regime_map
     from ..errors import ConvergenceError

@@ -7,7 +7,9 @@ against a fixed wall, between two masses, or against a moving base that also dri
 * :mod:`~fesub.coulomb.model` -- the chain (:class:`ChainModel`: mass and stiffness ratios) and
   where its contact sits (:class:`CoulombContact`);
 * :mod:`~fesub.coulomb.analytic` -- the closed forms: continuous steady state, regime
-  boundaries and maps, limits and invariant points (:func:`steady_state`, :func:`regime_map`);
+  boundaries and maps (:func:`steady_state`, :func:`regime_map`);
+* :mod:`~fesub.coulomb.features` -- what the closed forms give without a sweep: resonance
+  thresholds, high-frequency limits, invariant points (:func:`invariant_points`);
 * :mod:`~fesub.coulomb.integrate` -- the exact-segment event-driven stick-slip integrator that
   validates them (:func:`simulate_chain`) and its ``solve_ivp`` baseline
   (:func:`simulate_chain_scipy`);
@@ -19,11 +21,12 @@ against a fixed wall, between two masses, or against a moving base that also dri
 """
 
 from .analytic import (
-    CONTINUOUS, REGIME_NAMES, STICK_SLIP, STUCK, ModalSums, RegimeMap, SteadyState, beta_inf,
-    beta_limit, beta_stuck_inf, contact_s, den_hartog, g_ratio, invariant_points,
-    inversion_intervals, modal_sums, quasi_static, regime_map, resonance_thresholds, s_function,
-    steady_state, stuck_response, time_response, u_damping,
+    CONTINUOUS, REGIME_NAMES, STICK_SLIP, STUCK, ModalSums, RegimeMap, SteadyState, beta_limit,
+    contact_s, den_hartog, g_ratio, modal_sums, regime_map, s_function, steady_state,
+    stuck_response, time_response, u_damping,
 )
+from .features import (beta_inf, beta_stuck_inf, invariant_points, inversion_intervals, quasi_static,
+                       resonance_thresholds)
 from .integrate import SimResult, period_history, simulate_chain, simulate_chain_scipy
 from .model import ChainModel, CoulombContact
 from .numeric_map import NumericRegimeMap, RegimePoint, numeric_regime_map, regime_map_point

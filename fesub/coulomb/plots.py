@@ -14,8 +14,9 @@ from __future__ import annotations
 import numpy as np
 
 from ..plots import style
-from .analytic import (CONTINUOUS, REGIME_NAMES, STICK_SLIP, STUCK, beta_limit, invariant_points,
-                       regime_map, steady_state, time_response)
+from .analytic import (CONTINUOUS, REGIME_NAMES, STICK_SLIP, STUCK, beta_limit, regime_map, steady_state,
+                       time_response)
+from .features import invariant_points
 from .model import CoulombContact
 
 __all__ = ["plot_transmissibility", "plot_phase", "plot_phase_panels", "plot_regime_map",
