@@ -213,6 +213,36 @@ def test_backends_agree(backend):
     assert np.abs(r.hess - H).max() <= 1e-6 * np.abs(r.hess).max()
 
 
+def test_backends_agree_1d(backend):
+    """The 1D element (no normal motion: the compiled march skips the separation test) gives
+    the same transitions and stiffness on both kernels, for several harmonic contents."""
+    el = Jenkins(2.0, 0.5, 0.5)
+    for nh in (1, 3, 7):
+        for amp in (0.3, 1.0, 5.0):
+            p = _jenkins_case(nh, amp)
+            r = el.evaluate(p, nh, hessian=True)
+            with _backend.use("python"):
+                rr = el.evaluate(p, nh, hessian=True)
+            assert r.tau.size >= 2      # slipping (fs / kt = 0.125 < amp)
+            # same algorithm; the transition times are bisected to machine precision, so only
+            # libm rounding separates them (1e-13 rad: a few ulps of 2 pi)
+            np.testing.assert_allclose(r.tau, rr.tau, atol=1e-13)
+            np.testing.assert_array_equal(r.to_state, rr.to_state)
+            np.testing.assert_allclose(r.K, rr.K, atol=1e-11 * np.abs(r.K).max())
+            np.testing.assert_allclose(r.F, rr.F, atol=1e-12 * np.abs(r.F).max())
+
+
+def test_compiled_march_checks_work_size():
+    """The compiled march keeps its tables in ``work``: too short a buffer is refused."""
+    hbm = pytest.importorskip("fesub._core.hbm")
+    nh = 3
+    X = _jenkins_case(nh, 1.0)
+    with pytest.raises(ValueError, match="work"):
+        hbm.march(X, np.zeros(2 * nh), nh, 2.0, 0.0, 0.5, 0.5, 64, 1e-12, np.empty(6 * nh),
+                  np.empty(64), np.empty(64, np.intc), np.empty(64, np.intc),
+                  np.zeros(2, np.intc))
+
+
 def test_force_history_matches_coefficients():
     el = StickSlipSeparation(1.0, 1.0, 0.3, 1.0)
     p = _yang_case(3, 1.0, 0.3)

@@ -2,8 +2,13 @@
 """Transition-time march of a stick-slip-separation friction element (compiled twin of
 ``hbm_ref.py``; same function, same algorithm, see the docstring there).
 
-The caller validates the inputs and allocates ``work`` (>= 6 nh), ``tau_out``, ``from_out``,
+The caller validates the inputs and allocates ``work`` (>= 10 nh), ``tau_out``, ``from_out``,
 ``to_out`` (same length, the capacity) and ``info`` (>= 2).
+
+Compiled details (same results up to rounding): ``cos(k tau)``, ``sin(k tau)`` are tabulated
+once per grid point and shared by every test function and derivative there (the end of a grid
+step is the start of the next); the separation test is skipped when ``ky Y == 0`` (the 1D
+element: ``f = -N0 < 0`` never crosses).
 """
 
 from libc.math cimport cos, sin, fabs, M_PI
@@ -39,27 +44,67 @@ cdef double _bisect_deriv(const double* g, int nh, int d, double s, double lo, d
     return 0.5 * (lo + hi)
 
 
+cdef void _table(int nh, double tau, double* cs) noexcept nogil:
+    """``cs[2k-2], cs[2k-1] = cos(k tau), sin(k tau)``, k = 1..nh (shared by every test
+    function and derivative at ``tau``)."""
+    cdef int k
+    for k in range(1, nh + 1):
+        cs[2 * k - 2] = cos(k * tau)
+        cs[2 * k - 1] = sin(k * tau)
+
+
+cdef double _trig_tab(const double* g, int nh, const double* cs, int d) noexcept nogil:
+    """``d``-th tau-derivative of ``g^T H`` from the table ``cs`` of :func:`_table`
+    (``d/dtau (cos, sin) = k (-sin, cos)``)."""
+    cdef int k, j, r = d % 4
+    cdef double kd, v, acc = 0.0
+    for k in range(1, nh + 1):
+        kd = 1.0
+        for j in range(d):
+            kd *= k
+        if r == 0:
+            v = g[2 * k - 2] * cs[2 * k - 2] + g[2 * k - 1] * cs[2 * k - 1]
+        elif r == 1:
+            v = g[2 * k - 1] * cs[2 * k - 2] - g[2 * k - 2] * cs[2 * k - 1]
+        elif r == 2:
+            v = -(g[2 * k - 2] * cs[2 * k - 2] + g[2 * k - 1] * cs[2 * k - 1])
+        else:
+            v = g[2 * k - 2] * cs[2 * k - 1] - g[2 * k - 1] * cs[2 * k - 2]
+        acc += kd * v
+    return acc
+
+
 cdef double _first_up(const double* g, int nh, int d, double a0, double s, double lo, double hi,
-                      double tol) noexcept nogil:
-    cdef double dl = s * _trig(g, nh, lo, d + 1)
-    cdef double dr = s * _trig(g, nh, hi, d + 1)
+                      double tol, const double* tlo, const double* thi) noexcept nogil:
+    """As the twin's ``_first_up``; the values at ``lo`` and ``hi`` come from the tables
+    ``tlo``, ``thi`` (:func:`_table` at those times)."""
+    cdef double dl = s * _trig_tab(g, nh, tlo, d + 1)
+    cdef double dr = s * _trig_tab(g, nh, thi, d + 1)
     cdef double pa[2]
     cdef double pb[2]
+    cdef double fpa[2]
+    cdef double fpb[2]
     cdef int npieces = 1, p, it
-    cdef double a, b, fa, fb, la, hb, m, tc
+    cdef double a, b, fa, fb, la, hb, m, tc, ftc
     pa[0] = lo
     pb[0] = hi
+    fpa[0] = a0 + s * _trig_tab(g, nh, tlo, d)
+    fpb[0] = a0 + s * _trig_tab(g, nh, thi, d)
     if ((dl > 0) != (dr > 0)) and dl != 0 and dr != 0:
         tc = _bisect_deriv(g, nh, d, s, lo, hi)
+        ftc = a0 + s * _trig(g, nh, tc, d)
         pb[0] = tc
+        fpb[1] = fpb[0]
+        fpb[0] = ftc
         pa[1] = tc
+        fpa[1] = ftc
         pb[1] = hi
         npieces = 2
     for p in range(npieces):
         a = pa[p]
         b = pb[p]
-        fa = a0 + s * _trig(g, nh, a, d)
-        fb = a0 + s * _trig(g, nh, b, d)
+        fa = fpa[p]
+        fb = fpb[p]
         if fb > tol and fa < fb:
             la = a
             hb = b
@@ -81,10 +126,16 @@ def march(const double[::1] X, const double[::1] Y, int nh, double kx, double ky
     cdef int m = 2 * nh
     cdef int cap = tau_out.shape[0]
     cdef int i, j, period, state, old, kind, nev, n = 0, count1 = 0, ncand, q, overflow = 0
-    cdef double c, N, h, t, b, best, r, ts, xi, xd, yd
+    cdef double c, N, h, t, b, best, r, ts, xi, xd, yd, tl_t = -1.0
+    cdef int normal = 0
+    if work.shape[0] < 5 * m:
+        raise ValueError(f"work must hold >= 10 nh = {5 * m} values, got {work.shape[0]}")
     cdef double* g0 = &work[0]
     cdef double* g1 = &work[m]
     cdef double* g2 = &work[2 * m]
+    cdef double* tl = &work[3 * m]
+    cdef double* tb = &work[4 * m]
+    cdef double* tmp
     cdef const double* gs[3]
     cdef const double* cg[3]
     cdef int cd[3]
@@ -96,6 +147,8 @@ def march(const double[::1] X, const double[::1] Y, int nh, double kx, double ky
             g0[j] = kx * X[j] - mu * ky * Y[j]
             g1[j] = kx * X[j] + mu * ky * Y[j]
             g2[j] = ky * Y[j]
+            if g2[j] != 0:
+                normal = 1
         N = n0 + _trig(g2, nh, 0.0, 0)
         if N <= 0:
             state = 3
@@ -115,27 +168,31 @@ def march(const double[::1] X, const double[::1] Y, int nh, double kx, double ky
                     break
                 t = i * h
                 b = TWO_PI if i == ngrid - 1 else (i + 1) * h
+                if tl_t != t:
+                    _table(nh, t, tl)
+                    tl_t = t
+                _table(nh, b, tb)
                 while True:
                     best = -1.0
                     kind = -1
                     if state == 0:
-                        ncand = 3
+                        ncand = 2 + normal
                         cg[0] = g0; cd[0] = 0; ca[0] = c - mu * n0; cs[0] = 1.0; ck[0] = 0
                         cg[1] = g1; cd[1] = 0; ca[1] = -c - mu * n0; cs[1] = -1.0; ck[1] = 1
                         cg[2] = g2; cd[2] = 0; ca[2] = -n0; cs[2] = -1.0; ck[2] = 2
                     elif state == 1:
-                        ncand = 2
+                        ncand = 1 + normal
                         cg[0] = g0; cd[0] = 1; ca[0] = 0.0; cs[0] = -1.0; ck[0] = 3
                         cg[1] = g2; cd[1] = 0; ca[1] = -n0; cs[1] = -1.0; ck[1] = 2
                     elif state == 2:
-                        ncand = 2
+                        ncand = 1 + normal
                         cg[0] = g1; cd[0] = 1; ca[0] = 0.0; cs[0] = 1.0; ck[0] = 4
                         cg[1] = g2; cd[1] = 0; ca[1] = -n0; cs[1] = -1.0; ck[1] = 2
                     else:
                         ncand = 1
                         cg[0] = g2; cd[0] = 0; ca[0] = n0; cs[0] = 1.0; ck[0] = 5
                     for q in range(ncand):
-                        r = _first_up(cg[q], nh, cd[q], ca[q], cs[q], t, b, tol)
+                        r = _first_up(cg[q], nh, cd[q], ca[q], cs[q], t, b, tol, tl, tb)
                         if r >= 0 and (best < 0 or r < best):
                             best = r
                             kind = ck[q]
@@ -176,6 +233,12 @@ def march(const double[::1] X, const double[::1] Y, int nh, double kx, double ky
                         overflow = 1
                         break
                     t = ts
+                    _table(nh, t, tl)
+                    tl_t = t
+                tmp = tl
+                tl = tb
+                tb = tmp
+                tl_t = b
             if period == 0:
                 count1 = nev
                 info[1] = count1

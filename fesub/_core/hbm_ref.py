@@ -25,6 +25,7 @@ separation) and erases history whenever any slip or separation occurs; period 2 
 Functions
 ---------
 march(X, Y, nh, kx, ky, mu, n0, ngrid, tol, work, tau_out, from_out, to_out, info) -> int
+    ``work`` holds >= 10 nh values (the compiled kernel keeps its trigonometric tables there).
     Writes the transitions of the recorded period (tau in [0, 2 pi]), their from/to states and
     ``info = [state at tau = 0 of the recorded period, number of transitions in period 1]``.
     Returns the number of transitions, or -1 when more than ``len(tau_out)`` occur.
@@ -95,6 +96,7 @@ def march(X, Y, nh, kx, ky, mu, n0, ngrid, tol, work, tau_out, from_out, to_out,
     g0[:] = kx * X[:m] - mu * ky * Y[:m]
     g1[:] = kx * X[:m] + mu * ky * Y[:m]
     g2[:] = ky * Y[:m]
+    normal = bool(np.any(g2 != 0))
     cap = tau_out.shape[0]
     x0 = _trig(X, nh, 0.0, 0)
     N = n0 + _trig(g2, nh, 0.0, 0)
@@ -123,6 +125,8 @@ def march(X, Y, nh, kx, ky, mu, n0, ngrid, tol, work, tau_out, from_out, to_out,
                     cands = ((g1, 1, 0.0, 1.0, 4), (g2, 0, -n0, -1.0, 2))
                 else:
                     cands = ((g2, 0, n0, 1.0, 5),)
+                if not normal:  # ky Y == 0: f = -N0 < 0 of the separation test never crosses
+                    cands = tuple(q for q in cands if q[4] != 2)
                 for g, d, a0, s, k in cands:
                     r = _first_up(g, nh, d, a0, s, t, b, tol)
                     if r >= 0 and (best < 0 or r < best):

@@ -91,7 +91,7 @@ def _march(X, Y, nh, kx, ky, mu, n0, ngrid):
         raise ParameterError(f"X and Y must have shape ({2 * nh},), got {X.shape}, {Y.shape}")
     if not (np.all(np.isfinite(X)) and np.all(np.isfinite(Y))):
         raise ParameterError("contact displacement coefficients X, Y contain NaN or inf")
-    work = np.empty(6 * nh)
+    work = np.empty(10 * nh)
     tau = np.empty(cap)
     fr = np.empty(cap, np.intc)
     to = np.empty(cap, np.intc)
