@@ -144,6 +144,34 @@ cdef inline void _gram(Nodes* ss, Nodes* ms, Py_ssize_t i, Py_ssize_t ia, Py_ssi
             G[6 * q + p] = acc
 
 
+cdef inline void _series_one(Nodes* ss, Nodes* ms, Py_ssize_t ia, Py_ssize_t ib, const double* xr, Py_ssize_t k0,
+                             Py_ssize_t k1, double val, double* sx, double* sy, double* mc) noexcept nogil:
+    """Add to the predicted displacements of slave node 0 (sx, sy) and of the master nodes ia, ib
+    (cache mc) the part of a force series ``val * xr`` (non-zero in k0..k1) added to e*."""
+    cdef const double* r0 = &ss.R[0]
+    cdef const double* r1 = &ss.R[ss.nm]
+    cdef const double* q0 = &ms.R[2 * ia * ms.nm]
+    cdef const double* q1 = &ms.R[(2 * ia + 1) * ms.nm]
+    cdef const double* c0 = &ms.R[2 * ib * ms.nm]
+    cdef const double* c1 = &ms.R[(2 * ib + 1) * ms.nm]
+    cdef double d0 = 0.0, d1 = 0.0, d2 = 0.0, d3 = 0.0, d4 = 0.0, d5 = 0.0, x
+    cdef Py_ssize_t k
+    for k in range(k0, k1):
+        x = val * xr[k]
+        d0 += r0[k] * x
+        d1 += r1[k] * x
+        d2 += q0[k] * x
+        d3 += q1[k] * x
+        d4 += c0[k] * x
+        d5 += c1[k] * x
+    sx[0] += d0
+    sy[0] += d1
+    mc[2 * ia] += d2
+    mc[2 * ia + 1] += d3
+    mc[2 * ib] += d4
+    mc[2 * ib + 1] += d5
+
+
 cdef inline void _update_one(Nodes* ss, Nodes* ms, Py_ssize_t ia, Py_ssize_t ib, const double* Es, double* Ex, double h2,
                       const double* lam, const double* cNT, const double* G, bint solved, double sx, double sy,
                       double ax, double ay, double bx, double by, double* su, double* mc, long* mst,

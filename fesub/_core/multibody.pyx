@@ -7,7 +7,7 @@ Twin: ``multibody_ref.py`` (same functions and signatures). Arrays in, arrays ou
 (time index i, t = i h; the state at index i is that after step i - 1):
 
     f     = fc + t fr (+ fs[s])                 modal force of the step (fs: sampled per chunk)
-    e*    = 2 e - e_prev + h^2 (f - c (e - e_prev)/h - w2 e)
+    e*    = 2 e - e_prev + h^2 (f - c (e - e_prev)/h - w2 e)  (+ h^2 xval[s] . xrow: force series)
     each slave node: position on the masters of e* (the walk over its interface's segments from
           its last segment), frame (alpha, gap, n, t); rows J (normal, tangential) over the modal
           coordinates of the nodes on a segment; b = (gap, slip of the step)
@@ -23,7 +23,8 @@ visited, and allocates nothing. One slave node without sampled forces: the predi
 of the node and of the master nodes of its last segment come out of the predictor's pass, and the
 update, the works and the energies are one pass (``_predict_one``, ``_advance_one``).
 
-``status`` (out) = [steps done, reason (0 done, 1 stick, 2 lift-off, 3 not converged), samples].
+``status`` (out) = [steps done, reason (0 done, 1 stick, 2 lift-off, 3 not converged, 4 a slave
+node left its master surface: that step is not taken), samples].
 ``stats`` (in/out) = [largest sweeps of a step, total sweeps, largest active-set passes, last
 largest change of the kernel]. ``acc`` (in/out) = accumulated damping loss, external work,
 friction dissipation, impact loss. Node state arrays (in/out): ``hint`` (segment of each slave
@@ -34,7 +35,8 @@ node, global index), ``off`` (1: off its master surface), ``lam`` (forces of the
 from libc.math cimport fabs, NAN
 from fesub._core._pgs cimport pgs_solve, pgs_solve_one
 from fesub._core._multibody_nodes cimport (Nodes, Step, Passes, _time, _driven, _disp, _cached, _frame,
-                                           _walk, _gram, _update_one, _passes, _predict_one, _advance_one)
+                                           _walk, _gram, _update_one, _passes, _predict_one, _advance_one,
+                                           _series_one)
 
 #: most passes of the active-set loop in one step
 PASSES = 50
@@ -57,12 +59,13 @@ cdef void _set_nodes(Nodes* s, const double[:, :, ::1] R, const long[:, ::1] win
 
 def work_sizes(long nm, long m, long n_master, long n_itf):
     """(doubles, integers) of the work arrays of :func:`march`."""
-    return (8 * nm + 4 * m * nm + 22 * m + 8 * n_master + 4 * n_itf + 51, 6 * m + 4 * n_master)
+    return (8 * nm + 4 * m * nm + 24 * m + 8 * n_master + 4 * n_itf + 51, 6 * m + 4 * n_master)
 
 
 def march(double h, long n_steps, long dec, long i0, double tol, long max_iter, long stop_on_change,
           const double[::1] w2, const double[::1] cdamp, const double[::1] fc, const double[::1] fr,
-          const double[:, ::1] fs, double[::1] eta, double[::1] eta_prev,
+          const double[:, ::1] fs, const double[:, ::1] xrow, const long[:, ::1] xwin,
+          const double[:, ::1] xval, double[::1] eta, double[::1] eta_prev,
           const double[:, :, ::1] srow, const long[:, ::1] swin, const double[:, ::1] sX,
           const double[:, ::1] sdv, const double[:, :, ::1] sds,
           const double[:, :, ::1] mrow, const long[:, ::1] mwin, const double[:, ::1] mX,
@@ -72,12 +75,13 @@ def march(double h, long n_steps, long dec, long i0, double tol, long max_iter, 
           long[::1] hint, long[::1] off, double[:, ::1] lam, long[::1] code, long[::1] changes,
           double[::1] acc, const double[:, ::1] orow, const long[:, ::1] owin,
           double[:, ::1] o_ln, double[:, ::1] o_lt, double[:, ::1] o_gap, double[:, ::1] o_slip,
-          long[:, ::1] o_state, double[:, ::1] o_energy, double[:, ::1] o_chan,
+          long[:, ::1] o_state, long[:, ::1] o_seg, double[:, :, ::1] o_geo, double[:, ::1] o_energy,
+          double[:, ::1] o_chan,
           double[::1] work, long[::1] iwork, double[::1] stats, long[::1] status):
     """March ``n_steps`` steps from time index ``i0``; see the module docstring and the twin
     ``multibody_ref.march`` for every argument and its units."""
     cdef Py_ssize_t nm = eta.shape[0], m = sX.shape[0], M = mX.shape[0], nc = orow.shape[0]
-    cdef Py_ssize_t no = o_ln.shape[0]
+    cdef Py_ssize_t no = o_ln.shape[0], ns = xrow.shape[0]
     cdef Nodes ss, ms
     cdef Py_ssize_t s, i, p, q, k, r, nd, na, ia, ib
     cdef long n, reason = 0, j = 0, passes, lo, mseg, sgk, slot_p = 0, slot_n = 1, slot_x = 2, tmpi
@@ -89,6 +93,7 @@ def march(double h, long n_steps, long dec, long i0, double tol, long max_iter, 
     cdef bint conv, any_new, allact, record, closed, sampled = fs.shape[0] > 0, solved
     cdef bint fast = m == 1 and nm > 0 and M > 0
     cdef bint fused, fused2   # one node, no sampled forces: predictor and update fused with the node rows
+    cdef bint left            # a slave node left its master surface in the search
     cdef Step P
     cdef Passes F
     cdef double d6[6]
@@ -118,6 +123,8 @@ def march(double h, long n_steps, long dec, long i0, double tol, long max_iter, 
     cdef double* alpha
     cdef double* gnv
     cdef double* gap
+    cdef double* cpt
+    cdef const double* xr
     cdef double* SU[3]   # slave displacements of the states E[0..2] (the predicted one per node)
     cdef double* MC[4]
     cdef long* MS[4]
@@ -159,7 +166,8 @@ def march(double h, long n_steps, long dec, long i0, double tol, long max_iter, 
     gap = &work[q + 15 * m]
     for k in range(3):
         SU[k] = &work[q + 16 * m + 2 * k * m]
-    q = q + 22 * m
+    cpt = &work[q + 22 * m]        # (m, 2) contact point on the master (predicted positions)
+    q = q + 24 * m
     for k in range(4):
         MC[k] = &work[q + 2 * k * M]
         MS[k] = &iwork[6 * m + k * M]
@@ -223,8 +231,18 @@ def march(double h, long n_steps, long dec, long i0, double tol, long max_iter, 
             if sampled:
                 for k in range(nm):
                     Es[k] += h2 * fs[s, k]
+            for r in range(ns):  # force series: over the window of its row
+                val = h2 * xval[s, r]
+                if val != 0.0:
+                    xr = &xrow[r, 0]
+                    for k in range(xwin[r, 0], xwin[r, 1]):
+                        Es[k] += val * xr[k]
+                    if fused:  # the node displacements the predictor's pass gave: the series' part
+                        _series_one(&ss, &ms, segs[hint[0], 0], segs[hint[0], 1], xr, xwin[r, 0], xwin[r, 1],
+                                    val, &sxp, &syp, MC[3])
             # --- search and rows of the nodes on their master surface
             na = 0
+            left = False
             for i in range(m):
                 if not fused:
                     _disp(&ss, i, Es, tt_x, s + 2, &sxp, &syp)
@@ -244,6 +262,8 @@ def march(double h, long n_steps, long dec, long i0, double tol, long max_iter, 
                         sgk = lo + k
                         hint[i] = sgk
                     else:
+                        if not off[i] and stop_on_change:
+                            left = True  # it was on its surface: the step is not taken
                         off[i] = 1
                         sgk = lo
                     _cached(&ms, segs[sgk, 0], Es, tt_x, s + 2, n + 1, MC[3], MS[3], &ax, &ay)
@@ -260,7 +280,11 @@ def march(double h, long n_steps, long dec, long i0, double tol, long max_iter, 
                 gnv[4 * i + 2] = tx
                 gnv[4 * i + 3] = ty
                 gap[i] = g
+                cpt[2 * i] = (1 - al) * (mX[ia, 0] + ax) + al * (mX[ib, 0] + bx)
+                cpt[2 * i + 1] = (1 - al) * (mX[ia, 1] + ay) + al * (mX[ib, 1] + by)
                 if off[i]:
+                    cpt[2 * i] = NAN
+                    cpt[2 * i + 1] = NAN
                     continue
                 # relative motion of the slave against its master point over the predicted step
                 _cached(&ms, ia, En, tt_n, s + 1, n, MC[slot_n], MS[slot_n], &cx0, &cy0)
@@ -297,6 +321,9 @@ def march(double h, long n_steps, long dec, long i0, double tol, long max_iter, 
                 act[na] = g <= 0 or lam[i, 0] > 0
                 idx[na] = i
                 na += 1
+            if left:
+                reason = 4
+                break
             # --- the contact problem, with the active-set passes
             st3[0] = 0.0
             st3[1] = 0.0
@@ -447,6 +474,13 @@ def march(double h, long n_steps, long dec, long i0, double tol, long max_iter, 
             if sampled:
                 for k in range(nm):
                     val += fs[s, k] * (0.5 * (Ex[k] - Ep[k]))
+            for r in range(ns):  # the force series' work over the step
+                if xval[s, r] != 0.0:
+                    xr = &xrow[r, 0]
+                    ex = 0.0
+                    for k in range(xwin[r, 0], xwin[r, 1]):
+                        ex += xr[k] * (0.5 * (Ex[k] - Ep[k]))
+                    val += xval[s, r] * ex
             acc[0] += a1
             acc[1] += val
             # --- close the step of every node: gap after it, slip, works, state
@@ -542,6 +576,11 @@ def march(double h, long n_steps, long dec, long i0, double tol, long max_iter, 
                     o_gap[j, i] = gap[i]
                     o_slip[j, i] = alpha[i] / h
                     o_state[j, i] = code[i]
+                    o_seg[j, i] = -1 if off[i] else hint[i] - node_segs[i, 0]
+                    o_geo[j, i, 0] = cpt[2 * i]
+                    o_geo[j, i, 1] = cpt[2 * i + 1]
+                    o_geo[j, i, 2] = lam[i, 0] * gnv[4 * i] + lam[i, 1] * gnv[4 * i + 2]
+                    o_geo[j, i, 3] = lam[i, 0] * gnv[4 * i + 1] + lam[i, 1] * gnv[4 * i + 3]
                 if kin < 0.0:  # a stop sampled off the decimation grid
                     kin = 0.0
                     for k in range(nm):
@@ -556,11 +595,14 @@ def march(double h, long n_steps, long dec, long i0, double tol, long max_iter, 
                 for r in range(nc):
                     a1 = 0.0
                     val = 0.0
+                    ey = 0.0
                     for k in range(owin[r, 0], owin[r, 1]):
                         a1 += orow[r, k] * En[k]
                         val += orow[r, k] * (Ex[k] - Ep[k])
-                    o_chan[j, 2 * r] = a1
-                    o_chan[j, 2 * r + 1] = val / (2 * h)
+                        ey += orow[r, k] * (Ex[k] - 2.0 * En[k] + Ep[k])
+                    o_chan[j, 3 * r] = a1
+                    o_chan[j, 3 * r + 1] = val / (2 * h)
+                    o_chan[j, 3 * r + 2] = ey / h2
                 j += 1
             # --- advance: rotate the states (previous <- current <- next)
             tmpi = slot_p

@@ -156,7 +156,7 @@ def _update_one(srow, swin, mrow, mwin, ia, ib, Es, Ex, h2, lam, cNT, G, solved,
 
 def work_sizes(nm, m, n_master, n_itf):
     """(doubles, integers) of the work arrays of :func:`march`."""
-    return (8 * nm + 4 * m * nm + 22 * m + 8 * n_master + 4 * n_itf + 51, 6 * m + 4 * n_master)
+    return (8 * nm + 4 * m * nm + 24 * m + 8 * n_master + 4 * n_itf + 51, 6 * m + 4 * n_master)
 
 
 def _contact(J, b, muo, lall, act, na, nm, w, tol, max_iter):
@@ -200,10 +200,10 @@ def _contact(J, b, muo, lall, act, na, nm, w, tol, max_iter):
     return z, sweeps, passes, st3, conv
 
 
-def march(h, n_steps, dec, i0, tol, max_iter, stop_on_change, w2, cdamp, fc, fr, fs, eta, eta_prev,
-          srow, swin, sX, sdv, sds, mrow, mwin, mX, mdv, mds, segs, node_segs, node_itf, mu, n_itf,
-          hint, off, lam, code, changes, acc, orow, owin, o_ln, o_lt, o_gap, o_slip, o_state, o_energy,
-          o_chan, work, iwork, stats, status):
+def march(h, n_steps, dec, i0, tol, max_iter, stop_on_change, w2, cdamp, fc, fr, fs, xrow, xwin, xval, eta,
+          eta_prev, srow, swin, sX, sdv, sds, mrow, mwin, mX, mdv, mds, segs, node_segs, node_itf, mu, n_itf,
+          hint, off, lam, code, changes, acc, orow, owin, o_ln, o_lt, o_gap, o_slip, o_state, o_seg, o_geo,
+          o_energy, o_chan, work, iwork, stats, status):
     """March ``n_steps`` steps of the multibody contact method from time index ``i0``, in place.
 
     Parameters
@@ -218,13 +218,17 @@ def march(h, n_steps, dec, i0, tol, max_iter, stop_on_change, w2, cdamp, fc, fr,
         Sweeps allowed per solve.
     stop_on_change : int
         1: stop after a step where a pressed node opened (reason 2) or a sliding one stuck or
-        reversed (reason 1).
+        reversed (reason 1), and before a step where a node on its master surface leaves it
+        (reason 4).
     w2, cdamp : (nm,) arrays
         Squared natural frequencies (rad^2/s^2) and diagonal modal damping (1/s).
     fc, fr : (nm,) arrays
         Modal force f = fc + t fr (N per unit modal mass; fr in N/s).
     fs : (n_steps, nm) or (0, nm) array
         Sampled modal forces added at each step (N).
+    xrow, xwin : (ns, nm) array, (ns, 2) int array
+        Modal rows of the force series (per unit modal mass) and the windows where they are
+        non-zero; ``xval`` (n_steps, ns) their values at each step (N).
     eta, eta_prev : (nm,) arrays
         Modal coordinates (m) at i0 and i0 - 1; out: at the end of the chunk.
     srow, mrow : (m, 2, nm), (M, 2, nm) arrays
@@ -255,15 +259,22 @@ def march(h, n_steps, dec, i0, tol, max_iter, stop_on_change, w2, cdamp, fc, fr,
         Out: normal and tangential force (N), gap after the step (m), slip velocity (m/s).
     o_state : (k, m) int array
         Out: state codes.
+    o_seg : (k, m) int array
+        Out: master segment under each node (index in its interface; -1 off the surface).
+    o_geo : (k, m, 4) array
+        Out: contact point on the master at the predicted positions (x, y in m; NaN off the
+        surface) and the contact force on the slave (x, y in N).
     o_energy : (k, 6) array
         Out: kinetic, strain, then the four ``acc`` (J).
-    o_chan : (k, 2 nc) array
-        Out: displacement (m) and central velocity (m/s) of each channel.
+    o_chan : (k, 3 nc) array
+        Out: displacement (m), central velocity (m/s) and acceleration (second difference, m/s^2)
+        of each channel.
     work, iwork : float and int arrays of :func:`work_sizes`.
     stats : (4,) array
         In/out: largest sweeps of a step, total sweeps, largest passes, last change (m).
     status : (3,) int array
-        Out: steps done, reason (0 done, 1 stick, 2 lift-off, 3 not converged), samples written.
+        Out: steps done, reason (0 done, 1 stick, 2 lift-off, 3 not converged, 4 off the surface:
+        that step not taken), samples written.
     """
     nm, m, M, nc, no = eta.shape[0], sX.shape[0], mX.shape[0], orow.shape[0], o_ln.shape[0]
     nd_need, nl_need = work_sizes(nm, m, M, n_itf)
@@ -277,7 +288,7 @@ def march(h, n_steps, dec, i0, tol, max_iter, stop_on_change, w2, cdamp, fc, fr,
     w = np.full(nm, h * h)
     J, b, lall, muo = np.zeros((2 * m, nm)), np.zeros(2 * m), np.zeros(2 * m), np.zeros(m)
     act, idx, ab = np.zeros(m, np.int64), np.zeros(m, np.int64), np.zeros((m, 2), np.int64)
-    alpha, gnv, gap = np.zeros(m), np.zeros((m, 4)), np.zeros(m)
+    alpha, gnv, gap, cpt = np.zeros(m), np.zeros((m, 4)), np.zeros(m), np.zeros((m, 2))
     for i in range(m):
         SU[0][i] = ss.disp(i, E[0], _time(i0 - 1, h), 0)
         SU[1][i] = ss.disp(i, E[1], _time(i0, h), 1)
@@ -296,8 +307,13 @@ def march(h, n_steps, dec, i0, tol, max_iter, stop_on_change, w2, cdamp, fc, fr,
         Es[:] = 2 * En - Ep + (h * h) * (f - damp - w2 * En)
         if fs.shape[0]:
             Es += (h * h) * fs[s]
+        for r in range(xrow.shape[0]):
+            val = (h * h) * xval[s, r]
+            if val != 0.0:
+                a0, a1 = xwin[r]
+                Es[a0:a1] += val * xrow[r, a0:a1]
         # --- search and rows of the nodes on their master surface
-        na = 0
+        na, left = 0, False
         for i in range(m):
             sxp, syp = ss.disp(i, Es, tt_x, s + 2)
             px, py = sX[i, 0] + sxp, sX[i, 1] + syp
@@ -318,12 +334,16 @@ def march(h, n_steps, dec, i0, tol, max_iter, stop_on_change, w2, cdamp, fc, fr,
                     off[i], sgk = 0, lo + k
                     hint[i] = sgk
                 else:
+                    left = left or (not off[i] and bool(stop_on_change))
                     off[i], sgk = 1, lo
                 (ax, ay, bx, by), (al, g, nx, ny, tx, ty) = frame_on(sgk)
             ia, ib = segs[sgk]
             ab[i] = ia, ib
             alpha[i], gnv[i], gap[i] = al, (nx, ny, tx, ty), g
+            cpt[i] = ((1 - al) * (mX[ia, 0] + ax) + al * (mX[ib, 0] + bx),
+                      (1 - al) * (mX[ia, 1] + ay) + al * (mX[ib, 1] + by))
             if off[i]:
+                cpt[i] = math.nan
                 continue
             cx0, cy0 = ms.cached(ia, En, tt_n, s + 1, n, MC[sn], MS[sn])
             cx1, cy1 = ms.cached(ib, En, tt_n, s + 1, n, MC[sn], MS[sn])
@@ -348,6 +368,9 @@ def march(h, n_steps, dec, i0, tol, max_iter, stop_on_change, w2, cdamp, fc, fr,
             act[na] = g <= 0 or lam[i, 0] > 0
             idx[na] = i
             na += 1
+        if left:
+            reason = 4
+            break
         # --- the contact problem, with the active-set passes
         solved = False
         if fast:
@@ -386,7 +409,8 @@ def march(h, n_steps, dec, i0, tol, max_iter, stop_on_change, w2, cdamp, fc, fr,
             Ex[:] = Es + z
         a_mod = 0.5 * (Ex - Ep)
         acc[0] += float(damp @ a_mod)
-        acc[1] += float(f @ a_mod) + (float(fs[s] @ a_mod) if fs.shape[0] else 0.0)
+        acc[1] += float(f @ a_mod) + (float(fs[s] @ a_mod) if fs.shape[0] else 0.0) + sum(
+            xval[s, r] * float(xrow[r, a0:a1] @ a_mod[a0:a1]) for r, (a0, a1) in enumerate(xwin) if xval[s, r] != 0.0)
         # --- close the step of every node
         fsum = np.zeros((n_itf, 4))
         oldc = code.copy()
@@ -445,13 +469,18 @@ def march(h, n_steps, dec, i0, tol, max_iter, stop_on_change, w2, cdamp, fc, fr,
             reason = 2 if stop_lift else (1 if stop_stick else 0)
         if (n % dec == 0 or reason != 0) and j < no:
             o_ln[j], o_lt[j], o_gap[j], o_slip[j], o_state[j] = lam[:, 0], lam[:, 1], gap, alpha / h, code
+            o_seg[j] = np.where(off[:m] != 0, -1, hint[:m] - node_segs[:, 0])
+            o_geo[j, :, :2] = cpt
+            o_geo[j, :, 2] = lam[:, 0] * gnv[:, 0] + lam[:, 1] * gnv[:, 2]
+            o_geo[j, :, 3] = lam[:, 0] * gnv[:, 1] + lam[:, 1] * gnv[:, 3]
             v = (Ex - En) * (1.0 / h)
             mid = 0.5 * (En + Ex)
             o_energy[j] = (0.5 * float(v @ v), 0.5 * float(w2 @ (mid * mid)), *acc)
             for r in range(nc):
                 a0, a1 = owin[r]
-                o_chan[j, 2 * r] = float(orow[r, a0:a1] @ En[a0:a1])
-                o_chan[j, 2 * r + 1] = float(orow[r, a0:a1] @ (Ex[a0:a1] - Ep[a0:a1])) / (2 * h)
+                o_chan[j, 3 * r] = float(orow[r, a0:a1] @ En[a0:a1])
+                o_chan[j, 3 * r + 1] = float(orow[r, a0:a1] @ (Ex[a0:a1] - Ep[a0:a1])) / (2 * h)
+                o_chan[j, 3 * r + 2] = float(orow[r, a0:a1] @ (Ex[a0:a1] - 2.0 * En[a0:a1] + Ep[a0:a1])) / (h * h)
             j += 1
         sp, sn, sx = sn, sx, sp
         if reason != 0:

@@ -19,7 +19,7 @@ __all__ = ["ContactRunResult", "STATES", "ENERGIES", "STATUSES"]
 #: state codes of a contact node
 STATES = {0: "open", 1: "stick", 2: "slip+", 3: "slip-"}
 #: how a run ends
-STATUSES = ("completed", "stick", "lift_off", "not_converged", "interrupted")
+STATUSES = ("completed", "stick", "lift_off", "off_surface", "not_converged", "interrupted")
 #: energy accounts (J), per output sample
 ENERGIES = {
     "kinetic": "kinetic energy of the free coordinates at the half step t_n + h/2",
@@ -35,7 +35,13 @@ _NODE_VARS = {
     "gap": ("m", "normal gap after the step (> 0 open; NaN off the master surface)"),
     "slip_velocity": ("m/s", "tangential velocity of the slave relative to the master over the step"),
     "state": ("1", "state code: 0 open, 1 stick, 2 slip+, 3 slip-"),
+    "segment": ("1", "master segment under the slave (index in its interface; -1 off the master surface)"),
+    "contact_x": ("m", "contact point on the master, x (predicted positions of the step; NaN off the surface)"),
+    "contact_y": ("m", "contact point on the master, y (predicted positions of the step; NaN off the surface)"),
+    "force_x": ("N", "contact force on the slave, x"),
+    "force_y": ("N", "contact force on the slave, y"),
 }
+_CHANNEL_UNITS = {"u": "m", "v": "m/s", "a": "m/s^2"}
 _META = ("status", "steps", "h", "fs_out", "wall_time", "backend", "tol", "on_stick", "info")
 
 
@@ -49,10 +55,13 @@ class ContactRunResult(Result):
         Sample times t_n (s).
     nodes : dict of (k, m) ndarray
         'lambda_n' (N), 'lambda_t' (N), 'gap' (m), 'slip_velocity' (m/s), 'state' (codes of
-        :data:`STATES`); column j is slave node ``node_id[j]`` of interface
-        ``node_interface[j]``.
+        :data:`STATES`), 'segment' (master segment, -1 off the surface), 'contact_x',
+        'contact_y' (m, contact point on the master at the predicted positions of the step),
+        'force_x', 'force_y' (N, contact force on the slave); column j is slave node
+        ``node_id[j]`` of interface ``node_interface[j]``.
     channels : dict of (k,) ndarray
-        'u_NAME' (m), 'v_NAME' (m/s) of every body output channel (central velocity).
+        'u_NAME' (m), 'v_NAME' (m/s), 'a_NAME' (m/s^2) of every body output channel (central
+        velocity, acceleration as the second difference of the displacements).
     energies : dict of (k,) ndarray
         Energy accounts (J), see :data:`ENERGIES`.
     node_interface : (m,) int ndarray
@@ -62,7 +71,7 @@ class ContactRunResult(Result):
     state_changes : (m,) int ndarray
         Number of changes of state of each node over all steps (not samples).
     status : str
-        'completed', 'stick', 'lift_off' (a stop requested by ``on_stick='stop'``),
+        'completed', 'stick', 'lift_off', 'off_surface' (a stop requested by ``on_stick='stop'``),
         'not_converged' (the kernel reached its sweep limit; the steps before are kept) or
         'interrupted' (Ctrl-C).
     steps : int
@@ -131,7 +140,7 @@ class ContactRunResult(Result):
         data = {k: (("t", "node"), v, {"units": _NODE_VARS[k][0], "long_name": _NODE_VARS[k][1]})
                 for k, v in self.nodes.items()}
         for k, v in self.channels.items():
-            data[k] = ("t", v, {"units": "m" if k.startswith("u_") else "m/s", "long_name": f"output channel {k[2:]}"})
+            data[k] = ("t", v, {"units": _CHANNEL_UNITS[k[0]], "long_name": f"output channel {k[2:]}"})
         for k, v in self.energies.items():
             data[f"energy_{k}"] = ("t", v, {"units": "J", "long_name": ENERGIES[k]})
         data["node_interface"] = ("node", self.node_interface, {"units": "1", "long_name": "interface of the node"})
@@ -144,7 +153,7 @@ class ContactRunResult(Result):
     @classmethod
     def from_xarray(cls, ds):
         a = dict(ds.attrs)
-        nodes = {k: ds[k].values for k in _NODE_VARS}
+        nodes = {k: ds[k].values for k in _NODE_VARS if k in ds}
         channels = {k: ds[k].values for k in a.get("channel_order") or []}
         energies = {k: ds[f"energy_{k}"].values for k in ENERGIES}
         return cls(t=ds["t"].values, nodes=nodes, channels=channels, energies=energies,

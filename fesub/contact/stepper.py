@@ -55,8 +55,8 @@ class _Contact:
     """Per-step state of one interface: node displacements at n-1, n (total and driven part),
     the segment hints, the forces of the previous step."""
 
-    def __init__(self, model, c, eta, up):
-        self.c, self.model = c, model
+    def __init__(self, model, c, eta, up, h):
+        self.c, self.model, self.h = c, model, h
         self.mu = c["mu"]
         m = c["slave"].nodes.size
         self.hint = np.zeros(m, np.int64)
@@ -81,20 +81,26 @@ class _Contact:
         c = self.c
         P, Q = c["slave"].X + u[0], c["master"].X + u[1]
         seg = self.hint.copy()
+        was_on = ~self.off
         ab = c["segments"][seg]
         alpha, gap, nv, tv = frames(P, Q[ab[:, 0]], Q[ab[:, 1]])
         moved = np.flatnonzero(~((alpha >= 0.0) & (alpha <= 1.0)) | self.off)
         for i in moved:
             seg[i] = c["surface"].find(P[i], int(seg[i]), positions=Q)[0]
+        self.left = False  # a node on its master surface left it
         if moved.size:
             on = seg >= 0
+            self.left = bool(np.any(was_on & ~on))
             self.off = ~on
             self.hint[on] = seg[on]
             ab[moved] = c["segments"][np.where(on[moved], seg[moved], 0)]
             alpha[moved], gap[moved], nv[moved], tv[moved] = frames(P[moved], Q[ab[moved, 0]], Q[ab[moved, 1]])
         on = ~self.off
         gap[self.off] = np.nan
-        return on, ab, alpha, gap, nv, tv
+        a = alpha[:, None]
+        point = (1 - a) * Q[ab[:, 0]] + a * Q[ab[:, 1]]  # contact point on the master (predicted)
+        point[self.off] = np.nan
+        return on, ab, alpha, gap, nv, tv, point
 
     @staticmethod
     def relative(u_new, u_old, ab, alpha):
@@ -108,8 +114,8 @@ class _Contact:
     def advance(self, eta_next, up_next, geo, lam, acc):
         """Close the step of this interface: the gaps after it (m), the slips of the step (m),
         the states; the friction, impact and drive works added to ``acc`` (J). Returns
-        (lambda_n, lambda_t, gap, slip, state, state before the step)."""
-        on, ab, alpha, nv, tv = geo
+        (the node signals of the step by name, state, state before the step)."""
+        on, ab, alpha, nv, tv, point = geo
         u_new, d_new = self.displacements(eta_next, up_next)
         P, Q = self.c["slave"].X + u_new[0], self.c["master"].X + u_new[1]
         gap = frames(P, Q[ab[:, 0]], Q[ab[:, 1]])[1]
@@ -127,7 +133,12 @@ class _Contact:
         old = self.state
         self.lam, self.state = lam, st
         self.us_prev, self.ds_prev, self.us, self.ds = self.us, self.ds, u_new, d_new
-        return ln, lt, gap, rt[0], st, old
+        force = ln[:, None] * nv + lt[:, None] * tv
+        seg = np.where(on, self.hint, -1)
+        sig = {"lambda_n": ln, "lambda_t": lt, "gap": gap, "slip_velocity": rt[0] / self.h, "state": st,
+               "segment": seg, "contact_x": point[:, 0], "contact_y": point[:, 1], "force_x": force[:, 0],
+               "force_y": force[:, 1]}
+        return sig, st, old
 
     def rows(self, idx, ab, alpha, nv, tv, n_modes):
         """(2k, n_modes) rows J of the nodes ``idx``: normal then tangential per node."""
@@ -152,7 +163,7 @@ class _Contact:
 _PASSES = 50
 
 
-def _contact_step(kernel, contacts, eta_star, up_next, nm, h, tol, max_iter):
+def _contact_step(kernel, contacts, eta_star, up_next, nm, h, tol, max_iter, stop_off=False):
     """Contact forces of one step.
 
     Rows are built for every slave node over a master segment; the kernel solves those of the
@@ -160,14 +171,15 @@ def _contact_step(kernel, contacts, eta_star, up_next, nm, h, tol, max_iter):
     the others' forces close (below -tol) joins the active set and the problem is solved again,
     warm started, until no inactive node penetrates.
 
-    Returns (per contact: on, ab, alpha, n, t), per contact (m, 2) forces (N), the modal
-    correction z, status [sweeps, last change, converged, passes]."""
+    Returns (per contact: on, ab, alpha, n, t, contact point), per contact (m, 2) forces (N), the
+    modal correction z, status [sweeps, last change, converged, passes]; None when ``stop_off``
+    and a node on its master surface left it (the step is not taken)."""
     if not contacts:
         return [], [], np.zeros(nm), np.array([0.0, 0.0, 1.0, 0.0])
     geo, Js, bs, mus, lam0, act, sizes = [], [], [], [], [], [], []
     for ct in contacts:
         u_star, _ = ct.displacements(eta_star, up_next)
-        on, ab, alpha, gap, nv, tv = ct.search(u_star)
+        on, ab, alpha, gap, nv, tv, point = ct.search(u_star)
         idx = np.flatnonzero(on)
         rel = ct.relative(u_star, ct.us, ab, alpha)
         Js.append(ct.rows(idx, ab, alpha, nv, tv, nm))
@@ -177,8 +189,10 @@ def _contact_step(kernel, contacts, eta_star, up_next, nm, h, tol, max_iter):
         mus.append(ct.mu[idx])
         lam0.append(ct.lam[idx].ravel())
         act.append((gap[idx] <= 0) | (ct.lam[idx, 0] > 0))
-        geo.append((on, ab, alpha, nv, tv))
+        geo.append((on, ab, alpha, nv, tv, point))
         sizes.append(idx)
+    if stop_off and any(ct.left for ct in contacts):
+        return None
     if len(contacts) == 1:
         J, b, mu, lam_all, active = Js[0], bs[0], mus[0], lam0[0], act[0]
     else:
@@ -235,7 +249,7 @@ def _channels(model):
 def _record_bodies(j, en, acc, ch, chans, etas, w2, h, t):
     """Sample j of the energies (kinetic at the half step, strain at the mid-step displacement,
     the accumulated works ``acc``) and of the output channels (displacement at t, central
-    velocity) from the modal states at n-1, n, n+1."""
+    velocity, acceleration as the second difference) from the modal states at n-1, n, n+1."""
     eta_prev, eta, eta_next = etas
     v = (eta_next - eta) / h
     mid = 0.5 * (eta + eta_next)
@@ -246,8 +260,9 @@ def _record_bodies(j, en, acc, ch, chans, etas, w2, h, t):
         if row is not None:
             ch[f"u_{name}"][j] = row @ eta[cols]
             ch[f"v_{name}"][j] = row @ (eta_next[cols] - eta_prev[cols]) / (2 * h)
+            ch[f"a_{name}"][j] = row @ (eta_next[cols] - 2.0 * eta[cols] + eta_prev[cols]) / (h * h)
         else:
-            ch[f"u_{name}"][j], ch[f"v_{name}"][j] = body.motion(t)[:2, pj]
+            ch[f"u_{name}"][j], ch[f"v_{name}"][j], ch[f"a_{name}"][j] = body.motion(t)[:, pj]
 
 
 def _stop(done):
@@ -260,6 +275,42 @@ def _stop(done):
         if np.any((old >= _SLIP_P) & (st != old)):
             return "stick"
     return None
+
+
+def _series(model, series, n_steps):
+    """(rows (ns, n_modes), windows (ns, 2), values (n_steps, ns) in N) of the force series
+    ``series`` = [(body, coordinate, values), ...], checked; None for none."""
+    if series is None or len(series) == 0:
+        return None
+    rows, wins, vals = [], [], []
+    for item in series:
+        try:
+            key, k, v = item
+        except (TypeError, ValueError):
+            raise ParameterError(f"each force series must be (body, coordinate, values in N), got {item!r}") from None
+        b = model.body_index(key)
+        body = model.bodies[b]
+        fpos = np.flatnonzero(body.f_idx == k) if isinstance(k, (int, np.integer)) else []
+        if len(fpos) != 1:
+            raise ParameterError(f"force series coordinate must be a free coordinate of body {body.name!r} "
+                                 f"(an integer in 0..{body.n - 1}, not prescribed), got {k!r}")
+        try:
+            v = np.array(v, dtype=float)
+        except (TypeError, ValueError):
+            raise ParameterError("force series values must be real numbers (N), one per step") from None
+        if v.shape != (n_steps,):
+            raise ParameterError(f"force series values on coordinate {k} of body {body.name!r} must hold one force "
+                                 f"(N) per step: shape ({n_steps},), got {v.shape}")
+        if not np.all(np.isfinite(v)):
+            raise ParameterError(f"force series values on coordinate {k} of body {body.name!r} must be finite (N)")
+        row = np.zeros(model.n_modes)
+        cols = model.cols[b]
+        row[cols] = model.T_body[b][fpos[0]]
+        rows.append(row)
+        wins.append((cols.start, cols.stop))
+        vals.append(v)
+    return (np.ascontiguousarray(rows, dtype=float), np.array(wins, np.int64).reshape(-1, 2),
+            np.ascontiguousarray(np.column_stack(vals)))
 
 
 def _states(lam, mu, slip, closed):
@@ -298,7 +349,7 @@ def _check(model, duration, h, fs_out, on_stick, tol, max_iter):
 def simulate_multibody(model: MultibodyModel, *, duration: float, h: float | None = None,
                        fs_out: float | None = None, on_stick: str = "continue", initial=None,
                        tol: float | None = None, max_iter: int = 2000,
-                       progress: bool | None = None, loop: str = "auto") -> ContactRunResult:
+                       progress: bool | None = None, loop: str = "auto", series=None) -> ContactRunResult:
     """March a multibody contact model in time.
 
     Parameters
@@ -313,7 +364,9 @@ def simulate_multibody(model: MultibodyModel, *, duration: float, h: float | Non
         Output rate (Hz): one sample every round(1/(fs_out h)) steps; default every step.
     on_stick : 'continue' (default) or 'stop'
         'stop': end at the first stick of a sliding node or lift-off of a closed node (the
-        forward-increment method of the two-body sliding core), with status 'stick' or 'lift_off'.
+        forward-increment method of the two-body sliding core), with status 'stick' or 'lift_off'
+        (the stopping step is the last one), or before the step in which a slave node on its
+        master surface would leave it, with status 'off_surface' (that step is not taken).
     initial : dict body -> (u, v), optional
         Initial displacements (m) and velocities (m/s) over each body's coordinates; default rest.
     tol : float, optional
@@ -330,6 +383,11 @@ def simulate_multibody(model: MultibodyModel, *, duration: float, h: float | Non
         reference). 'auto' takes the kernel whenever it applies (diagonal modal damping; loads
         and motions given as callables are sampled per chunk). ``info['loop']`` of the result
         says which ran, ``backend`` whether compiled code did.
+    series : sequence of (body, coordinate, values), optional
+        Force series: on the free coordinate ``coordinate`` (an index of the body's
+        coordinates, e.g. ``body.node_dofs[node, 1]``) of ``body`` (name or index), the force
+        ``values[n]`` (N) during step n (t_n to t_n+1); ``values`` holds one force per step,
+        ``ceil(duration / h)`` of them. Added to the loads (and to their work).
 
     Returns
     -------
@@ -347,14 +405,17 @@ def simulate_multibody(model: MultibodyModel, *, duration: float, h: float | Non
     if loop == "kernel" and why is not None:
         raise ParameterError(f"loop='kernel' cannot march this model: {why}")
     use_kernel = loop == "kernel" or (loop == "auto" and why is None)
+    xs = _series(model, series, n_steps)
     eta, deta = model.modal_state(initial)
     eta_prev = eta - h * deta
     m_all = sum(c["mu"].size for c in model.contacts)
     n_out = (n_steps - 1) // dec + 1
     out = {k: np.full((n_out, m_all), np.nan) for k in ("lambda_n", "lambda_t", "gap", "slip_velocity")}
     out["state"] = np.zeros((n_out, m_all), np.int64)
+    out["segment"] = np.full((n_out, m_all), -1, np.int64)
+    out.update({k: np.full((n_out, m_all), np.nan) for k in ("contact_x", "contact_y", "force_x", "force_y")})
     chans = _channels(model)
-    ch = {f"{p}_{c[0]}": np.zeros(n_out) for c in chans for p in ("u", "v")}
+    ch = {f"{p}_{c[0]}": np.zeros(n_out) for c in chans for p in ("u", "v", "a")}
     en = {k: np.zeros(n_out) for k in ENERGIES}
     w2 = model.omega2
     info = {"kinetic_initial_J": 0.5 * float(deta @ deta),
@@ -369,14 +430,14 @@ def simulate_multibody(model: MultibodyModel, *, duration: float, h: float | Non
     try:
         if use_kernel:
             status, n, j, changes, backend = stepper_compiled.march_chunks(
-                model, h, n_steps, dec, tol, max_iter, on_stick, eta, eta_prev, out, ch, en, chans, info, bar)
+                model, h, n_steps, dec, tol, max_iter, on_stick, eta, eta_prev, out, ch, en, chans, info, bar, xs)
             if status == "not_converged":
                 warnings.warn(f"contact step {n} (t = {n * h:.6g} s): the kernel did not converge in {max_iter} "
                               f"sweeps (last change {info['last_change_m']:.3g} m > tol {tol:.3g} m) or the active "
                               f"set in {_PASSES} passes; the run stops", RuntimeWarning, stacklevel=2)
         else:
             status, n, j, changes, backend = _python_loop(model, h, n_steps, dec, tol, max_iter, on_stick, eta,
-                                                          eta_prev, out, ch, en, chans, info, bar)
+                                                          eta_prev, out, ch, en, chans, info, bar, xs)
     finally:
         bar.close()
     t_out = np.arange(n_out)[:j] * dec * h
@@ -392,7 +453,8 @@ def simulate_multibody(model: MultibodyModel, *, duration: float, h: float | Non
         wall_time=time.perf_counter() - t0, backend=backend, tol=float(tol), on_stick=on_stick, info=info)
 
 
-def _python_loop(model, h, n_steps, dec, tol, max_iter, on_stick, eta, eta_prev, out, ch, en, chans, info, bar):
+def _python_loop(model, h, n_steps, dec, tol, max_iter, on_stick, eta, eta_prev, out, ch, en, chans, info, bar,
+                 series=None):
     """The reference loop: one step at a time, the contact problem in ``friction_lcp``. Fills
     the output arrays; returns (status, steps done, samples, state changes, backend)."""
     kernel = kernels("friction_lcp")
@@ -401,7 +463,7 @@ def _python_loop(model, h, n_steps, dec, tol, max_iter, on_stick, eta, eta_prev,
     bodies = model.bodies
     motion = [lambda t, b=b: b.motion(t)[0] if b.p_idx.size else np.zeros(0) for b in bodies]
     up_prev, up = [m(-h) for m in motion], [m(0.0) for m in motion]
-    contacts = [_Contact(model, c, eta, up) for c in model.contacts]
+    contacts = [_Contact(model, c, eta, up, h) for c in model.contacts]
     for ct in contacts:
         ct.us_prev, ct.ds_prev = ct.displacements(eta_prev, up_prev)
     acc = dict.fromkeys(en, 0.0)
@@ -413,10 +475,16 @@ def _python_loop(model, h, n_steps, dec, tol, max_iter, on_stick, eta, eta_prev,
         for n in range(n_steps):
             t = n * h
             f = model.modal_force(t)
+            if series is not None:
+                f = f + series[2][n] @ series[0]
             damp = Cm * (eta - eta_prev) / h if model.damping_diagonal else Cm @ ((eta - eta_prev) / h)
             eta_star = 2 * eta - eta_prev + h * h * (f - damp - w2 * eta)
             up_next = [m(t + h) for m in motion]
-            geo, lams, z, stat = _contact_step(kernel, contacts, eta_star, up_next, nm, h, tol, max_iter)
+            step = _contact_step(kernel, contacts, eta_star, up_next, nm, h, tol, max_iter, on_stick == "stop")
+            if step is None:
+                status = "off_surface"
+                break
+            geo, lams, z, stat = step
             info["max_sweeps"] = max(info["max_sweeps"], int(stat[0]))
             info["total_sweeps"] += int(stat[0])
             info["max_active_set_passes"] = max(info["max_active_set_passes"], int(stat[3]))
@@ -435,12 +503,11 @@ def _python_loop(model, h, n_steps, dec, tol, max_iter, on_stick, eta, eta_prev,
             stop = _stop(done) if on_stick == "stop" else None
             record = record or stop is not None
             col = 0
-            for ln, lt, gap, slip, st, old in done:
+            for sig, st, old in done:
                 sl = slice(col, col + st.size)
                 changes[sl] += st != old
                 if record:
-                    for key, v in (("lambda_n", ln), ("lambda_t", lt), ("gap", gap), ("slip_velocity", slip / h),
-                                   ("state", st)):
+                    for key, v in sig.items():
                         out[key][j, sl] = v
                 col += st.size
             if record:

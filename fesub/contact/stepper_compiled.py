@@ -10,6 +10,8 @@ to Python. What the Python loop asks of callables comes in as arrays:
   in time, ``f = fc + t fr`` (two vectors); time-dependent loads or motions given as callables
   are sampled once per chunk, step by step (the modal force of each step, the driven
   displacements of the contact nodes at each time index);
+* force series (one value per step on a body coordinate) are modal rows times a column of
+  values, read by the kernel step by step (no Python call per step);
 * output channels of free coordinates are modal rows; those of prescribed coordinates are the
   prescribed motion at the sample times, evaluated after the chunk.
 
@@ -150,7 +152,8 @@ class _Plan:
         return fs, sds, mds, s, False
 
 
-def march_chunks(model, h, n_steps, dec, tol, max_iter, on_stick, eta, eta_prev, out, ch, en, chans, info, bar):
+def march_chunks(model, h, n_steps, dec, tol, max_iter, on_stick, eta, eta_prev, out, ch, en, chans, info, bar,
+                 series=None):
     """March the whole run in chunks of the kernel, filling the output arrays in place.
 
     Parameters
@@ -166,6 +169,9 @@ def march_chunks(model, h, n_steps, dec, tol, max_iter, on_stick, eta, eta_prev,
         Modal coordinates (m) at t = 0 and t = -h (advanced in place).
     out, ch, en : dicts of output arrays (nodes, channels, energies), filled in place.
     chans : the output channels (``stepper._channels``).
+    series : (rows, windows, values), optional
+        Force series: (ns, n_modes) modal rows, (ns, 2) their non-zero column windows and
+        (n_steps, ns) values (N) at each step (``stepper._series``); default none.
     info : dict
         The kernel's statistics are added to it.
     bar : tqdm progress bar.
@@ -186,7 +192,11 @@ def march_chunks(model, h, n_steps, dec, tol, max_iter, on_stick, eta, eta_prev,
     for r, (_, (_, _, cols, row, _)) in enumerate(free):
         orow[r, cols], owin[r] = row, (cols.start, cols.stop)
     n_out = out["state"].shape[0]
-    o_chan = np.zeros((n_out, 2 * len(free)))
+    o_chan = np.zeros((n_out, 3 * len(free)))
+    o_geo = np.full((n_out, m, 4), np.nan)
+    o_seg = np.full((n_out, m), -1, np.int64)
+    xrow, xwin, xval = series if series is not None else (np.zeros((0, nm)), np.zeros((0, 2), np.int64),
+                                                          np.zeros((n_steps, 0)))
     o_energy = np.zeros((n_out, 6))
     hint = plan.node_segs[:, 0].copy()
     off = np.ones(m, np.int64)
@@ -202,17 +212,18 @@ def march_chunks(model, h, n_steps, dec, tol, max_iter, on_stick, eta, eta_prev,
     cdamp = np.ascontiguousarray(np.diag(model.Cm), dtype=float) if nm else np.zeros(0)
     chunk = max(64, min(_CHUNK, _SAMPLES // max(nm, 1)))
     done, j, reason, stop = 0, 0, 0, False
-    codes = {1: "stick", 2: "lift_off", 3: "not_converged"}
+    codes = {1: "stick", 2: "lift_off", 3: "not_converged", 4: "off_surface"}
     try:
         while done < n_steps and reason == 0 and not stop:
             fs, sds, mds, count, stop = plan.samples(model, done, min(chunk, n_steps - done), h)
             if count == 0:
                 break
             K.march(h, count, dec, done, tol, max_iter, int(on_stick == "stop"), w2, cdamp, plan.fc, plan.fr,
-                    fs, eta, eta_prev, sl.R, sl.win, sl.X, sl.dv, sds, ma.R, ma.win, ma.X, ma.dv, mds,
-                    plan.segs, plan.node_segs, plan.node_itf, plan.mu, plan.n_itf, hint, off, lam, code,
-                    changes, acc, orow, owin, out["lambda_n"][j:], out["lambda_t"][j:], out["gap"][j:],
-                    out["slip_velocity"][j:], out["state"][j:], o_energy[j:], o_chan[j:], work, iwork,
+                    fs, xrow, xwin, xval[done:done + count], eta, eta_prev, sl.R, sl.win, sl.X, sl.dv, sds,
+                    ma.R, ma.win, ma.X, ma.dv, mds, plan.segs, plan.node_segs, plan.node_itf, plan.mu, plan.n_itf,
+                    hint, off, lam, code, changes, acc, orow, owin, out["lambda_n"][j:], out["lambda_t"][j:],
+                    out["gap"][j:], out["slip_velocity"][j:], out["state"][j:], o_seg[j:], o_geo[j:],
+                    o_energy[j:], o_chan[j:], work, iwork,
                     stats, status)
             # one statement: an interrupt after the kernel keeps the chunk's counters together
             done, j, reason = done + int(status[0]), j + int(status[2]), int(status[1])
@@ -225,13 +236,17 @@ def march_chunks(model, h, n_steps, dec, tol, max_iter, on_stick, eta, eta_prev,
     for k, name in enumerate(("kinetic", "strain", "damping_loss", "external_work", "friction_dissipation",
                               "impact_loss")):
         en[name][:j] = o_energy[:j, k]
+    out["segment"][:j] = o_seg[:j]
+    for k, name in enumerate(("contact_x", "contact_y", "force_x", "force_y")):
+        out[name][:j] = o_geo[:j, :, k]
     for r, (k, (name, *_)) in enumerate(free):
-        ch[f"u_{name}"][:j], ch[f"v_{name}"][:j] = o_chan[:j, 2 * r], o_chan[:j, 2 * r + 1]
+        for c, p in enumerate("uva"):
+            ch[f"{p}_{name}"][:j] = o_chan[:j, 3 * r + c]
     steps_at = np.arange(j) * dec
     if reason in (1, 2) and j:
         steps_at[-1] = done - 1  # the stopping step was recorded off the decimation grid
     for name, body, cols, row, pj in chans:
         if row is None:
             for k, n in enumerate(steps_at):
-                ch[f"u_{name}"][k], ch[f"v_{name}"][k] = body.motion(n * h)[:2, pj]
+                ch[f"u_{name}"][k], ch[f"v_{name}"][k], ch[f"a_{name}"][k] = body.motion(n * h)[:, pj]
     return status_name, done, j, changes, backend
