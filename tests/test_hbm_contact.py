@@ -204,6 +204,7 @@ def test_backends_agree(backend):
             np.testing.assert_allclose(r.tau, rr.tau, atol=1e-13)
             np.testing.assert_array_equal(r.to_state, rr.to_state)
             np.testing.assert_allclose(r.K, rr.K, atol=1e-11 * np.abs(r.K).max())
+            np.testing.assert_allclose(r.F, rr.F, atol=1e-12 * np.abs(r.F).max())
     # the FD check on this backend, one case with separation
     p = _yang_case(3, 1.5, 1.5)
     el = StickSlipSeparation(1.0, 1.0, 0.3, 1.0)
@@ -232,8 +233,9 @@ def test_backends_agree_1d(backend):
             np.testing.assert_allclose(r.F, rr.F, atol=1e-12 * np.abs(r.F).max())
 
 
-def test_compiled_march_checks_work_size():
-    """The compiled march keeps its tables in ``work``: too short a buffer is refused."""
+def test_compiled_kernel_checks_work_size():
+    """The compiled march and cycle forces keep their tables in ``work``: too short a buffer
+    is refused."""
     hbm = pytest.importorskip("fesub._core.hbm")
     nh = 3
     X = _jenkins_case(nh, 1.0)
@@ -241,6 +243,11 @@ def test_compiled_march_checks_work_size():
         hbm.march(X, np.zeros(2 * nh), nh, 2.0, 0.0, 0.5, 0.5, 64, 1e-12, np.empty(6 * nh),
                   np.empty(64), np.empty(64, np.intc), np.empty(64, np.intc),
                   np.zeros(2, np.intc))
+    tau = np.array([0.5, 3.0])
+    states = np.array([0, 1], np.intc), np.array([1, 0], np.intc)
+    with pytest.raises(ValueError, match="work"):
+        hbm.cycle_forces(X, np.zeros(2 * nh), nh, 2.0, 0.0, 0.5, 0.5, tau, *states,
+                         np.zeros(4 * nh), np.zeros((4 * nh, 4 * nh)), np.empty(4 * nh * nh))
 
 
 def test_force_history_matches_coefficients():

@@ -250,3 +250,110 @@ def march(const double[::1] X, const double[::1] Y, int nh, double kx, double ky
     if count1 == 0:
         return 0
     return n
+
+
+cdef void _interval_integrals(int nh, double a, double b, double* tab, double* w,
+                              double* W) noexcept nogil:
+    """``w = (1/pi) int_a^b H`` (2 nh) and ``W = (1/pi) int_a^b H H^T`` (2 nh x 2 nh, row
+    major) in closed form; ``tab`` holds >= 2 (2 nh + 1) values."""
+    cdef int k, n, q, m = 2 * nh, kmax = 2 * nh + 1, dn, sg
+    cdef double* C = tab
+    cdef double* S = &tab[kmax]
+    cdef double ipi = 1.0 / M_PI, cd, ca, sd, sa
+    C[0] = b - a
+    S[0] = 0.0
+    for k in range(1, kmax):
+        C[k] = (sin(k * b) - sin(k * a)) / k
+        S[k] = (cos(k * a) - cos(k * b)) / k
+    for n in range(1, nh + 1):
+        w[2 * n - 2] = C[n] * ipi
+        w[2 * n - 1] = S[n] * ipi
+        for q in range(1, nh + 1):
+            dn = n - q if n >= q else q - n
+            sg = 1 if n > q else (-1 if n < q else 0)
+            cd = C[dn]
+            ca = C[n + q]
+            sd = sg * S[dn]
+            sa = S[n + q]
+            W[(2 * n - 2) * m + 2 * q - 2] = 0.5 * (cd + ca) * ipi
+            W[(2 * n - 1) * m + 2 * q - 1] = 0.5 * (cd - ca) * ipi
+            W[(2 * n - 2) * m + 2 * q - 1] = 0.5 * (sa - sd) * ipi
+            W[(2 * n - 1) * m + 2 * q - 2] = 0.5 * (sa + sd) * ipi
+
+
+def cycle_forces(const double[::1] X, const double[::1] Y, int nh, double kx, double ky,
+                 double mu, double n0, const double[::1] tau, const int[::1] fr,
+                 const int[::1] to, double[::1] F, double[:, ::1] K, double[::1] work):
+    cdef int m = 2 * nh, mp = 4 * nh, nev = tau.shape[0]
+    cdef int j, s, a_, b_, k, q
+    cdef double ta, tb, xi, c, x, y, xd, yd, cs, sn, acc, accy
+    if work.shape[0] < 4 * nh * nh + 12 * nh + 2:
+        raise ValueError(f"work must hold >= 4 nh^2 + 12 nh + 2 = {4 * nh * nh + 12 * nh + 2} "
+                         f"values, got {work.shape[0]}")
+    if F.shape[0] != mp or K.shape[0] != mp or K.shape[1] != mp:
+        raise ValueError(f"F must be ({mp},) and K ({mp}, {mp})")
+    cdef double* tab = &work[0]
+    cdef double* w = &work[4 * nh + 2]
+    cdef double* W = &work[6 * nh + 2]
+    cdef double* Hs = &work[4 * nh * nh + 6 * nh + 2]
+    cdef double* dc = &work[4 * nh * nh + 8 * nh + 2]
+    with nogil:
+        for a_ in range(mp):
+            F[a_] = 0.0
+            for b_ in range(mp):
+                K[a_, b_] = 0.0
+        for j in range(nev):
+            s = to[j]
+            if s == 3:
+                continue
+            ta = tau[j]
+            tb = tau[j + 1] if j + 1 < nev else tau[0] + TWO_PI
+            _interval_integrals(nh, ta, tb, tab, w, W)
+            if s == 0:
+                # offset of the stick interval and its gradient, from the transition at ta
+                x = 0.0
+                y = 0.0
+                xd = 0.0
+                yd = 0.0
+                for k in range(1, nh + 1):
+                    cs = cos(k * ta)
+                    sn = sin(k * ta)
+                    Hs[2 * k - 2] = cs
+                    Hs[2 * k - 1] = sn
+                    x += X[2 * k - 2] * cs + X[2 * k - 1] * sn
+                    y += Y[2 * k - 2] * cs + Y[2 * k - 1] * sn
+                    xd += k * (X[2 * k - 1] * cs - X[2 * k - 2] * sn)
+                    yd += k * (Y[2 * k - 1] * cs - Y[2 * k - 2] * sn)
+                if fr[j] == 1 or fr[j] == 2:
+                    xi = 1.0 if fr[j] == 1 else -1.0
+                    c = xi * mu * (n0 + ky * y) - kx * x
+                    for a_ in range(m):
+                        dc[a_] = -kx * Hs[a_]
+                        dc[m + a_] = xi * mu * ky * Hs[a_]
+                else:  # re-contact in stick (N0 + ky y = 0 at ta)
+                    c = -kx * x
+                    for a_ in range(m):
+                        dc[a_] = -kx * Hs[a_]
+                        dc[m + a_] = kx * xd * Hs[a_] / yd
+                for a_ in range(m):
+                    acc = 0.0
+                    for b_ in range(m):
+                        acc += W[a_ * m + b_] * X[b_]
+                        K[a_, b_] += kx * W[a_ * m + b_]
+                    F[a_] += kx * acc + c * w[a_]
+                    for b_ in range(mp):
+                        K[a_, b_] += w[a_] * dc[b_]
+            else:
+                xi = 1.0 if s == 1 else -1.0
+                for a_ in range(m):
+                    accy = 0.0
+                    for b_ in range(m):
+                        accy += W[a_ * m + b_] * Y[b_]
+                        K[a_, m + b_] += xi * mu * ky * W[a_ * m + b_]
+                    F[a_] += xi * mu * (n0 * w[a_] + ky * accy)
+            for a_ in range(m):
+                accy = 0.0
+                for b_ in range(m):
+                    accy += W[a_ * m + b_] * Y[b_]
+                    K[m + a_, m + b_] += ky * W[a_ * m + b_]
+                F[m + a_] += n0 * w[a_] + ky * accy

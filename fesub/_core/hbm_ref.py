@@ -29,6 +29,14 @@ march(X, Y, nh, kx, ky, mu, n0, ngrid, tol, work, tau_out, from_out, to_out, inf
     Writes the transitions of the recorded period (tau in [0, 2 pi]), their from/to states and
     ``info = [state at tau = 0 of the recorded period, number of transitions in period 1]``.
     Returns the number of transitions, or -1 when more than ``len(tau_out)`` occur.
+cycle_forces(X, Y, nh, kx, ky, mu, n0, tau, fr, to, F, K, work)
+    Writes the harmonic force ``F = (1/pi) int H f dtau`` (4 nh: tangential, normal) and its
+    derivative ``K = dF/d[X; Y]`` (4 nh, 4 nh) of the cycle whose transitions (sorted ``tau``,
+    from/to states, at least one) the march found: the law is affine in ``[X; Y]`` on every
+    interval (stick ``f_x = c_j + kx x`` with the offset ``c_j`` set by the transition that
+    starts it, slip ``f_x = xi mu f_y``, separation 0; ``f_y = N0 + ky y`` in contact), the
+    interval integrals are closed forms, and ``dc_j`` is the offset's gradient (transition time
+    sensitivity included). ``work`` holds >= 4 nh^2 + 12 nh + 2 values.
 """
 
 from __future__ import annotations
@@ -171,3 +179,67 @@ def march(X, Y, nh, kx, ky, mu, n0, ngrid, tol, work, tau_out, from_out, to_out,
                 info[0] = state
                 return 0
     return n
+
+
+def _interval_integrals(nh, a, b):
+    """``w = (1/pi) int_a^b H`` (2 nh,) and ``W = (1/pi) int_a^b H H^T`` (2 nh, 2 nh): with
+    ``C_k = (sin kb - sin ka) / k``, ``S_k = (cos ka - cos kb) / k`` (``C_0 = b - a``), the
+    products ``cos n cos q = (cos(n-q) + cos(n+q)) / 2`` etc. integrate to sums of them."""
+    k = np.arange(1, 2 * nh + 1, dtype=float)
+    C = np.concatenate([[b - a], (np.sin(k * b) - np.sin(k * a)) / k])
+    S = np.concatenate([[0.0], (np.cos(k * a) - np.cos(k * b)) / k])
+    n = np.arange(1, nh + 1)
+    dif = np.abs(n[:, None] - n[None, :])
+    add = n[:, None] + n[None, :]
+    sgn = np.sign(n[:, None] - n[None, :])
+    W = np.empty((2 * nh, 2 * nh))
+    W[0::2, 0::2] = 0.5 * (C[dif] + C[add])
+    W[1::2, 1::2] = 0.5 * (C[dif] - C[add])
+    W[0::2, 1::2] = 0.5 * (S[add] - sgn * S[dif])
+    W[1::2, 0::2] = 0.5 * (S[add] + sgn * S[dif])
+    w = np.empty(2 * nh)
+    w[0::2], w[1::2] = C[1:nh + 1], S[1:nh + 1]
+    return w / math.pi, W / math.pi
+
+
+def cycle_forces(X, Y, nh, kx, ky, mu, n0, tau, fr, to, F, K, work):
+    m, mp = 2 * nh, 4 * nh
+    if len(work) < 4 * nh * nh + 12 * nh + 2:
+        raise ValueError(f"work must hold >= 4 nh^2 + 12 nh + 2 = {4 * nh * nh + 12 * nh + 2} "
+                         f"values, got {len(work)}")
+    if F.shape != (mp,) or K.shape != (mp, mp):
+        raise ValueError(f"F must be ({mp},) and K ({mp}, {mp})")
+    X, Y = np.asarray(X, float), np.asarray(Y, float)
+    F[:] = 0.0
+    K[:] = 0.0
+    nev = len(tau)
+    k = np.arange(1, nh + 1, dtype=float)
+    for j in range(nev):
+        s = to[j]
+        if s == 3:
+            continue
+        ta = tau[j]
+        tb = tau[j + 1] if j + 1 < nev else tau[0] + TWO_PI
+        w, W = _interval_integrals(nh, ta, tb)
+        if s == 0:
+            Hs = np.empty(m)
+            Hs[0::2], Hs[1::2] = np.cos(k * ta), np.sin(k * ta)
+            Hd = np.empty(m)
+            Hd[0::2], Hd[1::2] = -k * Hs[1::2], k * Hs[0::2]
+            x, y, xd, yd = Hs @ X, Hs @ Y, Hd @ X, Hd @ Y
+            if fr[j] in (1, 2):  # slip -> stick
+                xi = 1.0 if fr[j] == 1 else -1.0
+                c = xi * mu * (n0 + ky * y) - kx * x
+                dc = np.concatenate([-kx * Hs, xi * mu * ky * Hs])
+            else:  # re-contact in stick (N0 + ky y = 0 at ta)
+                c = -kx * x
+                dc = np.concatenate([-kx * Hs, kx * xd * Hs / yd])
+            F[:m] += kx * W @ X + c * w
+            K[:m, :m] += kx * W
+            K[:m, :] += np.outer(w, dc)
+        else:
+            xi = 1.0 if s == 1 else -1.0
+            F[:m] += xi * mu * (n0 * w + ky * W @ Y)
+            K[:m, m:] += xi * mu * ky * W
+        F[m:] += n0 * w + ky * W @ Y
+        K[m:, m:] += ky * W

@@ -12,8 +12,10 @@ Two elements (spec section 1.5):
 Fourier coefficients (``F = (1/pi) int_0^{2pi} H f dtau``, the mean is discarded) are computed by
 the **event method**: the exact transition times are found by the compiled march
 (``fesub._core.hbm``), the law is affine in ``p = [X; Y]`` on every interval, and the integrals
-``W_j = (1/pi) int H H^T``, ``w_j = (1/pi) int H`` are closed forms. A second, independent method
-(**AFT**: time sampling, discrete return map, FFT-like projection) is provided for cross-checks.
+``W_j = (1/pi) int H H^T``, ``w_j = (1/pi) int H`` are closed forms (force and stiffness of the
+whole cycle in one compiled call, ``cycle_forces`` of the same kernel). A second, independent
+method (**AFT**: time sampling, discrete return map, FFT-like projection) is provided for
+cross-checks.
 
 Stiffness ``K = dF/dp`` and the Hessian tensor ``Hes[i, a, b] = d K[i, a] / d p_b`` are analytic.
 The Hessian uses the clean form of the spec (equivalent to paper eqs. 44-63)::
@@ -42,7 +44,7 @@ import numpy as np
 
 from .._backend import kernels
 from ..errors import ConvergenceError, ParameterError, check_positive
-from .fourier import aft_matrix, basis, check_nh, interval_W, interval_w
+from .fourier import aft_matrix, basis, check_nh, interval_w
 
 __all__ = ["StickSlipSeparation", "Jenkins", "ContactResult", "STICK", "SLIP_POS", "SLIP_NEG",
            "SEPARATION"]
@@ -245,15 +247,14 @@ def _evaluate(X, Y, nh, kx, ky, mu, n0, want_hess, lam, ngrid, method, nt, twod)
         if fr[(j + 1) % nev] != to[j]:
             raise ConvergenceError("contact element: inconsistent transition sequence "
                                    f"{list(zip(fr, to))} (march did not reach a periodic cycle)")
-    curvature = want_hess or lam is not None
-    tr = _Transitions(nh, tau, X, Y)
-    a = tau
-    b = np.append(tau[1:], tau[0] + 2 * math.pi)
-    Wj = interval_W(nh, a, b)
-    wj = interval_w(nh, a, b)
-    c, dc, d2c = _stick_offsets(tr, fr, to, kx, ky, mu, n0, curvature)
-    _interval_forces(F, K, X, Y, Wj, wj, to, c, dc, kx, ky, mu, n0, m)
-    if curvature:
+    # force and stiffness: every interval of the cycle in one compiled call
+    kernels("hbm").cycle_forces(X, Y, nh, float(kx), float(ky), float(mu), float(n0), tau,
+                                fr.astype(np.intc), to.astype(np.intc), F, K,
+                                np.empty(4 * nh * nh + 12 * nh + 2))
+    if want_hess or lam is not None:
+        tr = _Transitions(nh, tau, X, Y)
+        wj = interval_w(nh, tau, np.append(tau[1:], tau[0] + 2 * math.pi))
+        _, dc, d2c = _stick_offsets(tr, fr, to, kx, ky, mu, n0, True)
         _curvature_terms(hess, hl, lam, tr, fr, to, wj, dc, d2c, kx, ky, mu)
     return ContactResult(F, K, hess, hl, tau, fr, to, state0)
 
@@ -340,25 +341,6 @@ def _stick_offsets(tr, fr, to, kx, ky, mu, n0, curvature):
         else:  # pragma: no cover - the march never produces stick -> stick
             raise ConvergenceError("contact element: stick interval without a starting transition")
     return c, dc, d2c
-
-
-def _interval_forces(F, K, X, Y, Wj, wj, to, c, dc, kx, ky, mu, n0, m):
-    """Add the force (N) and stiffness (N/m) of every interval of the cycle to ``F``, ``K``."""
-    for j in range(len(to)):
-        s = to[j]
-        if s == SEPARATION:
-            continue
-        W, w = Wj[j], wj[j]
-        if s == STICK:
-            F[:m] += kx * W @ X + c[j] * w
-            K[:m, :m] += kx * W
-            K[:m, :] += np.outer(w, dc[j])
-        else:
-            xi = _XI[s]
-            F[:m] += xi * mu * (n0 * w + ky * W @ Y)
-            K[:m, m:] += xi * mu * ky * W
-        F[m:] += n0 * w + ky * W @ Y
-        K[m:, m:] += ky * W
 
 
 def _curvature_terms(hess, hl, lam, tr, fr, to, wj, dc, d2c, kx, ky, mu):
