@@ -8,6 +8,12 @@ visits. Inputs are validated by ``fesub.contact.transient``.
 
 from libc.math cimport sqrt, atan2, sin, cos, fabs
 
+# non-aliasing pointers for the fused passes over the coordinates (the buffers are distinct): the
+# compiler vectorises the loops without run-time overlap checks
+cdef extern from *:
+    ctypedef double* rdp "double * __restrict__"
+    ctypedef const double* rcdp "const double * __restrict__"
+
 
 cdef inline void _node_disp(const double[:, :, ::1] phiT, const double* eta, Py_ssize_t n2, Py_ssize_t j,
                             double* ux, double* uy) noexcept nogil:
@@ -123,6 +129,50 @@ cdef inline void _swap_back(double* c, double* p, double* e, double* ep, double*
             ep[k] = s[k]
 
 
+cdef inline void _correct_predict(rcdp A, rcdp B, rcdp F, rcdp older, rdp cur, rdp out,
+                                  rcdp q, double hq, Py_ssize_t n, rcdp r0, rcdp r1, rcdp r2,
+                                  rcdp r3, Py_ssize_t nr, rcdp d, rdp s) noexcept nogil:
+    """One pass over the n coordinates of a substructure: the corrector (29) of this step,
+    cur -= sum_i d[i] r_i (cur: eta* -> eta_{n+1}), then the predictor (28) of the next one,
+    out = A cur + B older + F (+ hq q) (older: eta_n), and the dot products s[i] = r_i . out of
+    the first ``nr`` (2 or 4) rows r0..r3. With d = 0 it is the predictor alone (cur = eta_n,
+    older = eta_{n-1})."""
+    cdef Py_ssize_t k
+    cdef double e, p, s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0
+    cdef double d0 = d[0], d1 = d[1], d2 = d[2], d3 = d[3]
+    if nr == 2:
+        for k in range(n):
+            e = cur[k] - (d0 * r0[k] + d1 * r1[k])
+            cur[k] = e
+            p = A[k] * e + B[k] * older[k] + F[k] + hq * q[k]
+            out[k] = p
+            s0 += r0[k] * p
+            s1 += r1[k] * p
+    else:
+        for k in range(n):
+            e = cur[k] - (d0 * r0[k] + d1 * r1[k] + d2 * r2[k] + d3 * r3[k])
+            cur[k] = e
+            p = A[k] * e + B[k] * older[k] + F[k]
+            out[k] = p
+            s0 += r0[k] * p
+            s1 += r1[k] * p
+            s2 += r2[k] * p
+            s3 += r3[k] * p
+    s[0] = s0; s[1] = s1; s[2] = s2; s[3] = s3
+
+
+cdef inline Py_ssize_t _padded(Py_ssize_t n) noexcept nogil:
+    """n rounded up to whole 64-byte lines of doubles."""
+    return (n + 7) // 8 * 8
+
+
+def work_size(long n1, long n2, long nseg):
+    """Doubles the ``work`` argument of :func:`march` holds for n1 and n2 modal coordinates and
+    nseg segments: up to 7 to reach a 64-byte boundary, five blocks of each substructure's
+    coordinates (each padded to whole 64-byte lines), 10 per segment and 3 for the slave."""
+    return 7 + 5 * (_padded(n1) + _padded(n2)) + 10 * nseg + 3
+
+
 def march(double h, long n_steps, long dec, long i0,
           const double[::1] w2_1, const double[::1] c_1, double[::1] eta1, double[::1] eta1_prev,
           const double[:, ::1] phiC, const double[::1] f1, const double[::1] rough,
@@ -147,9 +197,11 @@ def march(double h, long n_steps, long dec, long i0,
     gap after the step, segment, force on the slave along x, along y); o_u/v/a = displacement,
     velocity (central), acceleration of the output rows.
     ``status`` = [steps done, reason (0 done, 1 stick, 2 detachment, 3 off surface), samples].
-    ``work`` holds at least ``4 (n1 + n2) + 10 nseg + 3`` doubles: a third coordinate buffer per
-    substructure (eta_{n-1}, eta_n and eta*/eta_{n+1} rotate instead of being copied), the three
-    recursion coefficients of each mode, and the Gram matrices of the modal rows of each segment's
+    ``work`` holds at least ``work_size(n1, n2, nseg)`` doubles: a third coordinate buffer per
+    substructure (eta_{n-1}, eta_n and eta*/eta_{n+1} rotate instead of being copied), a copy of
+    eta_{n-1} for the steps that write a sample (the corrector of a step and the predictor of the
+    next are one pass, which overwrites eta_{n-1} with eta*_{n+2}), the three recursion
+    coefficients of each mode, and the Gram matrices of the modal rows of each segment's
     end nodes and of the slave. The Gram matrices turn the denominator of (32) into a 4 x 4 and a
     2 x 2 quadratic form per step, and give the corrected displacements of the contact nodes (hence
     the sliding velocity) without a further pass over the modes.
@@ -163,23 +215,34 @@ def march(double h, long n_steps, long dec, long i0,
     cdef bint ref_geom = state[4] == 1.0
     cdef bint frozen = state[4] == 2.0
     cdef bint deformed = not (ref_geom or frozen)
-    cdef double* A1 = &work[n1 + n2]
-    cdef double* B1 = &work[2 * n1 + n2]
-    cdef double* F1 = &work[3 * n1 + n2]
-    cdef double* A2 = &work[4 * n1 + n2]
-    cdef double* B2 = &work[4 * n1 + 2 * n2]
-    cdef double* F2 = &work[4 * n1 + 3 * n2]
+    # work layout (see work_size): from its first 64-byte boundary, the predicted coordinates of
+    # 1 and 2, the saved eta_{n-1} of 1 and 2, then A, B, F of 1 and of 2, each block padded to
+    # whole 64-byte lines so that the vector loads of the coordinate loops never straddle two
+    # cache lines; then the Gram matrices
+    cdef Py_ssize_t m1 = _padded(n1), m2 = _padded(n2)
+    cdef Py_ssize_t w0 = ((64 - (<size_t>&work[0]) % 64) % 64) // 8 if work.shape[0] > 8 else 0
+    cdef double* wnx1 = &work[w0] if work.shape[0] > 8 else NULL
+    cdef double* wnx2 = wnx1 + m1
+    cdef double* sv1 = wnx2 + m2
+    cdef double* sv2 = sv1 + m1
+    cdef double* A1 = sv2 + m2
+    cdef double* B1 = A1 + m1
+    cdef double* F1 = B1 + m1
+    cdef double* A2 = F1 + m1
+    cdef double* B2 = A2 + m2
+    cdef double* F2 = B2 + m2
     # rotating coordinate buffers: current eta_n, previous eta_{n-1}, predicted/next eta_{n+1}
     cdef double* cu1 = &eta1[0]
     cdef double* pr1 = &eta1_prev[0]
-    cdef double* nx1 = &work[0]
+    cdef double* nx1 = wnx1
     cdef double* cu2 = &eta2[0]
     cdef double* pr2 = &eta2_prev[0]
-    cdef double* nx2 = &work[n1]
+    cdef double* nx2 = wnx2
     cdef double* tmp
     cdef double t, tn1, px, py, x1, y1, x2, y2, al, g, gam, sg, cg, G1, G2, lam, num, den, h2 = h * h
     cdef double bC[6]
     cdef double bE[6]
+    cdef double dxs, dys, ls
     cdef double vcx, vcy, vtx, vty, vt, xa, ya, xb, yb, xq, yq, hfr
     cdef double e0, e1, e2, ih = 1.0 / h
     cdef double c0, c1, c2, c3, d0, d1, d2, d3, cc0, cc1
@@ -191,11 +254,19 @@ def march(double h, long n_steps, long dec, long i0,
     cdef const double* p3
     cdef long reason = 0
     cdef bint output
-    cdef Py_ssize_t gofs = 4 * (n1 + n2)
+    cdef const double* pC0 = &phiC[0, 0]
+    cdef const double* pC1 = &phiC[1, 0]
+    cdef double sC[4]
+    cdef double sT[4]
+    cdef double dC[4]
+    cdef double dT[4]
+    cdef double zero[4]
+    cdef Py_ssize_t gofs = w0 + 5 * (m1 + m2)
     cdef double* G
-    cdef double* Gc = &work[gofs + 10 * nseg] if work.shape[0] > gofs + 10 * nseg + 2 else NULL
-    if work.shape[0] < gofs + 10 * nseg + 3:
-        raise ValueError(f"work must hold 4 (n1 + n2) + 10 nseg + 3 = {gofs + 10 * nseg + 3} doubles")
+    cdef double* Gc
+    if work.shape[0] < work_size(n1, n2, nseg):
+        raise ValueError(f"work must hold work_size(n1, n2, nseg) = {work_size(n1, n2, nseg)} doubles")
+    Gc = &work[gofs + 10 * nseg]
     with nogil:
         # recursion coefficients (28) with M = I, C = diag(c), K = diag(w^2):
         # eta* = A eta_n + B eta_{n-1} + F (+ the roughness on the slave row)
@@ -222,6 +293,8 @@ def march(double h, long n_steps, long dec, long i0,
                 G[7] += c2 * c2; G[8] += c2 * c3
                 G[9] += c3 * c3
         Gc[0] = 0.0; Gc[1] = 0.0; Gc[2] = 0.0
+        dC[2] = 0.0; dC[3] = 0.0
+        zero[0] = 0.0; zero[1] = 0.0; zero[2] = 0.0; zero[3] = 0.0
         ucx_c = 0.0; ucy_c = 0.0
         for k in range(n1):
             Gc[0] += phiC[0, k] * phiC[0, k]
@@ -229,33 +302,25 @@ def march(double h, long n_steps, long dec, long i0,
             Gc[2] += phiC[1, k] * phiC[1, k]
             ucx_c += phiC[0, k] * cu1[k]
             ucy_c += phiC[1, k] * cu1[k]
+        # predictor (28) of the first step: each step's corrector pass then predicts the next
+        j1 = segs[seg, 0]
+        j2 = segs[seg, 1]
+        hfr = h2 * rough[0] if n_steps > 0 else 0.0
+        _correct_predict(A1, B1, F1, pr1, cu1, nx1, pC1, hfr, n1, pC0, pC1, NULL, NULL, 2, zero, sC)
+        _correct_predict(A2, B2, F2, pr2, cu2, nx2, NULL, 0.0, n2, &phiT[j1, 0, 0], &phiT[j1, 1, 0],
+                         &phiT[j2, 0, 0], &phiT[j2, 1, 0], 4, zero, sT)
         for n in range(n_steps):
             t = (i0 + n) * h
             tn1 = t + h
             output = (i0 + n) % dec == 0 and j < o_sig.shape[0]
-            # --- predictor (28) in modal coordinates, fused with the predicted displacements of
-            #     the slave and of the nodes of the last segment
-            hfr = h2 * rough[n]
-            ucx = 0.0
-            ucy = 0.0
-            for k in range(n1):
-                e0 = A1[k] * cu1[k] + B1[k] * pr1[k] + F1[k] + hfr * phiC[1, k]
-                nx1[k] = e0
-                ucx += phiC[0, k] * e0
-                ucy += phiC[1, k] * e0
-            px = xc0 + vx * tn1 + ucx
-            py = yc0 + ucy
+            # --- predicted coordinates (28) eta* (in nx, from the previous step's pass) and their
+            #     projections on the slave and on the nodes of the last segment
             j1 = segs[seg, 0]
             j2 = segs[seg, 1]
-            p0 = &phiT[j1, 0, 0]; p1 = &phiT[j1, 1, 0]; p2 = &phiT[j2, 0, 0]; p3 = &phiT[j2, 1, 0]
-            u1x = 0.0; u1y = 0.0; u2x = 0.0; u2y = 0.0
-            for k in range(n2):
-                e0 = A2[k] * cu2[k] + B2[k] * pr2[k] + F2[k]
-                nx2[k] = e0
-                u1x += p0[k] * e0
-                u1y += p1[k] * e0
-                u2x += p2[k] * e0
-                u2y += p3[k] * e0
+            ucx = sC[0]; ucy = sC[1]
+            u1x = sT[0]; u1y = sT[1]; u2x = sT[2]; u2y = sT[3]
+            px = xc0 + vx * tn1 + ucx
+            py = yc0 + ucy
             x1 = XT[j1, 0] + u1x; y1 = XT[j1, 1] + u1y; x2 = XT[j2, 0] + u2x; y2 = XT[j2, 1] + u2y
             al = _alpha(px, py, x1, y1, x2, y2, &g)
             steps = 1
@@ -319,9 +384,16 @@ def march(double h, long n_steps, long dec, long i0,
                 _node_disp(phiT, nx2, n2, j2, &u2x, &u2y)
                 x1 = XT[j1, 0] + u1x; y1 = XT[j1, 1] + u1y; x2 = XT[j2, 0] + u2x; y2 = XT[j2, 1] + u2y
             if deformed:
-                gam = atan2(y2 - y1, x2 - x1)
-            sg = sin(gam)
-            cg = cos(gam)
+                # direction of the deformed segment: cosine and sine of its angle from its length
+                # (the same numbers as cos, sin of atan2 to round-off, without the three calls)
+                dxs = x2 - x1
+                dys = y2 - y1
+                ls = sqrt(dxs * dxs + dys * dys)
+                cg = dxs / ls
+                sg = dys / ls
+            else:
+                sg = sin(gam)
+                cg = cos(gam)
             # --- coupling rows (42), (44); DOF order T1x T1y T2x T2y Cx Cy
             G1 = -sg - sgn * mu * cg
             G2 = cg - sgn * mu * sg
@@ -339,15 +411,14 @@ def march(double h, long n_steps, long dec, long i0,
                    + bC[2] * (G[2] * bE[0] + G[5] * bE[1] + G[7] * bE[2] + G[8] * bE[3])
                    + bC[3] * (G[3] * bE[0] + G[6] * bE[1] + G[8] * bE[2] + G[9] * bE[3]))
             lam = num / (h2 * den)
-            # --- corrector (29): eta_{n+1} = eta* - h^2 Phi' B_E' lambda_n
+            # --- corrector (29): eta_{n+1} = eta* - h^2 Phi' B_E' lambda_n, in one pass with the
+            #     predictor of the next step (from the segment of this one, where the next step's
+            #     search starts)
             cc0 = h2 * lam * bE[4]
             cc1 = h2 * lam * bE[5]
-            for k in range(n1):
-                nx1[k] -= cc0 * phiC[0, k] + cc1 * phiC[1, k]
+            dC[0] = cc0; dC[1] = cc1
             d0 = h2 * lam * bE[0]; d1 = h2 * lam * bE[1]; d2 = h2 * lam * bE[2]; d3 = h2 * lam * bE[3]
-            p0 = &phiT[j1, 0, 0]; p1 = &phiT[j1, 1, 0]; p2 = &phiT[j2, 0, 0]; p3 = &phiT[j2, 1, 0]
-            for k in range(n2):
-                nx2[k] -= d0 * p0[k] + d1 * p1[k] + d2 * p2[k] + d3 * p3[k]
+            dT[0] = d0; dT[1] = d1; dT[2] = d2; dT[3] = d3
             # corrected displacements of the slave and the contact nodes: the same correction
             # projected on their rows, i.e. through the Gram matrices
             ucx_n = ucx - (Gc[0] * cc0 + Gc[1] * cc1)
@@ -368,6 +439,17 @@ def march(double h, long n_steps, long dec, long i0,
             cj1 = j1; cj2 = j2
             u1x_c = u1x_n; u1y_c = u1y_n; u2x_c = u2x_n; u2y_c = u2y_n
             ucx_c = ucx_n; ucy_c = ucy_n
+            p0 = &phiT[j1, 0, 0]; p1 = &phiT[j1, 1, 0]; p2 = &phiT[j2, 0, 0]; p3 = &phiT[j2, 1, 0]
+            if output:
+                # eta_{n-1} for the output's differences: its buffer receives the next prediction
+                for k in range(n1):
+                    sv1[k] = pr1[k]
+                for k in range(n2):
+                    sv2[k] = pr2[k]
+            # the last step of the call predicts without roughness a step that is never taken
+            hfr = h2 * rough[n + 1] if n + 1 < n_steps else 0.0
+            _correct_predict(A1, B1, F1, cu1, nx1, pr1, pC1, hfr, n1, pC0, pC1, NULL, NULL, 2, dC, sC)
+            _correct_predict(A2, B2, F2, cu2, nx2, pr2, NULL, 0.0, n2, p0, p1, p2, p3, 4, dT, sT)
             # --- outputs at t_n (decimated)
             if output:
                 # gap after the correction, in the corrected geometry of the same segment
@@ -386,8 +468,8 @@ def march(double h, long n_steps, long dec, long i0,
                     e0 = 0.0; e1 = 0.0; e2 = 0.0
                     for k in range(n1):
                         e0 += out1[r, k] * cu1[k]
-                        e1 += out1[r, k] * (nx1[k] - pr1[k])
-                        e2 += out1[r, k] * (nx1[k] - 2.0 * cu1[k] + pr1[k])
+                        e1 += out1[r, k] * (nx1[k] - sv1[k])
+                        e2 += out1[r, k] * (nx1[k] - 2.0 * cu1[k] + sv1[k])
                     o_u1[j, r] = e0
                     o_v1[j, r] = e1 / (2.0 * h)
                     o_a1[j, r] = e2 / h2
@@ -395,8 +477,8 @@ def march(double h, long n_steps, long dec, long i0,
                     e0 = 0.0; e1 = 0.0; e2 = 0.0
                     for k in range(n2):
                         e0 += out2[r, k] * cu2[k]
-                        e1 += out2[r, k] * (nx2[k] - pr2[k])
-                        e2 += out2[r, k] * (nx2[k] - 2.0 * cu2[k] + pr2[k])
+                        e1 += out2[r, k] * (nx2[k] - sv2[k])
+                        e2 += out2[r, k] * (nx2[k] - 2.0 * cu2[k] + sv2[k])
                     o_u2[j, r] = e0
                     o_v2[j, r] = e1 / (2.0 * h)
                     o_a2[j, r] = e2 / h2
@@ -416,8 +498,8 @@ def march(double h, long n_steps, long dec, long i0,
             vt_last = vt
         else:
             n = n_steps
-        _swap_back(cu1, pr1, &eta1[0], &eta1_prev[0], &work[0], n1)
-        _swap_back(cu2, pr2, &eta2[0], &eta2_prev[0], &work[n1], n2)
+        _swap_back(cu1, pr1, &eta1[0], &eta1_prev[0], wnx1, n1)
+        _swap_back(cu2, pr2, &eta2[0], &eta2_prev[0], wnx2, n2)
     state[0] = seg
     state[1] = sgn
     state[2] = vt_last

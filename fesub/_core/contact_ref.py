@@ -61,6 +61,13 @@ def find_segment_brute(pos, segs, px, py):
     return _search(lambda i: pos[i], segs, px, py, -1)
 
 
+def work_size(n1, n2, nseg):
+    """Doubles of the ``work`` argument of :func:`march` (the compiled kernel's layout; unused here)."""
+    def padded(n):
+        return (n + 7) // 8 * 8
+    return 7 + 5 * (padded(n1) + padded(n2)) + 10 * nseg + 3
+
+
 def march(h, n_steps, dec, i0, w2_1, c_1, eta1, eta1_prev, phiC, f1, rough, vx, xc0, yc0,
           w2_2, c_2, eta2, eta2_prev, phiT, XT, segs, f2, mu, state, out1, out2,
           o_sig, o_u1, o_v1, o_a1, o_u2, o_v2, o_a2, work, status):
@@ -117,9 +124,12 @@ def march(h, n_steps, dec, i0, w2_1, c_1, eta1, eta1_prev, phiC, f1, rough, vx, 
             seg, al, g = r, a, gg
             j1, j2 = segs[seg]
             (x1, y1), (x2, y2) = node(s2, j1), node(s2, j2)
-        if state[4] == 0.0:
-            gam = math.atan2(y2 - y1, x2 - x1)
-        sg, cg = math.sin(gam), math.cos(gam)
+        if state[4] == 0.0:  # direction of the deformed segment from its length
+            dxs, dys = x2 - x1, y2 - y1
+            ls = math.sqrt(dxs * dxs + dys * dys)
+            cg, sg = dxs / ls, dys / ls
+        else:
+            sg, cg = math.sin(gam), math.cos(gam)
         G1 = -sg - sgn * mu * cg
         G2 = cg - sgn * mu * sg
         bE = np.array([(1 - al) * G1, (1 - al) * G2, al * G1, al * G2, -G1, -G2])

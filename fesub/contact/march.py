@@ -37,6 +37,17 @@ def _signal_dict(o_sig, outs):
     return sig
 
 
+def _aligned(a):
+    """C-contiguous float64 copy of ``a`` starting on a 64-byte boundary: the kernel's vector
+    loads over the modal coordinates then never straddle two cache lines."""
+    a = np.asarray(a, dtype=float)
+    buf = np.empty(a.size + 8)
+    start = (-buf.ctypes.data % 64) // 8
+    out = buf[start:start + a.size].reshape(a.shape)
+    out[...] = a
+    return out
+
+
 def march_modal(S, h, n_steps, dec, w1, q2, rough, vx, mu, sign, progress, chunk, monitor=None,
                 stop_on_stick=True, geometry="deformed"):
     """March in the modal coordinates of both substructures with the contact kernel, in chunks.
@@ -64,17 +75,17 @@ def march_modal(S, h, n_steps, dec, w1, q2, rough, vx, mu, sign, progress, chunk
     backend = "python" if K.__name__.endswith("_ref") else "compiled"
     P1, P2 = S.Phi1, S.Phi2
     # modal coordinates: eta = Phi' M q
-    eta1 = np.ascontiguousarray(P1.T @ (S.M1 @ w1))
-    eta2 = np.ascontiguousarray(P2.T @ (S.M2 @ q2))
-    e1p, e2p = eta1.copy(), eta2.copy()
+    eta1 = _aligned(P1.T @ (S.M1 @ w1))
+    eta2 = _aligned(P2.T @ (S.M2 @ q2))
+    e1p, e2p = _aligned(eta1), _aligned(eta2)
     c1 = np.ascontiguousarray(S.alpha1 + S.beta1 * S.w2_1)
     c2 = np.ascontiguousarray(S.alpha2 + S.beta2 * S.w2_2)
-    phiC = np.ascontiguousarray(P1[S.iC])
+    phiC = _aligned(P1[S.iC])
     # constant load on 1: external loads and the damping drag of the rigid motion
     f1q = S.load1 - vx * (S.C1 @ S.r1[S.f1_idx] + S.C1p @ S.r1[S.p1])
     f1 = np.ascontiguousarray(P1.T @ f1q)
     f2 = np.zeros(P2.shape[1])
-    phiT = np.ascontiguousarray(S.phiT())
+    phiT = _aligned(S.phiT())
     names1, names2 = list(S.outputs1), list(S.outputs2)
     out1 = np.ascontiguousarray(P1[[S.outputs1[k] for k in names1]].reshape(len(names1), -1))
     out2 = np.ascontiguousarray(P2[[S.outputs2[k] for k in names2]].reshape(len(names2), -1))
@@ -83,7 +94,7 @@ def march_modal(S, h, n_steps, dec, w1, q2, rough, vx, mu, sign, progress, chunk
     o = {k: np.zeros((n_out, len(names1))) for k in ("u1", "v1", "a1")}
     o.update({k: np.zeros((n_out, len(names2))) for k in ("u2", "v2", "a2")})
     # predicted coordinates, and per-segment Gram matrices of the modal rows (see the kernel)
-    work = np.zeros(4 * (P1.shape[1] + P2.shape[1]) + 10 * S.segs.shape[0] + 3)
+    work = np.zeros(K.work_size(P1.shape[1], P2.shape[1], S.segs.shape[0]))
     seg0 = S.surface.find(S.X_C, 0)[0]
     state = np.array([float(seg0), sign, sign * abs(vx), 1.0 if stop_on_stick else 0.0,
                       {"deformed": 0.0, "undeformed": 1.0, "frozen": 2.0}[geometry], 0.0, 0.0])
