@@ -25,6 +25,7 @@ import scipy.linalg as sla
 
 from fesub.fe import PlaneStress, factorisations, factorize, rectangle
 from fesub.substructure import CraigBampton, FixedInterfaceBasis, Substructure
+from fesub.substructure import fixed_interface
 
 MAT = PlaneStress(210e9, 0.3, 7800.0, 0.02)
 # Both constructions are backward stable; they differ by round-off amplified by cond(K_ii) ~ 1e5
@@ -111,3 +112,38 @@ def test_factorisations_agree(plate):
         np.testing.assert_allclose(cb.frequencies(), cbs[0].frequencies(), rtol=RTOL)
         np.testing.assert_allclose(cb.Kr[K_MODES:, K_MODES:], cbs[0].Kr[K_MODES:, K_MODES:],
                                    rtol=0, atol=RTOL * np.abs(cbs[0].Kr).max())
+
+
+@pytest.mark.skipif("cholmod" not in factorisations(), reason="block Lanczos runs on a Cholesky factor")
+def test_block_lanczos_against_arpack_and_lapack(plate, monkeypatch):
+    """The fixed-interface modes by block Lanczos (the default on a Cholesky factor) against
+    ARPACK on the same operator (the fallback when the block basis would grow too large) and
+    against dense LAPACK on the pencil (K_ii, M_ii)."""
+    sub, b = plate
+    i = np.setdiff1d(np.arange(sub.n_dofs), b)
+    kw = dict(factorisation="cholmod", eigensolver="lanczos")
+    blk = FixedInterfaceBasis(sub.K, sub.M, b, i, K_MODES, **kw)
+    assert "block Lanczos" in blk.info["lanczos_form"]
+    with monkeypatch.context() as mp:
+        mp.setattr(fixed_interface, "_block_lanczos", lambda *a, **kw: None)
+        arp = FixedInterfaceBasis(sub.K, sub.M, b, i, K_MODES, **kw)
+    assert "ARPACK" in arp.info["lanczos_form"]
+    Kii, Mii = sub.K[i][:, i], sub.M[i][:, i]
+    lam = sla.eigh(Kii.toarray(), Mii.toarray(), eigvals_only=True, subset_by_index=[0, K_MODES - 1])
+    # three eigensolvers, one pencil: round-off x eigenvalue spread (RTOL, as above)
+    np.testing.assert_allclose(blk.freq_hz, np.sqrt(lam) / (2 * np.pi), rtol=RTOL)
+    np.testing.assert_allclose(arp.freq_hz, blk.freq_hz, rtol=RTOL)
+    # the modes (simple eigenvalues on this plate: equal up to sign), M-orthonormal
+    s = np.sign(np.einsum("ij,ij->j", blk.Phi, Mii @ arp.Phi))
+    assert _rel(blk.Phi * s, arp.Phi) < RTOL
+    assert np.abs(blk.Phi.T @ (Mii @ blk.Phi) - np.eye(K_MODES)).max() < RTOL
+    # residuals of the pencil: ~eps cond(K_ii) like ARPACK's
+    w2 = (2 * np.pi * blk.freq_hz) ** 2
+    R = Kii @ blk.Phi - (Mii @ blk.Phi) * w2
+    assert (np.linalg.norm(R, axis=0) / np.linalg.norm(Kii @ blk.Phi, axis=0)).max() < RTOL
+    # a basis limit too small to converge in: None (the caller falls back to ARPACK)
+    F = factorize(Kii, method="cholmod")
+    perm, sl, slt = F.split
+    Mp = Mii[perm][:, perm]
+    assert fixed_interface._block_lanczos(lambda y: sl(Mp @ slt(y)), i.size, K_MODES,
+                                          max_dim=K_MODES + 8) is None

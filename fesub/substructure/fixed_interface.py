@@ -28,6 +28,7 @@ import sys
 import time
 
 import numpy as np
+import scipy.linalg as sla
 import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 
@@ -51,6 +52,14 @@ DENSE_MAX = 8000
 #: interior ones); beyond it the factor is kept instead (smaller: 2.3e7 SuperLU entries against
 #: Psi's 4e7 on the 1e5-DOF strip of the benchmark) and Psi applied by solves
 PSI_BYTES = 1_000_000_000
+#: vectors per block of the block Lanczos eigensolver on a Cholesky factor. Measured (1e5-DOF
+#: strip, 50 modes, one BLAS thread, CPU time on the shared two-core machine): two triangular
+#: solves cost ~30 ms for one vector, ~14 ms a vector in blocks of 4 and ~9 ms in blocks of 8,
+#: while the basis needed grows (133 vectors for 1, 196 for 4, 264 for 8) and with it the
+#: re-orthogonalisation (4 n d^2 flops for d vectors): blocks of 4 were the fastest
+LANCZOS_BLOCK = 4
+#: residual estimate of the accepted Ritz pairs, relative to their Ritz values
+LANCZOS_TOL = 1e-13
 _EIGENSOLVERS = ("auto", "dense", "lanczos")
 
 
@@ -65,14 +74,66 @@ def _max_rss_bytes() -> int | None:
     return int(r) if sys.platform == "darwin" else int(r) * 1024  # Linux reports KiB
 
 
+def _block_lanczos(op, n, k, *, block=LANCZOS_BLOCK, tol=LANCZOS_TOL, max_dim=None):
+    """Largest ``k`` eigenpairs of a symmetric positive semi-definite operator (n x n).
+
+    Block Lanczos without restart and with full re-orthogonalisation: each new block
+    ``op(V_j)`` is orthogonalised against every basis vector twice (classical Gram-Schmidt twice,
+    as BLAS-3 products; one pass is not enough once Ritz values converge) and the coefficients
+    fill the projected matrix ``H = V' op V``; the Ritz pairs of H are accepted when every
+    residual estimate ``|R_j S_last|`` is at most ``tol`` times its Ritz value. ``op`` applied to
+    ``block`` vectors at once costs a fraction of ``block`` single applications when it is a pair
+    of supernodal triangular solves (measured in :data:`LANCZOS_BLOCK`).
+
+    Returns ``(theta, Y, info)`` (descending Ritz values, orthonormal Ritz vectors n x k, dict with
+    ``dimension``) or None when the basis would exceed ``max_dim`` vectors (default
+    ``max(8 k, 200)``) or the Krylov space stops growing (breakdown): the caller then uses ARPACK.
+    """
+    p = int(block)
+    max_dim = min(n - p, max_dim or max(8 * k, 200))
+    if k + p > max_dim:
+        return None
+    rng = np.random.default_rng(0)  # reproducible modes
+    V = np.empty((n, max_dim), order="F")  # columns not yet reached are never touched
+    V[:, :p] = np.linalg.qr(rng.standard_normal((n, p)))[0]
+    H = np.zeros((max_dim, max_dim))
+    j = 0
+    while True:
+        d = j + p
+        W = np.array(op(V[:, j:d]), dtype=float, order="F")
+        Vd = V[:, :d]
+        C = Vd.T @ W
+        W -= Vd @ C
+        C2 = Vd.T @ W
+        W -= Vd @ C2
+        H[:d, j:d] = C + C2
+        Q, R = np.linalg.qr(W)
+        if d >= k:
+            Hs = H[:d, :d]
+            theta, S = sla.eigh(0.5 * (Hs + Hs.T), subset_by_index=[d - k, d - 1])
+            theta, S = theta[::-1], S[:, ::-1]
+            res = np.linalg.norm(R @ S[j:d], axis=0)
+            if np.all(res <= tol * theta):
+                return theta, Vd @ S, {"dimension": d}
+        # a Krylov space that no longer grows (R ~ 0) or a basis at its size limit: give up
+        if d + p > max_dim or np.abs(np.diag(R)).min() <= 1e-10 * np.abs(H[:d, :d]).max():
+            return None
+        H[d:d + p, j:d] = R
+        V[:, d:d + p] = Q
+        j = d
+
+
 def _split_lanczos(Mii, F, k):
     """Lowest ``k`` modes of (K_ii, M_ii) from the Cholesky factor ``K_ii = P' L L' P``.
 
     ``K x = lam M x`` is the symmetric standard problem ``L^-1 P M P' L^-T y = y / lam`` with
-    ``x = P' L^-T y``, which ARPACK solves in its regular mode: per step one product with M and
-    the two triangular solves of one ``K^-1`` application, where the generalised shift-invert mode
-    adds two products with M and M-inner products (measured, 3e4 DOFs, 50 modes: 6.6 s against
-    8.0 s, same eigenvalues to 4e-15).
+    ``x = P' L^-T y``: per step one product with M and the two triangular solves of one
+    ``K^-1`` application, where the generalised shift-invert mode adds two products with M and
+    M-inner products (measured, 3e4 DOFs, 50 modes: 6.6 s against 8.0 s, same eigenvalues to
+    4e-15). Solved by :func:`_block_lanczos` (blocks of :data:`LANCZOS_BLOCK` vectors), or by
+    ARPACK's regular mode when it does not converge within its basis size.
+
+    Returns ``(freq_hz, X, form)``, ``form`` naming the solver used.
     """
     perm, solve_l, solve_lt = F.split
     Mp = sp.csr_matrix(Mii[perm][:, perm])
@@ -81,15 +142,23 @@ def _split_lanczos(Mii, F, k):
         return solve_l(Mp @ solve_lt(y))
 
     n = perm.size
-    A = spla.LinearOperator((n, n), matvec=op, matmat=op, dtype=float)
-    v0 = np.random.default_rng(0).standard_normal(n)  # reproducible modes
-    mu, Y = spla.eigsh(A, k=k, which="LA", v0=v0)
-    order = np.argsort(-mu)
-    lam, Z = 1.0 / mu[order], solve_lt(Y[:, order])
+    found = _block_lanczos(op, n, k)
+    if found is not None:
+        mu, Y, st = found
+        form = (f"symmetric, Cholesky halves; block Lanczos ({LANCZOS_BLOCK} vectors a block, "
+                f"basis of {st['dimension']})")
+    else:
+        A = spla.LinearOperator((n, n), matvec=op, matmat=op, dtype=float)
+        v0 = np.random.default_rng(0).standard_normal(n)  # reproducible modes
+        mu, Y = spla.eigsh(A, k=k, which="LA", v0=v0)
+        order = np.argsort(-mu)
+        mu, Y = mu[order], Y[:, order]
+        form = "symmetric, Cholesky halves; ARPACK (block Lanczos did not converge)"
+    lam, Z = 1.0 / mu, solve_lt(Y)
     X = np.empty_like(Z)
     X[perm] = Z
     X /= np.sqrt(np.einsum("ij,ij->j", X, Mii @ X))
-    return np.sqrt(lam) / (2 * np.pi), X
+    return np.sqrt(lam) / (2 * np.pi), X, form
 
 
 def _use_dense(n_i: int, k: int, eigensolver: str) -> bool:
@@ -116,7 +185,8 @@ class FixedInterfaceBasis:
     eigensolver : {"auto", "dense", "lanczos"}
         ``"auto"``: dense LAPACK below :data:`DENSE_BELOW` interior DOFs or for more than a quarter
         of the modes (up to :data:`DENSE_MAX`), shift-invert Lanczos on the shared factor otherwise
-        (on the symmetric form ``L^-1 P M P' L^-T`` when the factor is a Cholesky one).
+        (on the symmetric form ``L^-1 P M P' L^-T`` by block Lanczos when the factor is a Cholesky
+        one; ``info["lanczos_form"]`` says which).
     block : int
         Columns of Psi handled at once (bounds the temporaries to n_i x block).
     store_psi : bool, optional
@@ -155,12 +225,13 @@ class FixedInterfaceBasis:
         t.append(time.perf_counter())
         # modes first: the Lanczos vectors (n_i x (2k + 1)) are freed before Psi exists
         dense = k > 0 and _use_dense(i.size, k, eigensolver)
+        form = "generalised"
         if k == 0:
             self.freq_hz, self.Phi = np.zeros(0), np.zeros((i.size, 0))
         elif dense:
             self.freq_hz, self.Phi = modes(Kii, Mii, k, dense_below=i.size + 1)
         elif split:
-            self.freq_hz, self.Phi = _split_lanczos(Mii, F, k)
+            self.freq_hz, self.Phi, form = _split_lanczos(Mii, F, k)
         else:
             self.freq_hz, self.Phi = modes(Kii, Mii, k, factor=F, dense_below=0)
         t.append(time.perf_counter())
@@ -183,7 +254,7 @@ class FixedInterfaceBasis:
             "method": "factored",
             "factorisation": fname,
             "eigensolver": "none" if k == 0 else ("dense-eigh" if dense else "lanczos-shift-invert"),
-            "lanczos_form": "symmetric, Cholesky halves" if split else "generalised",
+            "lanczos_form": form,
             "psi": "stored" if store_psi else "implicit (factor kept)",
             "time_factor_s": t[1] - t[0], "time_modes_s": t[2] - t[1],
             "time_constraint_modes_s": t[3] - t[2], "time_reduce_s": t[4] - t[3], "time_s": t[4] - t[0],
