@@ -133,6 +133,21 @@ class CondensedSystem(HBSystem):
                          full.fex.reshape(m, n)[full.h0:, keep].ravel(),
                          int(np.searchsorted(keep, full.dof)), constant=full.constant,
                          fstatic=full.fstatic[keep])
+        self._scatter = self._block_positions()
+        self._kpow = [(np.arange(1, self.nh + 1) ** d)[:, None, None] for d in range(3)]
+
+    def _block_positions(self):
+        """Flat positions in the real ``(N, N)`` layout of :meth:`D` of the blocks ``cc``,
+        ``ss`` (real part), ``cs`` (imaginary part) and ``sc`` (its opposite) of every
+        harmonic, in the order of ``Z.ravel()`` for ``Z`` (nh, nr, nr): :meth:`D` fills them
+        with one indexed assignment."""
+        n, N = self.n, self.N
+        base = ((2 * np.arange(self.nh) + self.h0) * n)[:, None, None]
+        r, c = np.arange(n)[None, :, None], np.arange(n)[None, None, :]
+        return np.concatenate([((base + r) * N + base + c).ravel(),
+                               ((base + n + r) * N + base + n + c).ravel(),
+                               ((base + r) * N + base + n + c).ravel(),
+                               ((base + n + r) * N + base + c).ravel()])
 
     # ------------------------------------------------------------------ condensed operator
     def _setup_operator(self, method):
@@ -191,18 +206,20 @@ class CondensedSystem(HBSystem):
         orders of magnitude of the retained stiffness there); a refinement of ``H`` against
         ``E`` removes it there but is ruined by rounding near a resonance of ``E`` itself (a
         pole of ``H``), where the modal sum is at its best, so none is made."""
-        c = (self._cj + xi)[None, :]
+        c = self._cj + xi
         W = np.asarray(Ws, float)[:, None]
-        g = self._w2[None, :] - W * W + 1j * W * c
+        g = self._w2 - W * W + 1j * W * c
         g1 = -2.0 * W + 1j * c
-        d = 1.0 / g
-        d1 = -g1 * d * d
-        d2 = 2.0 * d * d * (1.0 + g1 * g1 * d)
+        dd = np.empty((3,) + g.shape, complex)   # 1/g and its first two W-derivatives
+        d = dd[0] = 1.0 / g
+        dd[1] = -g1 * d * d
+        dd[2] = 2.0 * d * d * (1.0 + g1 * g1 * d)
         P = self._Phi_r
-        H = (np.stack([d, d1, d2])[:, :, None, :] * P) @ P.T   # (3, nW, nr, nr)
+        H = (dd[:, :, None, :] * P) @ P.T   # (3, nW, nr, nr)
         S = np.linalg.inv(H[0])
-        A = S @ H[1] @ S
-        return S, -A, -S @ H[2] @ S + 2.0 * A @ H[1] @ S
+        SH1 = S @ H[1]
+        A = SH1 @ S
+        return S, -A, 2.0 * SH1 @ A - S @ H[2] @ S
 
     def _schur_factored(self, W, xi):
         """Schur complement of ``E(W)`` by a complex LU of ``E_ii`` (any damping)."""
@@ -239,14 +256,12 @@ class CondensedSystem(HBSystem):
         out = np.zeros((self.N, self.N))
         if self.constant and d == 0:
             out[:n, :n] = self.K
-        Zs = self._harmonics(w, extra_xi, self.nh)[d]
-        for k in range(1, self.nh + 1):
-            Z = Zs[k - 1] * k ** d
-            i = (2 * (k - 1) + self.h0) * n
-            c, s = slice(i, i + n), slice(i + n, i + 2 * n)
-            out[c, c] = out[s, s] = Z.real
-            out[c, s] = Z.imag
-            out[s, c] = -Z.imag
+        Z = self._harmonics(w, extra_xi, self.nh)[d]
+        if d:
+            Z = Z * self._kpow[d]      # d/dw of S(k w) is k^d S^(d)(k w)
+        zr, zi = Z.real.ravel(), Z.imag.ravel()
+        # harmonic k's block [[Re, Im], [-Im, Re]] on the diagonal (see _block_positions)
+        out.ravel()[self._scatter] = np.concatenate([zr, zr, zi, -zi])
         return out
 
     def D_xi(self, w):
@@ -270,25 +285,45 @@ class CondensedSystem(HBSystem):
         return np.linalg.solve(np.eye(self.n) + H @ Ks, H @ f)
 
     # ------------------------------------------------------------------ back to the full DOFs
-    def _full_D(self, w):
-        f, n = self.full, self.full.n
-        rows = (np.arange(f.m)[:, None] * n)
-        return f.D(w), (rows + self.keep).ravel(), (rows + self.inner).ravel()
+    def _inner_solves(self, V, w, adjoint):
+        """``-E_ii^-1 E_ir V_r`` (``adjoint``: ``-E_ii^-H E_ri^H V_r``) per harmonic, from the
+        blocks of the full matrices (``E = K - W^2 M + i W C``, ``W = k w``; the mean block
+        with ``K`` alone): the eliminated rows of the full ``D(w)`` or ``D(w)^T``, solved
+        harmonic by harmonic, independently of the condensed operator. ``V`` (m, nr) real
+        harmonic-major rows; returns (m, n - nr)."""
+        K, M, C = self._blocks["K"], self._blocks["M"], self._blocks["C"]
+        out = np.empty((V.shape[0], self.inner.size))
+
+        def solve(p, Wk):
+            E = {q: K[q] - Wk * Wk * M[q] + 1j * Wk * C[q] for q in ("ii", "ir", "ri")}
+            if adjoint:
+                return np.linalg.solve(E["ii"].conj().T, -E["ri"].conj().T @ p)
+            return np.linalg.solve(E["ii"], -E["ir"] @ p)
+
+        if self.h0:
+            out[0] = solve(V[0], 0.0).real
+        for k in range(1, self.nh + 1):
+            c = self.h0 + 2 * (k - 1)
+            z = solve(V[c] - 1j * V[c + 1], k * w)   # complex form z = Q^ck - i Q^sk
+            out[c], out[c + 1] = z.real, -z.imag
+        return out
+
+    def _expand_rows(self, Vr, w, adjoint):
+        f = self.full
+        V = np.zeros((f.m, f.n))
+        Vr = np.asarray(Vr, float).reshape(f.m, self.n)
+        V[:, self.keep] = Vr
+        V[:, self.inner] = self._inner_solves(Vr, w, adjoint)
+        return V.ravel()
 
     def expand(self, Qr, w):
         """Full harmonic coefficients (m) from the condensed ones ``Qr`` (m) at ``w`` (rad/s):
-        ``Q_i = -D_ii^-1 D_ir Q_r`` (the eliminated DOFs carry no force)."""
-        Dw, r, i = self._full_D(w)
-        Q = np.zeros(self.full.N)
-        Q[r] = Qr
-        Q[i] = -np.linalg.solve(Dw[np.ix_(i, i)], Dw[np.ix_(i, r)] @ Qr)
-        return Q
+        ``Q_i = -D_ii^-1 D_ir Q_r`` (the eliminated DOFs carry no force), solved per harmonic
+        with the blocks of the full matrices."""
+        return self._expand_rows(Qr, w, False)
 
     def expand_multipliers(self, lam_r, w):
         """Full multipliers (m/N) of the optimality system from the condensed ones: the
-        eliminated rows of ``R_Q^T lam = -grad Am`` give ``lam_i = -D_ii^-T D_ri^T lam_r``."""
-        Dw, r, i = self._full_D(w)
-        lam = np.zeros(self.full.N)
-        lam[r] = lam_r
-        lam[i] = -np.linalg.solve(Dw[np.ix_(i, i)].T, Dw[np.ix_(r, i)].T @ lam_r)
-        return lam
+        eliminated rows of ``R_Q^T lam = -grad Am`` give ``lam_i = -D_ii^-T D_ri^T lam_r``
+        (per harmonic ``-E_ii^-H E_ri^H``: ``D^T`` is the real form of ``E^H``)."""
+        return self._expand_rows(lam_r, w, True)
