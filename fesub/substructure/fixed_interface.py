@@ -297,7 +297,8 @@ class FixedInterfaceBasis:
                 G[:j1, j0:j1] = self.Psi[:, :j1].T @ MP
             else:
                 G[:, j0:j1] = self._psi_t(MP)
-            Mr[:k, k + j0:k + j1] = Phi.T @ (MP + Mib[:, j0:j1].toarray())
+            Mr[:k, k + j0:k + j1] = Phi.T @ MP
+        Mr[:k, k:] += (Mib.T @ Phi).T  # Phi' M_ib: a sparse product (no dense n_i x block copy)
         G = np.triu(G) + np.triu(G, 1).T if self.Psi is not None else 0.5 * (G + G.T)
         Mr[k:, k:] += A + A.T + G
         Mr[k:, :k] = Mr[:k, k:].T
