@@ -2,8 +2,11 @@
 
 Wall time (goal: under 30 s on an idle machine) and peak resident memory of the process (goal:
 under 2 GiB) of the default study (loci for mu = 0.1 and 0.3, the four 3.13 s transients, TD-FRF,
-spectrograms, burst spectra, mode shapes). Baselines in the same run:
+spectrograms, burst spectra, mode shapes), which by default spreads its independent parts over a
+pool of as many worker processes as the machine has cores. Baselines in the same run:
 
+* the same study in one process (``--jobs 1``: every part one after the other, the same numbers),
+  whose ratio says what the pool brings on this machine;
 * the same study with the eigenvalue analyses on a 120-mode Ritz basis and a dense ``eig`` per
   position (``--basis-modes 120``, the default before the exact loci by the secular roots): goal
   3x;
@@ -56,6 +59,12 @@ def test_bench_default_study(benchmark, goal, tmp_path):
     benchmark.extra_info["configuration"] = "short" if benchmark.disabled else "default"
     goal("median_s", 30.0)
     goal("peak_rss_mib", 2048.0, value=max(peaks))
+
+    # baseline: the same study in one process, without the pool
+    t_one, _ = _run_study(tmp_path / "one_job", [*extra, "--jobs", "1"])
+    benchmark.extra_info["one_job_study_s"] = t_one
+    if not benchmark.disabled:
+        benchmark.extra_info["ratio_one_job_study"] = t_one / benchmark.stats.stats.median
 
     # baseline: the same study with the Ritz-basis eigenvalue analyses (the former default)
     t_ritz, _ = _run_study(tmp_path / "ritz_basis", [*extra, "--basis-modes", "120"])

@@ -25,14 +25,15 @@ QUICK = ["--loci-step", "0.005", "--no-transient"]
 
 def test_short_study_writes_parts_figures_and_summary(tmp_path, drawn_figures, monkeypatch):
     """As after ``pip install .`` without extras: pyvista cannot be imported, and every figure
-    is still drawn (mode shapes with matplotlib)."""
+    is still drawn (mode shapes with matplotlib). One job: every figure is drawn in this process,
+    where the fixture sees it."""
     from fesub.contact import plots as pc
     from fesub.plots import style
 
     monkeypatch.setitem(sys.modules, "pyvista", None)  # import pyvista -> ImportError
     out = tmp_path / "bob"
     rc = main(["beam-on-beam", "--mu", "0.3", "--roughness", "on", "--duration", "0.02",
-               "--loci-step", "0.005", "--out", str(out), "--quiet"])
+               "--loci-step", "0.005", "--out", str(out), "--quiet", "--jobs", "1"])
     assert rc == 0
     # every part, reopened by itself
     kinds = {"loci_mu0.1": EigenLoci, "loci_mu0.3": EigenLoci, "critical_mu": CriticalMu,
@@ -125,11 +126,12 @@ def _cli(args):
 
 def test_sigint_keeps_finished_parts_and_rerun_resumes(tmp_path, subprocess_env):
     """Ctrl-C after the first part: exit 130, no traceback, the finished part kept; the rerun
-    reuses it untouched; --overwrite recomputes it to the same numbers."""
+    reuses it untouched; --overwrite recomputes it to the same numbers. One job (the order of the
+    parts is then fixed; a pool is interrupted in the next test)."""
     out = tmp_path / "run"
     # a long transient after the loci keeps the run busy until the signal comes
     args = ["--loci-step", "0.005", "--mu", "0.1", "--roughness", "off", "--duration", "2.5",
-            "--out", str(out), "--no-figures"]
+            "--out", str(out), "--no-figures", "--jobs", "1"]
     proc = subprocess.Popen(_cli(args + ["-q"]), env=subprocess_env,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     part = out / "loci_mu0.1.nc"
@@ -166,6 +168,99 @@ def test_sigint_keeps_finished_parts_and_rerun_resumes(tmp_path, subprocess_env)
     assert "resumed_parts" not in json.loads((out / "summary.json").read_text()).get("details", {})
     redone = fesub.load(part)
     np.testing.assert_array_equal(redone.lam, first.lam)  # the same numbers, recomputed
+
+
+def _children(pid):
+    """Process ids of the children of ``pid`` (Linux /proc)."""
+    from pathlib import Path
+
+    kids = set()
+    for task in Path(f"/proc/{pid}/task").glob("*"):
+        try:
+            kids |= {int(k) for k in (task / "children").read_text().split()}
+        except OSError:
+            pass
+    return kids
+
+
+def _alive(pid):
+    from pathlib import Path
+
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().split(") ")[1][0] != "Z"
+    except OSError:
+        return False
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+def test_sigint_with_a_pool_stops_the_workers_and_keeps_no_half_part(tmp_path, subprocess_env):
+    """Ctrl-C while a transient runs in a worker of the pool: exit 130, one message and no
+    traceback, the workers gone, no part of the unfinished transient; the rerun completes."""
+    out = tmp_path / "run"
+    args = ["--loci-step", "0.005", "--mu", "0.1", "--roughness", "off", "--duration", "2.5",
+            "--out", str(out), "--no-figures", "--jobs", "2", "-q"]
+    proc = subprocess.Popen(_cli(args), env=subprocess_env, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 300
+    kids = set()
+    while not kids:  # the pool forks its first worker as the transient is submitted
+        assert proc.poll() is None, proc.communicate()
+        assert time.monotonic() < deadline
+        time.sleep(0.05)
+        kids = _children(proc.pid)
+    time.sleep(0.5)  # the transient is running (it takes seconds)
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=300)
+    assert proc.returncode == 130, err
+    assert "Traceback" not in err and err.count("interrupted by SIGINT") == 1, err
+    deadline = time.monotonic() + 10
+    while any(_alive(k) for k in kids) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not any(_alive(k) for k in kids), "a worker outlived the interrupted study"
+    assert not (out / "transient_mu0.1_smooth.nc").exists() and not (out / "summary.json").exists()
+    rerun = subprocess.run(_cli(args), env=subprocess_env, capture_output=True, text=True, timeout=600)
+    assert rerun.returncode == 0, rerun.stderr
+    assert fesub.load(out / "transient_mu0.1_smooth.nc").status == "completed"
+
+
+def _numbers(summary: dict):
+    """The summary without what depends on the machine (wall times, rates, the date)."""
+    if isinstance(summary, dict):
+        return {k: _numbers(v) for k, v in summary.items()
+                if "wall_time" not in k and "per_second" not in k and k != "created"}
+    if isinstance(summary, list):
+        return [_numbers(v) for v in summary]
+    return summary
+
+
+def test_a_pool_gives_the_numbers_and_files_of_one_job(tmp_path, subprocess_env):
+    """The same study with one job (all in one process, one part after the other) and with a
+    pool of two workers: every part holds the same values (bit for bit), the summaries agree but
+    for the wall times, the same figures are written and listed in the same order."""
+    import xarray as xr
+
+    base = ["--mu", "0.3", "--duration", "0.3", "--loci-step", "0.005", "-q"]
+    runs = {}
+    for jobs in ("1", "2"):
+        out = tmp_path / f"j{jobs}"
+        done = subprocess.run(_cli([*base, "--out", str(out), "--jobs", jobs]), env=subprocess_env,
+                              capture_output=True, text=True, timeout=900)
+        assert done.returncode == 0, done.stderr
+        runs[jobs] = out
+    one, two = runs["1"], runs["2"]
+    parts = sorted(p.name for p in one.glob("*.nc"))
+    assert parts == sorted(p.name for p in two.glob("*.nc"))
+    assert {"transient_mu0.3_smooth.nc", "transient_mu0.3_rough.nc", "tdfrf_mu0.1.nc"} <= set(parts)
+    for name in parts:
+        a = xr.open_dataset(one / name, engine="h5netcdf").load()
+        b = xr.open_dataset(two / name, engine="h5netcdf").load()
+        for v in a.variables:
+            np.testing.assert_array_equal(a[v].values, b[v].values, err_msg=f"{name}: {v}")
+    sa, sb = (json.loads((o / "summary.json").read_text()) for o in (one, two))
+    assert _numbers(sa) == _numbers(sb)
+    assert sorted(p.name for p in one.glob("*.png")) == sorted(p.name for p in two.glob("*.png"))
+    order = [[ln for ln in (o / "report.html").read_text().splitlines() if ".png" in ln] for o in (one, two)]
+    assert order[0] == order[1] and order[0]
 
 
 def test_rerun_with_other_parameters_is_refused(tmp_path, capsys):

@@ -43,6 +43,22 @@ def test_detector_measures_growth_rate_and_frequency_of_synthetic_bursts():
         assert b.x_rise < b.x_peak
 
 
+def test_background_is_the_running_median_of_each_envelope():
+    """The background of each band is the median of the envelope over a window of ``background``
+    s centred on each sample, the ends held at their edge values (an odd window: the median is
+    one of its samples), computed here by brute force."""
+    from fesub.contact.bursts import band_envelopes
+
+    t, x = _signal([(0.35, 10_600.0, 150.0, 30.0)], duration=0.5)
+    te, bands, env, bg = band_envelopes(t, x, background=0.02)
+    w = int(round(0.02 / (te[1] - te[0]))) | 1
+    h = w // 2
+    padded = np.pad(env, ((0, 0), (h, h)), mode="edge")
+    for j in (0, len(bands) // 2, len(bands) - 1):
+        for i in (0, 3, te.size // 2, te.size - 1):
+            assert bg[j, i] == max(np.median(padded[j, i:i + w]), 1e-300)
+
+
 def test_noise_alone_and_short_spikes_are_not_bursts():
     t, x = _signal([])
     assert detect_bursts(t, x) == []

@@ -311,3 +311,29 @@ def test_eigenvalues_with_orthonormal_null_space_bases(bench):
     print(f"largest difference {err.max():.2e} 1/s, floor at the leading eigenvalue "
           f"{10 * EPS * w2max / abs(ref[np.argmax(ref.real)]):.2e} 1/s")
     assert np.all(err <= 10 * EPS * w2max / np.abs(ref))
+
+
+def test_joined_runs_track_like_one_run():
+    """Two eigenvalues whose frequencies cross (lambda_1 = -1 + j(10 + s), lambda_2 = -2 + j(20 - s)
+    1/s over s = 0..20): each position lists them lowest frequency first, as an eigen-solve does.
+    Tracked over all positions they follow the two lines (the closed form); loci of two runs
+    joined give the same, where simply stacking the runs would swap them in the second run."""
+    s = np.arange(21.0)
+    lines = np.column_stack([-1 + 1j * (10 + s), -2 + 1j * (20 - s)])
+    listed = np.sort_complex(lines * -1j) * 1j  # each row ordered by frequency (sorted by -j lambda)
+    assert not np.array_equal(listed, lines)  # the listing order changes at the crossing (s = 5)
+
+    def loci(rows):
+        return D.join_loci([eigen.EigenLoci(s[[i]], listed[[i]], MU) for i in rows])
+
+    whole = loci(range(21))
+    np.testing.assert_array_equal(whole.lam, lines)
+    runs = [loci(range(0, 8)), loci(range(8, 21))]
+    joined = D.join_loci(runs)
+    np.testing.assert_array_equal(joined.lam, lines)
+    np.testing.assert_array_equal(joined.positions, s)
+    assert not np.array_equal(np.concatenate([r.lam for r in runs]), lines)
+    with pytest.raises(ParameterError):
+        D.join_loci([])
+    with pytest.raises(ParameterError):
+        D.join_loci([runs[0], eigen.EigenLoci(s[:1], listed[:1], 0.1)])

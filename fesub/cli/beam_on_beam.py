@@ -81,7 +81,7 @@ def add_arguments(p) -> None:
                    help="basis of the eigenvalue analyses: 'all' (every mode of the reduced model, exact) "
                         "or the N lowest frictionless coupled modes [-] (a Ritz approximation, slower); "
                         "the summary says up to which frequency the loci are complete")
-    add_common(p, STUDY)
+    add_common(p, STUDY, jobs=True, jobs_default=None)
 
 
 def case_name(mu: float, rough: bool) -> str:
@@ -108,11 +108,17 @@ def run(args) -> int:
 
 
 def _study(args) -> int:
-    """The study in its order: model, eigenvalue analyses, transients, TD-FRF, mode shapes, summary."""
+    """The study in its order: model, eigenvalue analyses, transients, TD-FRF, mode shapes, summary.
+
+    The independent parts (the transients, the TD-FRF, the figures) run on a pool of ``--jobs``
+    worker processes while this process does the eigenvalue analyses; every part is the same
+    computation as with one job (then all of it runs here, one part after the other)."""
     import time
 
     from ..models import beam_on_beam as bb
-    from .common import StudyDir
+    from ..parallel import worker_pool
+    from . import _beam_on_beam_tasks as tasks
+    from .common import StudyDir, run_task
 
     t_start = time.perf_counter()
     n_basis = None if args.basis_modes == "all" else int(args.basis_modes)
@@ -127,13 +133,24 @@ def _study(args) -> int:
     system = bb.contact_system(model)
     d.say(model.cb1.summary())
     d.say(model.cb2.summary())
-    eig = _eigen_part(d, args, model.params, system, n_basis, progress)
-    cases, dur, transients, results = _transient_part(d, args, model.params, system, eig["unstable_freqs"],
-                                                      progress)
-    checks = paper_checks(eig["loci"], transients)
-    bursts = _burst_part(d, model.params, system, eig["loci"][UNSTABLE_MU], results, progress)
-    tdfrf_rec = _tdfrf_part(d, model.params, system)
-    modes = _mode_figures(d, model, system) if d.figures_on else "figures off"
+    ref, p, figs = tasks.SystemRef(model, system), model.params, []
+    if args.jobs > 1:
+        tasks.preload(d.figures_on)
+    with worker_pool(args.jobs) as pool:
+        # progress bars only where the work runs in this process
+        cases, dur, pending = _submit_transients(d, args, p, ref, pool, progress and pool == "serial")
+        tdfrf = _submit_tdfrf(d, p, ref, pool)
+        modes = run_task(pool, tasks.mode_figures, ref, d.path) if d.figures_on else None
+        eig = _eigen_part(d, args, p, system, n_basis, progress, pool, figs)
+        transients, detected, draw = _transient_part(d, pending, eig["unstable_freqs"], args.seed, p, pool)
+        checks = paper_checks(eig["loci"], transients)
+        # the deformed analysis first on the pool: it is what the summary waits for
+        bursts = _burst_part(d, p, ref, eig["loci"][UNSTABLE_MU], detected, progress, pool, args.jobs,
+                             lambda: figs.extend(run_task(pool, fn, *a) for fn, a in draw))
+        tdfrf_rec = _tdfrf_record(d, p, tdfrf, pool, figs)
+        modes = _mode_record(d, modes) if modes is not None else "figures off"
+        for f in figs:
+            f.result()  # every figure written (or its error raised) before the report
     record = _summary(args, model, n_basis, eig, cases, dur, transients, checks, tdfrf_rec, modes, t_start)
     _burst_summary(record, bursts, system)
     path = d.finish(record)
@@ -141,13 +158,14 @@ def _study(args) -> int:
     return 0
 
 
-def _eigen_part(d, args, p, system, n_basis, progress) -> dict:
+def _eigen_part(d, args, p, system, n_basis, progress, pool, figs) -> dict:
     """Eigenvalue loci (primal assembly) at both friction coefficients and the critical mu, as parts
     of the study, with their figures.
 
     Returns ``loci`` (mu -> EigenLoci), ``critical_mu``, ``record`` (for the summary's details),
     ``complete_hz`` (Hz, up to where the loci are complete) and ``unstable_freqs`` (Hz, rounded to
-    10 Hz: the frequencies of the eigenvalues unstable at mu = 0.3).
+    10 Hz: the frequencies of the eigenvalues unstable at mu = 0.3). The figures are drawn on
+    ``pool`` (their futures appended to ``figs``).
     """
     import numpy as np
 
@@ -185,58 +203,78 @@ def _eigen_part(d, args, p, system, n_basis, progress) -> dict:
         "critical_mu_note": "bisection over the positions unstable at mu = 0.3",
     }
     if d.figures_on:
-        _eigen_figures(d, p, loci, crit)
+        figs.append(_eigen_figures(d, p, loci, crit, pool))
     return {"loci": loci, "critical_mu": crit, "record": record, "complete_hz": complete_hz,
             "unstable_freqs": sorted({round(f, -1) for _, f, _ in L3.unstable()})}
 
 
-def _eigen_figures(d, p, loci, crit) -> None:
-    """Loci at each mu (with the Rayleigh damping lines) and the largest real part per position."""
-    from ..contact import plots as pc
+def _eigen_figures(d, p, loci, crit, pool):
+    """Loci at each mu (with the Rayleigh damping lines) and the largest real part per position,
+    drawn on ``pool``; returns the future."""
+    from . import _beam_on_beam_tasks as tasks
+    from .common import run_task
 
-    ray = [("beam 1", *p.rayleigh1), ("beam 2", *p.rayleigh2)]
-    for m, L in loci.items():
-        pc.plot_loci(L, d.figure(f"loci_mu{m:g}.png", f"Eigenvalue loci at mu = {m:g} over the contact "
-                                 f"positions, with the Rayleigh damping lines"),
-                     rayleigh=ray, title=f"eigenvalue loci, mu = {m:g}, {_basis_words(L)}")
-    pc.plot_max_real(list(loci.values()), d.figure(
-        "max_real_part.png", "Largest real part of the eigenvalues against the contact position: "
-                             "positive means unstable"),
-        title=f"largest real part against contact position (critical mu = {float(crit):.3g})")
+    paths = [d.figure(f"loci_mu{m:g}.png", f"Eigenvalue loci at mu = {m:g} over the contact positions, "
+                      f"with the Rayleigh damping lines") for m in loci]
+    paths.append(d.figure("max_real_part.png", "Largest real part of the eigenvalues against the contact "
+                                               "position: positive means unstable"))
+    return run_task(pool, tasks.eigen_figures, list(loci.values()), paths,
+                    [("beam 1", *p.rayleigh1), ("beam 2", *p.rayleigh2)],
+                    [f"eigenvalue loci, mu = {m:g}, {_basis_words(L)}" for m, L in loci.items()],
+                    f"largest real part against contact position (critical mu = {float(crit):.3g})")
 
 
-def _transient_part(d, args, p, system, unstable_freqs, progress):
-    """The transient cases chosen on the command line, each a part of the study, with figures.
+def _submit_transients(d, args, p, ref, pool, progress):
+    """Submit the transient cases chosen on the command line to ``pool``, each a part of the study.
 
-    Returns the cases ((mu, rough) pairs), the simulated duration (s), each case's record
-    (the result's details and its bursts) by case name and the results of the mu = 0.3 cases by
-    case name.
+    Returns the cases ((mu, rough) pairs), the simulated duration (s) and, by case name, the
+    case's (mu, rough, future of its result).
     """
-    from ..contact.transient import simulate
+    from . import _beam_on_beam_tasks as tasks
 
     cases = _cases(args.mu, args.roughness) if not args.no_transient else []
     dur = args.duration if args.duration is not None else min(3.13, (p.L2 - p.s0 - 1e-3) / p.vx)
-    transients, results = {}, {}
+    pending = {}
     for m, rough in cases:
         name = case_name(m, rough)
         std = p.roughness * p.Fy if rough else 0.0
         d.say(f"transient {name}: {dur:g} s")
+        pending[name] = (m, rough, d.submit(pool, f"transient_{name}", tasks.simulate_case, ref, m, std, dur,
+                                            FS_OUT, p, args.seed, progress))
+    return cases, dur, pending
 
-        def sim(m=m, std=std):
-            res = simulate(system, mu=m, duration=dur, vx=p.vx, fs_out=FS_OUT, roughness_std=std,
-                           roughness_band=p.roughness_band, seed=args.seed, progress=progress)
-            res.info["load_N"] = float(p.Fy)
-            return res
 
-        res = d.compute(f"transient_{name}", sim)
-        info = res.details()
-        info.update(_burst_info(res))
-        transients[name] = info
-        if m == UNSTABLE_MU:
-            results[name] = res
-        if d.figures_on:
-            _transient_figures(d, res, name, info, unstable_freqs, rough, args.seed, p.Fy)
-    return cases, dur, transients, results
+def _transient_part(d, pending, unstable_freqs, seed, p, pool):
+    """Each transient's record (the result's details and its burst windows) and the bursts of the
+    mu = 0.3 cases, computed on ``pool`` as each transient finishes, and the figures to draw.
+
+    Returns the records and the detected bursts (list of :class:`fesub.contact.bursts.Burst`), by
+    case name, and the figure tasks ((function, arguments) pairs).
+    """
+    from . import _beam_on_beam_tasks as tasks
+    from .common import run_task
+
+    futs = {name: (rough, run_task(pool, tasks.transient_record, fut.result(), m == UNSTABLE_MU))
+            for name, (m, rough, fut) in pending.items()}
+    transients, detected, draw = {}, {}, []
+    for name, (rough, fut) in futs.items():
+        info, bursts = transients[name], detected[name] = fut.result()
+        if not d.figures_on:
+            continue
+        res = pending[name][2].result()
+        case = (f"mu = {res.mu:g}, {'rough' if rough else 'smooth'}"
+                f"{f' (seed {seed})' if rough else ''}, Fy = {p.Fy:g} N")
+        paths = [d.figure(f"transient_{name}.png",
+                          f"Transient {case}: tip acceleration, contact force and sliding velocity")]
+        if res.signals["t"].size > 64:
+            paths.append(d.figure(f"spectrogram_{name}.png",
+                                  f"Spectrogram of the tip acceleration, {case}; dashed: frequencies of the "
+                                  f"eigenvalues unstable at mu = {UNSTABLE_MU:g}"))
+        if info["bursts_s"]:
+            paths.append(d.figure(f"bursts_{name}.png",
+                                  f"Amplitude spectra of the tip acceleration in the first bursts, {case}"))
+        draw.append((tasks.transient_figures, (res, info["bursts_s"][:3], paths, case, unstable_freqs)))
+    return transients, {k: v for k, v in detected.items() if v is not None}, draw
 
 
 #: offset (m) of the deformed analysis' positions from the 0.25 mm grid: the target nodes (every
@@ -262,11 +300,11 @@ def _deformed_positions(p, L3, detected) -> "np.ndarray":
     return np.array(sorted(out))
 
 
-def _burst_part(d, p, system, L3, results, progress) -> dict:
-    """The bursts of the mu = 0.3 transients and the analyses that predict them (parts
-    ``loci_deformed_mu0.3`` and ``burst_table_<case>``), with the figure; returns ``tables`` (case ->
-    BurstTable), ``deformed`` (EigenLoci of the deformed sliding states, or None) and its
-    ``wall_time_s``.
+def _burst_part(d, p, ref, L3, detected, progress, pool, jobs, submitted=None) -> dict:
+    """The bursts of the mu = 0.3 transients (``detected``, by case name) and the analyses that
+    predict them (parts ``loci_deformed_mu0.3`` and ``burst_table_<case>``), with the figure;
+    returns ``tables`` (case -> BurstTable), ``deformed`` (EigenLoci of the deformed sliding
+    states, or None) and its ``wall_time_s``.
 
     Detection: :func:`fesub.contact.bursts.detect_bursts` on the tip acceleration (defaults: an
     envelope peak 18 dB over its 0.2 s running median in a 20 % band of 1-20 kHz, rising for
@@ -274,26 +312,38 @@ def _burst_part(d, p, system, L3, results, progress) -> dict:
     part lies at a position crossed while it grew, with a frequency within 2 % of the burst's
     (the burst's frequency is read from a window of 16 periods or more, ~6 % resolution of one
     bin but the peak bin of a growing sinusoid within ~1 %; the 10.6 kHz pair moves by ~0.5 %
-    across a band). The deformed analysis runs only where needed (about 1 s per position here:
-    the whole reduced model, one Newton solve of the sliding state and one dense eigenproblem).
+    across a band). The deformed analysis runs only where needed (about 0.1 s per position here:
+    the whole reduced model, one Newton solve of the sliding state and one dense eigenproblem),
+    its positions split in consecutive runs among this process and the pool's workers (joined by
+    :func:`fesub.contact.deformed.join_loci`, the same loci as one run); ``submitted`` is called
+    once the pool has its share (to queue more work behind it).
     """
     import time
 
-    from ..contact import eigen
-    from ..contact.bursts import attribute, detect_bursts
-    from ..parallel import single_thread_blas
+    import numpy as np
 
-    detected = {name: detect_bursts(r.signals["t"], r.signals["a_T_y"], r.signals["x_contact"])
-                if r.signals["t"].size >= 256 else [] for name, r in results.items()}
+    from ..contact import eigen
+    from ..contact.bursts import attribute
+    from ..parallel import single_thread_blas
+    from . import _beam_on_beam_tasks as tasks
+    from .common import run_task
+
     positions = _deformed_positions(p, L3, detected)
+    name = f"loci_deformed_mu{UNSTABLE_MU:g}"
+    runs = [positions]
+    if pool != "serial" and not d.done(name) and positions.size > 1:
+        runs = np.array_split(positions, min(jobs + 1, positions.size))
+    futs = [run_task(pool, tasks.deformed_loci, ref, r, UNSTABLE_MU, p.vx) for r in runs[1:]]
+    if submitted is not None:
+        submitted()
     Ld, wall = None, 0.0
     if positions.size:
         t0 = time.perf_counter()
         # small dense eigenproblems, one per position: threads only contend on a shared machine
         with single_thread_blas():
-            Ld = d.compute(f"loci_deformed_mu{UNSTABLE_MU:g}", lambda: eigen.eigenvalue_loci(
-                system, positions, UNSTABLE_MU, 20, modal_cutoff_hz=None, geometry="deformed", vx=p.vx,
-                progress=progress))
+            Ld = d.compute(name, lambda: _joined([eigen.eigenvalue_loci(
+                ref.get(), runs[0], UNSTABLE_MU, 20, modal_cutoff_hz=None, geometry="deformed", vx=p.vx,
+                progress=progress)] + [f.result() for f in futs]))
         wall = time.perf_counter() - t0
     analyses = {"undeformed": (L3.positions, L3.lam)}
     if Ld is not None:
@@ -309,6 +359,13 @@ def _burst_part(d, p, system, L3, results, progress) -> dict:
             f"contact rows, and the bursts of the transients at their contact positions"),
             title=f"largest real part, undeformed vs deformed rows, and bursts, mu = {UNSTABLE_MU:g}")
     return {"tables": tables, "deformed": Ld, "wall_time_s": wall}
+
+
+def _joined(parts):
+    """The loci of consecutive runs of positions as one (the only one as it is)."""
+    from ..contact.deformed import join_loci
+
+    return parts[0] if len(parts) == 1 else join_loci(parts)
 
 
 def _unstable_runs(L) -> list:
@@ -362,27 +419,45 @@ def _burst_summary(record: dict, bursts: dict, system) -> None:
             res[f"bursts{key}_{name}"] = {"value": v, "unit": None}
 
 
-def _tdfrf_part(d, p, system) -> dict:
-    """The time-dependent FRF of the stable case on the paper's grid (a part of the study) and its
-    figure; returns its record for the summary."""
+def _submit_tdfrf(d, p, ref, pool):
+    """The time-dependent FRF of the stable case on the paper's grid (a part of the study),
+    submitted to ``pool``; returns its future."""
     import numpy as np
 
-    from ..contact.frf import time_dependent_frf
+    from . import _beam_on_beam_tasks as tasks
 
     times = np.arange(TDFRF["t0_s"], TDFRF["t1_s"] + 1e-9, TDFRF["dt_s"])  # a priori, whatever the transient
     freqs = np.arange(0.0, TDFRF["f1_hz"] + 1e-9, TDFRF["df_hz"])
-    r = d.compute(f"tdfrf_mu{STABLE_MU:g}", lambda: time_dependent_frf(
-        system, times, freqs, "C_y", "T_y", STABLE_MU, p.s0, p.vx, accelerance=True))
-    if d.figures_on:
-        from ..contact import plots as pc
+    return d.submit(pool, f"tdfrf_mu{STABLE_MU:g}", tasks.tdfrf, ref, times, freqs, STABLE_MU, p)
 
-        pc.plot_tdfrf(r, d.figure(f"tdfrf_mu{STABLE_MU:g}.png",
-                                  f"Time-dependent FRF at mu = {STABLE_MU:g}: vertical force at C to "
-                                  f"vertical acceleration of the tip T, along the sliding path"),
-                      title=f"time-dependent FRF, force C,y -> acceleration T,y, mu = {STABLE_MU:g}, "
-                            f"vx = {p.vx * 1e3:g} mm/s")
+
+def _tdfrf_record(d, p, fut, pool, figs) -> dict:
+    """The TD-FRF's record for the summary; its figure is drawn on ``pool`` (future appended to
+    ``figs``)."""
+    from . import _beam_on_beam_tasks as tasks
+    from .common import run_task
+
+    r = fut.result()
+    if d.figures_on:
+        path = d.figure(f"tdfrf_mu{STABLE_MU:g}.png",
+                        f"Time-dependent FRF at mu = {STABLE_MU:g}: vertical force at C to "
+                        f"vertical acceleration of the tip T, along the sliding path")
+        figs.append(run_task(pool, tasks.tdfrf_figure, r, path,
+                             f"time-dependent FRF, force C,y -> acceleration T,y, mu = {STABLE_MU:g}, "
+                             f"vx = {p.vx * 1e3:g} mm/s"))
     return {"times": int(r.times.size), "freqs": int(r.freqs_hz.size), "input": "C_y force",
             "output": "T_y acceleration", "mu": STABLE_MU}
+
+
+def _mode_record(d, fut) -> list:
+    """The coupled mode shapes drawn (:func:`_beam_on_beam_tasks.mode_figures`), recorded for the
+    report; returns their files and frequencies (Hz) for the summary."""
+    written = []
+    for name, fhz, s_mid in fut.result():
+        d.figure(name, f"Coupled mode {len(written) + 1} of the two beams without friction, contact at "
+                       f"mid-span: {fhz:.1f} Hz")
+        written.append({"file": name, "f_hz": fhz})
+    return written
 
 
 def _summary(args, model, n_basis, eig, cases, dur, transients, checks, tdfrf_rec, modes, t_start) -> dict:
@@ -452,30 +527,6 @@ def _model_record(model) -> dict:
     return rec
 
 
-def _transient_figures(d, res, name, info, unstable_freqs, rough, seed, Fy) -> None:
-    from ..contact import plots as pc
-
-    case = (f"mu = {res.mu:g}, {'rough' if rough else 'smooth'}"
-            f"{f' (seed {seed})' if rough else ''}, Fy = {Fy:g} N")
-    pc.plot_transient(res, d.figure(f"transient_{name}.png",
-                                    f"Transient {case}: tip acceleration, contact force and sliding velocity"),
-                      title=f"transient, {case}: {res.status} at t = {res.stop_time:.4g} s")
-    s = res.signals
-    if s["t"].size > 64:
-        pc.plot_spectrogram(s["t"], s["a_T_y"], res.fs_out,
-                            d.figure(f"spectrogram_{name}.png",
-                                     f"Spectrogram of the tip acceleration, {case}; dashed: frequencies of "
-                                     f"the eigenvalues unstable at mu = {UNSTABLE_MU:g}"),
-                            marks=unstable_freqs, title=f"spectrogram of a_T,y, {case}",
-                            nperseg=min(2048, s["t"].size))
-    spectra = [(f"{a:.3f}-{b:.3f} s", *_window(res, a, b)) for a, b in info["bursts_s"][:3]]
-    if spectra:
-        pc.plot_burst_spectra(spectra, d.figure(f"bursts_{name}.png",
-                                                f"Amplitude spectra of the tip acceleration in the first "
-                                                f"bursts, {case}"),
-                              title=f"burst spectra of a_T,y, {case}")
-
-
 def paper_checks(loci, transients: dict) -> dict:
     """The paper's qualitative statements, checked on this run (True/False per statement).
 
@@ -506,64 +557,6 @@ def paper_checks(loci, transients: dict) -> dict:
                 bool(any(x0 - step <= x <= x1 + step and abs(f - fu) / fu < 0.01 for x, fu, _ in hot))
                 for f, (x0, x1) in zip(info["burst_dominant_hz"], info["burst_positions_m"])]
     return checks
-
-
-def _window(res, a, b):
-    from ..signal import window_spectrum
-
-    s = res.signals
-    return window_spectrum(s["t"], s["a_T_y"], a, b)
-
-
-def _burst_info(res) -> dict:
-    import numpy as np
-
-    from ..signal import burst_windows, dominant_frequency, window_spectrum
-
-    s = res.signals
-    if s["t"].size < 256:
-        return {"bursts_s": [], "burst_dominant_hz": [], "burst_positions_m": []}
-    wins = burst_windows(s["t"], s["a_T_y"], min_gap=0.02, min_length=0.005)
-    dom, pos = [], []
-    for a, b in wins[:10]:
-        f, X = window_spectrum(s["t"], s["a_T_y"], a, b)
-        dom.append(dominant_frequency(f, X, fmin=100.0))
-        # contact positions crossed while the burst grew (30 ms before its window) and lasted
-        pos.append([float(v) for v in np.interp([a - 0.03, b], s["t"], s["x_contact"])])
-    return {"bursts_s": [[float(a), float(b)] for a, b in wins[:10]], "burst_dominant_hz": dom,
-            "burst_positions_m": pos}
-
-
-def _mode_figures(d, model, system):
-    """Draw the lowest coupled modes (mu = 0, contact at mid-span) of both substructures."""
-    import numpy as np
-
-    from ..contact.eigen import complex_eigenvalues
-    from ..contact import plots as pc
-
-    p = model.params
-    s_mid = 0.5 * (p.s0 + p.L2)
-    # beam 1 is drawn where the mode is computed: translated (as the drive moves it) so that its
-    # slave node C sits on the target surface at x = s_mid, not at its starting position
-    mesh1 = model.sub1.mesh.transformed(translate=system.surface_point(s_mid) - system.X_C)
-    lam, shapes = complex_eigenvalues(system, s_mid, 0.0, 4, return_modes=True)
-    written = []
-    n1 = system.K1.shape[0]
-    for k in range(lam.size):
-        u = np.real(shapes[:, k] * np.exp(-1j * np.angle(shapes[np.argmax(np.abs(shapes[:, k])), k])))
-        q1 = np.zeros(model.cb1.n_dofs)
-        q1[system.f1_idx] = u[:n1]
-        f1 = model.sub1.expand(model.cb1.recover(q1))
-        f2 = model.sub2.expand(model.cb2.recover(u[n1:]))
-        fhz = lam[k].imag / (2 * np.pi)
-        path = d.figure(f"coupled_mode_{k + 1}.png",
-                        f"Coupled mode {k + 1} of the two beams without friction, contact at mid-span: "
-                        f"{fhz:.1f} Hz")
-        pc.plot_coupled_modes([(mesh1, f1), (model.sub2.mesh, f2)], path, labels=["beam 1", "beam 2"],
-                              title=f"coupled mode {k + 1}: {fhz:.1f} Hz (mu = 0, contact at x = "
-                                    f"{s_mid * 1e3:.1f} mm)")
-        written.append({"file": path.name, "f_hz": fhz})
-    return written
 
 
 if __name__ == "__main__":  # pragma: no cover

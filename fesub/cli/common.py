@@ -2,11 +2,12 @@
 
 Flags of every study (:func:`add_common`): ``--out DIR`` (default ``fesub-out/<study>``),
 ``-q/--quiet``, ``--overwrite``, ``--no-figures``, and ``-j/--jobs N`` where the study has parallel
-work.
+work (:func:`usable_cores` by default where the study says so, else 1).
 
 The output folder (:class:`StudyDir`) is resumed, never overwritten silently: each finished part
 (a transient, the loci, a backbone, a basin tile) is written as it finishes, through
-:mod:`fesub.io`, and skipped on a rerun with the same parameters; ``--overwrite`` recomputes
+:mod:`fesub.io` (by the worker process that computed it, :meth:`StudyDir.submit`), and skipped on a
+rerun with the same parameters; ``--overwrite`` recomputes
 everything. A rerun with other parameters into a folder that holds finished parts is refused (it
 would mix two runs).
 
@@ -24,7 +25,7 @@ import sys
 from pathlib import Path
 
 __all__ = ["StudyParser", "HelpFormatter", "add_common", "number", "integer", "StudyDir",
-           "run_study", "Interrupted", "check_interrupted", "EXIT_USAGE", "EXIT_SIGINT",
+           "run_study", "run_task", "Deferred", "usable_cores", "Interrupted", "check_interrupted", "EXIT_USAGE", "EXIT_SIGINT",
            "EXIT_SIGTERM"]
 
 EXIT_USAGE, EXIT_FAILED, EXIT_SIGINT, EXIT_SIGTERM = 2, 1, 130, 143
@@ -96,9 +97,25 @@ def integer(*, ge=None, le=None):
     return conv
 
 
-def add_common(parser, study: str, *, jobs: bool = False, figures: bool = True) -> None:
+def usable_cores() -> int:
+    """The number of CPU cores this process may run on (its affinity mask where the system has one).
+
+    Returns
+    -------
+    int
+        Number of cores (dimensionless count, >= 1).
+    """
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):
+        return max(1, os.cpu_count() or 1)
+
+
+def add_common(parser, study: str, *, jobs: bool = False, figures: bool = True,
+               jobs_default: int | None = 1) -> None:
     """The flags of every study: ``--out``, ``-q/--quiet``, ``--overwrite``, ``--no-figures``,
-    and ``-j/--jobs`` where the study has parallel work."""
+    and ``-j/--jobs`` where the study has parallel work (``jobs_default`` workers by default, the
+    usable cores when None)."""
     g = parser.add_argument_group("output and execution (the same in every study)")
     g.add_argument("--out", metavar="DIR", default=f"fesub-out/{study}",
                    help="output folder; an existing one is resumed (finished parts are kept)")
@@ -108,8 +125,13 @@ def add_common(parser, study: str, *, jobs: bool = False, figures: bool = True) 
     if figures:
         g.add_argument("--no-figures", action="store_true", help="write numbers only, no figures")
     if jobs:
-        g.add_argument("-j", "--jobs", type=integer(ge=1), default=1, metavar="N",
-                       help="worker processes for the parallel parts")
+        if jobs_default is None:
+            jobs_default, what = usable_cores(), ", the cores this process may use"
+        else:
+            what = ""
+        g.add_argument("-j", "--jobs", type=integer(ge=1), default=jobs_default, metavar="N",
+                       help=f"worker processes for the parallel parts (default: %(default)s{what}; "
+                            f"1: all in this process)")
 
 
 class Interrupted(KeyboardInterrupt):
@@ -216,6 +238,20 @@ class StudyDir:
         check_interrupted(result)
         return self.save(name, result)
 
+    def submit(self, pool, name: str, fn, *args, **kwargs):
+        """The part ``name`` as a future: reopened if it finished before, else
+        ``fn(*args, **kwargs)`` run on ``pool`` and saved by the worker as it returns.
+
+        ``pool`` is a process pool (:func:`fesub.parallel.worker_pool`; ``fn`` and its arguments
+        must pickle) or ``"serial"``: then the part is computed as by :meth:`compute` when its
+        ``result()`` is first asked for (so that one job keeps the order in which the study uses
+        the parts). A result whose ``status`` is ``"interrupted"`` is not saved; its future raises
+        the interrupt.
+        """
+        if pool is None or pool == "serial" or self.done(name):
+            return Deferred(self.compute, name, lambda: fn(*args, **kwargs))
+        return pool.submit(_run_part, self.part(name), fn, args, kwargs)
+
     # ---- figures, messages, summary, report
     def figure(self, filename: str, caption: str) -> Path:
         """Record a figure (drawn to ``path/filename``) with a one-line caption for the report."""
@@ -237,6 +273,66 @@ class StudyDir:
         figs = [(f, c) for f, c in self.figures if (self.path / f).is_file()]
         write_report(self.path / "report.html", summary, figs)
         return self.path / "summary.json"
+
+
+def _run_part(path, fn, args, kwargs):
+    """Worker side of :meth:`StudyDir.submit`: compute the part, save it unless interrupted."""
+    result = fn(*args, **kwargs)
+    check_interrupted(result)
+    result.save(path)
+    return result
+
+
+class Deferred:
+    """A call made when its :meth:`result` is first asked for (then kept): the future of a task
+    of a study run with one job.
+
+    Parameters
+    ----------
+    fn : callable
+        The task.
+    *args, **kwargs
+        Its arguments.
+    """
+
+    def __init__(self, fn, *args, **kwargs):
+        self._call, self._done, self._value = (fn, args, kwargs), False, None
+
+    def result(self):
+        """The task's value, computed now if it was not yet (an exception of the task is raised
+        here)."""
+        if not self._done:
+            fn, args, kwargs = self._call
+            self._value, self._done, self._call = fn(*args, **kwargs), True, None
+        return self._value
+
+    def done(self) -> bool:
+        """Whether the value has been computed."""
+        return self._done
+
+
+def run_task(pool, fn, *args, **kwargs):
+    """``fn(*args, **kwargs)`` as a future: submitted to ``pool`` (a process pool from
+    :func:`fesub.parallel.worker_pool`; ``fn`` and its arguments must pickle), or a
+    :class:`Deferred` call when ``pool`` is ``"serial"`` or None.
+
+    Parameters
+    ----------
+    pool : concurrent.futures.Executor or str or None
+        Where to run.
+    fn : callable
+        The task, a module-level function.
+    *args, **kwargs
+        Its arguments.
+
+    Returns
+    -------
+    concurrent.futures.Future or Deferred
+        Its ``result()`` (or exception) when done; with one job computed when first asked for.
+    """
+    if pool is None or pool == "serial":
+        return Deferred(fn, *args, **kwargs)
+    return pool.submit(fn, *args, **kwargs)
 
 
 def _plain(obj):

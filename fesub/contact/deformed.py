@@ -40,7 +40,7 @@ from .geometry import coupling_rows
 from .primal import null_space_row, project_rows
 
 __all__ = ["SlidingState", "local_contact", "sliding_state", "contact_residual", "contact_jacobian",
-           "deformed_eigenvalues", "GeometryComparison", "compare_geometries", "spectrum_solver"]
+           "deformed_eigenvalues", "GeometryComparison", "compare_geometries", "spectrum_solver", "join_loci"]
 
 
 # ------------------------------------------------------------------------------- local rows
@@ -457,3 +457,47 @@ def spectrum_solver(geometry: str, vx: float, modal_cutoff_hz=None, n_basis=None
         return lam, None, float("inf"), system.K1.shape[0] + system.K2.shape[0] - 1
 
     return solve
+
+
+def join_loci(parts):
+    """One :class:`fesub.contact.eigen.EigenLoci` from loci computed over consecutive runs of the
+    positions (e.g. by several processes): the eigenvalues of each run tracked on from the last
+    position of the one before, as :func:`fesub.contact.eigen.eigenvalue_loci` tracks them over all
+    the positions in one call.
+
+    Tracking pairs each eigenvalue with the nearest of the previous position by an assignment of
+    least total distance, whose result does not depend on the order in which a run listed its
+    eigenvalues: the joined loci equal those of one call (but where two pairings tie exactly).
+
+    Parameters
+    ----------
+    parts : sequence of EigenLoci
+        Loci over consecutive runs of positions (m), in order, of the same friction coefficient
+        (1) and number of eigenvalues; eigenvalues in 1/s.
+
+    Returns
+    -------
+    EigenLoci
+        Over all the positions; ``complete_up_to_hz`` (Hz) the lowest of the parts, ``status``
+        'interrupted' from the first interrupted part on (the later parts dropped).
+    """
+    from .eigen import EigenLoci
+
+    parts = list(parts)
+    if not parts:
+        raise ParameterError("parts must hold at least one EigenLoci")
+    if len({(float(L.mu), L.lam.shape[1], L.n_basis, L.n_modes) for L in parts}) != 1:
+        raise ParameterError("parts must share mu, the number of eigenvalues, n_basis and n_modes")
+    rows, positions, status = [], [], "completed"
+    for L in parts:
+        for s, lam in zip(L.positions, L.lam):
+            rows.append(lam if not rows else _track(rows[-1], lam))
+            positions.append(s)
+        if L.status != "completed":
+            status = L.status
+            break
+    first = parts[0]
+    lam = np.array(rows) if rows else np.zeros((0, first.lam.shape[1]), complex)
+    return EigenLoci(np.array(positions, float), lam, float(first.mu), n_basis=first.n_basis,
+                     complete_up_to_hz=min(float(L.complete_up_to_hz) for L in parts), n_modes=first.n_modes,
+                     status=status)

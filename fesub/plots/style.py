@@ -4,6 +4,11 @@
 writes a figure and closes it; :func:`db_limits` gives colour limits for a dB map that span only
 the range carrying information; :func:`check_figure` is what the tests use to hold every figure to
 the house rules (axis labels with units, a title, finite and bounded colour limits).
+
+What is drawn is cut to what the pixels can show: :func:`envelope` reduces a line of millions of
+samples to the lowest and highest sample of each of a few thousand columns (the line covers the same
+pixels), and :func:`colour_map` draws a map on a uniform grid as an image (one colour per cell, as
+``pcolormesh`` draws it, at the cost of resampling the image instead of filling each cell).
 """
 
 from __future__ import annotations
@@ -12,10 +17,13 @@ import re
 
 import numpy as np
 
-__all__ = ["pyplot", "save", "db_limits", "check_figure", "DB_SPAN"]
+__all__ = ["pyplot", "save", "db_limits", "check_figure", "envelope", "colour_map", "DB_SPAN",
+           "LINE_COLUMNS"]
 
 #: dynamic range of dB colour maps: what a measured or simulated FRF map carries (dB)
 DB_SPAN = 100.0
+#: columns of :func:`envelope`: four per pixel of a line 8 inches wide at 120 dpi (960 pixels)
+LINE_COLUMNS = 4000
 _UNIT = re.compile(r"\[[^\]]+\]|\([^)]*\)")
 
 
@@ -36,6 +44,66 @@ def save(fig, path, *, dpi: int = 120):
     fig.savefig(path, dpi=dpi, bbox_inches="tight")
     plt.close(fig)
     return path
+
+
+def envelope(x, y, columns: int = LINE_COLUMNS):
+    """The samples of a line that its drawing at ``columns`` columns across needs: in each column
+    of consecutive samples, the lowest and the highest, in their order (the first and the last
+    sample are kept). A line of fewer than ``2 columns`` samples is returned as it is.
+
+    Parameters
+    ----------
+    x : (n,) array
+        Abscissae, increasing (any unit, e.g. s).
+    y : (n,) array
+        Ordinates (any unit); a column holding NaN keeps one (a gap stays a gap).
+    columns : int
+        Number of columns, a few per pixel of the axes' width (dimensionless count).
+
+    Returns
+    -------
+    (x, y) : arrays of at most ``2 columns + 2`` samples taken from the input (same units).
+    """
+    x, y = np.asarray(x), np.asarray(y)
+    n = y.size
+    if n <= 2 * columns:
+        return x, y
+    k = n // columns
+    m = k * columns
+    blocks = y[:m].reshape(columns, k)
+    lo, hi = np.argmin(blocks, axis=1), np.argmax(blocks, axis=1)
+    first = np.minimum(lo, hi) + np.arange(columns) * k
+    second = np.maximum(lo, hi) + np.arange(columns) * k
+    idx = np.unique(np.concatenate([[0], np.column_stack([first, second]).ravel(), np.arange(m, n), [n - 1]]))
+    return x[idx], y[idx]
+
+
+def _uniform(v) -> bool:
+    d = np.diff(np.asarray(v, float))
+    return d.size > 0 and d[0] > 0 and bool(np.all(np.abs(d - d[0]) <= 1e-6 * d[0]))
+
+
+def colour_map(ax, x, y, c, **kw):
+    """Draw ``c`` (ny, nx) with cell centres at ``x`` (nx,) and ``y`` (ny,) like
+    ``ax.pcolormesh(x, y, c, shading="auto", **kw)``: as an image (nearest cell, one colour per
+    cell) when both grids are uniform and increasing, else as that mesh; returns the artist.
+
+    Parameters
+    ----------
+    ax : matplotlib.axes.Axes
+    x, y : 1-D arrays
+        Cell centres along the horizontal and the vertical axis (the axes' units).
+    c : (ny, nx) array (masked where invalid)
+        Values (their unit is the colour bar's).
+    **kw
+        ``cmap``, ``vmin``, ``vmax``, ``norm``.
+    """
+    x, y = np.asarray(x, float), np.asarray(y, float)
+    if not (_uniform(x) and _uniform(y)):
+        return ax.pcolormesh(x, y, c, shading="auto", **kw)
+    dx, dy = x[1] - x[0], y[1] - y[0]
+    extent = (x[0] - dx / 2, x[-1] + dx / 2, y[0] - dy / 2, y[-1] + dy / 2)
+    return ax.imshow(c, origin="lower", extent=extent, aspect="auto", interpolation="nearest", **kw)
 
 
 def db_limits(db, span: float = DB_SPAN):
