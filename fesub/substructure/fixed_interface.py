@@ -287,12 +287,17 @@ class FixedInterfaceBasis:
         Mr[k:, k:] = Mbb.toarray()
         A = np.zeros((nb, nb))  # M_bi Psi
         G = np.zeros((nb, nb))  # Psi' M_ii Psi (symmetric: its upper triangle of blocks)
+        # K_bi and M_bi touch only the interior DOFs next to the boundary: their rows of Psi
+        Kbi, Mbi = sp.csr_matrix(Kbi), sp.csr_matrix(Mbi)
+        near = np.union1d(Kbi.indices, Mbi.indices)
+        Kbi, Mbi = Kbi[:, near], Mbi[:, near]
         for j0 in range(0, nb, block):
             j1 = min(nb, j0 + block)
             P = self._psi(j0, j1)
             MP = Mii @ P
-            Kr[k:, k + j0:k + j1] += Kbi @ P
-            A[:, j0:j1] = Mbi @ P
+            Pn = P[near]
+            Kr[k:, k + j0:k + j1] += Kbi @ Pn
+            A[:, j0:j1] = Mbi @ Pn
             if self.Psi is not None:  # rows 0..j1 only: half the products of the full block
                 G[:j1, j0:j1] = self.Psi[:, :j1].T @ MP
             else:
