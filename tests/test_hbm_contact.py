@@ -205,6 +205,7 @@ def test_backends_agree(backend):
             np.testing.assert_array_equal(r.to_state, rr.to_state)
             np.testing.assert_allclose(r.K, rr.K, atol=1e-11 * np.abs(r.K).max())
             np.testing.assert_allclose(r.F, rr.F, atol=1e-12 * np.abs(r.F).max())
+            _check_contraction(el, p, nh)
     # the FD check on this backend, one case with separation
     p = _yang_case(3, 1.5, 1.5)
     el = StickSlipSeparation(1.0, 1.0, 0.3, 1.0)
@@ -231,11 +232,23 @@ def test_backends_agree_1d(backend):
             np.testing.assert_array_equal(r.to_state, rr.to_state)
             np.testing.assert_allclose(r.K, rr.K, atol=1e-11 * np.abs(r.K).max())
             np.testing.assert_allclose(r.F, rr.F, atol=1e-12 * np.abs(r.F).max())
+            _check_contraction(el, p, nh)
+
+
+def _check_contraction(el, p, nh):
+    """The compiled (or twin) contraction ``hess_lam`` against the contraction of the Hessian
+    tensor of the Python path (checked against finite differences in the tests above): two
+    codings of the same sums, so rounding only (measured <= 3e-15 of the largest entry;
+    1e-13 leaves room for nh up to 7)."""
+    lam = np.random.default_rng((nh, p.size)).standard_normal(p.size)
+    ref = np.einsum("i,iab->ab", lam, el.evaluate(p, nh, hessian=True).hess)
+    hl = el.evaluate(p, nh, lam=lam).hess_lam
+    assert np.abs(hl - ref).max() <= 1e-13 * max(np.abs(ref).max(), 1e-300)
 
 
 def test_compiled_kernel_checks_work_size():
-    """The compiled march and cycle forces keep their tables in ``work``: too short a buffer
-    is refused."""
+    """The compiled march, cycle forces and contraction keep their tables in ``work``: too
+    short a buffer is refused."""
     hbm = pytest.importorskip("fesub._core.hbm")
     nh = 3
     X = _jenkins_case(nh, 1.0)
@@ -248,6 +261,9 @@ def test_compiled_kernel_checks_work_size():
     with pytest.raises(ValueError, match="work"):
         hbm.cycle_forces(X, np.zeros(2 * nh), nh, 2.0, 0.0, 0.5, 0.5, tau, *states,
                          np.zeros(4 * nh), np.zeros((4 * nh, 4 * nh)), np.empty(4 * nh * nh))
+    with pytest.raises(ValueError, match="work"):
+        hbm.cycle_hess_lam(X, np.zeros(2 * nh), nh, 2.0, 0.0, 0.5, 0.5, tau, *states,
+                           np.zeros(4 * nh), np.zeros((4 * nh, 4 * nh)), np.empty(8 * nh))
 
 
 def test_force_history_matches_coefficients():

@@ -357,3 +357,143 @@ def cycle_forces(const double[::1] X, const double[::1] Y, int nh, double kx, do
                     accy += W[a_ * m + b_] * Y[b_]
                     K[m + a_, m + b_] += ky * W[a_ * m + b_]
                 F[m + a_] += n0 * w[a_] + ky * accy
+
+
+cdef void _point(int nh, const double[::1] X, const double[::1] Y, double tau, double* Hs,
+                 double* Hd, double* v) noexcept nogil:
+    """Rows ``H(tau)``, ``H'(tau)`` and ``v = [x, x', x'', y, y', y'']`` at ``tau``."""
+    cdef int k, j
+    cdef double cs, sn
+    for j in range(6):
+        v[j] = 0.0
+    for k in range(1, nh + 1):
+        cs = cos(k * tau)
+        sn = sin(k * tau)
+        Hs[2 * k - 2] = cs
+        Hs[2 * k - 1] = sn
+        Hd[2 * k - 2] = -k * sn
+        Hd[2 * k - 1] = k * cs
+        v[0] += X[2 * k - 2] * cs + X[2 * k - 1] * sn
+        v[1] += X[2 * k - 2] * Hd[2 * k - 2] + X[2 * k - 1] * Hd[2 * k - 1]
+        v[2] -= k * k * (X[2 * k - 2] * cs + X[2 * k - 1] * sn)
+        v[3] += Y[2 * k - 2] * cs + Y[2 * k - 1] * sn
+        v[4] += Y[2 * k - 2] * Hd[2 * k - 2] + Y[2 * k - 1] * Hd[2 * k - 1]
+        v[5] -= k * k * (Y[2 * k - 2] * cs + Y[2 * k - 1] * sn)
+
+
+cdef void _sym_update(double[:, ::1] HL, int mp, double coef, const double* p,
+                      const double* d, double q) noexcept nogil:
+    """``HL += coef (p d^T + d p^T + q d d^T)``."""
+    cdef int a, b
+    for a in range(mp):
+        for b in range(mp):
+            HL[a, b] += coef * (p[a] * d[b] + d[a] * p[b] + q * d[a] * d[b])
+
+
+def cycle_hess_lam(const double[::1] X, const double[::1] Y, int nh, double kx, double ky,
+                   double mu, double n0, const double[::1] tau, const int[::1] fr,
+                   const int[::1] to, const double[::1] lam, double[:, ::1] HL,
+                   double[::1] work):
+    cdef int m = 2 * nh, mp = 4 * nh, nev = tau.shape[0]
+    cdef int j, t, jb, sb, sa, s_, a_, k
+    cdef double xi, ta, tb, aj, gt, coef, lx, ly, ipi = 1.0 / M_PI
+    cdef double v[6]
+    if work.shape[0] < (nev + 7) * mp:
+        raise ValueError(f"work must hold >= (transitions + 7) 4 nh = {(nev + 7) * mp} values, "
+                         f"got {work.shape[0]}")
+    if lam.shape[0] != mp or HL.shape[0] != mp or HL.shape[1] != mp:
+        raise ValueError(f"lam must be ({mp},) and HL ({mp}, {mp})")
+    cdef double* dc = &work[0]
+    cdef double* Hs = &work[nev * mp]
+    cdef double* Hd = &work[(nev + 1) * mp]
+    cdef double* dt = &work[(nev + 2) * mp]
+    cdef double* p = &work[(nev + 3) * mp]
+    cdef double* jx = &work[(nev + 4) * mp]
+    cdef double* jy = &work[(nev + 5) * mp]
+    cdef double* u = &work[(nev + 6) * mp]
+    with nogil:
+        for a_ in range(mp):
+            for k in range(mp):
+                HL[a_, k] = 0.0
+        # ---- stick intervals: offset gradients dc_j and the curvature lam.w_j d2c_j
+        for j in range(nev):
+            for a_ in range(mp):
+                dc[j * mp + a_] = 0.0
+            if to[j] != 0:
+                continue
+            ta = tau[j]
+            tb = tau[j + 1] if j + 1 < nev else tau[0] + TWO_PI
+            aj = 0.0
+            for k in range(1, nh + 1):
+                aj += lam[2 * k - 2] * (sin(k * tb) - sin(k * ta)) / (k * M_PI)
+                aj += lam[2 * k - 1] * (cos(k * ta) - cos(k * tb)) / (k * M_PI)
+            _point(nh, X, Y, ta, Hs, Hd, v)
+            if fr[j] == 1 or fr[j] == 2:   # slip -> stick
+                xi = 1.0 if fr[j] == 1 else -1.0
+                gt = xi * kx * v[2] - mu * ky * v[5]
+                for a_ in range(m):
+                    dc[j * mp + a_] = -kx * Hs[a_]
+                    dc[j * mp + m + a_] = xi * mu * ky * Hs[a_]
+                    dt[a_] = -xi * kx * Hd[a_] / gt
+                    dt[m + a_] = mu * ky * Hd[a_] / gt
+                    p[a_] = -kx * Hd[a_]
+                    p[m + a_] = xi * mu * ky * Hd[a_]
+                _sym_update(HL, mp, aj, p, dt, xi * mu * ky * v[5] - kx * v[2])
+            else:                          # re-contact in stick (N0 + ky y = 0)
+                for a_ in range(m):
+                    dc[j * mp + a_] = -kx * Hs[a_]
+                    dc[j * mp + m + a_] = kx * v[1] * Hs[a_] / v[4]
+                    dt[a_] = 0.0
+                    dt[m + a_] = -Hs[a_] / v[4]
+                    p[a_] = Hd[a_]
+                    p[m + a_] = -(v[1] / v[4]) * Hd[a_]
+                _sym_update(HL, mp, -kx * aj, p, dt, v[2] - v[1] * v[5] / v[4])
+        # ---- transitions: jump of the law's gradient times the time sensitivity
+        for t in range(nev):
+            jb = t - 1 if t > 0 else nev - 1
+            sb = fr[t]
+            sa = to[t]
+            if (sb == 1 or sb == 2) and sa == 0:
+                continue                   # slip -> stick: the law is C1 there
+            _point(nh, X, Y, tau[t], Hs, Hd, v)
+            if sb == 0 and (sa == 1 or sa == 2):
+                xi = 1.0 if sa == 1 else -1.0
+                gt = kx * v[1] - xi * mu * ky * v[4]
+                for a_ in range(m):
+                    dt[a_] = -(kx * Hs[a_] + dc[jb * mp + a_]) / gt
+                    dt[m + a_] = -(dc[jb * mp + m + a_] - xi * mu * ky * Hs[a_]) / gt
+            else:                          # transitions set by N0 + ky y = 0
+                for a_ in range(m):
+                    dt[a_] = 0.0
+                    dt[m + a_] = -Hs[a_] / v[4]
+            # law gradients before (state sb, interval jb) minus after (sa, interval t)
+            for a_ in range(mp):
+                jx[a_] = 0.0
+                jy[a_] = 0.0
+            for k in range(2):
+                j = jb if k == 0 else t
+                coef = 1.0 if k == 0 else -1.0
+                s_ = sb if k == 0 else sa
+                if s_ == 3:
+                    continue
+                for a_ in range(m):
+                    jy[m + a_] += coef * ky * Hs[a_]
+                if s_ == 0:
+                    for a_ in range(m):
+                        jx[a_] += coef * kx * Hs[a_]
+                    for a_ in range(mp):
+                        jx[a_] += coef * dc[j * mp + a_]
+                else:
+                    xi = 1.0 if s_ == 1 else -1.0
+                    for a_ in range(m):
+                        jx[m + a_] += coef * xi * mu * ky * Hs[a_]
+            lx = 0.0
+            ly = 0.0
+            for a_ in range(m):
+                lx += lam[a_] * Hs[a_]
+                ly += lam[m + a_] * Hs[a_]
+            for a_ in range(mp):
+                u[a_] = ipi * (lx * jx[a_] + ly * jy[a_])
+            for a_ in range(mp):
+                for k in range(mp):
+                    HL[a_, k] += u[a_] * dt[k]

@@ -37,6 +37,11 @@ cycle_forces(X, Y, nh, kx, ky, mu, n0, tau, fr, to, F, K, work)
     starts it, slip ``f_x = xi mu f_y``, separation 0; ``f_y = N0 + ky y`` in contact), the
     interval integrals are closed forms, and ``dc_j`` is the offset's gradient (transition time
     sensitivity included). ``work`` holds >= 4 nh^2 + 12 nh + 2 values.
+cycle_hess_lam(X, Y, nh, kx, ky, mu, n0, tau, fr, to, lam, HL, work)
+    Writes ``HL = sum_i lam_i d^2 F_i / d[X; Y]^2`` (4 nh, 4 nh) of the same cycle: the
+    curvature of the stick offsets ``(lam . w_j) d^2 c_j`` (second derivatives of the
+    transition times that start them) and, at every transition where the law's gradient jumps,
+    ``(1/pi) (lam . H(tau_t) jump) dtau_t^T``. ``work`` holds >= (transitions + 7) 4 nh values.
 """
 
 from __future__ import annotations
@@ -243,3 +248,77 @@ def cycle_forces(X, Y, nh, kx, ky, mu, n0, tau, fr, to, F, K, work):
             K[:m, m:] += xi * mu * ky * W
         F[m:] += n0 * w + ky * W @ Y
         K[m:, m:] += ky * W
+
+
+def _point(nh, X, Y, tau):
+    """Rows ``H(tau)``, ``H'(tau)`` and ``(x, x', x'', y, y', y'')`` at ``tau``."""
+    k = np.arange(1, nh + 1, dtype=float)
+    Hs = np.empty(2 * nh)
+    Hs[0::2], Hs[1::2] = np.cos(k * tau), np.sin(k * tau)
+    Hd = np.empty(2 * nh)
+    Hd[0::2], Hd[1::2] = -k * Hs[1::2], k * Hs[0::2]
+    Hdd = -np.repeat(k * k, 2) * Hs
+    return Hs, Hd, (Hs @ X, Hd @ X, Hdd @ X, Hs @ Y, Hd @ Y, Hdd @ Y)
+
+
+def _sym(coef, p, d, q):
+    """``coef (p d^T + d p^T + q d d^T)``."""
+    return coef * (np.outer(p, d) + np.outer(d, p) + q * np.outer(d, d))
+
+
+def cycle_hess_lam(X, Y, nh, kx, ky, mu, n0, tau, fr, to, lam, HL, work):
+    m, mp = 2 * nh, 4 * nh
+    nev = len(tau)
+    if len(work) < (nev + 7) * mp:
+        raise ValueError(f"work must hold >= (transitions + 7) 4 nh = {(nev + 7) * mp} values, "
+                         f"got {len(work)}")
+    if len(lam) != mp or HL.shape != (mp, mp):
+        raise ValueError(f"lam must be ({mp},) and HL ({mp}, {mp})")
+    X, Y, lam = np.asarray(X, float), np.asarray(Y, float), np.asarray(lam, float)
+    HL[:] = 0.0
+    dc = np.zeros((nev, mp))
+    z = np.zeros(m)
+    # stick intervals: offset gradients dc_j and the curvature (lam . w_j) d2c_j
+    for j in range(nev):
+        if to[j] != 0:
+            continue
+        ta = tau[j]
+        tb = tau[j + 1] if j + 1 < nev else tau[0] + TWO_PI
+        w, _ = _interval_integrals(nh, ta, tb)
+        aj = lam[:m] @ w
+        Hs, Hd, (x, xd, xdd, y, yd, ydd) = _point(nh, X, Y, ta)
+        if fr[j] in (1, 2):  # slip -> stick: xi kx x' = mu ky y' defines the time
+            xi = 1.0 if fr[j] == 1 else -1.0
+            dc[j] = np.concatenate([-kx * Hs, xi * mu * ky * Hs])
+            dt = -np.concatenate([xi * kx * Hd, -mu * ky * Hd]) / (xi * kx * xdd - mu * ky * ydd)
+            p = np.concatenate([-kx * Hd, xi * mu * ky * Hd])
+            HL += _sym(aj, p, dt, xi * mu * ky * ydd - kx * xdd)
+        else:  # re-contact in stick: N0 + ky y = 0 defines the time
+            dc[j] = np.concatenate([-kx * Hs, kx * xd * Hs / yd])
+            dt = np.concatenate([z, -Hs / yd])
+            p = np.concatenate([Hd, -(xd / yd) * Hd])
+            HL += _sym(-kx * aj, p, dt, xdd - xd * ydd / yd)
+    # transitions: jump of the law's gradient times the transition-time sensitivity
+    for t in range(nev):
+        jb = (t - 1) % nev
+        sb, sa = fr[t], to[t]
+        if sb in (1, 2) and sa == 0:
+            continue  # slip -> stick: the law is C1 there
+        Hs, _, (x, xd, xdd, y, yd, ydd) = _point(nh, X, Y, tau[t])
+        vy = np.concatenate([z, Hs])
+        if sb == 0 and sa in (1, 2):
+            xs = 1.0 if sa == 1 else -1.0
+            gp = kx * np.concatenate([Hs, z]) + dc[jb] - xs * mu * ky * vy
+            dt = -gp / (kx * xd - xs * mu * ky * yd)
+        else:
+            dt = -vy / yd
+        jx, jy = np.zeros(mp), np.zeros(mp)
+        for j, s, sign in ((jb, sb, 1.0), (t, sa, -1.0)):
+            if s == 3:
+                continue
+            jy += sign * ky * vy
+            if s == 0:
+                jx += sign * (kx * np.concatenate([Hs, z]) + dc[j])
+            else:
+                jx += sign * (1.0 if s == 1 else -1.0) * mu * ky * vy
+        HL += np.outer((lam[:m] @ Hs) * jx + (lam[m:] @ Hs) * jy, dt) / math.pi

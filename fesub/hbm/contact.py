@@ -105,8 +105,8 @@ def _march(X, Y, nh, kx, ky, mu, n0, ngrid):
     if n < 0:
         raise ConvergenceError(f"contact element: more than {cap} transitions per period "
                                "(chattering); reduce the harmonic content or refine ngrid")
-    order = np.argsort(tau[:n], kind="stable")
-    return tau[:n][order], fr[:n][order].astype(int), to[:n][order].astype(int), int(info[0])
+    # the recorded period is marched forward from tau = 0: the times come out sorted
+    return tau[:n], fr[:n], to[:n], int(info[0])
 
 
 class StickSlipSeparation:
@@ -224,7 +224,7 @@ def _evaluate(X, Y, nh, kx, ky, mu, n0, want_hess, lam, ngrid, method, nt, twod)
     if not twod and kx * _amplitude_sum(X, nh) < mu * n0 * (1.0 - 1e-9):
         # 1D: the elastic force kx x(t) spans at most 2 kx sum_k |X_k| < 2 mu n0, so the
         # element stays stuck over the cycle (no transition; the march would find none)
-        tau, fr, to, state0 = np.zeros(0), np.zeros(0, int), np.zeros(0, int), STICK
+        tau, fr, to, state0 = np.zeros(0), np.zeros(0, np.intc), np.zeros(0, np.intc), STICK
     else:
         tau, fr, to, state0 = _march(X, Y, nh, kx, ky, mu, n0, ngrid)
     lam = None if lam is None else np.asarray(lam, float).ravel()
@@ -248,10 +248,13 @@ def _evaluate(X, Y, nh, kx, ky, mu, n0, want_hess, lam, ngrid, method, nt, twod)
             raise ConvergenceError("contact element: inconsistent transition sequence "
                                    f"{list(zip(fr, to))} (march did not reach a periodic cycle)")
     # force and stiffness: every interval of the cycle in one compiled call
-    kernels("hbm").cycle_forces(X, Y, nh, float(kx), float(ky), float(mu), float(n0), tau,
-                                fr.astype(np.intc), to.astype(np.intc), F, K,
-                                np.empty(4 * nh * nh + 12 * nh + 2))
-    if want_hess or lam is not None:
+    k = kernels("hbm")
+    args = (X, Y, nh, float(kx), float(ky), float(mu), float(n0), tau, fr, to)
+    k.cycle_forces(*args, F, K, np.empty(4 * nh * nh + 12 * nh + 2))
+    if lam is not None and not want_hess:
+        # the contraction alone, compiled too (the tensor below is for the checks)
+        k.cycle_hess_lam(*args, lam, hl, np.empty((nev + 7) * mp))
+    elif want_hess:
         tr = _Transitions(nh, tau, X, Y)
         wj = interval_w(nh, tau, np.append(tau[1:], tau[0] + 2 * math.pi))
         _, dc, d2c = _stick_offsets(tr, fr, to, kx, ky, mu, n0, True)
