@@ -4,6 +4,7 @@ event march, full backbone of the beam model (global maximum vs local ridges onl
 from __future__ import annotations
 
 import math
+import os
 import warnings
 
 import numpy as np
@@ -155,7 +156,7 @@ def test_bench_event_march_compiled(benchmark, ratio_to):
 
     r = benchmark(compiled)
     np.testing.assert_allclose(r.F, numpy_twin().F, rtol=1e-12, atol=1e-14)
-    # whole element evaluation (march + Python interval integrals)
+    # whole element evaluation (march and cycle forces, both kernels)
     ratio_to("numpy_twin", numpy_twin, rounds=3)
     # the march kernel alone, same inputs as the element passes it
     X, Y = p[:2 * nh].copy(), p[2 * nh:].copy()
@@ -163,7 +164,7 @@ def test_bench_event_march_compiled(benchmark, ratio_to):
     args = (X, Y, nh, el.kt, el.kn, el.mu, el.n0, 64 * nh, 1e-13 * nh)
 
     def run(mod):
-        mod.march(*args, np.empty(6 * nh), np.empty(cap), np.empty(cap, np.intc),
+        mod.march(*args, np.empty(10 * nh), np.empty(cap), np.empty(cap, np.intc),
                   np.empty(cap, np.intc), np.zeros(2, np.intc))
 
     from fesub._core import hbm as compiled_mod
@@ -224,6 +225,7 @@ def test_bench_beam_backbone_condensed(benchmark, ratio_to):
             return backbone(sy, (0.01, 1000.0), (0.95 * ws, 1.05 * ws),
                             w_global=(TWO_PI * 150, TWO_PI * 1000), condensed=condensed)
 
+    benchmark.extra_info["loadavg_1min_before"] = os.getloadavg()[0]
     bb = benchmark.pedantic(run, args=(True,), rounds=5, iterations=1)
     benchmark.extra_info["goal_ratio"] = 5.0
     benchmark.extra_info["points"] = int(len(bb.alpha))
@@ -237,4 +239,5 @@ def test_bench_beam_backbone_condensed(benchmark, ratio_to):
     benchmark.extra_info["jump_alpha_max_rel_difference"] = dj
     assert dj <= 1e-8
     assert bb.w[-1] == pytest.approx(full.w[-1], rel=1e-8)
-    ratio_to("full", run, False, rounds=5)
+    ratio_to("full", run, False, rounds=5)   # medians of 5 rounds of each route
+    benchmark.extra_info["loadavg_1min_after"] = os.getloadavg()[0]

@@ -25,8 +25,9 @@ same ``w``). Any damping matrix works (no modal truncation, no proportional damp
 ``S`` and its derivatives; every harmonic-balance analysis runs on it unchanged, with
 unknowns of size ``(2 Nh) x (retained DOFs)`` instead of ``(2 Nh) x n``.
 :meth:`CondensedSystem.expand` and :meth:`CondensedSystem.expand_multipliers` give back the
-full harmonics and multipliers (one solve with the full ``D(w)`` per point, independent of
-the Schur-complement code). :func:`fesub.hbm.backbone.backbone` uses it by default when the
+full harmonics and multipliers (the eliminated rows of the full ``D(w)``, or ``D(w)^T``,
+solved per harmonic on the blocks of the full matrices, independently of the condensed
+operator). :func:`fesub.hbm.backbone.backbone` uses it by default when the
 retained DOFs are few (``condensed=None``).
 """
 
