@@ -9,6 +9,7 @@ import pytest
 from fesub import _backend
 from fesub.contact import simulate
 from fesub.models import beam_on_beam as bb
+from fesub.parallel import single_thread_blas
 
 pytestmark = pytest.mark.skipif(not _backend.compiled_available("contact"),
                                 reason="compiled kernels not built")
@@ -25,8 +26,8 @@ def test_contact_march_widest_build_vs_baseline_and_twin(benchmark, ratio_to, go
     duration = 1e-3 if benchmark.disabled else 0.05
     level = _backend.isa("contact")
 
-    def march():
-        with _backend.use("compiled"):
+    def march():  # one BLAS thread: see test_bench_contact.test_transient_compiled_vs_numpy_twin
+        with single_thread_blas(), _backend.use("compiled"):
             return simulate(system, mu=0.3, duration=duration, vx=0.03)
 
     res = benchmark.pedantic(march, rounds=1 if benchmark.disabled else 5, iterations=1)
