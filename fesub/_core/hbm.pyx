@@ -5,10 +5,11 @@
 The caller validates the inputs and allocates ``work`` (>= 10 nh), ``tau_out``, ``from_out``,
 ``to_out`` (same length, the capacity) and ``info`` (>= 2).
 
-Compiled details (same results up to rounding): ``cos(k tau)``, ``sin(k tau)`` are tabulated
-once per grid point and shared by every test function and derivative there (the end of a grid
-step is the start of the next); the separation test is skipped when ``ky Y == 0`` (the 1D
-element: ``f = -N0 < 0`` never crosses).
+Compiled details (same results up to rounding): ``cos(k tau)``, ``sin(k tau)`` come from
+``cos tau``, ``sin tau`` by angle addition and are tabulated once per grid point, shared by
+every test function and derivative there (the end of a grid step is the start of the next);
+the separation test is skipped when ``ky Y == 0`` (the 1D element: ``f = -N0 < 0`` never
+crosses).
 """
 
 from libc.math cimport cos, sin, fabs, M_PI
@@ -16,15 +17,30 @@ from libc.math cimport cos, sin, fabs, M_PI
 cdef double TWO_PI = 2.0 * M_PI
 
 
+cdef inline double _phase(const double* g, int k, double ck, double sk, int r) noexcept nogil:
+    """``d^r/dtau^r`` of ``g_c cos + g_s sin`` at ``k tau`` over ``k^r`` (``r = d mod 4``)."""
+    if r == 0:
+        return g[2 * k - 2] * ck + g[2 * k - 1] * sk
+    if r == 1:
+        return g[2 * k - 1] * ck - g[2 * k - 2] * sk
+    if r == 2:
+        return -(g[2 * k - 2] * ck + g[2 * k - 1] * sk)
+    return g[2 * k - 2] * sk - g[2 * k - 1] * ck
+
+
 cdef double _trig(const double* g, int nh, double tau, int d) noexcept nogil:
-    cdef int k
-    cdef double th, kd, acc = 0.0, off = d * 0.5 * M_PI
+    """``d``-th tau-derivative of ``g^T H(tau)``; ``cos(k tau)``, ``sin(k tau)`` by the
+    angle-addition recurrence from ``cos tau``, ``sin tau`` (error ~k eps)."""
+    cdef int k, j, r = d % 4
+    cdef double kd, acc = 0.0, c1 = cos(tau), s1 = sin(tau), ck = c1, sk = s1, tmp
     for k in range(1, nh + 1):
-        th = k * tau + off
         kd = 1.0
-        for _ in range(d):
+        for j in range(d):
             kd *= k
-        acc += kd * (g[2 * k - 2] * cos(th) + g[2 * k - 1] * sin(th))
+        acc += kd * _phase(g, k, ck, sk, r)
+        tmp = ck * c1 - sk * s1
+        sk = sk * c1 + ck * s1
+        ck = tmp
     return acc
 
 
@@ -48,29 +64,24 @@ cdef void _table(int nh, double tau, double* cs) noexcept nogil:
     """``cs[2k-2], cs[2k-1] = cos(k tau), sin(k tau)``, k = 1..nh (shared by every test
     function and derivative at ``tau``)."""
     cdef int k
-    for k in range(1, nh + 1):
-        cs[2 * k - 2] = cos(k * tau)
-        cs[2 * k - 1] = sin(k * tau)
+    cdef double c1 = cos(tau), s1 = sin(tau)
+    cs[0] = c1
+    cs[1] = s1
+    for k in range(2, nh + 1):   # angle addition (error ~k eps)
+        cs[2 * k - 2] = cs[2 * k - 4] * c1 - cs[2 * k - 3] * s1
+        cs[2 * k - 1] = cs[2 * k - 3] * c1 + cs[2 * k - 4] * s1
 
 
 cdef double _trig_tab(const double* g, int nh, const double* cs, int d) noexcept nogil:
     """``d``-th tau-derivative of ``g^T H`` from the table ``cs`` of :func:`_table`
     (``d/dtau (cos, sin) = k (-sin, cos)``)."""
     cdef int k, j, r = d % 4
-    cdef double kd, v, acc = 0.0
+    cdef double kd, acc = 0.0
     for k in range(1, nh + 1):
         kd = 1.0
         for j in range(d):
             kd *= k
-        if r == 0:
-            v = g[2 * k - 2] * cs[2 * k - 2] + g[2 * k - 1] * cs[2 * k - 1]
-        elif r == 1:
-            v = g[2 * k - 1] * cs[2 * k - 2] - g[2 * k - 2] * cs[2 * k - 1]
-        elif r == 2:
-            v = -(g[2 * k - 2] * cs[2 * k - 2] + g[2 * k - 1] * cs[2 * k - 1])
-        else:
-            v = g[2 * k - 2] * cs[2 * k - 1] - g[2 * k - 1] * cs[2 * k - 2]
-        acc += kd * v
+        acc += kd * _phase(g, k, cs[2 * k - 2], cs[2 * k - 1], r)
     return acc
 
 
