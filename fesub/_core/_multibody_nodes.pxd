@@ -4,7 +4,13 @@ of master node displacements, contact frames, the segment walk, and the one-node
 and update. Raw C arrays; the kernel validates nothing here (its caller did).
 """
 
-from libc.math cimport hypot, fabs, sqrt
+from libc.math cimport fabs, sqrt
+
+cdef extern from *:
+    # pointers the compiler may take as not overlapping (the passes over the modal coordinates
+    # read and write distinct arrays): lets it vectorise a pass with many arrays
+    ctypedef double* dptr_r "double * __restrict__"
+    ctypedef const double* cdptr_r "const double * __restrict__"
 
 
 cdef struct Nodes:
@@ -61,7 +67,7 @@ cdef inline void _frame(double px, double py, double ax, double ay, double bx, d
     """Coordinate alpha of the projection of P on A -> B, signed gap along the left normal,
     unit normal and tangent (``interface.frames``)."""
     cdef double dx = bx - ax, dy = by - ay
-    cdef double ln = hypot(dx, dy)
+    cdef double ln = sqrt(dx * dx + dy * dy)  # (no over- or underflow at lengths of a mesh)
     cdef double rx = px - ax, ry = py - ay
     tx[0] = dx / ln
     ty[0] = dy / ln
@@ -318,6 +324,31 @@ cdef inline void _advance(const Step* P, const double* Ep, const double* En, con
     cdef double x, ex, ey, a1 = 0.0, val = 0.0, kin = 0.0, strn = 0.0, t = P.t, ih = P.inv_h
     cdef double c0 = cf[0], c1 = cf[1], c2 = cf[2] if nr == 4 else 0.0, c3 = cf[3] if nr == 4 else 0.0
     cdef Cols c = _cols(P, rows, nr)
+    if not energy:  # the update and the works in one pass (the same arithmetic as below)
+        if nr == 2:
+            for k in range(k0, k1):
+                x = Es[k] + c0 * c.r0[k] + c1 * c.r1[k]
+                Ex[k] = x
+                ex = 0.5 * (x - Ep[k])
+                a1 += c.cd[k] * (En[k] - Ep[k]) * ih * ex
+                val += (c.fc[k] + t * c.fr[k]) * ex
+        elif nr == 4:
+            for k in range(k0, k1):
+                x = Es[k] + c0 * c.r0[k] + c1 * c.r1[k] + c2 * c.r2[k] + c3 * c.r3[k]
+                Ex[k] = x
+                ex = 0.5 * (x - Ep[k])
+                a1 += c.cd[k] * (En[k] - Ep[k]) * ih * ex
+                val += (c.fc[k] + t * c.fr[k]) * ex
+        else:
+            for k in range(k0, k1):
+                x = Es[k]
+                Ex[k] = x
+                ex = 0.5 * (x - Ep[k])
+                a1 += c.cd[k] * (En[k] - Ep[k]) * ih * ex
+                val += (c.fc[k] + t * c.fr[k]) * ex
+        sums[0] += a1
+        sums[1] += val
+        return
     if nr == 2:
         for k in range(k0, k1):
             Ex[k] = Es[k] + c0 * c.r0[k] + c1 * c.r1[k]
@@ -337,11 +368,6 @@ cdef inline void _advance(const Step* P, const double* Ep, const double* En, con
             kin += ey * ey
             ey = 0.5 * (En[k] + x)
             strn += c.w2[k] * (ey * ey)
-    else:
-        for k in range(k0, k1):
-            ex = 0.5 * (Ex[k] - Ep[k])
-            a1 += c.cd[k] * (En[k] - Ep[k]) * ih * ex
-            val += (c.fc[k] + t * c.fr[k]) * ex
     sums[0] += a1
     sums[1] += val
     sums[2] += kin
@@ -414,3 +440,88 @@ cdef inline void _advance_one(const Step* P, const double* Ep, const double* En,
     _advance(P, Ep, En, Es, Ex, F.cut[2], F.cut[3], 0, F.rows, c6, energy, sums)
     _advance(P, Ep, En, Es, Ex, F.cut[3], F.cut[4], F.nr[1], &F.rows[F.nr[0]], &c6[F.off[1]], energy, sums)
     _advance(P, Ep, En, Es, Ex, F.cut[4], F.cut[5], 0, F.rows, c6, energy, sums)
+
+
+cdef inline void _advance_next(const Step* P, double tn, cdptr_r Ep, cdptr_r En, dptr_r Es, dptr_r Ex,
+                               Py_ssize_t k0, Py_ssize_t k1, Py_ssize_t nr, const double** rows, const double* cf,
+                               bint energy, double* sums, double* d) noexcept nogil:
+    """``_advance`` and, in the same pass, the predictor of the next step (time ``tn``) from
+    e_next and e into ``Es`` with the dot products of the node rows accumulated in d
+    (``_predict``): one pass over the coordinates for the end of a step and the start of the
+    next. The arithmetic of each is that of ``_advance`` and ``_predict``."""
+    cdef Py_ssize_t k
+    cdef double x, e, ex, ey, a1 = 0.0, val = 0.0, kin = 0.0, strn = 0.0, t = P.t, ih = P.inv_h, h2 = P.h2
+    cdef double c0 = cf[0] if nr else 0.0, c1 = cf[1] if nr else 0.0
+    cdef double c2 = cf[2] if nr == 4 else 0.0, c3 = cf[3] if nr == 4 else 0.0
+    cdef double d0 = 0.0, d1 = 0.0, d2 = 0.0, d3 = 0.0
+    cdef Cols c = _cols(P, rows, nr)
+    if nr == 0:
+        for k in range(k0, k1):
+            x = Es[k]
+            Ex[k] = x
+            ex = 0.5 * (x - Ep[k])
+            a1 += c.cd[k] * (En[k] - Ep[k]) * ih * ex
+            val += (c.fc[k] + t * c.fr[k]) * ex
+            Es[k] = 2 * x - En[k] + h2 * ((c.fc[k] + tn * c.fr[k]) - c.cd[k] * (x - En[k]) * ih - c.w2[k] * x)
+    elif nr == 2:
+        for k in range(k0, k1):
+            x = Es[k] + c0 * c.r0[k] + c1 * c.r1[k]
+            Ex[k] = x
+            ex = 0.5 * (x - Ep[k])
+            a1 += c.cd[k] * (En[k] - Ep[k]) * ih * ex
+            val += (c.fc[k] + t * c.fr[k]) * ex
+            e = 2 * x - En[k] + h2 * ((c.fc[k] + tn * c.fr[k]) - c.cd[k] * (x - En[k]) * ih - c.w2[k] * x)
+            Es[k] = e
+            d0 += c.r0[k] * e
+            d1 += c.r1[k] * e
+    else:
+        for k in range(k0, k1):
+            x = Es[k] + c0 * c.r0[k] + c1 * c.r1[k] + c2 * c.r2[k] + c3 * c.r3[k]
+            Ex[k] = x
+            ex = 0.5 * (x - Ep[k])
+            a1 += c.cd[k] * (En[k] - Ep[k]) * ih * ex
+            val += (c.fc[k] + t * c.fr[k]) * ex
+            e = 2 * x - En[k] + h2 * ((c.fc[k] + tn * c.fr[k]) - c.cd[k] * (x - En[k]) * ih - c.w2[k] * x)
+            Es[k] = e
+            d0 += c.r0[k] * e
+            d1 += c.r1[k] * e
+            d2 += c.r2[k] * e
+            d3 += c.r3[k] * e
+    if energy:  # on the output grid: the energies after the step from e_next and e
+        for k in range(k0, k1):
+            x = Ex[k]
+            ey = (x - En[k]) * ih
+            kin += ey * ey
+            ey = 0.5 * (En[k] + x)
+            strn += c.w2[k] * (ey * ey)
+    sums[0] += a1
+    sums[1] += val
+    sums[2] += kin
+    sums[3] += strn
+    d[0] += d0
+    d[1] += d1
+    d[2] += d2
+    d[3] += d3
+
+
+cdef inline void _advance_one_next(const Step* P, double tn, const double* Ep, const double* En, double* Es,
+                                   double* Ex, const Passes* F, const double* c6, bint energy, double* sums,
+                                   double* d6) noexcept nogil:
+    """``_advance_one`` and the predictor of the next step (time ``tn``, ``_predict_one``: e* into
+    Es, the modal parts of the predicted node displacements into d6) in one pass."""
+    cdef double w[8]
+    cdef Py_ssize_t r
+    for r in range(4):
+        sums[r] = 0.0
+    for r in range(8):
+        w[r] = 0.0
+    _advance_next(P, tn, Ep, En, Es, Ex, F.cut[0], F.cut[1], 0, F.rows, c6, energy, sums, w)
+    _advance_next(P, tn, Ep, En, Es, Ex, F.cut[1], F.cut[2], F.nr[0], F.rows, &c6[F.off[0]], energy, sums, w)
+    _advance_next(P, tn, Ep, En, Es, Ex, F.cut[2], F.cut[3], 0, F.rows, c6, energy, sums, w)
+    _advance_next(P, tn, Ep, En, Es, Ex, F.cut[3], F.cut[4], F.nr[1], &F.rows[F.nr[0]], &c6[F.off[1]], energy, sums,
+                  &w[4])
+    _advance_next(P, tn, Ep, En, Es, Ex, F.cut[4], F.cut[5], 0, F.rows, c6, energy, sums, w)
+    for r in range(F.nr[0]):
+        d6[F.off[0] + r] = w[r]
+    for r in range(F.nr[1]):
+        d6[F.off[1] + r] = w[4 + r]

@@ -21,7 +21,10 @@ its driven part). Master node displacements are computed when the walk or the ro
 kept for the step (stamped caches), so a step costs O(n_modes) per slave node and per master node
 visited, and allocates nothing. One slave node without sampled forces: the predicted displacements
 of the node and of the master nodes of its last segment come out of the predictor's pass, and the
-update, the works and the energies are one pass (``_predict_one``, ``_advance_one``).
+update, the works and the energies are one pass (``_predict_one``, ``_advance_one``), which also
+forms the next step's predictor while the node stays on its segment (``_advance_one_next``): one
+pass over the modal coordinates per step. The gap after a step (an output only) is formed on the
+output grid.
 
 ``status`` (out) = [steps done, reason (0 done, 1 stick, 2 lift-off, 3 not converged, 4 a slave
 node left its master surface: that step is not taken), samples].
@@ -36,7 +39,7 @@ from libc.math cimport fabs, NAN
 from fesub._core._pgs cimport pgs_solve, pgs_solve_one
 from fesub._core._multibody_nodes cimport (Nodes, Step, Passes, _time, _driven, _disp, _cached, _frame,
                                            _walk, _gram, _update_one, _passes, _predict_one, _advance_one,
-                                           _series_one)
+                                           _series_one, _advance_one_next)
 
 #: most passes of the active-set loop in one step
 PASSES = 50
@@ -94,6 +97,11 @@ def march(double h, long n_steps, long dec, long i0, double tol, long max_iter, 
     cdef bint fast = m == 1 and nm > 0 and M > 0
     cdef bint fused, fused2   # one node, no sampled forces: predictor and update fused with the node rows
     cdef bint left            # a slave node left its master surface in the search
+    cdef bint grid            # the step is on the output grid (n % dec == 0)
+    cdef bint fok = False     # the fused passes apply on the master nodes (fa, fb) of ``F``
+    cdef bint pre = False     # the predictor of this step was done in the last step's update pass
+    cdef double dpre[6]
+    cdef long rem, fa = -1, fb = -1
     cdef Step P
     cdef Passes F
     cdef double d6[6]
@@ -198,6 +206,7 @@ def march(double h, long n_steps, long dec, long i0, double tol, long max_iter, 
         for i in range(m):
             _disp(&ss, i, E[0], tt_p, 0, &SU[0][2 * i], &SU[0][2 * i + 1])
             _disp(&ss, i, E[1], tt_n, 1, &SU[1][2 * i], &SU[1][2 * i + 1])
+        rem = i0 % dec
         for s in range(n_steps):
             n = i0 + s
             t = n * h
@@ -212,9 +221,20 @@ def march(double h, long n_steps, long dec, long i0, double tol, long max_iter, 
             #     the sampled forces are added after. One node: in the same pass as the predicted
             #     displacements of the slave and of the master nodes of its last segment
             P.t = t
-            fused = fast and not sampled and _passes(&ss, &ms, segs[hint[0], 0], segs[hint[0], 1], &F)
+            grid = rem == 0
+            fused = False
+            if fast and not sampled:
+                if segs[hint[0], 0] != fa or segs[hint[0], 1] != fb:  # (computed again when they change)
+                    fa = segs[hint[0], 0]
+                    fb = segs[hint[0], 1]
+                    fok = _passes(&ss, &ms, fa, fb, &F)
+                fused = fok
             if fused:
-                _predict_one(&P, En, Ep, Es, &F, d6)
+                if pre:  # e* and the node parts d6 came out of the last step's update pass
+                    for r in range(6):
+                        d6[r] = dpre[r]
+                else:
+                    _predict_one(&P, En, Ep, Es, &F, d6)
                 _driven(&ss, 0, tt_x, s + 2, &ax, &ay)
                 sxp = d6[0] + ax
                 syp = d6[1] + ay
@@ -438,7 +458,13 @@ def march(double h, long n_steps, long dec, long i0, double tol, long max_iter, 
                 reason = 3
                 break
             # --- update and the works of the loads and of the damping
-            fused2 = fast and not sampled and _passes(&ss, &ms, ab[0], ab[1], &F)
+            fused2 = False
+            if fast and not sampled:
+                if ab[0] != fa or ab[1] != fb:
+                    fa = ab[0]
+                    fb = ab[1]
+                    fok = _passes(&ss, &ms, fa, fb, &F)
+                fused2 = fok
             if fast:
                 _update_one(&ss, &ms, ab[0], ab[1], Es, Ex, h2, lall, cNT, G6, solved, sxp, syp, ax, ay, bx, by,
                             &SU[slot_x][0], &MC[slot_x][0], &MS[slot_x][0], n + 1, c6 if fused2 else NULL)
@@ -449,14 +475,21 @@ def march(double h, long n_steps, long dec, long i0, double tol, long max_iter, 
             val = 0.0
             kin = -1.0  # twice the kinetic and strain energies: in the same pass when sampled
             strn = 0.0
-            if fused2:  # the update, works and energies in one pass
-                _advance_one(&P, Ep, En, Es, Ex, &F, c6, n % dec == 0, sums)
+            pre = False
+            if fused2 and s + 1 < n_steps and not off[0]:
+                # the update, works, energies and the next step's predictor (on the same segment:
+                # the node is on it) in one pass
+                _advance_one_next(&P, (n + 1) * h, Ep, En, Es, Ex, &F, c6, grid, sums, dpre)
+                pre = True
+            elif fused2:  # the update, works and energies in one pass
+                _advance_one(&P, Ep, En, Es, Ex, &F, c6, grid, sums)
+            if fused2:
                 a1 = sums[0]
                 val = sums[1]
-                if n % dec == 0:
+                if grid:
                     kin = sums[2]
                     strn = sums[3]
-            elif n % dec == 0:
+            elif grid:
                 kin = 0.0
                 for k in range(nm):
                     ex = 0.5 * (Ex[k] - Ep[k])
@@ -507,11 +540,11 @@ def march(double h, long n_steps, long dec, long i0, double tol, long max_iter, 
                     _disp(&ss, i, Ex, tt_x, s + 2, &SU[slot_x][2 * i], &SU[slot_x][2 * i + 1])
                 _cached(&ms, ia, Ex, tt_x, s + 2, n + 1, MC[slot_x], MS[slot_x], &ax, &ay)
                 _cached(&ms, ib, Ex, tt_x, s + 2, n + 1, MC[slot_x], MS[slot_x], &bx, &by)
-                _frame(ss.X[2 * i] + SU[slot_x][2 * i], ss.X[2 * i + 1] + SU[slot_x][2 * i + 1],
-                       mX[ia, 0] + ax, mX[ia, 1] + ay, mX[ib, 0] + bx, mX[ib, 1] + by,
-                       &a1, &g, &ex, &ey, &dx, &dy)
-                if off[i]:
-                    g = NAN
+                g = NAN  # the gap after the step: an output only (off the grid, formed if a stop records it)
+                if grid and not off[i]:
+                    _frame(ss.X[2 * i] + SU[slot_x][2 * i], ss.X[2 * i + 1] + SU[slot_x][2 * i + 1],
+                           mX[ia, 0] + ax, mX[ia, 1] + ay, mX[ib, 0] + bx, mX[ib, 1] + by,
+                           &a1, &g, &ex, &ey, &dx, &dy)
                 # slip of the step (against the state n)
                 _cached(&ms, ia, En, tt_n, s + 1, n, MC[slot_n], MS[slot_n], &cx0, &cy0)
                 _cached(&ms, ib, En, tt_n, s + 1, n, MC[slot_n], MS[slot_n], &cx1, &cy1)
@@ -568,9 +601,17 @@ def march(double h, long n_steps, long dec, long i0, double tol, long max_iter, 
                 acc[1] -= 0.5 * (fsum[4 * r + 2] + fsum[4 * r + 3])
             if stop_on_change:
                 reason = 2 if stop_lift else (1 if stop_stick else 0)
-            record = (n % dec == 0) or reason != 0
+            record = grid or reason != 0
             if record and j < no:
                 for i in range(m):
+                    if not grid and not off[i]:  # a stop off the grid: the gap after the step
+                        ia = ab[2 * i]
+                        ib = ab[2 * i + 1]
+                        _cached(&ms, ia, Ex, tt_x, s + 2, n + 1, MC[slot_x], MS[slot_x], &ax, &ay)
+                        _cached(&ms, ib, Ex, tt_x, s + 2, n + 1, MC[slot_x], MS[slot_x], &bx, &by)
+                        _frame(ss.X[2 * i] + SU[slot_x][2 * i], ss.X[2 * i + 1] + SU[slot_x][2 * i + 1],
+                               mX[ia, 0] + ax, mX[ia, 1] + ay, mX[ib, 0] + bx, mX[ib, 1] + by,
+                               &a1, &gap[i], &ex, &ey, &dx, &dy)
                     o_ln[j, i] = lam[i, 0]
                     o_lt[j, i] = lam[i, 1]
                     o_gap[j, i] = gap[i]
@@ -605,6 +646,9 @@ def march(double h, long n_steps, long dec, long i0, double tol, long max_iter, 
                     o_chan[j, 3 * r + 2] = ey / h2
                 j += 1
             # --- advance: rotate the states (previous <- current <- next)
+            rem += 1
+            if rem == dec:
+                rem = 0
             tmpi = slot_p
             slot_p = slot_n
             slot_n = slot_x
