@@ -1,6 +1,6 @@
 """Multibody contact stepper (its compiled kernel loop): cost against the two-body sliding core
 on the same problem (one slave node of the beam-on-beam benchmark; goal: at most 5 % slower,
-with the fixed and per-step costs of both), its growth with the number of contact
+with the fixed and per-step costs of both; and the study's rough transient), its growth with the number of contact
 nodes (an FE block pressed on the ground with 11 and 41 bottom nodes), and its growth with the
 number of ACTIVE nodes alone (1, 10, 50, 200 closed nodes of a bed whose 400 modes stay fixed)."""
 
@@ -71,6 +71,34 @@ def test_one_node_against_the_two_body_core(benchmark, ratio_to, goal):
         if step > cstep:
             benchmark.extra_info["steps_where_equal"] = (fixed - cfixed) / (cstep - step)
         goal("per_step_ratio_two_body_core", 0.95, value=cstep / step, higher=True)
+
+
+def test_study_transient_against_the_two_body_core(benchmark, ratio_to, goal):
+    """The beam-on-beam study's transient (roughness 0.5 % of Fy, output at 50 kHz) on the general
+    stepper (:func:`fesub.models.beam_on_beam.transient`: the roughness a force series, the
+    tolerance 1e-20 m, about 5 sweeps a step) against the core's ``simulate``: the cost per step
+    (march times of 0.005 s and 0.05 s, best of 3 interleaved) and its ratio (goal as above)."""
+    m = bb.build()
+    S = bb.contact_system(m)
+    p = m.params
+    kw = dict(mu=0.3, fs_out=50_000.0, roughness_std=p.roughness * p.Fy, roughness_band=p.roughness_band, seed=0)
+    res = benchmark.pedantic(bb.transient, args=(m,), kwargs=dict(duration=0.005, system=S, **kw), rounds=3)
+    assert res.status == "completed"
+    ratio_to("two_body_core", simulate, S, duration=0.005, vx=p.vx, rounds=3, **kw)  # whole calls
+    best = {}
+    for _ in range(3):
+        for dur in (0.005, 0.05):
+            for name, fn in (("general", lambda: bb.transient(m, duration=dur, system=S, **kw)),
+                             ("core", lambda: simulate(S, duration=dur, vx=p.vx, **kw))):
+                r = fn()
+                best[name, dur] = min(best.get((name, dur), (np.inf, 0)), (r.wall_time, r.steps))
+    step = {}
+    for name in ("general", "core"):
+        (t1, n1), (t2, n2) = best[name, 0.005], best[name, 0.05]
+        step[name] = (t2 - t1) / (n2 - n1)
+    benchmark.extra_info.update(general_per_step_s=step["general"], core_per_step_s=step["core"],
+                                steps=res.steps, backend=res.backend)
+    goal("study_per_step_ratio_two_body_core", 0.95, value=step["core"] / step["general"], higher=True)
 
 
 def _block(nx):
