@@ -134,9 +134,12 @@ def _study(args) -> int:
     d.say(model.cb1.summary())
     d.say(model.cb2.summary())
     ref, p, figs = tasks.SystemRef(model, system), model.params, []
-    if args.jobs > 1:
+    # no more workers than tasks that can run at once: the transients, the TD-FRF, the mode shapes
+    n_cases = 0 if args.no_transient else len(_cases(args.mu, args.roughness))
+    jobs = min(args.jobs, n_cases + 2)
+    if jobs > 1:
         tasks.preload(d.figures_on)
-    with worker_pool(args.jobs) as pool:
+    with worker_pool(jobs) as pool:
         # progress bars only where the work runs in this process
         cases, dur, pending = _submit_transients(d, args, p, ref, pool, progress and pool == "serial")
         tdfrf = _submit_tdfrf(d, p, ref, pool)
@@ -145,7 +148,7 @@ def _study(args) -> int:
         transients, detected, draw = _transient_part(d, pending, eig["unstable_freqs"], args.seed, p, pool)
         checks = paper_checks(eig["loci"], transients)
         # the deformed analysis first on the pool: it is what the summary waits for
-        bursts = _burst_part(d, p, ref, eig["loci"][UNSTABLE_MU], detected, progress, pool, args.jobs,
+        bursts = _burst_part(d, p, ref, eig["loci"][UNSTABLE_MU], detected, progress, pool, jobs,
                              lambda: figs.extend(run_task(pool, fn, *a) for fn, a in draw))
         tdfrf_rec = _tdfrf_record(d, p, tdfrf, pool, figs)
         modes = _mode_record(d, modes) if modes is not None else "figures off"
