@@ -101,6 +101,7 @@ def march(double h, long n_steps, long dec, long i0, double tol, long max_iter, 
     cdef bint fok = False     # the fused passes apply on the master nodes (fa, fb) of ``F``
     cdef bint pre = False     # the predictor of this step was done in the last step's update pass
     cdef double dpre[6]
+    cdef double yNT[12]       # one node: G cN, G cT (G the Gram matrix of its rows)
     cdef long rem, fa = -1, fb = -1
     cdef Step P
     cdef Passes F
@@ -372,12 +373,26 @@ def march(double h, long n_steps, long dec, long i0, double tol, long max_iter, 
                         cf[3] = -(1 - al) * ey
                         cf[4] = -al * ex
                         cf[5] = -al * ey
-                    for r in range(3):  # nn, nt, tt
-                        a1 = 0.0
-                        for p in range(6):
-                            for q in range(6):
-                                a1 += cNT[6 * (r // 2) + p] * G6[6 * p + q] * cNT[6 * ((r + 1) // 2) + q]
-                        Wl[r] = h2 * a1
+                    # W = h^2 [cN.G cN, cN.G cT, cT.G cT] through G cN and G cT: twelve short
+                    # independent sums instead of three long chains
+                    for p in range(6):
+                        ex = 0.0
+                        ey = 0.0
+                        for q in range(6):
+                            ex += G6[6 * p + q] * cNT[q]
+                            ey += G6[6 * p + q] * cNT[6 + q]
+                        yNT[p] = ex
+                        yNT[6 + p] = ey
+                    ex = 0.0
+                    ey = 0.0
+                    a1 = 0.0
+                    for p in range(6):
+                        ex += cNT[p] * yNT[p]
+                        ey += cNT[p] * yNT[6 + p]
+                        a1 += cNT[6 + p] * yNT[6 + p]
+                    Wl[0] = h2 * ex
+                    Wl[1] = h2 * ey
+                    Wl[2] = h2 * a1
                     pgs_solve_one(Wl, b, muo[0], lall, tol, max_iter, st3)
                     val = st3[0]
                     solved = True
