@@ -13,7 +13,8 @@ name                      kind       builder
 
 ``hb`` builders return a harmonic-balance :class:`fesub.hbm.HBSystem`; ``contact`` builders
 return a model of substructures in sliding contact (``beam_on_beam.contact_system(model)``
-turns it into the system the contact transient marches).
+turns it into the system the contact transient marches; ``beam_on_beam.transient(model, ...)``
+runs that transient on the general multibody stepper).
 
 :func:`build` makes one by name with parameter overrides, :func:`parameters` lists what a builder
 accepts. Builders are named by ``"module:function"`` strings and imported on first use: importing
