@@ -295,7 +295,7 @@ def _series(model, series, n_steps):
             raise ParameterError(f"force series coordinate must be a free coordinate of body {body.name!r} "
                                  f"(an integer in 0..{body.n - 1}, not prescribed), got {k!r}")
         try:
-            v = np.array(v, dtype=float)
+            v = np.ascontiguousarray(v, dtype=float)  # (no copy of a float array: runs hold ~1e7 values)
         except (TypeError, ValueError):
             raise ParameterError("force series values must be real numbers (N), one per step") from None
         if v.shape != (n_steps,):
@@ -309,8 +309,8 @@ def _series(model, series, n_steps):
         rows.append(row)
         wins.append((cols.start, cols.stop))
         vals.append(v)
-    return (np.ascontiguousarray(rows, dtype=float), np.array(wins, np.int64).reshape(-1, 2),
-            np.ascontiguousarray(np.column_stack(vals)))
+    values = vals[0].reshape(-1, 1) if len(vals) == 1 else np.ascontiguousarray(np.column_stack(vals))
+    return np.ascontiguousarray(rows, dtype=float), np.array(wins, np.int64).reshape(-1, 2), values
 
 
 def _states(lam, mu, slip, closed):
