@@ -357,6 +357,7 @@ def transient(model: BeamOnBeam, *, mu: float, duration: float, vx: float | None
     """
     from ..contact import TransientResult, simulate_multibody
     from ..errors import ConvergenceError, ParameterError, check_positive
+    from ..parallel import single_thread_blas
     from ..signal import band_limited_noise
 
     p = model.params
@@ -379,14 +380,17 @@ def transient(model: BeamOnBeam, *, mu: float, duration: float, vx: float | None
         h = check_positive("h (s)", h)
         dec = max(1, int(round(1.0 / (fs_out * h))))
     n_steps = max(1, int(np.ceil(duration / h - 1e-9)))
-    mb, initial, lam0 = _general(model, S, mu, vx)
-    slider = mb.bodies[0]
-    series = None
-    if roughness_std > 0:
-        rough = band_limited_noise(n_steps, 1.0 / h, band, roughness_std, seed)
-        series = [("slider", int(slider.node_dofs[model.sub1.mesh.node("C"), 1]), rough)]
-    res = simulate_multibody(mb, duration=duration, h=h, fs_out=1.0 / (dec * h), on_stick="stop", initial=initial,
-                             tol=TRANSIENT_TOL, progress=progress, loop=loop, series=series)
+    # one BLAS thread for the whole run, as the core's: the set-up's LAPACK calls would otherwise
+    # leave OpenBLAS threads spinning beside the single-threaded march
+    with single_thread_blas():
+        mb, initial, lam0 = _general(model, S, mu, vx)
+        slider = mb.bodies[0]
+        series = None
+        if roughness_std > 0:
+            rough = band_limited_noise(n_steps, 1.0 / h, band, roughness_std, seed)
+            series = [("slider", int(slider.node_dofs[model.sub1.mesh.node("C"), 1]), rough)]
+        res = simulate_multibody(mb, duration=duration, h=h, fs_out=1.0 / (dec * h), on_stick="stop",
+                                 initial=initial, tol=TRANSIENT_TOL, progress=progress, loop=loop, series=series)
     if res.status == "not_converged":
         raise ConvergenceError(f"the contact kernel did not converge at step {res.steps} (t = {res.steps * h:.6g} s)")
     keep = res.t.size
