@@ -20,14 +20,20 @@ block by block with sparse products,
 complement; ``Psi' M_ii Psi`` is symmetric: with Psi stored, only its upper triangle of blocks
 is multiplied). The columns of ``Psi`` are treated in blocks so that no other ``n_i x n_b`` array
 is ever held.
+
+With a Cholesky factor ``K_ii = P' L L' P`` (CHOLMOD) the modes come from the symmetric standard
+problem ``L^-1 P M_ii P' L^-T y = y / w^2`` by block Lanczos (:func:`_block_lanczos`: blocks of
+:data:`LANCZOS_BLOCK` vectors: a block of triangular solves costs less a vector than one).
+Measured phases on the 1e5-DOF strip of
+``benchmarks/test_bench_craig_bampton.py`` (50 modes, 400 boundary DOFs), CPU seconds at load
+~6: modes 8.9 (ARPACK, 154 single solves) -> 6.0 (block Lanczos, 196 vectors in blocks of 4,
+half of it re-orthogonalisation), constraint modes 2.8-3.5, reduced matrices 1.7, factor 0.6.
 """
 
 from __future__ import annotations
 
-import contextlib
 import sys
 import time
-from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 import scipy.linalg as sla
@@ -236,29 +242,29 @@ class FixedInterfaceBasis:
         if store_psi is None:
             store_psi = i.size * nb * 8 <= PSI_BYTES
         dense = k > 0 and _use_dense(i.size, k, eigensolver)
-        # CHOLMOD's solves hold the GIL, the Lanczos re-orthogonalisation (BLAS) does not: on a
-        # second thread, the constraint modes are solved while the eigensolver orthogonalises
-        # (one core each when two are free, the same work in turn otherwise; results identical)
-        beside = bool(store_psi and split and k > 0 and not dense)
         form = "generalised"
-        with ThreadPoolExecutor(1) if beside else contextlib.nullcontext() as pool:
-            job = pool.submit(self._solve_psi, block) if beside else None
-            if k == 0:
-                self.freq_hz, self.Phi = np.zeros(0), np.zeros((i.size, 0))
-            elif dense:
-                self.freq_hz, self.Phi = modes(Kii, Mii, k, dense_below=i.size + 1)
-            elif split:
-                self.freq_hz, self.Phi, form = _split_lanczos(Mii, F, k)
-            else:
-                self.freq_hz, self.Phi = modes(Kii, Mii, k, factor=F, dense_below=0)
-            t.append(time.perf_counter())
-            # otherwise modes first: the Lanczos vectors are freed before Psi exists
-            if store_psi:
-                self.Psi, t_psi = job.result() if job is not None else self._solve_psi(block)
-                self._F = None
+        Kbi, Mbi = Kb[:, i], Mb[:, i]
+        # modes first: the Lanczos vectors are freed before Psi exists. (Psi on a second thread
+        # alongside the eigensolver, CHOLMOD holding the GIL and the re-orthogonalisation's BLAS
+        # not, was slower on the shared two-core machine: 17.5-23.0 s against 13.9-18.4 s for the
+        # whole reduction at load ~5, the threads waiting on each other's GIL turns.)
+        if k == 0:
+            self.freq_hz, self.Phi = np.zeros(0), np.zeros((i.size, 0))
+        elif dense:
+            self.freq_hz, self.Phi = modes(Kii, Mii, k, dense_below=i.size + 1)
+        elif split:
+            self.freq_hz, self.Phi, form = _split_lanczos(Mii, F, k)
+        else:
+            self.freq_hz, self.Phi = modes(Kii, Mii, k, factor=F, dense_below=0)
+        t.append(time.perf_counter())
+        if store_psi:
+            products = self._constraint_modes(Mii, Kbi, Mbi, block)
+            self._F = None
         del F
         t.append(time.perf_counter())
-        self.Kr, self.Mr = self._reduce(Kii, Mii, Mib, Kb[:, i], Kb[:, b], Mb[:, i], Mb[:, b], block)
+        if not store_psi:  # Psi re-solved block by block (Phi' M_ii Psi among the products)
+            products = self._boundary_products(Mii, Kbi, Mbi, block, self.Phi)
+        self.Kr, self.Mr = self._reduce(Kii, Mii, Mib, Kb[:, b], Mb[:, b], products)
         t.append(time.perf_counter())
         rss1 = _max_rss_bytes()
         self.info = {
@@ -267,11 +273,10 @@ class FixedInterfaceBasis:
             "eigensolver": "none" if k == 0 else ("dense-eigh" if dense else "lanczos-shift-invert"),
             "lanczos_form": form,
             "psi": "stored" if store_psi else "implicit (factor kept)",
-            "constraint_modes": ("solved on a second thread alongside the eigensolver" if beside
-                                 else "solved after the eigensolver"),
             "time_factor_s": t[1] - t[0], "time_modes_s": t[2] - t[1],
-            # alongside the eigensolver: the second thread's own time (the phases overlap)
-            "time_constraint_modes_s": t_psi if store_psi else t[3] - t[2],
+            # Psi and its products with M_ii, K_bi, M_bi; with Psi not stored, they are part of
+            # time_reduce_s
+            "time_constraint_modes_s": t[3] - t[2],
             "time_reduce_s": t[4] - t[3], "time_s": t[4] - t[0],
             "peak_rss_bytes": rss1,
             "peak_rss_delta_bytes": None if rss0 is None else rss1 - rss0,
@@ -280,16 +285,16 @@ class FixedInterfaceBasis:
                               "mark (0 if an earlier peak of the process was higher)",
         }
 
-    def _solve_psi(self, block):
-        """All constraint modes ``Psi = -K_ii^-1 K_ib`` (blocks of ``block`` solves), and the time
-        taken (s)."""
-        t0 = time.perf_counter()
+    def _constraint_modes(self, Mii, Kbi, Mbi, block):
+        """All constraint modes ``Psi = -K_ii^-1 K_ib`` (blocks of ``block`` solves) stored, and
+        the products of :meth:`_boundary_products` that need no Phi."""
         nb = self.b.size
         Psi = np.empty((self.i.size, nb))
         for j0 in range(0, nb, block):
             j1 = min(nb, j0 + block)
             Psi[:, j0:j1] = self._psi(j0, j1)
-        return Psi, time.perf_counter() - t0
+        self.Psi = Psi
+        return self._boundary_products(Mii, Kbi, Mbi, block)
 
     def _psi(self, j0, j1):
         """Columns j0:j1 of Psi: stored, or solved again with the kept factor."""
@@ -303,16 +308,12 @@ class FixedInterfaceBasis:
             return self.Psi.T @ X
         return -(self._Kib.T @ self._F.solve(X))
 
-    def _reduce(self, Kii, Mii, Mib, Kbi, Kbb, Mbi, Mbb, block):
-        Phi, k, nb = self.Phi, self.k, self.b.size
-        Kr = np.zeros((k + nb, k + nb))
-        Mr = np.zeros((k + nb, k + nb))
-        Kr[:k, :k] = Phi.T @ (Kii @ Phi)
-        Mr[:k, :k] = Phi.T @ (Mii @ Phi)
-        Kr[k:, k:] = Kbb.toarray()
-        Mr[k:, k:] = Mbb.toarray()
-        A = np.zeros((nb, nb))  # M_bi Psi
-        G = np.zeros((nb, nb))  # Psi' M_ii Psi (symmetric: its upper triangle of blocks)
+    def _boundary_products(self, Mii, Kbi, Mbi, block, Phi=None):
+        """``K_bi Psi``, ``M_bi Psi``, ``Psi' M_ii Psi`` (n_b x n_b) and, with ``Phi``,
+        ``Phi' M_ii Psi`` (k x n_b; None without), Psi taken block by block (stored or solved)."""
+        nb = self.b.size
+        KP, A, G = np.zeros((nb, nb)), np.zeros((nb, nb)), np.zeros((nb, nb))
+        C = None if Phi is None else np.zeros((Phi.shape[1], nb))
         # K_bi and M_bi touch only the interior DOFs next to the boundary: their rows of Psi
         Kbi, Mbi = sp.csr_matrix(Kbi), sp.csr_matrix(Mbi)
         near = np.union1d(Kbi.indices, Mbi.indices)
@@ -322,16 +323,29 @@ class FixedInterfaceBasis:
             P = self._psi(j0, j1)
             MP = Mii @ P
             Pn = P[near]
-            Kr[k:, k + j0:k + j1] += Kbi @ Pn
+            KP[:, j0:j1] = Kbi @ Pn
             A[:, j0:j1] = Mbi @ Pn
             if self.Psi is not None:  # rows 0..j1 only: half the products of the full block
                 G[:j1, j0:j1] = self.Psi[:, :j1].T @ MP
             else:
                 G[:, j0:j1] = self._psi_t(MP)
-            Mr[:k, k + j0:k + j1] = Phi.T @ MP
-        Mr[:k, k:] += (Mib.T @ Phi).T  # Phi' M_ib: a sparse product (no dense n_i x block copy)
+            if C is not None:
+                C[:, j0:j1] = Phi.T @ MP
         G = np.triu(G) + np.triu(G, 1).T if self.Psi is not None else 0.5 * (G + G.T)
-        Mr[k:, k:] += A + A.T + G
+        return KP, A, G, C
+
+    def _reduce(self, Kii, Mii, Mib, Kbb, Mbb, products):
+        Phi, k, nb = self.Phi, self.k, self.b.size
+        KP, A, G, C = products
+        if C is None:  # Phi' M_ii Psi from the stored Psi
+            C = (Mii @ Phi).T @ self.Psi
+        Kr = np.zeros((k + nb, k + nb))
+        Mr = np.zeros((k + nb, k + nb))
+        Kr[:k, :k] = Phi.T @ (Kii @ Phi)
+        Mr[:k, :k] = Phi.T @ (Mii @ Phi)
+        Kr[k:, k:] = Kbb.toarray() + KP
+        Mr[k:, k:] = Mbb.toarray() + A + A.T + G
+        Mr[:k, k:] = C + (Mib.T @ Phi).T  # Phi' M_ib: a sparse product
         Mr[k:, :k] = Mr[:k, k:].T
         return 0.5 * (Kr + Kr.T), 0.5 * (Mr + Mr.T)
 
