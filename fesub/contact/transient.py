@@ -88,7 +88,9 @@ class TransientResult(Result):
     mu : float
         Coulomb friction coefficient (dimensionless).
     formulation : str
-        'modal' (modal coordinates) or 'dense' (reduced physical coordinates).
+        'modal' (modal coordinates) or 'dense' (reduced physical coordinates) of this two-body
+        core, or 'multibody' (the same case on the general stepper,
+        :func:`fesub.models.beam_on_beam.transient`).
     backend : str
         'compiled' or 'python': the kernel that ran the march.
     approximation : str or None, optional
