@@ -15,6 +15,11 @@ part of the output folder (written as it finishes, reused on a rerun):
 
 and the figures (loci, largest real part, transients, spectrograms, burst spectra, TD-FRF, coupled
 mode shapes), ``summary.json`` and ``report.html``.
+
+The transients, the TD-FRF, the burst detection, a share of the deformed analysis and the figures
+run on a pool of ``-j/--jobs`` worker processes (default: the cores this process may use) beside
+the eigenvalue analyses (the tasks: :mod:`fesub.cli._beam_on_beam_tasks`); ``--jobs 1`` runs
+everything in one process, one part after the other, to the same numbers.
 """
 
 from __future__ import annotations

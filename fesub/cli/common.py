@@ -125,13 +125,11 @@ def add_common(parser, study: str, *, jobs: bool = False, figures: bool = True,
     if figures:
         g.add_argument("--no-figures", action="store_true", help="write numbers only, no figures")
     if jobs:
+        helptext = "worker processes for the parallel parts"
         if jobs_default is None:
-            jobs_default, what = usable_cores(), ", the cores this process may use"
-        else:
-            what = ""
-        g.add_argument("-j", "--jobs", type=integer(ge=1), default=jobs_default, metavar="N",
-                       help=f"worker processes for the parallel parts (default: %(default)s{what}; "
-                            f"1: all in this process)")
+            jobs_default = usable_cores()
+            helptext += " (default: %(default)s, the cores this process may use; 1: all in this process)"
+        g.add_argument("-j", "--jobs", type=integer(ge=1), default=jobs_default, metavar="N", help=helptext)
 
 
 class Interrupted(KeyboardInterrupt):
