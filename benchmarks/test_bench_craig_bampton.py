@@ -19,9 +19,17 @@ average is recorded: the machine is shared.
 Measured (two shared cores, CHOLMOD from scikit-sparse 0.4.16 on SuiteSparse 5.12 with OpenBLAS,
 one BLAS thread in the factored path, all threads in the reference's dense products):
 
-* 1e5 DOFs, load 0.9-1.4: factored median 12.6 s over 5 rounds (factor 0.6 s, modes 8.0 s,
-  constraint modes 3.0 s, reduced matrices 1.9 s), peak growth 0.62 GB; reference 33.0 s,
-  1.25 GB: 2.6x. Under load ~5 the same run gave 41 s against 156 s (3.8x).
+* 1e5 DOFs, load 0.9-1.4, modes by ARPACK: factored median 12.6 s over 5 rounds (factor 0.6 s,
+  modes 8.0 s, constraint modes 3.0 s, reduced matrices 1.9 s), peak growth 0.62 GB; reference
+  33.0 s, 1.25 GB: 2.6x. Under load ~5 the same run gave 41 s against 156 s (3.8x).
+* 1e5 DOFs, modes by block Lanczos (blocks of 4, basis of 196 vectors against ARPACK's 154
+  single solves) and Psi's products gathered with its solves: the old and new factored paths
+  alternated in one process at load 1.2-2.6, medians of 3: 15.1 s -> 12.2 s (modes 8.9 -> 6.7 s;
+  constraint modes with their products 4.4 s and reduced matrices 0.4 s, against 3.1 s and 2.2 s).
+  This benchmark at load 2.5-3.5 (rounds 11.3-23.1 s as the load varied): median 12.1 s against
+  the reference's 54.5 s, 4.5x, peak growth 0.63 GB; at load ~5-6: 20.6 s against 110 s (5.4x)
+  and 25.3 s against 153 s (6.1x). Not measured idle (the machine was never below load 1); an
+  estimate, not a measurement: 12.6 s x 12.2 / 15.1 = 10.2 s idle, 3.2x the idle reference 33 s.
 * 1e6 DOFs, one run at load ~4.4 (before the Cholesky-halves Lanczos): factored 420 s (modes
   237 s, reduced matrices with Psi re-solved 163 s), peak growth 3.5 GB; reference 988 s, 15.1 GB:
   2.4x. Its final check failed: the lowest reduced frequency (13.3 Hz, first bending mode of the
