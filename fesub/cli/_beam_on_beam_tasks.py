@@ -62,14 +62,22 @@ class SystemRef:
         return _SYSTEMS[self.key]
 
 
-def simulate_case(ref, mu, roughness_std, duration, fs_out, p, seed, progress=False):
+def simulate_case(ref, mu, roughness_std, duration, fs_out, p, seed, progress=False, stepper="core"):
     """One transient case: friction coefficient ``mu`` (1), roughness force std (N), ``duration``
-    (s), output rate ``fs_out`` (Hz), model parameters ``p``, noise ``seed``; the result records
+    (s), output rate ``fs_out`` (Hz), model parameters ``p``, noise ``seed``, on the two-body core
+    (``stepper='core'``) or the general multibody stepper (``'multibody'``); the result records
     the load (N)."""
-    from ..contact.transient import simulate
+    if stepper == "multibody":
+        from ..models import beam_on_beam as bb
 
-    res = simulate(ref.get(), mu=mu, duration=duration, vx=p.vx, fs_out=fs_out, roughness_std=roughness_std,
-                   roughness_band=p.roughness_band, seed=seed, progress=progress)
+        res = bb.transient(ref.model, mu=mu, duration=duration, vx=p.vx, fs_out=fs_out,
+                           roughness_std=roughness_std, roughness_band=p.roughness_band, seed=seed,
+                           progress=progress, system=ref.get())
+    else:
+        from ..contact.transient import simulate
+
+        res = simulate(ref.get(), mu=mu, duration=duration, vx=p.vx, fs_out=fs_out, roughness_std=roughness_std,
+                       roughness_band=p.roughness_band, seed=seed, progress=progress)
     res.info["load_N"] = float(p.Fy)
     return res
 
