@@ -113,3 +113,31 @@ def test_a_full_disk_is_one_error_line_not_a_traceback(study, tmp_path, subproce
     lines = proc.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith(f"fesub {study}: error:"), proc.stderr[-1500:]
     assert "too large" in lines[0].lower() or "space" in lines[0].lower(), lines[0]
+
+
+def test_an_interrupt_that_a_finaliser_swallowed_still_stops_the_study(tmp_path, capsys, monkeypatch):
+    """Python prints and drops an exception raised in a finaliser; a Ctrl-C that lands in one must
+    still stop the study at its next part and exit 130 (it once ran on to exit 0)."""
+    import argparse
+    import os
+    import signal
+
+    from fesub.cli.common import EXIT_SIGINT, StudyDir, run_study
+
+    class Finalised:
+        def __del__(self):
+            os.kill(os.getpid(), signal.SIGINT)  # the handler runs here, in __del__
+
+    def run(args):
+        Finalised()  # collected at once: its KeyboardInterrupt is printed and dropped
+        d = StudyDir(args.out, "demo", {}, quiet=True)
+        d.compute("part", lambda: pytest.fail("a part started after the interrupt"))
+        return 0
+
+    dropped = []  # what Python drops (printed as "Exception ignored in ..." outside pytest)
+    monkeypatch.setattr(sys, "unraisablehook", lambda u: dropped.append(u.exc_type))
+    ns = argparse.Namespace(study="demo", out=str(tmp_path / "out"), _run=run)
+    assert run_study(ns) == EXIT_SIGINT
+    assert dropped == [KeyboardInterrupt]  # the interrupt was indeed swallowed where it landed
+    assert "interrupted by SIGINT" in capsys.readouterr().err
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler  # the handler restored

@@ -25,7 +25,8 @@ import sys
 from pathlib import Path
 
 __all__ = ["StudyParser", "HelpFormatter", "add_common", "number", "integer", "StudyDir",
-           "run_study", "run_task", "Deferred", "usable_cores", "Interrupted", "check_interrupted", "EXIT_USAGE", "EXIT_SIGINT",
+           "run_study", "run_task", "Deferred", "usable_cores", "Interrupted", "check_interrupted",
+           "raise_pending_interrupt", "EXIT_USAGE", "EXIT_SIGINT",
            "EXIT_SIGTERM"]
 
 EXIT_USAGE, EXIT_FAILED, EXIT_SIGINT, EXIT_SIGTERM = 2, 1, 130, 143
@@ -139,6 +140,19 @@ class Interrupted(KeyboardInterrupt):
 _received = {"signal": None}
 
 
+def raise_pending_interrupt() -> None:
+    """Raise again an interrupt that the study received but that did not stop it.
+
+    Python prints and drops an exception raised in a finaliser or a weakref callback, so a SIGINT
+    or SIGTERM that arrives while one runs would otherwise be lost; the handlers of
+    :func:`run_study` record every signal, and each part boundary calls this."""
+    sig = _received["signal"]
+    if sig == signal.SIGTERM:
+        raise Interrupted()
+    if sig == signal.SIGINT:
+        raise KeyboardInterrupt
+
+
 def check_interrupted(result) -> None:
     """Re-raise the interrupt a long library run caught (its ``status == "interrupted"``)."""
     if getattr(result, "status", None) == "interrupted":
@@ -220,6 +234,7 @@ class StudyDir:
 
     def save(self, name: str, result):
         """Write a finished part (atomically) and return ``result``."""
+        raise_pending_interrupt()
         result.save(self.part(name))
         return result
 
@@ -232,6 +247,7 @@ class StudyDir:
         if self.done(name):
             self.say(f"{name}: finished in an earlier run, reused")
             return self.load(name)
+        raise_pending_interrupt()
         result = fn()
         check_interrupted(result)
         return self.save(name, result)
@@ -347,19 +363,27 @@ def _on_sigterm(signum, frame):
     raise Interrupted()
 
 
+def _on_sigint(signum, frame):
+    _received["signal"] = signal.SIGINT  # recorded: see raise_pending_interrupt
+    raise KeyboardInterrupt
+
+
 def run_study(args) -> int:
     """Run a parsed study: exit status 0, 1 (failure), 2 (bad input), 130/143 (interrupted)."""
     from ..errors import FesubError, ParameterError
 
     prog = f"fesub {args.study}"
     _received["signal"] = None
-    old = None
+    old = {}
     try:
-        old = signal.signal(signal.SIGTERM, _on_sigterm)
+        old = {signal.SIGTERM: signal.signal(signal.SIGTERM, _on_sigterm)}
+        old[signal.SIGINT] = signal.signal(signal.SIGINT, _on_sigint)
     except ValueError:  # not the main thread (a test runner's worker): no handler
         pass
     try:
-        return int(args._run(args) or 0)
+        status = int(args._run(args) or 0)
+        raise_pending_interrupt()  # one that a finaliser swallowed after the last part
+        return status
     except KeyboardInterrupt:
         term = _received["signal"] == signal.SIGTERM or isinstance(sys.exc_info()[1], Interrupted)
         out = getattr(args, "out", None)
@@ -378,5 +402,6 @@ def run_study(args) -> int:
               file=sys.stderr)
         return EXIT_FAILED
     finally:
-        if old is not None:
-            signal.signal(signal.SIGTERM, old)
+        for sig, handler in old.items():
+            if handler is not None:  # None: a handler not set from Python, left as it is
+                signal.signal(sig, handler)
