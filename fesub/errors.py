@@ -7,6 +7,8 @@ from deep inside a routine ever reaches the user.
 
 from __future__ import annotations
 
+import numpy as np
+
 __all__ = [
     "FesubError",
     "ParameterError",
@@ -15,6 +17,7 @@ __all__ = [
     "BackendError",
     "ConvergenceError",
     "ContactLost",
+    "check_real",
     "check_positive",
     "check_range",
 ]
@@ -59,6 +62,35 @@ class ConvergenceError(FesubError, RuntimeError):
 
 class ContactLost(FesubError, RuntimeError):
     """A contact left its admissible state (detachment, slave off the target surface)."""
+
+
+def check_real(name: str, value, *, error=ParameterError) -> float:
+    """Return ``float(value)`` for one real number (NaN and inf pass: the caller states the
+    range); a string, a sequence (even a ragged one such as ``(0.0, [])``) or an array of more
+    than one number is refused.
+
+    Parameters
+    ----------
+    name : str
+        Name of the parameter, quoted in the error message (with its unit, e.g. ``"s (m)"``).
+    value : float or int
+        The value to check, in the units of the parameter it stands for (any unit).
+    error : type, optional
+        Exception class raised on failure (default :class:`ParameterError`).
+
+    Returns
+    -------
+    float
+        ``value`` as a float, in the same units as ``value``.
+    """
+    try:  # a ragged sequence makes NumPy itself raise ValueError
+        scalar = not isinstance(value, (str, bytes)) and np.ndim(value) == 0
+        v = float(value) if scalar else None
+    except (TypeError, ValueError):
+        scalar = False
+    if not scalar:
+        raise error(f"{name} must be a real number, got {value!r}")
+    return v
 
 
 def check_positive(name: str, value, *, strict: bool = True, error=ParameterError) -> float:

@@ -20,7 +20,7 @@ import numpy as np
 import scipy.linalg as sla
 from scipy.optimize import linear_sum_assignment
 
-from ..errors import ModelError, ParameterError, check_count, check_positive
+from ..errors import ModelError, ParameterError, check_count, check_positive, check_real
 from ..io import Result, summary_record
 from .geometry import coupling_rows  # noqa: F401 - part of this module's namespace
 from .primal import _null_times, null_space_row, project_rows
@@ -87,12 +87,7 @@ def _mu(mu) -> float:
 
 
 def _position(s) -> float:
-    if isinstance(s, (str, bytes)) or np.ndim(s) != 0:
-        raise ParameterError(f"contact position s must be one real number (m), got {s!r}")
-    try:
-        v = float(s)
-    except (TypeError, ValueError):
-        raise ParameterError(f"contact position s must be a real number (m), got {s!r}") from None
+    v = check_real("contact position s (m)", s)
     if not np.isfinite(v):
         raise ParameterError(f"contact position s must be finite (m), got {s!r}")
     return v

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..errors import ParameterError, check_count, check_positive
+from ..errors import ParameterError, check_count, check_positive, check_real
 from ..io import Result, summary_record
 from ..parallel import single_thread_blas
 from .march import march_dense, march_modal
@@ -173,12 +173,7 @@ class TransientResult(Result):
 
 def _real(name: str, value) -> float:
     """``float(value)`` for a real number (NaN and inf pass: the caller states the range)."""
-    if isinstance(value, (str, bytes)) or np.ndim(value) != 0:
-        raise ParameterError(f"{name} must be a real number, got {value!r}")
-    try:
-        return float(value)
-    except (TypeError, ValueError):
-        raise ParameterError(f"{name} must be a real number, got {value!r}") from None
+    return check_real(name, value)
 
 
 def _check_seed(seed) -> None:
