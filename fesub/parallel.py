@@ -9,20 +9,29 @@ basins, regime maps) share two needs:
 * worker processes that leave Ctrl-C to their parent and die quietly on SIGTERM, so that an
   interrupted study prints one message, not a traceback per worker (:func:`init_worker`), and a
   pool that is stopped at once when the parent is interrupted (:func:`worker_pool`,
-  :func:`shutdown_now`).
+  :func:`shutdown_now`);
+* one large computation beside another on a second core, its arrays written into memory shared
+  with the parent (:class:`ForkedCall`, :func:`spare_cores`): the constraint modes of a
+  Craig-Bampton reduction while the parent finds the fixed-interface modes.
 """
 
 from __future__ import annotations
 
 import contextlib
 import ctypes
+import mmap
 import os
 import signal
+import sys
+import time
+import traceback
+
+import numpy as np
 
 from .errors import check_count
 
 __all__ = ["THREAD_VARS", "set_blas_threads", "single_thread_blas", "init_worker", "worker_pool",
-           "shutdown_now"]
+           "shutdown_now", "ForkedCall", "spare_cores"]
 
 #: environment variables that cap the threads of BLAS/OpenMP libraries (read when they load)
 THREAD_VARS = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS",
@@ -113,12 +122,130 @@ def _die_with_parent() -> None:
         pass
 
 
+_state = {"worker": False}  # True in a process started by a pool of worker_pool (init_worker)
+
+
+def spare_cores() -> int:
+    """Cores this process may use for its own parallel work (>= 1): the cores it may run on
+    (``os.sched_getaffinity`` where there is one), and 1 inside a pool's worker, whose pool
+    already keeps every core busy."""
+    if _state["worker"]:
+        return 1
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):
+        return max(1, os.cpu_count() or 1)
+
+
+class ForkedCall:
+    """``fn(out)`` run in a forked child process while the caller goes on (POSIX ``fork``).
+
+    The child starts with a copy-on-write image of the parent: it reads whatever the parent built
+    (a factorisation, sparse matrices) without pickling, and writes its results into ``out``, a
+    dict of float arrays of the given shapes in one anonymous mapping shared with the parent
+    (MAP_SHARED). :meth:`result` waits for the child and returns them; :meth:`cancel` kills it.
+    A Ctrl-C stops both: the child exits, the parent's ``with`` block cancels.
+
+    Parameters
+    ----------
+    fn : callable
+        ``fn(out)``: fills the arrays of ``out`` (its return value is ignored).
+    shapes : dict
+        ``{name: shape}`` of the float64 result arrays (any units; zero-filled at start).
+
+    Attributes
+    ----------
+    out : dict
+        The shared arrays (valid in the parent after :meth:`result`).
+    child_seconds : float
+        Wall time of ``fn`` in the child (s), after :meth:`result`.
+    child_max_rss_bytes : int or None
+        High-water mark of the child's resident set (bytes; pages it shares with the parent
+        included), after :meth:`result`; None where unknown.
+    """
+
+    available = hasattr(os, "fork") and hasattr(os, "wait4")
+
+    def __init__(self, fn, shapes: dict):
+        if not self.available:
+            raise OSError("this platform cannot fork")
+        sizes = {k: int(np.prod(v, dtype=np.int64)) for k, v in shapes.items()}
+        self._map = mmap.mmap(-1, 8 * (sum(sizes.values()) + 1))  # shared, anonymous, zeroed
+        buf = np.frombuffer(self._map, dtype=float)
+        self.out, o = {}, 1  # buf[0]: the child's wall time
+        for k, shape in shapes.items():
+            self.out[k] = buf[o:o + sizes[k]].reshape(shape)
+            o += sizes[k]
+        self._clock = buf[:1]
+        self.child_seconds, self.child_max_rss_bytes = 0.0, None
+        rfd, wfd = os.pipe()
+        self._pid = os.fork()
+        if self._pid == 0:  # the child: never returns
+            code = 1
+            try:
+                os.close(rfd)
+                t0 = time.perf_counter()
+                fn(self.out)
+                self._clock[0] = time.perf_counter() - t0
+                code = 0
+            except BaseException:  # noqa: BLE001 - every failure goes to the parent as text
+                with contextlib.suppress(BaseException):
+                    os.write(wfd, traceback.format_exc().encode()[-60_000:])
+            finally:
+                os._exit(code)
+        os.close(wfd)
+        self._rfd = rfd
+
+    def result(self) -> dict:
+        """Wait for the child; its arrays, or RuntimeError with the child's traceback."""
+        if self._pid is None:
+            raise RuntimeError("the forked call was cancelled")
+        chunks = []
+        while True:  # read until the child closes its end (it exits), so a long message never blocks
+            c = os.read(self._rfd, 65536)
+            if not c:
+                break
+            chunks.append(c)
+        _, status, usage = os.wait4(self._pid, 0)
+        self._close()
+        # Linux reports KiB, macOS bytes
+        self.child_max_rss_bytes = int(usage.ru_maxrss) * (1 if sys.platform == "darwin" else 1024)
+        if os.waitstatus_to_exitcode(status) != 0:
+            msg = b"".join(chunks).decode(errors="replace").strip() or f"exit status {status}"
+            raise RuntimeError(f"the forked computation failed:\n{msg}")
+        self.child_seconds = float(self._clock[0])
+        return self.out
+
+    def cancel(self) -> None:
+        """Kill the child (if still running) and reap it."""
+        if self._pid is None:
+            return
+        with contextlib.suppress(OSError):
+            os.kill(self._pid, signal.SIGKILL)
+        with contextlib.suppress(OSError):
+            os.waitpid(self._pid, 0)
+        self._close()
+
+    def _close(self):
+        with contextlib.suppress(OSError):
+            os.close(self._rfd)
+        self._pid = None
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.cancel()  # nothing left after result(); the child killed on an exception
+        return False
+
+
 def init_worker():
     """Initializer of worker processes: one BLAS/OpenMP thread each (environment for libraries
     still to load, the live OpenBLAS for one already loaded), SIGINT ignored (the parent stops
     the pool), SIGTERM back to its default (a forked worker would inherit the parent's handler),
     and killed with its parent (Linux), even when the parent is killed by SIGKILL."""
     _die_with_parent()
+    _state["worker"] = True
     for v in THREAD_VARS:
         os.environ[v] = "1"
     try:

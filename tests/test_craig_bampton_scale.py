@@ -147,3 +147,31 @@ def test_block_lanczos_against_arpack_and_lapack(plate, monkeypatch):
     Mp = Mii[perm][:, perm]
     assert fixed_interface._block_lanczos(lambda y: sl(Mp @ slt(y)), i.size, K_MODES,
                                           max_dim=K_MODES + 8) is None
+
+
+@pytest.mark.skipif(not fixed_interface.ForkedCall.available, reason="no fork here")
+@pytest.mark.parametrize("store_psi", (True, False))
+def test_constraint_modes_forked_beside_the_modes_are_the_same(plate, monkeypatch, store_psi):
+    """With two processes the constraint modes and their products come from a forked child while
+    the parent finds the modes: the same operations on the same factor, so the same numbers bit
+    for bit (and the reference's, through the path test above)."""
+    sub, b = plate
+    i = np.setdiff1d(np.arange(sub.n_dofs), b)
+    monkeypatch.setattr(fixed_interface, "FORK_ABOVE", 0)  # the plate is below the default size
+    kw = dict(eigensolver="lanczos", store_psi=store_psi)
+    one = FixedInterfaceBasis(sub.K, sub.M, b, i, K_MODES, jobs=1, **kw)
+    two = FixedInterfaceBasis(sub.K, sub.M, b, i, K_MODES, jobs=2, **kw)
+    assert not one.info["concurrent"] and two.info["concurrent"]
+    assert two.info["peak_rss_child_bytes"] > 0 and two.info["time_constraint_modes_s"] > 0
+    for name in ("Kr", "Mr", "Phi", "freq_hz") + (("Psi",) if store_psi else ()):
+        np.testing.assert_array_equal(getattr(two, name), getattr(one, name), err_msg=name)
+    q = np.random.default_rng(4).normal(size=K_MODES + b.size)
+    np.testing.assert_array_equal(two.recover(q), one.recover(q))
+
+
+def test_jobs_is_checked(plate):
+    from fesub.errors import ParameterError
+
+    sub, b = plate
+    with pytest.raises(ParameterError, match="jobs"):
+        CraigBampton(sub, boundary=b, n_modes=2, jobs=0)

@@ -89,3 +89,62 @@ def _running(pid):
             return fh.read().split()[2] != "Z"  # a zombie has exited
     except OSError:
         return False
+
+
+# ---------------------------------------------------------------- one computation forked beside another
+pytestmark_fork = pytest.mark.skipif(not parallel.ForkedCall.available, reason="no fork here")
+
+
+def _fill(out):
+    out["a"][...] = np.arange(6.0).reshape(2, 3) ** 2
+    out["b"][...] = os.getpid()
+
+
+@pytestmark_fork
+def test_forked_call_returns_the_child_arrays():
+    with parallel.ForkedCall(_fill, {"a": (2, 3), "b": (1,)}) as task:
+        parent_value = sum(range(1000))  # the parent goes on meanwhile
+        out = task.result()
+    np.testing.assert_array_equal(out["a"], np.arange(6.0).reshape(2, 3) ** 2)
+    assert out["b"][0] != os.getpid()  # computed in another process
+    assert parent_value == 499500 and task.child_seconds >= 0
+    assert task.child_max_rss_bytes > 0
+
+
+def _fail(out):
+    raise ValueError("a planted failure in the child")
+
+
+@pytestmark_fork
+def test_a_failure_in_the_child_is_raised_with_its_traceback():
+    task = parallel.ForkedCall(_fail, {"x": (1,)})
+    with pytest.raises(RuntimeError, match="a planted failure in the child"):
+        task.result()
+
+
+def _sleep(out):
+    import time
+
+    time.sleep(60)
+
+
+@pytestmark_fork
+def test_an_exception_in_the_parent_kills_the_child():
+    import time
+
+    t0 = time.perf_counter()
+    with pytest.raises(KeyboardInterrupt):
+        with parallel.ForkedCall(_sleep, {"x": (1,)}) as task:
+            pid = task._pid
+            raise KeyboardInterrupt  # as a Ctrl-C in the parent's own work
+    assert time.perf_counter() - t0 < 10  # killed, not waited for
+    with pytest.raises(ProcessLookupError):
+        os.kill(pid, 0)  # reaped: no such process
+    with pytest.raises(RuntimeError, match="cancelled"):
+        task.result()
+
+
+def test_spare_cores_is_one_in_a_worker(monkeypatch):
+    assert parallel.spare_cores() >= 1
+    monkeypatch.setitem(parallel._state, "worker", True)
+    assert parallel.spare_cores() == 1

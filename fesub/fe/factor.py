@@ -70,6 +70,10 @@ def one_blas_thread():
         yield
         return
     _inside.depth = 1
+    # load the optional solvers first: CHOLMOD brings its own BLAS (the system's OpenBLAS), which
+    # the scan of single_thread_blas must see, or its first solves run with every thread (measured:
+    # the first reduction of a process 10.3 s against 6.5 s, with 2 million context switches)
+    factorisations()
     try:
         with single_thread_blas():
             yield
@@ -197,6 +201,15 @@ def _cholmod(A, singular):
     except Exception as exc:  # noqa: BLE001 - not positive definite: a mechanism (or indefinite)
         raise ModelError(f"{singular} ({type(exc).__name__}: {exc})") from None
     d = F.D() if hasattr(F, "D") else F.L().diagonal() ** 2
+    # a simplicial factor is LDL': the first use of the halves (LL') converts it in place, and the
+    # solves after that differ from the solves before it by round-off (7e-16 measured). Converted
+    # now, every solve sees one factor, whatever the order of the calls (or the process: a forked
+    # child solving beside a parent that uses the halves)
+    if hasattr(F, "solve_L"):
+        try:
+            F.solve_L(np.zeros((A.shape[0], 1), order="F"), use_LDLt_decomposition=False)
+        except Exception as exc:  # noqa: BLE001 - a zero or negative pivot of D: a mechanism
+            raise ModelError(f"{singular} ({type(exc).__name__}: {exc})") from None
     solve_a = F.solve_A if hasattr(F, "solve_A") else F
 
     def solve(b):

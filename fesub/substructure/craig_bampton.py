@@ -51,6 +51,10 @@ class CraigBampton:
     eigensolver : {"auto", "dense", "lanczos"}
         Fixed-interface modes for ``method="factored"``: dense LAPACK for small interiors or many
         modes, shift-invert Lanczos on the shared factor otherwise (``"auto"``).
+    jobs : int, optional
+        Processes of the factored method (default: 2 where two cores are free to this process):
+        with 2, a large model's constraint modes are computed in a forked process beside the
+        modes (:class:`~fesub.substructure.FixedInterfaceBasis`; the same numbers).
 
     Attributes
     ----------
@@ -64,7 +68,8 @@ class CraigBampton:
     """
 
     def __init__(self, K, M=None, boundary=(), n_modes: int = 20, *, free_interface: bool = False,
-                 method: str = "factored", factorisation: str = "auto", eigensolver: str = "auto"):
+                 method: str = "factored", factorisation: str = "auto", eigensolver: str = "auto",
+                 jobs: int | None = None):
         self.substructure = None
         if M is None and hasattr(K, "K"):
             self.substructure = K
@@ -97,7 +102,7 @@ class CraigBampton:
             self.info = {"method": "reference"}
         else:
             self._basis = FixedInterfaceBasis(K, M, b, i, k, factorisation=factorisation,
-                                              eigensolver=eigensolver)
+                                              eigensolver=eigensolver, jobs=jobs)
             self.mode_freqs_hz = self._basis.freq_hz
             self.Kr, self.Mr, self.info = self._basis.Kr, self._basis.Mr, self._basis.info
             return

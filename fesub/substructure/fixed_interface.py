@@ -28,6 +28,9 @@ Measured phases on the 1e5-DOF strip of
 ``benchmarks/test_bench_craig_bampton.py`` (50 modes, 400 boundary DOFs), CPU seconds at load
 ~6: modes 8.9 (ARPACK, 154 single solves) -> 6.0 (block Lanczos, 196 vectors in blocks of 4,
 half of it re-orthogonalisation), constraint modes 2.8-3.5, reduced matrices 1.7, factor 0.6.
+At load ~1: the recurrence before one full re-orthogonalisation pass (instead of two full
+passes) took the modes from 5.6-5.8 to 4.8-5.1 s; with a second process for the constraint
+modes (``jobs=2``) the whole reduction takes 6.4 s (median of 5) against 10.1 s in one.
 """
 
 from __future__ import annotations
@@ -40,9 +43,10 @@ import scipy.linalg as sla
 import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 
-from ..errors import ParameterError
+from ..errors import ParameterError, check_count
 from ..fe.assembly import dense_modes, modes
 from ..fe.factor import factorize, one_blas_thread
+from ..parallel import ForkedCall, spare_cores
 
 __all__ = ["FixedInterfaceBasis", "DENSE_BELOW"]
 
@@ -73,6 +77,14 @@ LANCZOS_TOL = 1e-13
 #: largest block Lanczos basis (bytes; the basis needed was 196 vectors, 160 MB, for 50 modes at
 #: 1e5 DOFs): beyond it ARPACK, whose basis is 2k + 1 vectors, takes over
 LANCZOS_BYTES = 2_000_000_000
+#: a full re-orthogonalisation pass is repeated when it leaves a vector shorter than this
+#: fraction of its length before the pass (1/sqrt(2), the usual choice: the pass then removed a
+#: component as large as what is left, and the round-off of that removal is no longer small)
+REORTH_DROP = 2 ** -0.5
+#: interior sizes from which, with ``jobs`` >= 2, the constraint modes are computed in a forked
+#: process beside the modes (the fork and the shared result cost ~10 ms; at 1e5 DOFs the two
+#: phases take ~5 and ~4 s)
+FORK_ABOVE = 20_000
 _EIGENSOLVERS = ("auto", "dense", "lanczos")
 
 
@@ -90,18 +102,25 @@ def _max_rss_bytes() -> int | None:
 def _block_lanczos(op, n, k, *, block=LANCZOS_BLOCK, tol=LANCZOS_TOL, max_dim=None):
     """Largest ``k`` eigenpairs of a symmetric positive semi-definite operator (n x n).
 
-    Block Lanczos without restart and with full re-orthogonalisation: each new block
-    ``op(V_j)`` is orthogonalised against every basis vector twice (classical Gram-Schmidt twice,
-    as BLAS-3 products; one pass is not enough once Ritz values converge) and the coefficients
-    fill the projected matrix ``H = V' op V``; the Ritz pairs of H are accepted when every
-    residual estimate ``|R_j S_last|`` is at most ``tol`` times its Ritz value. ``op`` applied to
-    ``block`` vectors at once costs a fraction of ``block`` single applications when it is a pair
-    of supernodal triangular solves (measured in :data:`LANCZOS_BLOCK`).
+    Block Lanczos without restart and with full re-orthogonalisation. Each new block
+    ``W = op(V_j)`` is first orthogonalised against the last two blocks (the three-term recurrence:
+    ``W -= V_j A_j + V_{j-1} B_j'``, products with 2 ``block`` columns), then against every basis
+    vector by classical Gram-Schmidt (BLAS-3 products), which removes the round-off that the
+    recurrence lets back in. That pass is repeated only for a block it shrank by more than
+    :data:`REORTH_DROP` (the criterion of Daniel, Gragg, Kaufman and Stewart): after the
+    recurrence the components left along the basis are at round-off level, so one pass almost
+    always suffices, where orthogonalising the raw block against the whole basis needs two
+    (the large recurrence coefficients cancel digits). The coefficients fill the projected matrix
+    ``H = V' op V``; the Ritz pairs of H are accepted when every residual estimate
+    ``|R_j S_last|`` is at most ``tol`` times its Ritz value. ``op`` applied to ``block``
+    vectors at once costs a fraction of ``block`` single applications when it is a pair of
+    supernodal triangular solves (measured in :data:`LANCZOS_BLOCK`).
 
     Returns ``(theta, Y, info)`` (descending Ritz values, orthonormal Ritz vectors n x k, dict with
-    ``dimension``) or None when the basis would exceed ``max_dim`` vectors (default
-    ``max(8 k, 200)`` and at most :data:`LANCZOS_BYTES`) or the Krylov space stops growing
-    (breakdown): the caller then uses ARPACK.
+    ``dimension`` and ``full_passes``, the passes over the whole basis) or None when the basis
+    would exceed ``max_dim`` vectors (default ``max(8 k, 200)`` and at most
+    :data:`LANCZOS_BYTES`) or the Krylov space stops growing (breakdown): the caller then uses
+    ARPACK.
     """
     p = int(block)
     max_dim = min(n - p, max_dim or min(max(8 * k, 200), LANCZOS_BYTES // (8 * n)))
@@ -111,16 +130,24 @@ def _block_lanczos(op, n, k, *, block=LANCZOS_BLOCK, tol=LANCZOS_TOL, max_dim=No
     V = np.empty((n, max_dim), order="F")  # columns not yet reached are never touched
     V[:, :p] = np.linalg.qr(rng.standard_normal((n, p)))[0]
     H = np.zeros((max_dim, max_dim))
-    j = 0
+    j, passes = 0, 0
     while True:
         d = j + p
         W = np.array(op(V[:, j:d]), dtype=float, order="F")
+        # the recurrence: the coefficients of the last two blocks (B_j' = H[j-p:j, j:d], known)
+        lo = max(0, j - p)
+        C = V[:, lo:d].T @ W
+        W -= V[:, lo:d] @ C
+        H[lo:d, j:d] = C
         Vd = V[:, :d]
-        C = Vd.T @ W
-        W -= Vd @ C
-        C2 = Vd.T @ W
-        W -= Vd @ C2
-        H[:d, j:d] = C + C2
+        for _ in range(2):  # full passes: the second only when the first cancelled digits
+            before = np.einsum("ij,ij->j", W, W)
+            C = Vd.T @ W
+            W -= Vd @ C
+            H[:d, j:d] += C
+            passes += 1
+            if np.all(np.einsum("ij,ij->j", W, W) >= REORTH_DROP ** 2 * before):
+                break
         Q, R = np.linalg.qr(W)
         if d >= k:
             Hs = H[:d, :d]
@@ -128,7 +155,7 @@ def _block_lanczos(op, n, k, *, block=LANCZOS_BLOCK, tol=LANCZOS_TOL, max_dim=No
             theta, S = theta[::-1], S[:, ::-1]
             res = np.linalg.norm(R @ S[j:d], axis=0)
             if np.all(res <= tol * theta):
-                return theta, Vd @ S, {"dimension": d}
+                return theta, Vd @ S, {"dimension": d, "full_passes": passes}
         # a Krylov space that no longer grows (R ~ 0) or a basis at its size limit: give up
         if d + p > max_dim or np.abs(np.diag(R)).min() <= 1e-10 * np.abs(H[:d, :d]).max():
             return None
@@ -207,23 +234,29 @@ class FixedInterfaceBasis:
         Keep Psi as a dense n_i x n_b array (default when it fits in :data:`PSI_BYTES`), or keep
         the factor instead and apply Psi = -K_ii^-1 K_ib by solves when needed (one more solve per
         boundary DOF in the reduction, one per use of :meth:`recover` / :meth:`project`).
+    jobs : int, optional
+        Processes (1 or more; default: 2 where this process may use two cores, 1 inside a pool's
+        worker). With 2, from :data:`FORK_ABOVE` interior DOFs and a Lanczos eigensolver, the
+        constraint modes and their products are computed in a forked process while this one
+        finds the modes (POSIX only; ``info["concurrent"]``): the same numbers, bit for bit.
 
     Attributes
     ----------
-    Psi : (n_i, n_b) constraint modes (m/m), or None when not stored; Phi : (n_i, k) modes (1/sqrt(kg)).
+    Psi : (n_i, n_b) constraint modes (m/m, column-major), or None when not stored; Phi : (n_i, k) modes (1/sqrt(kg)).
     freq_hz : (k,) fixed-interface natural frequencies (Hz).
     Kr, Mr : (k + n_b, k + n_b) reduced stiffness (N/m) and mass (kg).
     info : dict with ``factorisation``, ``eigensolver``, timings (s) and memory (bytes).
     """
 
     def __init__(self, K, M, b, i, k: int, *, factorisation: str = "auto", eigensolver: str = "auto",
-                 block: int = 64, store_psi: bool | None = None):
+                 block: int = 64, store_psi: bool | None = None, jobs: int | None = None):
         if eigensolver not in _EIGENSOLVERS:
             raise ParameterError(f"eigensolver must be one of {_EIGENSOLVERS}, got {eigensolver!r}")
+        jobs = min(2, spare_cores()) if jobs is None else check_count("jobs (processes)", jobs, 1)
         with one_blas_thread():
-            self._build(K, M, b, i, k, factorisation, eigensolver, block, store_psi)
+            self._build(K, M, b, i, k, factorisation, eigensolver, block, store_psi, jobs)
 
-    def _build(self, K, M, b, i, k, factorisation, eigensolver, block, store_psi):
+    def _build(self, K, M, b, i, k, factorisation, eigensolver, block, store_psi, jobs):
         rss0 = _max_rss_bytes()
         t = [time.perf_counter()]
         self.n, self.b, self.i, self.k = K.shape[0], b, i, k
@@ -242,28 +275,35 @@ class FixedInterfaceBasis:
         if store_psi is None:
             store_psi = i.size * nb * 8 <= PSI_BYTES
         dense = k > 0 and _use_dense(i.size, k, eigensolver)
-        form = "generalised"
         Kbi, Mbi = Kb[:, i], Mb[:, i]
-        # modes first: the Lanczos vectors are freed before Psi exists. (Psi on a second thread
-        # alongside the eigensolver, CHOLMOD holding the GIL and the re-orthogonalisation's BLAS
-        # not, was slower on the shared two-core machine: 17.5-23.0 s against 13.9-18.4 s for the
-        # whole reduction at load ~5, the threads waiting on each other's GIL turns.)
-        if k == 0:
-            self.freq_hz, self.Phi = np.zeros(0), np.zeros((i.size, 0))
-        elif dense:
-            self.freq_hz, self.Phi = modes(Kii, Mii, k, dense_below=i.size + 1)
-        elif split:
-            self.freq_hz, self.Phi, form = _split_lanczos(Mii, F, k)
+        # the constraint modes and their products need the factor but not the modes: with a
+        # second core they are computed in a forked child while this process finds the modes
+        # (threads would not do: CHOLMOD holds the GIL, and two threads took longer than one)
+        concurrent = jobs > 1 and ForkedCall.available and not dense and k > 0 and i.size >= FORK_ABOVE
+        child_rss, t_psi = None, None
+        if concurrent:
+            shapes = {"KP": (nb, nb), "A": (nb, nb), "G": (nb, nb)}
+            if store_psi:
+                shapes["PsiT"] = (nb, i.size)  # its transpose: Psi column-major, blocks contiguous
+            with ForkedCall(lambda out: self._products_into(out, Mii, Kbi, Mbi, block, store_psi),
+                            shapes) as task:
+                self.freq_hz, self.Phi, form = self._modes(Kii, Mii, F, k, dense, split)
+                t.append(time.perf_counter())
+                out = task.result()
+            products = out["KP"], out["A"], out["G"], None
+            if store_psi:
+                self.Psi = out["PsiT"].T
+            child_rss, t_psi = task.child_max_rss_bytes, task.child_seconds
         else:
-            self.freq_hz, self.Phi = modes(Kii, Mii, k, factor=F, dense_below=0)
-        t.append(time.perf_counter())
+            # modes first: the Lanczos vectors are freed before Psi exists
+            self.freq_hz, self.Phi, form = self._modes(Kii, Mii, F, k, dense, split)
+            t.append(time.perf_counter())
+            products = self._constraint_modes(Mii, Kbi, Mbi, block) if store_psi else \
+                self._boundary_products(Mii, Kbi, Mbi, block)
         if store_psi:
-            products = self._constraint_modes(Mii, Kbi, Mbi, block)
             self._F = None
         del F
         t.append(time.perf_counter())
-        if not store_psi:  # Psi re-solved block by block (Phi' M_ii Psi among the products)
-            products = self._boundary_products(Mii, Kbi, Mbi, block, self.Phi)
         self.Kr, self.Mr = self._reduce(Kii, Mii, Mib, Kb[:, b], Mb[:, b], products)
         t.append(time.perf_counter())
         rss1 = _max_rss_bytes()
@@ -273,26 +313,54 @@ class FixedInterfaceBasis:
             "eigensolver": "none" if k == 0 else ("dense-eigh" if dense else "lanczos-shift-invert"),
             "lanczos_form": form,
             "psi": "stored" if store_psi else "implicit (factor kept)",
+            "concurrent": concurrent,
             "time_factor_s": t[1] - t[0], "time_modes_s": t[2] - t[1],
-            # Psi and its products with M_ii, K_bi, M_bi; with Psi not stored, they are part of
-            # time_reduce_s
-            "time_constraint_modes_s": t[3] - t[2],
+            # Psi with its products K_bi Psi, M_bi Psi and Psi' M_ii Psi: in the forked child
+            # (its own wall time, beside the modes) or after the modes; the parent's wait for
+            # the child is time_wait_s
+            "time_constraint_modes_s": t_psi if concurrent else t[3] - t[2],
+            "time_wait_s": t[3] - t[2] if concurrent else 0.0,
             "time_reduce_s": t[4] - t[3], "time_s": t[4] - t[0],
             "peak_rss_bytes": rss1,
             "peak_rss_delta_bytes": None if rss0 is None else rss1 - rss0,
+            "peak_rss_child_bytes": child_rss,
             "memory_measure": "getrusage max RSS of the process (all allocations, C and Fortran "
                               "included); the delta is how far the reduction raised the high-water "
-                              "mark (0 if an earlier peak of the process was higher)",
+                              "mark (0 if an earlier peak of the process was higher); the child's "
+                              "is that of the forked process of the constraint modes (the pages it "
+                              "shares with this one counted in both)",
         }
 
-    def _constraint_modes(self, Mii, Kbi, Mbi, block):
-        """All constraint modes ``Psi = -K_ii^-1 K_ib`` (blocks of ``block`` solves) stored, and
-        the products of :meth:`_boundary_products` that need no Phi."""
+    @staticmethod
+    def _modes(Kii, Mii, F, k, dense, split):
+        """(freq_hz, Phi, form of the Lanczos run) of the ``k`` lowest fixed-interface modes."""
+        if k == 0:
+            return np.zeros(0), np.zeros((Kii.shape[0], 0)), "generalised"
+        if dense:
+            return (*modes(Kii, Mii, k, dense_below=Kii.shape[0] + 1), "generalised")
+        if split:
+            return _split_lanczos(Mii, F, k)
+        return (*modes(Kii, Mii, k, factor=F, dense_below=0), "generalised")
+
+    def _products_into(self, out, Mii, Kbi, Mbi, block, store_psi):
+        """The forked child's work: Psi (stored) into ``out["PsiT"]`` and the boundary products
+        into ``out["KP"]``, ``out["A"]``, ``out["G"]``."""
+        if store_psi:
+            KP, A, G, _ = self._constraint_modes(Mii, Kbi, Mbi, block, out["PsiT"].T)
+        else:
+            KP, A, G, _ = self._boundary_products(Mii, Kbi, Mbi, block)
+        out["KP"][...], out["A"][...], out["G"][...] = KP, A, G
+
+    def _constraint_modes(self, Mii, Kbi, Mbi, block, Psi=None):
+        """All constraint modes ``Psi = -K_ii^-1 K_ib`` (blocks of ``block`` solves) stored in
+        ``Psi`` (n_i x n_b, column-major: its blocks contiguous; allocated when None), and the
+        products of :meth:`_boundary_products`."""
         nb = self.b.size
-        Psi = np.empty((self.i.size, nb))
+        if Psi is None:
+            Psi = np.empty((nb, self.i.size)).T
         for j0 in range(0, nb, block):
             j1 = min(nb, j0 + block)
-            Psi[:, j0:j1] = self._psi(j0, j1)
+            np.negative(self._F.solve(self._Kib[:, j0:j1].toarray(order="F")), out=Psi[:, j0:j1])
         self.Psi = Psi
         return self._boundary_products(Mii, Kbi, Mbi, block)
 
@@ -308,12 +376,12 @@ class FixedInterfaceBasis:
             return self.Psi.T @ X
         return -(self._Kib.T @ self._F.solve(X))
 
-    def _boundary_products(self, Mii, Kbi, Mbi, block, Phi=None):
-        """``K_bi Psi``, ``M_bi Psi``, ``Psi' M_ii Psi`` (n_b x n_b) and, with ``Phi``,
-        ``Phi' M_ii Psi`` (k x n_b; None without), Psi taken block by block (stored or solved)."""
+    def _boundary_products(self, Mii, Kbi, Mbi, block):
+        """``K_bi Psi``, ``M_bi Psi`` and ``Psi' M_ii Psi`` (n_b x n_b each), Psi taken block by
+        block (stored or solved), and None in place of ``Phi' M_ii Psi`` (:meth:`_reduce` forms
+        it)."""
         nb = self.b.size
         KP, A, G = np.zeros((nb, nb)), np.zeros((nb, nb)), np.zeros((nb, nb))
-        C = None if Phi is None else np.zeros((Phi.shape[1], nb))
         # K_bi and M_bi touch only the interior DOFs next to the boundary: their rows of Psi
         Kbi, Mbi = sp.csr_matrix(Kbi), sp.csr_matrix(Mbi)
         near = np.union1d(Kbi.indices, Mbi.indices)
@@ -329,16 +397,20 @@ class FixedInterfaceBasis:
                 G[:j1, j0:j1] = self.Psi[:, :j1].T @ MP
             else:
                 G[:, j0:j1] = self._psi_t(MP)
-            if C is not None:
-                C[:, j0:j1] = Phi.T @ MP
         G = np.triu(G) + np.triu(G, 1).T if self.Psi is not None else 0.5 * (G + G.T)
-        return KP, A, G, C
+        return KP, A, G, None
 
     def _reduce(self, Kii, Mii, Mib, Kbb, Mbb, products):
         Phi, k, nb = self.Phi, self.k, self.b.size
-        KP, A, G, C = products
-        if C is None:  # Phi' M_ii Psi from the stored Psi
+        KP, A, G, _ = products
+        if self.Psi is not None:  # Phi' M_ii Psi from the stored Psi
             C = (Mii @ Phi).T @ self.Psi
+        else:
+            # without Psi: K_ii^-1 M_ii Phi = Phi diag(1/w^2) turns Phi' M_ii Psi = -Phi' M_ii
+            # K_ii^-1 K_ib into -diag(1/w^2) Phi' K_ib, no solve (its error is the modes'
+            # residual, |K Phi - M Phi w^2| ~ 1e-11 of |K Phi| by Lanczos, times Psi)
+            w2 = (2 * np.pi * self.freq_hz) ** 2
+            C = -(self._Kib.T @ Phi).T / w2[:, None]
         Kr = np.zeros((k + nb, k + nb))
         Mr = np.zeros((k + nb, k + nb))
         Kr[:k, :k] = Phi.T @ (Kii @ Phi)
