@@ -7,8 +7,6 @@ from deep inside a routine ever reaches the user.
 
 from __future__ import annotations
 
-import numpy as np
-
 __all__ = [
     "FesubError",
     "ParameterError",
@@ -83,6 +81,8 @@ def check_real(name: str, value, *, error=ParameterError) -> float:
     float
         ``value`` as a float, in the same units as ``value``.
     """
+    import numpy as np  # here: the command line imports this module for --help without NumPy
+
     try:  # a ragged sequence makes NumPy itself raise ValueError
         scalar = not isinstance(value, (str, bytes)) and np.ndim(value) == 0
         v = float(value) if scalar else None
