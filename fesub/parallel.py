@@ -137,6 +137,18 @@ def spare_cores() -> int:
         return max(1, os.cpu_count() or 1)
 
 
+def _status_bytes(field: str) -> float:
+    """A memory field of ``/proc/self/status`` (``VmRSS``, ``VmHWM``) in bytes; 0 where unknown."""
+    try:
+        with open("/proc/self/status") as fh:
+            for line in fh:
+                if line.startswith(field + ":"):
+                    return float(line.split()[1]) * 1024  # kB
+    except OSError:
+        pass
+    return 0.0
+
+
 class ForkedCall:
     """``fn(out)`` run in a forked child process while the caller goes on (POSIX ``fork``).
 
@@ -162,6 +174,10 @@ class ForkedCall:
     child_max_rss_bytes : int or None
         High-water mark of the child's resident set (bytes; pages it shares with the parent
         included), after :meth:`result`; None where unknown.
+    child_growth_bytes : int or None
+        How far the child's resident set rose above what it had at the fork (bytes): its own
+        allocations and the pages it copied on writing, not the parent's pages it only read
+        (Linux: from ``/proc/self/status``; None elsewhere).
     """
 
     available = hasattr(os, "fork") and hasattr(os, "wait4")
@@ -170,14 +186,14 @@ class ForkedCall:
         if not self.available:
             raise OSError("this platform cannot fork")
         sizes = {k: int(np.prod(v, dtype=np.int64)) for k, v in shapes.items()}
-        self._map = mmap.mmap(-1, 8 * (sum(sizes.values()) + 1))  # shared, anonymous, zeroed
+        self._map = mmap.mmap(-1, 8 * (sum(sizes.values()) + 3))  # shared, anonymous, zeroed
         buf = np.frombuffer(self._map, dtype=float)
-        self.out, o = {}, 1  # buf[0]: the child's wall time
+        self.out, o = {}, 3  # buf[:3]: the child's wall time, resident set at start and peak (bytes)
         for k, shape in shapes.items():
             self.out[k] = buf[o:o + sizes[k]].reshape(shape)
             o += sizes[k]
-        self._clock = buf[:1]
-        self.child_seconds, self.child_max_rss_bytes = 0.0, None
+        self._clock = buf[:3]
+        self.child_seconds, self.child_max_rss_bytes, self.child_growth_bytes = 0.0, None, None
         rfd, wfd = os.pipe()
         self._pid = os.fork()
         if self._pid == 0:  # the child: never returns
@@ -185,8 +201,10 @@ class ForkedCall:
             try:
                 os.close(rfd)
                 t0 = time.perf_counter()
+                self._clock[1] = _status_bytes("VmRSS")
                 fn(self.out)
                 self._clock[0] = time.perf_counter() - t0
+                self._clock[2] = _status_bytes("VmHWM")
                 code = 0
             except BaseException:  # noqa: BLE001 - every failure goes to the parent as text
                 with contextlib.suppress(BaseException):
@@ -214,6 +232,8 @@ class ForkedCall:
             msg = b"".join(chunks).decode(errors="replace").strip() or f"exit status {status}"
             raise RuntimeError(f"the forked computation failed:\n{msg}")
         self.child_seconds = float(self._clock[0])
+        if self._clock[1] > 0 and self._clock[2] > 0:
+            self.child_growth_bytes = int(self._clock[2] - self._clock[1])
         return self.out
 
     def cancel(self) -> None:

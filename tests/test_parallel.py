@@ -109,6 +109,8 @@ def test_forked_call_returns_the_child_arrays():
     assert out["b"][0] != os.getpid()  # computed in another process
     assert parent_value == 499500 and task.child_seconds >= 0
     assert task.child_max_rss_bytes > 0
+    if os.path.exists("/proc/self/status"):
+        assert 0 <= task.child_growth_bytes < task.child_max_rss_bytes
 
 
 def _fail(out):

@@ -280,7 +280,7 @@ class FixedInterfaceBasis:
         # second core they are computed in a forked child while this process finds the modes
         # (threads would not do: CHOLMOD holds the GIL, and two threads took longer than one)
         concurrent = jobs > 1 and ForkedCall.available and not dense and k > 0 and i.size >= FORK_ABOVE
-        child_rss, t_psi = None, None
+        child_rss, child_growth, t_psi = None, None, None
         if concurrent:
             shapes = {"KP": (nb, nb), "A": (nb, nb), "G": (nb, nb)}
             if store_psi:
@@ -293,7 +293,7 @@ class FixedInterfaceBasis:
             products = out["KP"], out["A"], out["G"], None
             if store_psi:
                 self.Psi = out["PsiT"].T
-            child_rss, t_psi = task.child_max_rss_bytes, task.child_seconds
+            child_rss, child_growth, t_psi = task.child_max_rss_bytes, task.child_growth_bytes, task.child_seconds
         else:
             # modes first: the Lanczos vectors are freed before Psi exists
             self.freq_hz, self.Phi, form = self._modes(Kii, Mii, F, k, dense, split)
@@ -324,11 +324,13 @@ class FixedInterfaceBasis:
             "peak_rss_bytes": rss1,
             "peak_rss_delta_bytes": None if rss0 is None else rss1 - rss0,
             "peak_rss_child_bytes": child_rss,
+            "peak_rss_child_growth_bytes": child_growth,
             "memory_measure": "getrusage max RSS of the process (all allocations, C and Fortran "
                               "included); the delta is how far the reduction raised the high-water "
                               "mark (0 if an earlier peak of the process was higher); the child's "
                               "is that of the forked process of the constraint modes (the pages it "
-                              "shares with this one counted in both)",
+                              "shares with this one counted in both), its growth how far it rose "
+                              "above its resident set at the fork (its own allocations)",
         }
 
     @staticmethod
