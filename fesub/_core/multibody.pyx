@@ -23,7 +23,10 @@ visited, and allocates nothing. One slave node without sampled forces: the predi
 of the node and of the master nodes of its last segment come out of the predictor's pass, and the
 update, the works and the energies are one pass (``_predict_one``, ``_advance_one``), which also
 forms the next step's predictor while the node stays on its segment (``_advance_one_next``): one
-pass over the modal coordinates per step. The gap after a step (an output only) is formed on the
+pass over the modal coordinates per step. A force series then moves the predicted node by its
+products with the node rows (``_series_dots``, once per segment), and its work comes from its
+projections on the states (on e* in the pass that adds it, and on e_next through those products),
+so it costs one short pass over its window. The gap after a step (an output only) is formed on the
 output grid.
 
 ``status`` (out) = [steps done, reason (0 done, 1 stick, 2 lift-off, 3 not converged, 4 a slave
@@ -36,10 +39,12 @@ node, global index), ``off`` (1: off its master surface), ``lam`` (forces of the
 """
 
 from libc.math cimport fabs, NAN
+from libc.stdlib cimport malloc, free
 from fesub._core._pgs cimport pgs_solve, pgs_solve_one
-from fesub._core._multibody_nodes cimport (Nodes, Step, Passes, _time, _driven, _disp, _cached, _frame,
-                                           _walk, _gram, _update_one, _passes, _predict_one, _advance_one,
-                                           _series_one, _advance_one_next)
+from fesub._core._multibody_nodes cimport (Nodes, Step, Passes, Series, _time, _driven, _disp, _cached,
+                                           _frame, _walk, _gram, _update_one, _passes, _predict_one,
+                                           _advance_one, _advance_one_next, _series_start, _series_add,
+                                           _series_move, _series_work)
 
 #: most passes of the active-set loop in one step
 PASSES = 50
@@ -133,7 +138,6 @@ def march(double h, long n_steps, long dec, long i0, double tol, long max_iter, 
     cdef double* gnv
     cdef double* gap
     cdef double* cpt
-    cdef const double* xr
     cdef double* SU[3]   # slave displacements of the states E[0..2] (the predicted one per node)
     cdef double* MC[4]
     cdef long* MS[4]
@@ -150,6 +154,7 @@ def march(double h, long n_steps, long dec, long i0, double tol, long max_iter, 
     cdef const double* c1
     cdef double* Jn
     cdef double* Jt
+    cdef Series X         # the force series (``Series``: tracked with one node, no sampled forces)
     cdef long nd_need, nl_need
     nd_need, nl_need = work_sizes(nm, m, M, n_itf)
     if work.shape[0] < nd_need or iwork.shape[0] < nl_need:
@@ -194,7 +199,22 @@ def march(double h, long n_steps, long dec, long i0, double tol, long max_iter, 
     P.w2 = &w2[0] if nm else NULL
     P.h2 = h2
     P.inv_h = inv_h
-    with nogil:
+    X.row = &xrow[0, 0] if ns and nm else NULL
+    X.win = &xwin[0, 0] if ns else NULL
+    X.val = &xval[0, 0] if ns and xval.shape[0] else NULL
+    X.ns = ns if nm and xval.shape[0] else 0
+    X.nm = nm
+    X.track = fast and not sampled and X.ns > 0
+    X.xa = -1
+    X.xb = -1
+    X.xd = NULL
+    if X.track:
+        X.xd = <double*> malloc(10 * ns * sizeof(double))
+        if X.xd == NULL:
+            raise MemoryError("work space of the force series")
+        X.xs = &X.xd[6 * ns]
+        X.xe = &X.xd[7 * ns]
+    with nogil:  # (nothing in it raises: X.xd is freed after it)
         for k in range(4 * M):
             iwork[6 * m + k] = _NEVER
         for k in range(nm):
@@ -207,6 +227,7 @@ def march(double h, long n_steps, long dec, long i0, double tol, long max_iter, 
         for i in range(m):
             _disp(&ss, i, E[0], tt_p, 0, &SU[0][2 * i], &SU[0][2 * i + 1])
             _disp(&ss, i, E[1], tt_n, 1, &SU[1][2 * i], &SU[1][2 * i + 1])
+        _series_start(&X, E[0], E[1])
         rem = i0 % dec
         for s in range(n_steps):
             n = i0 + s
@@ -252,15 +273,9 @@ def march(double h, long n_steps, long dec, long i0, double tol, long max_iter, 
             if sampled:
                 for k in range(nm):
                     Es[k] += h2 * fs[s, k]
-            for r in range(ns):  # force series: over the window of its row
-                val = h2 * xval[s, r]
-                if val != 0.0:
-                    xr = &xrow[r, 0]
-                    for k in range(xwin[r, 0], xwin[r, 1]):
-                        Es[k] += val * xr[k]
-                    if fused:  # the node displacements the predictor's pass gave: the series' part
-                        _series_one(&ss, &ms, segs[hint[0], 0], segs[hint[0], 1], xr, xwin[r, 0], xwin[r, 1],
-                                    val, &sxp, &syp, MC[3])
+            _series_add(&X, s, h2, Es)  # force series: over the window of each row
+            if fused and X.track:  # the node displacements the predictor's pass gave: the series' part
+                _series_move(&X, &ss, &ms, s, h2, fa, fb, &sxp, &syp, MC[3])
             # --- search and rows of the nodes on their master surface
             na = 0
             left = False
@@ -522,13 +537,7 @@ def march(double h, long n_steps, long dec, long i0, double tol, long max_iter, 
             if sampled:
                 for k in range(nm):
                     val += fs[s, k] * (0.5 * (Ex[k] - Ep[k]))
-            for r in range(ns):  # the force series' work over the step
-                if xval[s, r] != 0.0:
-                    xr = &xrow[r, 0]
-                    ex = 0.0
-                    for k in range(xwin[r, 0], xwin[r, 1]):
-                        ex += xr[k] * (0.5 * (Ex[k] - Ep[k]))
-                    val += xval[s, r] * ex
+            val += _series_work(&X, &ss, &ms, s, fa, fb, c6 if fused2 else NULL, Ex, Ep, slot_p, slot_x)
             acc[0] += a1
             acc[1] += val
             # --- close the step of every node: gap after it, slip, works, state
@@ -676,6 +685,7 @@ def march(double h, long n_steps, long dec, long i0, double tol, long max_iter, 
         for k in range(nm):
             eta_prev[k] = E[slot_p][k]
             eta[k] = E[slot_n][k]
+    free(X.xd)
     status[0] = s
     status[1] = reason
     status[2] = j
