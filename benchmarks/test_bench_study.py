@@ -12,7 +12,9 @@ pool of as many worker processes as the machine has cores. Baselines in the same
   3x;
 * the same command on a short configuration (0.02 s transients, coarse loci, numbers only), once
   compiled and once on the NumPy twins, whose ratio says how much of the study the compiled
-  kernels carry.
+  kernels carry;
+* with ``FESUB_BENCH_STUDY_CHECKOUT`` naming a source tree of an earlier version (kernels built in
+  place), that version's own default study: goal 3x.
 
 Under ``--benchmark-disable`` only short configurations run.
 """
@@ -27,10 +29,13 @@ import time
 SHORT = ["--duration", "0.02", "--loci-step", "0.005", "--no-figures"]
 
 
-def _run_study(out, extra=(), backend="auto"):
-    """Run the CLI in a fresh process; return (wall time s, peak RSS MiB)."""
+def _run_study(out, extra=(), backend="auto", checkout=None):
+    """Run the CLI in a fresh process (the package of ``checkout``, a source tree with its kernels
+    built in place, when given); return (wall time s, peak RSS MiB)."""
     env = dict(os.environ, FESUB_BACKEND=backend, OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1",
                MKL_NUM_THREADS="1")
+    if checkout is not None:
+        env["PYTHONPATH"] = str(checkout)
     cmd = [sys.executable, "-m", "fesub", "beam-on-beam", "--quiet", "--out", str(out), *extra]
     t0 = time.perf_counter()
     # cwd outside the checkout, so that -m imports the installed package, not ./fesub
@@ -71,6 +76,16 @@ def test_bench_default_study(benchmark, goal, tmp_path):
     benchmark.extra_info["ritz_basis_study_s"] = t_ritz
     if not benchmark.disabled:
         goal("ratio_ritz_basis_study", 3.0, value=t_ritz / benchmark.stats.stats.median, higher=True)
+
+    # baseline: an earlier version of the package (a source tree with its kernels built in place,
+    # e.g. ``git worktree add /tmp/old REV && cd /tmp/old && python setup.py build_ext --inplace``)
+    # named by FESUB_BENCH_STUDY_CHECKOUT, running its own default study: goal 3x. Measured with
+    # the tree of 9d51351 (the study of 66-80 s): 66.4 s against 25.1 s, 2.65x (load 0.4-1.3)
+    old = os.environ.get("FESUB_BENCH_STUDY_CHECKOUT")
+    if old and not benchmark.disabled:
+        t_old, _ = _run_study(tmp_path / "checkout", [], checkout=old)
+        benchmark.extra_info.update(checkout=old, checkout_study_s=t_old)
+        goal("ratio_checkout_study", 3.0, value=t_old / benchmark.stats.stats.median, higher=True)
 
     # baseline: the short configuration on the compiled kernels and on the NumPy twins
     t_c, _ = _run_study(tmp_path / "short_compiled", SHORT, "auto")
