@@ -370,7 +370,8 @@ class FixedInterfaceBasis:
         """Columns j0:j1 of Psi: stored, or solved again with the kept factor."""
         if self.Psi is not None:
             return self.Psi[:, j0:j1]
-        return -self._F.solve(self._Kib[:, j0:j1].toarray(order="F"))
+        P = self._F.solve(self._Kib[:, j0:j1].toarray(order="F"))
+        return np.negative(P, out=P)  # in place: one n_i x block array fewer at the peak
 
     def _psi_t(self, X):
         """``Psi' X`` (Psi' = -K_ib' K_ii^-1: one solve per column of X when Psi is not stored)."""
@@ -398,6 +399,7 @@ class FixedInterfaceBasis:
             if self.Psi is not None:  # rows 0..j1 only: half the products of the full block
                 G[:j1, j0:j1] = self.Psi[:, :j1].T @ MP
             else:
+                del P  # (a solved block, not a view of Psi) freed before the next solve
                 G[:, j0:j1] = self._psi_t(MP)
         G = np.triu(G) + np.triu(G, 1).T if self.Psi is not None else 0.5 * (G + G.T)
         return KP, A, G, None
