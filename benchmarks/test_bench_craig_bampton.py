@@ -42,7 +42,10 @@ one BLAS thread in the factored path, all threads in the reference's dense produ
   (tests running beside it), 119.2 s against 526.9 s, 4.4x. Memory growth 2.94 GB in the parent
   (the factor and the 208 Lanczos vectors) and 2.56 GB in the child above what it had at the
   fork: 5.50 GB together at most (goal 6 GB; the reference's growth 15.7 GB). The parent's
-  absolute peak was 4.40 GB (the mesh and matrices of 1e6 DOFs included).
+  absolute peak was 4.40 GB (the mesh and matrices of 1e6 DOFs included). After each re-solved
+  block was negated in place and freed before the next solve, at load 0.03-1.6 (nothing else
+  running): 69.8 s (modes 61.5 s beside the child's 58.0 s) against 458.0 s, 6.6x; growth
+  2.94 GB in the parent and 2.05 GB in the child, 4.99 GB together.
 * 1e6 DOFs, one run at load ~4.4 (before the Cholesky-halves Lanczos): factored 420 s (modes
   237 s, reduced matrices with Psi re-solved 163 s), peak growth 3.5 GB; reference 988 s, 15.1 GB:
   2.4x. Its final check failed: the lowest reduced frequency (13.3 Hz, first bending mode of the
