@@ -161,7 +161,7 @@ def plot_max_real(loci_list, path, *, title=None):
     (unstable) are marked.
     """
     plt = style.pyplot()
-    fig, ax = plt.subplots(figsize=(7.5, 3.8))
+    fig, ax = plt.subplots(figsize=(7.5, 3.8), layout="constrained")
     for L in loci_list:
         x = np.asarray(L.positions) * 1e3
         m = np.asarray(L.lam).real.max(axis=1)

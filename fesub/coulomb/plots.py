@@ -27,8 +27,8 @@ _REGIME_COLOURS = ("#cfe8ff", "#ffe0b3", "#d9d9d9")
 
 
 def _axes(ax, figsize=(6.4, 4.2)):
-    if ax is None:
-        fig, ax = style.pyplot().subplots(figsize=figsize)
+    if ax is None:  # laid out: a legend may sit beside the axes
+        fig, ax = style.pyplot().subplots(figsize=figsize, layout="constrained")
     else:
         fig = ax.figure
     return fig, ax
@@ -242,7 +242,7 @@ def plot_time_history(model, contact, load, r1, beta, sim=None, ax=None, mu=None
     ax.set_xlabel("tau = omega t [rad]")
     ax.set_ylabel(f"x_k{norm} [-]")
     mu = mu if mu is not None else (sim.mu if sim is not None else 1.0)
-    ax.set_title(f"r1 = {r1:g}, beta = {beta:g}: {case_label(model, contact, load, mu)}",
+    ax.set_title(f"r1 = {r1:g}, beta = {beta:g}:\n{case_label(model, contact, load, mu)}",
                  fontsize=9)
     ax.legend(fontsize=7)
     ax.grid(alpha=0.3)

@@ -89,7 +89,7 @@ def method_comparison(bb, pr=None, dn=None, *, zoom=None, hz=True, path=None, ca
     force-amplitude projections), with an optional zoom window ``(alpha_lo, alpha_hi)``."""
     plt = _plt()
     ncol = 3 if zoom else 2
-    fig, axs = plt.subplots(1, ncol, figsize=(5 * ncol, 4))
+    fig, axs = plt.subplots(1, ncol, figsize=(5 * ncol, 4), layout="constrained")
     sc = 1 / (2 * math.pi) if hz else 1.0
     curves = [("continuation", *_broken_at_jumps(bb, bb.alpha, bb.w, bb.Am), "k-")]
     if pr is not None:
@@ -126,7 +126,7 @@ def method_comparison(bb, pr=None, dn=None, *, zoom=None, hz=True, path=None, ca
 def nh_comparison(bbs: dict, *, hz=True, path=None, case=""):
     """Backbones for several numbers of harmonics: ``{nh: Backbone}``."""
     plt = _plt()
-    fig, axs = plt.subplots(1, 2, figsize=(10, 4))
+    fig, axs = plt.subplots(1, 2, figsize=(10, 4), layout="constrained")
     sc = 1 / (2 * math.pi) if hz else 1.0
     for nh, bb in bbs.items():
         a, w, am = _broken_at_jumps(bb, bb.alpha, bb.w, bb.Am)
@@ -191,7 +191,7 @@ def energy(sys, bb, dn=None, *, path=None, case=""):
                                      + Qm[2 * k - 1] @ sys.C @ Qm[2 * k - 1])
                   for k in range(1, sys.nh + 1))
         zeta[i] = (Ef[i] + lin) / (4 * math.pi * ekin)
-    fig, axs = plt.subplots(1, 2, figsize=(10, 4))
+    fig, axs = plt.subplots(1, 2, figsize=(10, 4), layout="constrained")
     # stuck points dissipate nothing by friction: drawn on a log axis where they do
     axs[0].semilogx(bb.alpha, np.where(Ef > 0, Ef, np.nan), "k-")
     if np.any(Ef > 0):

@@ -47,13 +47,13 @@ def force_law(law, *, path=None, span=None):
     span = 12.0 / d if span is None else span
     x = np.linspace(-a - span, -a + span, 2001)
     R, _ = radius_of_influence_closed_form(d)
-    fig, ax = plt.subplots(figsize=(6, 4))
+    fig, ax = plt.subplots(figsize=(6, 4), layout="constrained")
     ax.plot(x, law.exact().force(x) / law.kp, "k-", label="exact law")
     ax.plot(x, law.force(x) / law.kp, "b--", label=f"sigmoid, delta = {d:g} 1/m")
     ax.axvspan(-a - R, -a + R, color="orange", alpha=0.25, label=f"radius of influence {R:.3g} m")
     ax.set_xlabel("x1 [m]")
     ax.set_ylabel("contact force / kp [m]")
-    ax.set_title(f"Free-play force near the gap edge -a (a = {a:g} m, kp = {law.kp:g} N/m)")
+    ax.set_title(f"Free-play force near the gap edge -a (a = {a:g} m, kp = {law.kp:g} N/m)", fontsize=10)
     ax.legend()
     return _finish(fig, path)
 
@@ -146,7 +146,7 @@ def basin(res, *, path=None, ax=None, points=True, title=None, legend=True):
     from matplotlib.patches import Patch
 
     plt = style.pyplot()
-    fig = ax.figure if ax is not None else plt.figure(figsize=(8.5, 5))
+    fig = ax.figure if ax is not None else plt.figure(figsize=(8.5, 5), layout="constrained")
     ax = ax or fig.add_subplot(111)
     cats = _basin_categories(res)
     idx = np.zeros(res.labels.shape, dtype=int)

@@ -38,10 +38,21 @@ def pyplot():
     return plt
 
 
+#: zlib level of the PNG files: level 1 writes a study's figures in 0.5 s less CPU than the
+#: default 6, for files about a fifth larger
+PNG_COMPRESSION = 1
+
+
 def save(fig, path, *, dpi: int = 120):
-    """Write ``fig`` to ``path`` (PNG) and close it; returns the path."""
+    """Write ``fig`` to ``path`` (PNG) and close it; returns the path.
+
+    The figure is written on its own canvas, not cropped to its content (``bbox_inches="tight"``
+    costs a layout of every artist before the drawing: 3.1 s of the 7.8 s that the beam-on-beam
+    study's 19 figures took to write). Plotting functions keep their content inside the figure,
+    which :func:`check_figure` verifies.
+    """
     plt = pyplot()
-    fig.savefig(path, dpi=dpi, bbox_inches="tight")
+    fig.savefig(path, dpi=dpi, pil_kwargs={"compress_level": PNG_COMPRESSION})
     plt.close(fig)
     return path
 
@@ -122,9 +133,9 @@ def check_figure(fig) -> list[str]:
     Every axes with data has a title (on it or the figure) and x/y labels with a unit in brackets
     or parentheses, unless the label names a dimensionless quantity listed as such by an ``[-]``
     or ``(-)``; every colour-mapped image has finite limits spanning at most 150 dB when its
-    colour bar is in dB.
+    colour bar is in dB; nothing drawn lies outside the figure (:func:`save` does not crop).
     """
-    problems = []
+    problems = _outside(fig)
     suptitle = fig._suptitle.get_text() if getattr(fig, "_suptitle", None) else ""
     for i, ax in enumerate(fig.axes):
         if getattr(ax, "_colorbar", None) is not None or ax.get_label() == "<colorbar>":
@@ -152,3 +163,20 @@ def check_figure(fig) -> list[str]:
                 if lo <= 0 or hi / lo > 1e40:
                     problems.append(f"axes {i}: log axis spans {lo:.3g} to {hi:.3g}")
     return problems
+
+
+#: how far (inches) a drawn artist may reach past the figure's edge: a glyph's descender or a
+#: line's half width, under one pixel at 120 dpi
+EDGE_SLACK = 0.01
+
+
+def _outside(fig) -> list[str]:
+    """What a figure draws beyond its edges, which :func:`save` would cut off."""
+    box = fig.get_tightbbox(fig.canvas.get_renderer())
+    w, h = fig.get_size_inches()
+    if box is None or (box.x0 >= -EDGE_SLACK and box.y0 >= -EDGE_SLACK and box.x1 <= w + EDGE_SLACK
+                       and box.y1 <= h + EDGE_SLACK):
+        return []
+    return [f"drawn outside the figure: content spans ({box.x0:.2f}, {box.y0:.2f}) to ({box.x1:.2f}, "
+            f"{box.y1:.2f}) in on a {w:.2f} x {h:.2f} in figure"]
+
