@@ -238,12 +238,16 @@ def test_eigen_analyses_take_the_deformed_geometry(bench):
 
 
 def test_transient_crossing_the_band_bursts_only_with_deformed_rows(bench):
-    """The burst the deformed analysis predicts: a rough transient (noise 0.5 % of Fy, seed 0)
-    from the sliding state at 92.5 mm across the band (93.4-93.8 mm, growth up to 210 1/s; the
-    positive real part integrated over the crossing at vx = 0.03 m/s is 2.4, an amplification of
-    e^2.4 ~ 11, measured about 9 from 93.4 to 94.0 mm) grows a 10.6 kHz burst in a_T_y with the
-    deformed rows; with the undeformed rows (every real part there about -149 1/s at 10.6 kHz) it
-    does not. The factor 5 asked is half the predicted amplification."""
+    """The burst the deformed analysis predicts: rough transients (noise 0.5 % of Fy) from the
+    sliding state at 92.5 mm across the band (93.4-93.8 mm, growth up to 210 1/s; the positive
+    real part integrated over the crossing at vx = 0.03 m/s is 2.4, an amplification of
+    e^2.4 ~ 11) grow a 10.6 kHz burst in a_T_y with the deformed rows; with the undeformed rows
+    (every real part there about -149 1/s at 10.6 kHz) they do not.
+
+    What the noise drives into the band differs from one realisation to the next (the peak ratio
+    of single seeds ranges from 2 to 15), so the amplification is read from the mean peak of 8
+    seeds (mean ~9 measured; its relative standard error ~20 %): the factor 5 asked is half the
+    predicted amplification. Every deformed burst peaks just after the band."""
     from scipy.signal import butter, sosfiltfilt
 
     from fesub.contact import simulate
@@ -252,21 +256,23 @@ def test_transient_crossing_the_band_bursts_only_with_deformed_rows(bench):
     st = D.sliding_state(bench, s0, MU, vx=vx)
     view = translated(bench, st.shift)
     sos = butter(4, [10_000, 11_200], btype="band", fs=fs, output="sos")
-    peak = {}
-    for geo in ("deformed", "undeformed"):
-        init = st.split(bench) if geo == "deformed" else view.static_state(MU, vx, 1.0, geometry=geo)[:2]
-        r = simulate(view, mu=MU, duration=(s1 - s0) / vx, vx=vx, fs_out=fs, roughness_std=0.005 * 0.4,
-                     seed=0, initial=init, geometry=geo)
-        assert r.status == "completed"
-        b = sosfiltfilt(sos, r.signals["a_T_y"])
-        rms = np.sqrt((b[: b.size // 100 * 100].reshape(-1, 100) ** 2).mean(axis=1))  # 1 ms windows
-        x = s0 + vx * (np.arange(rms.size) + 0.5) * 1e-3
-        inside = (x > 0.0933) & (x < 0.0943)  # the band and the 0.5 mm after it (the burst decays there)
-        peak[geo] = (rms[inside].max(), x[inside][np.argmax(rms[inside])])
-    print(f"10-11.2 kHz RMS of a_T_y: deformed {peak['deformed'][0]:.3g} m/s^2 at "
-          f"{peak['deformed'][1] * 1e3:.2f} mm, undeformed {peak['undeformed'][0]:.3g} m/s^2")
-    assert peak["deformed"][0] > 5 * peak["undeformed"][0]
-    assert 0.0934 <= peak["deformed"][1] <= 0.0942
+    init = {"deformed": st.split(bench), "undeformed": view.static_state(MU, vx, 1.0, geometry="undeformed")[:2]}
+    peak = {"deformed": [], "undeformed": []}
+    for seed in range(8):
+        for geo in ("deformed", "undeformed"):
+            r = simulate(view, mu=MU, duration=(s1 - s0) / vx, vx=vx, fs_out=fs, roughness_std=0.005 * 0.4,
+                         seed=seed, initial=init[geo], geometry=geo)
+            assert r.status == "completed"
+            b = sosfiltfilt(sos, r.signals["a_T_y"])
+            rms = np.sqrt((b[: b.size // 100 * 100].reshape(-1, 100) ** 2).mean(axis=1))  # 1 ms windows
+            x = s0 + vx * (np.arange(rms.size) + 0.5) * 1e-3
+            inside = (x > 0.0933) & (x < 0.0943)  # the band and the 0.5 mm after it (the burst decays there)
+            peak[geo].append((rms[inside].max(), x[inside][np.argmax(rms[inside])]))
+    (d, xd), (u, _) = (np.array(peak[g]).T for g in ("deformed", "undeformed"))
+    print(f"10-11.2 kHz RMS of a_T_y, mean peak of 8 seeds: deformed {d.mean():.3g} m/s^2, "
+          f"undeformed {u.mean():.3g} m/s^2")
+    assert d.mean() > 5 * u.mean()
+    assert np.all((0.0934 <= xd) & (xd <= 0.0942))
 
 
 def test_sliding_state_refuses_what_has_no_sliding_state(small):
