@@ -36,7 +36,7 @@ def test_prepared_search_vs_brute(benchmark, ratio_to, goal):
     got = benchmark(prepared)
     ref = [find_segment_brute(pos, segs, p)[0] for p in P]
     assert got == ref
-    r = ratio_to("brute_force", lambda: [find_segment_brute(pos, segs, p) for p in P], rounds=3)
+    r = ratio_to("brute_force", lambda: [find_segment_brute(pos, segs, p) for p in P], rounds=5)
 
     def revalidating():  # the one-off search, started from the previous answer too
         k = ref[0]
