@@ -57,14 +57,14 @@ def test_bench_default_study(benchmark, goal, tmp_path):
     extra = SHORT if benchmark.disabled else []
     peaks = []
 
-    def run():
-        wall, peak = _run_study(tmp_path / "default", extra)
+    def run():  # each round in a new folder: a study resumes the parts it finds done
+        wall, peak = _run_study(tmp_path / f"default_{len(peaks)}", extra)
         peaks.append(peak)
         return wall
 
     # medians of 5 rounds for the ratios against an earlier version (below)
     benchmark.pedantic(run, rounds=1 if benchmark.disabled else 5, iterations=1)
-    assert (tmp_path / "default" / "summary.json").is_file()
+    assert (tmp_path / "default_0" / "summary.json").is_file()
     benchmark.extra_info["configuration"] = "short" if benchmark.disabled else "default"
     goal("median_s", 30.0)
     goal("peak_rss_mib", 2048.0, value=max(peaks))
