@@ -20,7 +20,7 @@ def band_limited_noise(n: int, fs: float, band=(0.0, None), std: float = 1.0, se
     inside the band are drawn directly and the others are zero, then one inverse real FFT gives
     the signal. That is the same distribution as filtering the FFT of white noise, without drawing
     the out-of-band samples nor the forward transform (for the roughness of a transient, 12.8
-    million samples with a band of 1 % of the rate: 0.4 s against 1.5 s).
+    million samples with a band of 1 % of the rate: 0.6-0.9 s against 1.4-1.8 s).
 
     Parameters
     ----------

@@ -179,4 +179,3 @@ def _outside(fig) -> list[str]:
         return []
     return [f"drawn outside the figure: content spans ({box.x0:.2f}, {box.y0:.2f}) to ({box.x1:.2f}, "
             f"{box.y1:.2f}) in on a {w:.2f} x {h:.2f} in figure"]
-
