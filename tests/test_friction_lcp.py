@@ -214,6 +214,51 @@ def test_strongly_coupled_high_friction_converged_or_reported(backend, m):
     assert failed <= 5  # measured: a few percent of such problems make the iteration cycle
 
 
+@pytest.mark.parametrize("lam0", ["cold", "positive", "negative"])
+def test_one_constraint_is_solved_exactly_where_its_solution_is_unique(backend, lam0):
+    """One constraint (m = 1) is solved in closed form where the problem has one solution
+    (W_nn > 0, mu |W_nt| < W_nn, det W > 0): one pass, the enumerated solution to round-off,
+    and the point the sweeps converge to (the same call with tol < 0: 200 fixed sweeps). Every
+    mode (open, stick, slip in both senses) and every warm start (the closed form tries the
+    sense of the warm start's tangential impulse first) is exercised."""
+    rng = np.random.default_rng(60)
+    seen = set()
+    start = {"cold": 0.0, "positive": 1.0, "negative": -1.0}[lam0]
+    for trial in range(200):
+        J, w, b, mu = random_problem(rng, 1, n=8)
+        W = delassus(J, w)
+        if not mu[0] * abs(W[0, 1]) < W[0, 0]:
+            continue
+        lam, z, st = run(J, w, b, mu, lam0=[abs(start), start])
+        np.testing.assert_array_equal(st, [1.0, 0.0, 1.0])  # one exact solve
+        (sol,) = enumerate_solutions(W, b, mu)  # unique
+        # round-off of a 2 x 2 solve with cond(W) < 1e3: 1e-12 on O(1) impulses
+        np.testing.assert_allclose(lam, sol, rtol=0, atol=1e-12)
+        swept, _, st_s = run(J, w, b, mu, lam0=[abs(start), start], tol=-1.0, max_iter=200)
+        # 200 sweeps of a contraction with cond(W) < 1e3 reach the fixed point to round-off
+        np.testing.assert_allclose(lam, swept, rtol=0, atol=1e-10)
+        seen.update(check_conditions(J, w, b, mu, lam, z))
+        if lam[0] > 0 and abs(lam[1]) == mu[0] * lam[0] and lam[1] != 0:
+            seen.add("slip+" if lam[1] > 0 else "slip-")  # tangential impulse sense
+    assert seen >= {"open", "stick", "slip", "slip+", "slip-"}
+
+
+def test_one_strongly_coupled_constraint_falls_back_to_the_sweeps(backend):
+    """Outside the conditions of uniqueness (mu |W_nt| >= W_nn) one constraint is left to the
+    sweeps: status as the sweeps report it; what converges is one of the enumerated solutions."""
+    J = np.array([[1.0, 0.0], [1.5, 0.5]])  # W_nn = 1, W_nt = 1.5, W_tt = 2.5 (det 0.25 > 0)
+    w = np.ones(2)
+    mu = np.array([0.8])  # mu W_nt = 1.2 >= W_nn
+    b = np.array([-1.0, 0.3])
+    lam, z, st = run(J, w, b, mu, max_iter=5000)
+    sols = enumerate_solutions(delassus(J, w), b, mu)
+    if st[2] == 1.0:
+        assert st[0] > 1  # the sweeps ran
+        assert min(np.abs(lam - s).max() for s in sols) < ATOL
+    else:
+        assert st[0] == 5000
+
+
 # ---------------------------------------------------------------------------------------------
 # 3. closed form: a block on an incline, pushed along it
 

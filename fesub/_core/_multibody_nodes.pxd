@@ -486,17 +486,28 @@ cdef struct Passes:
     Py_ssize_t off[2]       # their first place in the order (slave x, y, master a x, y, b x, y)
 
 
-cdef inline bint _passes(Nodes* ss, Nodes* ms, Py_ssize_t ia, Py_ssize_t ib, Passes* F) noexcept nogil:
+cdef inline bint _passes(Nodes* ss, Nodes* ms, Py_ssize_t ia, Py_ssize_t ib, Passes* F, double* copy,
+                         Py_ssize_t stride) noexcept nogil:
     """Ranges and rows of the fused passes of slave node 0 on the master segment (ia, ib); False
-    when they do not apply (the windows overlap, or those of ia and ib differ)."""
+    when they do not apply (the windows overlap, or those of ia and ib differ). With ``copy``
+    (6 rows of ``stride`` doubles) the six rows are copied there and the passes read the copies
+    (aligned as the caller's state buffers: the vector loads of a pass then never straddle two
+    cache lines, which the rows of an (k, 2, nm) array would, nm being any number)."""
     cdef bint sfirst
-    cdef Py_ssize_t nm = ss.nm, r
+    cdef Py_ssize_t nm = ss.nm, r, k
     cdef const double* S[6]
+    cdef double* c
     if ms.win[2 * ia] != ms.win[2 * ib] or ms.win[2 * ia + 1] != ms.win[2 * ib + 1]:
         return False
     if not _split(ss.win, &ms.win[2 * ia], nm, F.cut, &sfirst):
         return False
     _six_rows(ss, ms, ia, ib, S)
+    if copy != NULL:
+        for r in range(6):
+            c = &copy[r * stride]
+            for k in range(nm):
+                c[k] = S[r][k]
+            S[r] = c
     F.nr[0] = 2 if sfirst else 4
     F.nr[1] = 6 - F.nr[0]
     F.off[0] = 0 if sfirst else 2
@@ -540,86 +551,153 @@ cdef inline void _advance_one(const Step* P, const double* Ep, const double* En,
     _advance(P, Ep, En, Es, Ex, F.cut[3], F.cut[4], F.nr[1], &F.rows[F.nr[0]], &c6[F.off[1]], energy, sums)
     _advance(P, Ep, En, Es, Ex, F.cut[4], F.cut[5], 0, F.rows, c6, energy, sums)
 
+cdef struct Lean:
+    # per-mode coefficients of the lean pass (precomputed once per chunk): q = h^2 w2, p = h c,
+    # H = h^2 fc, Hr = h^2 fr, and whether each range of a ``Passes`` has a non-zero Hr
+    const double* q
+    const double* p
+    const double* H
+    const double* Hr
+    bint fr[5]
 
-cdef inline void _advance_next(const Step* P, double tn, cdptr_r Ep, cdptr_r En, dptr_r Es, dptr_r Ex,
-                               Py_ssize_t k0, Py_ssize_t k1, Py_ssize_t nr, const double** rows, const double* cf,
-                               bint energy, double* sums, double* d) noexcept nogil:
-    """``_advance`` and, in the same pass, the predictor of the next step (time ``tn``) from
-    e_next and e into ``Es`` with the dot products of the node rows accumulated in d
-    (``_predict``): one pass over the coordinates for the end of a step and the start of the
-    next. The arithmetic of each is that of ``_advance`` and ``_predict``."""
+
+cdef inline void _lean_ranges(Lean* L, const Passes* F) noexcept nogil:
+    """Which of the five ranges of ``F`` carry a time-proportional force (Hr not zero)."""
+    cdef Py_ssize_t r, k
+    for r in range(5):
+        L.fr[r] = False
+        for k in range(F.cut[r], F.cut[r + 1]):
+            if L.Hr[k] != 0.0:
+                L.fr[r] = True
+                break
+
+
+cdef inline void _lean_range(const Lean* L, double t, double tn, dptr_r S, cdptr_r En, cdptr_r Ep, dptr_r O,
+                             Py_ssize_t k0, Py_ssize_t k1, Py_ssize_t nr, const double** rows, const double* cf,
+                             bint with_fr, double* sums, double* d) noexcept nogil:
+    """One range of ``_lean_next``: over the coordinates k0..k1, e_next = e* + sum_r cf[r] rows[r]
+    written over e* (S), the next predictor into O,
+
+        e*' = x + v - (q x - H - tn Hr + p v),   x = e_next,  v = x - e_n
+
+    (the arithmetic of ``_predict`` regrouped: 2 x - e_n + h^2 (fc + tn fr - c v / h - w2 x)),
+    the dot products of the ``nr`` (0, 2 or 4) rows with e*' into d, and the sums of the works
+    with u + v = e_next - e_prev (u = e_n - e_prev): sums[0] += p u (u + v), sums[1] += H (u + v),
+    sums[2] += Hr (u + v) (the caller scales them by 1 / (2 h^2))."""
     cdef Py_ssize_t k
-    cdef double x, e, ex, ey, a1 = 0.0, val = 0.0, kin = 0.0, strn = 0.0, t = P.t, ih = P.inv_h, h2 = P.h2
+    cdef double x, v, u, w, e, a1 = 0.0, vc = 0.0, vr = 0.0
+    cdef double d0 = 0.0, d1 = 0.0, d2 = 0.0, d3 = 0.0
     cdef double c0 = cf[0] if nr else 0.0, c1 = cf[1] if nr else 0.0
     cdef double c2 = cf[2] if nr == 4 else 0.0, c3 = cf[3] if nr == 4 else 0.0
-    cdef double d0 = 0.0, d1 = 0.0, d2 = 0.0, d3 = 0.0
-    cdef Cols c = _cols(P, rows, nr)
-    if nr == 0:
+    cdef cdptr_r q = L.q
+    cdef cdptr_r p = L.p
+    cdef cdptr_r H = L.H
+    cdef cdptr_r Hr = L.Hr
+    cdef cdptr_r r0 = rows[0] if nr >= 2 else NULL
+    cdef cdptr_r r1 = rows[1] if nr >= 2 else NULL
+    cdef cdptr_r r2 = rows[2] if nr == 4 else NULL
+    cdef cdptr_r r3 = rows[3] if nr == 4 else NULL
+    if nr == 4 and not with_fr:  # a master body's window (the hot loop)
         for k in range(k0, k1):
-            x = Es[k]
-            Ex[k] = x
-            ex = 0.5 * (x - Ep[k])
-            a1 += c.cd[k] * (En[k] - Ep[k]) * ih * ex
-            val += (c.fc[k] + t * c.fr[k]) * ex
-            Es[k] = 2 * x - En[k] + h2 * ((c.fc[k] + tn * c.fr[k]) - c.cd[k] * (x - En[k]) * ih - c.w2[k] * x)
+            x = S[k] + c0 * r0[k] + c1 * r1[k] + c2 * r2[k] + c3 * r3[k]
+            S[k] = x
+            v = x - En[k]
+            u = En[k] - Ep[k]
+            w = u + v
+            a1 += (p[k] * u) * w
+            vc += H[k] * w
+            e = (x + v) - ((q[k] * x - H[k]) + p[k] * v)
+            O[k] = e
+            d0 += r0[k] * e
+            d1 += r1[k] * e
+            d2 += r2[k] * e
+            d3 += r3[k] * e
+    elif nr == 4:  # (separate loops: a branch inside one would be if-converted to masked
+        #              stores, which are slow on some CPUs)
+        for k in range(k0, k1):
+            x = S[k] + c0 * r0[k] + c1 * r1[k] + c2 * r2[k] + c3 * r3[k]
+            S[k] = x
+            v = x - En[k]
+            u = En[k] - Ep[k]
+            w = u + v
+            a1 += (p[k] * u) * w
+            vc += H[k] * w
+            vr += Hr[k] * w
+            e = (x + v) - ((q[k] * x - (H[k] + tn * Hr[k])) + p[k] * v)
+            O[k] = e
+            d0 += r0[k] * e
+            d1 += r1[k] * e
+            d2 += r2[k] * e
+            d3 += r3[k] * e
     elif nr == 2:
         for k in range(k0, k1):
-            x = Es[k] + c0 * c.r0[k] + c1 * c.r1[k]
-            Ex[k] = x
-            ex = 0.5 * (x - Ep[k])
-            a1 += c.cd[k] * (En[k] - Ep[k]) * ih * ex
-            val += (c.fc[k] + t * c.fr[k]) * ex
-            e = 2 * x - En[k] + h2 * ((c.fc[k] + tn * c.fr[k]) - c.cd[k] * (x - En[k]) * ih - c.w2[k] * x)
-            Es[k] = e
-            d0 += c.r0[k] * e
-            d1 += c.r1[k] * e
+            x = S[k] + c0 * r0[k] + c1 * r1[k]
+            S[k] = x
+            v = x - En[k]
+            u = En[k] - Ep[k]
+            w = u + v
+            a1 += (p[k] * u) * w
+            vc += H[k] * w
+            vr += Hr[k] * w
+            e = (x + v) - ((q[k] * x - (H[k] + tn * Hr[k])) + p[k] * v)
+            O[k] = e
+            d0 += r0[k] * e
+            d1 += r1[k] * e
     else:
         for k in range(k0, k1):
-            x = Es[k] + c0 * c.r0[k] + c1 * c.r1[k] + c2 * c.r2[k] + c3 * c.r3[k]
-            Ex[k] = x
-            ex = 0.5 * (x - Ep[k])
-            a1 += c.cd[k] * (En[k] - Ep[k]) * ih * ex
-            val += (c.fc[k] + t * c.fr[k]) * ex
-            e = 2 * x - En[k] + h2 * ((c.fc[k] + tn * c.fr[k]) - c.cd[k] * (x - En[k]) * ih - c.w2[k] * x)
-            Es[k] = e
-            d0 += c.r0[k] * e
-            d1 += c.r1[k] * e
-            d2 += c.r2[k] * e
-            d3 += c.r3[k] * e
-    if energy:  # on the output grid: the energies after the step from e_next and e
-        for k in range(k0, k1):
-            x = Ex[k]
-            ey = (x - En[k]) * ih
-            kin += ey * ey
-            ey = 0.5 * (En[k] + x)
-            strn += c.w2[k] * (ey * ey)
+            x = S[k]
+            v = x - En[k]
+            u = En[k] - Ep[k]
+            w = u + v
+            a1 += (p[k] * u) * w
+            vc += H[k] * w
+            vr += Hr[k] * w
+            O[k] = (x + v) - ((q[k] * x - (H[k] + tn * Hr[k])) + p[k] * v)
     sums[0] += a1
-    sums[1] += val
-    sums[2] += kin
-    sums[3] += strn
+    sums[1] += vc
+    sums[2] += vr
     d[0] += d0
     d[1] += d1
     d[2] += d2
     d[3] += d3
 
 
-cdef inline void _advance_one_next(const Step* P, double tn, const double* Ep, const double* En, double* Es,
-                                   double* Ex, const Passes* F, const double* c6, bint energy, double* sums,
-                                   double* d6) noexcept nogil:
-    """``_advance_one`` and the predictor of the next step (time ``tn``, ``_predict_one``: e* into
-    Es, the modal parts of the predicted node displacements into d6) in one pass."""
+cdef inline void _lean_next(const Lean* L, const Step* P, double tn, double* S, const double* En, const double* Ep,
+                            double* O, const Passes* F, const double* c6, bint energy, double* sums,
+                            double* d6) noexcept nogil:
+    """``_advance_one`` and the predictor of the next step (time ``tn``, ``_predict_one``: the
+    modal parts of the predicted node displacements into d6) in one pass, with e_next written
+    over e* (S) and the next predictor into O (the caller swaps the two buffers), from the
+    coefficients of ``L``: fewer operations and arrays per coordinate than the two apart.
+    sums = damping work, work of the modal forces, and on the output grid twice the kinetic and
+    strain energies after the step (an extra pass)."""
     cdef double w[8]
-    cdef Py_ssize_t r
-    for r in range(4):
-        sums[r] = 0.0
+    cdef double acc[3]
+    cdef Py_ssize_t r, k
+    cdef double x, y, kin = 0.0, strn = 0.0, s = 0.5 / P.h2
     for r in range(8):
         w[r] = 0.0
-    _advance_next(P, tn, Ep, En, Es, Ex, F.cut[0], F.cut[1], 0, F.rows, c6, energy, sums, w)
-    _advance_next(P, tn, Ep, En, Es, Ex, F.cut[1], F.cut[2], F.nr[0], F.rows, &c6[F.off[0]], energy, sums, w)
-    _advance_next(P, tn, Ep, En, Es, Ex, F.cut[2], F.cut[3], 0, F.rows, c6, energy, sums, w)
-    _advance_next(P, tn, Ep, En, Es, Ex, F.cut[3], F.cut[4], F.nr[1], &F.rows[F.nr[0]], &c6[F.off[1]], energy, sums,
-                  &w[4])
-    _advance_next(P, tn, Ep, En, Es, Ex, F.cut[4], F.cut[5], 0, F.rows, c6, energy, sums, w)
+    for r in range(3):
+        acc[r] = 0.0
+    _lean_range(L, P.t, tn, S, En, Ep, O, F.cut[0], F.cut[1], 0, F.rows, c6, True, acc, w)
+    _lean_range(L, P.t, tn, S, En, Ep, O, F.cut[1], F.cut[2], F.nr[0], F.rows, &c6[F.off[0]], L.fr[1], acc, w)
+    _lean_range(L, P.t, tn, S, En, Ep, O, F.cut[2], F.cut[3], 0, F.rows, c6, True, acc, w)
+    _lean_range(L, P.t, tn, S, En, Ep, O, F.cut[3], F.cut[4], F.nr[1], &F.rows[F.nr[0]], &c6[F.off[1]], L.fr[3],
+                acc, &w[4])
+    _lean_range(L, P.t, tn, S, En, Ep, O, F.cut[4], F.cut[5], 0, F.rows, c6, True, acc, w)
+    sums[0] = s * acc[0]
+    sums[1] = s * (acc[1] + P.t * acc[2])
+    sums[2] = 0.0
+    sums[3] = 0.0
+    if energy:  # on the output grid: twice the kinetic and strain energies after the step
+        for k in range(F.cut[5]):
+            x = S[k]
+            y = (x - En[k]) * P.inv_h
+            kin += y * y
+            y = 0.5 * (En[k] + x)
+            strn += P.w2[k] * (y * y)
+        sums[2] = kin
+        sums[3] = strn
     for r in range(F.nr[0]):
         d6[F.off[0] + r] = w[r]
     for r in range(F.nr[1]):

@@ -30,6 +30,15 @@ Convergence: the largest change of y that one row update produced during a sweep
 moves it) takes the limit of its update: a tangential one slips (``lam_t = -mu lam_n sign(b_t)``),
 a normal one carries no impulse, and a negative normal value on it cannot be corrected, so the
 call then never reports convergence (largest change ``inf``).
+
+One constraint (``m = 1``, ``tol >= 0``): its 2 x 2 ``W`` is formed in one pass and the problem
+solved in closed form (``_pgs.coulomb_one``), the point the sweeps converge to, exactly. With
+``W_nn > 0``, ``mu |W_nt| < W_nn`` and ``det W > 0`` the solution is unique: open when
+``b_n >= 0``; otherwise, on the normal row's equality, ``y_t`` grows strictly with ``lam_t``
+across the cone's interval, so exactly one of slip in the positive sense (``y_t <= 0`` at
+``lam_t = mu lam_n``), slip in the negative sense, or stick (both equalities) holds. The status
+is then one sweep, change 0, converged. Outside those conditions (several solutions may exist)
+the sweeps run as above.
 """
 
 from fesub._core._pgs cimport pgs_solve

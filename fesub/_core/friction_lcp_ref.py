@@ -8,6 +8,8 @@ of the dot products (round-off).
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from ..errors import ParameterError
@@ -24,6 +26,63 @@ def _check_shapes(J, w, b, mu, lam, z, status):
         if arr.shape != (size,):
             raise ParameterError(f"{name} must have shape ({size},) for J of shape {J.shape}, "
                                  f"got {arr.shape}")
+
+
+def _solve_one(W, b, mu, lam, tol, max_iter, status):
+    """Twin of ``_pgs.pgs_solve_one``: the sweeps of :func:`solve` on one constraint with its
+    known 2 x 2 W = J diag(w) J' (W[0] normal, W[1] coupling, W[2] tangential)."""
+    change, converged, sweeps = math.inf, 0.0, 0
+    for sweeps in range(1, max_iter + 1):
+        change, infeasible = 0.0, False
+        for r in range(2):
+            lo, hi = 0.0, math.inf
+            if r:
+                hi = mu * lam[0]
+                lo = -hi
+            old = lam[r]
+            y = b[r] + W[r] * lam[0] + W[r + 1] * lam[1]
+            dr = W[2 * r]
+            if dr > 0.0:
+                new = old - y / dr
+            else:
+                new = old if y == 0.0 else (-math.inf if y > 0.0 else math.inf)
+                if not r and y < 0.0:
+                    new, infeasible = 0.0, True
+            new = min(max(new, lo), hi)
+            delta = new - old
+            if delta != 0.0:
+                lam[r] = new
+                if dr > 0.0:
+                    change = max(change, abs(delta) * dr)
+        if infeasible:
+            change = math.inf
+        if change <= tol:
+            converged = 1.0
+            break
+    status[:] = (sweeps, change, converged)
+
+
+def _coulomb_one(W, b, mu, lam, tol, max_iter, status):
+    """Twin of ``_pgs.coulomb_one``: the one constraint's problem in closed form (open, slip in
+    either sense or stick; the sense of ``lam[1]`` tried first; see the kernel's module
+    docstring), the sweeps of :func:`_solve_one` where the closed form does not apply."""
+    wn, wc, wt = W
+    bn, bt = b
+    if not (wn > 0.0 and mu * abs(wc) < wn and wn * wt - wc * wc > 0.0 and mu >= 0.0):
+        _solve_one(W, b, mu, lam, tol, max_iter, status)
+        return
+    status[:] = (1.0, 0.0, 1.0)
+    if not bn < 0.0:
+        lam[:] = 0.0
+        return
+    for sense in ((1.0, -1.0) if lam[1] >= 0.0 else (-1.0, 1.0)):
+        ln = -bn / (wn + sense * mu * wc)
+        yt = bt + (wc + sense * mu * wt) * ln
+        if (yt <= 0.0) if sense > 0 else (yt >= 0.0):
+            lam[:] = (ln, sense * mu * ln)
+            return
+    det = wn * wt - wc * wc
+    lam[:] = ((wc * bt - wt * bn) / det, (wc * bn - wn * bt) / det)
 
 
 def solve(J, w, b, mu, lam, z, tol, max_iter, status):
@@ -65,6 +124,11 @@ def solve(J, w, b, mu, lam, z, tol, max_iter, status):
     if n == 0 or m2 == 0:  # no constraint, or rows with no entry: no impulse
         lam[:] = 0.0
         status[:] = (0.0, 0.0, 1.0)
+        return
+    if m2 == 2 and tol >= 0.0 and max_iter >= 1:  # one constraint: the closed form
+        W = np.array([(J[0] * J[0]) @ w, (J[0] * J[1]) @ w, (J[1] * J[1]) @ w])
+        _coulomb_one(W, b, float(mu[0]), lam, tol, max_iter, status)
+        z[:] = w * (J.T @ lam)
         return
     d = (J * J) @ w  # W_rr = sum_k J_rk^2 w_k
     z[:] = w * (J.T @ lam)

@@ -22,8 +22,10 @@ kept for the step (stamped caches), so a step costs O(n_modes) per slave node an
 visited, and allocates nothing. One slave node without sampled forces: the predicted displacements
 of the node and of the master nodes of its last segment come out of the predictor's pass, and the
 update, the works and the energies are one pass (``_predict_one``, ``_advance_one``), which also
-forms the next step's predictor while the node stays on its segment (``_advance_one_next``): one
-pass over the modal coordinates per step. A force series then moves the predicted node by its
+forms the next step's predictor while the node stays on its segment (``_lean_next``, from
+coefficients formed once per call, e_next written over e* and the predictor into the free
+buffer): one pass over the modal coordinates per step. The node's contact problem is solved in
+closed form where it has one solution (``_pgs.coulomb_one``), by the sweeps otherwise. A force series then moves the predicted node by its
 products with the node rows (``_series_dots``, once per segment), and its work comes from its
 projections on the states (on e* in the pass that adds it, and on e_next through those products),
 so it costs one short pass over its window. The gap after a step (an output only) is formed on the
@@ -40,11 +42,11 @@ node, global index), ``off`` (1: off its master surface), ``lam`` (forces of the
 
 from libc.math cimport fabs, NAN
 from libc.stdlib cimport malloc, free
-from fesub._core._pgs cimport pgs_solve, pgs_solve_one
+from fesub._core._pgs cimport pgs_solve, coulomb_one
 from fesub._core._multibody_nodes cimport (Nodes, Step, Passes, Series, _time, _driven, _disp, _cached,
                                            _frame, _walk, _gram, _update_one, _passes, _predict_one,
-                                           _advance_one, _advance_one_next, _series_start, _series_add,
-                                           _series_move, _series_work)
+                                           _advance_one, _series_start, _series_add, _series_move,
+                                           _series_work, Lean, _lean_ranges, _lean_next)
 
 #: most passes of the active-set loop in one step
 PASSES = 50
@@ -155,6 +157,12 @@ def march(double h, long n_steps, long dec, long i0, double tol, long max_iter, 
     cdef double* Jn
     cdef double* Jt
     cdef Series X         # the force series (``Series``: tracked with one node, no sampled forces)
+    cdef Lean L           # one node: the coefficients of the lean pass (``_lean_next``)
+    cdef double* lcoef = NULL
+    cdef double* base
+    cdef double* rcopy = NULL
+    cdef Py_ssize_t shift = 0, stride = 0
+    cdef double* tmpe
     cdef long nd_need, nl_need
     nd_need, nl_need = work_sizes(nm, m, M, n_itf)
     if work.shape[0] < nd_need or iwork.shape[0] < nl_need:
@@ -214,7 +222,34 @@ def march(double h, long n_steps, long dec, long i0, double tol, long max_iter, 
             raise MemoryError("work space of the force series")
         X.xs = &X.xd[6 * ns]
         X.xe = &X.xd[7 * ns]
-    with nogil:  # (nothing in it raises: X.xd is freed after it)
+    L.q = NULL
+    if fast and not sampled:
+        # one block for the four states, the lean pass's coefficients and the copies of the six
+        # node rows, every array at the same place in a 64-byte line, chosen so that the first
+        # coordinate of the master window is at a line's start (the long pass starts aligned)
+        if 0 <= hint[0] < segs.shape[0]:
+            shift = (8 - mwin[segs[hint[0], 0], 0] % 8) % 8
+        # (one line more than whole lines: arrays a multiple of 4096 bytes apart would make the
+        # loads of one wait on the stores of another with the same low address bits)
+        stride = (nm + shift + 7) // 8 * 8 + 8
+        lcoef = <double*> malloc((14 * stride + 8) * sizeof(double))
+        if lcoef == NULL:
+            free(X.xd)
+            raise MemoryError("work space of the one-node passes")
+        base = &lcoef[((64 - (<size_t> lcoef) % 64) % 64) // 8 + shift]
+        for k in range(4):
+            E[k] = &base[k * stride]
+        L.q = &base[4 * stride]
+        L.p = &base[5 * stride]
+        L.H = &base[6 * stride]
+        L.Hr = &base[7 * stride]
+        rcopy = &base[8 * stride]
+        for k in range(nm):
+            base[4 * stride + k] = h2 * w2[k]
+            base[5 * stride + k] = h * cdamp[k]
+            base[6 * stride + k] = h2 * fc[k]
+            base[7 * stride + k] = h2 * fr[k]
+    with nogil:  # (nothing in it raises: X.xd and lcoef are freed after it)
         for k in range(4 * M):
             iwork[6 * m + k] = _NEVER
         for k in range(nm):
@@ -249,7 +284,9 @@ def march(double h, long n_steps, long dec, long i0, double tol, long max_iter, 
                 if segs[hint[0], 0] != fa or segs[hint[0], 1] != fb:  # (computed again when they change)
                     fa = segs[hint[0], 0]
                     fb = segs[hint[0], 1]
-                    fok = _passes(&ss, &ms, fa, fb, &F)
+                    fok = _passes(&ss, &ms, fa, fb, &F, rcopy, stride)
+                    if fok:
+                        _lean_ranges(&L, &F)
                 fused = fok
             if fused:
                 if pre:  # e* and the node parts d6 came out of the last step's update pass
@@ -408,7 +445,7 @@ def march(double h, long n_steps, long dec, long i0, double tol, long max_iter, 
                     Wl[0] = h2 * ex
                     Wl[1] = h2 * ey
                     Wl[2] = h2 * a1
-                    pgs_solve_one(Wl, b, muo[0], lall, tol, max_iter, st3)
+                    coulomb_one(Wl, b, muo[0], lall, tol, max_iter, st3)
                     val = st3[0]
                     solved = True
                 elif na == 1:
@@ -493,7 +530,9 @@ def march(double h, long n_steps, long dec, long i0, double tol, long max_iter, 
                 if ab[0] != fa or ab[1] != fb:
                     fa = ab[0]
                     fb = ab[1]
-                    fok = _passes(&ss, &ms, fa, fb, &F)
+                    fok = _passes(&ss, &ms, fa, fb, &F, rcopy, stride)
+                    if fok:
+                        _lean_ranges(&L, &F)
                 fused2 = fok
             if fast:
                 _update_one(&ss, &ms, ab[0], ab[1], Es, Ex, h2, lall, cNT, G6, solved, sxp, syp, ax, ay, bx, by,
@@ -509,7 +548,14 @@ def march(double h, long n_steps, long dec, long i0, double tol, long max_iter, 
             if fused2 and s + 1 < n_steps and not off[0]:
                 # the update, works, energies and the next step's predictor (on the same segment:
                 # the node is on it) in one pass
-                _advance_one_next(&P, (n + 1) * h, Ep, En, Es, Ex, &F, c6, grid, sums, dpre)
+                # (e_next over e*, the next predictor into the free buffer of slot x: the two
+                # buffers swap)
+                _lean_next(&L, &P, (n + 1) * h, Es, En, Ep, Ex, &F, c6, grid, sums, dpre)
+                tmpe = E[3]
+                E[3] = Ex
+                E[slot_x] = tmpe
+                Es = Ex
+                Ex = tmpe
                 pre = True
             elif fused2:  # the update, works and energies in one pass
                 _advance_one(&P, Ep, En, Es, Ex, &F, c6, grid, sums)
@@ -686,6 +732,7 @@ def march(double h, long n_steps, long dec, long i0, double tol, long max_iter, 
             eta_prev[k] = E[slot_p][k]
             eta[k] = E[slot_n][k]
     free(X.xd)
+    free(lcoef)
     status[0] = s
     status[1] = reason
     status[2] = j

@@ -12,6 +12,7 @@ import math
 
 import numpy as np
 
+from .friction_lcp_ref import _coulomb_one
 from .friction_lcp_ref import solve as _pgs_solve
 
 #: most passes of the active-set loop in one step
@@ -103,41 +104,6 @@ def _gram(srow, mrow, i, ia, ib):
     """Gram matrix (6 x 6) of the modal rows [slave x, y; master ia x, y; master ib x, y]."""
     rows = np.vstack([srow[i], mrow[ia], mrow[ib]])
     return rows @ rows.T
-
-
-def _solve_one(W, b, mu, lam, tol, max_iter, status):
-    """Twin of ``_pgs.pgs_solve_one``: the sweeps of ``friction_lcp_ref.solve`` on one
-    constraint with its known 2 x 2 W = J diag(w) J' (W[0] normal, W[1] coupling, W[2]
-    tangential)."""
-    change, converged, sweeps = math.inf, 0.0, 0
-    for sweeps in range(1, max_iter + 1):
-        change, infeasible = 0.0, False
-        for r in range(2):
-            lo, hi = 0.0, math.inf
-            if r:
-                hi = mu * lam[0]
-                lo = -hi
-            old = lam[r]
-            y = b[r] + W[r] * lam[0] + W[r + 1] * lam[1]
-            dr = W[2 * r]
-            if dr > 0.0:
-                new = old - y / dr
-            else:
-                new = old if y == 0.0 else (-math.inf if y > 0.0 else math.inf)
-                if not r and y < 0.0:
-                    new, infeasible = 0.0, True
-            new = min(max(new, lo), hi)
-            delta = new - old
-            if delta != 0.0:
-                lam[r] = new
-                if dr > 0.0:
-                    change = max(change, abs(delta) * dr)
-        if infeasible:
-            change = math.inf
-        if change <= tol:
-            converged = 1.0
-            break
-    status[:] = (sweeps, change, converged)
 
 
 def _update_one(srow, swin, mrow, mwin, ia, ib, Es, Ex, h2, lam, cNT, G, solved, star):
@@ -383,7 +349,7 @@ def march(h, n_steps, dec, i0, tol, max_iter, stop_on_change, w2, cdamp, fc, fr,
                     ex, ey = gnv[0, 2 * r], gnv[0, 2 * r + 1]
                     cNT[r] = (ex, ey, -(1 - al) * ex, -(1 - al) * ey, -al * ex, -al * ey)
                 Wl = [h * h * float(cNT[r // 2] @ G6 @ cNT[(r + 1) // 2]) for r in range(3)]
-                _solve_one(Wl, b, muo[0], lall, tol, max_iter, st3)
+                _coulomb_one(Wl, b, muo[0], lall, tol, max_iter, st3)
                 sweeps, solved = st3[0], True
             elif na == 1:
                 lall[:2] = 0.0
