@@ -282,6 +282,49 @@ cdef inline void _gram(Nodes* ss, Nodes* ms, Py_ssize_t i, Py_ssize_t ia, Py_ssi
             G[6 * q + p] = acc
 
 
+cdef inline void _gram_quad(const double* G, double* Q) noexcept nogil:
+    """The one node's W as a quadratic in the contact coordinate alpha, from its Gram matrix G
+    (6 x 6: slave x, y; master a x, y; master b x, y). A row c = [d; -(1 - alpha) d; -alpha d]
+    (d the unit normal or tangent) has c' G c' = d' M d' with, B(X, Y) the 2 x 2 blocks of G and
+    sym(B) = B + B', beta = 1 - alpha,
+
+        M = B(s,s) - beta sym(B(s,a)) - alpha sym(B(s,b)) + beta^2 B(a,a) + alpha beta sym(B(a,b))
+            + alpha^2 B(b,b).
+
+    Q = the six symmetric 2 x 2 matrices (entries 00, 01, 11) in that order."""
+    cdef Py_ssize_t k, i, j
+    cdef int X[6]
+    cdef int Y[6]
+    cdef bint sym
+    X[0] = 0; Y[0] = 0    # B(s,s)
+    X[1] = 0; Y[1] = 2    # sym B(s,a)
+    X[2] = 0; Y[2] = 4    # sym B(s,b)
+    X[3] = 2; Y[3] = 2    # B(a,a)
+    X[4] = 2; Y[4] = 4    # sym B(a,b)
+    X[5] = 4; Y[5] = 4    # B(b,b)
+    for k in range(6):
+        sym = X[k] != Y[k]
+        i = X[k]
+        j = Y[k]
+        Q[3 * k] = G[6 * i + j] * (2.0 if sym else 1.0)
+        Q[3 * k + 1] = G[6 * i + j + 1] + G[6 * (i + 1) + j] if sym else G[6 * i + j + 1]
+        Q[3 * k + 2] = G[6 * (i + 1) + j + 1] * (2.0 if sym else 1.0)
+
+
+cdef inline void _w_one(const double* Q, double al, double nx, double ny, double tx, double ty, double h2,
+                        double* W) noexcept nogil:
+    """W = h^2 J J' of the one node (nn, nt, tt) at contact coordinate ``al`` and frame (n, t),
+    from ``_gram_quad``'s Q: about thirty operations instead of the 6 x 6 products."""
+    cdef double be = 1.0 - al, m0, m1, m2
+    cdef double f1 = -be, f2 = -al, f3 = be * be, f4 = al * be, f5 = al * al
+    m0 = Q[0] + f1 * Q[3] + f2 * Q[6] + f3 * Q[9] + f4 * Q[12] + f5 * Q[15]
+    m1 = Q[1] + f1 * Q[4] + f2 * Q[7] + f3 * Q[10] + f4 * Q[13] + f5 * Q[16]
+    m2 = Q[2] + f1 * Q[5] + f2 * Q[8] + f3 * Q[11] + f4 * Q[14] + f5 * Q[17]
+    W[0] = h2 * (m0 * nx * nx + 2.0 * m1 * nx * ny + m2 * ny * ny)
+    W[1] = h2 * (m0 * nx * tx + m1 * (nx * ty + ny * tx) + m2 * ny * ty)
+    W[2] = h2 * (m0 * tx * tx + 2.0 * m1 * tx * ty + m2 * ty * ty)
+
+
 cdef inline void _update_one(Nodes* ss, Nodes* ms, Py_ssize_t ia, Py_ssize_t ib, const double* Es, double* Ex, double h2,
                       const double* lam, const double* cNT, const double* G, bint solved, double sx, double sy,
                       double ax, double ay, double bx, double by, double* su, double* mc, long* mst,

@@ -44,8 +44,8 @@ from libc.math cimport fabs, NAN
 from libc.stdlib cimport malloc, free
 from fesub._core._pgs cimport pgs_solve, coulomb_one
 from fesub._core._multibody_nodes cimport (Nodes, Step, Passes, Series, _time, _driven, _disp, _cached,
-                                           _frame, _walk, _gram, _update_one, _passes, _predict_one,
-                                           _advance_one, _series_start, _series_add, _series_move,
+                                           _frame, _walk, _gram, _gram_quad, _w_one, _update_one, _passes,
+                                           _predict_one, _advance_one, _series_start, _series_add, _series_move,
                                            _series_work, Lean, _lean_ranges, _lean_next)
 
 #: most passes of the active-set loop in one step
@@ -108,7 +108,7 @@ def march(double h, long n_steps, long dec, long i0, double tol, long max_iter, 
     cdef bint fok = False     # the fused passes apply on the master nodes (fa, fb) of ``F``
     cdef bint pre = False     # the predictor of this step was done in the last step's update pass
     cdef double dpre[6]
-    cdef double yNT[12]       # one node: G cN, G cT (G the Gram matrix of its rows)
+    cdef double Q18[18]       # one node: its W as a quadratic in alpha (``_gram_quad``)
     cdef long rem, fa = -1, fb = -1
     cdef Step P
     cdef Passes F
@@ -413,6 +413,7 @@ def march(double h, long n_steps, long dec, long i0, double tol, long max_iter, 
                 if na == 1 and act[0]:
                     if gseg != seg0:
                         _gram(&ss, &ms, 0, ab[0], ab[1], G6)
+                        _gram_quad(G6, Q18)
                         gseg = seg0
                     al = alpha[0]
                     for r in range(2):
@@ -425,26 +426,7 @@ def march(double h, long n_steps, long dec, long i0, double tol, long max_iter, 
                         cf[3] = -(1 - al) * ey
                         cf[4] = -al * ex
                         cf[5] = -al * ey
-                    # W = h^2 [cN.G cN, cN.G cT, cT.G cT] through G cN and G cT: twelve short
-                    # independent sums instead of three long chains
-                    for p in range(6):
-                        ex = 0.0
-                        ey = 0.0
-                        for q in range(6):
-                            ex += G6[6 * p + q] * cNT[q]
-                            ey += G6[6 * p + q] * cNT[6 + q]
-                        yNT[p] = ex
-                        yNT[6 + p] = ey
-                    ex = 0.0
-                    ey = 0.0
-                    a1 = 0.0
-                    for p in range(6):
-                        ex += cNT[p] * yNT[p]
-                        ey += cNT[p] * yNT[6 + p]
-                        a1 += cNT[6 + p] * yNT[6 + p]
-                    Wl[0] = h2 * ex
-                    Wl[1] = h2 * ey
-                    Wl[2] = h2 * a1
+                    _w_one(Q18, al, gnv[0], gnv[1], gnv[2], gnv[3], h2, Wl)
                     coulomb_one(Wl, b, muo[0], lall, tol, max_iter, st3)
                     val = st3[0]
                     solved = True
