@@ -76,7 +76,7 @@ def test_one_node_against_the_two_body_core(benchmark, ratio_to, goal):
 def test_study_transient_against_the_two_body_core(benchmark, ratio_to, goal):
     """The beam-on-beam study's transient (roughness 0.5 % of Fy, output at 50 kHz) on the general
     stepper (:func:`fesub.models.beam_on_beam.transient`: the roughness a force series, the
-    tolerance 1e-20 m, about 5 sweeps a step) against the core's ``simulate``: the cost per step
+    tolerance 1e-20 m, the node's problem in closed form) against the core's ``simulate``: the cost per step
     (march times of 0.005 s and 0.05 s, best of 3 interleaved) and its ratio (goal as above)."""
     m = bb.build()
     S = bb.contact_system(m)
