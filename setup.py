@@ -61,6 +61,12 @@ def _isa_variants(numpy_include):
             if not os.path.exists(shim) or open(shim).read() != text:
                 with open(shim, "w") as fh:
                     fh.write(text)
+            # Cython does not follow an include's own dependencies: a shim older than the kernel
+            # or one of the .pxd files it cimports is touched, so that an in-place rebuild
+            # regenerates the variant as it does the kernel
+            deps = [pyx] + glob.glob(os.path.join("fesub", "_core", "*.pxd"))
+            if os.path.getmtime(shim) < max(os.path.getmtime(d) for d in deps):
+                os.utime(shim, None)
             name = f"fesub._core.{kernel}_{isa}"
             ext = Extension(name, [shim], include_dirs=[numpy_include],
                             define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")],
