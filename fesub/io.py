@@ -28,8 +28,11 @@ from __future__ import annotations
 import datetime as _dt
 import importlib
 import json
+import contextlib
 import os
+import signal
 import tempfile
+import threading
 from pathlib import Path
 
 import numpy as np
@@ -83,16 +86,41 @@ def json_default(o):
     raise TypeError(f"not JSON serialisable: {type(o).__name__}")
 
 
+@contextlib.contextmanager
+def _sigint_held():
+    """Hold SIGINT (Ctrl-C) until the block ends, then deliver it to the handler that was in
+    place: a file being written is finished, not abandoned half-way (an interrupt inside the
+    HDF5 writer's constructor would also leave an object whose finaliser fails at exit). Only in
+    the main thread, where Python delivers signals; elsewhere the block runs as is."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    held = []
+    try:
+        previous = signal.signal(signal.SIGINT, lambda signum, frame: held.append(signum))
+    except ValueError:  # (not the main interpreter)
+        yield
+        return
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+        if held:
+            signal.raise_signal(signal.SIGINT)
+
+
 def _atomic(path: Path, write) -> Path:
     """Call ``write(tmp)`` on a temporary file beside ``path``, give it the umask's permissions,
     then rename it to ``path``: a reader (or a rerun after an interrupt) sees the old file or the
-    new one, never half of one."""
+    new one, never half of one. A Ctrl-C during the write is held until the file is in place
+    (:func:`_sigint_held`): the write of one result takes well under a second to a few seconds."""
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     os.close(fd)
     try:
-        write(tmp)
-        os.chmod(tmp, _umask_mode())
-        os.replace(tmp, path)
+        with _sigint_held():
+            write(tmp)
+            os.chmod(tmp, _umask_mode())
+            os.replace(tmp, path)
     except BaseException:
         _unlink(tmp)
         raise

@@ -232,3 +232,22 @@ def test_result_files_are_compressed_losslessly_and_readable_by_others(tmp_path)
     assert p.stat().st_mode & 0o777 == 0o666 & ~mask  # not the 0600 of a temporary file
     js = io.write_json(tmp_path / "s.json", {"a": 1})
     assert js.stat().st_mode & 0o777 == 0o666 & ~mask
+
+
+def test_ctrl_c_during_a_write_is_held_until_the_file_is_in_place(tmp_path):
+    """A SIGINT that arrives while a result file is written is delivered once the file is in
+    place: the file is whole (no temporary left) and the interrupt still ends the caller."""
+    import signal
+
+    target = tmp_path / "part.json"
+    before = signal.getsignal(signal.SIGINT)
+
+    def write(tmp):
+        os.kill(os.getpid(), signal.SIGINT)  # Ctrl-C in the middle of the write
+        Path(tmp).write_text('{"done": true}')
+
+    with pytest.raises(KeyboardInterrupt):
+        io._atomic(target, write)
+    assert json.loads(target.read_text()) == {"done": True}
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["part.json"]
+    assert signal.getsignal(signal.SIGINT) is before  # the caller's handler is back
