@@ -91,7 +91,8 @@ cdef inline void coulomb_one(const double* W, const double* b, double mu, double
     upper end (``lam_t = mu lam_n``), in the negative sense when ``y_t >= 0`` at the lower end,
     else stick where ``y_t = 0`` (both rows' equalities). ``status`` = [1, 0, 1] (one exact
     solve, converged); the sweeps' status otherwise."""
-    cdef double wn = W[0], wc = W[1], wt = W[2], bn = b[0], bt = b[1], ln, det
+    cdef double wn = W[0], wc = W[1], wt = W[2], bn = b[0], bt = b[1], ln, yt, det, sense
+    cdef int k
     if not (wn > 0.0 and mu * (wc if wc >= 0.0 else -wc) < wn and wn * wt - wc * wc > 0.0 and mu >= 0.0):
         pgs_solve_one(W, b, mu, lam, tol, max_iter, status)
         return
@@ -102,29 +103,16 @@ cdef inline void coulomb_one(const double* W, const double* b, double mu, double
         lam[0] = 0.0
         lam[1] = 0.0
         return
-    # try first the sense of the last step's tangential force (a sliding node keeps it)
-    if lam[1] >= 0.0:
-        ln = -bn / (wn + mu * wc)
-        if bt + (wc + mu * wt) * ln <= 0.0:
+    # slip in each sense, that of the last step's tangential force first (a sliding node keeps it)
+    sense = 1.0 if lam[1] >= 0.0 else -1.0
+    for k in range(2):
+        ln = -bn / (wn + sense * mu * wc)
+        yt = bt + (wc + sense * mu * wt) * ln
+        if (yt <= 0.0) if sense > 0.0 else (yt >= 0.0):
             lam[0] = ln
-            lam[1] = mu * ln
+            lam[1] = sense * mu * ln
             return
-        ln = -bn / (wn - mu * wc)
-        if bt + (wc - mu * wt) * ln >= 0.0:
-            lam[0] = ln
-            lam[1] = -mu * ln
-            return
-    else:
-        ln = -bn / (wn - mu * wc)
-        if bt + (wc - mu * wt) * ln >= 0.0:
-            lam[0] = ln
-            lam[1] = -mu * ln
-            return
-        ln = -bn / (wn + mu * wc)
-        if bt + (wc + mu * wt) * ln <= 0.0:
-            lam[0] = ln
-            lam[1] = mu * ln
-            return
+        sense = -sense
     det = wn * wt - wc * wc
     lam[0] = (wc * bt - wt * bn) / det
     lam[1] = (wc * bn - wn * bt) / det
