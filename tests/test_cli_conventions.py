@@ -43,6 +43,17 @@ def test_every_study_has_the_common_flags_and_shows_its_defaults(study):
                 f"{study} {action.option_strings[0]}: default not shown"
 
 
+def test_top_level_help_speaks_to_a_user():
+    """``fesub --help`` lists every study and says where results go and how to go on (the main
+    study, a study's own help, ``fesub info``), in words for a user rather than for the code."""
+    text = " ".join(build_parser().format_help().split())
+    for study in COMMANDS:
+        assert study in text
+    for phrase in ("fesub-out/<study>/", "fesub beam-on-beam", "fesub STUDY --help", "fesub info"):
+        assert phrase in text, phrase
+    assert "``" not in text and "module" not in text
+
+
 @pytest.mark.parametrize("study", list(COMMANDS))
 def test_help_imports_no_numerical_library(study, subprocess_env):
     """``fesub STUDY --help`` answers without importing NumPy, SciPy, Matplotlib or xarray (they

@@ -12,6 +12,15 @@ import argparse
 import importlib
 import sys
 
+#: what ``fesub --help`` says above and below the list of studies (for the user, not the code)
+DESCRIPTION = ("fesub: dynamics of structures with friction and contact. Each study runs from the "
+               "command line and writes its result files, figures and a summary.json under "
+               "fesub-out/<study>/ (--out DIR to change it); a run interrupted with Ctrl-C keeps what "
+               "it finished and resumes from it.")
+EPILOG = ("Start with 'fesub beam-on-beam', the main study. 'fesub STUDY --help' lists a study's "
+          "options; 'fesub info fesub-out/STUDY' prints the summary of a finished run; "
+          "'fesub config' says which compiled kernels are in use.")
+
 # subcommand -> (module, one-line help)
 COMMANDS = {
     "beam-on-beam": ("fesub.cli.beam_on_beam", "sliding contact of two beams (main study)"),
@@ -30,7 +39,7 @@ def build_parser(study: str | None = None) -> argparse.ArgumentParser:
     """The ``fesub`` parser; only ``study``'s module is imported (all of them when None)."""
     from .common import StudyParser, HelpFormatter
 
-    parser = StudyParser(prog="fesub", description=__doc__.splitlines()[0],
+    parser = StudyParser(prog="fesub", description=DESCRIPTION, epilog=EPILOG,
                          formatter_class=HelpFormatter)
     from .. import __version__
 
