@@ -303,6 +303,12 @@ def test_bad_arguments_are_refused():
     bad = Body([[1.0]], [[1.0]], [[0.0, 0.0]], [[0, -1]], name="bad", loads=lambda t: np.zeros(2))
     with pytest.raises(ParameterError, match="loads"):
         simulate_multibody(MultibodyModel([bad]), duration=0.01, h=1e-3)
+    # the initial state is a dict {body: (u, v)}: an array, a bad pair or a bad shape is named
+    for initial, what in ((np.zeros(3), "must be a dict"), ({"mass": 1.0}, "pair"),
+                          ({"mass": (np.zeros(5), np.zeros(5))}, "initial state of body"),
+                          ({"nobody": ([0.0], [0.0])}, "body")):
+        with pytest.raises(ParameterError, match=what):
+            simulate_multibody(model, duration=1e-3, h=1e-3, initial=initial)
     cb_like = Body(np.eye(2), np.eye(2), [[0.0, 0.0]], [[-2, -2]], name="x")
     with pytest.raises(ModelError, match="interior"):
         MultibodyModel([cb_like, model.bodies[1]], [ContactInterface("x", [0], "belt", [[0, 1]])])

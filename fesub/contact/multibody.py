@@ -20,6 +20,7 @@ Units: SI (m, kg, N, s).
 from __future__ import annotations
 
 import numbers
+from collections.abc import Mapping
 
 import numpy as np
 import scipy.linalg as sla
@@ -426,7 +427,17 @@ class MultibodyModel:
         """(eta, eta velocity) from ``initial`` = {body: (u, v)} over the body's coordinates (m,
         m/s; prescribed entries ignored; tied bodies must agree), zero for bodies not given."""
         eta, deta = np.zeros(self.n_modes), np.zeros(self.n_modes)
-        for key, (u, v) in (initial or {}).items():
+        if initial is None:
+            initial = {}
+        if not isinstance(initial, Mapping):
+            raise ParameterError(f"initial must be a dict {{body name or index: (u, v)}} of displacements (m) "
+                                 f"and velocities (m/s) over a body's coordinates, got {type(initial).__name__}")
+        for key, state in initial.items():
+            try:
+                u, v = state
+            except (TypeError, ValueError):
+                raise ParameterError(f"initial[{key!r}] must be a pair (u, v) of a body's displacements (m) "
+                                     f"and velocities (m/s)") from None
             b = self.body_index(key)
             body = self.bodies[b]
             u, v = (np.asarray(x, dtype=float) for x in (u, v))
