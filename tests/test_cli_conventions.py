@@ -152,3 +152,26 @@ def test_an_interrupt_that_a_finaliser_swallowed_still_stops_the_study(tmp_path,
     assert dropped == [KeyboardInterrupt]  # the interrupt was indeed swallowed where it landed
     assert "interrupted by SIGINT" in capsys.readouterr().err
     assert signal.getsignal(signal.SIGINT) is signal.default_int_handler  # the handler restored
+
+
+@pytest.mark.parametrize("preset", [None, "2"])
+def test_progress_bars_to_a_log_update_every_ten_seconds(preset, subprocess_env):
+    """A study whose stderr is a pipe (here: captured) draws its tqdm bars once every
+    LOG_BAR_INTERVAL seconds rather than ten times a second; a user's TQDM_MININTERVAL stands."""
+    code = ("import io, fesub.cli.common as c\n"
+            "from fesub.cli import main\n"
+            "def fake(args):\n"
+            "    from tqdm import tqdm\n"
+            "    print('INTERVAL', tqdm(total=1, file=io.StringIO()).mininterval)\n"
+            "    return 0\n"
+            "c.run_study = fake\n"
+            "raise SystemExit(main(['config']))\n")
+    env = dict(subprocess_env)
+    env.pop("TQDM_MININTERVAL", None)
+    if preset:
+        env["TQDM_MININTERVAL"] = preset
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env,
+                          timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    from fesub.cli import LOG_BAR_INTERVAL
+    assert f"INTERVAL {float(preset or LOG_BAR_INTERVAL)}" in proc.stdout, proc.stdout

@@ -71,7 +71,27 @@ def main(argv=None) -> int:
     if args.study is None:
         parser.print_help()
         return 2
+    _sparse_bars_in_logs()
     return run_study(args)
+
+
+#: seconds between two updates of a progress bar written to a log or a pipe
+LOG_BAR_INTERVAL = 10
+
+
+def _sparse_bars_in_logs() -> None:
+    """Progress bars that go to a log or a pipe (stderr not a terminal) update every
+    LOG_BAR_INTERVAL seconds instead of ten times a second, in this process and its workers.
+    tqdm reads its ``TQDM_*`` defaults when it is imported, which a study does only when it runs
+    (hence here); a user's own TQDM_MININTERVAL stands."""
+    import os
+
+    try:
+        tty = sys.stderr.isatty()
+    except (AttributeError, ValueError):  # a replaced or closed stream
+        tty = False
+    if not tty and "tqdm" not in sys.modules:
+        os.environ.setdefault("TQDM_MININTERVAL", str(LOG_BAR_INTERVAL))
 
 
 if __name__ == "__main__":  # pragma: no cover
