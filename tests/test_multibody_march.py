@@ -224,11 +224,25 @@ def test_interrupt_while_sampling_returns_the_steps_done(backend):
     _same(ref, res, model)
 
 
+def test_chunks_of_a_run_with_nothing_sampled(backend, monkeypatch):
+    """A model with constant loads and drive velocities samples nothing per step: its kernel
+    chunks are _CHUNK_UNSAMPLED steps (no per-step loop in Python between them). Cutting the
+    belt's stick-slip run into chunks of 97 steps instead gives the same run to round-off (each
+    chunk forms its first predictor afresh, in another order of the same operations)."""
+    model = belt_model()
+    whole = simulate_multibody(model, duration=1.0, h=1e-3)
+    monkeypatch.setattr(stepper_compiled, "_CHUNK_UNSAMPLED", 97)
+    cut = simulate_multibody(model, duration=1.0, h=1e-3)
+    assert whole.steps == 1000 and set(np.unique(whole.nodes["state"])) >= {1, 3}  # stick and slip
+    _same(whole, cut, model)
+
+
 def test_interrupt_between_chunks_keeps_the_finished_chunks(backend, monkeypatch):
     """Ctrl-C arriving while the second chunk marches: the first chunk is kept, the chunk in
     flight is dropped (a compiled chunk is not interrupted: the signal is seen when it returns,
     before its counters are taken), and what is kept equals the uninterrupted run's."""
     monkeypatch.setattr(stepper_compiled, "_CHUNK", 100)
+    monkeypatch.setattr(stepper_compiled, "_CHUNK_UNSAMPLED", 100)  # (the belt samples nothing)
     K = _backend.kernels("multibody")
     calls = []
 
