@@ -429,3 +429,50 @@ def test_tied_halves_press_and_stick_as_the_whole_block():
     np.testing.assert_array_equal(a.nodes["state"], b.nodes["state"])
     for k in ("lambda_n", "lambda_t"):
         np.testing.assert_allclose(b.nodes[k], a.nodes[k], rtol=0, atol=1e-10 * np.abs(a.nodes["lambda_n"]).max())
+
+
+def test_one_motion_on_many_coordinates_is_called_once_per_time():
+    """A driven edge (the same callable on several coordinates, a bound method given again and
+    again included) is called once per time: the motion is the callable's (u, v, a) on each of
+    them, the constant velocities beside it u = v t, and a bad return still names a coordinate."""
+    calls = []
+
+    class Drive:
+        def motion(self, t):
+            calls.append(t)
+            return (0.1 * t * t, 0.2 * t, 0.2)
+
+    d = Drive()
+    body = Body(np.eye(4), np.eye(4), np.zeros((2, 2)), [[0, 1], [2, 3]], name="edge",
+                prescribed={0: d.motion, 2: d.motion, 1: 0.5})  # two bound-method objects, one motion
+    uva = body.motion(2.0)
+    assert len(calls) == 1
+    np.testing.assert_array_equal(uva, [[0.4, 1.0, 0.4], [0.4, 0.5, 0.4], [0.2, 0.0, 0.2]])
+    bad = Body(np.eye(2), np.eye(2), np.zeros((1, 2)), [[0, 1]], name="bad", prescribed={1: lambda t: (t, 1.0)})
+    with pytest.raises(ParameterError, match="coordinate 1 of body 'bad'"):
+        bad.motion(0.5)
+
+
+def test_modal_forces_of_many_times_are_those_of_each_time():
+    """The kernel loop projects the sampled loads and motions of a whole chunk at once: the same
+    modal forces as the definition, T' f(t) - T' (K_fp u_p + C_fp v_p + M_fp a_p), formed here
+    from the body's matrices time by time (to round-off: one matrix product against many)."""
+    rng = np.random.default_rng(3)
+    n = 5
+    A = rng.standard_normal((n, n))
+    K = A @ A.T + n * np.eye(n)
+    M = np.eye(n) + 0.1 * np.ones((n, n))
+    C = 0.01 * K
+    body = Body(M, K, np.zeros((1, 2)), [[0, 1]], C=C, name="b",
+                prescribed={4: lambda t: (np.sin(t), np.cos(t), -np.sin(t))},
+                loads=lambda t: np.arange(1.0, n + 1) * t)
+    model = MultibodyModel([body])
+    times = np.linspace(0.0, 2.0, 7)
+    got = model.modal_forces([model.force_inputs(t) for t in times])
+    fi, pi = body.f_idx, body.p_idx
+    T = model.T_body[0]
+    for k, t in enumerate(times):
+        u, v, a = np.sin(t), np.cos(t), -np.sin(t)
+        f = np.arange(1.0, n + 1)[fi] * t - (K[np.ix_(fi, pi)] @ [u] + C[np.ix_(fi, pi)] @ [v] + M[np.ix_(fi, pi)] @ [a])
+        np.testing.assert_allclose(got[k], T.T @ f, rtol=1e-12, atol=1e-12 * np.abs(T.T @ f).max())
+        np.testing.assert_array_equal(model.modal_force(t), model.modal_forces([model.force_inputs(t)])[0])

@@ -95,6 +95,16 @@ class Body:
         # constant velocities of the prescribed coordinates (None when one motion is a callable)
         self._v = None if any(callable(v) for v in self.prescribed.values()) else \
             np.array([self.prescribed[k] for k in self.p_idx], dtype=float)
+        # the same motion given to many coordinates (a driven edge) is called once per time:
+        # the constant velocities (places in p_idx, values) and each distinct callable with its places
+        vals = [self.prescribed[k] for k in self.p_idx]
+        self._v_at = np.array([j for j, v in enumerate(vals) if not callable(v)], dtype=np.int64)
+        self._v_val = np.array([v for v in vals if not callable(v)], dtype=float)
+        groups = {}
+        for j, v in enumerate(vals):
+            if callable(v):
+                groups.setdefault(v, []).append(j)
+        self._m_groups = [(f, np.array(js, dtype=np.int64)) for f, js in groups.items()]
         self.f_idx = np.setdiff1d(np.arange(n), self.p_idx)
         if loads is not None and not callable(loads):
             loads = np.array(loads, dtype=float)
@@ -113,21 +123,14 @@ class Body:
 
     def motion(self, t: float):
         """(u, v, a) of the prescribed coordinates at time ``t`` (s), in the order of ``p_idx``."""
-        if self._v is not None:
-            out = np.zeros((3, self._v.size))
-            out[0], out[1] = self._v * t, self._v
-            return out
         out = np.zeros((3, self.p_idx.size))
-        for j, k in enumerate(self.p_idx):
-            v = self.prescribed[k]
-            if callable(v):
-                uva = np.asarray(v(t), dtype=float)
-                if uva.shape != (3,):
-                    raise ParameterError(f"prescribed motion of coordinate {k} of body {self.name!r} must return "
-                                         f"(u in m, v in m/s, a in m/s^2), got {uva!r}")
-                out[:, j] = uva
-            else:
-                out[:, j] = (v * t, v, 0.0)
+        out[0, self._v_at], out[1, self._v_at] = self._v_val * t, self._v_val
+        for f, js in self._m_groups:
+            uva = np.asarray(f(t), dtype=float)
+            if uva.shape != (3,):
+                raise ParameterError(f"prescribed motion of coordinate {self.p_idx[js[0]]} of body {self.name!r} "
+                                     f"must return (u in m, v in m/s, a in m/s^2), got {uva!r}")
+            out[:, js] = uva[:, None]
         return out
 
     def load(self, t: float) -> np.ndarray:
@@ -237,7 +240,11 @@ class NodeRows:
         return (self._R2 @ eta[self.cols]).reshape(-1, 2)
 
     def driven(self, up) -> np.ndarray:
-        """(k, 2) displacement (m) from the prescribed coordinates ``up``."""
+        """(k, 2) displacement (m) from the prescribed coordinates ``up``; (times, k, 2) from
+        ``up`` of shape (times, prescribed coordinates), in one matrix product."""
+        up = np.asarray(up)
+        if up.ndim == 2:
+            return (up @ self._P2.T).reshape(up.shape[0], -1, 2)
         return (self._P2 @ up).reshape(-1, 2)
 
 
@@ -415,13 +422,26 @@ class MultibodyModel:
     def modal_force(self, t: float) -> np.ndarray:
         """Modal forces (N, per unit modal mass) at time ``t``: the loads and the coupling forces
         ``-(K_fp u_p + C_fp v_p + M_fp a_p)`` of the prescribed coordinates."""
-        f = self._f0.copy()
-        for b, body, T, cols in self._f_t:
-            f[cols] += T.T @ body.load(t)[body.f_idx]
-        for body, cols, Gk, Gc, Gm in self._f_p:
-            u, v, a = body.motion(t)
-            f[cols] -= Gk @ u + Gc @ v + Gm @ a
-        return f
+        return self.modal_forces([self.force_inputs(t)])[0]
+
+    def force_inputs(self, t: float):
+        """What :meth:`modal_forces` needs at time ``t`` (s): the load (N) of each body with
+        time-dependent loads, on its free coordinates, and the motion (u, v, a) of each body whose
+        prescribed coordinates drive free ones."""
+        return ([body.load(t)[body.f_idx] for _, body, _, _ in self._f_t],
+                [body.motion(t) for body, *_ in self._f_p])
+
+    def modal_forces(self, inputs) -> np.ndarray:
+        """(len(inputs), n_modes) modal forces (N, per unit modal mass) from the
+        :meth:`force_inputs` of as many times: projected for all the times at once (one matrix
+        product per body instead of one per time)."""
+        F = np.tile(self._f0, (len(inputs), 1))
+        for i, (_, _, T, cols) in enumerate(self._f_t):
+            F[:, cols] += np.array([x[0][i] for x in inputs]) @ T
+        for i, (_, cols, Gk, Gc, Gm) in enumerate(self._f_p):
+            U = np.array([x[1][i] for x in inputs])  # (times, 3, prescribed coordinates)
+            F[:, cols] -= U[:, 0] @ Gk.T + U[:, 1] @ Gc.T + U[:, 2] @ Gm.T
+        return F
 
     def modal_state(self, initial=None):
         """(eta, eta velocity) from ``initial`` = {body: (u, v)} over the body's coordinates (m,

@@ -79,13 +79,13 @@ class _NodeArrays:
             start += r.nodes.size
         self.X = np.ascontiguousarray(np.vstack(rows)) if rows else np.zeros((0, 2))
 
-    def driven(self, ups):
-        """(k, 2) driven displacements (m) for the prescribed displacements ``ups`` of each body."""
-        out = np.zeros((self.X.shape[0], 2))
+    def driven(self, ups, out):
+        """Driven displacements (m) of the nodes into ``out`` (times, k, 2) for the prescribed
+        displacements of each body at those times, ``ups[b]`` (times, body b's prescribed
+        coordinates): one matrix product per node set for all the times."""
         for sl, r, b in self.sets:
             if r.P.shape[2]:
-                out[sl] = r.driven(ups[b])
-        return out
+                out[:, sl] = r.driven(ups[b])
 
 
 class _Plan:
@@ -132,29 +132,38 @@ class _Plan:
         ks, km = self.slave.X.shape[0], self.master.X.shape[0]
         sds = np.zeros((count + 2 if self.sample_drive else 0, ks, 2))
         mds = np.zeros((count + 2 if self.sample_drive else 0, km, 2))
-
-        def drive(row, t):
-            ups = [m(t)[0] if p else np.zeros(0) for m, p in zip(self.motion, self.has_p)]
-            sds[row], mds[row] = self.slave.driven(ups), self.master.driven(ups)
-
         if not (self.sample_force or self.sample_drive):
             return fs, sds, mds, count, False  # nothing sampled: no loop over the steps
-        s = 0
+        # the model's callables are called step by step (an interrupt keeps the steps sampled);
+        # the projections on the modes and on the nodes are then made for all of them at once
+        inputs, ups = [], []
+
+        def drive(t):
+            ups.append([m(t)[0] if p else np.zeros(0) for m, p in zip(self.motion, self.has_p)])
+
+        s, stopped = 0, False
         try:
             if self.sample_drive:
-                drive(0, (n0 - 2) * h + h)
-                drive(1, (n0 - 1) * h + h)
+                drive((n0 - 2) * h + h)
+                drive((n0 - 1) * h + h)
             for s in range(count):
                 t = (n0 + s) * h
                 if self.sample_force:
-                    fs[s] = model.modal_force(t)
+                    inputs.append(model.force_inputs(t))
                 if self.sample_drive:
-                    drive(s + 2, t + h)
+                    drive(t + h)
             else:
                 s = count
         except KeyboardInterrupt:
-            return fs, sds, mds, s, True
-        return fs, sds, mds, s, False
+            stopped = True
+        s = min(s, len(inputs) if self.sample_force else s, max(len(ups) - 2, 0) if self.sample_drive else s)
+        if s and self.sample_force:
+            fs[:s] = model.modal_forces(inputs[:s])
+        if s and self.sample_drive:
+            per_body = [np.array([u[b] for u in ups[:s + 2]]) for b in range(len(self.motion))]
+            self.slave.driven(per_body, sds[:s + 2])
+            self.master.driven(per_body, mds[:s + 2])
+        return fs, sds, mds, s, stopped
 
 
 def march_chunks(model, h, n_steps, dec, tol, max_iter, on_stick, eta, eta_prev, out, ch, en, chans, info, bar,
