@@ -196,3 +196,41 @@ def test_cost_per_step_with_the_active_nodes(benchmark, ratio_to, goal):
     # all in the compiled kernel loop: linear in the active nodes. 4 x the nodes may cost at most
     # 4 x (x 1.25 for the noise of a shared machine and for cache effects as J grows to 400 x 400)
     goal("cost_ratio_200_to_50_nodes", 4 * 1.25, value=per_step[BED_NODES] / per_step[50])
+
+
+# ---------------------------------------------------------------- sampled loads and motions
+def _ramped(model, sampled):
+    """``model`` (the pressed block) with its load ramped over 1 ms and a driven edge (the top's
+    x coordinates following one callable motion) when ``sampled``; else the same final load and a
+    constant drive velocity (nothing sampled per step: the kernel's plain chunks)."""
+    body = model.bodies[0]
+    f = body.loads
+    top = np.flatnonzero(f)
+    xs = [int(d) - 1 for d in top]  # the x coordinate of each loaded (y) top node
+    if sampled:
+        def drive(t):
+            return 0.01 * t, 0.01, 0.0
+        loads = lambda t: f * min(t / 1e-3, 1.0)  # noqa: E731
+        prescribed = {d: drive for d in xs}
+    else:
+        loads, prescribed = f, {d: 0.01 for d in xs}
+    b = Body(body.M, body.K, body.X, body.node_dofs, body.C, name="block", prescribed=prescribed, loads=loads)
+    return MultibodyModel([b, model.bodies[1]], [ContactInterface("block", model.contacts[0]["slave"].nodes, "ground",
+                                                                  [[0, 1]], mu=0.3)])
+
+
+def test_sampled_loads_and_motions_against_constant_ones(benchmark, ratio_to, goal):
+    """A block whose load is a callable of t and whose top is driven by one callable motion: the
+    kernel loop calls them at every step and projects each chunk's samples on the modes and the
+    nodes at once. The baseline is the same block with constant load and drive velocity (nothing
+    sampled); the ratio is the share of a step that is not the sampling."""
+    kw = dict(duration=400 * 2.5e-5, h=2.5e-5)
+    sampled, plain = _ramped(_block(10), True), _ramped(_block(10), False)
+    res = benchmark.pedantic(simulate_multibody, args=(sampled,), kwargs=kw, rounds=5, warmup_rounds=1)
+    assert res.steps == 400 and res.info["loop"] == "kernel"
+    r = ratio_to("constant_loads", simulate_multibody, plain, **kw)
+    benchmark.extra_info.update(nodes=11, modes=sampled.n_modes, steps=400)
+    if r is not None:
+        # two callables a step (the load and the motion, the latter once for its 11 coordinates)
+        # and the projections per chunk: at most the kernel's own step again (ratio >= 0.5)
+        goal("ratio_constant_loads", 0.5, value=r, higher=True)

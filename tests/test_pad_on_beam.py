@@ -249,7 +249,7 @@ def test_sigint_keeps_finished_parts_and_rerun_resumes(tmp_path, subprocess_env,
     """Ctrl-C while the second case runs: exit 130, no traceback, the first part kept; the rerun
     reuses it untouched and computes the second; --overwrite recomputes both to the same numbers."""
     out = tmp_path / "run"
-    args = ["--mu", "0.1", "0.3", "--t-load", "1e-4", "--t-settle", "0", "--drag-time", "1e-4", "--pad-nx", "4",
+    args = ["--mu", "0.1", "0.3", "--t-load", "1e-4", "--t-settle", "0", "--drag-time", "2e-3", "--pad-nx", "4",
             "--out", str(out), "--no-figures"]
     part = out / "run_mu0.1.nc"
     proc = subprocess.Popen(_cli(args + ["-q"]), env=subprocess_env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,

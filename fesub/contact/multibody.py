@@ -104,7 +104,9 @@ class Body:
         for j, v in enumerate(vals):
             if callable(v):
                 groups.setdefault(v, []).append(j)
-        self._m_groups = [(f, np.array(js, dtype=np.int64)) for f, js in groups.items()]
+        # (None: the callable drives every prescribed coordinate, a driven edge)
+        self._m_groups = [(f, None if len(js) == len(vals) else np.array(js, dtype=np.int64))
+                          for f, js in groups.items()]
         self.f_idx = np.setdiff1d(np.arange(n), self.p_idx)
         if loads is not None and not callable(loads):
             loads = np.array(loads, dtype=float)
@@ -124,13 +126,15 @@ class Body:
     def motion(self, t: float):
         """(u, v, a) of the prescribed coordinates at time ``t`` (s), in the order of ``p_idx``."""
         out = np.zeros((3, self.p_idx.size))
-        out[0, self._v_at], out[1, self._v_at] = self._v_val * t, self._v_val
+        if self._v_at.size:
+            out[0, self._v_at], out[1, self._v_at] = self._v_val * t, self._v_val
         for f, js in self._m_groups:
             uva = np.asarray(f(t), dtype=float)
             if uva.shape != (3,):
-                raise ParameterError(f"prescribed motion of coordinate {self.p_idx[js[0]]} of body {self.name!r} "
-                                     f"must return (u in m, v in m/s, a in m/s^2), got {uva!r}")
-            out[:, js] = uva[:, None]
+                k = self.p_idx[0 if js is None else js[0]]
+                raise ParameterError(f"prescribed motion of coordinate {k} of body {self.name!r} must return "
+                                     f"(u in m, v in m/s, a in m/s^2), got {uva!r}")
+            out[:, js if js is not None else slice(None)] = uva[:, None]
         return out
 
     def load(self, t: float) -> np.ndarray:
@@ -426,18 +430,17 @@ class MultibodyModel:
 
     def force_inputs(self, t: float):
         """What :meth:`modal_forces` needs at time ``t`` (s): the load (N) of each body with
-        time-dependent loads, on its free coordinates, and the motion (u, v, a) of each body whose
-        prescribed coordinates drive free ones."""
-        return ([body.load(t)[body.f_idx] for _, body, _, _ in self._f_t],
-                [body.motion(t) for body, *_ in self._f_p])
+        time-dependent loads and the motion (u, v, a) of each body whose prescribed coordinates
+        drive free ones."""
+        return [body.load(t) for _, body, _, _ in self._f_t], [body.motion(t) for body, *_ in self._f_p]
 
     def modal_forces(self, inputs) -> np.ndarray:
         """(len(inputs), n_modes) modal forces (N, per unit modal mass) from the
         :meth:`force_inputs` of as many times: projected for all the times at once (one matrix
         product per body instead of one per time)."""
         F = np.tile(self._f0, (len(inputs), 1))
-        for i, (_, _, T, cols) in enumerate(self._f_t):
-            F[:, cols] += np.array([x[0][i] for x in inputs]) @ T
+        for i, (_, body, T, cols) in enumerate(self._f_t):
+            F[:, cols] += np.array([x[0][i] for x in inputs])[:, body.f_idx] @ T
         for i, (_, cols, Gk, Gc, Gm) in enumerate(self._f_p):
             U = np.array([x[1][i] for x in inputs])  # (times, 3, prescribed coordinates)
             F[:, cols] -= U[:, 0] @ Gk.T + U[:, 1] @ Gc.T + U[:, 2] @ Gm.T

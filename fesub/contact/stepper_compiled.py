@@ -137,9 +137,14 @@ class _Plan:
         # the model's callables are called step by step (an interrupt keeps the steps sampled);
         # the projections on the modes and on the nodes are then made for all of them at once
         inputs, ups = [], []
+        driven = [(b, m) for b, (m, p) in enumerate(zip(self.motion, self.has_p)) if p]
+        none = [np.zeros(0)] * len(self.motion)
 
         def drive(t):
-            ups.append([m(t)[0] if p else np.zeros(0) for m, p in zip(self.motion, self.has_p)])
+            u = list(none)
+            for b, m in driven:
+                u[b] = m(t)[0]
+            ups.append(u)
 
         s, stopped = 0, False
         try:
