@@ -225,16 +225,44 @@ def test_interrupt_while_sampling_returns_the_steps_done(backend):
 
 
 def test_chunks_of_a_run_with_nothing_sampled(backend, monkeypatch):
-    """A model with constant loads and drive velocities samples nothing per step: its kernel
-    chunks are _CHUNK_UNSAMPLED steps (no per-step loop in Python between them). Cutting the
-    belt's stick-slip run into chunks of 97 steps instead gives the same run to round-off (each
-    chunk forms its first predictor afresh, in another order of the same operations)."""
+    """A model with constant loads and drive velocities samples nothing per step (no per-step
+    loop in Python between its chunks), and its chunks grow to about _CHUNK_SECONDS of marching.
+    The belt's stick-slip run in one chunk and cut into chunks of 97 steps gives the same run to
+    round-off (each chunk forms its first predictor afresh, in another order of the same
+    operations)."""
     model = belt_model()
-    whole = simulate_multibody(model, duration=1.0, h=1e-3)
-    monkeypatch.setattr(stepper_compiled, "_CHUNK_UNSAMPLED", 97)
+    whole = simulate_multibody(model, duration=1.0, h=1e-3)  # (1000 steps < the first chunk)
+    monkeypatch.setattr(stepper_compiled, "_CHUNK", 97)
+    monkeypatch.setattr(stepper_compiled, "_CHUNK_MAX", 97)
     cut = simulate_multibody(model, duration=1.0, h=1e-3)
     assert whole.steps == 1000 and set(np.unique(whole.nodes["state"])) >= {1, 3}  # stick and slip
     _same(whole, cut, model)
+
+
+def test_chunks_grow_to_a_tenth_of_a_second(monkeypatch):
+    """After its first chunk of _CHUNK steps the loop sizes each chunk to about _CHUNK_SECONDS
+    of marching from the pace of the last one: a 200 000-step belt run (about a microsecond a
+    step in the compiled kernel) returns to Python a handful of times, not once per 4096 steps
+    (49 chunks), and every step is still marched once."""
+    K = _backend.kernels("multibody")
+    if K.__name__.endswith("_ref"):
+        pytest.skip("the compiled kernel sets the pace (the twin is a thousand times slower)")
+    counts = []
+
+    class Counting:
+        work_sizes = staticmethod(K.work_sizes)
+        __name__ = K.__name__
+
+        @staticmethod
+        def march(h, n, *args):
+            counts.append(n)
+            K.march(h, n, *args)
+
+    monkeypatch.setattr(stepper_compiled, "kernels", lambda name: Counting)
+    res = simulate_multibody(belt_model(), duration=200.0, h=1e-3, fs_out=10.0)
+    assert res.steps == sum(counts) == 200_000
+    # (0.2-0.4 s of marching here: 3-5 chunks; 20 leaves a loaded machine five times slower)
+    assert counts[0] == stepper_compiled._CHUNK and len(counts) <= 20, counts
 
 
 def test_interrupt_between_chunks_keeps_the_finished_chunks(backend, monkeypatch):
@@ -242,7 +270,6 @@ def test_interrupt_between_chunks_keeps_the_finished_chunks(backend, monkeypatch
     flight is dropped (a compiled chunk is not interrupted: the signal is seen when it returns,
     before its counters are taken), and what is kept equals the uninterrupted run's."""
     monkeypatch.setattr(stepper_compiled, "_CHUNK", 100)
-    monkeypatch.setattr(stepper_compiled, "_CHUNK_UNSAMPLED", 100)  # (the belt samples nothing)
     K = _backend.kernels("multibody")
     calls = []
 

@@ -24,6 +24,8 @@ Units: SI (m, N, s).
 
 from __future__ import annotations
 
+import time
+
 import numpy as np
 
 from .._backend import kernels
@@ -32,10 +34,12 @@ __all__ = ["unsupported", "march_chunks"]
 
 #: modal forces sampled per chunk are held as (chunk, n_modes): the chunk is bounded by this size
 _SAMPLES = 2_000_000
+#: steps of the first chunk; the next ones are sized to take about _CHUNK_SECONDS each (the
+#: progress bar and Ctrl-C answer within that), between _CHUNK_MIN and _CHUNK_MAX steps
 _CHUNK = 4096
-#: steps per kernel call when nothing is sampled per step (about 0.03 s of marching at 0.5 us a
-#: step: the progress bar and Ctrl-C still answer at once)
-_CHUNK_UNSAMPLED = 65536
+_CHUNK_SECONDS = 0.1
+_CHUNK_MIN = 64
+_CHUNK_MAX = 1 << 20
 
 
 def unsupported(model) -> str | None:
@@ -229,14 +233,17 @@ def march_chunks(model, h, n_steps, dec, tol, max_iter, on_stick, eta, eta_prev,
     status = np.zeros(3, np.int64)
     w2 = np.ascontiguousarray(model.omega2, dtype=float)
     cdamp = np.ascontiguousarray(np.diag(model.Cm), dtype=float) if nm else np.zeros(0)
-    # a chunk holds its sampled forces and motions: bounded by _SAMPLES values; with nothing
-    # sampled, only the progress bar and the Ctrl-C check wait for the end of a chunk
+    # a chunk holds its sampled forces and motions (at most _SAMPLES values) and its length in
+    # time is about _CHUNK_SECONDS (from the last chunk's pace): few returns to Python (each costs
+    # a call and the kernel's set-up) while the progress bar and Ctrl-C still answer promptly
     sampled = plan.sample_force or plan.sample_drive
-    chunk = max(64, min(_CHUNK, _SAMPLES // max(nm, 1))) if sampled else _CHUNK_UNSAMPLED
+    most = max(_CHUNK_MIN, min(_CHUNK_MAX, _SAMPLES // max(nm, 1) if sampled else _CHUNK_MAX))
+    chunk = min(_CHUNK, most)
     done, j, reason, stop = 0, 0, 0, False
     codes = {1: "stick", 2: "lift_off", 3: "not_converged", 4: "off_surface"}
     try:
         while done < n_steps and reason == 0 and not stop:
+            t0 = time.perf_counter()
             fs, sds, mds, count, stop = plan.samples(model, done, min(chunk, n_steps - done), h)
             if count == 0:
                 break
@@ -250,6 +257,8 @@ def march_chunks(model, h, n_steps, dec, tol, max_iter, on_stick, eta, eta_prev,
             # one statement: an interrupt after the kernel keeps the chunk's counters together
             done, j, reason = done + int(status[0]), j + int(status[2]), int(status[1])
             bar.update(int(status[0]))
+            pace = (time.perf_counter() - t0) / max(count, 1)  # s per step, sampling included
+            chunk = int(min(most, max(_CHUNK_MIN, _CHUNK_SECONDS / max(pace, 1e-9))))
     except KeyboardInterrupt:  # between chunks: what was marched is kept
         stop = True
     status_name = codes.get(reason, "interrupted" if stop else "completed")
