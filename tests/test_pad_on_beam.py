@@ -278,3 +278,13 @@ def test_sigint_keeps_finished_parts_and_rerun_resumes(tmp_path, subprocess_env,
     assert (now.st_ino, now.st_mtime_ns) != (after.st_ino, after.st_mtime_ns)
     redone = fesub.load(part)
     np.testing.assert_array_equal(redone.nodes["lambda_n"], first.nodes["lambda_n"])
+
+
+def test_smoothstep_of_a_number_is_that_of_an_array():
+    """The load ramp is called once per time step with a number (a plain-float path) and on
+    arrays elsewhere: the same values to the last bit, 0 below 0, 1 above 1, 1/2 at 1/2."""
+    from fesub.models.pad_on_beam import smoothstep
+
+    s = np.r_[-1.0, 0.0, np.linspace(0.0, 1.0, 101), 1.0, 2.5]
+    np.testing.assert_array_equal([smoothstep(float(x)) for x in s], smoothstep(s))
+    assert (smoothstep(-1.0), smoothstep(0.5), smoothstep(3), smoothstep(np.float64(2.0))) == (0.0, 0.5, 1.0, 1.0)

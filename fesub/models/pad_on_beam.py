@@ -187,8 +187,12 @@ class PadOnBeamParams:
 
 
 def smoothstep(s):
-    """Cubic smoothstep of s clipped to [0, 1]: 0 -> 0, 1 -> 1, zero slope at both ends."""
-    s = np.clip(s, 0.0, 1.0)
+    """Cubic smoothstep of s clipped to [0, 1]: 0 -> 0, 1 -> 1, zero slope at both ends (a float
+    for a number, an array for an array)."""
+    if isinstance(s, (float, int)):  # (called once per time step: plain floats, no array round trip)
+        s = min(max(float(s), 0.0), 1.0)
+    else:
+        s = np.clip(s, 0.0, 1.0)
     return s * s * (3.0 - 2.0 * s)
 
 
