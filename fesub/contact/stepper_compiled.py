@@ -8,8 +8,9 @@ to Python. What the Python loop asks of callables comes in as arrays:
 
 * loads: constant loads and prescribed motions at constant velocity make the modal force affine
   in time, ``f = fc + t fr`` (two vectors); time-dependent loads or motions given as callables
-  are sampled once per chunk, step by step (the modal force of each step, the driven
-  displacements of the contact nodes at each time index);
+  are sampled once per chunk: the callables step by step, then their projections for the whole
+  chunk at once (the modal force of each step, the driven displacements of the contact nodes at
+  each time index: one matrix product per body);
 * force series (one value per step on a body coordinate) are modal rows times a column of
   values, read by the kernel step by step (no Python call per step);
 * output channels of free coordinates are modal rows; those of prescribed coordinates are the
@@ -165,7 +166,8 @@ class _Plan:
                 s = count
         except KeyboardInterrupt:
             stopped = True
-        s = min(s, len(inputs) if self.sample_force else s, max(len(ups) - 2, 0) if self.sample_drive else s)
+        # steps whose force inputs and driven motions (two rows ahead) are all in
+        s = max(0, min(s, len(inputs) if self.sample_force else s, len(ups) - 2 if self.sample_drive else s))
         if s and self.sample_force:
             fs[:s] = model.modal_forces(inputs[:s])
         if s and self.sample_drive:
