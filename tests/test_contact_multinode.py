@@ -448,6 +448,18 @@ def test_one_motion_on_many_coordinates_is_called_once_per_time():
     uva = body.motion(2.0)
     assert len(calls) == 1
     np.testing.assert_array_equal(uva, [[0.4, 1.0, 0.4], [0.4, 0.5, 0.4], [0.2, 0.0, 0.2]])
+    class Unhashable:  # a callable object with __eq__ and no __hash__ (a dataclass's default)
+        __hash__ = None
+
+        def __eq__(self, other):
+            return isinstance(other, Unhashable)
+
+        def __call__(self, t):
+            return (t, 1.0, 0.0)
+
+    odd = Body(np.eye(3), np.eye(3), np.zeros((1, 2)), [[0, 1]], name="odd",
+               prescribed={0: Unhashable(), 2: Unhashable(), 1: 0.5})
+    np.testing.assert_array_equal(odd.motion(2.0), [[2.0, 1.0, 2.0], [1.0, 0.5, 1.0], [0.0, 0.0, 0.0]])
     bad = Body(np.eye(2), np.eye(2), np.zeros((1, 2)), [[0, 1]], name="bad", prescribed={1: lambda t: (t, 1.0)})
     with pytest.raises(ParameterError, match="coordinate 1 of body 'bad'"):
         bad.motion(0.5)

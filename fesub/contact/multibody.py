@@ -100,13 +100,17 @@ class Body:
         vals = [self.prescribed[k] for k in self.p_idx]
         self._v_at = np.array([j for j, v in enumerate(vals) if not callable(v)], dtype=np.int64)
         self._v_val = np.array([v for v in vals if not callable(v)], dtype=float)
-        groups = {}
+        groups = {}  # key -> (callable, places); equal callables (a bound method got twice) share one
         for j, v in enumerate(vals):
             if callable(v):
-                groups.setdefault(v, []).append(j)
+                try:
+                    key = (0, v, hash(v))
+                except TypeError:  # an unhashable callable object: grouped by identity only
+                    key = (1, id(v))
+                groups.setdefault(key, (v, []))[1].append(j)
         # (None: the callable drives every prescribed coordinate, a driven edge)
         self._m_groups = [(f, None if len(js) == len(vals) else np.array(js, dtype=np.int64))
-                          for f, js in groups.items()]
+                          for f, js in groups.values()]
         self.f_idx = np.setdiff1d(np.arange(n), self.p_idx)
         if loads is not None and not callable(loads):
             loads = np.array(loads, dtype=float)
