@@ -67,6 +67,20 @@ def _validation_context(request):
     yield
 
 
+@pytest.fixture(autouse=True)
+def _sigint_handler_restored(request):
+    """Every test starts with Python's own Ctrl-C handler: one that a test leaves changed (an
+    ignored SIGINT would make every later interrupt test fail far from the cause) is put back
+    after it, with a warning that names the test."""
+    import signal
+    import warnings
+
+    yield
+    if signal.getsignal(signal.SIGINT) is not signal.default_int_handler:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+        warnings.warn(f"{request.node.nodeid} left SIGINT changed; restored", RuntimeWarning, stacklevel=1)
+
+
 @pytest.fixture(params=_backends())
 def backend(request):
     """Run the test once with the NumPy twins and once with the compiled kernels."""
