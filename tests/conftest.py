@@ -67,6 +67,19 @@ def _validation_context(request):
     yield
 
 
+def _python_sigint_handler():
+    """Python's own Ctrl-C handler. A test run started in the background of a non-interactive
+    shell (``cmd &`` in a script) inherits SIGINT ignored, and Python then installs no handler:
+    the interrupt tests need the one an interactive run has."""
+    import signal
+
+    if signal.getsignal(signal.SIGINT) in (signal.SIG_IGN, signal.SIG_DFL):
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+
+
+_python_sigint_handler()
+
+
 @pytest.fixture(autouse=True)
 def _sigint_handler_restored(request):
     """Every test starts with Python's own Ctrl-C handler: one that a test leaves changed (an
