@@ -602,11 +602,18 @@ cdef struct Lean:
     const double* H
     const double* Hr
     bint fr[5]
+    long xrange     # the range of a ``Passes`` that is the window of the one force series (-1: none)
 
 
-cdef inline void _lean_ranges(Lean* L, const Passes* F) noexcept nogil:
-    """Which of the five ranges of ``F`` carry a time-proportional force (Hr not zero)."""
+cdef inline void _lean_ranges(Lean* L, const Passes* F, const Series* X) noexcept nogil:
+    """Which of the five ranges of ``F`` carry a time-proportional force (Hr not zero), and which
+    node-row range is the window of the force series when there is one, tracked (-1 otherwise)."""
     cdef Py_ssize_t r, k
+    L.xrange = -1
+    if X.track and X.ns == 1:
+        for r in range(1, 4, 2):
+            if X.win[0] == F.cut[r] and X.win[1] == F.cut[r + 1] and F.cut[r] < F.cut[r + 1]:
+                L.xrange = r
     for r in range(5):
         L.fr[r] = False
         for k in range(F.cut[r], F.cut[r + 1]):
@@ -617,7 +624,8 @@ cdef inline void _lean_ranges(Lean* L, const Passes* F) noexcept nogil:
 
 cdef inline void _lean_range(const Lean* L, double t, double tn, dptr_r S, cdptr_r En, cdptr_r Ep, dptr_r O,
                              Py_ssize_t k0, Py_ssize_t k1, Py_ssize_t nr, const double** rows, const double* cf,
-                             bint with_fr, double* sums, double* d) noexcept nogil:
+                             bint with_fr, bint energy, double* sums, double* d, cdptr_r xr, double hx,
+                             double* dx) noexcept nogil:
     """One range of ``_lean_next``: over the coordinates k0..k1, e_next = e* + sum_r cf[r] rows[r]
     written over e* (S), the next predictor into O,
 
@@ -626,9 +634,12 @@ cdef inline void _lean_range(const Lean* L, double t, double tn, dptr_r S, cdptr
     (the arithmetic of ``_predict`` regrouped: 2 x - e_n + h^2 (fc + tn fr - c v / h - w2 x)),
     the dot products of the ``nr`` (0, 2 or 4) rows with e*' into d, and the sums of the works
     with u + v = e_next - e_prev (u = e_n - e_prev): sums[0] += p u (u + v), sums[1] += H (u + v),
-    sums[2] += Hr (u + v) (the caller scales them by 1 / (2 h^2))."""
+    sums[2] += Hr (u + v) (the caller scales them by 1 / (2 h^2)); with ``energy`` also
+    sums[3] += v^2 and sums[4] += q (e_n + e_next)^2 / 4 (twice the kinetic and strain energies
+    after the step times h^2: the caller divides by h^2). With a force series row ``xr`` (not
+    NULL; nr = 2 or 4), e*' += hx xr (its next value, as ``_series_add`` adds it) and dx = xr . e*'."""
     cdef Py_ssize_t k
-    cdef double x, v, u, w, e, a1 = 0.0, vc = 0.0, vr = 0.0
+    cdef double x, v, u, w, e, y, a1 = 0.0, vc = 0.0, vr = 0.0, kin = 0.0, strn = 0.0, vx = 0.0
     cdef double d0 = 0.0, d1 = 0.0, d2 = 0.0, d3 = 0.0
     cdef double c0 = cf[0] if nr else 0.0, c1 = cf[1] if nr else 0.0
     cdef double c2 = cf[2] if nr == 4 else 0.0, c3 = cf[3] if nr == 4 else 0.0
@@ -640,107 +651,268 @@ cdef inline void _lean_range(const Lean* L, double t, double tn, dptr_r S, cdptr
     cdef cdptr_r r1 = rows[1] if nr >= 2 else NULL
     cdef cdptr_r r2 = rows[2] if nr == 4 else NULL
     cdef cdptr_r r3 = rows[3] if nr == 4 else NULL
-    if nr == 4 and not with_fr:  # a master body's window (the hot loop)
-        for k in range(k0, k1):
-            x = S[k] + c0 * r0[k] + c1 * r1[k] + c2 * r2[k] + c3 * r3[k]
-            S[k] = x
-            v = x - En[k]
-            u = En[k] - Ep[k]
-            w = u + v
-            a1 += (p[k] * u) * w
-            vc += H[k] * w
-            e = (x + v) - ((q[k] * x - H[k]) + p[k] * v)
-            O[k] = e
-            d0 += r0[k] * e
-            d1 += r1[k] * e
-            d2 += r2[k] * e
-            d3 += r3[k] * e
-    elif nr == 4:  # (separate loops: a branch inside one would be if-converted to masked
-        #              stores, which are slow on some CPUs)
-        for k in range(k0, k1):
-            x = S[k] + c0 * r0[k] + c1 * r1[k] + c2 * r2[k] + c3 * r3[k]
-            S[k] = x
-            v = x - En[k]
-            u = En[k] - Ep[k]
-            w = u + v
-            a1 += (p[k] * u) * w
-            vc += H[k] * w
-            vr += Hr[k] * w
-            e = (x + v) - ((q[k] * x - (H[k] + tn * Hr[k])) + p[k] * v)
-            O[k] = e
-            d0 += r0[k] * e
-            d1 += r1[k] * e
-            d2 += r2[k] * e
-            d3 += r3[k] * e
+    # one loop per case, none with a test inside: a test of a flag or of nr in a loop would be
+    # if-converted (both sides computed, or masked loads of absent rows, slow on some CPUs)
+    if xr != NULL and nr == 2:  # a force series on this window, in the same pass
+        if energy:
+            for k in range(k0, k1):
+                x = S[k] + c0 * r0[k] + c1 * r1[k]
+                S[k] = x
+                v = x - En[k]
+                u = En[k] - Ep[k]
+                w = u + v
+                kin += v * v
+                y = 0.5 * (En[k] + x)
+                strn += q[k] * (y * y)
+                a1 += (p[k] * u) * w
+                vc += H[k] * w
+                vr += Hr[k] * w
+                e = (x + v) - ((q[k] * x - (H[k] + tn * Hr[k])) + p[k] * v)
+                e = e + hx * xr[k]
+                O[k] = e
+                d0 += r0[k] * e
+                d1 += r1[k] * e
+                vx += xr[k] * e
+            dx[0] = vx
+        else:
+            for k in range(k0, k1):
+                x = S[k] + c0 * r0[k] + c1 * r1[k]
+                S[k] = x
+                v = x - En[k]
+                u = En[k] - Ep[k]
+                w = u + v
+                a1 += (p[k] * u) * w
+                vc += H[k] * w
+                vr += Hr[k] * w
+                e = (x + v) - ((q[k] * x - (H[k] + tn * Hr[k])) + p[k] * v)
+                e = e + hx * xr[k]
+                O[k] = e
+                d0 += r0[k] * e
+                d1 += r1[k] * e
+                vx += xr[k] * e
+            dx[0] = vx
+    elif xr != NULL:
+        if energy:
+            for k in range(k0, k1):
+                x = S[k] + c0 * r0[k] + c1 * r1[k] + c2 * r2[k] + c3 * r3[k]
+                S[k] = x
+                v = x - En[k]
+                u = En[k] - Ep[k]
+                w = u + v
+                kin += v * v
+                y = 0.5 * (En[k] + x)
+                strn += q[k] * (y * y)
+                a1 += (p[k] * u) * w
+                vc += H[k] * w
+                vr += Hr[k] * w
+                e = (x + v) - ((q[k] * x - (H[k] + tn * Hr[k])) + p[k] * v)
+                e = e + hx * xr[k]
+                O[k] = e
+                d0 += r0[k] * e
+                d1 += r1[k] * e
+                d2 += r2[k] * e
+                d3 += r3[k] * e
+                vx += xr[k] * e
+            dx[0] = vx
+        else:
+            for k in range(k0, k1):
+                x = S[k] + c0 * r0[k] + c1 * r1[k] + c2 * r2[k] + c3 * r3[k]
+                S[k] = x
+                v = x - En[k]
+                u = En[k] - Ep[k]
+                w = u + v
+                a1 += (p[k] * u) * w
+                vc += H[k] * w
+                vr += Hr[k] * w
+                e = (x + v) - ((q[k] * x - (H[k] + tn * Hr[k])) + p[k] * v)
+                e = e + hx * xr[k]
+                O[k] = e
+                d0 += r0[k] * e
+                d1 += r1[k] * e
+                d2 += r2[k] * e
+                d3 += r3[k] * e
+                vx += xr[k] * e
+            dx[0] = vx
+    elif nr == 4 and not with_fr:  # a master body's window (the hot loop)
+        if energy:
+            for k in range(k0, k1):
+                x = S[k] + c0 * r0[k] + c1 * r1[k] + c2 * r2[k] + c3 * r3[k]
+                S[k] = x
+                v = x - En[k]
+                u = En[k] - Ep[k]
+                w = u + v
+                kin += v * v
+                y = 0.5 * (En[k] + x)
+                strn += q[k] * (y * y)
+                a1 += (p[k] * u) * w
+                vc += H[k] * w
+                e = (x + v) - ((q[k] * x - H[k]) + p[k] * v)
+                O[k] = e
+                d0 += r0[k] * e
+                d1 += r1[k] * e
+                d2 += r2[k] * e
+                d3 += r3[k] * e
+        else:
+            for k in range(k0, k1):
+                x = S[k] + c0 * r0[k] + c1 * r1[k] + c2 * r2[k] + c3 * r3[k]
+                S[k] = x
+                v = x - En[k]
+                u = En[k] - Ep[k]
+                w = u + v
+                a1 += (p[k] * u) * w
+                vc += H[k] * w
+                e = (x + v) - ((q[k] * x - H[k]) + p[k] * v)
+                O[k] = e
+                d0 += r0[k] * e
+                d1 += r1[k] * e
+                d2 += r2[k] * e
+                d3 += r3[k] * e
+    elif nr == 4:
+        if energy:
+            for k in range(k0, k1):
+                x = S[k] + c0 * r0[k] + c1 * r1[k] + c2 * r2[k] + c3 * r3[k]
+                S[k] = x
+                v = x - En[k]
+                u = En[k] - Ep[k]
+                w = u + v
+                kin += v * v
+                y = 0.5 * (En[k] + x)
+                strn += q[k] * (y * y)
+                a1 += (p[k] * u) * w
+                vc += H[k] * w
+                vr += Hr[k] * w
+                e = (x + v) - ((q[k] * x - (H[k] + tn * Hr[k])) + p[k] * v)
+                O[k] = e
+                d0 += r0[k] * e
+                d1 += r1[k] * e
+                d2 += r2[k] * e
+                d3 += r3[k] * e
+        else:
+            for k in range(k0, k1):
+                x = S[k] + c0 * r0[k] + c1 * r1[k] + c2 * r2[k] + c3 * r3[k]
+                S[k] = x
+                v = x - En[k]
+                u = En[k] - Ep[k]
+                w = u + v
+                a1 += (p[k] * u) * w
+                vc += H[k] * w
+                vr += Hr[k] * w
+                e = (x + v) - ((q[k] * x - (H[k] + tn * Hr[k])) + p[k] * v)
+                O[k] = e
+                d0 += r0[k] * e
+                d1 += r1[k] * e
+                d2 += r2[k] * e
+                d3 += r3[k] * e
     elif nr == 2:
-        for k in range(k0, k1):
-            x = S[k] + c0 * r0[k] + c1 * r1[k]
-            S[k] = x
-            v = x - En[k]
-            u = En[k] - Ep[k]
-            w = u + v
-            a1 += (p[k] * u) * w
-            vc += H[k] * w
-            vr += Hr[k] * w
-            e = (x + v) - ((q[k] * x - (H[k] + tn * Hr[k])) + p[k] * v)
-            O[k] = e
-            d0 += r0[k] * e
-            d1 += r1[k] * e
+        if energy:
+            for k in range(k0, k1):
+                x = S[k] + c0 * r0[k] + c1 * r1[k]
+                S[k] = x
+                v = x - En[k]
+                u = En[k] - Ep[k]
+                w = u + v
+                kin += v * v
+                y = 0.5 * (En[k] + x)
+                strn += q[k] * (y * y)
+                a1 += (p[k] * u) * w
+                vc += H[k] * w
+                vr += Hr[k] * w
+                e = (x + v) - ((q[k] * x - (H[k] + tn * Hr[k])) + p[k] * v)
+                O[k] = e
+                d0 += r0[k] * e
+                d1 += r1[k] * e
+        else:
+            for k in range(k0, k1):
+                x = S[k] + c0 * r0[k] + c1 * r1[k]
+                S[k] = x
+                v = x - En[k]
+                u = En[k] - Ep[k]
+                w = u + v
+                a1 += (p[k] * u) * w
+                vc += H[k] * w
+                vr += Hr[k] * w
+                e = (x + v) - ((q[k] * x - (H[k] + tn * Hr[k])) + p[k] * v)
+                O[k] = e
+                d0 += r0[k] * e
+                d1 += r1[k] * e
     else:
-        for k in range(k0, k1):
-            x = S[k]
-            v = x - En[k]
-            u = En[k] - Ep[k]
-            w = u + v
-            a1 += (p[k] * u) * w
-            vc += H[k] * w
-            vr += Hr[k] * w
-            O[k] = (x + v) - ((q[k] * x - (H[k] + tn * Hr[k])) + p[k] * v)
+        if energy:
+            for k in range(k0, k1):
+                x = S[k]
+                v = x - En[k]
+                u = En[k] - Ep[k]
+                w = u + v
+                kin += v * v
+                y = 0.5 * (En[k] + x)
+                strn += q[k] * (y * y)
+                a1 += (p[k] * u) * w
+                vc += H[k] * w
+                vr += Hr[k] * w
+                e = (x + v) - ((q[k] * x - (H[k] + tn * Hr[k])) + p[k] * v)
+                O[k] = e
+        else:
+            for k in range(k0, k1):
+                x = S[k]
+                v = x - En[k]
+                u = En[k] - Ep[k]
+                w = u + v
+                a1 += (p[k] * u) * w
+                vc += H[k] * w
+                vr += Hr[k] * w
+                e = (x + v) - ((q[k] * x - (H[k] + tn * Hr[k])) + p[k] * v)
+                O[k] = e
     sums[0] += a1
     sums[1] += vc
     sums[2] += vr
+    sums[3] += kin
+    sums[4] += strn
     d[0] += d0
     d[1] += d1
     d[2] += d2
     d[3] += d3
 
 
+cdef inline void _lean_ranges5(const Lean* L, const Step* P, double tn, double* S, const double* En,
+                               const double* Ep, double* O, const Passes* F, const double* c6, bint energy,
+                               double* acc, double* w, const double* xr, double hx, double* dx) noexcept nogil:
+    """The five ranges of ``_lean_next`` (``energy`` a constant at each call: one loop each); the
+    force series row ``xr`` (or NULL) in the range ``L.xrange``."""
+    _lean_range(L, P.t, tn, S, En, Ep, O, F.cut[0], F.cut[1], 0, F.rows, c6, True, energy, acc, w, NULL, 0.0, dx)
+    _lean_range(L, P.t, tn, S, En, Ep, O, F.cut[1], F.cut[2], F.nr[0], F.rows, &c6[F.off[0]], L.fr[1], energy,
+                acc, w, xr if L.xrange == 1 else NULL, hx, dx)
+    _lean_range(L, P.t, tn, S, En, Ep, O, F.cut[2], F.cut[3], 0, F.rows, c6, True, energy, acc, w, NULL, 0.0, dx)
+    _lean_range(L, P.t, tn, S, En, Ep, O, F.cut[3], F.cut[4], F.nr[1], &F.rows[F.nr[0]], &c6[F.off[1]], L.fr[3],
+                energy, acc, &w[4], xr if L.xrange == 3 else NULL, hx, dx)
+    _lean_range(L, P.t, tn, S, En, Ep, O, F.cut[4], F.cut[5], 0, F.rows, c6, True, energy, acc, w, NULL, 0.0, dx)
+
+
 cdef inline void _lean_next(const Lean* L, const Step* P, double tn, double* S, const double* En, const double* Ep,
                             double* O, const Passes* F, const double* c6, bint energy, double* sums,
-                            double* d6) noexcept nogil:
+                            double* d6, const double* xr, double hx, double* dx) noexcept nogil:
     """``_advance_one`` and the predictor of the next step (time ``tn``, ``_predict_one``: the
     modal parts of the predicted node displacements into d6) in one pass, with e_next written
     over e* (S) and the next predictor into O (the caller swaps the two buffers), from the
     coefficients of ``L``: fewer operations and arrays per coordinate than the two apart.
     sums = damping work, work of the modal forces, and on the output grid twice the kinetic and
-    strain energies after the step (an extra pass)."""
+    strain energies after the step (in the same pass). ``xr``: a force series row (window: the
+    range ``L.xrange`` of ``F``) whose next value times h^2, ``hx``, the next predictor takes in
+    the same pass (d6 then includes it), and dx = xr . e*' (else NULL, ``L.xrange`` -1)."""
     cdef double w[8]
-    cdef double acc[3]
-    cdef Py_ssize_t r, k
-    cdef double x, y, kin = 0.0, strn = 0.0, s = 0.5 / P.h2
+    cdef double acc[5]
+    cdef Py_ssize_t r
+    cdef double s = 0.5 / P.h2
     for r in range(8):
         w[r] = 0.0
-    for r in range(3):
+    for r in range(5):
         acc[r] = 0.0
-    _lean_range(L, P.t, tn, S, En, Ep, O, F.cut[0], F.cut[1], 0, F.rows, c6, True, acc, w)
-    _lean_range(L, P.t, tn, S, En, Ep, O, F.cut[1], F.cut[2], F.nr[0], F.rows, &c6[F.off[0]], L.fr[1], acc, w)
-    _lean_range(L, P.t, tn, S, En, Ep, O, F.cut[2], F.cut[3], 0, F.rows, c6, True, acc, w)
-    _lean_range(L, P.t, tn, S, En, Ep, O, F.cut[3], F.cut[4], F.nr[1], &F.rows[F.nr[0]], &c6[F.off[1]], L.fr[3],
-                acc, &w[4])
-    _lean_range(L, P.t, tn, S, En, Ep, O, F.cut[4], F.cut[5], 0, F.rows, c6, True, acc, w)
+    if energy:
+        _lean_ranges5(L, P, tn, S, En, Ep, O, F, c6, True, acc, w, xr, hx, dx)
+    else:
+        _lean_ranges5(L, P, tn, S, En, Ep, O, F, c6, False, acc, w, xr, hx, dx)
     sums[0] = s * acc[0]
     sums[1] = s * (acc[1] + P.t * acc[2])
-    sums[2] = 0.0
-    sums[3] = 0.0
-    if energy:  # on the output grid: twice the kinetic and strain energies after the step
-        for k in range(F.cut[5]):
-            x = S[k]
-            y = (x - En[k]) * P.inv_h
-            kin += y * y
-            y = 0.5 * (En[k] + x)
-            strn += P.w2[k] * (y * y)
-        sums[2] = kin
-        sums[3] = strn
+    sums[2] = acc[3] * (P.inv_h * P.inv_h)
+    sums[3] = acc[4] / P.h2
     for r in range(F.nr[0]):
         d6[F.off[0] + r] = w[r]
     for r in range(F.nr[1]):

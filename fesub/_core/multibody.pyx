@@ -85,8 +85,8 @@ def march(double h, long n_steps, long dec, long i0, double tol, long max_iter, 
           long[::1] hint, long[::1] off, double[:, ::1] lam, long[::1] code, long[::1] changes,
           double[::1] acc, const double[:, ::1] orow, const long[:, ::1] owin,
           double[:, ::1] o_ln, double[:, ::1] o_lt, double[:, ::1] o_gap, double[:, ::1] o_slip,
-          long[:, ::1] o_state, long[:, ::1] o_seg, double[:, :, ::1] o_geo, double[:, ::1] o_energy,
-          double[:, ::1] o_chan,
+          long[:, ::1] o_state, long[:, ::1] o_seg, double[:, :, :] o_geo, double[:, :] o_energy,
+          double[:, :] o_chan,
           double[::1] work, long[::1] iwork, double[::1] stats, long[::1] status):
     """March ``n_steps`` steps from time index ``i0``; see the module docstring and the twin
     ``multibody_ref.march`` for every argument and its units."""
@@ -107,6 +107,8 @@ def march(double h, long n_steps, long dec, long i0, double tol, long max_iter, 
     cdef bint grid            # the step is on the output grid (n % dec == 0)
     cdef bint fok = False     # the fused passes apply on the master nodes (fa, fb) of ``F``
     cdef bint pre = False     # the predictor of this step was done in the last step's update pass
+    cdef bint xpre = False    # ... with the force series' value of this step (row . e* in xnext)
+    cdef double xnext = 0.0
     cdef double dpre[6]
     cdef double Q18[18]       # one node: its W as a quadratic in alpha (``_gram_quad``)
     cdef long rem, fa = -1, fb = -1
@@ -286,7 +288,7 @@ def march(double h, long n_steps, long dec, long i0, double tol, long max_iter, 
                     fb = segs[hint[0], 1]
                     fok = _passes(&ss, &ms, fa, fb, &F, rcopy, stride)
                     if fok:
-                        _lean_ranges(&L, &F)
+                        _lean_ranges(&L, &F, &X)
                 fused = fok
             if fused:
                 if pre:  # e* and the node parts d6 came out of the last step's update pass
@@ -310,9 +312,12 @@ def march(double h, long n_steps, long dec, long i0, double tol, long max_iter, 
             if sampled:
                 for k in range(nm):
                     Es[k] += h2 * fs[s, k]
-            _series_add(&X, s, h2, Es)  # force series: over the window of each row
-            if fused and X.track:  # the node displacements the predictor's pass gave: the series' part
-                _series_move(&X, &ss, &ms, s, h2, fa, fb, &sxp, &syp, MC[3])
+            if fused and pre and xpre:  # the series came with the predictor (in e* and d6)
+                X.xs[0] = xnext
+            else:
+                _series_add(&X, s, h2, Es)  # force series: over the window of each row
+                if fused and X.track:  # the node displacements the predictor's pass gave: the series' part
+                    _series_move(&X, &ss, &ms, s, h2, fa, fb, &sxp, &syp, MC[3])
             # --- search and rows of the nodes on their master surface
             na = 0
             left = False
@@ -514,7 +519,7 @@ def march(double h, long n_steps, long dec, long i0, double tol, long max_iter, 
                     fb = ab[1]
                     fok = _passes(&ss, &ms, fa, fb, &F, rcopy, stride)
                     if fok:
-                        _lean_ranges(&L, &F)
+                        _lean_ranges(&L, &F, &X)
                 fused2 = fok
             if fast:
                 _update_one(&ss, &ms, ab[0], ab[1], Es, Ex, h2, lall, cNT, G6, solved, sxp, syp, ax, ay, bx, by,
@@ -532,7 +537,9 @@ def march(double h, long n_steps, long dec, long i0, double tol, long max_iter, 
                 # the node is on it) in one pass
                 # (e_next over e*, the next predictor into the free buffer of slot x: the two
                 # buffers swap)
-                _lean_next(&L, &P, (n + 1) * h, Es, En, Ep, Ex, &F, c6, grid, sums, dpre)
+                xpre = L.xrange >= 0  # (the next step's force series value in the same pass)
+                _lean_next(&L, &P, (n + 1) * h, Es, En, Ep, Ex, &F, c6, grid, sums, dpre,
+                           X.row if xpre else NULL, h2 * X.val[(s + 1) * X.ns] if xpre else 0.0, &xnext)
                 tmpe = E[3]
                 E[3] = Ex
                 E[slot_x] = tmpe
@@ -670,10 +677,10 @@ def march(double h, long n_steps, long dec, long i0, double tol, long max_iter, 
                     o_slip[j, i] = alpha[i] / h
                     o_state[j, i] = code[i]
                     o_seg[j, i] = -1 if off[i] else hint[i] - node_segs[i, 0]
-                    o_geo[j, i, 0] = cpt[2 * i]
-                    o_geo[j, i, 1] = cpt[2 * i + 1]
-                    o_geo[j, i, 2] = lam[i, 0] * gnv[4 * i] + lam[i, 1] * gnv[4 * i + 2]
-                    o_geo[j, i, 3] = lam[i, 0] * gnv[4 * i + 1] + lam[i, 1] * gnv[4 * i + 3]
+                    o_geo[0, j, i] = cpt[2 * i]
+                    o_geo[1, j, i] = cpt[2 * i + 1]
+                    o_geo[2, j, i] = lam[i, 0] * gnv[4 * i] + lam[i, 1] * gnv[4 * i + 2]
+                    o_geo[3, j, i] = lam[i, 0] * gnv[4 * i + 1] + lam[i, 1] * gnv[4 * i + 3]
                 if kin < 0.0:  # a stop sampled off the decimation grid
                     kin = 0.0
                     for k in range(nm):
@@ -681,10 +688,10 @@ def march(double h, long n_steps, long dec, long i0, double tol, long max_iter, 
                         kin += ex * ex
                         ey = 0.5 * (En[k] + Ex[k])
                         strn += w2[k] * (ey * ey)
-                o_energy[j, 0] = 0.5 * kin
-                o_energy[j, 1] = 0.5 * strn
+                o_energy[0, j] = 0.5 * kin
+                o_energy[1, j] = 0.5 * strn
                 for k in range(4):
-                    o_energy[j, 2 + k] = acc[k]
+                    o_energy[2 + k, j] = acc[k]
                 for r in range(nc):
                     a1 = 0.0
                     val = 0.0
@@ -693,9 +700,9 @@ def march(double h, long n_steps, long dec, long i0, double tol, long max_iter, 
                         a1 += orow[r, k] * En[k]
                         val += orow[r, k] * (Ex[k] - Ep[k])
                         ey += orow[r, k] * (Ex[k] - 2.0 * En[k] + Ep[k])
-                    o_chan[j, 3 * r] = a1
-                    o_chan[j, 3 * r + 1] = val / (2 * h)
-                    o_chan[j, 3 * r + 2] = ey / h2
+                    o_chan[3 * r, j] = a1
+                    o_chan[3 * r + 1, j] = val / (2 * h)
+                    o_chan[3 * r + 2, j] = ey / h2
                 j += 1
             # --- advance: rotate the states (previous <- current <- next)
             rem += 1

@@ -227,12 +227,12 @@ def march(h, n_steps, dec, i0, tol, max_iter, stop_on_change, w2, cdamp, fc, fr,
         Out: state codes.
     o_seg : (k, m) int array
         Out: master segment under each node (index in its interface; -1 off the surface).
-    o_geo : (k, m, 4) array
+    o_geo : (4, k, m) array
         Out: contact point on the master at the predicted positions (x, y in m; NaN off the
         surface) and the contact force on the slave (x, y in N).
-    o_energy : (k, 6) array
+    o_energy : (6, k) array
         Out: kinetic, strain, then the four ``acc`` (J).
-    o_chan : (k, 3 nc) array
+    o_chan : (3 nc, k) array
         Out: displacement (m), central velocity (m/s) and acceleration (second difference, m/s^2)
         of each channel.
     work, iwork : float and int arrays of :func:`work_sizes`.
@@ -436,17 +436,17 @@ def march(h, n_steps, dec, i0, tol, max_iter, stop_on_change, w2, cdamp, fc, fr,
         if (n % dec == 0 or reason != 0) and j < no:
             o_ln[j], o_lt[j], o_gap[j], o_slip[j], o_state[j] = lam[:, 0], lam[:, 1], gap, alpha / h, code
             o_seg[j] = np.where(off[:m] != 0, -1, hint[:m] - node_segs[:, 0])
-            o_geo[j, :, :2] = cpt
-            o_geo[j, :, 2] = lam[:, 0] * gnv[:, 0] + lam[:, 1] * gnv[:, 2]
-            o_geo[j, :, 3] = lam[:, 0] * gnv[:, 1] + lam[:, 1] * gnv[:, 3]
+            o_geo[:2, j] = cpt.T
+            o_geo[2, j] = lam[:, 0] * gnv[:, 0] + lam[:, 1] * gnv[:, 2]
+            o_geo[3, j] = lam[:, 0] * gnv[:, 1] + lam[:, 1] * gnv[:, 3]
             v = (Ex - En) * (1.0 / h)
             mid = 0.5 * (En + Ex)
-            o_energy[j] = (0.5 * float(v @ v), 0.5 * float(w2 @ (mid * mid)), *acc)
+            o_energy[:, j] = (0.5 * float(v @ v), 0.5 * float(w2 @ (mid * mid)), *acc)
             for r in range(nc):
                 a0, a1 = owin[r]
-                o_chan[j, 3 * r] = float(orow[r, a0:a1] @ En[a0:a1])
-                o_chan[j, 3 * r + 1] = float(orow[r, a0:a1] @ (Ex[a0:a1] - Ep[a0:a1])) / (2 * h)
-                o_chan[j, 3 * r + 2] = float(orow[r, a0:a1] @ (Ex[a0:a1] - 2.0 * En[a0:a1] + Ep[a0:a1])) / (h * h)
+                o_chan[3 * r, j] = float(orow[r, a0:a1] @ En[a0:a1])
+                o_chan[3 * r + 1, j] = float(orow[r, a0:a1] @ (Ex[a0:a1] - Ep[a0:a1])) / (2 * h)
+                o_chan[3 * r + 2, j] = float(orow[r, a0:a1] @ (Ex[a0:a1] - 2.0 * En[a0:a1] + Ep[a0:a1])) / (h * h)
             j += 1
         sp, sn, sx = sn, sx, sp
         if reason != 0:

@@ -246,6 +246,31 @@ def _channels(model):
     return out
 
 
+def _outputs(n_out, m, chans, filled=True):
+    """The output arrays of a run of ``n_out`` samples of ``m`` nodes: (per node, per channel,
+    energies) as dicts of arrays, and the blocks whose rows some of them are, in the layout the
+    kernel loop writes in place: {"geometry": (4, n_out, m) contact_x, contact_y, force_x,
+    force_y; "channels": (3 nc, n_out) u, v, a of each channel of modal coordinates (those of
+    prescribed coordinates follow); "energies": (6, n_out) in the order of ``ENERGIES``}.
+    ``filled``: NaN (state 0, segment -1, channels and energies 0) before the run; else left unset
+    (the kernel loop writes every value of every sample it records)."""
+    def block(shape, fill, dtype=float):
+        return np.full(shape, fill, dtype) if filled else np.empty(shape, dtype)
+
+    out = {k: block((n_out, m), np.nan) for k in ("lambda_n", "lambda_t", "gap", "slip_velocity")}
+    out["state"] = block((n_out, m), 0, np.int64)
+    out["segment"] = block((n_out, m), -1, np.int64)
+    geometry = block((4, n_out, m), np.nan)
+    out.update(zip(("contact_x", "contact_y", "force_x", "force_y"), geometry))
+    modal = [c for c in chans if c[3] is not None]
+    rows = block((3 * len(chans), n_out), 0.0)
+    at = {c[0]: k for k, c in enumerate(modal + [c for c in chans if c[3] is None])}
+    ch = {f"{p}_{c[0]}": rows[3 * at[c[0]] + i] for c in chans for i, p in enumerate("uva")}
+    energies = block((len(ENERGIES), n_out), 0.0)
+    blocks = {"geometry": geometry, "channels": rows[:3 * len(modal)], "energies": energies}
+    return out, ch, dict(zip(ENERGIES, energies)), blocks
+
+
 def _record_bodies(j, en, acc, ch, chans, etas, w2, h, t):
     """Sample j of the energies (kinetic at the half step, strain at the mid-step displacement,
     the accumulated works ``acc``) and of the output channels (displacement at t, central
@@ -410,13 +435,8 @@ def simulate_multibody(model: MultibodyModel, *, duration: float, h: float | Non
     eta_prev = eta - h * deta
     m_all = sum(c["mu"].size for c in model.contacts)
     n_out = (n_steps - 1) // dec + 1
-    out = {k: np.full((n_out, m_all), np.nan) for k in ("lambda_n", "lambda_t", "gap", "slip_velocity")}
-    out["state"] = np.zeros((n_out, m_all), np.int64)
-    out["segment"] = np.full((n_out, m_all), -1, np.int64)
-    out.update({k: np.full((n_out, m_all), np.nan) for k in ("contact_x", "contact_y", "force_x", "force_y")})
     chans = _channels(model)
-    ch = {f"{p}_{c[0]}": np.zeros(n_out) for c in chans for p in ("u", "v", "a")}
-    en = {k: np.zeros(n_out) for k in ENERGIES}
+    out, ch, en, blocks = _outputs(n_out, m_all, chans, filled=not use_kernel)
     w2 = model.omega2
     info = {"kinetic_initial_J": 0.5 * float(deta @ deta),
             "strain_initial_J": 0.5 * float(w2 @ (0.5 * (eta + eta_prev)) ** 2),
@@ -430,7 +450,7 @@ def simulate_multibody(model: MultibodyModel, *, duration: float, h: float | Non
     try:
         if use_kernel:
             status, n, j, changes, backend = stepper_compiled.march_chunks(
-                model, h, n_steps, dec, tol, max_iter, on_stick, eta, eta_prev, out, ch, en, chans, info, bar, xs)
+                model, h, n_steps, dec, tol, max_iter, on_stick, eta, eta_prev, out, ch, en, chans, info, bar, xs, blocks)
             if status == "not_converged":
                 warnings.warn(f"contact step {n} (t = {n * h:.6g} s): the kernel did not converge in {max_iter} "
                               f"sweeps (last change {info['last_change_m']:.3g} m > tol {tol:.3g} m) or the active "

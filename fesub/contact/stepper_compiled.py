@@ -178,7 +178,7 @@ class _Plan:
 
 
 def march_chunks(model, h, n_steps, dec, tol, max_iter, on_stick, eta, eta_prev, out, ch, en, chans, info, bar,
-                 series=None):
+                 series, blocks):
     """March the whole run in chunks of the kernel, filling the output arrays in place.
 
     Parameters
@@ -194,9 +194,12 @@ def march_chunks(model, h, n_steps, dec, tol, max_iter, on_stick, eta, eta_prev,
         Modal coordinates (m) at t = 0 and t = -h (advanced in place).
     out, ch, en : dicts of output arrays (nodes, channels, energies), filled in place.
     chans : the output channels (``stepper._channels``).
-    series : (rows, windows, values), optional
+    series : (rows, windows, values) or None
         Force series: (ns, n_modes) modal rows, (ns, 2) their non-zero column windows and
-        (n_steps, ns) values (N) at each step (``stepper._series``); default none.
+        (n_steps, ns) values (N) at each step (``stepper._series``); None: none.
+    blocks : dict
+        The blocks of ``out``, ``ch`` and ``en`` the kernel writes in place
+        (``stepper._outputs``).
     info : dict
         The kernel's statistics are added to it.
     bar : tqdm progress bar.
@@ -216,13 +219,9 @@ def march_chunks(model, h, n_steps, dec, tol, max_iter, on_stick, eta, eta_prev,
     owin = np.zeros((len(free), 2), np.int64)
     for r, (_, (_, _, cols, row, _)) in enumerate(free):
         orow[r, cols], owin[r] = row, (cols.start, cols.stop)
-    n_out = out["state"].shape[0]
-    o_chan = np.zeros((n_out, 3 * len(free)))
-    o_geo = np.full((n_out, m, 4), np.nan)
-    o_seg = np.full((n_out, m), -1, np.int64)
+    o_geo, o_energy, o_chan = blocks["geometry"], blocks["energies"], blocks["channels"]
     xrow, xwin, xval = series if series is not None else (np.zeros((0, nm)), np.zeros((0, 2), np.int64),
                                                           np.zeros((n_steps, 0)))
-    o_energy = np.zeros((n_out, 6))
     hint = plan.node_segs[:, 0].copy()
     off = np.ones(m, np.int64)
     lam = np.zeros((m, 2))
@@ -253,8 +252,8 @@ def march_chunks(model, h, n_steps, dec, tol, max_iter, on_stick, eta, eta_prev,
                     fs, xrow, xwin, xval[done:done + count], eta, eta_prev, sl.R, sl.win, sl.X, sl.dv, sds,
                     ma.R, ma.win, ma.X, ma.dv, mds, plan.segs, plan.node_segs, plan.node_itf, plan.mu, plan.n_itf,
                     hint, off, lam, code, changes, acc, orow, owin, out["lambda_n"][j:], out["lambda_t"][j:],
-                    out["gap"][j:], out["slip_velocity"][j:], out["state"][j:], o_seg[j:], o_geo[j:],
-                    o_energy[j:], o_chan[j:], work, iwork,
+                    out["gap"][j:], out["slip_velocity"][j:], out["state"][j:], out["segment"][j:], o_geo[:, j:],
+                    o_energy[:, j:], o_chan[:, j:], work, iwork,
                     stats, status)
             # one statement: an interrupt after the kernel keeps the chunk's counters together
             done, j, reason = done + int(status[0]), j + int(status[2]), int(status[1])
@@ -266,15 +265,6 @@ def march_chunks(model, h, n_steps, dec, tol, max_iter, on_stick, eta, eta_prev,
     status_name = codes.get(reason, "interrupted" if stop else "completed")
     info.update(max_sweeps=int(stats[0]), total_sweeps=int(stats[1]), max_active_set_passes=int(stats[2]),
                 last_change_m=float(stats[3]))
-    for k, name in enumerate(("kinetic", "strain", "damping_loss", "external_work", "friction_dissipation",
-                              "impact_loss")):
-        en[name][:j] = o_energy[:j, k]
-    out["segment"][:j] = o_seg[:j]
-    for k, name in enumerate(("contact_x", "contact_y", "force_x", "force_y")):
-        out[name][:j] = o_geo[:j, :, k]
-    for r, (k, (name, *_)) in enumerate(free):
-        for c, p in enumerate("uva"):
-            ch[f"{p}_{name}"][:j] = o_chan[:j, 3 * r + c]
     steps_at = np.arange(j) * dec
     if reason in (1, 2) and j:
         steps_at[-1] = done - 1  # the stopping step was recorded off the decimation grid
