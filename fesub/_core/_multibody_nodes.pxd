@@ -875,15 +875,23 @@ cdef inline void _lean_range(const Lean* L, double t, double tn, dptr_r S, cdptr
 cdef inline void _lean_ranges5(const Lean* L, const Step* P, double tn, double* S, const double* En,
                                const double* Ep, double* O, const Passes* F, const double* c6, bint energy,
                                double* acc, double* w, const double* xr, double hx, double* dx) noexcept nogil:
-    """The five ranges of ``_lean_next`` (``energy`` a constant at each call: one loop each); the
-    force series row ``xr`` (or NULL) in the range ``L.xrange``."""
-    _lean_range(L, P.t, tn, S, En, Ep, O, F.cut[0], F.cut[1], 0, F.rows, c6, True, energy, acc, w, NULL, 0.0, dx)
-    _lean_range(L, P.t, tn, S, En, Ep, O, F.cut[1], F.cut[2], F.nr[0], F.rows, &c6[F.off[0]], L.fr[1], energy,
-                acc, w, xr if L.xrange == 1 else NULL, hx, dx)
-    _lean_range(L, P.t, tn, S, En, Ep, O, F.cut[2], F.cut[3], 0, F.rows, c6, True, energy, acc, w, NULL, 0.0, dx)
-    _lean_range(L, P.t, tn, S, En, Ep, O, F.cut[3], F.cut[4], F.nr[1], &F.rows[F.nr[0]], &c6[F.off[1]], L.fr[3],
-                energy, acc, &w[4], xr if L.xrange == 3 else NULL, hx, dx)
-    _lean_range(L, P.t, tn, S, En, Ep, O, F.cut[4], F.cut[5], 0, F.rows, c6, True, energy, acc, w, NULL, 0.0, dx)
+    """The five ranges of ``_lean_next`` (``energy`` a constant at each call: one loop each), the
+    empty ones skipped; the force series row ``xr`` (or NULL) in the range ``L.xrange``."""
+    if F.cut[0] < F.cut[1]:
+        _lean_range(L, P.t, tn, S, En, Ep, O, F.cut[0], F.cut[1], 0, F.rows, c6, True, energy, acc, w, NULL, 0.0,
+                    dx)
+    if F.cut[1] < F.cut[2]:
+        _lean_range(L, P.t, tn, S, En, Ep, O, F.cut[1], F.cut[2], F.nr[0], F.rows, &c6[F.off[0]], L.fr[1], energy,
+                    acc, w, xr if L.xrange == 1 else NULL, hx, dx)
+    if F.cut[2] < F.cut[3]:
+        _lean_range(L, P.t, tn, S, En, Ep, O, F.cut[2], F.cut[3], 0, F.rows, c6, True, energy, acc, w, NULL, 0.0,
+                    dx)
+    if F.cut[3] < F.cut[4]:
+        _lean_range(L, P.t, tn, S, En, Ep, O, F.cut[3], F.cut[4], F.nr[1], &F.rows[F.nr[0]], &c6[F.off[1]],
+                    L.fr[3], energy, acc, &w[4], xr if L.xrange == 3 else NULL, hx, dx)
+    if F.cut[4] < F.cut[5]:
+        _lean_range(L, P.t, tn, S, En, Ep, O, F.cut[4], F.cut[5], 0, F.rows, c6, True, energy, acc, w, NULL, 0.0,
+                    dx)
 
 
 cdef inline void _lean_next(const Lean* L, const Step* P, double tn, double* S, const double* En, const double* Ep,
