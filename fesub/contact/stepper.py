@@ -450,7 +450,7 @@ def simulate_multibody(model: MultibodyModel, *, duration: float, h: float | Non
     try:
         if use_kernel:
             status, n, j, changes, backend = stepper_compiled.march_chunks(
-                model, h, n_steps, dec, tol, max_iter, on_stick, eta, eta_prev, out, ch, en, chans, info, bar, xs, blocks)
+                model, h, n_steps, dec, tol, max_iter, on_stick, eta, eta_prev, out, ch, chans, info, bar, xs, blocks)
             if status == "not_converged":
                 warnings.warn(f"contact step {n} (t = {n * h:.6g} s): the kernel did not converge in {max_iter} "
                               f"sweeps (last change {info['last_change_m']:.3g} m > tol {tol:.3g} m) or the active "

@@ -177,7 +177,7 @@ class _Plan:
         return fs, sds, mds, s, stopped
 
 
-def march_chunks(model, h, n_steps, dec, tol, max_iter, on_stick, eta, eta_prev, out, ch, en, chans, info, bar,
+def march_chunks(model, h, n_steps, dec, tol, max_iter, on_stick, eta, eta_prev, out, ch, chans, info, bar,
                  series, blocks):
     """March the whole run in chunks of the kernel, filling the output arrays in place.
 
@@ -192,14 +192,15 @@ def march_chunks(model, h, n_steps, dec, tol, max_iter, on_stick, eta, eta_prev,
         'stop' ends at the first stick or lift-off.
     eta, eta_prev : (n_modes,) arrays
         Modal coordinates (m) at t = 0 and t = -h (advanced in place).
-    out, ch, en : dicts of output arrays (nodes, channels, energies), filled in place.
+    out, ch : dicts of output arrays (nodes, channels), filled in place.
     chans : the output channels (``stepper._channels``).
     series : (rows, windows, values) or None
         Force series: (ns, n_modes) modal rows, (ns, 2) their non-zero column windows and
         (n_steps, ns) values (N) at each step (``stepper._series``); None: none.
     blocks : dict
-        The blocks of ``out``, ``ch`` and ``en`` the kernel writes in place
-        (``stepper._outputs``).
+        The blocks the kernel writes in place (``stepper._outputs``): node geometry, the
+        channels of modal coordinates (in the order of ``chans``, those of prescribed
+        coordinates left out) and the energies.
     info : dict
         The kernel's statistics are added to it.
     bar : tqdm progress bar.
