@@ -603,6 +603,7 @@ cdef struct Lean:
     const double* Hr
     bint fr[5]
     long xrange     # the range of a ``Passes`` that is the window of the one force series (-1: none)
+    bint works      # the pass sums the works of the damping and the modal forces (False: no accounts)
 
 
 cdef inline void _lean_ranges(Lean* L, const Passes* F, const Series* X) noexcept nogil:
@@ -620,6 +621,94 @@ cdef inline void _lean_ranges(Lean* L, const Passes* F, const Series* X) noexcep
             if L.Hr[k] != 0.0:
                 L.fr[r] = True
                 break
+
+
+cdef inline void _lean_bare(const Lean* L, double tn, dptr_r S, cdptr_r En, dptr_r O, Py_ssize_t k0, Py_ssize_t k1,
+                            Py_ssize_t nr, const double** rows, const double* cf, bint with_fr, double* d,
+                            cdptr_r xr, double hx, double* dx) noexcept nogil:
+    """``_lean_range`` without the works and energies (a run that keeps no work accounts, off the
+    output grid): the update, the next predictor, its products with the rows and the series row;
+    the same arithmetic, without e_prev (neither its loads nor the works' operations)."""
+    cdef Py_ssize_t k
+    cdef double x, v, e, vx = 0.0
+    cdef double d0 = 0.0, d1 = 0.0, d2 = 0.0, d3 = 0.0
+    cdef double c0 = cf[0] if nr else 0.0, c1 = cf[1] if nr else 0.0
+    cdef double c2 = cf[2] if nr == 4 else 0.0, c3 = cf[3] if nr == 4 else 0.0
+    cdef cdptr_r q = L.q
+    cdef cdptr_r p = L.p
+    cdef cdptr_r H = L.H
+    cdef cdptr_r Hr = L.Hr
+    cdef cdptr_r r0 = rows[0] if nr >= 2 else NULL
+    cdef cdptr_r r1 = rows[1] if nr >= 2 else NULL
+    cdef cdptr_r r2 = rows[2] if nr == 4 else NULL
+    cdef cdptr_r r3 = rows[3] if nr == 4 else NULL
+    # one loop per case, none with a test inside (see ``_lean_range``)
+    if xr != NULL and nr == 2:
+        for k in range(k0, k1):
+            x = S[k] + c0 * r0[k] + c1 * r1[k]
+            S[k] = x
+            v = x - En[k]
+            e = (x + v) - ((q[k] * x - (H[k] + tn * Hr[k])) + p[k] * v)
+            e = e + hx * xr[k]
+            O[k] = e
+            d0 += r0[k] * e
+            d1 += r1[k] * e
+            vx += xr[k] * e
+        dx[0] = vx
+    elif xr != NULL:
+        for k in range(k0, k1):
+            x = S[k] + c0 * r0[k] + c1 * r1[k] + c2 * r2[k] + c3 * r3[k]
+            S[k] = x
+            v = x - En[k]
+            e = (x + v) - ((q[k] * x - (H[k] + tn * Hr[k])) + p[k] * v)
+            e = e + hx * xr[k]
+            O[k] = e
+            d0 += r0[k] * e
+            d1 += r1[k] * e
+            d2 += r2[k] * e
+            d3 += r3[k] * e
+            vx += xr[k] * e
+        dx[0] = vx
+    elif nr == 4 and not with_fr:  # a master body's window (the hot loop)
+        for k in range(k0, k1):
+            x = S[k] + c0 * r0[k] + c1 * r1[k] + c2 * r2[k] + c3 * r3[k]
+            S[k] = x
+            v = x - En[k]
+            e = (x + v) - ((q[k] * x - H[k]) + p[k] * v)
+            O[k] = e
+            d0 += r0[k] * e
+            d1 += r1[k] * e
+            d2 += r2[k] * e
+            d3 += r3[k] * e
+    elif nr == 4:
+        for k in range(k0, k1):
+            x = S[k] + c0 * r0[k] + c1 * r1[k] + c2 * r2[k] + c3 * r3[k]
+            S[k] = x
+            v = x - En[k]
+            e = (x + v) - ((q[k] * x - (H[k] + tn * Hr[k])) + p[k] * v)
+            O[k] = e
+            d0 += r0[k] * e
+            d1 += r1[k] * e
+            d2 += r2[k] * e
+            d3 += r3[k] * e
+    elif nr == 2:
+        for k in range(k0, k1):
+            x = S[k] + c0 * r0[k] + c1 * r1[k]
+            S[k] = x
+            v = x - En[k]
+            e = (x + v) - ((q[k] * x - (H[k] + tn * Hr[k])) + p[k] * v)
+            O[k] = e
+            d0 += r0[k] * e
+            d1 += r1[k] * e
+    else:
+        for k in range(k0, k1):
+            x = S[k]
+            v = x - En[k]
+            O[k] = (x + v) - ((q[k] * x - (H[k] + tn * Hr[k])) + p[k] * v)
+    d[0] += d0
+    d[1] += d1
+    d[2] += d2
+    d[3] += d3
 
 
 cdef inline void _lean_range(const Lean* L, double t, double tn, dptr_r S, cdptr_r En, cdptr_r Ep, dptr_r O,
@@ -872,11 +961,31 @@ cdef inline void _lean_range(const Lean* L, double t, double tn, dptr_r S, cdptr
     d[3] += d3
 
 
+cdef inline void _lean_bare5(const Lean* L, double tn, double* S, const double* En, double* O, const Passes* F,
+                             const double* c6, double* w, const double* xr, double hx, double* dx) noexcept nogil:
+    """``_lean_ranges5`` with ``_lean_bare`` (no works, no energies)."""
+    if F.cut[0] < F.cut[1]:
+        _lean_bare(L, tn, S, En, O, F.cut[0], F.cut[1], 0, F.rows, c6, True, w, NULL, 0.0, dx)
+    if F.cut[1] < F.cut[2]:
+        _lean_bare(L, tn, S, En, O, F.cut[1], F.cut[2], F.nr[0], F.rows, &c6[F.off[0]], L.fr[1], w,
+                   xr if L.xrange == 1 else NULL, hx, dx)
+    if F.cut[2] < F.cut[3]:
+        _lean_bare(L, tn, S, En, O, F.cut[2], F.cut[3], 0, F.rows, c6, True, w, NULL, 0.0, dx)
+    if F.cut[3] < F.cut[4]:
+        _lean_bare(L, tn, S, En, O, F.cut[3], F.cut[4], F.nr[1], &F.rows[F.nr[0]], &c6[F.off[1]], L.fr[3],
+                   &w[4], xr if L.xrange == 3 else NULL, hx, dx)
+    if F.cut[4] < F.cut[5]:
+        _lean_bare(L, tn, S, En, O, F.cut[4], F.cut[5], 0, F.rows, c6, True, w, NULL, 0.0, dx)
+
+
 cdef inline void _lean_ranges5(const Lean* L, const Step* P, double tn, double* S, const double* En,
                                const double* Ep, double* O, const Passes* F, const double* c6, bint energy,
                                double* acc, double* w, const double* xr, double hx, double* dx) noexcept nogil:
     """The five ranges of ``_lean_next`` (``energy`` a constant at each call: one loop each), the
     empty ones skipped; the force series row ``xr`` (or NULL) in the range ``L.xrange``."""
+    if not L.works and not energy:
+        _lean_bare5(L, tn, S, En, O, F, c6, w, xr, hx, dx)
+        return
     if F.cut[0] < F.cut[1]:
         _lean_range(L, P.t, tn, S, En, Ep, O, F.cut[0], F.cut[1], 0, F.rows, c6, True, energy, acc, w, NULL, 0.0,
                     dx)

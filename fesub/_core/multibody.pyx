@@ -29,7 +29,8 @@ closed form where it has one solution (``_pgs.coulomb_one``), by the sweeps othe
 products with the node rows (``_series_dots``, once per segment), and its work comes from its
 projections on the states (on e* in the pass that adds it, and on e_next through those products),
 so it costs one short pass over its window. The gap after a step (an output only) is formed on the
-output grid.
+output grid. ``accounts`` = 0 leaves the works out (``acc`` untouched, NaN for them in
+``o_energy``): the one-node pass off the output grid then has no e_prev (``_lean_bare``).
 
 ``status`` (out) = [steps done, reason (0 done, 1 stick, 2 lift-off, 3 not converged, 4 a slave
 node left its master surface: that step is not taken), samples].
@@ -67,12 +68,46 @@ cdef void _set_nodes(Nodes* s, const double[:, :, ::1] R, const long[:, ::1] win
     s.nm = nm
 
 
+cdef inline void _node_works(Nodes* ss, Nodes* ms, Py_ssize_t i, Py_ssize_t ia, Py_ssize_t ib, double al,
+                             double nx, double ny, double tx, double ty, double ln, double lt, double ax, double ay,
+                             double bx, double by, const double* Ep, double tt_p, double tt_x, Py_ssize_t s, long n,
+                             const double* sux, const double* sup, double* mcp, long* msp, double* f4) noexcept nogil:
+    """Add the works over step n of slave node i's forces (ln, lt; frame n, t; contact coordinate
+    al on the master nodes ia, ib, displaced by (ax, ay), (bx, by) after the step; sux, sup the
+    slave displacements after the step and at n - 1) to its interface's sums f4: the tangential
+    and the normal force on the relative motion n-1 -> n+1, the normal and the tangential force
+    on the driven part of that motion."""
+    cdef double cx0, cy0, cx1, cy1, r2x, r2y, r3x, r3y, dx, dy, ex, ey
+    # motion over the two half steps n-1 -> n+1 (the power of the step's forces)
+    _cached(ms, ia, Ep, tt_p, s, n - 1, mcp, msp, &cx0, &cy0)
+    _cached(ms, ib, Ep, tt_p, s, n - 1, mcp, msp, &cx1, &cy1)
+    r2x = (sux[2 * i] - sup[2 * i]) - ((1 - al) * (ax - cx0) + al * (bx - cx1))
+    r2y = (sux[2 * i + 1] - sup[2 * i + 1]) - ((1 - al) * (ay - cy0) + al * (by - cy1))
+    # motion of the prescribed coordinates over them (the drive's work)
+    _driven(ss, i, tt_x, s + 2, &dx, &dy)
+    _driven(ss, i, tt_p, s, &ex, &ey)
+    r3x = dx - ex
+    r3y = dy - ey
+    _driven(ms, ia, tt_x, s + 2, &dx, &dy)
+    _driven(ms, ia, tt_p, s, &ex, &ey)
+    cx0 = dx - ex
+    cy0 = dy - ey
+    _driven(ms, ib, tt_x, s + 2, &dx, &dy)
+    _driven(ms, ib, tt_p, s, &ex, &ey)
+    r3x = r3x - ((1 - al) * cx0 + al * (dx - ex))
+    r3y = r3y - ((1 - al) * cy0 + al * (dy - ey))
+    f4[0] += lt * (r2x * tx + r2y * ty)
+    f4[1] += ln * (r2x * nx + r2y * ny)
+    f4[2] += ln * (r3x * nx + r3y * ny)
+    f4[3] += lt * (r3x * tx + r3y * ty)
+
+
 def work_sizes(long nm, long m, long n_master, long n_itf):
     """(doubles, integers) of the work arrays of :func:`march`."""
     return (8 * nm + 4 * m * nm + 24 * m + 8 * n_master + 4 * n_itf + 51, 6 * m + 4 * n_master)
 
 
-def march(double h, long n_steps, long dec, long i0, double tol, long max_iter, long stop_on_change,
+def march(double h, long n_steps, long dec, long i0, double tol, long max_iter, long stop_on_change, long accounts,
           const double[::1] w2, const double[::1] cdamp, const double[::1] fc, const double[::1] fr,
           const double[:, ::1] fs, const double[:, ::1] xrow, const long[:, ::1] xwin,
           const double[:, ::1] xval, double[::1] eta, double[::1] eta_prev,
@@ -97,7 +132,7 @@ def march(double h, long n_steps, long dec, long i0, double tol, long max_iter, 
     cdef long n, reason = 0, j = 0, passes, lo, mseg, sgk, slot_p = 0, slot_n = 1, slot_x = 2, tmpi
     cdef double t, tt_n, tt_x, tt_p, h2 = h * h, inv_h = 1.0 / h
     cdef double px, py, ax, ay, bx, by, al, g, nx, ny, tx, ty, a1, val, dx, dy, ex, ey
-    cdef double rx, ry, r2x, r2y, r3x, r3y, ln, lt, rt0
+    cdef double rx, ry, ln, lt, rt0
     cdef double st3[3]
     cdef double cx0, cy0, cx1, cy1, sxp = 0.0, syp = 0.0, kin, strn
     cdef bint conv, any_new, allact, record, closed, sampled = fs.shape[0] > 0, solved
@@ -225,6 +260,7 @@ def march(double h, long n_steps, long dec, long i0, double tol, long max_iter, 
         X.xs = &X.xd[6 * ns]
         X.xe = &X.xd[7 * ns]
     L.q = NULL
+    L.works = accounts != 0
     if fast and not sampled:
         # one block for the four states, the lean pass's coefficients and the copies of the six
         # node rows, every array at the same place in a 64-byte line, chosen so that the first
@@ -564,17 +600,18 @@ def march(double h, long n_steps, long dec, long i0, double tol, long max_iter, 
                     kin += ey * ey
                     ey = 0.5 * (En[k] + Ex[k])
                     strn += w2[k] * (ey * ey)
-            else:
+            elif accounts:
                 for k in range(nm):  # the step's damping and modal forces again, times (e_next - e_prev)/2
                     ex = 0.5 * (Ex[k] - Ep[k])
                     a1 += cdamp[k] * (En[k] - Ep[k]) * inv_h * ex
                     val += (fc[k] + t * fr[k]) * ex
-            if sampled:
-                for k in range(nm):
-                    val += fs[s, k] * (0.5 * (Ex[k] - Ep[k]))
-            val += _series_work(&X, &ss, &ms, s, fa, fb, c6 if fused2 else NULL, Ex, Ep, slot_p, slot_x)
-            acc[0] += a1
-            acc[1] += val
+            if accounts:
+                if sampled:
+                    for k in range(nm):
+                        val += fs[s, k] * (0.5 * (Ex[k] - Ep[k]))
+                val += _series_work(&X, &ss, &ms, s, fa, fb, c6 if fused2 else NULL, Ex, Ep, slot_p, slot_x)
+                acc[0] += a1
+                acc[1] += val
             # --- close the step of every node: gap after it, slip, works, state
             for k in range(4 * n_itf):
                 fsum[k] = 0.0
@@ -610,31 +647,11 @@ def march(double h, long n_steps, long dec, long i0, double tol, long max_iter, 
                 rx = (SU[slot_x][2 * i] - SU[slot_n][2 * i]) - ((1 - al) * (ax - cx0) + al * (bx - cx1))
                 ry = (SU[slot_x][2 * i + 1] - SU[slot_n][2 * i + 1]) - ((1 - al) * (ay - cy0) + al * (by - cy1))
                 rt0 = rx * tx + ry * ty
-                # motion over the two half steps n-1 -> n+1 (the power of the step's forces)
-                _cached(&ms, ia, Ep, tt_p, s, n - 1, MC[slot_p], MS[slot_p], &cx0, &cy0)
-                _cached(&ms, ib, Ep, tt_p, s, n - 1, MC[slot_p], MS[slot_p], &cx1, &cy1)
-                r2x = (SU[slot_x][2 * i] - SU[slot_p][2 * i]) - ((1 - al) * (ax - cx0) + al * (bx - cx1))
-                r2y = (SU[slot_x][2 * i + 1] - SU[slot_p][2 * i + 1]) - ((1 - al) * (ay - cy0) + al * (by - cy1))
-                # motion of the prescribed coordinates over them (the drive's work)
-                _driven(&ss, i, tt_x, s + 2, &dx, &dy)
-                _driven(&ss, i, tt_p, s, &ex, &ey)
-                r3x = dx - ex
-                r3y = dy - ey
-                _driven(&ms, ia, tt_x, s + 2, &dx, &dy)
-                _driven(&ms, ia, tt_p, s, &ex, &ey)
-                cx0 = dx - ex
-                cy0 = dy - ey
-                _driven(&ms, ib, tt_x, s + 2, &dx, &dy)
-                _driven(&ms, ib, tt_p, s, &ex, &ey)
-                r3x = r3x - ((1 - al) * cx0 + al * (dx - ex))
-                r3y = r3y - ((1 - al) * cy0 + al * (dy - ey))
                 ln = lam[i, 0]
                 lt = lam[i, 1]
-                r = 4 * node_itf[i]
-                fsum[r] += lt * (r2x * tx + r2y * ty)
-                fsum[r + 1] += ln * (r2x * nx + r2y * ny)
-                fsum[r + 2] += ln * (r3x * nx + r3y * ny)
-                fsum[r + 3] += lt * (r3x * tx + r3y * ty)
+                if accounts:
+                    _node_works(&ss, &ms, i, ia, ib, al, nx, ny, tx, ty, ln, lt, ax, ay, bx, by, Ep, tt_p, tt_x, s, n,
+                                SU[slot_x], SU[slot_p], MC[slot_p], MS[slot_p], &fsum[4 * node_itf[i]])
                 # state
                 closed = ln > 0
                 if not closed:
@@ -654,7 +671,7 @@ def march(double h, long n_steps, long dec, long i0, double tol, long max_iter, 
                     stop_stick = 1
                 gap[i] = g
                 alpha[i] = rt0  # the slip of the step, for the output
-            for r in range(n_itf):
+            for r in range(n_itf if accounts else 0):
                 acc[2] -= 0.5 * fsum[4 * r]
                 acc[3] -= 0.5 * fsum[4 * r + 1]
                 acc[1] -= 0.5 * (fsum[4 * r + 2] + fsum[4 * r + 3])
@@ -691,7 +708,7 @@ def march(double h, long n_steps, long dec, long i0, double tol, long max_iter, 
                 o_energy[0, j] = 0.5 * kin
                 o_energy[1, j] = 0.5 * strn
                 for k in range(4):
-                    o_energy[2 + k, j] = acc[k]
+                    o_energy[2 + k, j] = acc[k] if accounts else NAN
                 for r in range(nc):
                     a1 = 0.0
                     val = 0.0

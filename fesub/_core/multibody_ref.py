@@ -166,7 +166,7 @@ def _contact(J, b, muo, lall, act, na, nm, w, tol, max_iter):
     return z, sweeps, passes, st3, conv
 
 
-def march(h, n_steps, dec, i0, tol, max_iter, stop_on_change, w2, cdamp, fc, fr, fs, xrow, xwin, xval, eta,
+def march(h, n_steps, dec, i0, tol, max_iter, stop_on_change, accounts, w2, cdamp, fc, fr, fs, xrow, xwin, xval, eta,
           eta_prev, srow, swin, sX, sdv, sds, mrow, mwin, mX, mdv, mds, segs, node_segs, node_itf, mu, n_itf,
           hint, off, lam, code, changes, acc, orow, owin, o_ln, o_lt, o_gap, o_slip, o_state, o_seg, o_geo,
           o_energy, o_chan, work, iwork, stats, status):
@@ -186,6 +186,9 @@ def march(h, n_steps, dec, i0, tol, max_iter, stop_on_change, w2, cdamp, fc, fr,
         1: stop after a step where a pressed node opened (reason 2) or a sliding one stuck or
         reversed (reason 1), and before a step where a node on its master surface leaves it
         (reason 4).
+    accounts : int
+        1: accumulate the works in ``acc``; 0: leave ``acc`` as it is and write NaN for its four
+        entries in ``o_energy`` (the motion is the same).
     w2, cdamp : (nm,) arrays
         Squared natural frequencies (rad^2/s^2) and diagonal modal damping (1/s).
     fc, fr : (nm,) arrays
@@ -373,10 +376,12 @@ def march(h, n_steps, dec, i0, tol, max_iter, stop_on_change, w2, cdamp, fc, fr,
             MS[sx][ia] = MS[sx][ib] = n + 1
         else:
             Ex[:] = Es + z
-        a_mod = 0.5 * (Ex - Ep)
-        acc[0] += float(damp @ a_mod)
-        acc[1] += float(f @ a_mod) + (float(fs[s] @ a_mod) if fs.shape[0] else 0.0) + sum(
-            xval[s, r] * float(xrow[r, a0:a1] @ a_mod[a0:a1]) for r, (a0, a1) in enumerate(xwin) if xval[s, r] != 0.0)
+        if accounts:
+            a_mod = 0.5 * (Ex - Ep)
+            acc[0] += float(damp @ a_mod)
+            acc[1] += float(f @ a_mod) + (float(fs[s] @ a_mod) if fs.shape[0] else 0.0) + sum(
+                xval[s, r] * float(xrow[r, a0:a1] @ a_mod[a0:a1]) for r, (a0, a1) in enumerate(xwin)
+                if xval[s, r] != 0.0)
         # --- close the step of every node
         fsum = np.zeros((n_itf, 4))
         oldc = code.copy()
@@ -427,7 +432,7 @@ def march(h, n_steps, dec, i0, tol, max_iter, stop_on_change, w2, cdamp, fc, fr,
             stop_lift = stop_lift or (old > 0 and st == 0)
             stop_stick = stop_stick or (old >= 2 and st != old)
             gap[i], alpha[i] = g, rt0
-        for r in range(n_itf):
+        for r in range(n_itf if accounts else 0):
             acc[2] -= 0.5 * fsum[r, 0]
             acc[3] -= 0.5 * fsum[r, 1]
             acc[1] -= 0.5 * (fsum[r, 2] + fsum[r, 3])
@@ -441,7 +446,7 @@ def march(h, n_steps, dec, i0, tol, max_iter, stop_on_change, w2, cdamp, fc, fr,
             o_geo[3, j] = lam[:, 0] * gnv[:, 1] + lam[:, 1] * gnv[:, 3]
             v = (Ex - En) * (1.0 / h)
             mid = 0.5 * (En + Ex)
-            o_energy[:, j] = (0.5 * float(v @ v), 0.5 * float(w2 @ (mid * mid)), *acc)
+            o_energy[:, j] = (0.5 * float(v @ v), 0.5 * float(w2 @ (mid * mid)), *(acc if accounts else [math.nan] * 4))
             for r in range(nc):
                 a0, a1 = owin[r]
                 o_chan[3 * r, j] = float(orow[r, a0:a1] @ En[a0:a1])

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..errors import ParameterError
 from ..io import Result, summary_record
 
 __all__ = ["ContactRunResult", "STATES", "ENERGIES", "STATUSES"]
@@ -115,8 +116,12 @@ class ContactRunResult(Result):
         """External work minus the changes of kinetic and strain energy and the losses (J), per
         sample. For the central-difference step the exact balance holds with the strain energy
         ``1/2 q_n' K q_{n+1}``; with the mid-step strain energy reported here the residual is
-        ``h^2/8 v' K v`` (v the half-step velocity): O(h^2)."""
+        ``h^2/8 v' K v`` (v the half-step velocity): O(h^2). A run without the work accounts
+        (``accounts=False``) has none: ParameterError."""
         e, i = self.energies, self.info
+        if not i.get("accounts", True):
+            raise ParameterError("this run kept no work accounts (simulate_multibody(..., accounts=False)): "
+                                 "no energy balance")
         return (e["external_work"] - (e["kinetic"] - i["kinetic_initial_J"]) - (e["strain"] - i["strain_initial_J"])
                 - e["damping_loss"] - e["friction_dissipation"] - e["impact_loss"])
 

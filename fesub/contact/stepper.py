@@ -35,6 +35,7 @@ while the mechanical energy of a frictionless slide drifts at O(h).
 
 from __future__ import annotations
 
+import math
 import time
 import warnings
 
@@ -374,7 +375,8 @@ def _check(model, duration, h, fs_out, on_stick, tol, max_iter):
 def simulate_multibody(model: MultibodyModel, *, duration: float, h: float | None = None,
                        fs_out: float | None = None, on_stick: str = "continue", initial=None,
                        tol: float | None = None, max_iter: int = 2000,
-                       progress: bool | None = None, loop: str = "auto", series=None) -> ContactRunResult:
+                       progress: bool | None = None, loop: str = "auto", series=None,
+                       accounts: bool = True) -> ContactRunResult:
     """March a multibody contact model in time.
 
     Parameters
@@ -413,6 +415,13 @@ def simulate_multibody(model: MultibodyModel, *, duration: float, h: float | Non
         coordinates, e.g. ``body.node_dofs[node, 1]``) of ``body`` (name or index), the force
         ``values[n]`` (N) during step n (t_n to t_n+1); ``values`` holds one force per step,
         ``ceil(duration / h)`` of them. Added to the loads (and to their work).
+    accounts : bool
+        Keep the work accounts (default): damping loss, external work, friction dissipation and
+        impact loss, accumulated at every step (``energies`` of the result; the energy balance
+        ``ContactRunResult.energy_residual``). False leaves them out (NaN in ``energies``; the
+        kinetic and strain energies stay) and the motion unchanged: the accounts are about a sixth
+        of the cost of a step of one sliding node (two passes over the modal coordinates
+        instead of one in the kernel's products), a saving on long runs that do not need them.
 
     Returns
     -------
@@ -443,21 +452,23 @@ def simulate_multibody(model: MultibodyModel, *, duration: float, h: float | Non
             "h_critical_s": hc, "bodies": [b.name for b in model.bodies],
             "interfaces": [c["interface"].name or f"interface {i}" for i, c in enumerate(model.contacts)],
             "max_sweeps": 0, "total_sweeps": 0, "max_active_set_passes": 0,
-            "loop": "kernel" if use_kernel else "python", "python_loop_reason": None if use_kernel else why}
+            "loop": "kernel" if use_kernel else "python", "python_loop_reason": None if use_kernel else why,
+            "accounts": bool(accounts)}
     t0 = time.perf_counter()
     bar = tqdm(total=n_steps, disable=not (progress if progress is not None else n_steps > 200_000),
                unit="step", unit_scale=True, desc="contact")
     try:
         if use_kernel:
             status, n, j, changes, backend = stepper_compiled.march_chunks(
-                model, h, n_steps, dec, tol, max_iter, on_stick, eta, eta_prev, out, ch, chans, info, bar, xs, blocks)
+                model, h, n_steps, dec, tol, max_iter, on_stick, eta, eta_prev, out, ch, chans, info, bar, xs, blocks,
+                accounts)
             if status == "not_converged":
                 warnings.warn(f"contact step {n} (t = {n * h:.6g} s): the kernel did not converge in {max_iter} "
                               f"sweeps (last change {info['last_change_m']:.3g} m > tol {tol:.3g} m) or the active "
                               f"set in {_PASSES} passes; the run stops", RuntimeWarning, stacklevel=2)
         else:
             status, n, j, changes, backend = _python_loop(model, h, n_steps, dec, tol, max_iter, on_stick, eta,
-                                                          eta_prev, out, ch, en, chans, info, bar, xs)
+                                                          eta_prev, out, ch, en, chans, info, bar, xs, accounts)
     finally:
         bar.close()
     t_out = np.arange(n_out)[:j] * dec * h
@@ -474,9 +485,10 @@ def simulate_multibody(model: MultibodyModel, *, duration: float, h: float | Non
 
 
 def _python_loop(model, h, n_steps, dec, tol, max_iter, on_stick, eta, eta_prev, out, ch, en, chans, info, bar,
-                 series=None):
+                 series=None, accounts=True):
     """The reference loop: one step at a time, the contact problem in ``friction_lcp``. Fills
-    the output arrays; returns (status, steps done, samples, state changes, backend)."""
+    the output arrays; returns (status, steps done, samples, state changes, backend). Without
+    ``accounts`` the works start (and stay) NaN."""
     kernel = kernels("friction_lcp")
     backend = "python" if kernel.__name__.endswith("_ref") else "compiled"
     nm = model.n_modes
@@ -486,7 +498,7 @@ def _python_loop(model, h, n_steps, dec, tol, max_iter, on_stick, eta, eta_prev,
     contacts = [_Contact(model, c, eta, up, h) for c in model.contacts]
     for ct in contacts:
         ct.us_prev, ct.ds_prev = ct.displacements(eta_prev, up_prev)
-    acc = dict.fromkeys(en, 0.0)
+    acc = dict.fromkeys(en, 0.0 if accounts else math.nan)
     changes = np.zeros(sum(ct.mu.size for ct in contacts), np.int64)
     w2 = model.omega2
     Cm = np.diag(model.Cm).copy() if model.damping_diagonal else model.Cm

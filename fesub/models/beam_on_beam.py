@@ -390,8 +390,10 @@ def transient(model: BeamOnBeam, *, mu: float, duration: float, vx: float | None
         if roughness_std > 0:
             rough = band_limited_noise(n_steps, 1.0 / h, band, roughness_std, seed)
             series = [("slider", int(slider.node_dofs[model.sub1.mesh.node("C"), 1]), rough)]
+        # the signals below need no work accounts (the energies are not returned): left out
         res = simulate_multibody(mb, duration=duration, h=h, fs_out=1.0 / (dec * h), on_stick="stop",
-                                 initial=initial, tol=TRANSIENT_TOL, progress=progress, loop=loop, series=series)
+                                 initial=initial, tol=TRANSIENT_TOL, progress=progress, loop=loop, series=series,
+                                 accounts=False)
     if res.status == "not_converged":
         raise ConvergenceError(f"the contact kernel did not converge at step {res.steps} (t = {res.steps * h:.6g} s)")
     keep = res.t.size
