@@ -197,15 +197,19 @@ cdef inline void _cached(Nodes* s, Py_ssize_t j, const double* e, double tt, Py_
 cdef inline void _frame(double px, double py, double ax, double ay, double bx, double by,
                         double* alpha, double* gap, double* nx, double* ny, double* tx, double* ty) noexcept nogil:
     """Coordinate alpha of the projection of P on A -> B, signed gap along the left normal,
-    unit normal and tangent (``interface.frames``)."""
+    unit normal and tangent (``interface.frames``). alpha = (r . d) / |d|^2, its division beside
+    the root and the tangent's (the step's chain of dependent operations runs through here: a
+    division after the tangent's would lengthen it); the tangent d / |d| (exact for a segment
+    along an axis)."""
     cdef double dx = bx - ax, dy = by - ay
-    cdef double ln = sqrt(dx * dx + dy * dy)  # (no over- or underflow at lengths of a mesh)
+    cdef double l2 = dx * dx + dy * dy  # (no over- or underflow at lengths of a mesh)
+    cdef double ln = sqrt(l2)
     cdef double rx = px - ax, ry = py - ay
+    alpha[0] = (rx * dx + ry * dy) / l2
     tx[0] = dx / ln
     ty[0] = dy / ln
     nx[0] = -ty[0]
     ny[0] = tx[0]
-    alpha[0] = (rx * tx[0] + ry * ty[0]) / ln
     gap[0] = rx * nx[0] + ry * ny[0]
 
 

@@ -146,6 +146,8 @@ def march(double h, long n_steps, long dec, long i0, double tol, long max_iter, 
     cdef double xnext = 0.0
     cdef double dpre[6]
     cdef double Q18[18]       # one node: its W as a quadratic in alpha (``_gram_quad``)
+    cdef double fax = 0.0, fay = 0.0, fbx = 0.0, fby = 0.0   # predicted master nodes of the fused pass
+    cdef double* dsrc
     cdef long rem, fa = -1, fb = -1
     cdef Step P
     cdef Passes F
@@ -327,20 +329,30 @@ def march(double h, long n_steps, long dec, long i0, double tol, long max_iter, 
                         _lean_ranges(&L, &F, &X)
                 fused = fok
             if fused:
-                if pre:  # e* and the node parts d6 came out of the last step's update pass
-                    for r in range(6):
-                        d6[r] = dpre[r]
+                if pre:  # e* and the node parts came out of the last step's update pass (into dpre)
+                    dsrc = dpre
                 else:
                     _predict_one(&P, En, Ep, Es, &F, d6)
+                    dsrc = d6
                 _driven(&ss, 0, tt_x, s + 2, &ax, &ay)
-                sxp = d6[0] + ax
-                syp = d6[1] + ay
-                for r in range(2):
-                    ia = segs[hint[0], r]
-                    _driven(&ms, ia, tt_x, s + 2, &ax, &ay)
-                    MC[3][2 * ia] = d6[2 + 2 * r] + ax
-                    MC[3][2 * ia + 1] = d6[3 + 2 * r] + ay
-                    MS[3][ia] = n + 1
+                sxp = dsrc[0] + ax
+                syp = dsrc[1] + ay
+                # (the master nodes' displacements also stay in locals for the search below: their
+                # way through the cache would lengthen the step's chain of dependent operations)
+                ia = segs[hint[0], 0]
+                _driven(&ms, ia, tt_x, s + 2, &ax, &ay)
+                fax = dsrc[2] + ax
+                fay = dsrc[3] + ay
+                MC[3][2 * ia] = fax
+                MC[3][2 * ia + 1] = fay
+                MS[3][ia] = n + 1
+                ia = segs[hint[0], 1]
+                _driven(&ms, ia, tt_x, s + 2, &ax, &ay)
+                fbx = dsrc[4] + ax
+                fby = dsrc[5] + ay
+                MC[3][2 * ia] = fbx
+                MC[3][2 * ia + 1] = fby
+                MS[3][ia] = n + 1
             else:
                 for k in range(nm):
                     Es[k] = 2 * En[k] - Ep[k] + h2 * ((fc[k] + t * fr[k]) - cdamp[k] * (En[k] - Ep[k]) * inv_h
@@ -354,6 +366,10 @@ def march(double h, long n_steps, long dec, long i0, double tol, long max_iter, 
                 _series_add(&X, s, h2, Es)  # force series: over the window of each row
                 if fused and X.track:  # the node displacements the predictor's pass gave: the series' part
                     _series_move(&X, &ss, &ms, s, h2, fa, fb, &sxp, &syp, MC[3])
+                    fax = MC[3][2 * fa]
+                    fay = MC[3][2 * fa + 1]
+                    fbx = MC[3][2 * fb]
+                    fby = MC[3][2 * fb + 1]
             # --- search and rows of the nodes on their master surface
             na = 0
             left = False
@@ -365,8 +381,14 @@ def march(double h, long n_steps, long dec, long i0, double tol, long max_iter, 
                 lo = node_segs[i, 0]
                 mseg = node_segs[i, 1] - lo
                 sgk = hint[i]
-                _cached(&ms, segs[sgk, 0], Es, tt_x, s + 2, n + 1, MC[3], MS[3], &ax, &ay)
-                _cached(&ms, segs[sgk, 1], Es, tt_x, s + 2, n + 1, MC[3], MS[3], &bx, &by)
+                if fused:  # (m = 1: the nodes of segment hint[0], from the fused pass)
+                    ax = fax
+                    ay = fay
+                    bx = fbx
+                    by = fby
+                else:
+                    _cached(&ms, segs[sgk, 0], Es, tt_x, s + 2, n + 1, MC[3], MS[3], &ax, &ay)
+                    _cached(&ms, segs[sgk, 1], Es, tt_x, s + 2, n + 1, MC[3], MS[3], &bx, &by)
                 _frame(px, py, mX[segs[sgk, 0], 0] + ax, mX[segs[sgk, 0], 1] + ay,
                        mX[segs[sgk, 1], 0] + bx, mX[segs[sgk, 1], 1] + by, &al, &g, &nx, &ny, &tx, &ty)
                 if not (al >= 0.0 and al <= 1.0) or off[i]:

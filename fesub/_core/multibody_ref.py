@@ -51,13 +51,15 @@ class _Nodes:
 
 
 def _frame(px, py, ax, ay, bx, by):
-    """(alpha, gap, nx, ny, tx, ty) of P on A -> B (``interface.frames``)."""
+    """(alpha, gap, nx, ny, tx, ty) of P on A -> B (``interface.frames``), in the kernel's
+    arithmetic: alpha = (r . d) / |d|^2, t = d / |d|."""
     dx, dy = bx - ax, by - ay
-    ln = math.hypot(dx, dy)
+    l2 = dx * dx + dy * dy
+    ln = math.sqrt(l2)
     rx, ry = px - ax, py - ay
     tx, ty = dx / ln, dy / ln
     nx, ny = -ty, tx
-    return (rx * tx + ry * ty) / ln, rx * nx + ry * ny, nx, ny, tx, ty
+    return (rx * dx + ry * dy) / l2, rx * nx + ry * ny, nx, ny, tx, ty
 
 
 def _walk_alpha(px, py, x1, y1, x2, y2):
