@@ -264,15 +264,16 @@ def march(double h, long n_steps, long dec, long i0, double tol, long max_iter, 
     L.q = NULL
     L.works = accounts != 0
     if fast and not sampled:
-        # one block for the four states, the lean pass's coefficients and the copies of the six
-        # node rows, every array at the same place in a 64-byte line, chosen so that the first
-        # coordinate of the master window is at a line's start (the long pass starts aligned)
+        # one block for the four states, the lean pass's coefficients (q, p, H, Hr), the copies
+        # of the six node rows and the coefficients A, B of the pass without the works, every
+        # array at the same place in a 64-byte line, chosen so that the first coordinate of the
+        # master window is at a line's start (the long pass starts aligned)
         if 0 <= hint[0] < segs.shape[0]:
             shift = (8 - mwin[segs[hint[0], 0], 0] % 8) % 8
         # (one line more than whole lines: arrays a multiple of 4096 bytes apart would make the
         # loads of one wait on the stores of another with the same low address bits)
         stride = (nm + shift + 7) // 8 * 8 + 8
-        lcoef = <double*> malloc((14 * stride + 8) * sizeof(double))
+        lcoef = <double*> malloc((16 * stride + 8) * sizeof(double))
         if lcoef == NULL:
             free(X.xd)
             raise MemoryError("work space of the one-node passes")
@@ -284,11 +285,15 @@ def march(double h, long n_steps, long dec, long i0, double tol, long max_iter, 
         L.H = &base[6 * stride]
         L.Hr = &base[7 * stride]
         rcopy = &base[8 * stride]
+        L.A = &base[14 * stride]
+        L.B = &base[15 * stride]
         for k in range(nm):
             base[4 * stride + k] = h2 * w2[k]
             base[5 * stride + k] = h * cdamp[k]
             base[6 * stride + k] = h2 * fc[k]
             base[7 * stride + k] = h2 * fr[k]
+            base[14 * stride + k] = 2.0 - h2 * w2[k] - h * cdamp[k]
+            base[15 * stride + k] = h * cdamp[k] - 1.0
     with nogil:  # (nothing in it raises: X.xd and lcoef are freed after it)
         for k in range(4 * M):
             iwork[6 * m + k] = _NEVER
