@@ -251,8 +251,8 @@ def march_chunks(model, h, n_steps, dec, tol, max_iter, on_stick, eta, eta_prev,
             fs, sds, mds, count, stop = plan.samples(model, done, min(chunk, n_steps - done), h)
             if count == 0:
                 break
-            K.march(h, count, dec, done, tol, max_iter, int(on_stick == "stop"), int(accounts), w2, cdamp, plan.fc, plan.fr,
-                    fs, xrow, xwin, xval[done:done + count], eta, eta_prev, sl.R, sl.win, sl.X, sl.dv, sds,
+            K.march(h, count, dec, done, tol, max_iter, int(on_stick == "stop"), int(accounts), w2, cdamp, plan.fc,
+                    plan.fr, fs, xrow, xwin, xval[done:done + count], eta, eta_prev, sl.R, sl.win, sl.X, sl.dv, sds,
                     ma.R, ma.win, ma.X, ma.dv, mds, plan.segs, plan.node_segs, plan.node_itf, plan.mu, plan.n_itf,
                     hint, off, lam, code, changes, acc, orow, owin, out["lambda_n"][j:], out["lambda_t"][j:],
                     out["gap"][j:], out["slip_velocity"][j:], out["state"][j:], out["segment"][j:], o_geo[:, j:],
