@@ -146,7 +146,7 @@ def march(double h, long n_steps, long dec, long i0, double tol, long max_iter, 
     cdef double xnext = 0.0
     cdef double dpre[6]
     cdef double Q18[18]       # one node: its W as a quadratic in alpha (``_gram_quad``)
-    cdef double fax = 0.0, fay = 0.0, fbx = 0.0, fby = 0.0   # predicted master nodes of the fused pass
+    cdef double fm[4]         # predicted displacements of the master nodes of the fused pass
     cdef double* dsrc
     cdef long rem, fa = -1, fb = -1
     cdef Step P
@@ -344,20 +344,14 @@ def march(double h, long n_steps, long dec, long i0, double tol, long max_iter, 
                 syp = dsrc[1] + ay
                 # (the master nodes' displacements also stay in locals for the search below: their
                 # way through the cache would lengthen the step's chain of dependent operations)
-                ia = segs[hint[0], 0]
-                _driven(&ms, ia, tt_x, s + 2, &ax, &ay)
-                fax = dsrc[2] + ax
-                fay = dsrc[3] + ay
-                MC[3][2 * ia] = fax
-                MC[3][2 * ia + 1] = fay
-                MS[3][ia] = n + 1
-                ia = segs[hint[0], 1]
-                _driven(&ms, ia, tt_x, s + 2, &ax, &ay)
-                fbx = dsrc[4] + ax
-                fby = dsrc[5] + ay
-                MC[3][2 * ia] = fbx
-                MC[3][2 * ia + 1] = fby
-                MS[3][ia] = n + 1
+                for r in range(2):
+                    ia = segs[hint[0], r]
+                    _driven(&ms, ia, tt_x, s + 2, &ax, &ay)
+                    fm[2 * r] = dsrc[2 + 2 * r] + ax
+                    fm[2 * r + 1] = dsrc[3 + 2 * r] + ay
+                    MC[3][2 * ia] = fm[2 * r]
+                    MC[3][2 * ia + 1] = fm[2 * r + 1]
+                    MS[3][ia] = n + 1
             else:
                 for k in range(nm):
                     Es[k] = 2 * En[k] - Ep[k] + h2 * ((fc[k] + t * fr[k]) - cdamp[k] * (En[k] - Ep[k]) * inv_h
@@ -371,10 +365,10 @@ def march(double h, long n_steps, long dec, long i0, double tol, long max_iter, 
                 _series_add(&X, s, h2, Es)  # force series: over the window of each row
                 if fused and X.track:  # the node displacements the predictor's pass gave: the series' part
                     _series_move(&X, &ss, &ms, s, h2, fa, fb, &sxp, &syp, MC[3])
-                    fax = MC[3][2 * fa]
-                    fay = MC[3][2 * fa + 1]
-                    fbx = MC[3][2 * fb]
-                    fby = MC[3][2 * fb + 1]
+                    fm[0] = MC[3][2 * fa]
+                    fm[1] = MC[3][2 * fa + 1]
+                    fm[2] = MC[3][2 * fb]
+                    fm[3] = MC[3][2 * fb + 1]
             # --- search and rows of the nodes on their master surface
             na = 0
             left = False
@@ -387,10 +381,10 @@ def march(double h, long n_steps, long dec, long i0, double tol, long max_iter, 
                 mseg = node_segs[i, 1] - lo
                 sgk = hint[i]
                 if fused:  # (m = 1: the nodes of segment hint[0], from the fused pass)
-                    ax = fax
-                    ay = fay
-                    bx = fbx
-                    by = fby
+                    ax = fm[0]
+                    ay = fm[1]
+                    bx = fm[2]
+                    by = fm[3]
                 else:
                     _cached(&ms, segs[sgk, 0], Es, tt_x, s + 2, n + 1, MC[3], MS[3], &ax, &ay)
                     _cached(&ms, segs[sgk, 1], Es, tt_x, s + 2, n + 1, MC[3], MS[3], &bx, &by)
