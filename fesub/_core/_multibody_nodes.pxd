@@ -336,7 +336,9 @@ cdef inline void _update_one(Nodes* ss, Nodes* ms, Py_ssize_t ia, Py_ssize_t ib,
     """e_next = e* + h^2 J' lam for one slave node (rows of node 0), and the displacements after
     the step of the slave and of its master nodes, through the Gram matrix G. With ``cout``, the
     coefficients c of the rows (slave x, y, master ia x, y, ib x, y; e_next = e* + sum c_r row_r)
-    go there and e_next is left to the caller (``_advance``)."""
+    go there and e_next is left to the caller (``_advance``); the fused passes apply only where
+    the slave's and the master's windows are disjoint, so that with it G's blocks between the
+    slave and the master rows are zero and are skipped (the same sums: their terms are zeros)."""
     cdef Py_ssize_t k, p, nm = ss.nm
     cdef double c[6]
     cdef double d[6]
@@ -350,9 +352,17 @@ cdef inline void _update_one(Nodes* ss, Nodes* ms, Py_ssize_t ia, Py_ssize_t ib,
     if solved:
         for p in range(6):
             c[p] = h2 * (lam[0] * cNT[p] + lam[1] * cNT[6 + p])
-        for p in range(6):
-            for k in range(6):
-                d[p] += G[6 * p + k] * c[k]
+        if cout != NULL:
+            for p in range(2):
+                for k in range(2):
+                    d[p] += G[6 * p + k] * c[k]
+            for p in range(2, 6):
+                for k in range(2, 6):
+                    d[p] += G[6 * p + k] * c[k]
+        else:
+            for p in range(6):
+                for k in range(6):
+                    d[p] += G[6 * p + k] * c[k]
     if cout != NULL:
         for p in range(6):
             cout[p] = c[p]
@@ -1159,11 +1169,18 @@ cdef inline void _lean_next(const Lean* L, const Step* P, double tn, double* S, 
         _lean_ranges5(L, P, tn, S, En, Ep, O, F, c6, True, acc, w, xr, hx, dx)
     else:
         _lean_ranges5(L, P, tn, S, En, Ep, O, F, c6, False, acc, w, xr, hx, dx)
-    sums[0] = s * acc[0]
-    sums[1] = s * (acc[1] + P.t * acc[2])
-    sums[2] = acc[3] * (P.inv_h * P.inv_h)
-    sums[3] = acc[4] / P.h2
-    for r in range(F.nr[0]):
-        d6[F.off[0] + r] = w[r]
-    for r in range(F.nr[1]):
-        d6[F.off[1] + r] = w[4 + r]
+    sums[0] = s * acc[0] if L.works else 0.0  # (only what is summed: no division otherwise)
+    sums[1] = s * (acc[1] + P.t * acc[2]) if L.works else 0.0
+    if energy:
+        sums[2] = acc[3] * (P.inv_h * P.inv_h)
+        sums[3] = acc[4] / P.h2
+    if F.off[0] == 0:  # the slave's window first (its two rows)
+        for r in range(2):
+            d6[r] = w[r]
+        for r in range(4):
+            d6[2 + r] = w[4 + r]
+    else:
+        for r in range(4):
+            d6[2 + r] = w[r]
+        for r in range(2):
+            d6[r] = w[4 + r]

@@ -653,18 +653,24 @@ def march(double h, long n_steps, long dec, long i0, double tol, long max_iter, 
                 ny = gnv[4 * i + 1]
                 tx = gnv[4 * i + 2]
                 ty = gnv[4 * i + 3]
-                if not fast:
+                if fast:  # (``_update_one`` put the displacements after the step of ia, ib in the cache)
+                    ax = MC[slot_x][2 * ia]
+                    ay = MC[slot_x][2 * ia + 1]
+                    bx = MC[slot_x][2 * ib]
+                    by = MC[slot_x][2 * ib + 1]
+                else:
                     _disp(&ss, i, Ex, tt_x, s + 2, &SU[slot_x][2 * i], &SU[slot_x][2 * i + 1])
-                _cached(&ms, ia, Ex, tt_x, s + 2, n + 1, MC[slot_x], MS[slot_x], &ax, &ay)
-                _cached(&ms, ib, Ex, tt_x, s + 2, n + 1, MC[slot_x], MS[slot_x], &bx, &by)
+                    _cached(&ms, ia, Ex, tt_x, s + 2, n + 1, MC[slot_x], MS[slot_x], &ax, &ay)
+                    _cached(&ms, ib, Ex, tt_x, s + 2, n + 1, MC[slot_x], MS[slot_x], &bx, &by)
                 g = NAN  # the gap after the step: an output only (off the grid, formed if a stop records it)
                 if grid and not off[i]:
                     _frame(ss.X[2 * i] + SU[slot_x][2 * i], ss.X[2 * i + 1] + SU[slot_x][2 * i + 1],
                            mX[ia, 0] + ax, mX[ia, 1] + ay, mX[ib, 0] + bx, mX[ib, 1] + by,
                            &a1, &g, &ex, &ey, &dx, &dy)
-                # slip of the step (against the state n)
-                _cached(&ms, ia, En, tt_n, s + 1, n, MC[slot_n], MS[slot_n], &cx0, &cy0)
-                _cached(&ms, ib, En, tt_n, s + 1, n, MC[slot_n], MS[slot_n], &cx1, &cy1)
+                # slip of the step (against the state n; one node on its surface: the search's)
+                if not fast or off[i]:
+                    _cached(&ms, ia, En, tt_n, s + 1, n, MC[slot_n], MS[slot_n], &cx0, &cy0)
+                    _cached(&ms, ib, En, tt_n, s + 1, n, MC[slot_n], MS[slot_n], &cx1, &cy1)
                 rx = (SU[slot_x][2 * i] - SU[slot_n][2 * i]) - ((1 - al) * (ax - cx0) + al * (bx - cx1))
                 ry = (SU[slot_x][2 * i + 1] - SU[slot_n][2 * i + 1]) - ((1 - al) * (ay - cy0) + al * (by - cy1))
                 rt0 = rx * tx + ry * ty
