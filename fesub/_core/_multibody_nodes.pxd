@@ -1084,8 +1084,10 @@ cdef inline void _lean_range(const Lean* L, double t, double tn, dptr_r S, cdptr
 
 
 cdef inline void _lean_bare5(const Lean* L, double tn, double* S, const double* En, double* O, const Passes* F,
-                             const double* c6, const double* xr, double hx, double* w, double* dx) noexcept nogil:
-    """``_lean_ranges5`` with ``_lean_bare`` (no works, no energies)."""
+                             const double* c6, const double* xr, double hx, double* w, double* w2,
+                             double* dx) noexcept nogil:
+    """``_lean_ranges5`` with ``_lean_bare`` (no works, no energies); the sums of the first
+    window's rows added to w[0..3], of the second's to w2[0..3]."""
     if F.cut[0] < F.cut[1]:
         _lean_bare(L, tn, S, En, O, F.cut[0], F.cut[1], 0, F.rows, c6, True, w, NULL, 0.0, dx)
     if F.cut[1] < F.cut[2]:
@@ -1095,7 +1097,7 @@ cdef inline void _lean_bare5(const Lean* L, double tn, double* S, const double* 
         _lean_bare(L, tn, S, En, O, F.cut[2], F.cut[3], 0, F.rows, c6, True, w, NULL, 0.0, dx)
     if F.cut[3] < F.cut[4]:
         _lean_bare(L, tn, S, En, O, F.cut[3], F.cut[4], F.nr[1], &F.rows[F.nr[0]], &c6[F.off[1]], L.fr[3],
-                   &w[4], xr if L.xrange == 3 else NULL, hx, dx)
+                   w2, xr if L.xrange == 3 else NULL, hx, dx)
     if F.cut[4] < F.cut[5]:
         _lean_bare(L, tn, S, En, O, F.cut[4], F.cut[5], 0, F.rows, c6, True, w, NULL, 0.0, dx)
 
@@ -1127,7 +1129,7 @@ cdef inline void _lean_ranges5(const Lean* L, const Step* P, double tn, double* 
         _lean_bare5_energy(L, tn, S, En, O, F, c6, xr, hx, acc, w, dx)
         return
     if not L.works:
-        _lean_bare5(L, tn, S, En, O, F, c6, xr, hx, w, dx)
+        _lean_bare5(L, tn, S, En, O, F, c6, xr, hx, w, &w[4], dx)
         return
     if F.cut[0] < F.cut[1]:
         _lean_range(L, P.t, tn, S, En, Ep, O, F.cut[0], F.cut[1], 0, F.rows, c6, True, energy, acc, w, NULL, 0.0,
@@ -1161,6 +1163,16 @@ cdef inline void _lean_next(const Lean* L, const Step* P, double tn, double* S, 
     cdef double acc[5]
     cdef Py_ssize_t r
     cdef double s = 0.5 / P.h2
+    if not L.works and not energy:
+        # the sums straight into d6 (the next step's search reads them: one way through memory
+        # fewer on the step's chain of dependent operations); a window of two rows adds zeros
+        # to the two places after its own
+        for r in range(6):
+            d6[r] = 0.0
+        _lean_bare5(L, tn, S, En, O, F, c6, xr, hx, &d6[F.off[0]], &d6[F.off[1]], dx)
+        sums[0] = 0.0
+        sums[1] = 0.0
+        return
     for r in range(8):
         w[r] = 0.0
     for r in range(5):

@@ -104,7 +104,7 @@ cdef inline void _node_works(Nodes* ss, Nodes* ms, Py_ssize_t i, Py_ssize_t ia, 
 
 def work_sizes(long nm, long m, long n_master, long n_itf):
     """(doubles, integers) of the work arrays of :func:`march`."""
-    return (8 * nm + 4 * m * nm + 24 * m + 8 * n_master + 4 * n_itf + 51, 6 * m + 4 * n_master)
+    return (8 * nm + 4 * m * nm + 24 * m + 8 * n_master + 4 * n_itf + 36, 6 * m + 4 * n_master)
 
 
 def march(double h, long n_steps, long dec, long i0, double tol, long max_iter, long stop_on_change, long accounts,
@@ -144,8 +144,12 @@ def march(double h, long n_steps, long dec, long i0, double tol, long max_iter, 
     cdef bint pre = False     # the predictor of this step was done in the last step's update pass
     cdef bint xpre = False    # ... with the force series' value of this step (row . e* in xnext)
     cdef double xnext = 0.0
-    cdef double dpre[6]
+    cdef double dpre[6]       # (the pass adds zeros to the two places after a two-row window: see _lean_next)
     cdef double Q18[18]       # one node: its W as a quadratic in alpha (``_gram_quad``)
+    cdef double W3[3]         # ... its W, b, multipliers and row coefficients (normal, tangent)
+    cdef double b2[2]
+    cdef double l2[2]
+    cdef double cN12[12]
     cdef double fm[4]         # predicted displacements of the master nodes of the fused pass
     cdef double* dsrc
     cdef long rem, fa = -1, fb = -1
@@ -156,9 +160,6 @@ def march(double h, long n_steps, long dec, long i0, double tol, long max_iter, 
     cdef double sums[4]
     cdef long seg0 = -1, gseg = -1
     cdef double* G6
-    cdef double* cNT
-    cdef double* Wl
-    cdef double* cf
     cdef long st, old, stop_lift, stop_stick
     cdef double* E[4]
     cdef double* Ep
@@ -234,8 +235,6 @@ def march(double h, long n_steps, long dec, long i0, double tol, long max_iter, 
         MS[k] = &iwork[6 * m + k * M]
     fsum = &work[q + 8 * M]        # (n_itf, 4) per-interface sums of the works
     G6 = &work[q + 8 * M + 4 * n_itf]   # one slave node: Gram matrix of its rows (6 x 6)
-    cNT = &G6[36]                       # coefficients of its normal and tangential rows (2 x 6)
-    Wl = &cNT[12]                       # its W = h^2 J J' (nn, nt, tt)
     ab = &iwork[0]                 # (m, 2) master nodes of each slave's segment
     idx = &iwork[2 * m]            # nodes on their master surface, in order
     act = &iwork[3 * m]            # active flag of each of them
@@ -477,19 +476,26 @@ def march(double h, long n_steps, long dec, long i0, double tol, long max_iter, 
                         _gram(&ss, &ms, 0, ab[0], ab[1], G6)
                         _gram_quad(G6, Q18)
                         gseg = seg0
-                    al = alpha[0]
+                    # (from the search's locals of the node and into local arrays, which the
+                    # compiler keeps in registers: the step's chain of dependent operations runs
+                    # through here, and every way through memory would lengthen it)
                     for r in range(2):
-                        cf = &cNT[6 * r]
-                        ex = gnv[2 * r]
-                        ey = gnv[2 * r + 1]
-                        cf[0] = ex
-                        cf[1] = ey
-                        cf[2] = -(1 - al) * ex
-                        cf[3] = -(1 - al) * ey
-                        cf[4] = -al * ex
-                        cf[5] = -al * ey
-                    _w_one(Q18, al, gnv[0], gnv[1], gnv[2], gnv[3], h2, Wl)
-                    coulomb_one(Wl, b, muo[0], lall, tol, max_iter, st3)
+                        ex = nx if r == 0 else tx
+                        ey = ny if r == 0 else ty
+                        cN12[6 * r] = ex
+                        cN12[6 * r + 1] = ey
+                        cN12[6 * r + 2] = -(1 - al) * ex
+                        cN12[6 * r + 3] = -(1 - al) * ey
+                        cN12[6 * r + 4] = -al * ex
+                        cN12[6 * r + 5] = -al * ey
+                    _w_one(Q18, al, nx, ny, tx, ty, h2, W3)
+                    b2[0] = g
+                    b2[1] = rx * tx + ry * ty
+                    l2[0] = lall[0]
+                    l2[1] = lall[1]
+                    coulomb_one(W3, b2, mu[0], l2, tol, max_iter, st3)
+                    lall[0] = l2[0]
+                    lall[1] = l2[1]
                     val = st3[0]
                     solved = True
                 elif na == 1:
@@ -579,7 +585,7 @@ def march(double h, long n_steps, long dec, long i0, double tol, long max_iter, 
                         _lean_ranges(&L, &F, &X)
                 fused2 = fok
             if fast:
-                _update_one(&ss, &ms, ab[0], ab[1], Es, Ex, h2, lall, cNT, G6, solved, sxp, syp, ax, ay, bx, by,
+                _update_one(&ss, &ms, ab[0], ab[1], Es, Ex, h2, l2, cN12, G6, solved, sxp, syp, ax, ay, bx, by,
                             &SU[slot_x][0], &MC[slot_x][0], &MS[slot_x][0], n + 1, c6 if fused2 else NULL)
             else:
                 for k in range(nm):

@@ -124,7 +124,7 @@ def _update_one(srow, swin, mrow, mwin, ia, ib, Es, Ex, h2, lam, cNT, G, solved,
 
 def work_sizes(nm, m, n_master, n_itf):
     """(doubles, integers) of the work arrays of :func:`march`."""
-    return (8 * nm + 4 * m * nm + 24 * m + 8 * n_master + 4 * n_itf + 51, 6 * m + 4 * n_master)
+    return (8 * nm + 4 * m * nm + 24 * m + 8 * n_master + 4 * n_itf + 36, 6 * m + 4 * n_master)
 
 
 def _contact(J, b, muo, lall, act, na, nm, w, tol, max_iter):
