@@ -1104,7 +1104,7 @@ cdef inline void _lean_bare5(const Lean* L, double tn, double* S, const double* 
 
 cdef inline void _lean_bare5_energy(const Lean* L, double tn, double* S, const double* En, double* O,
                                     const Passes* F, const double* c6, const double* xr, double hx, double* acc,
-                                    double* w, double* dx) noexcept nogil:
+                                    double* w, double* w2, double* dx) noexcept nogil:
     """``_lean_bare5`` with the energies (``_lean_bare_energy``; on the output grid)."""
     if F.cut[0] < F.cut[1]:
         _lean_bare_energy(L, tn, S, En, O, F.cut[0], F.cut[1], 0, F.rows, c6, True, acc, w, NULL, 0.0, dx)
@@ -1115,7 +1115,7 @@ cdef inline void _lean_bare5_energy(const Lean* L, double tn, double* S, const d
         _lean_bare_energy(L, tn, S, En, O, F.cut[2], F.cut[3], 0, F.rows, c6, True, acc, w, NULL, 0.0, dx)
     if F.cut[3] < F.cut[4]:
         _lean_bare_energy(L, tn, S, En, O, F.cut[3], F.cut[4], F.nr[1], &F.rows[F.nr[0]], &c6[F.off[1]],
-                          L.fr[3], acc, &w[4], xr if L.xrange == 3 else NULL, hx, dx)
+                          L.fr[3], acc, w2, xr if L.xrange == 3 else NULL, hx, dx)
     if F.cut[4] < F.cut[5]:
         _lean_bare_energy(L, tn, S, En, O, F.cut[4], F.cut[5], 0, F.rows, c6, True, acc, w, NULL, 0.0, dx)
 
@@ -1123,14 +1123,9 @@ cdef inline void _lean_bare5_energy(const Lean* L, double tn, double* S, const d
 cdef inline void _lean_ranges5(const Lean* L, const Step* P, double tn, double* S, const double* En,
                                const double* Ep, double* O, const Passes* F, const double* c6, bint energy,
                                double* acc, double* w, const double* xr, double hx, double* dx) noexcept nogil:
-    """The five ranges of ``_lean_next`` (``energy`` a constant at each call: one loop each), the
-    empty ones skipped; the force series row ``xr`` (or NULL) in the range ``L.xrange``."""
-    if not L.works and energy:
-        _lean_bare5_energy(L, tn, S, En, O, F, c6, xr, hx, acc, w, dx)
-        return
-    if not L.works:
-        _lean_bare5(L, tn, S, En, O, F, c6, xr, hx, w, &w[4], dx)
-        return
+    """The five ranges of ``_lean_next`` with the works (``energy`` a constant at each call: one
+    loop each), the empty ones skipped; the force series row ``xr`` (or NULL) in the range
+    ``L.xrange``."""
     if F.cut[0] < F.cut[1]:
         _lean_range(L, P.t, tn, S, En, Ep, O, F.cut[0], F.cut[1], 0, F.rows, c6, True, energy, acc, w, NULL, 0.0,
                     dx)
@@ -1163,26 +1158,31 @@ cdef inline void _lean_next(const Lean* L, const Step* P, double tn, double* S, 
     cdef double acc[5]
     cdef Py_ssize_t r
     cdef double s = 0.5 / P.h2
-    if not L.works and not energy:
+    for r in range(5):
+        acc[r] = 0.0
+    if not L.works:
         # the sums straight into d6 (the next step's search reads them: one way through memory
         # fewer on the step's chain of dependent operations); a window of two rows adds zeros
         # to the two places after its own
         for r in range(6):
             d6[r] = 0.0
-        _lean_bare5(L, tn, S, En, O, F, c6, xr, hx, &d6[F.off[0]], &d6[F.off[1]], dx)
+        if energy:
+            _lean_bare5_energy(L, tn, S, En, O, F, c6, xr, hx, acc, &d6[F.off[0]], &d6[F.off[1]], dx)
+            sums[2] = acc[3] * (P.inv_h * P.inv_h)
+            sums[3] = acc[4] / P.h2
+        else:
+            _lean_bare5(L, tn, S, En, O, F, c6, xr, hx, &d6[F.off[0]], &d6[F.off[1]], dx)
         sums[0] = 0.0
         sums[1] = 0.0
         return
     for r in range(8):
         w[r] = 0.0
-    for r in range(5):
-        acc[r] = 0.0
     if energy:
         _lean_ranges5(L, P, tn, S, En, Ep, O, F, c6, True, acc, w, xr, hx, dx)
     else:
         _lean_ranges5(L, P, tn, S, En, Ep, O, F, c6, False, acc, w, xr, hx, dx)
-    sums[0] = s * acc[0] if L.works else 0.0  # (only what is summed: no division otherwise)
-    sums[1] = s * (acc[1] + P.t * acc[2]) if L.works else 0.0
+    sums[0] = s * acc[0]
+    sums[1] = s * (acc[1] + P.t * acc[2])
     if energy:
         sums[2] = acc[3] * (P.inv_h * P.inv_h)
         sums[3] = acc[4] / P.h2
