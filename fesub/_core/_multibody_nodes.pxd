@@ -390,6 +390,28 @@ cdef inline void _update_one(Nodes* ss, Nodes* ms, Py_ssize_t ia, Py_ssize_t ib,
     mst[ib] = stamp
 
 
+cdef inline long _node_state(double ln, double lt, double mu, double rt) noexcept nogil:
+    """State of a node after its step: 0 open (no normal force), 2 / 3 slip in the + / - sense
+    of its tangent (the tangential force on the cone's edge; the sense that of the step's slip
+    ``rt``, or against the force where the slip is zero), 1 stick."""
+    if not ln > 0:
+        return 0
+    if fabs(lt) >= mu * ln * (1 - 1e-12):
+        return 2 if (rt if rt != 0 else -lt) >= 0 else 3
+    return 1
+
+
+cdef inline void _count_change(long st, long old, long* changes, long* stop_lift, long* stop_stick) noexcept nogil:
+    """Count a node's change of state (``old`` -> ``st``) and flag a lift-off (closed -> open) and
+    the end of a slip (slip -> anything else)."""
+    if st != old:
+        changes[0] += 1
+    if old > 0 and st == 0:
+        stop_lift[0] = 1
+    if old >= 2 and st != old:
+        stop_stick[0] = 1
+
+
 cdef inline bint _split(const long* sw, const long* mw, Py_ssize_t nm, Py_ssize_t* cut, bint* slave_first) noexcept nogil:
     """Cut 0..nm at the slave window ``sw`` and the master window ``mw`` (disjoint, else False):
     ranges [cut[0], cut[1]) plain, [cut[1], cut[2]) first window, [cut[2], cut[3]) plain,

@@ -41,12 +41,12 @@ node, global index), ``off`` (1: off its master surface), ``lam`` (forces of the
 ``code`` (0 open, 1 stick, 2 slip+, 3 slip-), ``changes`` (state changes).
 """
 
-from libc.math cimport fabs, NAN
+from libc.math cimport NAN
 from libc.stdlib cimport malloc, free
 from fesub._core._pgs cimport pgs_solve, coulomb_one
 from fesub._core._multibody_nodes cimport (Nodes, Step, Passes, Series, _time, _driven, _disp, _cached,
                                            _frame, _walk, _gram, _gram_quad, _w_one, _update_one, _passes,
-                                           _predict_one, _advance_one, _series_start, _series_add, _series_move,
+                                           _node_state, _count_change, _predict_one, _advance_one, _series_start, _series_add, _series_move,
                                            _series_work, Lean, _lean_ranges, _lean_next)
 
 #: most passes of the active-set loop in one step
@@ -135,7 +135,7 @@ def march(double h, long n_steps, long dec, long i0, double tol, long max_iter, 
     cdef double rx, ry, ln, lt, rt0
     cdef double st3[3]
     cdef double cx0, cy0, cx1, cy1, sxp = 0.0, syp = 0.0, kin, strn
-    cdef bint conv, any_new, allact, record, closed, sampled = fs.shape[0] > 0, solved
+    cdef bint conv, any_new, allact, record, sampled = fs.shape[0] > 0, solved
     cdef bint fast = m == 1 and nm > 0 and M > 0
     cdef bint fused, fused2   # one node, no sampled forces: predictor and update fused with the node rows
     cdef bint left            # a slave node left its master surface in the search
@@ -640,74 +640,90 @@ def march(double h, long n_steps, long dec, long i0, double tol, long max_iter, 
                 acc[0] += a1
                 acc[1] += val
             # --- close the step of every node: gap after it, slip, works, state
-            for k in range(4 * n_itf):
-                fsum[k] = 0.0
-            for i in range(m):
-                oldc[i] = code[i]
-                lam[i, 0] = 0.0
-                lam[i, 1] = 0.0
-            for p in range(na):
-                lam[idx[p], 0] = lall[2 * p]
-                lam[idx[p], 1] = lall[2 * p + 1]
             stop_lift = 0
             stop_stick = 0
-            for i in range(m):
-                ia = ab[2 * i]
-                ib = ab[2 * i + 1]
-                al = alpha[i]
-                nx = gnv[4 * i]
-                ny = gnv[4 * i + 1]
-                tx = gnv[4 * i + 2]
-                ty = gnv[4 * i + 3]
-                if fast:  # (``_update_one`` put the displacements after the step of ia, ib in the cache)
-                    ax = MC[slot_x][2 * ia]
-                    ay = MC[slot_x][2 * ia + 1]
-                    bx = MC[slot_x][2 * ib]
-                    by = MC[slot_x][2 * ib + 1]
-                else:
-                    _disp(&ss, i, Ex, tt_x, s + 2, &SU[slot_x][2 * i], &SU[slot_x][2 * i + 1])
-                    _cached(&ms, ia, Ex, tt_x, s + 2, n + 1, MC[slot_x], MS[slot_x], &ax, &ay)
-                    _cached(&ms, ib, Ex, tt_x, s + 2, n + 1, MC[slot_x], MS[slot_x], &bx, &by)
-                g = NAN  # the gap after the step: an output only (off the grid, formed if a stop records it)
-                if grid and not off[i]:
-                    _frame(ss.X[2 * i] + SU[slot_x][2 * i], ss.X[2 * i + 1] + SU[slot_x][2 * i + 1],
-                           mX[ia, 0] + ax, mX[ia, 1] + ay, mX[ib, 0] + bx, mX[ib, 1] + by,
-                           &a1, &g, &ex, &ey, &dx, &dy)
-                # slip of the step (against the state n; one node on its surface: the search's)
-                if not fast or off[i]:
+            if fast and not accounts:
+                # one node without the works: from the locals of its search (alpha, frame, the
+                # displacements of the state n) and of its update (the cache of the state after)
+                ln = lall[0] if na else 0.0
+                lt = lall[1] if na else 0.0
+                lam[0, 0] = ln
+                lam[0, 1] = lt
+                ia = ab[0]
+                ib = ab[1]
+                ax = MC[slot_x][2 * ia]
+                ay = MC[slot_x][2 * ia + 1]
+                bx = MC[slot_x][2 * ib]
+                by = MC[slot_x][2 * ib + 1]
+                g = NAN
+                if grid and not off[0]:
+                    _frame(ss.X[0] + SU[slot_x][0], ss.X[1] + SU[slot_x][1], mX[ia, 0] + ax, mX[ia, 1] + ay,
+                           mX[ib, 0] + bx, mX[ib, 1] + by, &a1, &g, &ex, &ey, &dx, &dy)
+                if off[0]:
                     _cached(&ms, ia, En, tt_n, s + 1, n, MC[slot_n], MS[slot_n], &cx0, &cy0)
                     _cached(&ms, ib, En, tt_n, s + 1, n, MC[slot_n], MS[slot_n], &cx1, &cy1)
-                rx = (SU[slot_x][2 * i] - SU[slot_n][2 * i]) - ((1 - al) * (ax - cx0) + al * (bx - cx1))
-                ry = (SU[slot_x][2 * i + 1] - SU[slot_n][2 * i + 1]) - ((1 - al) * (ay - cy0) + al * (by - cy1))
+                rx = (SU[slot_x][0] - SU[slot_n][0]) - ((1 - al) * (ax - cx0) + al * (bx - cx1))
+                ry = (SU[slot_x][1] - SU[slot_n][1]) - ((1 - al) * (ay - cy0) + al * (by - cy1))
                 rt0 = rx * tx + ry * ty
-                ln = lam[i, 0]
-                lt = lam[i, 1]
-                if accounts:
-                    _node_works(&ss, &ms, i, ia, ib, al, nx, ny, tx, ty, ln, lt, ax, ay, bx, by, Ep, tt_p, tt_x, s, n,
-                                SU[slot_x], SU[slot_p], MC[slot_p], MS[slot_p], &fsum[4 * node_itf[i]])
-                # state
-                closed = ln > 0
-                if not closed:
-                    st = 0
-                elif fabs(lt) >= mu[i] * ln * (1 - 1e-12):
-                    val = rt0 if rt0 != 0 else -lt
-                    st = 2 if val >= 0 else 3
-                else:
-                    st = 1
-                old = oldc[i]
-                code[i] = st
-                if st != old:
-                    changes[i] += 1
-                if old > 0 and st == 0:
-                    stop_lift = 1
-                if old >= 2 and st != old:
-                    stop_stick = 1
-                gap[i] = g
-                alpha[i] = rt0  # the slip of the step, for the output
-            for r in range(n_itf if accounts else 0):
-                acc[2] -= 0.5 * fsum[4 * r]
-                acc[3] -= 0.5 * fsum[4 * r + 1]
-                acc[1] -= 0.5 * (fsum[4 * r + 2] + fsum[4 * r + 3])
+                st = _node_state(ln, lt, mu[0], rt0)
+                _count_change(st, code[0], &changes[0], &stop_lift, &stop_stick)
+                code[0] = st
+                gap[0] = g
+                alpha[0] = rt0
+            else:
+                for k in range(4 * n_itf):
+                    fsum[k] = 0.0
+                for i in range(m):
+                    oldc[i] = code[i]
+                    lam[i, 0] = 0.0
+                    lam[i, 1] = 0.0
+                for p in range(na):
+                    lam[idx[p], 0] = lall[2 * p]
+                    lam[idx[p], 1] = lall[2 * p + 1]
+                for i in range(m):
+                    ia = ab[2 * i]
+                    ib = ab[2 * i + 1]
+                    al = alpha[i]
+                    nx = gnv[4 * i]
+                    ny = gnv[4 * i + 1]
+                    tx = gnv[4 * i + 2]
+                    ty = gnv[4 * i + 3]
+                    if fast:  # (``_update_one`` put the displacements after the step of ia, ib in the cache:
+                        ax = MC[slot_x][2 * ia]  # one node with the works)
+                        ay = MC[slot_x][2 * ia + 1]
+                        bx = MC[slot_x][2 * ib]
+                        by = MC[slot_x][2 * ib + 1]
+                    else:
+                        _disp(&ss, i, Ex, tt_x, s + 2, &SU[slot_x][2 * i], &SU[slot_x][2 * i + 1])
+                        _cached(&ms, ia, Ex, tt_x, s + 2, n + 1, MC[slot_x], MS[slot_x], &ax, &ay)
+                        _cached(&ms, ib, Ex, tt_x, s + 2, n + 1, MC[slot_x], MS[slot_x], &bx, &by)
+                    g = NAN  # the gap after the step: an output only (off the grid, formed if a stop needs it)
+                    if grid and not off[i]:
+                        _frame(ss.X[2 * i] + SU[slot_x][2 * i], ss.X[2 * i + 1] + SU[slot_x][2 * i + 1],
+                               mX[ia, 0] + ax, mX[ia, 1] + ay, mX[ib, 0] + bx, mX[ib, 1] + by,
+                               &a1, &g, &ex, &ey, &dx, &dy)
+                    # slip of the step (against the state n; one node on its surface: the search's)
+                    if not fast or off[i]:
+                        _cached(&ms, ia, En, tt_n, s + 1, n, MC[slot_n], MS[slot_n], &cx0, &cy0)
+                        _cached(&ms, ib, En, tt_n, s + 1, n, MC[slot_n], MS[slot_n], &cx1, &cy1)
+                    rx = (SU[slot_x][2 * i] - SU[slot_n][2 * i]) - ((1 - al) * (ax - cx0) + al * (bx - cx1))
+                    ry = ((SU[slot_x][2 * i + 1] - SU[slot_n][2 * i + 1])
+                          - ((1 - al) * (ay - cy0) + al * (by - cy1)))
+                    rt0 = rx * tx + ry * ty
+                    ln = lam[i, 0]
+                    lt = lam[i, 1]
+                    if accounts:
+                        _node_works(&ss, &ms, i, ia, ib, al, nx, ny, tx, ty, ln, lt, ax, ay, bx, by, Ep, tt_p, tt_x,
+                                    s, n, SU[slot_x], SU[slot_p], MC[slot_p], MS[slot_p], &fsum[4 * node_itf[i]])
+                    st = _node_state(ln, lt, mu[i], rt0)
+                    _count_change(st, oldc[i], &changes[i], &stop_lift, &stop_stick)
+                    code[i] = st
+                    gap[i] = g
+                    alpha[i] = rt0  # the slip of the step, for the output
+                for r in range(n_itf if accounts else 0):
+                    acc[2] -= 0.5 * fsum[4 * r]
+                    acc[3] -= 0.5 * fsum[4 * r + 1]
+                    acc[1] -= 0.5 * (fsum[4 * r + 2] + fsum[4 * r + 3])
             if stop_on_change:
                 reason = 2 if stop_lift else (1 if stop_stick else 0)
             record = grid or reason != 0
