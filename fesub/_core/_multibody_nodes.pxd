@@ -401,7 +401,8 @@ cdef inline long _node_state(double ln, double lt, double mu, double rt) noexcep
     return 1
 
 
-cdef inline void _count_change(long st, long old, long* changes, long* stop_lift, long* stop_stick) noexcept nogil:
+cdef inline void _count_change(long st, long old, long* changes, long* stop_lift,
+                               long* stop_stick) noexcept nogil:
     """Count a node's change of state (``old`` -> ``st``) and flag a lift-off (closed -> open) and
     the end of a slip (slip -> anything else)."""
     if st != old:

@@ -46,8 +46,8 @@ from libc.stdlib cimport malloc, free
 from fesub._core._pgs cimport pgs_solve, coulomb_one
 from fesub._core._multibody_nodes cimport (Nodes, Step, Passes, Series, _time, _driven, _disp, _cached,
                                            _frame, _walk, _gram, _gram_quad, _w_one, _update_one, _passes,
-                                           _node_state, _count_change, _predict_one, _advance_one, _series_start, _series_add, _series_move,
-                                           _series_work, Lean, _lean_ranges, _lean_next)
+                                           _node_state, _count_change, _predict_one, _advance_one, _series_start,
+                                           _series_add, _series_move, _series_work, Lean, _lean_ranges, _lean_next)
 
 #: most passes of the active-set loop in one step
 PASSES = 50
@@ -144,7 +144,7 @@ def march(double h, long n_steps, long dec, long i0, double tol, long max_iter, 
     cdef bint pre = False     # the predictor of this step was done in the last step's update pass
     cdef bint xpre = False    # ... with the force series' value of this step (row . e* in xnext)
     cdef double xnext = 0.0
-    cdef double dpre[6]       # (the pass adds zeros to the two places after a two-row window: see _lean_next)
+    cdef double dpre[6]       # (a two-row window's pass adds zeros to the two places after it: _lean_next)
     cdef double Q18[18]       # one node: its W as a quadratic in alpha (``_gram_quad``)
     cdef double W3[3]         # ... its W, b, multipliers and row coefficients (normal, tangent)
     cdef double b2[2]
