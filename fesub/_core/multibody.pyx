@@ -642,59 +642,88 @@ def march(double h, long n_steps, long dec, long i0, double tol, long max_iter, 
             # --- close the step of every node: gap after it, slip, works, state
             stop_lift = 0
             stop_stick = 0
-            for k in range(4 * n_itf if accounts else 0):  # (the works' sums: only with the accounts)
-                fsum[k] = 0.0
-            for i in range(m):
-                oldc[i] = code[i]
-                lam[i, 0] = 0.0
-                lam[i, 1] = 0.0
-            for p in range(na):
-                lam[idx[p], 0] = lall[2 * p]
-                lam[idx[p], 1] = lall[2 * p + 1]
-            for i in range(m):
-                ia = ab[2 * i]
-                ib = ab[2 * i + 1]
-                al = alpha[i]
-                nx = gnv[4 * i]
-                ny = gnv[4 * i + 1]
-                tx = gnv[4 * i + 2]
-                ty = gnv[4 * i + 3]
-                if fast:  # (``_update_one`` put the displacements after the step of ia, ib in the cache)
-                    ax = MC[slot_x][2 * ia]
-                    ay = MC[slot_x][2 * ia + 1]
-                    bx = MC[slot_x][2 * ib]
-                    by = MC[slot_x][2 * ib + 1]
-                else:
-                    _disp(&ss, i, Ex, tt_x, s + 2, &SU[slot_x][2 * i], &SU[slot_x][2 * i + 1])
-                    _cached(&ms, ia, Ex, tt_x, s + 2, n + 1, MC[slot_x], MS[slot_x], &ax, &ay)
-                    _cached(&ms, ib, Ex, tt_x, s + 2, n + 1, MC[slot_x], MS[slot_x], &bx, &by)
-                g = NAN  # the gap after the step: an output only (off the grid, formed if a stop needs it)
-                if grid and not off[i]:
-                    _frame(ss.X[2 * i] + SU[slot_x][2 * i], ss.X[2 * i + 1] + SU[slot_x][2 * i + 1],
-                           mX[ia, 0] + ax, mX[ia, 1] + ay, mX[ib, 0] + bx, mX[ib, 1] + by,
-                           &a1, &g, &ex, &ey, &dx, &dy)
-                # slip of the step (against the state n; one node on its surface: the search's)
-                if not fast or off[i]:
+            if fast and not accounts:
+                # one node without the works: from the locals of its search (alpha, frame, the
+                # displacements of the state n) and of its update (the cache of the state after)
+                ln = lall[0] if na else 0.0
+                lt = lall[1] if na else 0.0
+                lam[0, 0] = ln
+                lam[0, 1] = lt
+                ia = ab[0]
+                ib = ab[1]
+                ax = MC[slot_x][2 * ia]
+                ay = MC[slot_x][2 * ia + 1]
+                bx = MC[slot_x][2 * ib]
+                by = MC[slot_x][2 * ib + 1]
+                g = NAN
+                if grid and not off[0]:
+                    _frame(ss.X[0] + SU[slot_x][0], ss.X[1] + SU[slot_x][1], mX[ia, 0] + ax, mX[ia, 1] + ay,
+                           mX[ib, 0] + bx, mX[ib, 1] + by, &a1, &g, &ex, &ey, &dx, &dy)
+                if off[0]:
                     _cached(&ms, ia, En, tt_n, s + 1, n, MC[slot_n], MS[slot_n], &cx0, &cy0)
                     _cached(&ms, ib, En, tt_n, s + 1, n, MC[slot_n], MS[slot_n], &cx1, &cy1)
-                rx = (SU[slot_x][2 * i] - SU[slot_n][2 * i]) - ((1 - al) * (ax - cx0) + al * (bx - cx1))
-                ry = ((SU[slot_x][2 * i + 1] - SU[slot_n][2 * i + 1])
-                      - ((1 - al) * (ay - cy0) + al * (by - cy1)))
+                rx = (SU[slot_x][0] - SU[slot_n][0]) - ((1 - al) * (ax - cx0) + al * (bx - cx1))
+                ry = (SU[slot_x][1] - SU[slot_n][1]) - ((1 - al) * (ay - cy0) + al * (by - cy1))
                 rt0 = rx * tx + ry * ty
-                ln = lam[i, 0]
-                lt = lam[i, 1]
-                if accounts:
-                    _node_works(&ss, &ms, i, ia, ib, al, nx, ny, tx, ty, ln, lt, ax, ay, bx, by, Ep, tt_p, tt_x,
-                                s, n, SU[slot_x], SU[slot_p], MC[slot_p], MS[slot_p], &fsum[4 * node_itf[i]])
-                st = _node_state(ln, lt, mu[i], rt0)
-                _count_change(st, oldc[i], &changes[i], &stop_lift, &stop_stick)
-                code[i] = st
-                gap[i] = g
-                alpha[i] = rt0  # the slip of the step, for the output
-            for r in range(n_itf if accounts else 0):
-                acc[2] -= 0.5 * fsum[4 * r]
-                acc[3] -= 0.5 * fsum[4 * r + 1]
-                acc[1] -= 0.5 * (fsum[4 * r + 2] + fsum[4 * r + 3])
+                st = _node_state(ln, lt, mu[0], rt0)
+                _count_change(st, code[0], &changes[0], &stop_lift, &stop_stick)
+                code[0] = st
+                gap[0] = g
+                alpha[0] = rt0
+            else:
+                for k in range(4 * n_itf):
+                    fsum[k] = 0.0
+                for i in range(m):
+                    oldc[i] = code[i]
+                    lam[i, 0] = 0.0
+                    lam[i, 1] = 0.0
+                for p in range(na):
+                    lam[idx[p], 0] = lall[2 * p]
+                    lam[idx[p], 1] = lall[2 * p + 1]
+                for i in range(m):
+                    ia = ab[2 * i]
+                    ib = ab[2 * i + 1]
+                    al = alpha[i]
+                    nx = gnv[4 * i]
+                    ny = gnv[4 * i + 1]
+                    tx = gnv[4 * i + 2]
+                    ty = gnv[4 * i + 3]
+                    if fast:  # (``_update_one`` put the displacements after the step of ia, ib in the cache:
+                        ax = MC[slot_x][2 * ia]  # one node with the works)
+                        ay = MC[slot_x][2 * ia + 1]
+                        bx = MC[slot_x][2 * ib]
+                        by = MC[slot_x][2 * ib + 1]
+                    else:
+                        _disp(&ss, i, Ex, tt_x, s + 2, &SU[slot_x][2 * i], &SU[slot_x][2 * i + 1])
+                        _cached(&ms, ia, Ex, tt_x, s + 2, n + 1, MC[slot_x], MS[slot_x], &ax, &ay)
+                        _cached(&ms, ib, Ex, tt_x, s + 2, n + 1, MC[slot_x], MS[slot_x], &bx, &by)
+                    g = NAN  # the gap after the step: an output only (off the grid, formed if a stop needs it)
+                    if grid and not off[i]:
+                        _frame(ss.X[2 * i] + SU[slot_x][2 * i], ss.X[2 * i + 1] + SU[slot_x][2 * i + 1],
+                               mX[ia, 0] + ax, mX[ia, 1] + ay, mX[ib, 0] + bx, mX[ib, 1] + by,
+                               &a1, &g, &ex, &ey, &dx, &dy)
+                    # slip of the step (against the state n; one node on its surface: the search's)
+                    if not fast or off[i]:
+                        _cached(&ms, ia, En, tt_n, s + 1, n, MC[slot_n], MS[slot_n], &cx0, &cy0)
+                        _cached(&ms, ib, En, tt_n, s + 1, n, MC[slot_n], MS[slot_n], &cx1, &cy1)
+                    rx = (SU[slot_x][2 * i] - SU[slot_n][2 * i]) - ((1 - al) * (ax - cx0) + al * (bx - cx1))
+                    ry = ((SU[slot_x][2 * i + 1] - SU[slot_n][2 * i + 1])
+                          - ((1 - al) * (ay - cy0) + al * (by - cy1)))
+                    rt0 = rx * tx + ry * ty
+                    ln = lam[i, 0]
+                    lt = lam[i, 1]
+                    if accounts:
+                        _node_works(&ss, &ms, i, ia, ib, al, nx, ny, tx, ty, ln, lt, ax, ay, bx, by, Ep, tt_p, tt_x,
+                                    s, n, SU[slot_x], SU[slot_p], MC[slot_p], MS[slot_p], &fsum[4 * node_itf[i]])
+                    st = _node_state(ln, lt, mu[i], rt0)
+                    _count_change(st, oldc[i], &changes[i], &stop_lift, &stop_stick)
+                    code[i] = st
+                    gap[i] = g
+                    alpha[i] = rt0  # the slip of the step, for the output
+                for r in range(n_itf if accounts else 0):
+                    acc[2] -= 0.5 * fsum[4 * r]
+                    acc[3] -= 0.5 * fsum[4 * r + 1]
+                    acc[1] -= 0.5 * (fsum[4 * r + 2] + fsum[4 * r + 3])
             if stop_on_change:
                 reason = 2 if stop_lift else (1 if stop_stick else 0)
             record = grid or reason != 0
