@@ -329,6 +329,22 @@ cdef inline void _w_one(const double* Q, double al, double nx, double ny, double
     W[2] = h2 * (m0 * tx * tx + 2.0 * m1 * tx * ty + m2 * ty * ty)
 
 
+cdef inline void _one_rows(double al, double nx, double ny, double tx, double ty, double* c) noexcept nogil:
+    """The one node's normal and tangential rows over its six node coordinates (slave x, y,
+    master a x, y, b x, y), at contact coordinate ``al``: c[0:6] normal, c[6:12] tangential."""
+    cdef Py_ssize_t r
+    cdef double ex, ey
+    for r in range(2):
+        ex = nx if r == 0 else tx
+        ey = ny if r == 0 else ty
+        c[6 * r] = ex
+        c[6 * r + 1] = ey
+        c[6 * r + 2] = -(1 - al) * ex
+        c[6 * r + 3] = -(1 - al) * ey
+        c[6 * r + 4] = -al * ex
+        c[6 * r + 5] = -al * ey
+
+
 cdef inline void _update_one(Nodes* ss, Nodes* ms, Py_ssize_t ia, Py_ssize_t ib, const double* Es, double* Ex, double h2,
                       const double* lam, const double* cNT, const double* G, bint solved, double sx, double sy,
                       double ax, double ay, double bx, double by, double* su, double* mc, long* mst,

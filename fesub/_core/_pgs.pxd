@@ -78,10 +78,9 @@ cdef inline void pgs_solve_one(const double* W, const double* b, double mu, doub
     status[2] = converged
 
 
-cdef inline void coulomb_one(const double* W, const double* b, double mu, double* lam, double tol,
-                             long max_iter, double* status) noexcept nogil:
+cdef inline bint coulomb_closed(const double* W, const double* b, double mu, double* lam) noexcept nogil:
     """The solution of one constraint's problem in closed form (what ``pgs_solve_one``'s sweeps
-    converge to), falling back to the sweeps where the closed form does not apply.
+    converge to), into ``lam``; False (``lam`` untouched) where the closed form does not apply.
 
     With ``W[0] > 0``, ``mu |W[1]| < W[0]`` and ``W[0] W[2] > W[1]^2`` the problem has exactly
     one solution: open (``lam = 0``) when ``b[0] >= 0``; otherwise, along the normal row's
@@ -89,20 +88,15 @@ cdef inline void coulomb_one(const double* W, const double* b, double mu, double
     with ``lam_t`` (its slope is the Schur complement ``W_tt - W_nt^2 / W_nn``) over the cone's
     interval of ``lam_t``, which contains 0: slip in the positive sense when ``y_t <= 0`` at the
     upper end (``lam_t = mu lam_n``), in the negative sense when ``y_t >= 0`` at the lower end,
-    else stick where ``y_t = 0`` (both rows' equalities). ``status`` = [1, 0, 1] (one exact
-    solve, converged); the sweeps' status otherwise."""
+    else stick where ``y_t = 0`` (both rows' equalities)."""
     cdef double wn = W[0], wc = W[1], wt = W[2], bn = b[0], bt = b[1], ln, yt, det, sense
     cdef int k
     if not (wn > 0.0 and mu * (wc if wc >= 0.0 else -wc) < wn and wn * wt - wc * wc > 0.0 and mu >= 0.0):
-        pgs_solve_one(W, b, mu, lam, tol, max_iter, status)
-        return
-    status[0] = 1.0
-    status[1] = 0.0
-    status[2] = 1.0
+        return False
     if not (bn < 0.0):
         lam[0] = 0.0
         lam[1] = 0.0
-        return
+        return True
     # slip in each sense, that of the last step's tangential force first (a sliding node keeps it)
     sense = 1.0 if lam[1] >= 0.0 else -1.0
     for k in range(2):
@@ -111,11 +105,25 @@ cdef inline void coulomb_one(const double* W, const double* b, double mu, double
         if (yt <= 0.0) if sense > 0.0 else (yt >= 0.0):
             lam[0] = ln
             lam[1] = sense * mu * ln
-            return
+            return True
         sense = -sense
     det = wn * wt - wc * wc
     lam[0] = (wc * bt - wt * bn) / det
     lam[1] = (wc * bn - wn * bt) / det
+    return True
+
+
+cdef inline void coulomb_one(const double* W, const double* b, double mu, double* lam, double tol,
+                             long max_iter, double* status) noexcept nogil:
+    """``coulomb_closed``, falling back to the sweeps (``pgs_solve_one``) where the closed form
+    does not apply. ``status`` = [1, 0, 1] (one exact solve, converged); the sweeps' status
+    otherwise."""
+    if coulomb_closed(W, b, mu, lam):
+        status[0] = 1.0
+        status[1] = 0.0
+        status[2] = 1.0
+    else:
+        pgs_solve_one(W, b, mu, lam, tol, max_iter, status)
 
 
 cdef inline void pgs_solve(const double* J, Py_ssize_t m2, Py_ssize_t n, const double* w, const double* b,

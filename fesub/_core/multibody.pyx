@@ -25,7 +25,12 @@ update, the works and the energies are one pass (``_predict_one``, ``_advance_on
 forms the next step's predictor while the node stays on its segment (``_lean_next``, from
 coefficients formed once per call, e_next written over e* and the predictor into the free
 buffer): one pass over the modal coordinates per step. The node's contact problem is solved in
-closed form where it has one solution (``_pgs.coulomb_one``), by the sweeps otherwise. A force series then moves the predicted node by its
+closed form where it has one solution (``_pgs.coulomb_one``), by the sweeps otherwise. Without
+the work accounts, while the node stays closed on the segment of the last step's pass and the
+closed form applies, a step is taken from the locals of that node alone (``slide`` in ``march``:
+its frame on that segment, no walk, active set or per-node arrays; the same arithmetic as the
+general body, which takes every other step, and takes the step again where a test of the slide
+fails before anything is stored). A force series then moves the predicted node by its
 products with the node rows (``_series_dots``, once per segment), and its work comes from its
 projections on the states (on e* in the pass that adds it, and on e_next through those products),
 so it costs one short pass over its window. The gap after a step (an output only) is formed on the
@@ -43,9 +48,9 @@ node, global index), ``off`` (1: off its master surface), ``lam`` (forces of the
 
 from libc.math cimport NAN
 from libc.stdlib cimport malloc, free
-from fesub._core._pgs cimport pgs_solve, coulomb_one
+from fesub._core._pgs cimport pgs_solve, coulomb_one, coulomb_closed
 from fesub._core._multibody_nodes cimport (Nodes, Step, Passes, Series, _time, _driven, _disp, _cached,
-                                           _frame, _walk, _gram, _gram_quad, _w_one, _update_one, _passes,
+                                           _frame, _walk, _gram, _gram_quad, _w_one, _one_rows, _update_one, _passes,
                                            _node_state, _count_change, _predict_one, _advance_one, _series_start,
                                            _series_add, _series_move, _series_work, Lean, _lean_ranges, _lean_next)
 
@@ -102,6 +107,13 @@ cdef inline void _node_works(Nodes* ss, Nodes* ms, Py_ssize_t i, Py_ssize_t ia, 
     f4[3] += lt * (r3x * tx + r3y * ty)
 
 
+cdef inline void _swap(double** E, long a, long b) noexcept nogil:
+    """Swap the buffers of the states a and b."""
+    cdef double* t = E[a]
+    E[a] = E[b]
+    E[b] = t
+
+
 def work_sizes(long nm, long m, long n_master, long n_itf):
     """(doubles, integers) of the work arrays of :func:`march`."""
     return (8 * nm + 4 * m * nm + 24 * m + 8 * n_master + 4 * n_itf + 36, 6 * m + 4 * n_master)
@@ -132,10 +144,11 @@ def march(double h, long n_steps, long dec, long i0, double tol, long max_iter, 
     cdef long n, reason = 0, j = 0, passes, lo, mseg, sgk, slot_p = 0, slot_n = 1, slot_x = 2, tmpi
     cdef double t, tt_n, tt_x, tt_p, h2 = h * h, inv_h = 1.0 / h
     cdef double px, py, ax, ay, bx, by, al, g, nx, ny, tx, ty, a1, val, dx, dy, ex, ey
-    cdef double rx, ry, ln, lt, rt0
+    cdef double rx, ry, ln, lt, rt0, qax, qay, qbx, qby
     cdef double st3[3]
     cdef double cx0, cy0, cx1, cy1, sxp = 0.0, syp = 0.0, kin, strn
     cdef bint conv, any_new, allact, record, sampled = fs.shape[0] > 0, solved
+    cdef bint slide            # the step of one node sliding on its segment (below)
     cdef bint fast = m == 1 and nm > 0 and M > 0
     cdef bint fused, fused2   # one node, no sampled forces: predictor and update fused with the node rows
     cdef bint left            # a slave node left its master surface in the search
@@ -202,7 +215,6 @@ def march(double h, long n_steps, long dec, long i0, double tol, long max_iter, 
     cdef double* base
     cdef double* rcopy = NULL
     cdef Py_ssize_t shift = 0, stride = 0
-    cdef double* tmpe
     cdef long nd_need, nl_need
     nd_need, nl_need = work_sizes(nm, m, M, n_itf)
     if work.shape[0] < nd_need or iwork.shape[0] < nl_need:
@@ -318,412 +330,487 @@ def march(double h, long n_steps, long dec, long i0, double tol, long max_iter, 
             tt_p = _time(n - 1, h)
             tt_n = _time(n, h)
             tt_x = t + h
-            # --- predictor: one store per element, no branch, no division (the loop vectorises);
-            #     the sampled forces are added after. One node: in the same pass as the predicted
-            #     displacements of the slave and of the master nodes of its last segment
             P.t = t
             grid = rem == 0
-            fused = False
-            if fast and not sampled:
-                if segs[hint[0], 0] != fa or segs[hint[0], 1] != fb:  # (computed again when they change)
-                    fa = segs[hint[0], 0]
-                    fb = segs[hint[0], 1]
-                    fok = _passes(&ss, &ms, fa, fb, &F, rcopy, stride)
-                    if fok:
-                        _lean_ranges(&L, &F, &X)
-                fused = fok
-            if fused:
-                if pre:  # e* and the node parts came out of the last step's update pass (into dpre)
-                    dsrc = dpre
-                else:
-                    _predict_one(&P, En, Ep, Es, &F, d6)
-                    dsrc = d6
+            # --- one node sliding on the segment of the last step's pass (``slide``): the step
+            #     from the locals of its node alone; the general body below takes every other
+            #     step, and this one when the node left the segment, opened or the closed form of
+            #     its problem does not apply (nothing is stored before those tests)
+            slide = (pre and not L.works and not off[0] and s + 1 < n_steps and gseg == hint[0]
+                     and (X.ns == 0 or L.xrange >= 0))
+            if slide:
+                # the predicted node displacements (the last pass's products and the driven parts)
                 _driven(&ss, 0, tt_x, s + 2, &ax, &ay)
-                sxp = dsrc[0] + ax
-                syp = dsrc[1] + ay
-                # (the master nodes' displacements also stay in locals for the search below: their
-                # way through the cache would lengthen the step's chain of dependent operations)
-                for r in range(2):
-                    ia = segs[hint[0], r]
-                    _driven(&ms, ia, tt_x, s + 2, &ax, &ay)
-                    fm[2 * r] = dsrc[2 + 2 * r] + ax
-                    fm[2 * r + 1] = dsrc[3 + 2 * r] + ay
-                    MC[3][2 * ia] = fm[2 * r]
-                    MC[3][2 * ia + 1] = fm[2 * r + 1]
-                    MS[3][ia] = n + 1
-            else:
-                for k in range(nm):
-                    Es[k] = 2 * En[k] - Ep[k] + h2 * ((fc[k] + t * fr[k]) - cdamp[k] * (En[k] - Ep[k]) * inv_h
-                                                      - w2[k] * En[k])
-            if sampled:
-                for k in range(nm):
-                    Es[k] += h2 * fs[s, k]
-            if fused and pre and xpre:  # the series came with the predictor (in e* and d6)
-                X.xs[0] = xnext
-            else:
-                _series_add(&X, s, h2, Es)  # force series: over the window of each row
-                if fused and X.track:  # the node displacements the predictor's pass gave: the series' part
-                    _series_move(&X, &ss, &ms, s, h2, fa, fb, &sxp, &syp, MC[3])
-                    fm[0] = MC[3][2 * fa]
-                    fm[1] = MC[3][2 * fa + 1]
-                    fm[2] = MC[3][2 * fb]
-                    fm[3] = MC[3][2 * fb + 1]
-            # --- search and rows of the nodes on their master surface
-            na = 0
-            left = False
-            for i in range(m):
-                if not fused:
-                    _disp(&ss, i, Es, tt_x, s + 2, &sxp, &syp)
-                px = ss.X[2 * i] + sxp
-                py = ss.X[2 * i + 1] + syp
-                lo = node_segs[i, 0]
-                mseg = node_segs[i, 1] - lo
-                sgk = hint[i]
-                if fused:  # (m = 1: the nodes of segment hint[0], from the fused pass)
-                    ax = fm[0]
-                    ay = fm[1]
-                    bx = fm[2]
-                    by = fm[3]
-                else:
-                    _cached(&ms, segs[sgk, 0], Es, tt_x, s + 2, n + 1, MC[3], MS[3], &ax, &ay)
-                    _cached(&ms, segs[sgk, 1], Es, tt_x, s + 2, n + 1, MC[3], MS[3], &bx, &by)
-                _frame(px, py, mX[segs[sgk, 0], 0] + ax, mX[segs[sgk, 0], 1] + ay,
-                       mX[segs[sgk, 1], 0] + bx, mX[segs[sgk, 1], 1] + by, &al, &g, &nx, &ny, &tx, &ty)
-                if not (al >= 0.0 and al <= 1.0) or off[i]:
-                    k = _walk(&ms, &segs[0, 0], lo, mseg, px, py, sgk - lo, Es, tt_x, s + 2, n + 1, MC[3], MS[3])
-                    if k >= 0:
-                        off[i] = 0
-                        sgk = lo + k
-                        hint[i] = sgk
-                    else:
-                        if not off[i] and stop_on_change:
-                            left = True  # it was on its surface: the step is not taken
-                        off[i] = 1
-                        sgk = lo
-                    _cached(&ms, segs[sgk, 0], Es, tt_x, s + 2, n + 1, MC[3], MS[3], &ax, &ay)
-                    _cached(&ms, segs[sgk, 1], Es, tt_x, s + 2, n + 1, MC[3], MS[3], &bx, &by)
-                    _frame(px, py, mX[segs[sgk, 0], 0] + ax, mX[segs[sgk, 0], 1] + ay,
-                           mX[segs[sgk, 1], 0] + bx, mX[segs[sgk, 1], 1] + by, &al, &g, &nx, &ny, &tx, &ty)
-                ia = segs[sgk, 0]
-                ib = segs[sgk, 1]
-                ab[2 * i] = ia
-                ab[2 * i + 1] = ib
-                alpha[i] = al
-                gnv[4 * i] = nx
-                gnv[4 * i + 1] = ny
-                gnv[4 * i + 2] = tx
-                gnv[4 * i + 3] = ty
-                gap[i] = g
-                cpt[2 * i] = (1 - al) * (mX[ia, 0] + ax) + al * (mX[ib, 0] + bx)
-                cpt[2 * i + 1] = (1 - al) * (mX[ia, 1] + ay) + al * (mX[ib, 1] + by)
-                if off[i]:
-                    cpt[2 * i] = NAN
-                    cpt[2 * i + 1] = NAN
-                    continue
-                # relative motion of the slave against its master point over the predicted step
-                _cached(&ms, ia, En, tt_n, s + 1, n, MC[slot_n], MS[slot_n], &cx0, &cy0)
-                _cached(&ms, ib, En, tt_n, s + 1, n, MC[slot_n], MS[slot_n], &cx1, &cy1)
-                rx = (sxp - SU[slot_n][2 * i]) - ((1 - al) * (ax - cx0) + al * (bx - cx1))
-                ry = (syp - SU[slot_n][2 * i + 1]) - ((1 - al) * (ay - cy0) + al * (by - cy1))
-                b[2 * na] = g
-                b[2 * na + 1] = rx * tx + ry * ty
-                seg0 = sgk
-                Jn = &J[2 * na * nm]
-                Jt = &J[(2 * na + 1) * nm]
-                if not fast:  # (one node: its rows enter through the Gram matrix, below)
-                    for k in range(nm):
-                        Jn[k] = 0.0
-                        Jt[k] = 0.0
-                    r0 = &ss.R[2 * i * nm]
-                    r1 = &ss.R[(2 * i + 1) * nm]
-                    for k in range(swin[i, 0], swin[i, 1]):
-                        Jn[k] += nx * r0[k] + ny * r1[k]
-                        Jt[k] += tx * r0[k] + ty * r1[k]
-                if M and nm and not fast:
-                    q0 = &ms.R[2 * ia * nm]
-                    q1 = &ms.R[(2 * ia + 1) * nm]
-                    c0 = &ms.R[2 * ib * nm]
-                    c1 = &ms.R[(2 * ib + 1) * nm]
-                    for k in range(mwin[ia, 0], mwin[ia, 1]):
-                        ex = (1 - al) * q0[k] + al * c0[k]
-                        ey = (1 - al) * q1[k] + al * c1[k]
-                        Jn[k] -= nx * ex + ny * ey
-                        Jt[k] -= tx * ex + ty * ey
-                muo[na] = mu[i]
-                lall[2 * na] = lam[i, 0]
-                lall[2 * na + 1] = lam[i, 1]
-                act[na] = g <= 0 or lam[i, 0] > 0
-                idx[na] = i
-                na += 1
-            if left:
-                reason = 4
-                break
-            # --- the contact problem, with the active-set passes
-            st3[0] = 0.0
-            st3[1] = 0.0
-            st3[2] = 1.0
-            val = 0.0  # sweeps of the step
-            passes = 0
-            conv = True
-            solved = False
-            if fast:
-                # one slave node: W = h^2 J J' from the Gram matrix of its rows and of its
-                # master nodes' (computed again only when its segment changes); the rows, z and
-                # the displacements after the step follow from it without a pass over the modes
-                passes = 1
-                if na == 1 and act[0]:
-                    if gseg != seg0:
-                        _gram(&ss, &ms, 0, ab[0], ab[1], G6)
-                        _gram_quad(G6, Q18)
-                        gseg = seg0
-                    # (from the search's locals of the node and into local arrays, which the
-                    # compiler keeps in registers: the step's chain of dependent operations runs
-                    # through here, and every way through memory would lengthen it)
-                    for r in range(2):
-                        ex = nx if r == 0 else tx
-                        ey = ny if r == 0 else ty
-                        cN12[6 * r] = ex
-                        cN12[6 * r + 1] = ey
-                        cN12[6 * r + 2] = -(1 - al) * ex
-                        cN12[6 * r + 3] = -(1 - al) * ey
-                        cN12[6 * r + 4] = -al * ex
-                        cN12[6 * r + 5] = -al * ey
+                sxp = dpre[0] + ax
+                syp = dpre[1] + ay
+                _driven(&ms, fa, tt_x, s + 2, &ax, &ay)
+                ax = dpre[2] + ax
+                ay = dpre[3] + ay
+                _driven(&ms, fb, tt_x, s + 2, &bx, &by)
+                bx = dpre[4] + bx
+                by = dpre[5] + by
+                _frame(ss.X[0] + sxp, ss.X[1] + syp, mX[fa, 0] + ax, mX[fa, 1] + ay, mX[fb, 0] + bx,
+                       mX[fb, 1] + by, &al, &g, &nx, &ny, &tx, &ty)
+                slide = al >= 0.0 and al <= 1.0 and (g <= 0 or lam[0, 0] > 0)
+                if slide:
+                    # the relative motion over the step against the state n (its cache: the last
+                    # step's update), W from the Gram matrix, the closed-form solve
+                    cx0 = MC[slot_n][2 * fa]
+                    cy0 = MC[slot_n][2 * fa + 1]
+                    cx1 = MC[slot_n][2 * fb]
+                    cy1 = MC[slot_n][2 * fb + 1]
+                    rx = (sxp - SU[slot_n][0]) - ((1 - al) * (ax - cx0) + al * (bx - cx1))
+                    ry = (syp - SU[slot_n][1]) - ((1 - al) * (ay - cy0) + al * (by - cy1))
                     _w_one(Q18, al, nx, ny, tx, ty, h2, W3)
                     b2[0] = g
                     b2[1] = rx * tx + ry * ty
-                    l2[0] = lall[0]
-                    l2[1] = lall[1]
-                    coulomb_one(W3, b2, mu[0], l2, tol, max_iter, st3)
-                    lall[0] = l2[0]
-                    lall[1] = l2[1]
-                    val = st3[0]
-                    solved = True
-                elif na == 1:
-                    lall[0] = 0.0
-                    lall[1] = 0.0
-            while not fast:
-                passes += 1
-                for k in range(nm):
-                    z[k] = 0.0
+                    l2[0] = lam[0, 0]
+                    l2[1] = lam[0, 1]
+                    slide = coulomb_closed(W3, b2, mu[0], l2)  # (else the sweeps, below)
+            if slide:
+                stats[1] += 1
+                if stats[0] < 1:
+                    stats[0] = 1
+                if stats[2] < 1:
+                    stats[2] = 1
+                stats[3] = 0.0
+                if X.ns:  # (the series' product with e*: the last pass's)
+                    X.xs[0] = xnext
+                # update: the rows' coefficients and the node displacements after the step, then
+                # the pass (e_next, the next predictor and its products with the rows)
+                _one_rows(al, nx, ny, tx, ty, cN12)
+                _update_one(&ss, &ms, fa, fb, Es, Ex, h2, l2, cN12, G6, True, sxp, syp, ax, ay, bx, by,
+                            &SU[slot_x][0], &MC[slot_x][0], &MS[slot_x][0], n + 1, c6)
+                xpre = L.xrange >= 0
+                _lean_next(&L, &P, (n + 1) * h, Es, En, Ep, Ex, &F, c6, grid, sums, dpre,
+                           X.row if xpre else NULL, h2 * X.val[(s + 1) * X.ns] if xpre else 0.0, &xnext)
+                _swap(E, 3, slot_x)
+                Es = E[3]
+                Ex = E[slot_x]
+                kin = sums[2] if grid else -1.0
+                strn = sums[3] if grid else 0.0
+                # close: the forces, the slip of the step (after it, against the state n), the state
+                lam[0, 0] = l2[0]
+                lam[0, 1] = l2[1]
+                qax = MC[slot_x][2 * fa]
+                qay = MC[slot_x][2 * fa + 1]
+                qbx = MC[slot_x][2 * fb]
+                qby = MC[slot_x][2 * fb + 1]
+                rx = (SU[slot_x][0] - SU[slot_n][0]) - ((1 - al) * (qax - cx0) + al * (qbx - cx1))
+                ry = (SU[slot_x][1] - SU[slot_n][1]) - ((1 - al) * (qay - cy0) + al * (qby - cy1))
+                rt0 = rx * tx + ry * ty
+                stop_lift = 0
+                stop_stick = 0
+                st = _node_state(l2[0], l2[1], mu[0], rt0)
+                _count_change(st, code[0], &changes[0], &stop_lift, &stop_stick)
+                code[0] = st
+                alpha[0] = rt0
+                gap[0] = NAN
+                if grid:  # the gap after the step
+                    _frame(ss.X[0] + SU[slot_x][0], ss.X[1] + SU[slot_x][1], mX[fa, 0] + qax, mX[fa, 1] + qay,
+                           mX[fb, 0] + qbx, mX[fb, 1] + qby, &a1, &gap[0], &ex, &ey, &dx, &dy)
+                if grid or stop_on_change:  # what a sample records: the contact point and frame of the step
+                    cpt[0] = (1 - al) * (mX[fa, 0] + ax) + al * (mX[fb, 0] + bx)
+                    cpt[1] = (1 - al) * (mX[fa, 1] + ay) + al * (mX[fb, 1] + by)
+                    gnv[0] = nx
+                    gnv[1] = ny
+                    gnv[2] = tx
+                    gnv[3] = ty
+            else:
+                # --- predictor: one store per element, no branch, no division (the loop vectorises);
+                #     the sampled forces are added after. One node: in the same pass as the predicted
+                #     displacements of the slave and of the master nodes of its last segment
+                fused = False
+                if fast and not sampled:
+                    if segs[hint[0], 0] != fa or segs[hint[0], 1] != fb:  # (computed again when they change)
+                        fa = segs[hint[0], 0]
+                        fb = segs[hint[0], 1]
+                        fok = _passes(&ss, &ms, fa, fb, &F, rcopy, stride)
+                        if fok:
+                            _lean_ranges(&L, &F, &X)
+                    fused = fok
+                if fused:
+                    if pre:  # e* and the node parts came out of the last step's update pass (into dpre)
+                        dsrc = dpre
+                    else:
+                        _predict_one(&P, En, Ep, Es, &F, d6)
+                        dsrc = d6
+                    _driven(&ss, 0, tt_x, s + 2, &ax, &ay)
+                    sxp = dsrc[0] + ax
+                    syp = dsrc[1] + ay
+                    # (the master nodes' displacements also stay in locals for the search below: their
+                    # way through the cache would lengthen the step's chain of dependent operations)
+                    for r in range(2):
+                        ia = segs[hint[0], r]
+                        _driven(&ms, ia, tt_x, s + 2, &ax, &ay)
+                        fm[2 * r] = dsrc[2 + 2 * r] + ax
+                        fm[2 * r + 1] = dsrc[3 + 2 * r] + ay
+                        MC[3][2 * ia] = fm[2 * r]
+                        MC[3][2 * ia + 1] = fm[2 * r + 1]
+                        MS[3][ia] = n + 1
+                else:
+                    for k in range(nm):
+                        Es[k] = 2 * En[k] - Ep[k] + h2 * ((fc[k] + t * fr[k]) - cdamp[k] * (En[k] - Ep[k]) * inv_h
+                                                          - w2[k] * En[k])
+                if sampled:
+                    for k in range(nm):
+                        Es[k] += h2 * fs[s, k]
+                if fused and pre and xpre:  # the series came with the predictor (in e* and d6)
+                    X.xs[0] = xnext
+                else:
+                    _series_add(&X, s, h2, Es)  # force series: over the window of each row
+                    if fused and X.track:  # the node displacements the predictor's pass gave: the series' part
+                        _series_move(&X, &ss, &ms, s, h2, fa, fb, &sxp, &syp, MC[3])
+                        fm[0] = MC[3][2 * fa]
+                        fm[1] = MC[3][2 * fa + 1]
+                        fm[2] = MC[3][2 * fb]
+                        fm[3] = MC[3][2 * fb + 1]
+                # --- search and rows of the nodes on their master surface
+                na = 0
+                left = False
+                for i in range(m):
+                    if not fused:
+                        _disp(&ss, i, Es, tt_x, s + 2, &sxp, &syp)
+                    px = ss.X[2 * i] + sxp
+                    py = ss.X[2 * i + 1] + syp
+                    lo = node_segs[i, 0]
+                    mseg = node_segs[i, 1] - lo
+                    sgk = hint[i]
+                    if fused:  # (m = 1: the nodes of segment hint[0], from the fused pass)
+                        ax = fm[0]
+                        ay = fm[1]
+                        bx = fm[2]
+                        by = fm[3]
+                    else:
+                        _cached(&ms, segs[sgk, 0], Es, tt_x, s + 2, n + 1, MC[3], MS[3], &ax, &ay)
+                        _cached(&ms, segs[sgk, 1], Es, tt_x, s + 2, n + 1, MC[3], MS[3], &bx, &by)
+                    _frame(px, py, mX[segs[sgk, 0], 0] + ax, mX[segs[sgk, 0], 1] + ay,
+                           mX[segs[sgk, 1], 0] + bx, mX[segs[sgk, 1], 1] + by, &al, &g, &nx, &ny, &tx, &ty)
+                    if not (al >= 0.0 and al <= 1.0) or off[i]:
+                        k = _walk(&ms, &segs[0, 0], lo, mseg, px, py, sgk - lo, Es, tt_x, s + 2, n + 1, MC[3], MS[3])
+                        if k >= 0:
+                            off[i] = 0
+                            sgk = lo + k
+                            hint[i] = sgk
+                        else:
+                            if not off[i] and stop_on_change:
+                                left = True  # it was on its surface: the step is not taken
+                            off[i] = 1
+                            sgk = lo
+                        _cached(&ms, segs[sgk, 0], Es, tt_x, s + 2, n + 1, MC[3], MS[3], &ax, &ay)
+                        _cached(&ms, segs[sgk, 1], Es, tt_x, s + 2, n + 1, MC[3], MS[3], &bx, &by)
+                        _frame(px, py, mX[segs[sgk, 0], 0] + ax, mX[segs[sgk, 0], 1] + ay,
+                               mX[segs[sgk, 1], 0] + bx, mX[segs[sgk, 1], 1] + by, &al, &g, &nx, &ny, &tx, &ty)
+                    ia = segs[sgk, 0]
+                    ib = segs[sgk, 1]
+                    ab[2 * i] = ia
+                    ab[2 * i + 1] = ib
+                    alpha[i] = al
+                    gnv[4 * i] = nx
+                    gnv[4 * i + 1] = ny
+                    gnv[4 * i + 2] = tx
+                    gnv[4 * i + 3] = ty
+                    gap[i] = g
+                    cpt[2 * i] = (1 - al) * (mX[ia, 0] + ax) + al * (mX[ib, 0] + bx)
+                    cpt[2 * i + 1] = (1 - al) * (mX[ia, 1] + ay) + al * (mX[ib, 1] + by)
+                    if off[i]:
+                        cpt[2 * i] = NAN
+                        cpt[2 * i + 1] = NAN
+                        continue
+                    # relative motion of the slave against its master point over the predicted step
+                    _cached(&ms, ia, En, tt_n, s + 1, n, MC[slot_n], MS[slot_n], &cx0, &cy0)
+                    _cached(&ms, ib, En, tt_n, s + 1, n, MC[slot_n], MS[slot_n], &cx1, &cy1)
+                    rx = (sxp - SU[slot_n][2 * i]) - ((1 - al) * (ax - cx0) + al * (bx - cx1))
+                    ry = (syp - SU[slot_n][2 * i + 1]) - ((1 - al) * (ay - cy0) + al * (by - cy1))
+                    b[2 * na] = g
+                    b[2 * na + 1] = rx * tx + ry * ty
+                    seg0 = sgk
+                    Jn = &J[2 * na * nm]
+                    Jt = &J[(2 * na + 1) * nm]
+                    if not fast:  # (one node: its rows enter through the Gram matrix, below)
+                        for k in range(nm):
+                            Jn[k] = 0.0
+                            Jt[k] = 0.0
+                        r0 = &ss.R[2 * i * nm]
+                        r1 = &ss.R[(2 * i + 1) * nm]
+                        for k in range(swin[i, 0], swin[i, 1]):
+                            Jn[k] += nx * r0[k] + ny * r1[k]
+                            Jt[k] += tx * r0[k] + ty * r1[k]
+                    if M and nm and not fast:
+                        q0 = &ms.R[2 * ia * nm]
+                        q1 = &ms.R[(2 * ia + 1) * nm]
+                        c0 = &ms.R[2 * ib * nm]
+                        c1 = &ms.R[(2 * ib + 1) * nm]
+                        for k in range(mwin[ia, 0], mwin[ia, 1]):
+                            ex = (1 - al) * q0[k] + al * c0[k]
+                            ey = (1 - al) * q1[k] + al * c1[k]
+                            Jn[k] -= nx * ex + ny * ey
+                            Jt[k] -= tx * ex + ty * ey
+                    muo[na] = mu[i]
+                    lall[2 * na] = lam[i, 0]
+                    lall[2 * na + 1] = lam[i, 1]
+                    act[na] = g <= 0 or lam[i, 0] > 0
+                    idx[na] = i
+                    na += 1
+                if left:
+                    reason = 4
+                    break
+                # --- the contact problem, with the active-set passes
                 st3[0] = 0.0
                 st3[1] = 0.0
                 st3[2] = 1.0
-                allact = True
-                for p in range(na):
-                    if not act[p]:
-                        allact = False
-                        break
-                if allact:
-                    if na and nm:
-                        pgs_solve(J, 2 * na, nm, w, b, muo, lall, z, tol, max_iter, st3)
-                    elif na:
-                        for k in range(2 * na):
-                            lall[k] = 0.0
-                    val += st3[0]
-                    break
-                nd = 0
-                for p in range(na):
-                    if act[p]:
-                        for r in range(2):
-                            for k in range(nm):
-                                Ja[(2 * nd + r) * nm + k] = J[(2 * p + r) * nm + k]
-                            ba[2 * nd + r] = b[2 * p + r]
-                            la[2 * nd + r] = lall[2 * p + r]
-                        mua[nd] = muo[p]
-                        nd += 1
-                if nd and nm:
-                    pgs_solve(Ja, 2 * nd, nm, w, ba, mua, la, z, tol, max_iter, st3)
-                elif nd:
-                    for k in range(2 * nd):
-                        la[k] = 0.0
-                nd = 0
-                for p in range(na):
-                    if act[p]:
-                        lall[2 * p] = la[2 * nd]
-                        lall[2 * p + 1] = la[2 * nd + 1]
-                        nd += 1
-                    else:
-                        lall[2 * p] = 0.0
-                        lall[2 * p + 1] = 0.0
-                val += st3[0]
-                any_new = False
-                for p in range(na):
-                    if not act[p]:
-                        g = b[2 * p]
-                        Jn = &J[2 * p * nm]
-                        a1 = 0.0
-                        for k in range(nm):
-                            a1 += Jn[k] * z[k]
-                        if g + a1 < -tol:
-                            act[p] = 2  # joins after this pass
-                            any_new = True
-                if st3[2] != 1.0 or not any_new:
-                    break
-                if passes == _PASSES:
-                    conv = False
-                    break
-                for p in range(na):
-                    if act[p] == 2:
-                        act[p] = 1
-            stats[1] += val
-            if val > stats[0]:
-                stats[0] = val
-            if passes > stats[2]:
-                stats[2] = passes
-            stats[3] = st3[1]
-            if st3[2] != 1.0 or not conv:
-                reason = 3
-                break
-            # --- update and the works of the loads and of the damping
-            fused2 = False
-            if fast and not sampled:
-                if ab[0] != fa or ab[1] != fb:
-                    fa = ab[0]
-                    fb = ab[1]
-                    fok = _passes(&ss, &ms, fa, fb, &F, rcopy, stride)
-                    if fok:
-                        _lean_ranges(&L, &F, &X)
-                fused2 = fok
-            if fast:
-                _update_one(&ss, &ms, ab[0], ab[1], Es, Ex, h2, l2, cN12, G6, solved, sxp, syp, ax, ay, bx, by,
-                            &SU[slot_x][0], &MC[slot_x][0], &MS[slot_x][0], n + 1, c6 if fused2 else NULL)
-            else:
-                for k in range(nm):
-                    Ex[k] = Es[k] + z[k]
-            a1 = 0.0
-            val = 0.0
-            kin = -1.0  # twice the kinetic and strain energies: in the same pass when sampled
-            strn = 0.0
-            pre = False
-            if fused2 and s + 1 < n_steps and not off[0]:
-                # the update, works, energies and the next step's predictor (on the same segment:
-                # the node is on it) in one pass
-                # (e_next over e*, the next predictor into the free buffer of slot x: the two
-                # buffers swap)
-                xpre = L.xrange >= 0  # (the next step's force series value in the same pass)
-                _lean_next(&L, &P, (n + 1) * h, Es, En, Ep, Ex, &F, c6, grid, sums, dpre,
-                           X.row if xpre else NULL, h2 * X.val[(s + 1) * X.ns] if xpre else 0.0, &xnext)
-                tmpe = E[3]
-                E[3] = Ex
-                E[slot_x] = tmpe
-                Es = Ex
-                Ex = tmpe
-                pre = True
-            elif fused2:  # the update, works and energies in one pass
-                _advance_one(&P, Ep, En, Es, Ex, &F, c6, grid, sums)
-            if fused2:
-                a1 = sums[0]
-                val = sums[1]
-                if grid:
-                    kin = sums[2]
-                    strn = sums[3]
-            elif grid:
-                kin = 0.0
-                for k in range(nm):
-                    ex = 0.5 * (Ex[k] - Ep[k])
-                    a1 += cdamp[k] * (En[k] - Ep[k]) * inv_h * ex
-                    val += (fc[k] + t * fr[k]) * ex
-                    ey = (Ex[k] - En[k]) * inv_h
-                    kin += ey * ey
-                    ey = 0.5 * (En[k] + Ex[k])
-                    strn += w2[k] * (ey * ey)
-            elif accounts:
-                for k in range(nm):  # the step's damping and modal forces again, times (e_next - e_prev)/2
-                    ex = 0.5 * (Ex[k] - Ep[k])
-                    a1 += cdamp[k] * (En[k] - Ep[k]) * inv_h * ex
-                    val += (fc[k] + t * fr[k]) * ex
-            if accounts:
-                if sampled:
+                val = 0.0  # sweeps of the step
+                passes = 0
+                conv = True
+                solved = False
+                if fast:
+                    # one slave node: W = h^2 J J' from the Gram matrix of its rows and of its
+                    # master nodes' (computed again only when its segment changes); the rows, z and
+                    # the displacements after the step follow from it without a pass over the modes
+                    passes = 1
+                    if na == 1 and act[0]:
+                        if gseg != seg0:
+                            _gram(&ss, &ms, 0, ab[0], ab[1], G6)
+                            _gram_quad(G6, Q18)
+                            gseg = seg0
+                        # (from the search's locals of the node and into local arrays, which the
+                        # compiler keeps in registers: the step's chain of dependent operations runs
+                        # through here, and every way through memory would lengthen it)
+                        _one_rows(al, nx, ny, tx, ty, cN12)
+                        _w_one(Q18, al, nx, ny, tx, ty, h2, W3)
+                        b2[0] = g
+                        b2[1] = rx * tx + ry * ty
+                        l2[0] = lall[0]
+                        l2[1] = lall[1]
+                        coulomb_one(W3, b2, mu[0], l2, tol, max_iter, st3)
+                        lall[0] = l2[0]
+                        lall[1] = l2[1]
+                        val = st3[0]
+                        solved = True
+                    elif na == 1:
+                        lall[0] = 0.0
+                        lall[1] = 0.0
+                while not fast:
+                    passes += 1
                     for k in range(nm):
-                        val += fs[s, k] * (0.5 * (Ex[k] - Ep[k]))
-                val += _series_work(&X, &ss, &ms, s, fa, fb, c6 if fused2 else NULL, Ex, Ep, slot_p, slot_x)
-                acc[0] += a1
-                acc[1] += val
-            # --- close the step of every node: gap after it, slip, works, state
-            stop_lift = 0
-            stop_stick = 0
-            if fast and not accounts:
-                # one node without the works: from the locals of its search (alpha, frame, the
-                # displacements of the state n) and of its update (the cache of the state after)
-                ln = lall[0] if na else 0.0
-                lt = lall[1] if na else 0.0
-                lam[0, 0] = ln
-                lam[0, 1] = lt
-                ia = ab[0]
-                ib = ab[1]
-                ax = MC[slot_x][2 * ia]
-                ay = MC[slot_x][2 * ia + 1]
-                bx = MC[slot_x][2 * ib]
-                by = MC[slot_x][2 * ib + 1]
-                g = NAN
-                if grid and not off[0]:
-                    _frame(ss.X[0] + SU[slot_x][0], ss.X[1] + SU[slot_x][1], mX[ia, 0] + ax, mX[ia, 1] + ay,
-                           mX[ib, 0] + bx, mX[ib, 1] + by, &a1, &g, &ex, &ey, &dx, &dy)
-                if off[0]:
-                    _cached(&ms, ia, En, tt_n, s + 1, n, MC[slot_n], MS[slot_n], &cx0, &cy0)
-                    _cached(&ms, ib, En, tt_n, s + 1, n, MC[slot_n], MS[slot_n], &cx1, &cy1)
-                rx = (SU[slot_x][0] - SU[slot_n][0]) - ((1 - al) * (ax - cx0) + al * (bx - cx1))
-                ry = (SU[slot_x][1] - SU[slot_n][1]) - ((1 - al) * (ay - cy0) + al * (by - cy1))
-                rt0 = rx * tx + ry * ty
-                st = _node_state(ln, lt, mu[0], rt0)
-                _count_change(st, code[0], &changes[0], &stop_lift, &stop_stick)
-                code[0] = st
-                gap[0] = g
-                alpha[0] = rt0
-            else:
-                for k in range(4 * n_itf):
-                    fsum[k] = 0.0
-                for i in range(m):
-                    oldc[i] = code[i]
-                    lam[i, 0] = 0.0
-                    lam[i, 1] = 0.0
-                for p in range(na):
-                    lam[idx[p], 0] = lall[2 * p]
-                    lam[idx[p], 1] = lall[2 * p + 1]
-                for i in range(m):
-                    ia = ab[2 * i]
-                    ib = ab[2 * i + 1]
-                    al = alpha[i]
-                    nx = gnv[4 * i]
-                    ny = gnv[4 * i + 1]
-                    tx = gnv[4 * i + 2]
-                    ty = gnv[4 * i + 3]
-                    if fast:  # (``_update_one`` put the displacements after the step of ia, ib in the cache:
-                        ax = MC[slot_x][2 * ia]  # one node with the works)
-                        ay = MC[slot_x][2 * ia + 1]
-                        bx = MC[slot_x][2 * ib]
-                        by = MC[slot_x][2 * ib + 1]
-                    else:
-                        _disp(&ss, i, Ex, tt_x, s + 2, &SU[slot_x][2 * i], &SU[slot_x][2 * i + 1])
-                        _cached(&ms, ia, Ex, tt_x, s + 2, n + 1, MC[slot_x], MS[slot_x], &ax, &ay)
-                        _cached(&ms, ib, Ex, tt_x, s + 2, n + 1, MC[slot_x], MS[slot_x], &bx, &by)
-                    g = NAN  # the gap after the step: an output only (off the grid, formed if a stop needs it)
-                    if grid and not off[i]:
-                        _frame(ss.X[2 * i] + SU[slot_x][2 * i], ss.X[2 * i + 1] + SU[slot_x][2 * i + 1],
-                               mX[ia, 0] + ax, mX[ia, 1] + ay, mX[ib, 0] + bx, mX[ib, 1] + by,
-                               &a1, &g, &ex, &ey, &dx, &dy)
-                    # slip of the step (against the state n; one node on its surface: the search's)
-                    if not fast or off[i]:
+                        z[k] = 0.0
+                    st3[0] = 0.0
+                    st3[1] = 0.0
+                    st3[2] = 1.0
+                    allact = True
+                    for p in range(na):
+                        if not act[p]:
+                            allact = False
+                            break
+                    if allact:
+                        if na and nm:
+                            pgs_solve(J, 2 * na, nm, w, b, muo, lall, z, tol, max_iter, st3)
+                        elif na:
+                            for k in range(2 * na):
+                                lall[k] = 0.0
+                        val += st3[0]
+                        break
+                    nd = 0
+                    for p in range(na):
+                        if act[p]:
+                            for r in range(2):
+                                for k in range(nm):
+                                    Ja[(2 * nd + r) * nm + k] = J[(2 * p + r) * nm + k]
+                                ba[2 * nd + r] = b[2 * p + r]
+                                la[2 * nd + r] = lall[2 * p + r]
+                            mua[nd] = muo[p]
+                            nd += 1
+                    if nd and nm:
+                        pgs_solve(Ja, 2 * nd, nm, w, ba, mua, la, z, tol, max_iter, st3)
+                    elif nd:
+                        for k in range(2 * nd):
+                            la[k] = 0.0
+                    nd = 0
+                    for p in range(na):
+                        if act[p]:
+                            lall[2 * p] = la[2 * nd]
+                            lall[2 * p + 1] = la[2 * nd + 1]
+                            nd += 1
+                        else:
+                            lall[2 * p] = 0.0
+                            lall[2 * p + 1] = 0.0
+                    val += st3[0]
+                    any_new = False
+                    for p in range(na):
+                        if not act[p]:
+                            g = b[2 * p]
+                            Jn = &J[2 * p * nm]
+                            a1 = 0.0
+                            for k in range(nm):
+                                a1 += Jn[k] * z[k]
+                            if g + a1 < -tol:
+                                act[p] = 2  # joins after this pass
+                                any_new = True
+                    if st3[2] != 1.0 or not any_new:
+                        break
+                    if passes == _PASSES:
+                        conv = False
+                        break
+                    for p in range(na):
+                        if act[p] == 2:
+                            act[p] = 1
+                stats[1] += val
+                if val > stats[0]:
+                    stats[0] = val
+                if passes > stats[2]:
+                    stats[2] = passes
+                stats[3] = st3[1]
+                if st3[2] != 1.0 or not conv:
+                    reason = 3
+                    break
+                # --- update and the works of the loads and of the damping
+                fused2 = False
+                if fast and not sampled:
+                    if ab[0] != fa or ab[1] != fb:
+                        fa = ab[0]
+                        fb = ab[1]
+                        fok = _passes(&ss, &ms, fa, fb, &F, rcopy, stride)
+                        if fok:
+                            _lean_ranges(&L, &F, &X)
+                    fused2 = fok
+                if fast:
+                    _update_one(&ss, &ms, ab[0], ab[1], Es, Ex, h2, l2, cN12, G6, solved, sxp, syp, ax, ay, bx, by,
+                                &SU[slot_x][0], &MC[slot_x][0], &MS[slot_x][0], n + 1, c6 if fused2 else NULL)
+                else:
+                    for k in range(nm):
+                        Ex[k] = Es[k] + z[k]
+                a1 = 0.0
+                val = 0.0
+                kin = -1.0  # twice the kinetic and strain energies: in the same pass when sampled
+                strn = 0.0
+                pre = False
+                if fused2 and s + 1 < n_steps and not off[0]:
+                    # the update, works, energies and the next step's predictor (on the same segment:
+                    # the node is on it) in one pass
+                    # (e_next over e*, the next predictor into the free buffer of slot x: the two
+                    # buffers swap)
+                    xpre = L.xrange >= 0  # (the next step's force series value in the same pass)
+                    _lean_next(&L, &P, (n + 1) * h, Es, En, Ep, Ex, &F, c6, grid, sums, dpre,
+                               X.row if xpre else NULL, h2 * X.val[(s + 1) * X.ns] if xpre else 0.0, &xnext)
+                    _swap(E, 3, slot_x)
+                    Es = E[3]
+                    Ex = E[slot_x]
+                    pre = True
+                elif fused2:  # the update, works and energies in one pass
+                    _advance_one(&P, Ep, En, Es, Ex, &F, c6, grid, sums)
+                if fused2:
+                    a1 = sums[0]
+                    val = sums[1]
+                    if grid:
+                        kin = sums[2]
+                        strn = sums[3]
+                elif grid:
+                    kin = 0.0
+                    for k in range(nm):
+                        ex = 0.5 * (Ex[k] - Ep[k])
+                        a1 += cdamp[k] * (En[k] - Ep[k]) * inv_h * ex
+                        val += (fc[k] + t * fr[k]) * ex
+                        ey = (Ex[k] - En[k]) * inv_h
+                        kin += ey * ey
+                        ey = 0.5 * (En[k] + Ex[k])
+                        strn += w2[k] * (ey * ey)
+                elif accounts:
+                    for k in range(nm):  # the step's damping and modal forces again, times (e_next - e_prev)/2
+                        ex = 0.5 * (Ex[k] - Ep[k])
+                        a1 += cdamp[k] * (En[k] - Ep[k]) * inv_h * ex
+                        val += (fc[k] + t * fr[k]) * ex
+                if accounts:
+                    if sampled:
+                        for k in range(nm):
+                            val += fs[s, k] * (0.5 * (Ex[k] - Ep[k]))
+                    val += _series_work(&X, &ss, &ms, s, fa, fb, c6 if fused2 else NULL, Ex, Ep, slot_p, slot_x)
+                    acc[0] += a1
+                    acc[1] += val
+                # --- close the step of every node: gap after it, slip, works, state
+                stop_lift = 0
+                stop_stick = 0
+                if fast and not accounts:
+                    # one node without the works: from the locals of its search (alpha, frame, the
+                    # displacements of the state n) and of its update (the cache of the state after)
+                    ln = lall[0] if na else 0.0
+                    lt = lall[1] if na else 0.0
+                    lam[0, 0] = ln
+                    lam[0, 1] = lt
+                    ia = ab[0]
+                    ib = ab[1]
+                    ax = MC[slot_x][2 * ia]
+                    ay = MC[slot_x][2 * ia + 1]
+                    bx = MC[slot_x][2 * ib]
+                    by = MC[slot_x][2 * ib + 1]
+                    g = NAN
+                    if grid and not off[0]:
+                        _frame(ss.X[0] + SU[slot_x][0], ss.X[1] + SU[slot_x][1], mX[ia, 0] + ax, mX[ia, 1] + ay,
+                               mX[ib, 0] + bx, mX[ib, 1] + by, &a1, &g, &ex, &ey, &dx, &dy)
+                    if off[0]:
                         _cached(&ms, ia, En, tt_n, s + 1, n, MC[slot_n], MS[slot_n], &cx0, &cy0)
                         _cached(&ms, ib, En, tt_n, s + 1, n, MC[slot_n], MS[slot_n], &cx1, &cy1)
-                    rx = (SU[slot_x][2 * i] - SU[slot_n][2 * i]) - ((1 - al) * (ax - cx0) + al * (bx - cx1))
-                    ry = ((SU[slot_x][2 * i + 1] - SU[slot_n][2 * i + 1])
-                          - ((1 - al) * (ay - cy0) + al * (by - cy1)))
+                    rx = (SU[slot_x][0] - SU[slot_n][0]) - ((1 - al) * (ax - cx0) + al * (bx - cx1))
+                    ry = (SU[slot_x][1] - SU[slot_n][1]) - ((1 - al) * (ay - cy0) + al * (by - cy1))
                     rt0 = rx * tx + ry * ty
-                    ln = lam[i, 0]
-                    lt = lam[i, 1]
-                    if accounts:
-                        _node_works(&ss, &ms, i, ia, ib, al, nx, ny, tx, ty, ln, lt, ax, ay, bx, by, Ep, tt_p, tt_x,
-                                    s, n, SU[slot_x], SU[slot_p], MC[slot_p], MS[slot_p], &fsum[4 * node_itf[i]])
-                    st = _node_state(ln, lt, mu[i], rt0)
-                    _count_change(st, oldc[i], &changes[i], &stop_lift, &stop_stick)
-                    code[i] = st
-                    gap[i] = g
-                    alpha[i] = rt0  # the slip of the step, for the output
-                for r in range(n_itf if accounts else 0):
-                    acc[2] -= 0.5 * fsum[4 * r]
-                    acc[3] -= 0.5 * fsum[4 * r + 1]
-                    acc[1] -= 0.5 * (fsum[4 * r + 2] + fsum[4 * r + 3])
+                    st = _node_state(ln, lt, mu[0], rt0)
+                    _count_change(st, code[0], &changes[0], &stop_lift, &stop_stick)
+                    code[0] = st
+                    gap[0] = g
+                    alpha[0] = rt0
+                else:
+                    for k in range(4 * n_itf):
+                        fsum[k] = 0.0
+                    for i in range(m):
+                        oldc[i] = code[i]
+                        lam[i, 0] = 0.0
+                        lam[i, 1] = 0.0
+                    for p in range(na):
+                        lam[idx[p], 0] = lall[2 * p]
+                        lam[idx[p], 1] = lall[2 * p + 1]
+                    for i in range(m):
+                        ia = ab[2 * i]
+                        ib = ab[2 * i + 1]
+                        al = alpha[i]
+                        nx = gnv[4 * i]
+                        ny = gnv[4 * i + 1]
+                        tx = gnv[4 * i + 2]
+                        ty = gnv[4 * i + 3]
+                        if fast:  # (``_update_one`` put the displacements after the step of ia, ib in the cache:
+                            ax = MC[slot_x][2 * ia]  # one node with the works)
+                            ay = MC[slot_x][2 * ia + 1]
+                            bx = MC[slot_x][2 * ib]
+                            by = MC[slot_x][2 * ib + 1]
+                        else:
+                            _disp(&ss, i, Ex, tt_x, s + 2, &SU[slot_x][2 * i], &SU[slot_x][2 * i + 1])
+                            _cached(&ms, ia, Ex, tt_x, s + 2, n + 1, MC[slot_x], MS[slot_x], &ax, &ay)
+                            _cached(&ms, ib, Ex, tt_x, s + 2, n + 1, MC[slot_x], MS[slot_x], &bx, &by)
+                        g = NAN  # the gap after the step: an output only (off the grid, formed if a stop needs it)
+                        if grid and not off[i]:
+                            _frame(ss.X[2 * i] + SU[slot_x][2 * i], ss.X[2 * i + 1] + SU[slot_x][2 * i + 1],
+                                   mX[ia, 0] + ax, mX[ia, 1] + ay, mX[ib, 0] + bx, mX[ib, 1] + by,
+                                   &a1, &g, &ex, &ey, &dx, &dy)
+                        # slip of the step (against the state n; one node on its surface: the search's)
+                        if not fast or off[i]:
+                            _cached(&ms, ia, En, tt_n, s + 1, n, MC[slot_n], MS[slot_n], &cx0, &cy0)
+                            _cached(&ms, ib, En, tt_n, s + 1, n, MC[slot_n], MS[slot_n], &cx1, &cy1)
+                        rx = (SU[slot_x][2 * i] - SU[slot_n][2 * i]) - ((1 - al) * (ax - cx0) + al * (bx - cx1))
+                        ry = ((SU[slot_x][2 * i + 1] - SU[slot_n][2 * i + 1])
+                              - ((1 - al) * (ay - cy0) + al * (by - cy1)))
+                        rt0 = rx * tx + ry * ty
+                        ln = lam[i, 0]
+                        lt = lam[i, 1]
+                        if accounts:
+                            _node_works(&ss, &ms, i, ia, ib, al, nx, ny, tx, ty, ln, lt, ax, ay, bx, by, Ep, tt_p, tt_x,
+                                        s, n, SU[slot_x], SU[slot_p], MC[slot_p], MS[slot_p], &fsum[4 * node_itf[i]])
+                        st = _node_state(ln, lt, mu[i], rt0)
+                        _count_change(st, oldc[i], &changes[i], &stop_lift, &stop_stick)
+                        code[i] = st
+                        gap[i] = g
+                        alpha[i] = rt0  # the slip of the step, for the output
+                    for r in range(n_itf if accounts else 0):
+                        acc[2] -= 0.5 * fsum[4 * r]
+                        acc[3] -= 0.5 * fsum[4 * r + 1]
+                        acc[1] -= 0.5 * (fsum[4 * r + 2] + fsum[4 * r + 3])
             if stop_on_change:
                 reason = 2 if stop_lift else (1 if stop_stick else 0)
             record = grid or reason != 0
