@@ -659,11 +659,13 @@ cdef struct Lean:
     bint fr[5]
     long xrange     # the range of a ``Passes`` that is the window of the one force series (-1: none)
     bint works      # the pass sums the works of the damping and the modal forces (False: no accounts)
+    bint tight      # the two windows are the whole of the coordinates (``_tight_next``)
 
 
 cdef inline void _lean_ranges(Lean* L, const Passes* F, const Series* X) noexcept nogil:
-    """Which of the five ranges of ``F`` carry a time-proportional force (Hr not zero), and which
-    node-row range is the window of the force series when there is one, tracked (-1 otherwise)."""
+    """Which of the five ranges of ``F`` carry a time-proportional force (Hr not zero), which
+    node-row range is the window of the force series when there is one, tracked (-1 otherwise),
+    and whether ``_tight_next`` applies."""
     cdef Py_ssize_t r, k
     L.xrange = -1
     if X.track and X.ns == 1:
@@ -676,6 +678,82 @@ cdef inline void _lean_ranges(Lean* L, const Passes* F, const Series* X) noexcep
             if L.Hr[k] != 0.0:
                 L.fr[r] = True
                 break
+    L.tight = F.cut[0] == F.cut[1] and F.cut[2] == F.cut[3] and F.cut[4] == F.cut[5]
+
+
+cdef inline void _bare_window(const Lean* L, double tn, dptr_r S, cdptr_r En, dptr_r O, Py_ssize_t k0,
+                               Py_ssize_t k1, bint four, const double** rows, const double* cf, bint with_fr,
+                               double* d, cdptr_r xr, double hx, double* dx) noexcept nogil:
+    """``_lean_bare`` on a window of two or four (``four``) rows; d[0:2] (``four``: d[0:4]) = its
+    rows' products with the next predictor. Inlined in ``_tight_next`` with ``four`` a constant:
+    the loops of its case alone, and no call."""
+    cdef Py_ssize_t k
+    cdef double x, e, vx = 0.0, d0 = 0.0, d1 = 0.0, d2 = 0.0, d3 = 0.0
+    cdef double c0 = cf[0], c1 = cf[1], c2 = cf[2] if four else 0.0, c3 = cf[3] if four else 0.0
+    cdef cdptr_r A = L.A
+    cdef cdptr_r B = L.B
+    cdef cdptr_r H = L.H
+    cdef cdptr_r Hr = L.Hr
+    cdef cdptr_r r0 = rows[0]
+    cdef cdptr_r r1 = rows[1]
+    cdef cdptr_r r2 = rows[2] if four else rows[0]
+    cdef cdptr_r r3 = rows[3] if four else rows[0]
+    if not four:
+        if xr != NULL:
+            for k in range(k0, k1):
+                x = S[k] + c0 * r0[k] + c1 * r1[k]
+                S[k] = x
+                e = A[k] * x + B[k] * En[k] + (H[k] + tn * Hr[k]) + hx * xr[k]
+                O[k] = e
+                d0 += r0[k] * e
+                d1 += r1[k] * e
+                vx += xr[k] * e
+            dx[0] = vx
+        else:
+            for k in range(k0, k1):
+                x = S[k] + c0 * r0[k] + c1 * r1[k]
+                S[k] = x
+                e = A[k] * x + B[k] * En[k] + (H[k] + tn * Hr[k])
+                O[k] = e
+                d0 += r0[k] * e
+                d1 += r1[k] * e
+    elif xr != NULL:
+        for k in range(k0, k1):
+            x = S[k] + c0 * r0[k] + c1 * r1[k] + c2 * r2[k] + c3 * r3[k]
+            S[k] = x
+            e = A[k] * x + B[k] * En[k] + (H[k] + tn * Hr[k]) + hx * xr[k]
+            O[k] = e
+            d0 += r0[k] * e
+            d1 += r1[k] * e
+            d2 += r2[k] * e
+            d3 += r3[k] * e
+            vx += xr[k] * e
+        dx[0] = vx
+    elif with_fr:
+        for k in range(k0, k1):
+            x = S[k] + c0 * r0[k] + c1 * r1[k] + c2 * r2[k] + c3 * r3[k]
+            S[k] = x
+            e = A[k] * x + B[k] * En[k] + (H[k] + tn * Hr[k])
+            O[k] = e
+            d0 += r0[k] * e
+            d1 += r1[k] * e
+            d2 += r2[k] * e
+            d3 += r3[k] * e
+    else:
+        for k in range(k0, k1):
+            x = S[k] + c0 * r0[k] + c1 * r1[k] + c2 * r2[k] + c3 * r3[k]
+            S[k] = x
+            e = A[k] * x + B[k] * En[k] + H[k]
+            O[k] = e
+            d0 += r0[k] * e
+            d1 += r1[k] * e
+            d2 += r2[k] * e
+            d3 += r3[k] * e
+    d[0] = d0
+    d[1] = d1
+    if four:
+        d[2] = d2
+        d[3] = d3
 
 
 cdef inline void _lean_bare(const Lean* L, double tn, dptr_r S, cdptr_r En, dptr_r O, Py_ssize_t k0, Py_ssize_t k1,
@@ -687,78 +765,11 @@ cdef inline void _lean_bare(const Lean* L, double tn, dptr_r S, cdptr_r En, dptr
     operations fewer than the regrouped one of ``_lean_range``, whose velocity term the works
     share (equal to round-off)."""
     cdef Py_ssize_t k
-    cdef double x, e, vx = 0.0
-    cdef double d0 = 0.0, d1 = 0.0, d2 = 0.0, d3 = 0.0
-    cdef double c0 = cf[0] if nr else 0.0, c1 = cf[1] if nr else 0.0
-    cdef double c2 = cf[2] if nr == 4 else 0.0, c3 = cf[3] if nr == 4 else 0.0
-    cdef cdptr_r A = L.A
-    cdef cdptr_r B = L.B
-    cdef cdptr_r H = L.H
-    cdef cdptr_r Hr = L.Hr
-    cdef cdptr_r r0 = rows[0] if nr >= 2 else NULL
-    cdef cdptr_r r1 = rows[1] if nr >= 2 else NULL
-    cdef cdptr_r r2 = rows[2] if nr == 4 else NULL
-    cdef cdptr_r r3 = rows[3] if nr == 4 else NULL
-    # one loop per case, none with a test inside (see ``_lean_range``)
-    if xr != NULL and nr == 2:
-        for k in range(k0, k1):
-            x = S[k] + c0 * r0[k] + c1 * r1[k]
-            S[k] = x
-            e = A[k] * x + B[k] * En[k] + (H[k] + tn * Hr[k])
-            e = e + hx * xr[k]
-            O[k] = e
-            d0 += r0[k] * e
-            d1 += r1[k] * e
-            vx += xr[k] * e
-        dx[0] = vx
-    elif xr != NULL:
-        for k in range(k0, k1):
-            x = S[k] + c0 * r0[k] + c1 * r1[k] + c2 * r2[k] + c3 * r3[k]
-            S[k] = x
-            e = A[k] * x + B[k] * En[k] + (H[k] + tn * Hr[k])
-            e = e + hx * xr[k]
-            O[k] = e
-            d0 += r0[k] * e
-            d1 += r1[k] * e
-            d2 += r2[k] * e
-            d3 += r3[k] * e
-            vx += xr[k] * e
-        dx[0] = vx
-    elif nr == 4 and not with_fr:  # a master body's window (the hot loop)
-        for k in range(k0, k1):
-            x = S[k] + c0 * r0[k] + c1 * r1[k] + c2 * r2[k] + c3 * r3[k]
-            S[k] = x
-            e = A[k] * x + B[k] * En[k] + H[k]
-            O[k] = e
-            d0 += r0[k] * e
-            d1 += r1[k] * e
-            d2 += r2[k] * e
-            d3 += r3[k] * e
-    elif nr == 4:
-        for k in range(k0, k1):
-            x = S[k] + c0 * r0[k] + c1 * r1[k] + c2 * r2[k] + c3 * r3[k]
-            S[k] = x
-            e = A[k] * x + B[k] * En[k] + (H[k] + tn * Hr[k])
-            O[k] = e
-            d0 += r0[k] * e
-            d1 += r1[k] * e
-            d2 += r2[k] * e
-            d3 += r3[k] * e
-    elif nr == 2:
-        for k in range(k0, k1):
-            x = S[k] + c0 * r0[k] + c1 * r1[k]
-            S[k] = x
-            e = A[k] * x + B[k] * En[k] + (H[k] + tn * Hr[k])
-            O[k] = e
-            d0 += r0[k] * e
-            d1 += r1[k] * e
-    else:
-        for k in range(k0, k1):
-            O[k] = A[k] * S[k] + B[k] * En[k] + (H[k] + tn * Hr[k])
-    d[0] += d0
-    d[1] += d1
-    d[2] += d2
-    d[3] += d3
+    if nr:
+        _bare_window(L, tn, S, En, O, k0, k1, nr == 4, rows, cf, with_fr, d, xr, hx, dx)
+        return
+    for k in range(k0, k1):
+        O[k] = L.A[k] * S[k] + L.B[k] * En[k] + (L.H[k] + tn * L.Hr[k])
 
 
 cdef inline void _lean_bare_energy(const Lean* L, double tn, dptr_r S, cdptr_r En, dptr_r O, Py_ssize_t k0,
@@ -1122,11 +1133,28 @@ cdef inline void _lean_range(const Lean* L, double t, double tn, dptr_r S, cdptr
     d[3] += d3
 
 
+cdef inline void _tight_next(const Lean* L, double tn, double* S, const double* En, double* O, const Passes* F,
+                             const double* c6, double* d6, const double* xr, double hx, double* dx) noexcept nogil:
+    """``_lean_next`` without the works, off the output grid, where the two windows are the whole
+    of the modal coordinates (``F.cut`` 0, 0, a, a, nm, nm: the bodies of one contact pair;
+    ``L.tight``): the two windows' loops inlined, each place of d6 written once."""
+    if F.nr[0] == 2:
+        _bare_window(L, tn, S, En, O, F.cut[1], F.cut[2], False, F.rows, &c6[F.off[0]], L.fr[1], &d6[F.off[0]],
+                      xr if L.xrange == 1 else NULL, hx, dx)
+        _bare_window(L, tn, S, En, O, F.cut[3], F.cut[4], True, &F.rows[2], &c6[F.off[1]], L.fr[3], &d6[F.off[1]],
+                      xr if L.xrange == 3 else NULL, hx, dx)
+    else:
+        _bare_window(L, tn, S, En, O, F.cut[1], F.cut[2], True, F.rows, &c6[F.off[0]], L.fr[1], &d6[F.off[0]],
+                      xr if L.xrange == 1 else NULL, hx, dx)
+        _bare_window(L, tn, S, En, O, F.cut[3], F.cut[4], False, &F.rows[4], &c6[F.off[1]], L.fr[3], &d6[F.off[1]],
+                      xr if L.xrange == 3 else NULL, hx, dx)
+
+
 cdef inline void _lean_bare5(const Lean* L, double tn, double* S, const double* En, double* O, const Passes* F,
                              const double* c6, const double* xr, double hx, double* w, double* w2,
                              double* dx) noexcept nogil:
     """``_lean_ranges5`` with ``_lean_bare`` (no works, no energies); the sums of the first
-    window's rows added to w[0..3], of the second's to w2[0..3]."""
+    window's rows into w[0:nr], of the second's into w2[0:nr] (the energy pass adds them)."""
     if F.cut[0] < F.cut[1]:
         _lean_bare(L, tn, S, En, O, F.cut[0], F.cut[1], 0, F.rows, c6, True, w, NULL, 0.0, dx)
     if F.cut[1] < F.cut[2]:
@@ -1201,8 +1229,8 @@ cdef inline void _lean_next(const Lean* L, const Step* P, double tn, double* S, 
         acc[r] = 0.0
     if not L.works:
         # the sums straight into d6 (the next step's search reads them: one way through memory
-        # fewer on the step's chain of dependent operations); a window of two rows adds zeros
-        # to the two places after its own
+        # fewer on the step's chain of dependent operations); each window writes its own places
+        # (zeros stay where a window is empty)
         for r in range(6):
             d6[r] = 0.0
         if energy:

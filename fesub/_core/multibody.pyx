@@ -52,7 +52,8 @@ from fesub._core._pgs cimport pgs_solve, coulomb_one, coulomb_closed
 from fesub._core._multibody_nodes cimport (Nodes, Step, Passes, Series, _time, _driven, _disp, _cached,
                                            _frame, _walk, _gram, _gram_quad, _w_one, _one_rows, _update_one, _passes,
                                            _node_state, _count_change, _predict_one, _advance_one, _series_start,
-                                           _series_add, _series_move, _series_work, Lean, _lean_ranges, _lean_next)
+                                           _series_add, _series_move, _series_work, Lean, _lean_ranges, _lean_next,
+                                           _tight_next)
 
 #: most passes of the active-set loop in one step
 PASSES = 50
@@ -156,7 +157,7 @@ def march(double h, long n_steps, long dec, long i0, double tol, long max_iter, 
     cdef bint fok = False     # the fused passes apply on the master nodes (fa, fb) of ``F``
     cdef bint pre = False     # the predictor of this step was done in the last step's update pass
     cdef bint xpre = False    # ... with the force series' value of this step (row . e* in xnext)
-    cdef double xnext = 0.0
+    cdef double xnext = 0.0, hxv
     cdef double dpre[6]       # (a two-row window's pass adds zeros to the two places after it: _lean_next)
     cdef double Q18[18]       # one node: its W as a quadratic in alpha (``_gram_quad``)
     cdef double W3[3]         # ... its W, b, multipliers and row coefficients (normal, tangent)
@@ -382,8 +383,12 @@ def march(double h, long n_steps, long dec, long i0, double tol, long max_iter, 
                 _update_one(&ss, &ms, fa, fb, Es, Ex, h2, l2, cN12, G6, True, sxp, syp, ax, ay, bx, by,
                             &SU[slot_x][0], &MC[slot_x][0], &MS[slot_x][0], n + 1, c6)
                 xpre = L.xrange >= 0
-                _lean_next(&L, &P, (n + 1) * h, Es, En, Ep, Ex, &F, c6, grid, sums, dpre,
-                           X.row if xpre else NULL, h2 * X.val[(s + 1) * X.ns] if xpre else 0.0, &xnext)
+                hxv = h2 * X.val[(s + 1) * X.ns] if xpre else 0.0
+                if L.tight and not grid:  # (the two windows' loops inlined)
+                    _tight_next(&L, (n + 1) * h, Es, En, Ex, &F, c6, dpre, X.row if xpre else NULL, hxv, &xnext)
+                else:
+                    _lean_next(&L, &P, (n + 1) * h, Es, En, Ep, Ex, &F, c6, grid, sums, dpre,
+                               X.row if xpre else NULL, hxv, &xnext)
                 _swap(E, 3, slot_x)
                 Es = E[3]
                 Ex = E[slot_x]
