@@ -756,6 +756,105 @@ cdef inline void _bare_window(const Lean* L, double tn, dptr_r S, cdptr_r En, dp
         d[3] = d3
 
 
+cdef inline void _energy_window(const Lean* L, double tn, dptr_r S, cdptr_r En, dptr_r O, Py_ssize_t k0,
+                                 Py_ssize_t k1, bint four, const double** rows, const double* cf, bint with_fr,
+                                 double* sums, double* d, cdptr_r xr, double hx, double* dx) noexcept nogil:
+    """``_bare_window`` on the output grid: also sums[3] += v^2 and sums[4] += q (e_n + e_next)^2 / 4
+    (twice the kinetic and strain energies after the step, times h^2), as ``_lean_range``; loops
+    of their own (with the energies in the loops of ``_bare_window`` behind a test, the passes off
+    the grid ran slower: 5 ns a step in the study's transient)."""
+    cdef Py_ssize_t k
+    cdef double x, e, v, y, vx = 0.0, kin = 0.0, strn = 0.0, d0 = 0.0, d1 = 0.0, d2 = 0.0, d3 = 0.0
+    cdef double c0 = cf[0], c1 = cf[1], c2 = cf[2] if four else 0.0, c3 = cf[3] if four else 0.0
+    cdef cdptr_r A = L.A
+    cdef cdptr_r B = L.B
+    cdef cdptr_r H = L.H
+    cdef cdptr_r Hr = L.Hr
+    cdef cdptr_r q = L.q
+    cdef cdptr_r r0 = rows[0]
+    cdef cdptr_r r1 = rows[1]
+    cdef cdptr_r r2 = rows[2] if four else rows[0]
+    cdef cdptr_r r3 = rows[3] if four else rows[0]
+    if not four:
+        if xr != NULL:
+            for k in range(k0, k1):
+                x = S[k] + c0 * r0[k] + c1 * r1[k]
+                S[k] = x
+                v = x - En[k]
+                kin += v * v
+                y = 0.5 * (En[k] + x)
+                strn += q[k] * (y * y)
+                e = A[k] * x + B[k] * En[k] + (H[k] + tn * Hr[k]) + hx * xr[k]
+                O[k] = e
+                d0 += r0[k] * e
+                d1 += r1[k] * e
+                vx += xr[k] * e
+            dx[0] = vx
+        else:
+            for k in range(k0, k1):
+                x = S[k] + c0 * r0[k] + c1 * r1[k]
+                S[k] = x
+                v = x - En[k]
+                kin += v * v
+                y = 0.5 * (En[k] + x)
+                strn += q[k] * (y * y)
+                e = A[k] * x + B[k] * En[k] + (H[k] + tn * Hr[k])
+                O[k] = e
+                d0 += r0[k] * e
+                d1 += r1[k] * e
+    elif xr != NULL:
+        for k in range(k0, k1):
+            x = S[k] + c0 * r0[k] + c1 * r1[k] + c2 * r2[k] + c3 * r3[k]
+            S[k] = x
+            v = x - En[k]
+            kin += v * v
+            y = 0.5 * (En[k] + x)
+            strn += q[k] * (y * y)
+            e = A[k] * x + B[k] * En[k] + (H[k] + tn * Hr[k]) + hx * xr[k]
+            O[k] = e
+            d0 += r0[k] * e
+            d1 += r1[k] * e
+            d2 += r2[k] * e
+            d3 += r3[k] * e
+            vx += xr[k] * e
+        dx[0] = vx
+    elif with_fr:
+        for k in range(k0, k1):
+            x = S[k] + c0 * r0[k] + c1 * r1[k] + c2 * r2[k] + c3 * r3[k]
+            S[k] = x
+            v = x - En[k]
+            kin += v * v
+            y = 0.5 * (En[k] + x)
+            strn += q[k] * (y * y)
+            e = A[k] * x + B[k] * En[k] + (H[k] + tn * Hr[k])
+            O[k] = e
+            d0 += r0[k] * e
+            d1 += r1[k] * e
+            d2 += r2[k] * e
+            d3 += r3[k] * e
+    else:
+        for k in range(k0, k1):
+            x = S[k] + c0 * r0[k] + c1 * r1[k] + c2 * r2[k] + c3 * r3[k]
+            S[k] = x
+            v = x - En[k]
+            kin += v * v
+            y = 0.5 * (En[k] + x)
+            strn += q[k] * (y * y)
+            e = A[k] * x + B[k] * En[k] + H[k]
+            O[k] = e
+            d0 += r0[k] * e
+            d1 += r1[k] * e
+            d2 += r2[k] * e
+            d3 += r3[k] * e
+    sums[3] += kin
+    sums[4] += strn
+    d[0] = d0
+    d[1] = d1
+    if four:
+        d[2] = d2
+        d[3] = d3
+
+
 cdef inline void _lean_bare(const Lean* L, double tn, dptr_r S, cdptr_r En, dptr_r O, Py_ssize_t k0, Py_ssize_t k1,
                             Py_ssize_t nr, const double** rows, const double* cf, bint with_fr, double* d,
                             cdptr_r xr, double hx, double* dx) noexcept nogil:
@@ -776,111 +875,22 @@ cdef inline void _lean_bare_energy(const Lean* L, double tn, dptr_r S, cdptr_r E
                                    Py_ssize_t k1, Py_ssize_t nr, const double** rows, const double* cf,
                                    bint with_fr, double* sums, double* d, cdptr_r xr, double hx,
                                    double* dx) noexcept nogil:
-    """``_lean_bare`` on the output grid: also sums[3] += v^2 and sums[4] += q (e_n + e_next)^2 / 4
-    (twice the kinetic and strain energies after the step, times h^2), as ``_lean_range``. A
-    function of its own: the loops of ``_lean_bare`` run off the grid, and in one function with
-    these they ran slower (5 ns a step in the study's transient)."""
+    """``_lean_bare`` on the output grid (``_energy_window``): also sums[3] += v^2 and sums[4] +=
+    q (e_n + e_next)^2 / 4 (twice the kinetic and strain energies after the step, times h^2)."""
     cdef Py_ssize_t k
-    cdef double x, e, v, y, vx = 0.0, kin = 0.0, strn = 0.0
-    cdef double d0 = 0.0, d1 = 0.0, d2 = 0.0, d3 = 0.0
-    cdef double c0 = cf[0] if nr else 0.0, c1 = cf[1] if nr else 0.0
-    cdef double c2 = cf[2] if nr == 4 else 0.0, c3 = cf[3] if nr == 4 else 0.0
-    cdef cdptr_r q = L.q
-    cdef cdptr_r A = L.A
-    cdef cdptr_r B = L.B
-    cdef cdptr_r H = L.H
-    cdef cdptr_r Hr = L.Hr
-    cdef cdptr_r r0 = rows[0] if nr >= 2 else NULL
-    cdef cdptr_r r1 = rows[1] if nr >= 2 else NULL
-    cdef cdptr_r r2 = rows[2] if nr == 4 else NULL
-    cdef cdptr_r r3 = rows[3] if nr == 4 else NULL
-    # one loop per case, none with a test inside (see ``_lean_range``)
-    if xr != NULL and nr == 2:
-        for k in range(k0, k1):
-            x = S[k] + c0 * r0[k] + c1 * r1[k]
-            S[k] = x
-            v = x - En[k]
-            kin += v * v
-            y = 0.5 * (En[k] + x)
-            strn += q[k] * (y * y)
-            e = A[k] * x + B[k] * En[k] + (H[k] + tn * Hr[k])
-            e = e + hx * xr[k]
-            O[k] = e
-            d0 += r0[k] * e
-            d1 += r1[k] * e
-            vx += xr[k] * e
-        dx[0] = vx
-    elif xr != NULL:
-        for k in range(k0, k1):
-            x = S[k] + c0 * r0[k] + c1 * r1[k] + c2 * r2[k] + c3 * r3[k]
-            S[k] = x
-            v = x - En[k]
-            kin += v * v
-            y = 0.5 * (En[k] + x)
-            strn += q[k] * (y * y)
-            e = A[k] * x + B[k] * En[k] + (H[k] + tn * Hr[k])
-            e = e + hx * xr[k]
-            O[k] = e
-            d0 += r0[k] * e
-            d1 += r1[k] * e
-            d2 += r2[k] * e
-            d3 += r3[k] * e
-            vx += xr[k] * e
-        dx[0] = vx
-    elif nr == 4 and not with_fr:  # a master body's window (the hot loop)
-        for k in range(k0, k1):
-            x = S[k] + c0 * r0[k] + c1 * r1[k] + c2 * r2[k] + c3 * r3[k]
-            S[k] = x
-            v = x - En[k]
-            kin += v * v
-            y = 0.5 * (En[k] + x)
-            strn += q[k] * (y * y)
-            e = A[k] * x + B[k] * En[k] + H[k]
-            O[k] = e
-            d0 += r0[k] * e
-            d1 += r1[k] * e
-            d2 += r2[k] * e
-            d3 += r3[k] * e
-    elif nr == 4:
-        for k in range(k0, k1):
-            x = S[k] + c0 * r0[k] + c1 * r1[k] + c2 * r2[k] + c3 * r3[k]
-            S[k] = x
-            v = x - En[k]
-            kin += v * v
-            y = 0.5 * (En[k] + x)
-            strn += q[k] * (y * y)
-            e = A[k] * x + B[k] * En[k] + (H[k] + tn * Hr[k])
-            O[k] = e
-            d0 += r0[k] * e
-            d1 += r1[k] * e
-            d2 += r2[k] * e
-            d3 += r3[k] * e
-    elif nr == 2:
-        for k in range(k0, k1):
-            x = S[k] + c0 * r0[k] + c1 * r1[k]
-            S[k] = x
-            v = x - En[k]
-            kin += v * v
-            y = 0.5 * (En[k] + x)
-            strn += q[k] * (y * y)
-            e = A[k] * x + B[k] * En[k] + (H[k] + tn * Hr[k])
-            O[k] = e
-            d0 += r0[k] * e
-            d1 += r1[k] * e
-    else:
-        for k in range(k0, k1):
-            x = S[k]
-            v = x - En[k]
-            kin += v * v
-            y = 0.5 * (En[k] + x)
-            strn += q[k] * (y * y)
-            O[k] = A[k] * x + B[k] * En[k] + (H[k] + tn * Hr[k])
+    cdef double x, v, y, kin = 0.0, strn = 0.0
+    if nr:
+        _energy_window(L, tn, S, En, O, k0, k1, nr == 4, rows, cf, with_fr, sums, d, xr, hx, dx)
+        return
+    for k in range(k0, k1):
+        x = S[k]
+        v = x - En[k]
+        kin += v * v
+        y = 0.5 * (En[k] + x)
+        strn += L.q[k] * (y * y)
+        O[k] = L.A[k] * x + L.B[k] * En[k] + (L.H[k] + tn * L.Hr[k])
     sums[3] += kin
     sums[4] += strn
-    d[0] += d0
-    d[1] += d1
-    d[2] += d2
-    d[3] += d3
 
 
 cdef inline void _lean_range(const Lean* L, double t, double tn, dptr_r S, cdptr_r En, cdptr_r Ep, dptr_r O,
@@ -1148,6 +1158,29 @@ cdef inline void _tight_next(const Lean* L, double tn, double* S, const double* 
                       xr if L.xrange == 1 else NULL, hx, dx)
         _bare_window(L, tn, S, En, O, F.cut[3], F.cut[4], False, &F.rows[4], &c6[F.off[1]], L.fr[3], &d6[F.off[1]],
                       xr if L.xrange == 3 else NULL, hx, dx)
+
+
+cdef inline void _tight_energy(const Lean* L, const Step* P, double tn, double* S, const double* En, double* O,
+                               const Passes* F, const double* c6, double* sums, double* d6, const double* xr,
+                               double hx, double* dx) noexcept nogil:
+    """``_tight_next`` on the output grid (``_energy_window``), with ``_lean_next``'s sums."""
+    cdef double acc[5]
+    acc[3] = 0.0
+    acc[4] = 0.0
+    if F.nr[0] == 2:
+        _energy_window(L, tn, S, En, O, F.cut[1], F.cut[2], False, F.rows, &c6[F.off[0]], L.fr[1], acc,
+                       &d6[F.off[0]], xr if L.xrange == 1 else NULL, hx, dx)
+        _energy_window(L, tn, S, En, O, F.cut[3], F.cut[4], True, &F.rows[2], &c6[F.off[1]], L.fr[3], acc,
+                       &d6[F.off[1]], xr if L.xrange == 3 else NULL, hx, dx)
+    else:
+        _energy_window(L, tn, S, En, O, F.cut[1], F.cut[2], True, F.rows, &c6[F.off[0]], L.fr[1], acc,
+                       &d6[F.off[0]], xr if L.xrange == 1 else NULL, hx, dx)
+        _energy_window(L, tn, S, En, O, F.cut[3], F.cut[4], False, &F.rows[4], &c6[F.off[1]], L.fr[3], acc,
+                       &d6[F.off[1]], xr if L.xrange == 3 else NULL, hx, dx)
+    sums[0] = 0.0
+    sums[1] = 0.0
+    sums[2] = acc[3] * (P.inv_h * P.inv_h)
+    sums[3] = acc[4] / P.h2
 
 
 cdef inline void _lean_bare5(const Lean* L, double tn, double* S, const double* En, double* O, const Passes* F,

@@ -53,7 +53,7 @@ from fesub._core._multibody_nodes cimport (Nodes, Step, Passes, Series, _time, _
                                            _frame, _walk, _gram, _gram_quad, _w_one, _one_rows, _update_one, _passes,
                                            _node_state, _count_change, _predict_one, _advance_one, _series_start,
                                            _series_add, _series_move, _series_work, Lean, _lean_ranges, _lean_next,
-                                           _tight_next)
+                                           _tight_next, _tight_energy)
 
 #: most passes of the active-set loop in one step
 PASSES = 50
@@ -386,6 +386,9 @@ def march(double h, long n_steps, long dec, long i0, double tol, long max_iter, 
                 hxv = h2 * X.val[(s + 1) * X.ns] if xpre else 0.0
                 if L.tight and not grid:  # (the two windows' loops inlined)
                     _tight_next(&L, (n + 1) * h, Es, En, Ex, &F, c6, dpre, X.row if xpre else NULL, hxv, &xnext)
+                elif L.tight:
+                    _tight_energy(&L, &P, (n + 1) * h, Es, En, Ex, &F, c6, sums, dpre, X.row if xpre else NULL, hxv,
+                                  &xnext)
                 else:
                     _lean_next(&L, &P, (n + 1) * h, Es, En, Ep, Ex, &F, c6, grid, sums, dpre,
                                X.row if xpre else NULL, hxv, &xnext)
