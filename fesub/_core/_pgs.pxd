@@ -3,7 +3,8 @@
 solve it (``friction_lcp.solve`` and the multibody march): one routine, the same arithmetic;
 ``pgs_solve_one`` the same sweeps for a single constraint whose 2 x 2 W is known, and
 ``coulomb_one`` the exact solution of a single constraint's problem where it is unique (what the
-sweeps converge to; ``pgs_solve`` uses it for one constraint).
+sweeps converge to; ``pgs_solve`` uses it for one constraint), ``coulomb_closed`` that solution
+alone (False where it does not apply, without the sweeps).
 
 The method, its convergence test and its limits are described in ``friction_lcp.pyx``. Here on
 raw C-contiguous arrays: ``J`` (m2, n) row-major, ``w`` (n), ``b`` (m2), ``mu`` (m2 / 2), ``lam``
