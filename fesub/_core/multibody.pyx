@@ -398,6 +398,8 @@ def march(double h, long n_steps, long dec, long i0, double tol, long max_iter, 
                 kin = sums[2] if grid else -1.0
                 strn = sums[3] if grid else 0.0
                 # close: the forces, the slip of the step (after it, against the state n), the state
+                # (the one-node close of the general body below does the same; reached from here
+                # through it, the step measured 2-4 ns slower, so the slide keeps its own)
                 lam[0, 0] = l2[0]
                 lam[0, 1] = l2[1]
                 qax = MC[slot_x][2 * fa]
