@@ -212,8 +212,11 @@ class Body:
 class NodeRows:
     """Displacement of chosen nodes of one body over the stacked modal coordinates.
 
-    ``u(node) = R[node] @ eta[cols] + P[node] @ u_prescribed`` with R (k, 2, n_group) the modal
-    rows of the node components that are free and P the selection of the prescribed ones."""
+    ``u(node) = R[node] @ eta[cols] + sum_d P_d[node] @ u_d`` with R (k, 2, n_group) the modal
+    rows of the node components that are free and, for every body d of the group with
+    prescribed coordinates (``drivers``, the body itself or a body tied to it), P_d (k, 2, p_d)
+    the node's part of their quasi-static motion: the selection of its own prescribed
+    components plus ``R Xi_d`` for its free ones (see :meth:`MultibodyModel._quasi_static`)."""
 
     def __init__(self, model, b: int, nodes):
         body = model.bodies[b]
@@ -231,29 +234,43 @@ class NodeRows:
         fpos = {int(k): i for i, k in enumerate(body.f_idx)}
         ppos = {int(k): i for i, k in enumerate(body.p_idx)}
         self.R = np.zeros((nodes.size, 2, Tb.shape[1]))
-        self.P = np.zeros((nodes.size, 2, body.p_idx.size))
+        P = np.zeros((nodes.size, 2, body.p_idx.size))
         for i in range(nodes.size):
             for c in range(2):
                 k = int(nd[i, c])
                 if k in fpos:
                     self.R[i, c] = Tb[fpos[k]]
                 elif k in ppos:
-                    self.P[i, c, ppos[k]] = 1.0
+                    P[i, c, ppos[k]] = 1.0
         # the same rows as one (2k, n) matrix each: one matrix-vector product per call
         self._R2 = self.R.reshape(2 * nodes.size, -1)
-        self._P2 = self.P.reshape(2 * nodes.size, -1)
+        #: (body d, (2k, p_d) matrix) of every body whose prescribed motion moves these nodes
+        self.drivers = []
+        for d in model.drivers[model.group_of[b]]:
+            P2 = P.reshape(2 * nodes.size, -1).copy() if d == b else np.zeros((2 * nodes.size,
+                                                                                model.bodies[d].p_idx.size))
+            if model.Xi[d] is not None:
+                P2 += self._R2 @ model.Xi[d]
+            self.drivers.append((d, P2))
 
     def free(self, eta) -> np.ndarray:
         """(k, 2) displacement (m) from the modal coordinates."""
         return (self._R2 @ eta[self.cols]).reshape(-1, 2)
 
-    def driven(self, up) -> np.ndarray:
-        """(k, 2) displacement (m) from the prescribed coordinates ``up``; (times, k, 2) from
-        ``up`` of shape (times, prescribed coordinates), in one matrix product."""
-        up = np.asarray(up)
-        if up.ndim == 2:
-            return (up @ self._P2.T).reshape(up.shape[0], -1, 2)
-        return (self._P2 @ up).reshape(-1, 2)
+    def driven(self, ups) -> np.ndarray:
+        """(k, 2) displacement (m) of the quasi-static motion from the prescribed displacements
+        ``ups[d]`` of every body d (over its ``p_idx``); (times, k, 2) from arrays of shape (times,
+        prescribed coordinates), in one matrix product per driving body. Linear: velocities
+        give velocities."""
+        out = None
+        for d, P2 in self.drivers:
+            up = np.asarray(ups[d])
+            x = up @ P2.T if up.ndim == 2 else P2 @ up
+            out = x if out is None else out + x
+        if out is None:
+            shape = (np.asarray(ups[0]).shape[0],) if ups and np.asarray(ups[0]).ndim == 2 else ()
+            return np.zeros(shape + (self.nodes.size, 2))
+        return out.reshape(out.shape[:-1] + (-1, 2))
 
 
 class MultibodyModel:
@@ -382,10 +399,75 @@ class MultibodyModel:
             start += k
         self.n_modes = start
         self.omega2 = np.concatenate(w2s) if w2s else np.zeros(0)
+        self.group_of = [0] * nb
+        for g, members in enumerate(self.groups):
+            for b in members:
+                self.group_of[b] = g
         self.Cm = sla.block_diag(*Cms) if Cms else np.zeros((0, 0))
         off = self.Cm - np.diag(np.diag(self.Cm))
         #: True when the modal damping is diagonal (Rayleigh-like): the step then skips a product
         self.damping_diagonal = not np.any(np.abs(off) > 1e-12 * max(np.abs(self.Cm).max(initial=0.0), 1e-300))
+        self._quasi_static()
+
+    def _quasi_static(self):
+        """The quasi-static motion of the free coordinates under the prescribed ones.
+
+        Body b's prescribed displacements ``u_b`` hold its free coordinates, at equilibrium, at
+        ``T xi`` with ``xi = sum_b Xi[b] u_b`` over the modal coordinates of the group:
+        ``Xi[b] = -Omega^-2 T_b' K_fp`` on the elastic modes, 0 on the rigid ones (the prescribed
+        coordinates exert no force on a rigid mode of the free ones). For a rigid drag ``T xi`` is
+        the body's rigid motion. The modal coordinates marched are the motion relative to it,
+        ``eta = T^+ q_free - xi``: the deformation (and the rigid motions the drives leave free),
+        not the distance dragged; :meth:`static_strain` gives the strain energy of the
+        quasi-static motion itself (0 for a rigid drag)."""
+        nb = len(self.bodies)
+        self.Xi = [None] * nb
+        self.drivers = [[] for _ in self.groups]   # per group: bodies with prescribed coordinates
+        for b, body in enumerate(self.bodies):
+            if not body.p_idx.size:
+                continue
+            g = self.group_of[b]
+            self.drivers[g].append(b)
+            if not body.f_idx.size:
+                continue
+            cols = self.cols[b]
+            w2 = self.omega2[cols]
+            Gk = self.T_body[b].T @ body.K[np.ix_(body.f_idx, body.p_idx)]
+            inv = np.divide(1.0, w2, out=np.zeros_like(w2), where=w2 > 0)
+            self.Xi[b] = -inv[:, None] * Gk
+
+    def quasi_static(self, g: int, ups) -> np.ndarray:
+        """Modal coordinates ``xi`` (m per unit modal mass) of group ``g``'s quasi-static motion
+        under the prescribed displacements (or velocities, accelerations: it is linear)
+        ``ups[b]`` of every body b (arrays over ``p_idx``; ``(times, p)`` arrays give
+        ``(times, n_group)``)."""
+        out = None
+        for b in self.drivers[g]:
+            if self.Xi[b] is not None:
+                x = np.asarray(ups[b]) @ self.Xi[b].T
+                out = x if out is None else out + x
+        return out
+
+    def static_strain(self, ups):
+        """Strain energy (J) of the quasi-static motion under the prescribed displacements
+        ``ups[b]`` of every body (arrays over ``p_idx``; ``(times, p)`` arrays give one value per
+        time), summed over the bodies: ``q' K q / 2`` of each body's coordinates in that motion.
+        0 for rigid drags, to round-off squared (``K q`` is formed from the motion itself)."""
+        total = 0.0
+        for g, ds in enumerate(self.drivers):
+            if not ds:
+                continue
+            xi = self.quasi_static(g, ups)
+            shape = np.asarray(ups[ds[0]]).shape[:-1]
+            for b in self.groups[g]:
+                body = self.bodies[b]
+                q = np.zeros(shape + (body.n,))
+                if xi is not None and body.f_idx.size:
+                    q[..., body.f_idx] = xi @ self.T_body[b].T
+                if body.p_idx.size:
+                    q[..., body.p_idx] = ups[b]
+                total = total + 0.5 * np.einsum("...i,...i->...", q @ body.K, q)
+        return total
 
     def _prepare_interfaces(self):
         self.contacts = []
@@ -412,7 +494,10 @@ class MultibodyModel:
 
     def _prepare_forces(self):
         """Constant modal loads, the bodies with time-dependent loads and the modal coupling
-        matrices (T_b' K_fp, T_b' C_fp, T_b' M_fp) of the prescribed coordinates."""
+        matrices of the prescribed coordinates on the relative coordinates ``eta`` (see
+        :meth:`_quasi_static`): stiffness ``T_b' K_fp`` on the rigid modes only (it is balanced by
+        the quasi-static motion on the elastic ones), damping ``T_b' C_fp + C_m Xi_b``, mass
+        ``T_b' M_fp + Xi_b`` (the inertia of the quasi-static motion)."""
         self._f0 = np.zeros(self.n_modes)
         self._f_t, self._f_p = [], []
         for b, body in enumerate(self.bodies):
@@ -424,12 +509,16 @@ class MultibodyModel:
             if body.p_idx.size and body.f_idx.size:
                 fi, pi = body.f_idx, body.p_idx
                 G = [T.T @ getattr(body, a)[np.ix_(fi, pi)] for a in ("K", "C", "M")]
+                G[0][self.omega2[cols] > 0] = 0.0
+                G[1] += self.Cm[cols, cols] @ self.Xi[b]
+                G[2] += self.Xi[b]
                 if any(np.any(g) for g in G):
                     self._f_p.append((body, cols, *G))
 
     def modal_force(self, t: float) -> np.ndarray:
-        """Modal forces (N, per unit modal mass) at time ``t``: the loads and the coupling forces
-        ``-(K_fp u_p + C_fp v_p + M_fp a_p)`` of the prescribed coordinates."""
+        """Modal forces (N, per unit modal mass) at time ``t`` on the relative coordinates: the
+        loads and the coupling forces ``-(Gk u_p + Gc v_p + Gm a_p)`` of the prescribed
+        coordinates (see :meth:`_prepare_forces`)."""
         return self.modal_forces([self.force_inputs(t)])[0]
 
     def force_inputs(self, t: float):
@@ -474,13 +563,27 @@ class MultibodyModel:
             Mf = body.M[np.ix_(body.f_idx, body.f_idx)]
             eta[self.cols[b]] += self.T_body[b].T @ Mf @ u[body.f_idx]
             deta[self.cols[b]] += self.T_body[b].T @ Mf @ v[body.f_idx]
+        # relative to the quasi-static motion of the drives at t = 0
+        uva = [b.motion(0.0) if b.p_idx.size else np.zeros((3, 0)) for b in self.bodies]
+        for g, members in enumerate(self.groups):
+            cols = self.cols[members[0]]
+            for k, x in ((0, eta), (1, deta)):
+                xi = self.quasi_static(g, [m[k] for m in uva])
+                if xi is not None:
+                    x[cols] -= xi
         return eta, deta
 
     def coordinates(self, b: int, eta, t: float) -> np.ndarray:
-        """Body ``b``'s coordinates (m) from the modal coordinates and its prescribed motion at t."""
+        """Body ``b``'s coordinates (m) from the (relative) modal coordinates and the prescribed
+        motions at t."""
         body = self.bodies[b]
         q = np.zeros(body.n)
-        q[body.f_idx] = self.T_body[b] @ eta[self.cols[b]]
+        e = np.array(eta[self.cols[b]], dtype=float)
+        xi = self.quasi_static(self.group_of[b], [x.motion(t)[0] if x.p_idx.size else np.zeros(0)
+                                                  for x in self.bodies])
+        if xi is not None:
+            e += xi
+        q[body.f_idx] = self.T_body[b] @ e
         if body.p_idx.size:
             q[body.p_idx] = body.motion(t)[0]
         return q

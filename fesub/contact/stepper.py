@@ -70,7 +70,7 @@ class _Contact:
     def displacements(self, eta, up):
         """((slave, master) total displacements, (slave, master) driven parts), each (k, 2) in m."""
         c = self.c
-        ds = (c["slave"].driven(up[c["slave_body"]]), c["master"].driven(up[c["master_body"]]))
+        ds = (c["slave"].driven(up), c["master"].driven(up))
         return (c["slave"].free(eta) + ds[0], c["master"].free(eta) + ds[1]), ds
 
     def search(self, u):
@@ -476,6 +476,7 @@ def simulate_multibody(model: MultibodyModel, *, duration: float, h: float | Non
     t_out = np.arange(n_out)[:j] * dec * h
     if status in ("stick", "lift_off") and j:
         t_out[-1] = (n - 1) * h  # the stopping step was recorded off the decimation grid
+    _add_quasi_static(model, t_out, h, chans, ch, en, info)
     return ContactRunResult(
         t=t_out, nodes={k: v[:j] for k, v in out.items()}, channels={k: v[:j] for k, v in ch.items()},
         energies={k: v[:j] for k, v in en.items()},
@@ -484,6 +485,56 @@ def simulate_multibody(model: MultibodyModel, *, duration: float, h: float | Non
         node_id=np.concatenate([c["slave"].nodes for c in model.contacts] or [np.zeros(0, int)]),
         state_changes=changes, status=status, steps=int(n), h=float(h), fs_out=1.0 / (dec * h),
         wall_time=time.perf_counter() - t0, backend=backend, tol=float(tol), on_stick=on_stick, info=info)
+
+
+def _motions(model, steps, h):
+    """Prescribed displacements (m) of every body at the times ``steps * h``: (times, p) arrays
+    over each body's ``p_idx`` (constant velocities vectorised, callables called once per
+    distinct step index)."""
+    steps = np.asarray(steps, dtype=np.int64)
+    uniq, back = np.unique(steps, return_inverse=True)
+    t = uniq * h
+    out = []
+    for body in model.bodies:
+        if not body.p_idx.size:
+            out.append(np.zeros((steps.size, 0)))
+        elif body._v is not None:
+            out.append(steps[:, None] * h * body._v)
+        else:
+            out.append(np.array([body.motion(x)[0] for x in t]).reshape(t.size, -1)[back])
+    return out
+
+
+def _add_quasi_static(model, t, h, chans, ch, en, info):
+    """The loops march the motion relative to the quasi-static motion of the drives
+    (:meth:`MultibodyModel.quasi_static`); add that motion back to the output channels of free
+    coordinates (displacement at t, central velocity, second difference) and its strain energy
+    (at the mid-step displacement) to the strain energy, its change to the external work (the
+    drives' work on it) and its initial value to ``info['strain_initial_J']``."""
+    if not any(model.drivers):
+        return
+    k = t.size
+    n = np.rint(t / h).astype(np.int64)
+    every = _motions(model, np.concatenate([[-1, 0], n - 1, n, n + 1]), h)
+    U = [[x[2 + i * k:2 + (i + 1) * k] for x in every] for i in range(3)]
+    for name, body, cols, row, pj in chans:
+        if row is None:
+            continue
+        g = model.group_of[model.bodies.index(body)]
+        for d in model.drivers[g]:
+            if model.Xi[d] is None:
+                continue
+            srow = row @ model.Xi[d]
+            um, u0, up = (x[d] @ srow for x in U)
+            ch[f"u_{name}"][:k] += u0
+            ch[f"v_{name}"][:k] += (up - um) / (2 * h)
+            ch[f"a_{name}"][:k] += (up - 2.0 * u0 + um) / (h * h)
+    start = float(model.static_strain([0.5 * (x[0] + x[1]) for x in every]))
+    info["strain_initial_J"] += start
+    if k:
+        mid = model.static_strain([0.5 * (a + b) for a, b in zip(U[1], U[2])])
+        en["strain"][:k] += mid
+        en["external_work"][:k] += mid - start
 
 
 def _python_loop(model, h, n_steps, dec, tol, max_iter, on_stick, eta, eta_prev, out, ch, en, chans, info, bar,

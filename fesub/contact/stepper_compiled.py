@@ -77,8 +77,8 @@ class _NodeArrays:
             self.R[sl, :, r.cols] = r.R
             self.win[sl] = (r.cols.start, r.cols.stop)
             b = c["slave_body" if key == "slave" else "master_body"]
-            if v_body[b] is not None and r.P.shape[2]:
-                self.dv[sl] = r.P @ v_body[b]
+            if r.drivers and all(v is not None for v in v_body):
+                self.dv[sl] = r.driven(v_body)
             self.sets.append((sl, r, b))
             rows.append(r.X)
             start += r.nodes.size
@@ -89,8 +89,8 @@ class _NodeArrays:
         displacements of each body at those times, ``ups[b]`` (times, body b's prescribed
         coordinates): one matrix product per node set for all the times."""
         for sl, r, b in self.sets:
-            if r.P.shape[2]:
-                out[:, sl] = r.driven(ups[b])
+            if r.drivers:
+                out[:, sl] = r.driven(ups)
 
 
 class _Plan:
