@@ -112,6 +112,41 @@ class ContactRunResult(Result):
 
     kind = "multibody-contact"
 
+    def contact_forces(self, interface=None) -> dict:
+        """Total contact forces (N) on the slave nodes of an interface, per sample.
+
+        Parameters
+        ----------
+        interface : int or str, optional
+            Interface index or name (``info['interfaces']``); default all the interfaces.
+
+        Returns
+        -------
+        dict of (k,) arrays, in N
+            ``'normal'``: the sum of the normal multipliers ``lambda_n`` (> 0 in compression);
+            ``'friction'``: the sum of the tangential multipliers ``lambda_t``, each along its
+            node's master tangent (for a straight master edge, the friction force along it; its
+            magnitude is ``mu`` times ``'normal'`` while every closed node slips);
+            ``'x'``, ``'y'``: the sums of the contact forces on the slaves in the global axes
+            (``force_x``, ``force_y``). On a master edge inclined to x the global sums mix the
+            friction and the normal force: sum the multipliers for the friction law, the global
+            components for the resultant a support or a load cell feels.
+        """
+        cols = np.ones(self.node_id.size, bool)
+        if interface is not None:
+            names = list(self.info.get("interfaces", []))
+            if isinstance(interface, str):
+                if interface not in names:
+                    raise ParameterError(f"no interface {interface!r}; the run's interfaces are {names}")
+                interface = names.index(interface)
+            n_itf = int(self.node_interface.max(initial=-1)) + 1
+            if not isinstance(interface, (int, np.integer)) or not 0 <= interface < max(n_itf, len(names)):
+                raise ParameterError(f"interface must be a name in {names} or an index in "
+                                     f"0..{max(n_itf, len(names)) - 1}, got {interface!r}")
+            cols = self.node_interface == interface
+        pick = {"normal": "lambda_n", "friction": "lambda_t", "x": "force_x", "y": "force_y"}
+        return {k: np.nansum(self.nodes[v][:, cols], axis=1) for k, v in pick.items()}
+
     def energy_residual(self) -> np.ndarray:
         """External work minus the changes of kinetic and strain energy and the losses (J), per
         sample. For the central-difference step the exact balance holds with the strain energy

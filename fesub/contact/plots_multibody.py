@@ -8,7 +8,8 @@ figure, writes it with :func:`fesub.plots.style.save` and returns its path.
 * :func:`plot_force_distributions`: normal and tangential forces per node at chosen instants;
 * :func:`plot_friction_curve`: total friction force against the drive's displacement, with the
   Coulomb limit mu N;
-* :func:`plot_energy_balance`: the energy accounts and the balance residual against time.
+* :func:`plot_energy_balance`: the energy accounts and the balance residual against time;
+* :func:`plot_contact_forces`: the friction and normal forces of an interface against time.
 
 Units on the axes: mm for positions, um for drive displacements, ms for times, N, J.
 """
@@ -20,7 +21,7 @@ import numpy as np
 from ..plots import style
 
 __all__ = ["plot_state_map", "plot_force_distributions", "plot_friction_curve", "plot_energy_balance",
-           "STATE_COLOURS"]
+           "plot_contact_forces", "STATE_COLOURS"]
 
 #: colour of each node state code (open, stick, slip+, slip-)
 STATE_COLOURS = ("#d9d9d9", "#1f77b4", "#d62728", "#ff7f0e")
@@ -148,4 +149,36 @@ def plot_energy_balance(res, path, *, title: str):
     a2.set_ylabel("residual [J]")
     a2.set_xlabel("time t [ms]")
     a2.set_title("work minus energy changes and losses")
+    return style.save(fig, path)
+
+
+def plot_contact_forces(res, path, *, title: str, interface=None, mu=None):
+    """Friction and normal force of an interface against time.
+
+    Parameters
+    ----------
+    res : ContactRunResult
+    path : path of the figure file
+    title : str
+    interface : int or str, optional
+        Interface index or name; default all (:meth:`ContactRunResult.contact_forces`).
+    mu : float, optional
+        Friction coefficient: draws the Coulomb limit ``mu`` x the normal force (dashed).
+
+    The friction force is the sum of the tangential multipliers (along the master), the normal
+    force that of the normal multipliers (N); times in ms.
+    """
+    plt = style.pyplot()
+    f = res.contact_forces(interface)
+    t = res.t * 1e3
+    fig, ax = plt.subplots(figsize=(7.0, 4.5), constrained_layout=True)
+    ax.plot(t, f["normal"], color="C0", label="normal force (sum of lambda_n)")
+    ax.plot(t, f["friction"], color="C3", label="friction force (sum of lambda_t)")
+    if mu is not None:
+        ax.plot(t, mu * f["normal"], color="C3", ls="--", lw=0.9, label="+-mu x normal force")
+        ax.plot(t, -mu * f["normal"], color="C3", ls="--", lw=0.9)
+    ax.set_xlabel("time t [ms]")
+    ax.set_ylabel("force on the slave body [N]")
+    ax.set_title(title)
+    ax.legend(fontsize=8)
     return style.save(fig, path)
