@@ -28,7 +28,16 @@ def _q_index(cb, model_dofs) -> np.ndarray:
     try:
         return np.array([cb.n_modes + pos[int(d)] for d in np.atleast_1d(model_dofs)], dtype=np.int64)
     except KeyError as exc:
-        raise ModelError(f"DOF {exc} is not a boundary DOF of the reduced substructure") from None
+        d = int(exc.args[0])
+        sub, what = cb.substructure, f"model DOF {d}"
+        if sub is not None and 0 <= d < sub.retained.size:
+            dm = sub.dofmap
+            node, comp = divmod(int(sub.retained[d]), dm.ndpn)
+            xyz = ", ".join(f"{v:.6g}" for v in sub.mesh.points[node][:sub.dim])
+            what = f"model DOF {d} (node {node} at ({xyz}) m, {dm.components[comp]}) of {sub.name!r}"
+        raise ModelError(f"{what} is not a boundary DOF of the Craig-Bampton reduction: keep it physical "
+                         f"(add it to the boundary DOFs of CraigBampton) to load, drive or observe it, or to "
+                         f"put its node in a contact") from None
 
 
 class SlidingContactSystem:

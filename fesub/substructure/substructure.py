@@ -71,6 +71,7 @@ class Substructure:
         else:
             items = [(c, None) for c in clamped]
         fixed = [dm.dofs(mesh.nodes(set_name), comps) for set_name, comps in items]
+        self._clamp_sets = [(str(c), comps) for c, comps in items]
         fixed = np.unique(np.concatenate(fixed)) if fixed else np.zeros(0, np.int64)
         self.clamped = fixed
         self.retained = free_dofs(dm.n_dofs, fixed)
@@ -104,8 +105,35 @@ class Substructure:
         g = self.dofmap.dofs(nodes, comps)
         idx = self._index[g]
         if np.any(idx < 0):
-            raise ModelError(f"{self.name}: DOFs {g[idx < 0][:6].tolist()} of {nodes_or_set!r} are clamped")
+            raise ModelError(self._clamped_message(nodes_or_set, g[idx < 0]))
         return idx
+
+    def _clamped_message(self, nodes_or_set, dofs) -> str:
+        """What a user knows of clamped DOFs asked for: nodes, coordinates (m), components, the
+        clamp sets that hold them, and how to leave them out."""
+        dm = self.dofmap
+        dofs = np.asarray(dofs, dtype=np.int64)
+        nodes = np.unique(dofs // dm.ndpn)
+        where = []
+        for i in nodes[:4]:
+            held = [dm.components[int(d) % dm.ndpn] for d in dofs if int(d) // dm.ndpn == i]
+            xyz = ", ".join(f"{v:.6g}" for v in self.mesh.points[i][:self.dim])
+            alone = [k for k, v in self.mesh.node_sets.items() if v.size == 1 and v[0] == i]
+            named = f" ({', '.join(repr(k) for k in alone)})" if alone else ""
+            where.append(f"node {int(i)}{named} at ({xyz}) m, {'/'.join(held)}")
+        more = f" and {nodes.size - 4} more nodes" if nodes.size > 4 else ""
+        holders = [name for name, _ in self._clamp_sets
+                   if name in self.mesh.node_sets or name in self.mesh.edge_sets
+                   if np.intersect1d(self.mesh.nodes(name), nodes).size]
+        clamp = f" (clamped by {', '.join(repr(h) for h in holders)})" if holders else ""
+        if isinstance(nodes_or_set, str) and holders:
+            fix = f"leave them out: np.setdiff1d(mesh.nodes({nodes_or_set!r}), mesh.nodes({holders[0]!r}))"
+        else:
+            fix = "leave them out of the nodes given"
+        label = f"node set {nodes_or_set!r} includes" if isinstance(nodes_or_set, str) else \
+            "the nodes given include"
+        return (f"{self.name}: {label} clamped DOFs{clamp}: {'; '.join(where)}{more}. A clamped DOF "
+                f"is no coordinate of the model (not a boundary DOF, load, output or drive): {fix}")
 
     def expand(self, u) -> np.ndarray:
         """Full nodal field (n_nodes, ndpn[, ...]) from model DOF values (clamped DOFs = 0)."""
