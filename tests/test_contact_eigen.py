@@ -402,3 +402,35 @@ def test_a_substructure_cutoff_is_recorded_as_the_completeness_limit(small):
     with pytest.warns(eigen.IncompleteSpectrumWarning):
         both = eigen.eigenvalue_loci(small, [0.03], 0.3, 8, modal_cutoff_hz=100e3, n_basis=10)
     assert both.complete_up_to_hz < 100e3 and "Ritz basis" in both.summary()["notes"][0]
+
+
+def test_n_none_examines_every_oscillating_eigenvalue_and_the_limit_is_named(small):
+    """``n`` is the number of lowest-frequency oscillating eigenvalues examined; ``None`` takes all
+    of them (against the independent solver's count); asking for more names the maximum."""
+    s, mu = 0.05, 0.3
+    ref, _ = independent(small, s, mu, n=None)
+    every = eigen.complex_eigenvalues(small, s, mu, None)
+    assert every.size == ref.size
+    # every one, the highest included: the friction-coupled high modes are less well conditioned
+    # than the floor estimated on the lowest 20 (measured: 6e-7 of |lambda| at most)
+    np.testing.assert_allclose(every, ref, rtol=2e-6)
+    with pytest.raises(Exception, match=rf"only {ref.size} oscillating ones there .* use n <= {ref.size}, or "
+                                        r"n=None for all of them"):
+        eigen.eigenvalue_loci(small, [s], mu, n=ref.size + 10)
+    loci = eigen.eigenvalue_loci(small, [0.04, s], mu, n=None)
+    assert loci.lam.shape[1] >= ref.size - 2
+
+
+def test_critical_mu_and_unstable_agree_for_the_same_n(small):
+    """The same eigenvalues decide both: with every eigenvalue examined (n=None) the critical mu
+    is at most that of the lowest ten, and just above it the loci of the same n show an unstable
+    eigenvalue, just below none."""
+    pos = np.linspace(0.02, 0.08, 4)
+    c_all = eigen.critical_mu(small, pos, n=None, tol=1e-3)
+    c_ten = eigen.critical_mu(small, pos, n=10, tol=1e-3)
+    assert float(c_all) <= float(c_ten)
+    assert c_all.n == 0
+    if np.isfinite(c_all):
+        lo, hi = c_all.bracket
+        assert eigen.eigenvalue_loci(small, pos, hi, n=None).unstable()
+        assert not eigen.eigenvalue_loci(small, pos, lo, n=None).unstable()

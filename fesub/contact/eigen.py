@@ -205,7 +205,7 @@ def _warn_incomplete(n_basis, complete_hz, n_modes, stacklevel=3):
             stacklevel=stacklevel)
 
 
-def complex_eigenvalues(system, s: float, mu: float, n: int = 20, *, sign: float = 1.0,
+def complex_eigenvalues(system, s: float, mu: float, n: int | None = 20, *, sign: float = 1.0,
                         return_modes: bool = False, modal_cutoff_hz: float | None = DEFAULT_EIG_CUTOFF_HZ,
                         n_basis: int | None = None):
     """The ``n`` lowest-frequency complex eigenvalues (1/s) with positive imaginary part.
@@ -217,8 +217,10 @@ def complex_eigenvalues(system, s: float, mu: float, n: int = 20, *, sign: float
         Contact position, x of the contact point on the target (m), undeformed geometry.
     mu : float
         Friction coefficient (>= 0).
-    n : int
-        Number of eigenvalues returned (>= 1), lowest frequencies first.
+    n : int or None
+        Number of eigenvalues returned (>= 1): the ``n`` lowest-frequency oscillating ones
+        (positive imaginary part), lowest first; ``None``: all of them (the maximum: as many as
+        the reduced coupled model has modes, less those that friction or damping made real).
     modal_cutoff_hz : float, optional
         ``None`` (default) uses the full reduced substructures (exact).
     n_basis : int, optional
@@ -233,7 +235,7 @@ def complex_eigenvalues(system, s: float, mu: float, n: int = 20, *, sign: float
     lam : (n,) complex (1/s); with ``return_modes`` also the mode shapes over [q1_free; q2]
         (n_dofs, n).
     """
-    s, mu, n = _position(s), _mu(mu), _count("n", n)
+    s, mu, n = _position(s), _mu(mu), _count("n", n, allow_none=True)
     n_basis = _count("n_basis", n_basis, allow_none=True)
     lam, shapes, complete, n_modes = _spectrum(system, s, mu, n, sign, return_modes=return_modes,
                                                modal_cutoff_hz=modal_cutoff_hz, n_basis=n_basis)
@@ -326,6 +328,12 @@ class EigenLoci(Result):
             notes=_completeness_note(self))
 
 
+def _too_many(n, found, n_modes, s) -> str:
+    return (f"n = {n} eigenvalues asked at contact position s = {s:.6g} m, but the reduced coupled model has "
+            f"only {found} oscillating ones there ({n_modes} modes; friction and damping can make some "
+            f"eigenvalues real): use n <= {found}, or n=None for all of them")
+
+
 def _track(prev: np.ndarray, new: np.ndarray) -> np.ndarray:
     """Reorder ``new`` to follow ``prev`` (assignment minimising eigenvalue distances)."""
     cost = np.abs(prev[:, None] - new[None, :])
@@ -335,10 +343,15 @@ def _track(prev: np.ndarray, new: np.ndarray) -> np.ndarray:
     return out
 
 
-def eigenvalue_loci(system, positions, mu: float, n: int = 20, *, progress: bool = False,
+def eigenvalue_loci(system, positions, mu: float, n: int | None = 20, *, progress: bool = False,
                     modal_cutoff_hz: float | None = DEFAULT_EIG_CUTOFF_HZ, n_basis: int | None = None,
                     geometry: str = "undeformed", vx: float = 0.0, method: str = "auto") -> EigenLoci:
     """Complex eigenvalues at every contact position (m), tracked from one position to the next.
+
+    ``n``: the ``n`` lowest-frequency oscillating eigenvalues at each position (not the least
+    stable: an instability of a higher mode is outside them, in :meth:`EigenLoci.unstable` as in
+    :func:`critical_mu` with the same ``n``); ``None``: all of them, as many as the first position
+    has (at most the number of modes of the reduced coupled model).
 
     ``n_basis`` as in :func:`complex_eigenvalues` (one :class:`IncompleteSpectrumWarning` per call
     when the basis leaves modes out; the result records ``complete_up_to_hz``, the lowest over the
@@ -352,18 +365,21 @@ def eigenvalue_loci(system, positions, mu: float, n: int = 20, *, progress: bool
     """
     from tqdm.auto import tqdm
 
-    positions, mu, n = _positions(positions), _mu(mu), _count("n", n)
+    positions, mu, n = _positions(positions), _mu(mu), _count("n", n, allow_none=True)
     n_basis = _count("n_basis", n_basis, allow_none=True)
     spectrum = _spectrum_for(geometry, vx, modal_cutoff_hz, n_basis, method, system)
-    lam = np.zeros((positions.size, n), complex)
+    lam = None
     complete, n_modes, done, status = float("inf"), None, 0, "completed"
     bar = tqdm(positions, disable=not progress, desc=f"loci mu={mu:g}")
     try:
         for i, s in enumerate(bar):
             ev, _, top, n_modes = spectrum(system, s, mu, n, modal_cutoff_hz=modal_cutoff_hz, n_basis=n_basis)
+            if lam is None:
+                n = ev.size if n is None else n
+                lam = np.zeros((positions.size, n), complex)
             if ev.size < n:
-                raise ModelError(f"only {ev.size} oscillating eigenvalues at s = {s}")
-            lam[i] = ev if i == 0 else _track(lam[i - 1], ev)
+                raise ModelError(_too_many(n, ev.size, n_modes, s))
+            lam[i] = ev[:n] if i == 0 else _track(lam[i - 1], ev[:n])
             complete = min(complete, top)
             done = i + 1
     except KeyboardInterrupt:
@@ -371,6 +387,8 @@ def eigenvalue_loci(system, positions, mu: float, n: int = 20, *, progress: bool
     finally:
         bar.close()
     _warn_incomplete(n_basis, complete, n_modes or 0)
+    if lam is None:
+        lam = np.zeros((positions.size, n or 0), complex)
     return EigenLoci(positions[:done], lam[:done], float(mu), n_basis=n_basis, complete_up_to_hz=complete,
                      n_modes=n_modes, status=status)
 
@@ -381,7 +399,8 @@ class StabilityMap(Result):
     coefficient ``mus[a]`` and contact position ``positions[b]`` (m); in :meth:`to_xarray` the
     variable ``max_real_part`` over the dimensions (position, mu).
 
-    ``n_basis``, ``complete_up_to_hz``, ``n_modes`` as in :class:`EigenLoci`; ``status``
+    ``n``: eigenvalues examined per entry (the lowest-frequency oscillating ones; 0: all of
+    them). ``n_basis``, ``complete_up_to_hz``, ``n_modes`` as in :class:`EigenLoci`; ``status``
     'completed' or 'interrupted' (entries not computed are NaN).
     """
 
@@ -436,18 +455,19 @@ class StabilityMap(Result):
             notes=_completeness_note(self))
 
 
-def max_real_part_map(system, positions, mus, n: int = 20, *, progress: bool = False,
+def max_real_part_map(system, positions, mus, n: int | None = 20, *, progress: bool = False,
                       modal_cutoff_hz: float | None = DEFAULT_EIG_CUTOFF_HZ,
                       n_basis: int | None = None, method: str = "auto") -> StabilityMap:
-    """max Re(lambda) (1/s) over the ``n`` lowest eigenvalues, for each (mu, position);
-    ``method`` as in :func:`eigenvalue_loci`.
+    """max Re(lambda) (1/s) over the ``n`` lowest-frequency oscillating eigenvalues (``None``:
+    all of them; fewer where the model has fewer), for each (mu, position); ``method`` as in
+    :func:`eigenvalue_loci`.
 
     Returns a :class:`StabilityMap` (``max_real`` of shape (len(mus), len(positions))); interrupted
     (Ctrl-C), the entries done so far and NaN elsewhere, ``status='interrupted'``.
     """
     from tqdm.auto import tqdm
 
-    positions, n = _positions(positions), _count("n", n)
+    positions, n = _positions(positions), _count("n", n, allow_none=True)
     mus = _positions(np.atleast_1d(mus) if np.isscalar(mus) else mus, "mus", "friction coefficients >= 0")
     for m in mus:
         _mu(m)
@@ -469,7 +489,7 @@ def max_real_part_map(system, positions, mus, n: int = 20, *, progress: bool = F
         except KeyboardInterrupt:
             status = "interrupted"
     _warn_incomplete(n_basis, complete, n_modes or 0)
-    return StabilityMap(positions, mus, out, n=n, n_basis=n_basis, complete_up_to_hz=complete,
+    return StabilityMap(positions, mus, out, n=0 if n is None else n, n_basis=n_basis, complete_up_to_hz=complete,
                         n_modes=n_modes, status=status)
 
 
@@ -478,7 +498,8 @@ class CriticalMu(float, Result):
 
     Attributes: ``positions`` (m) examined; ``bracket`` (lo, hi): stable at lo, unstable at hi;
     ``worst_below`` / ``worst_above`` (1/s): largest real part at each position at lo / hi (NaN
-    where that end was not evaluated); ``mu_max``, ``tol``, ``n``, ``iterations``; ``n_basis``,
+    where that end was not evaluated); ``mu_max``, ``tol``, ``n`` (eigenvalues examined per
+    position, 0: all of them), ``iterations``; ``n_basis``,
     ``complete_up_to_hz``, ``n_modes`` as in :class:`EigenLoci`; ``status`` 'completed' or
     'interrupted' (then the value is the upper end of the bracket reached).
     """
@@ -544,7 +565,7 @@ def _rebuild_critical_mu(value, state):
     return CriticalMu(value, **state)
 
 
-def critical_mu(system, positions, *, mu_max: float = 1.0, n: int = 20, tol: float = 1e-3,
+def critical_mu(system, positions, *, mu_max: float = 1.0, n: int | None = 20, tol: float = 1e-3,
                 modal_cutoff_hz: float | None = DEFAULT_EIG_CUTOFF_HZ, n_basis: int | None = None,
                 max_iter: int = 60, geometry: str = "undeformed", vx: float = 0.0,
                 method: str = "auto") -> CriticalMu:
@@ -554,7 +575,10 @@ def critical_mu(system, positions, *, mu_max: float = 1.0, n: int = 20, tol: flo
     ----------
     positions : 1-D array of contact positions (m).
     mu_max : upper end of the search (finite, > 0).
-    n : eigenvalues examined per position (the ``n`` lowest-frequency ones).
+    n : eigenvalues examined per position: the ``n`` lowest-frequency oscillating ones, as in
+        :func:`eigenvalue_loci` (the same ``n`` there gives the same verdict in
+        :meth:`EigenLoci.unstable`); ``None``: all of them, so that no mode's instability is
+        missed (fewer where the model has fewer).
     tol : width of the final bracket (finite, > 0).
     n_basis : as in :func:`complex_eigenvalues`.
     max_iter : cap on the bisection steps; a ``tol`` that would need more (log2(mu_max / tol)
@@ -570,7 +594,7 @@ def critical_mu(system, positions, *, mu_max: float = 1.0, n: int = 20, tol: flo
     part per position at both ends. Assumes instability persists above the critical value
     (checked at mu_max). Interrupted (Ctrl-C): the bracket reached, ``status='interrupted'``.
     """
-    positions, n = _positions(positions), _count("n", n)
+    positions, n = _positions(positions), _count("n", n, allow_none=True)
     mu_max, tol = check_positive("mu_max", mu_max), check_positive("tol", tol)
     n_basis = _count("n_basis", n_basis, allow_none=True)
     max_iter = _count("max_iter", max_iter)
@@ -617,7 +641,7 @@ def critical_mu(system, positions, *, mu_max: float = 1.0, n: int = 20, tol: flo
         status = "interrupted"
     _warn_incomplete(n_basis, track["complete"], track["n_modes"] or 0)
     return CriticalMu(hi, positions=positions, bracket=(lo, hi), worst_below=below, worst_above=above,
-                      mu_max=mu_max, tol=tol, n=n, iterations=it, n_basis=n_basis,
+                      mu_max=mu_max, tol=tol, n=0 if n is None else n, iterations=it, n_basis=n_basis,
                       complete_up_to_hz=track["complete"], n_modes=track["n_modes"], status=status)
 
 

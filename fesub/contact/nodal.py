@@ -17,16 +17,24 @@ from ..io import Result, summary_record
 
 __all__ = ["ContactRunResult", "STATES", "ENERGIES", "STATUSES"]
 
-#: state codes of a contact node
+#: state codes of a contact node after each step: 0 open (no normal force), 1 stick (the
+#: tangential force inside the friction cone, no slip), 2 slip+ and 3 slip- (at the friction
+#: limit, the slave sliding along +t / -t of its master segment, t running from the segment's
+#: first node to its second)
 STATES = {0: "open", 1: "stick", 2: "slip+", 3: "slip-"}
 #: how a run ends
 STATUSES = ("completed", "stick", "lift_off", "off_surface", "not_converged", "interrupted")
-#: energy accounts (J), per output sample
+#: energy accounts (J), per output sample, summed over the bodies. A body with prescribed
+#: coordinates is measured relative to its drive's quasi-static motion (its free coordinates where
+#: the prescribed ones hold them at equilibrium: for a rigid drag, the rigid motion): its kinetic
+#: energy is that of the motion relative to it, its strain energy that of its deformation.
 ENERGIES = {
-    "kinetic": "kinetic energy of the free coordinates at the half step t_n + h/2",
-    "strain": "strain energy of the free coordinates at the mid-step displacement (t_n + h/2)",
-    "damping_loss": "energy dissipated by viscous damping since t = 0",
-    "external_work": "work of the loads and of the prescribed motions (directly and through the contacts) since t = 0",
+    "kinetic": "kinetic energy of the deformation (of the motion relative to the drives' quasi-static motion; "
+               "of the whole motion for undriven bodies) at the half step t_n + h/2",
+    "strain": "strain energy q'Kq/2 of the bodies at the mid-step displacement (t_n + h/2)",
+    "damping_loss": "energy dissipated by viscous damping of the deformation since t = 0",
+    "external_work": "work of the loads and of the prescribed motions on the deformation (directly, through the "
+                     "inertia and damping of their motion, and through the contacts) since t = 0",
     "friction_dissipation": "energy dissipated by friction since t = 0",
     "impact_loss": "work of the normal contact forces, negated (energy lost in the inelastic impacts, and the O(h) work of the normal force along turning rows) since t = 0",
 }
@@ -59,12 +67,16 @@ class ContactRunResult(Result):
         :data:`STATES`), 'segment' (master segment, -1 off the surface), 'contact_x',
         'contact_y' (m, contact point on the master at the predicted positions of the step),
         'force_x', 'force_y' (N, contact force on the slave); column j is slave node
-        ``node_id[j]`` of interface ``node_interface[j]``.
+        ``node_id[j]`` of interface ``node_interface[j]``. :meth:`contact_forces` sums them
+        over an interface (the friction and normal forces against time).
     channels : dict of (k,) ndarray
         'u_NAME' (m), 'v_NAME' (m/s), 'a_NAME' (m/s^2) of every body output channel (central
         velocity, acceleration as the second difference of the displacements).
     energies : dict of (k,) ndarray
-        Energy accounts (J), see :data:`ENERGIES`.
+        Energy accounts (J), see :data:`ENERGIES`: 'kinetic', 'strain' (at the sample), and
+        since t = 0 'damping_loss', 'external_work', 'friction_dissipation', 'impact_loss';
+        :meth:`energy_residual` is their balance (with ``info['kinetic_initial_J']`` and
+        ``info['strain_initial_J']``).
     node_interface : (m,) int ndarray
         Interface index of each contact node (column).
     node_id : (m,) int ndarray
