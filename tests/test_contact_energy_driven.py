@@ -20,6 +20,7 @@ import pytest
 
 from fesub.contact import Body, ContactInterface, MultibodyModel, TiedInterface, simulate_multibody
 from fesub.fe import PlaneStress, rectangle
+from fesub.errors import ParameterError
 from fesub.substructure import Substructure
 
 N, MU, V = 10.0, 0.3, 0.1           # normal load (N), friction, drag velocity (m/s)
@@ -266,3 +267,36 @@ def test_own_contact_study_example_holds_its_numbers(tmp_path, drawn_figures, mo
         style.check_figure(fig)
     again = fesub.load(Path(tmp_path) / "block_on_plate.nc")
     np.testing.assert_array_equal(again.energies["strain"], e["strain"])
+
+
+def test_contact_forces_friction_and_normal_against_the_global_sums_on_an_inclined_ground():
+    """On a ground inclined by theta the friction (sum of lambda_t) and the normal force (sum of
+    lambda_n) are the global sums turned by theta: x = F_t cos - F_n sin, y = F_t sin + F_n cos;
+    sliding, |F_t| = mu F_n; the interface is found by name or index, a wrong one is named."""
+    th = 0.3
+    c, s = np.cos(th), np.sin(th)
+    mesh = rectangle(0.010, 0.005, 4, 2, angle=th)
+    sub = Substructure(mesh, RUBBER, rayleigh=(0.0, 2 * 0.05 / (2 * np.pi * 2e3)), name="block")
+    top, bottom = mesh.nodes("top"), mesh.nodes("bottom")
+    f = np.zeros(sub.n_dofs)
+    f[sub.dofs(top, "x")] = N * s / top.size            # pressed along -n = (sin, -cos)
+    f[sub.dofs(top, "y")] = -N * c / top.size
+    f[sub.dofs(top, "x")] += 1.5 * MU * N * c / top.size    # and pulled along t past mu N: slides
+    f[sub.dofs(top, "y")] += 1.5 * MU * N * s / top.size
+    body = Body.from_substructure(sub, name="block", loads=lambda t: f * min(t / 2e-3, 1.0) * 3.0)
+    ground = Body(np.zeros((0, 0)), np.zeros((0, 0)), [[-0.05 * c, -0.05 * s], [0.15 * c, 0.15 * s]],
+                  [[-1, -1], [-1, -1]], name="ground")
+    model = MultibodyModel([body, ground], [ContactInterface("block", bottom, "ground", [[0, 1]], mu=MU,
+                                                             name="incline")])
+    res = simulate_multibody(model, duration=6e-3, fs_out=5e3, progress=False)
+    F = res.contact_forces("incline")
+    np.testing.assert_allclose(F["x"], F["friction"] * c - F["normal"] * s, atol=1e-12 * N)
+    np.testing.assert_allclose(F["y"], F["friction"] * s + F["normal"] * c, atol=1e-12 * N)
+    late = res.t > 4e-3
+    assert np.all(res.nodes["state"][late] != 1)       # every closed node slides (some bounce open)
+    # at the friction limit to the kernel's cone tolerance (1e-12 of each force)
+    np.testing.assert_allclose(np.abs(F["friction"][late]), MU * F["normal"][late], rtol=1e-9)
+    for k in F:
+        np.testing.assert_array_equal(F[k], res.contact_forces(0)[k])
+    with pytest.raises(ParameterError, match=r"no interface 'nope'; the run's interfaces are \['incline'\]"):
+        res.contact_forces("nope")

@@ -193,7 +193,8 @@ def test_study_writes_parts_figures_summary_and_round_trips(tmp_path, drawn_figu
     assert s["details"]["cases"]["mu0.1"]["steps"] == res.steps
 
     drawn = {p.name: fig for fig, p in drawn_figures}
-    expected = {"states_run_mu0.1.png", "forces_run_mu0.1.png", "energy_run_mu0.1.png", "friction.png"}
+    expected = {"states_run_mu0.1.png", "forces_run_mu0.1.png", "energy_run_mu0.1.png", "friction.png",
+                "contact_forces_run_mu0.1.png"}
     assert expected <= set(drawn) and expected <= {p.name for p in out.glob("*.png")}
     for name in expected:
         assert style.check_figure(drawn[name]) == [], name

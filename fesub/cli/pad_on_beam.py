@@ -6,7 +6,8 @@ friction). Each friction coefficient is one part of the output folder (``run_mu<
 :class:`~fesub.contact.ContactRunResult`, written as it finishes and reused on a rerun): the pad
 is pressed (load ramp, hold), then dragged; the contact goes through stick, partial slip from an
 edge and gross sliding. Figures per case: the contact-state map, the force distributions at four
-instants, the energy balance; for all cases: friction force against drag displacement with mu N.
+instants, the energy balance, the friction and normal forces against time; for all cases:
+friction force against drag displacement with mu N.
 """
 
 from __future__ import annotations
@@ -137,6 +138,10 @@ def _case_figures(d, m, model, res, ph) -> None:
                                 title=f"contact forces along the pad, {_label(p)}", mu=p.mu)
     pm.plot_energy_balance(res, d.figure(f"energy_{name}.png", f"Energy accounts and balance residual, {_label(p)}"),
                            title=f"energy balance, {_label(p)}")
+    pm.plot_contact_forces(res, d.figure(f"contact_forces_{name}.png", f"Friction force (sum of the tangential "
+                                                                       f"multipliers) and normal force on the pad "
+                                                                       f"against time, {_label(p)}"),
+                           title=f"friction and normal force, {_label(p)}", mu=p.mu)
 
 
 def _friction_figure(d, cases, args) -> None:
