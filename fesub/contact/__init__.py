@@ -37,7 +37,8 @@ Modules, by what a user does:
 ``plots``            figures of the study (imported on its own: ``from fesub.contact import plots``)
 ``multibody``        the general system: :class:`Body` (matrices, Substructure or Craig-Bampton;
                      prescribed motion, loads) and :class:`MultibodyModel` (any number of bodies in
-                     their free modes, tied bodies assembled)
+                     their free modes, tied bodies assembled, driven bodies marched relative to
+                     their drives' quasi-static motion)
 ``interface``        :class:`ContactInterface` (many slave nodes on master segments, Coulomb
                      friction) and :class:`TiedInterface` (bonded nodes)
 ``stepper``          :func:`simulate_multibody`: forward-increment steps over the friction-contact
@@ -46,7 +47,8 @@ Modules, by what a user does:
 ``nodal``            :class:`ContactRunResult`: per-node forces, gaps, slips and states, channels,
                      energies of a multibody run
 ``plots_multibody``  figures of a multibody run: contact-state map, node force distributions,
-                     friction force against drag, energy balance
+                     friction force against drag, friction and normal force against time, energy
+                     balance
 ===================  ==========================================================================
 
 Units: SI throughout (forces in N, lengths in m, times in s, frequencies in Hz or rad/s as named).
