@@ -49,3 +49,17 @@ def test_interior_dof_of_a_reduction_is_named_by_node_and_coordinates():
     with pytest.raises(ModelError, match=rf"model DOF {d} \(node {right} at \(0\.2, 0\) m, y\) of 'plate' is not a "
                                          r"boundary DOF of the Craig-Bampton reduction: keep it physical"):
         Body.from_craig_bampton(cb, loads={d: 1.0})
+
+
+def test_interior_node_of_a_reduction_in_a_contact_is_named_with_its_coordinates_and_the_fix():
+    from fesub.contact import ContactInterface, MultibodyModel
+
+    mesh, plate = _plate()
+    top = np.setdiff1d(mesh.nodes("top"), mesh.nodes("left"))
+    cb = CraigBampton(plate, None, plate.dofs(top), 4)
+    body = Body.from_craig_bampton(cb, name="plate")
+    other = Body(np.eye(2), np.eye(2), [[0.05, 0.03]], [[0, 1]], name="dot")
+    inner = int(mesh.node("bottom_right"))          # not a boundary node of the reduction
+    with pytest.raises(ModelError, match=rf"body 'plate': nodes without an x/y coordinate in the model \(node {inner} at \(0\.2, 0\) m\).*"
+                                         r"keep the x and y DOFs of these nodes as boundary DOFs"):
+        MultibodyModel([body, other], [ContactInterface("dot", [0], "plate", [[inner, top[-1]]])])

@@ -225,9 +225,11 @@ class NodeRows:
             raise ModelError(f"body {body.name!r}: node index outside 0..{body.X.shape[0] - 1}")
         nd = body.node_dofs[nodes]
         if np.any(nd == -2):
-            bad = nodes[np.any(nd == -2, axis=1)][:5].tolist()
-            raise ModelError(f"body {body.name!r}: nodes {bad} have no x/y coordinate in the model "
-                             f"(interior DOFs of a reduced model cannot be in an interface)")
+            bad = nodes[np.any(nd == -2, axis=1)][:5]
+            where = "; ".join(f"node {int(i)} at ({body.X[i, 0]:.6g}, {body.X[i, 1]:.6g}) m" for i in bad)
+            raise ModelError(f"body {body.name!r}: nodes without an x/y coordinate in the model ({where}): interior "
+                             f"DOFs of a reduced model cannot be in an interface; keep the x and y DOFs of these "
+                             f"nodes as boundary DOFs of the Craig-Bampton reduction")
         self.nodes, self.X = nodes, body.X[nodes]
         self.cols = model.cols[b]
         Tb = model.T_body[b]  # (n_free_b, n_group)
