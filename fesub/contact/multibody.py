@@ -29,7 +29,6 @@ import scipy.sparse as sp
 from ..errors import ModelError, ParameterError
 from .geometry import SegmentSet
 from .interface import ContactInterface, TiedInterface
-from .system import _q_index
 
 __all__ = ["Body", "MultibodyModel", "NodeRows"]
 
@@ -202,9 +201,9 @@ class Body:
         if loads and not callable(loads):
             f = np.zeros(cb.n_dofs)
             for d, v in loads.items():
-                f[_q_index(cb, [d])[0]] += float(v)
-        pres = {int(_q_index(cb, [d])[0]): v for d, v in (prescribed or {}).items()}
-        outs = {k: int(_q_index(cb, [d])[0]) for k, d in (outputs or {}).items()}
+                f[cb.coordinate_index([d])[0]] += float(v)
+        pres = {int(cb.coordinate_index([d])[0]): v for d, v in (prescribed or {}).items()}
+        outs = {k: int(cb.coordinate_index([d])[0]) for k, d in (outputs or {}).items()}
         return cls(cb.Mr, cb.Kr, sub.mesh.points[:, :2], nd, cb.rayleigh(sub.alpha, sub.beta), name=name or sub.name,
                    prescribed=pres, loads=f, outputs=outs)
 

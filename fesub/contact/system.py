@@ -22,24 +22,6 @@ from .geometry import SegmentSet, coupling_rows, segment_at_x
 __all__ = ["SlidingContactSystem"]
 
 
-def _q_index(cb, model_dofs) -> np.ndarray:
-    """Positions in the Craig-Bampton coordinates q = [eta; u_b] of boundary model DOFs."""
-    pos = {int(d): i for i, d in enumerate(cb.boundary)}
-    try:
-        return np.array([cb.n_modes + pos[int(d)] for d in np.atleast_1d(model_dofs)], dtype=np.int64)
-    except KeyError as exc:
-        d = int(exc.args[0])
-        sub, what = cb.substructure, f"model DOF {d}"
-        if sub is not None and 0 <= d < sub.retained.size:
-            dm = sub.dofmap
-            node, comp = divmod(int(sub.retained[d]), dm.ndpn)
-            xyz = ", ".join(f"{v:.6g}" for v in sub.mesh.points[node][:sub.dim])
-            what = f"model DOF {d} (node {node} at ({xyz}) m, {dm.components[comp]}) of {sub.name!r}"
-        raise ModelError(f"{what} is not a boundary DOF of the Craig-Bampton reduction: keep it physical "
-                         f"(add it to the boundary DOFs of CraigBampton) to load, drive or observe it, or to "
-                         f"put its node in a contact") from None
-
-
 class SlidingContactSystem:
     """The data of a two-substructure sliding-contact problem, ready to march.
 
@@ -73,8 +55,8 @@ class SlidingContactSystem:
         self._slider(slave, prescribed, loads1)
         self._target(target_edge)
         f = self.f1_idx
-        self.outputs1 = {k: int(np.searchsorted(f, _q_index(cb1, [v])[0])) for k, v in (outputs1 or {}).items()}
-        self.outputs2 = {k: int(_q_index(cb2, [v])[0]) for k, v in (outputs2 or {}).items()}
+        self.outputs1 = {k: int(np.searchsorted(f, cb1.coordinate_index([v])[0])) for k, v in (outputs1 or {}).items()}
+        self.outputs2 = {k: int(cb2.coordinate_index([v])[0]) for k, v in (outputs2 or {}).items()}
         self.rough_row = self.iC[1]
         # ---- modal bases of both substructures
         self.modal_cutoff_hz = modal_cutoff_hz
@@ -87,9 +69,9 @@ class SlidingContactSystem:
         cb1 = self.cb1
         s1 = cb1.substructure
         n1q = cb1.n_dofs
-        self.p1 = _q_index(cb1, prescribed)
+        self.p1 = cb1.coordinate_index(prescribed)
         self.f1_idx = np.setdiff1d(np.arange(n1q), self.p1)
-        qC = _q_index(cb1, s1.dofs([slave]))
+        qC = cb1.coordinate_index(s1.dofs([slave]))
         self.slave_node = int(slave)
         self.X_C = s1.mesh.points[slave].copy()
         self.iC = np.searchsorted(self.f1_idx, qC)
@@ -112,7 +94,7 @@ class SlidingContactSystem:
         for d, v in (loads1 or {}).items():
             if not isinstance(v, (int, float, np.number)) or not np.isfinite(v):
                 raise ModelError(f"load on DOF {d} must be a finite force in N, got {v!r}")
-            qi = _q_index(cb1, [d])[0]
+            qi = cb1.coordinate_index([d])[0]
             k = np.searchsorted(f, qi)
             if k >= f.size or f[k] != qi:
                 raise ModelError(f"load on a prescribed DOF {d}")
@@ -139,7 +121,7 @@ class SlidingContactSystem:
             for c in range(2):
                 g = s2.dofmap.dofs([nd], s2.dofmap.components[c])[0]
                 if ci[g] >= 0:
-                    rows[i, c] = _q_index(cb2, [ci[g]])[0]
+                    rows[i, c] = cb2.coordinate_index([ci[g]])[0]
         self.T_rows = rows
         #: the target surface, validated once: every search of the system goes through it
         self.surface = SegmentSet(self.XT, self.segs)

@@ -180,6 +180,24 @@ class CraigBampton:
         """Position of the physical boundary DOFs inside q."""
         return slice(self.n_modes, self.n_dofs)
 
+    def coordinate_index(self, model_dofs) -> np.ndarray:
+        """Positions in the coordinates q = [eta; u_b] of boundary model DOFs (int64 array);
+        :class:`ModelError` for a DOF that is not on the boundary."""
+        pos = {int(d): i for i, d in enumerate(self.boundary)}
+        try:
+            return np.array([self.n_modes + pos[int(d)] for d in np.atleast_1d(model_dofs)], dtype=np.int64)
+        except KeyError as exc:
+            d = int(exc.args[0])
+            sub, what = self.substructure, f"model DOF {d}"
+            if sub is not None and 0 <= d < sub.retained.size:
+                dm = sub.dofmap
+                node, comp = divmod(int(sub.retained[d]), dm.ndpn)
+                xyz = ", ".join(f"{v:.6g}" for v in sub.mesh.points[node][:sub.dim])
+                what = f"model DOF {d} (node {node} at ({xyz}) m, {dm.components[comp]}) of {sub.name!r}"
+            raise ModelError(f"{what} is not a boundary DOF of the Craig-Bampton reduction: keep it physical "
+                             f"(add it to the boundary DOFs of CraigBampton) to load, drive or observe it, or to "
+                             f"put its node in a contact") from None
+
     def rayleigh(self, alpha: float, beta: float) -> np.ndarray:
         """Reduced Rayleigh damping T' C T = alpha Mr + beta Kr (alpha in 1/s, beta in s)."""
         check_positive("Rayleigh alpha (1/s)", alpha, strict=False, error=ModelError)
