@@ -14,7 +14,8 @@ import numpy as np
 import pytest
 
 from fesub import _backend
-from fesub.contact import eigen, simulate
+from fesub.contact import simulate
+from fesub.contact.analyses import eigen
 from fesub.contact.geometry import find_segment, find_segment_brute
 from fesub.models import beam_on_beam as bb
 from fesub.parallel import single_thread_blas
@@ -77,7 +78,7 @@ def test_transient_cost_per_step_vs_retained_modes(benchmark, system, n_modes):
     (expected: linear). The benchmark system is padded with extra target modes that carry no
     motion at the contact (zero rows) and lie below the highest frequency, so the physics and
     the time step are unchanged while every per-step loop runs over n_modes coordinates."""
-    from fesub.contact.march import march_modal
+    from fesub.contact.sliding.march import march_modal
     import copy
 
     if benchmark.disabled and n_modes > 250:

@@ -19,8 +19,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from fesub.contact.frf import time_dependent_frf
-from fesub.contact.receptance import dense_dual_frf, lmfbs_frf
+from fesub.contact.analyses.frf import time_dependent_frf
+from fesub.contact.analyses.receptance import dense_dual_frf, lmfbs_frf
 from fesub.models.beam_on_beam import build, contact_system
 
 MU = 0.1

@@ -18,7 +18,9 @@ import warnings
 import numpy as np
 import pytest
 
-from fesub.contact import eigen, secular
+from fesub.contact.analyses import eigen
+
+from fesub.contact.analyses import secular
 from fesub.models import beam_on_beam as bb
 
 

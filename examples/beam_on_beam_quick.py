@@ -13,7 +13,11 @@ from pathlib import Path
 
 import numpy as np
 
-from fesub.contact import eigen, plots, simulate
+from fesub.contact import simulate
+
+from fesub.contact.analyses import eigen
+
+from fesub.contact.sliding import plots
 from fesub.models import beam_on_beam as bb
 
 out = Path(sys.argv[1]) if len(sys.argv) > 1 else Path(tempfile.mkdtemp())

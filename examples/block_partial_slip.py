@@ -3,7 +3,7 @@
 
 A plane-stress block (0.1 m x 0.02 m, 10 x 2 elements) is pressed onto a rigid ground by 10 N,
 then pulled along by a tangential load that grows at 20 N/s, with Coulomb friction mu = 0.3 at
-its eleven bottom nodes (:mod:`fesub.contact.multibody`). Slip starts at the leading edge, spreads
+its eleven bottom nodes (:mod:`fesub.contact.engine.bodies`). Slip starts at the leading edge, spreads
 across the contact, and the whole block slides once the load reaches mu N = 3 N. Runs in a few
 seconds; writes its figures and result to ``fesub-out/block_partial_slip`` (or the directory given
 as the first argument).
@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 
 from fesub.contact import Body, ContactInterface, MultibodyModel, simulate_multibody
-from fesub.contact.plots_multibody import plot_state_map
+from fesub.contact.engine.plots import plot_state_map
 from fesub.fe import PlaneStress, rectangle
 from fesub.substructure import Substructure
 

@@ -2,7 +2,7 @@
 =========================================================================================
 
 A contact study of your own, end to end, on the multibody contact engine
-(:mod:`fesub.contact.multibody`): an aluminium cantilever plate (200 x 20 mm, 5 mm thick,
+(:mod:`fesub.contact.engine.bodies`): an aluminium cantilever plate (200 x 20 mm, 5 mm thick,
 clamped at its left end, reduced by Craig-Bampton with its top edge kept) carries a small steel
 block (10 x 5 mm, 5 mm thick) that is pressed on it by 20 N and dragged along it at 0.1 m/s by
 its top edge, with Coulomb friction mu = 0.25.
@@ -34,7 +34,7 @@ import numpy as np
 
 import fesub
 from fesub.contact import Body, ContactInterface, MultibodyModel, simulate_multibody
-from fesub.contact.plots_multibody import plot_contact_forces, plot_state_map
+from fesub.contact.engine.plots import plot_contact_forces, plot_state_map
 from fesub.fe import PlaneStress, rectangle
 from fesub.substructure import CraigBampton, Substructure
 

@@ -19,7 +19,11 @@ from pathlib import Path
 
 import numpy as np
 
-from fesub.contact import SlidingContactSystem, eigen, plots, simulate
+from fesub.contact import SlidingContactSystem, simulate
+
+from fesub.contact.analyses import eigen
+
+from fesub.contact.sliding import plots
 from fesub.fe import PlaneStress, read
 from fesub.models import beam_on_beam as bb
 from fesub.substructure import CraigBampton, Substructure

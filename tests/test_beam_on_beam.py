@@ -5,7 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from fesub.contact import eigen, simulate
+from fesub.contact import simulate
+
+from fesub.contact.analyses import eigen
 from fesub.fe import read
 from fesub.models import beam_on_beam as bb
 

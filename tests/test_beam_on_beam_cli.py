@@ -15,9 +15,9 @@ import pytest
 
 import fesub
 from fesub.cli import main
-from fesub.contact.eigen import CriticalMu, EigenLoci
-from fesub.contact.frf import TDFRFResult
-from fesub.contact.transient import TransientResult
+from fesub.contact.analyses.eigen import CriticalMu, EigenLoci
+from fesub.contact.analyses.frf import TDFRFResult
+from fesub.contact.sliding.transient import TransientResult
 
 # coarse loci (19 positions), no transients: the quickest run that makes every other part
 QUICK = ["--loci-step", "0.005", "--no-transient"]
@@ -27,7 +27,7 @@ def test_short_study_writes_parts_figures_and_summary(tmp_path, drawn_figures, m
     """As after ``pip install .`` without extras: pyvista cannot be imported, and every figure
     is still drawn (mode shapes with matplotlib). One job: every figure is drawn in this process,
     where the fixture sees it."""
-    from fesub.contact import plots as pc
+    from fesub.contact.sliding import plots as pc
     from fesub.plots import style
 
     monkeypatch.setitem(sys.modules, "pyvista", None)  # import pyvista -> ImportError

@@ -1,10 +1,10 @@
-"""Burst detection and attribution (fesub.contact.bursts) on synthetic signals of known growth
+"""Burst detection and attribution (fesub.contact.analyses.bursts) on synthetic signals of known growth
 rate and frequency, and the burst table in the beam-on-beam study's summary."""
 
 import numpy as np
 import pytest
 
-from fesub.contact.bursts import BurstTable, attribute, detect_bursts
+from fesub.contact.analyses.bursts import BurstTable, attribute, detect_bursts
 
 FS = 50_000.0
 
@@ -47,7 +47,7 @@ def test_background_is_the_running_median_of_each_envelope():
     """The background of each band is the median of the envelope over a window of ``background``
     s centred on each sample, the ends held at their edge values (an odd window: the median is
     one of its samples), computed here by brute force."""
-    from fesub.contact.bursts import band_envelopes
+    from fesub.contact.analyses.bursts import band_envelopes
 
     t, x = _signal([(0.35, 10_600.0, 150.0, 30.0)], duration=0.5)
     te, bands, env, bg = band_envelopes(t, x, background=0.02)
@@ -112,8 +112,8 @@ def test_burst_table_round_trip_and_records(tmp_path):
 
 
 def test_attribution_figure_passes_the_house_rules(tmp_path, drawn_figures):
-    from fesub.contact import plots as pc
-    from fesub.contact.eigen import EigenLoci
+    from fesub.contact.sliding import plots as pc
+    from fesub.contact.analyses.eigen import EigenLoci
     from fesub.plots import style
 
     t, x = _signal([(0.35, 10_600.0, 150.0, 30.0)])
@@ -153,8 +153,8 @@ def test_deformed_positions_cover_each_burst_and_avoid_the_target_nodes():
     """The study's deformed analysis runs where the undeformed loci are unstable and where each
     burst grew, never on a target node (every 1 mm: there the sliding state has no solution)."""
     from fesub.cli.beam_on_beam import _deformed_positions
-    from fesub.contact.bursts import Burst
-    from fesub.contact.eigen import EigenLoci
+    from fesub.contact.analyses.bursts import Burst
+    from fesub.contact.analyses.eigen import EigenLoci
     from fesub.models.beam_on_beam import BeamOnBeamParams
 
     pos = np.arange(0.005, 0.098, 0.25e-3)

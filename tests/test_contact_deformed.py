@@ -10,9 +10,9 @@ import numpy as np
 import pytest
 import scipy.linalg as sla
 
-from fesub.contact import deformed as D
-from fesub.contact import eigen
-from fesub.contact.perturb import matrix_pencil, perturbation_response, translated
+from fesub.contact.analyses import deformed as D
+from fesub.contact.analyses import eigen
+from fesub.contact.analyses.perturb import matrix_pencil, perturbation_response, translated
 from fesub.errors import ParameterError
 from fesub.models.beam_on_beam import BeamOnBeamParams, build, contact_system
 
@@ -108,7 +108,7 @@ def test_sliding_state_solves_the_contact_and_equals_the_fixed_point_solve(bench
 
 def test_unloaded_state_gives_the_undeformed_eigenvalues(small):
     """Without load the sliding state is the undeformed configuration (lambda = 0, K_g = 0): the
-    deformed analysis must return the eigenvalues of :mod:`fesub.contact.eigen` (its own code path:
+    deformed analysis must return the eigenvalues of :mod:`fesub.contact.analyses.eigen` (its own code path:
     coupled_matrices, Ritz-free primal projection) to the solvers' accuracy floor."""
     S = small
     S0 = translated(S, 0.0)

@@ -14,8 +14,8 @@ import numpy as np
 import pytest
 import scipy.linalg as sla
 
-from fesub.contact import eigen
-from fesub.contact.system import SlidingContactSystem
+from fesub.contact.analyses import eigen
+from fesub.contact.sliding.system import SlidingContactSystem
 from fesub.errors import ParameterError
 from fesub.models.beam_on_beam import BeamOnBeamParams, build, contact_system
 

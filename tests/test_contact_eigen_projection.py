@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 import scipy.linalg as sla
 
-from fesub.contact import eigen
+from fesub.contact.analyses import eigen
 from fesub.models.beam_on_beam import BeamOnBeamParams, build, contact_system
 
 EPS = np.finfo(float).eps

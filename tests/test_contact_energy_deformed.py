@@ -51,9 +51,9 @@ import numpy as np
 import scipy.linalg as sla
 from scipy.optimize import brentq
 
-from fesub.contact.interface import ContactInterface
-from fesub.contact.multibody import Body, MultibodyModel
-from fesub.contact.stepper import simulate_multibody
+from fesub.contact.engine.interfaces import ContactInterface
+from fesub.contact.engine.bodies import Body, MultibodyModel
+from fesub.contact.engine.stepper import simulate_multibody
 from fesub.fe import BeamSection, beam_line
 from fesub.substructure import CraigBampton, Substructure
 

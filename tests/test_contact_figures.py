@@ -1,4 +1,4 @@
-"""Figures of the sliding-contact study: every figure function of fesub.contact.plots drawn from a
+"""Figures of the sliding-contact study: every figure function of fesub.contact.sliding.plots drawn from a
 small real model (15 + 20 elements, the paper's 20 + 20 Craig-Bampton modes) or from inputs with
 known content, held to the house rules, and checked for what it must show."""
 
@@ -7,12 +7,14 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from fesub.contact import eigen, simulate
-from fesub.contact.frf import time_dependent_frf
+from fesub.contact import simulate
+
+from fesub.contact.analyses import eigen
+from fesub.contact.analyses.frf import time_dependent_frf
 from fesub.errors import ModelError, ParameterError
 from fesub.fe import beam_line, rectangle
 from fesub.models.beam_on_beam import BeamOnBeamParams, build, contact_system
-from fesub.contact import plots as pc
+from fesub.contact.sliding import plots as pc
 from fesub.plots import style
 from fesub.signal import window_spectrum
 
@@ -59,7 +61,7 @@ def _unstable_copy(loci, where):
 def _burst_table(loci):
     """The bursts of a synthetic signal (noise and one 10.6 kHz oscillation growing at 150 1/s)
     attributed against ``loci``."""
-    from fesub.contact.bursts import attribute, detect_bursts
+    from fesub.contact.analyses.bursts import attribute, detect_bursts
 
     fs = 50_000.0
     t = np.arange(int(0.6 * fs)) / fs

@@ -17,10 +17,10 @@ import numpy as np
 import pytest
 import scipy.linalg as sla
 
-from fesub.contact.eigen import coupled_matrices, primal_matrices
-from fesub.contact.frf import TDFRFResult, segment_positions, time_dependent_frf
+from fesub.contact.analyses.eigen import coupled_matrices, primal_matrices
+from fesub.contact.analyses.frf import TDFRFResult, segment_positions, time_dependent_frf
 from fesub.contact.geometry import coupling_rows
-from fesub.contact.receptance import (ModalBasis, channel, dense_dual_frf, lmfbs_frf, modal_factors, primal_frf,
+from fesub.contact.analyses.receptance import (ModalBasis, channel, dense_dual_frf, lmfbs_frf, modal_factors, primal_frf,
                                       substructure_receptance)
 from fesub.errors import ModelError, ParameterError
 from fesub.models.beam_on_beam import BeamOnBeamParams, build, contact_system
@@ -124,7 +124,7 @@ def test_rigid_mode_bordering_equals_eq45_for_nonzero_frequency(nr):
     # summed into H: a -> a + sum rho sigma / d, p -> p + sum rho g / d, q -> q + sum o sigma / d,
     # y0 -> y0 + sum o g / d; random complex data, 40 frequencies (closed form for nr <= 1,
     # batched solves above)
-    from fesub.contact.receptance import _couple
+    from fesub.contact.analyses.receptance import _couple
 
     rng = np.random.default_rng(nr)
 

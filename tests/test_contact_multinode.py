@@ -1,4 +1,4 @@
-"""Multibody contact with many nodes that stick, slip and separate (fesub.contact.stepper).
+"""Multibody contact with many nodes that stick, slip and separate (fesub.contact.engine.stepper).
 
 References, each independent of the stepper:
 * impacts of two free masses: the perfectly inelastic loss 1/2 m_eff v_rel^2 computed by hand
@@ -21,9 +21,9 @@ import pytest
 from scipy.integrate import solve_ivp
 
 from fesub import _backend
-from fesub.contact.interface import ContactInterface, TiedInterface
-from fesub.contact.multibody import Body, MultibodyModel
-from fesub.contact.stepper import simulate_multibody
+from fesub.contact.engine.interfaces import ContactInterface, TiedInterface
+from fesub.contact.engine.bodies import Body, MultibodyModel
+from fesub.contact.engine.stepper import simulate_multibody
 from fesub.errors import ModelError, ParameterError
 from fesub.fe import PlaneStress, rectangle
 from fesub.substructure import CraigBampton, Substructure

@@ -19,8 +19,9 @@ import scipy.linalg as sla
 from scipy.optimize import linear_sum_assignment
 
 from fesub import _backend
-from fesub.contact import eigen, secular
-from fesub.contact.system import SlidingContactSystem
+from fesub.contact.analyses import eigen
+from fesub.contact.analyses import secular
+from fesub.contact.sliding.system import SlidingContactSystem
 from fesub.errors import ParameterError
 from fesub.models.beam_on_beam import BeamOnBeamParams, build, contact_system
 

@@ -15,7 +15,7 @@ import pytest
 import scipy.linalg as sla
 
 from fesub.contact import TransientResult, simulate
-from fesub.contact.system import SlidingContactSystem
+from fesub.contact.sliding.system import SlidingContactSystem
 from fesub.errors import ParameterError
 from fesub.models import beam_on_beam as bb
 

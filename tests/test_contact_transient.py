@@ -61,7 +61,7 @@ def test_modal_and_dense_formulations_agree(system):
 def _fixed_contact(geometry):
     """Undamped benchmark with outputs on the target nodes around C, released from the
     equilibrium under 1.2 x the load (mu = 0, vx = 0: free vibration with a fixed contact)."""
-    from fesub.contact.system import SlidingContactSystem
+    from fesub.contact.sliding.system import SlidingContactSystem
 
     p = bb.BeamOnBeamParams(rayleigh1=(0.0, 0.0), rayleigh2=(0.0, 0.0))
     model = bb.build(p)
@@ -339,7 +339,7 @@ def test_time_step_above_critical_is_refused(system):
 
 def test_bad_input_gives_clear_errors(model):
     """Each bad input raises the specific fesub exception with a message naming what is wrong."""
-    from fesub.contact.system import SlidingContactSystem
+    from fesub.contact.sliding.system import SlidingContactSystem
 
     S = bb.contact_system(model)
     C = model.sub1.mesh.node("C")
@@ -456,7 +456,7 @@ def test_interrupt_returns_the_steps_done(system, formulation, monkeypatch):
         part = _run(system, n, mu=0.3, chunk=20, monitor=monitor)
         done = 40
     else:
-        from fesub.contact import march
+        from fesub.contact.sliding import march
 
         real, calls = march._alpha_gap, []
 

@@ -160,7 +160,7 @@ def test_transient(contact_system, name, value):
 def test_eigenvalues(contact_system, s, mu, n, n_basis):
     import warnings
 
-    from fesub.contact import eigen
+    from fesub.contact.analyses import eigen
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # a basis that leaves modes out warns: a reported status
@@ -174,7 +174,7 @@ def test_eigenvalues(contact_system, s, mu, n, n_basis):
                                               max_size=3)),
        tol=anything, mu_max=anything)
 def test_critical_mu(contact_system, positions, tol, mu_max):
-    from fesub.contact import eigen
+    from fesub.contact.analyses import eigen
 
     _ok_or_fesub_error(eigen.critical_mu, contact_system, positions, tol=tol, mu_max=mu_max,
                        n_basis=20)

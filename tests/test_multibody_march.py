@@ -17,10 +17,10 @@ import numpy as np
 import pytest
 
 from fesub import _backend
-from fesub.contact import stepper_compiled
-from fesub.contact.interface import ContactInterface
-from fesub.contact.multibody import Body, MultibodyModel
-from fesub.contact.stepper import simulate_multibody
+from fesub.contact.engine import driver as stepper_compiled
+from fesub.contact.engine.interfaces import ContactInterface
+from fesub.contact.engine.bodies import Body, MultibodyModel
+from fesub.contact.engine.stepper import simulate_multibody
 from fesub.errors import ParameterError
 
 from test_contact_multinode import (BC, BK, BM, BMU, BN, VB, belt_model, block_model, check_complementarity,

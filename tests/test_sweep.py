@@ -228,7 +228,7 @@ def beam_pool_store(tmp_path_factory):
 
 def _direct_max_real(mu, s):
     """max Re(lambda) (1/s) from complex_eigenvalues on a freshly built model (no sweep code)."""
-    from fesub.contact.eigen import complex_eigenvalues
+    from fesub.contact.analyses.eigen import complex_eigenvalues
     from fesub.models import beam_on_beam as bb
 
     system = _direct_max_real.__dict__.get("system")

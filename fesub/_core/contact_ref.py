@@ -1,7 +1,7 @@
 """NumPy twin of ``contact.pyx``: node-to-segment search and the modal forward-increment march.
 
 Same functions, signatures and arithmetic as the compiled kernels, written with NumPy one step at a
-time. See ``fesub.contact.march`` for the dense (reduced physical coordinates) form of the same
+time. See ``fesub.contact.sliding.march`` for the dense (reduced physical coordinates) form of the same
 equations, which is the literal transcription of eqs. (26)-(32).
 """
 

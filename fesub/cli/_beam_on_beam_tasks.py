@@ -10,7 +10,7 @@ the model (a forked worker finds the study's own system already built).
 * :func:`tdfrf` - the time-dependent FRF of the stable case (a part);
 * :func:`deformed_loci` - the deformed analysis over a run of positions;
 * :func:`transient_record` - a transient's record (details, burst windows and their dominant
-  frequencies) and its bursts (:func:`fesub.contact.bursts.detect_bursts`);
+  frequencies) and its bursts (:func:`fesub.contact.analyses.bursts.detect_bursts`);
 * :func:`transient_figures`, :func:`eigen_figures`, :func:`tdfrf_figure`, :func:`mode_figures` -
   the figures.
 """
@@ -74,7 +74,7 @@ def simulate_case(ref, mu, roughness_std, duration, fs_out, p, seed, progress=Fa
                            roughness_std=roughness_std, roughness_band=p.roughness_band, seed=seed,
                            progress=progress, system=ref.get())
     else:
-        from ..contact.transient import simulate
+        from ..contact.sliding.transient import simulate
 
         res = simulate(ref.get(), mu=mu, duration=duration, vx=p.vx, fs_out=fs_out, roughness_std=roughness_std,
                        roughness_band=p.roughness_band, seed=seed, progress=progress)
@@ -85,16 +85,16 @@ def simulate_case(ref, mu, roughness_std, duration, fs_out, p, seed, progress=Fa
 def tdfrf(ref, times, freqs, mu, p):
     """The time-dependent FRF (accelerance, force C_y to acceleration T_y) at ``times`` (s) and
     ``freqs`` (Hz), friction coefficient ``mu`` (1)."""
-    from ..contact.frf import time_dependent_frf
+    from ..contact.analyses.frf import time_dependent_frf
 
     return time_dependent_frf(ref.get(), times, freqs, "C_y", "T_y", mu, p.s0, p.vx, accelerance=True)
 
 
 def deformed_loci(ref, positions, mu, vx):
     """The eigenvalues of the deformed sliding states at ``positions`` (m), friction coefficient
-    ``mu`` (1), sliding velocity ``vx`` (m/s): :func:`fesub.contact.eigen.eigenvalue_loci` with
+    ``mu`` (1), sliding velocity ``vx`` (m/s): :func:`fesub.contact.analyses.eigen.eigenvalue_loci` with
     ``geometry='deformed'``."""
-    from ..contact.eigen import eigenvalue_loci
+    from ..contact.analyses.eigen import eigenvalue_loci
     from ..parallel import single_thread_blas
 
     with single_thread_blas():
@@ -131,9 +131,9 @@ def transient_record(res, detect: bool):
     Returns
     -------
     (info, bursts) : the result's details with :func:`burst_info`, and the bursts of the tip
-        acceleration (:func:`fesub.contact.bursts.detect_bursts`) with ``detect`` (None otherwise).
+        acceleration (:func:`fesub.contact.analyses.bursts.detect_bursts`) with ``detect`` (None otherwise).
     """
-    from ..contact.bursts import detect_bursts
+    from ..contact.analyses.bursts import detect_bursts
 
     info = res.details()
     info.update(burst_info(res))
@@ -149,7 +149,7 @@ def transient_figures(res, windows, paths, case, marks) -> None:
     (``paths[1]``, when drawn) and the spectra of the burst ``windows`` ((start, end) in s;
     ``paths[2]``, when there are any); ``case`` names the case, ``marks`` (Hz) are dashed on the
     spectrogram."""
-    from ..contact import plots as pc
+    from ..contact.sliding import plots as pc
     from ..signal import window_spectrum
 
     pc.plot_transient(res, paths[0], title=f"transient, {case}: {res.status} at t = {res.stop_time:.4g} s")
@@ -165,7 +165,7 @@ def transient_figures(res, windows, paths, case, marks) -> None:
 def eigen_figures(loci, paths, rayleigh, titles, crit_title) -> None:
     """The loci at each mu (``paths[:-1]``, with the Rayleigh damping lines) and the largest real
     part per position (``paths[-1]``)."""
-    from ..contact import plots as pc
+    from ..contact.sliding import plots as pc
 
     for L, path, title in zip(loci, paths, titles):
         pc.plot_loci(L, path, rayleigh=rayleigh, title=title)
@@ -174,7 +174,7 @@ def eigen_figures(loci, paths, rayleigh, titles, crit_title) -> None:
 
 def tdfrf_figure(r, path, title) -> None:
     """The time-dependent FRF map."""
-    from ..contact import plots as pc
+    from ..contact.sliding import plots as pc
 
     pc.plot_tdfrf(r, path, title=title)
 
@@ -185,8 +185,8 @@ def mode_figures(ref, folder, n=4) -> list:
     each."""
     from pathlib import Path
 
-    from ..contact import plots as pc
-    from ..contact.eigen import complex_eigenvalues
+    from ..contact.sliding import plots as pc
+    from ..contact.analyses.eigen import complex_eigenvalues
 
     model, system = ref.model, ref.get()
     p = model.params

@@ -31,7 +31,7 @@ from .common import add_common, integer, number
 STUDY = "beam-on-beam"
 STABLE_MU, UNSTABLE_MU = 0.1, 0.3
 #: basis of the eigenvalue analyses: 'all' (every mode of the reduced model, exact: the certified
-#: roots of the secular function, fesub.contact.secular) or N lowest frictionless coupled modes (a
+#: roots of the secular function, fesub.contact.analyses.secular) or N lowest frictionless coupled modes (a
 #: Ritz approximation on a dense eig). Measured on this model over the study's 376 positions at
 #: mu = 0.3: exact 6.0 s against 233 s for the 120-mode basis (loaded machine), the same unstable
 #: positions and critical mu; the largest real part 145.03 against 144.90 1/s.
@@ -108,7 +108,7 @@ def run(args) -> int:
     """Run the study (``fesub beam-on-beam``); returns the exit status."""
     import warnings
 
-    from ..contact.eigen import IncompleteSpectrumWarning
+    from ..contact.analyses.eigen import IncompleteSpectrumWarning
 
     with warnings.catch_warnings():
         # the study records the completeness of the spectra in its results and notes instead
@@ -181,7 +181,7 @@ def _eigen_part(d, args, p, system, n_basis, progress, pool, figs) -> dict:
     """
     import numpy as np
 
-    from ..contact import eigen
+    from ..contact.analyses import eigen
 
     s_end = p.s0 + p.vx * 3.13
     positions = np.arange(p.s0, min(s_end, p.L2 - 1e-4) + 1e-12, args.loci_step)
@@ -260,7 +260,7 @@ def _transient_part(d, pending, unstable_freqs, seed, p, pool):
     """Each transient's record (the result's details and its burst windows) and the bursts of the
     mu = 0.3 cases, computed on ``pool`` as each transient finishes, and the figures to draw.
 
-    Returns the records and the detected bursts (list of :class:`fesub.contact.bursts.Burst`), by
+    Returns the records and the detected bursts (list of :class:`fesub.contact.analyses.bursts.Burst`), by
     case name, and the figure tasks ((function, arguments) pairs).
     """
     from . import _beam_on_beam_tasks as tasks
@@ -318,7 +318,7 @@ def _burst_part(d, p, ref, L3, detected, progress, pool, jobs, submitted=None) -
     returns ``tables`` (case -> BurstTable), ``deformed`` (EigenLoci of the deformed sliding
     states, or None) and its ``wall_time_s``.
 
-    Detection: :func:`fesub.contact.bursts.detect_bursts` on the tip acceleration (defaults: an
+    Detection: :func:`fesub.contact.analyses.bursts.detect_bursts` on the tip acceleration (defaults: an
     envelope peak 18 dB over its 0.2 s running median in a 20 % band of 1-20 kHz, rising for
     at least 8 ms). A burst is predicted by an analysis when an eigenvalue with a positive real
     part lies at a position crossed while it grew, with a frequency within 2 % of the burst's
@@ -327,15 +327,15 @@ def _burst_part(d, p, ref, L3, detected, progress, pool, jobs, submitted=None) -
     across a band). The deformed analysis runs only where needed (about 0.1 s per position here:
     the whole reduced model, one Newton solve of the sliding state and one dense eigenproblem),
     its positions split in consecutive runs among this process and the pool's workers (joined by
-    :func:`fesub.contact.deformed.join_loci`, the same loci as one run); ``submitted`` is called
+    :func:`fesub.contact.analyses.deformed.join_loci`, the same loci as one run); ``submitted`` is called
     once the pool has its share (to queue more work behind it).
     """
     import time
 
     import numpy as np
 
-    from ..contact import eigen
-    from ..contact.bursts import attribute
+    from ..contact.analyses import eigen
+    from ..contact.analyses.bursts import attribute
     from ..parallel import single_thread_blas
     from . import _beam_on_beam_tasks as tasks
     from .common import run_task
@@ -363,7 +363,7 @@ def _burst_part(d, p, ref, L3, detected, progress, pool, jobs, submitted=None) -
     tables = {name: d.compute(f"burst_table_{name}", lambda bs=bs, name=name: attribute(
         bs, analyses, f_tol=BURST_F_TOL, name=f"a_T_y of transient {name}")) for name, bs in detected.items()}
     if d.figures_on and Ld is not None:
-        from ..contact import plots as pc
+        from ..contact.sliding import plots as pc
 
         pc.plot_burst_attribution(L3, Ld, tables, d.figure(
             f"bursts_vs_stability_mu{UNSTABLE_MU:g}.png",
@@ -375,7 +375,7 @@ def _burst_part(d, p, ref, L3, detected, progress, pool, jobs, submitted=None) -
 
 def _joined(parts):
     """The loci of consecutive runs of positions as one (the only one as it is)."""
-    from ..contact.deformed import join_loci
+    from ..contact.analyses.deformed import join_loci
 
     return parts[0] if len(parts) == 1 else join_loci(parts)
 
@@ -542,7 +542,7 @@ def _model_record(model) -> dict:
 def paper_checks(loci, transients: dict) -> dict:
     """The paper's qualitative statements, checked on this run (True/False per statement).
 
-    ``loci`` maps mu to :class:`fesub.contact.eigen.EigenLoci`; ``transients`` maps a case name to
+    ``loci`` maps mu to :class:`fesub.contact.analyses.eigen.EigenLoci`; ``transients`` maps a case name to
     its record (``min_lambda_N``, ``status``, ``min_v_t_m_s``, ``burst_dominant_hz``,
     ``burst_positions_m``).
     """

@@ -116,7 +116,7 @@ def _label(p) -> str:
 
 
 def _case_figures(d, m, model, res, ph) -> None:
-    from ..contact import plots_multibody as pm
+    from ..contact.engine import plots as pm
 
     p, name = model.params, case_name(m)
     x = model.slave_x
@@ -145,7 +145,7 @@ def _case_figures(d, m, model, res, ph) -> None:
 
 
 def _friction_figure(d, cases, args) -> None:
-    from ..contact import plots_multibody as pm
+    from ..contact.engine import plots as pm
 
     curves, limits = [], []
     for m, (model, res, _) in cases.items():

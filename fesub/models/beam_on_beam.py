@@ -75,7 +75,7 @@ class BeamOnBeamParams:
     #: lambda > 0 and the slave sliding for noise seeds 0-3 (lowest sliding velocity 0.024 m/s
     #: against vx = 0.03).
     #: The undeformed eigenvalue analysis (rows from the undeformed geometry) does not depend on
-    #: Fy; the deformed one (fesub.contact.deformed, rows linearised about the preloaded sliding
+    #: Fy; the deformed one (fesub.contact.analyses.deformed, rows linearised about the preloaded sliding
     #: state) does, through the static slope of beam 2. At mu = 0.3 and 0.4 N it is unstable near
     #: T where the undeformed one is stable (+209 1/s at 93.575 mm, 10.6 kHz, in a band about
     #: 0.4 mm wide); the rough transient (seed 0) grows a burst there (21x its background, 229 1/s
@@ -238,7 +238,7 @@ def build(params: BeamOnBeamParams | None = None, *, refine: bool = False, from_
 def contact_system(model: BeamOnBeam, *, modal_cutoff_hz: float | None = None):
     """The sliding-contact system of the benchmark: slave C on the top edge of beam 2, A driven
     along x, Fy split over the three nodes of A (downwards), outputs C (x, y) and T (y)."""
-    from ..contact.system import SlidingContactSystem
+    from ..contact.sliding.system import SlidingContactSystem
 
     p = model.params
     s1, s2 = model.sub1, model.sub2

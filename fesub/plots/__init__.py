@@ -10,5 +10,5 @@ functions, so that the numerical core never needs them:
   optional dependency), and written to VTU for ParaView with the frequencies (Hz) and damping
   ratios as field data.
 
-Each study's own figures live beside it (``fesub.contact.plots``, ``fesub.hbm.plots``, ...).
+Each study's own figures live beside it (``fesub.contact.sliding.plots``, ``fesub.hbm.plots``, ...).
 """

@@ -44,7 +44,7 @@ def beam_on_beam_stability(params: dict) -> dict:
         ``max_real`` (1/s; > 0 means flutter instability) and ``freq_hz`` (Hz, frequency
         ``Im(lambda)/2 pi`` of the eigenvalue with the largest real part).
     """
-    from ..contact.eigen import complex_eigenvalues
+    from ..contact.analyses.eigen import complex_eigenvalues
 
     lam = complex_eigenvalues(_beam_system(), float(params["s"]), float(params["mu"]),
                               int(params.get("n_eig", 20)), n_basis=int(params.get("n_basis", 120)))

@@ -22,8 +22,8 @@ from __future__ import annotations
 import numpy as np
 import scipy.linalg as sla
 
-from .._backend import kernels
-from .geometry import coupling_rows
+from ..._backend import kernels
+from ..geometry import coupling_rows
 
 __all__ = ["march_modal", "march_dense"]
 

@@ -20,9 +20,9 @@ import numpy as np
 import scipy.linalg as sla
 from scipy.optimize import linear_sum_assignment
 
-from ..errors import ModelError, ParameterError, check_count, check_positive, check_real
-from ..io import Result, summary_record
-from .geometry import coupling_rows  # noqa: F401 - part of this module's namespace
+from ...errors import ModelError, ParameterError, check_count, check_positive, check_real
+from ...io import Result, summary_record
+from ..geometry import coupling_rows  # noqa: F401 - part of this module's namespace
 from .primal import _null_times, null_space_row, project_rows
 from .secular import SecularSolver, contact_rows, first_order_matrix, lowest_oscillating, resolve_method
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..plots import style
+from ...plots import style
 
 __all__ = ["plot_state_map", "plot_force_distributions", "plot_friction_curve", "plot_energy_balance",
            "plot_contact_forces", "STATE_COLOURS"]

@@ -33,10 +33,10 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.linalg as sla
 
-from ..errors import ConvergenceError, ModelError, ParameterError, check_count, check_positive
-from ..io import Result, summary_record
+from ...errors import ConvergenceError, ModelError, ParameterError, check_count, check_positive
+from ...io import Result, summary_record
 from .eigen import _first_order_eigs, _position, _positions, _track, complex_eigenvalues
-from .geometry import coupling_rows
+from ..geometry import coupling_rows
 from .primal import null_space_row, project_rows
 
 __all__ = ["SlidingState", "local_contact", "sliding_state", "contact_residual", "contact_jacobian",

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..errors import ModelError, ParameterError, check_count, check_positive
+from ...errors import ModelError, ParameterError, check_count, check_positive
 from .deformed import sliding_state
 
 __all__ = ["translated", "PerturbationResponse", "perturbation_response", "matrix_pencil"]
@@ -73,7 +73,7 @@ def perturbation_response(system, s: float, mu: float, shape, *, vx: float, dura
     PerturbationResponse. A run that stops early (stick, detachment) raises :class:`ModelError`
     (the perturbation is too large for the sliding velocity).
     """
-    from .transient import simulate
+    from ..sliding.transient import simulate
 
     amplitude = check_positive("amplitude (m)", amplitude)
     if geometry not in ("deformed", "undeformed"):

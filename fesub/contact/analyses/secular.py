@@ -65,9 +65,9 @@ from dataclasses import dataclass, field
 import numpy as np
 import scipy.linalg as sla
 
-from .._backend import kernels
-from ..errors import ModelError, ParameterError
-from .geometry import coupling_rows, segment_at_x
+from ..._backend import kernels
+from ...errors import ModelError, ParameterError
+from ..geometry import coupling_rows, segment_at_x
 from .primal import project_rows
 
 __all__ = ["SecularFunction", "secular_function", "secular_from_modes", "secular_roots", "SecularSolver",

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..errors import ModelError
+from ...errors import ModelError
 
 __all__ = ["null_space_row", "project_rows"]
 

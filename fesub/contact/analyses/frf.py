@@ -16,8 +16,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..errors import ModelError, ParameterError
-from ..io import Result, summary_record
+from ...errors import ModelError, ParameterError
+from ...io import Result, summary_record
 from .receptance import ModalBasis, _check_mu, _couple, _omega, channel, modal_factors
 
 __all__ = ["time_dependent_frf", "TDFRFResult", "segment_positions"]
@@ -133,7 +133,7 @@ class TDFRFResult(Result):
         """Map of 20 log10 |H| over (t, f) (the paper's Fig. 9); returns the matplotlib axes.
 
         The colour scale spans the top 100 dB (from ``vmin_db`` dB if given)."""
-        from ..plots import style
+        from ...plots import style
 
         plt = style.pyplot()
         if ax is None:

@@ -15,9 +15,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..errors import ParameterError, check_count, check_positive, check_real
-from ..io import Result, summary_record
-from ..parallel import single_thread_blas
+from ...errors import ParameterError, check_count, check_positive, check_real
+from ...io import Result, summary_record
+from ...parallel import single_thread_blas
 from .march import march_dense, march_modal
 from .system import SlidingContactSystem, _check_geometry
 
@@ -403,7 +403,7 @@ def _roughness(n_steps: int, h: float, roughness_std: float, roughness_band, see
     ``roughness_std`` in ``roughness_band`` (Hz) sampled at 1/h, or zeros when the std is 0."""
     rough = np.zeros(n_steps)
     if roughness_std > 0:
-        from ..signal import band_limited_noise
+        from ...signal import band_limited_noise
 
         rough = band_limited_noise(n_steps, 1.0 / h, roughness_band, roughness_std, seed)
     return rough

@@ -41,11 +41,11 @@ import warnings
 
 import numpy as np
 
-from .._backend import kernels
-from ..errors import ParameterError, check_count, check_positive
-from .nodal import ENERGIES, ContactRunResult
-from .interface import frames
-from .multibody import MultibodyModel
+from ..._backend import kernels
+from ...errors import ParameterError, check_count, check_positive
+from .results import ENERGIES, ContactRunResult
+from .interfaces import frames
+from .bodies import MultibodyModel
 
 __all__ = ["simulate_multibody"]
 
@@ -432,7 +432,7 @@ def simulate_multibody(model: MultibodyModel, *, duration: float, h: float | Non
     """
     from tqdm.auto import tqdm
 
-    from . import stepper_compiled
+    from . import driver as stepper_compiled
 
     duration, h, hc, n_steps, dec, tol, max_iter = _check(model, duration, h, fs_out, on_stick, tol, max_iter)
     if loop not in ("auto", "kernel", "python"):

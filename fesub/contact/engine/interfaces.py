@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..errors import ModelError, ParameterError
+from ...errors import ModelError, ParameterError
 
 __all__ = ["ContactInterface", "TiedInterface"]
 

@@ -26,9 +26,9 @@ import numpy as np
 import scipy.linalg as sla
 import scipy.sparse as sp
 
-from ..errors import ModelError, ParameterError
-from .geometry import SegmentSet
-from .interface import ContactInterface, TiedInterface
+from ...errors import ModelError, ParameterError
+from ..geometry import SegmentSet
+from .interfaces import ContactInterface, TiedInterface
 
 __all__ = ["Body", "MultibodyModel", "NodeRows"]
 

@@ -45,7 +45,7 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.linalg as sla
 
-from ..errors import ModelError, ParameterError
+from ...errors import ModelError, ParameterError
 from .eigen import coupled_matrices, null_space_row
 
 __all__ = ["ModalBasis", "modal_factors", "substructure_receptance", "channel", "lmfbs_frf", "primal_frf",

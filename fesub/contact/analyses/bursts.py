@@ -32,8 +32,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..errors import ParameterError, check_positive
-from ..io import Result, summary_record
+from ...errors import ParameterError, check_positive
+from ...io import Result, summary_record
 
 __all__ = ["Burst", "BurstTable", "detect_bursts", "attribute", "band_envelopes", "ATTRIBUTIONS"]
 
@@ -133,7 +133,7 @@ def _growth(te, e, bg, i_pk):
 
 
 def _dominant(t, x, t0, t1, band):
-    from ..signal import window_spectrum
+    from ...signal import window_spectrum
 
     t0 = min(t0, t1 - 16 / max(band[0], 1.0))  # at least 16 periods: ~6 % frequency resolution
     f, X = window_spectrum(t, x, t0, t1)

@@ -6,8 +6,8 @@ import math
 
 import numpy as np
 
-from .._backend import kernels
-from ..errors import ContactLost, ModelError, ParameterError, check_count
+from ..._backend import kernels
+from ...errors import ContactLost, ModelError, ParameterError, check_count
 
 __all__ = ["coupling_rows", "project", "find_segment", "find_segment_brute", "SegmentSet"]
 

@@ -29,7 +29,7 @@ import time
 
 import numpy as np
 
-from .._backend import kernels
+from ..._backend import kernels
 
 __all__ = ["unsupported", "march_chunks"]
 

@@ -12,8 +12,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..errors import ParameterError
-from ..io import Result, summary_record
+from ...errors import ParameterError
+from ...io import Result, summary_record
 
 __all__ = ["ContactRunResult", "STATES", "ENERGIES", "STATUSES"]
 

@@ -16,8 +16,8 @@ from __future__ import annotations
 import numpy as np
 import scipy.linalg as sla
 
-from ..errors import ModelError, ParameterError
-from .geometry import SegmentSet, coupling_rows, segment_at_x
+from ...errors import ModelError, ParameterError
+from ..geometry import SegmentSet, coupling_rows, segment_at_x
 
 __all__ = ["SlidingContactSystem"]
 

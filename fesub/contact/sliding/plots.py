@@ -21,9 +21,9 @@ import re
 
 import numpy as np
 
-from ..errors import ParameterError
-from ..plots import style
-from ..plots.modes import plot_coupled_modes
+from ...errors import ParameterError
+from ...plots import style
+from ...plots.modes import plot_coupled_modes
 
 __all__ = ["plot_loci", "plot_max_real", "plot_transient", "plot_spectrogram", "plot_burst_spectra",
            "plot_burst_attribution", "plot_tdfrf", "plot_stability_map", "plot_coupled_modes", "channel_info", "case_label"]
@@ -127,7 +127,7 @@ def plot_loci(loci, path, *, rayleigh=(), title=None):
     title : str, optional
         Default names mu and the number of unstable eigenvalues.
     """
-    from .eigen import rayleigh_line
+    from ..analyses.eigen import rayleigh_line
 
     plt = style.pyplot()
     lam = np.asarray(loci.lam)
@@ -338,7 +338,7 @@ def plot_spectrogram(t, x, fs, path, *, channel="a_T_y", fmax=20e3, marks=(), ti
     title : default names the channel.
     nperseg : samples per segment.
     """
-    from ..signal import spectrogram
+    from ...signal import spectrogram
 
     label, si, _, _ = channel_info(channel)
     f, tt, S = spectrogram(x, fs, nperseg=nperseg)
