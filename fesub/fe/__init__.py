@@ -13,7 +13,8 @@ with or without incompatible modes, tetra, tetra10, wedge: ``solid_matrices``, `
 from .assembly import DofMap, mesh_matrices, modes, rayleigh, rayleigh_ratio, solve_static  # noqa: F401
 from .materials import BeamSection, PlaneStrain, PlaneStress, Solid  # noqa: F401
 from .factor import SparseFactor, factorisations, factorize  # noqa: F401
-from .mesh import Mesh, beam_line, read, rectangle  # noqa: F401
+from .mesh import Mesh, read  # noqa: F401
+from .generators import beam_line, rectangle  # noqa: F401
 from .quadratic import q8_matrices, q9_matrices, quadratic_mesh, t6_matrices  # noqa: F401
 from .loads import edge_load  # noqa: F401
 from .matrix_io import (ReducedModel, export_reduced_model, read_abaqus_matrix, read_matrix,  # noqa: F401

@@ -24,7 +24,8 @@ import numpy as np
 
 from ..errors import MeshError, ModelError
 from ..fe.materials import PlaneStress
-from ..fe.mesh import Mesh, read, rectangle
+from ..fe.generators import rectangle
+from ..fe.mesh import Mesh, read
 from ..substructure import CraigBampton, Substructure
 
 __all__ = ["BeamOnBeamParams", "BeamOnBeam", "build", "make_meshes", "write_meshes", "mesh_paths",
