@@ -35,7 +35,7 @@ import scipy.linalg as sla
 
 from ...errors import ConvergenceError, ModelError, ParameterError, check_count, check_positive
 from ...io import Result, summary_record
-from .eigen import _first_order_eigs, _position, _positions, _track, complex_eigenvalues
+from .spectrum import EigenLoci, as_position, as_positions, complex_eigenvalues, first_order_eigs, track
 from ..geometry import coupling_rows
 from .primal import null_space_row, project_rows
 
@@ -197,8 +197,8 @@ def sliding_state(system, s: float, mu: float, *, vx: float = 0.0, tol: float = 
                          "(build the system without modal_cutoff_hz)")
     mu = check_positive("friction coefficient mu", mu, strict=False)
     max_iter = check_count("max_iter", max_iter, lo=1)
-    s = _position(s)
-    vx = float(_positions([vx], "vx", "sliding velocities in m/s")[0])
+    s = as_position(s)
+    vx = float(as_positions([vx], "vx", "sliding velocities in m/s")[0])
     sign = 1.0 if vx >= 0 else -1.0
     shift = s - float(system.X_C[0])
     n1, n2 = system.K1.shape[0], system.K2.shape[0]
@@ -275,7 +275,7 @@ def deformed_eigenvalues(system, s: float, mu: float, n: int = 20, *, vx: float 
     if geometric_stiffness:
         K = K + Kg
     Mt, Ct, Kt = (project_rows(X, BE, BC) for X in (M, C, K))
-    lam, vec = _first_order_eigs(Mt, Ct, Kt, n, return_modes)
+    lam, vec = first_order_eigs(Mt, Ct, Kt, n, return_modes)
     if not return_modes:
         return lam
     return lam, null_space_row(BC) @ vec, st
@@ -335,8 +335,6 @@ class GeometryComparison(Result):
     def loci(self, which: str = "deformed"):
         """The eigenvalues of one geometry as :class:`fesub.contact.eigen.EigenLoci` (for the
         figures of :mod:`fesub.contact.plots`: ``plot_loci``, ``plot_max_real``)."""
-        from .eigen import EigenLoci
-
         lam = self.lam_deformed if which == "deformed" else self.lam_undeformed
         return EigenLoci(self.positions.copy(), lam.copy(), float(self.mu), status=self.status)
 
@@ -415,7 +413,7 @@ def compare_geometries(system, positions, mu: float, n: int = 20, *, vx: float =
     """
     from tqdm.auto import tqdm
 
-    positions = _positions(positions)
+    positions = as_positions(positions)
     n = check_count("n", n, lo=1)
     m = positions.size
     ld, lu = np.zeros((m, n), complex), np.zeros((m, n), complex)
@@ -428,8 +426,8 @@ def compare_geometries(system, positions, mu: float, n: int = 20, *, vx: float =
             u = complex_eigenvalues(system, s, mu, n, sign=1.0 if vx >= 0 else -1.0)
             if d.size < n or u.size < n:
                 raise ModelError(f"fewer than {n} oscillating eigenvalues at s = {s} m")
-            ld[i] = d if i == 0 else _track(ld[i - 1], d)
-            lu[i] = u if i == 0 else _track(lu[i - 1], u)
+            ld[i] = d if i == 0 else track(ld[i - 1], d)
+            lu[i] = u if i == 0 else track(lu[i - 1], u)
             lam0[i], xc[i], gam[i] = st.lam, st.x_contact, st.gamma
             done = i + 1
     except KeyboardInterrupt:
@@ -450,7 +448,7 @@ def spectrum_solver(geometry: str, vx: float, modal_cutoff_hz=None, n_basis=None
     if modal_cutoff_hz is not None or n_basis is not None:
         raise ParameterError("geometry='deformed' examines the whole reduced model: modal_cutoff_hz and "
                              "n_basis must be None")
-    vx = float(_positions([vx], "vx", "sliding velocities in m/s")[0])
+    vx = float(as_positions([vx], "vx", "sliding velocities in m/s")[0])
 
     def solve(system, s, mu, n, sign=1.0, **_):
         lam = deformed_eigenvalues(system, s, mu, n, vx=vx)
@@ -481,8 +479,6 @@ def join_loci(parts):
         Over all the positions; ``complete_up_to_hz`` (Hz) the lowest of the parts, ``status``
         'interrupted' from the first interrupted part on (the later parts dropped).
     """
-    from .eigen import EigenLoci
-
     parts = list(parts)
     if not parts:
         raise ParameterError("parts must hold at least one EigenLoci")
@@ -491,7 +487,7 @@ def join_loci(parts):
     rows, positions, status = [], [], "completed"
     for L in parts:
         for s, lam in zip(L.positions, L.lam):
-            rows.append(lam if not rows else _track(rows[-1], lam))
+            rows.append(lam if not rows else track(rows[-1], lam))
             positions.append(s)
         if L.status != "completed":
             status = L.status

@@ -11,7 +11,7 @@ import numpy as np
 
 from ...errors import ModelError
 
-__all__ = ["null_space_row", "project_rows"]
+__all__ = ["null_space_row", "null_times", "project_rows"]
 
 
 def _pivot(b: np.ndarray):
@@ -24,7 +24,7 @@ def _pivot(b: np.ndarray):
     return p, keep, -b[keep] / b[p]
 
 
-def _null_times(b: np.ndarray, X: np.ndarray) -> np.ndarray:
+def null_times(b: np.ndarray, X: np.ndarray) -> np.ndarray:
     """null_space_row(b) @ X in O(n k) for X of shape (n - 1, k): X's rows in the kept places and
     l' X in the pivot's."""
     p, keep, l = _pivot(b)
