@@ -424,6 +424,15 @@ def open_dataset(path):
 
 _REGISTRY: dict = {}
 
+#: modules whose result classes moved, old name -> new name: files written before the move name
+#: the old module, and still load
+MOVED_MODULES = {"fesub.contact.transient": "fesub.contact.sliding.transient",
+                 "fesub.contact.eigen": "fesub.contact.analyses.eigen",
+                 "fesub.contact.deformed": "fesub.contact.analyses.deformed",
+                 "fesub.contact.frf": "fesub.contact.analyses.frf",
+                 "fesub.contact.bursts": "fesub.contact.analyses.bursts",
+                 "fesub.contact.nodal": "fesub.contact.engine.results"}
+
 
 def _spec(cls) -> str:
     return f"{cls.__module__}:{cls.__qualname__}"
@@ -435,6 +444,7 @@ def _resolve(spec: str):
     if spec in _REGISTRY:
         return _REGISTRY[spec]
     mod, _, qual = spec.partition(":")
+    mod = MOVED_MODULES.get(mod, mod)
     if not (mod == "fesub" or mod.startswith("fesub.")) or not qual:
         raise FesubError(f"refusing to load a result class outside fesub: {spec!r}")
     obj = importlib.import_module(mod)
