@@ -143,8 +143,13 @@ def test_a_cell_started_on_a_known_orbit_is_recognised_after_n_confirm_periods(b
     assert first["how"][0] == 1 and len(first["attractors"]) == 1
     at = first["attractors"][0]
     second = transient_stop(P_REF, at["points"][:1], 1.15, attractors=first["attractors"],
-                            n_confirm=3, **kw)
+                            n_confirm=3, settle=0, **kw)
     assert second["how"][0] == 2 and second["n_used"][0] == 3
+    # with settle periods integrated first, recognition starts after them: on the orbit it
+    # stays, so it stops n_confirm periods later
+    late = transient_stop(P_REF, at["points"][:1], 1.15, attractors=first["attractors"],
+                          n_confirm=3, settle=20, **kw)
+    assert late["how"][0] == 2 and late["n_used"][0] == 23
     # its record is that of the orbit: period-q recurrence and the same extrema
     # (the copy repeats the first q points: equal to the recorded ones within the 1e-9
     # convergence tolerance, a little amplified over the recorded periods)

@@ -25,8 +25,12 @@ from fesub.nonsmooth.orbits import orbit_from_ic
 from fesub.plots import style
 
 # the basin of the interrupt tests: 6 blocks of one row; 600 transient periods make each block
-# take a noticeable time (about 0.2 s) so that the interrupt lands between the first and the last
-BASIN = ["--grid", "6", "--range", "0.5", "--tile-rows", "1", "--n-transient", "600"]
+# take a noticeable time (about 0.2 s) so that the interrupt lands between the first and the last.
+# Every cell integrated for the whole transient: the resumed basin then equals an uninterrupted
+# run bit for bit (with the early stop, what a block recognises depends on the attractors known
+# when it starts; its labels are checked in test_basin_early_stop_is_the_default)
+BASIN = ["--grid", "6", "--range", "0.5", "--tile-rows", "1", "--n-transient", "600",
+         "--no-early-stop"]
 
 
 def _basin_cmd(out, *extra):
@@ -100,6 +104,23 @@ def test_sigint_during_basin_keeps_tiles_and_rerun_resumes(tmp_path, subprocess_
     after = _stat(_tiles(out))
     assert all(after[k][0] != before[k][0] for k in before)
     _equal_results(fesub.load(out / "basin_W1.15_exact.nc"), ref)
+
+
+def test_basin_early_stop_is_the_default(tmp_path):
+    # the command's default stops cells early on known attractors; its labels are those of
+    # every cell integrated for the whole transient (--no-early-stop) on the study's range
+    common = ["freeplay", "basin", "--grid", "24", "--tile-rows", "4", "--no-figures", "-q"]
+    assert main([*common, "--out", str(tmp_path / "early")]) == 0
+    assert main([*common, "--no-early-stop", "--out", str(tmp_path / "full")]) == 0
+    early = fesub.load(tmp_path / "early" / "basin_W1.15_exact.nc")
+    full = fesub.load(tmp_path / "full" / "basin_W1.15_exact.nc")
+    assert early.options["early_stop"]["settle"] >= 1 and "early_stop" not in full.options
+    assert np.array_equal(early.labels, full.labels)
+    assert early.options["mean_transient_periods"] < 0.5 * full.options["mean_transient_periods"]
+    summary = json.loads((tmp_path / "early" / "summary.json").read_text())
+    assert summary["parameters"]["early_stop"]["value"] is True
+    # the two ways to end a transient are exclusive
+    assert main([*common, "--early-exit", "1e-9", "--out", str(tmp_path / "both")]) == 2
 
 
 def _processes_mentioning(text):

@@ -24,6 +24,8 @@ PNG figures complete the folder.
 
 from __future__ import annotations
 
+import argparse
+
 from .common import add_common, integer, number
 
 STUDY = "freeplay"
@@ -66,10 +68,16 @@ def add_arguments(parser) -> None:
                              "branch, 300 for the bifurcation diagram)")
     parser.add_argument("--steps", type=integer(ge=8), default=200, metavar="N",
                         help="RK4 steps per forcing period [-] (basin, bifurcation)")
+    parser.add_argument("--early-stop", action=argparse.BooleanOptionalAction, default=True,
+                        help="basins: stop a cell as soon as its stroboscopic path is recognised "
+                             "as leading to an attractor found before (cell mapping by "
+                             "recurrence; the labels of full integration on every cell of the "
+                             "measured 200 x 200 basin); --no-early-stop integrates every cell "
+                             "for the whole transient (default: on)")
     parser.add_argument("--early-exit", type=number(ge=0, unit="m"), default=0.0, metavar="TOL",
-                        help="basins: end a cell's transient once its stroboscopic state repeats "
-                             "within TOL [m, m/s] (e.g. 1e-9); 0 = full transient "
-                             "(default: %(default)g)")
+                        help="basins with --no-early-stop: end a cell's transient once its "
+                             "stroboscopic state repeats within TOL [m, m/s] (e.g. 1e-9); 0 = "
+                             "full transient (default: %(default)g)")
     parser.add_argument("--ic", type=number(), nargs=4, default=(0.2, 0.0, 0.2, 0.0),
                         metavar=("X1", "Y1", "X2", "Y2"),
                         help="initial state of orbit and branch [m, m/s, m, m/s]")
@@ -108,6 +116,9 @@ def _settings(args, p) -> dict:
                              f"{hi:g}")
     if args.task == "branch" and not lo <= args.W <= hi:
         raise ParameterError(f"--W {args.W:g} rad/s must lie in --W-range {lo:g} {hi:g} rad/s")
+    if args.task == "basin" and args.early_stop and args.early_exit > 0:
+        raise ParameterError("--early-exit applies with --no-early-stop (two ways to end a "
+                             "transient: choose one)")
     if args.task == "backbone" and args.A_max is not None and not args.A_max > 0.005:
         raise ParameterError(f"--A-max must be > 0.005 m (the linear start), got {args.A_max:g}")
     s = {"task": args.task, "params": p.to_dict(), "law": args.law}
@@ -115,7 +126,8 @@ def _settings(args, p) -> dict:
         DEFAULT_TRANSIENT.get(args.task)
     if args.task == "basin":
         s.update(W=args.W, grid=args.grid, range=args.range, tile_rows=args.tile_rows,
-                 n_transient=n_tr, steps=args.steps, early_exit=args.early_exit)
+                 n_transient=n_tr, steps=args.steps, early_exit=args.early_exit,
+                 early_stop=args.early_stop)
     elif args.task == "bifurcation":
         s.update(W_range=[lo, hi], n_W=args.n_W, tile_W=args.tile_W, n_transient=n_tr,
                  steps=args.steps)
@@ -144,7 +156,7 @@ def run(args) -> int:
     par = {"task": (args.task, None), "law": (args.law, None), **p.quantities()}
     for k, unit in (("W", "rad/s"), ("W_range", "rad/s"), ("n_W", None), ("grid", None),
                     ("range", "m"), ("tile_rows", None), ("tile_W", None), ("n_transient", None),
-                    ("steps", None), ("early_exit", "m"), ("ic", "m, m/s, m, m/s"),
+                    ("steps", None), ("early_exit", "m"), ("early_stop", None), ("ic", "m, m/s, m, m/s"),
                     ("periods", None), ("A_max", "m")):
         if k in s:
             par[k] = (s[k], unit)
@@ -171,9 +183,8 @@ def _tiled(d, name, bounds, block, describe, combine):
 
 def _basin(args, d, p, laws, s):
     from ..nonsmooth import plots
-    from ..nonsmooth.basin import assemble_basin, basin_cells, basin_grid
-    from ..nonsmooth.batch import tile_bounds
-    from ..nonsmooth.batch import worker_pool
+    from ..nonsmooth.basin import assemble_basin, basin_grid, basin_run, basin_tiles
+    from ..nonsmooth.batch import tile_bounds, worker_pool
 
     rng = (-args.range, args.range)
     g1, g2 = basin_grid(rng, rng, (args.grid, args.grid))
@@ -182,18 +193,31 @@ def _basin(args, d, p, laws, s):
     with worker_pool(args.jobs) as ex:
         for law in laws:
             name = f"basin_W{args.W:g}_{law}"
+            run, stop = basin_run(p, args.W, law=law, n_transient=s["n_transient"], n_record=4,
+                                  steps_per_period=args.steps, early_exit_tol=args.early_exit,
+                                  early_stop=args.early_stop)
 
-            def block(i0, i1, law=law):
-                return basin_cells(p, args.W, g1[i0:i1], g2, law=law,
-                                   n_transient=s["n_transient"], n_record=4,
-                                   steps_per_period=args.steps, early_exit_tol=args.early_exit,
-                                   executor=ex, progress=not args.quiet)
+            def blocks(law=law, name=name, run=run, stop=stop):
+                # every block is a part of its own, saved here as it finishes while the workers
+                # go on with the next ones (no barrier between blocks)
+                parts = [f"{name}_tile{k:03d}" for k in range(len(bounds))]
+                done = [None] * len(parts)
+                for k, part in enumerate(parts):
+                    if d.done(part):
+                        done[k] = d.load(part)
+                        d.say(f"{part}: finished in an earlier run, reused")
 
-            r = _tiled(d, name, bounds, block,
-                       lambda i0, i1: f"rows {i0}-{i1 - 1} of {g1.size}",
-                       lambda cells: assemble_basin(cells, g1, g2, period_tol=PERIOD_TOL,
-                                                    cluster_tol=CLUSTER_TOL, x1_range=rng,
-                                                    x2_range=rng))
+                def keep(k, cells):
+                    d.save(parts[k], cells)
+                    i0, i1 = bounds[k]
+                    d.say(f"{parts[k]}: rows {i0}-{i1 - 1} of {g1.size} done")
+
+                basin_tiles(p, args.W, g1, g2, bounds, run, stop, done, executor=ex,
+                            on_tile=keep, progress=None if args.quiet else f"basin ({law})")
+                return assemble_basin(done, g1, g2, period_tol=PERIOD_TOL,
+                                      cluster_tol=CLUSTER_TOL, x1_range=rng, x2_range=rng)
+
+            r = d.compute(name, blocks)
             res[law] = r
             if d.figures_on:
                 plots.basin(r, path=d.figure(

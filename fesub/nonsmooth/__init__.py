@@ -22,7 +22,9 @@ Modules, from the model up:
   (:func:`bifurcation_point`);
 * :mod:`.basin` -- basins of attraction computed in blocks of rows (:func:`basins`,
   :func:`basin_cells`, :func:`assemble_basin`) and the one-point sweep entry point
-  (:func:`basin_point`); ``basins(early_stop=True)`` stops each cell once its stroboscopic path
+  (:func:`basin_point`); :func:`basin_run` and :func:`basin_tiles` run the blocks as jobs
+  without a barrier (the command line saves each as it finishes); ``basins(early_stop=True)``
+  stops each cell once its stroboscopic path
   is recognised as leading to a known attractor;
 * :mod:`.recurrence` -- that recognition (cell mapping by recurrence on a coarse grid of the
   stroboscopic section) and the blocks of rows run as independent jobs on a pool;
@@ -48,8 +50,8 @@ Choices and corrections (see also the module docstrings):
 * Bifurcation diagram: section x1' = 0 keeps maxima and minima by default (``section_dir=0``).
 """
 
-from .basin import (BasinCells, BasinResult, assemble_basin, basin_cells, basin_grid, basin_point,
-                    basins, classify)
+from .basin import (BasinCells, BasinResult, assemble_basin, attractors_of, basin_cells,
+                    basin_grid, basin_point, basin_run, basin_tiles, basins, classify)
 from .batch import BatchResult, batch_parallel, batch_periodic, period_of, tile_bounds
 from .bifurcation import PAPER_ICS, BifurcationResult, bifurcation_diagram, bifurcation_point
 from .branches import (OrbitBackbone, OrbitBranch, continue_orbit, orbit_backbone, orbit_branch,
@@ -75,6 +77,6 @@ __all__ = [
     "orbit_branch", "OrbitBranch", "orbit_backbone", "OrbitBackbone",
     # bifurcation diagrams and basins
     "bifurcation_diagram", "BifurcationResult", "PAPER_ICS", "basins", "basin_grid",
-    "basin_cells", "assemble_basin", "tile_bounds", "BasinCells", "BasinResult", "classify",
+    "basin_cells", "assemble_basin", "basin_run", "basin_tiles", "attractors_of", "tile_bounds", "BasinCells", "BasinResult", "classify",
     "period_of", "basin_point", "bifurcation_point",
 ]

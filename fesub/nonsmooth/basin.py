@@ -36,7 +36,7 @@ from .recurrence import _workers, merge_attractors, run_tiles, stop_options, tra
 from .system import _split_params, get_params
 
 __all__ = ["classify", "BasinCells", "BasinResult", "basin_grid", "basin_cells", "assemble_basin",
-           "basins", "basin_point", "LABEL_NAMES", "NOT_PERIODIC", "DIVERGENT", "NOT_COMPUTED"]
+           "basins", "basin_run", "basin_tiles", "attractors_of", "basin_point", "LABEL_NAMES", "NOT_PERIODIC", "DIVERGENT", "NOT_COMPUTED"]
 
 
 #: labels of the cells that reach no periodic attractor
@@ -554,19 +554,12 @@ def basins(params=None, W=1.15, *, law="exact", x1_range=(-0.5, 0.5), x2_range=(
     BasinResult
     """
     p = get_params(params)
-    W = check_positive("W (forcing frequency)", W)
     g1, g2 = basin_grid(x1_range, x2_range, shape)
-    run = dict(W=W, law=law, n_transient=n_transient, n_record=n_record,
-               steps_per_period=steps_per_period, early_exit_tol=early_exit_tol,
-               params=p.to_dict())
-    # validate the run options before any work (an error in the first block would do, but a
-    # bad option must not look like an interrupt)
-    _validate(p, np.zeros((1, 4)), W, law, n_transient, n_record, steps_per_period, 0, 0)
-    check_positive("early_exit_tol", early_exit_tol, strict=False)
-    stop = None
-    if early_stop is not False and early_stop is not None:
-        stop = stop_options({} if early_stop is True else early_stop)
-        run["early_stop"] = stop
+    # the run options validated before any work (a bad option must not look like an interrupt)
+    run, stop = basin_run(p, W, law=law, n_transient=n_transient, n_record=n_record,
+                          steps_per_period=steps_per_period, early_exit_tol=early_exit_tol,
+                          early_stop=early_stop)
+    W = run["W"]
     cells = []
     try:
         with executor_scope(executor) as ex:
@@ -576,24 +569,123 @@ def basins(params=None, W=1.15, *, law="exact", x1_range=(-0.5, 0.5), x2_range=(
                 tile_rows = max(1, math.ceil(g1.size / max(10, 4 * nw)))
                 tile_rows = min(tile_rows, 4) if stop is not None else tile_rows
             bounds = tile_bounds(g1.size, tile_rows)
-            bar = None
-            if progress:
-                from tqdm import tqdm
-
-                bar = tqdm(total=len(bounds), desc=f"basin W={W:g} ({law})", unit="block")
             done = [None] * len(bounds)
-            job = partial(_tile, _backend.active("freeplay"), p, g1, g2, run, stop)
             try:
-                run_tiles(job, bounds, ex, done, progress=bar,
-                          share=None if stop is None else _share(stop["match_tol"]))
+                basin_tiles(p, W, g1, g2, bounds, run, stop, done, executor=ex,
+                            progress=f"basin W={W:g} ({law})" if progress else None)
             finally:
                 cells = [c for c in done if c is not None]
-                if bar is not None:
-                    bar.close()
     except KeyboardInterrupt:
         pass
     return assemble_basin(cells, g1, g2, period_tol=period_tol, cluster_tol=cluster_tol,
                           x1_range=x1_range, x2_range=x2_range, run=run)
+
+
+def basin_run(params, W, *, law="exact", n_transient=150, n_record=4, steps_per_period=200,
+              early_exit_tol=0.0, early_stop=False):
+    """The run options of a basin, validated: ``(run, stop)`` for :func:`basin_tiles`.
+
+    Parameters are those of :func:`basins`. ``run`` is the dict every block records in
+    :attr:`BasinCells.options`; ``stop`` the recognition options (None without ``early_stop``).
+    """
+    p = get_params(params)
+    W = check_positive("W (forcing frequency)", W)
+    _validate(p, np.zeros((1, 4)), W, law, n_transient, n_record, steps_per_period, 0, 0)
+    check_positive("early_exit_tol", early_exit_tol, strict=False)
+    run = dict(W=W, law=law, n_transient=int(n_transient), n_record=int(n_record),
+               steps_per_period=int(steps_per_period), early_exit_tol=float(early_exit_tol),
+               params=p.to_dict())
+    stop = None
+    if early_stop is not False and early_stop is not None:
+        if early_exit_tol > 0:
+            raise ParameterError("early_exit_tol and early_stop are two ways to end a transient: "
+                                 "choose one (early_exit_tol = 0 with early_stop)")
+        stop = stop_options({} if early_stop is True else early_stop)
+        run["early_stop"] = stop
+    return run, stop
+
+
+def basin_tiles(params, W, x1, x2, bounds, run, stop, done, *, executor="serial",
+                on_tile=None, progress=None) -> list:
+    """Compute the blocks of rows ``bounds`` of the grid ``x1 x x2`` that ``done`` lacks.
+
+    Each block is one job on ``executor`` (one per worker and one waiting, no barrier between
+    blocks); with early stop the blocks pass on the attractors they found, and blocks finished
+    before (entries of ``done`` that are not None, e.g. reopened from files) seed them.
+
+    Parameters
+    ----------
+    params : FreePlayParams, dict or preset
+    W : float
+        Forcing frequency [rad/s].
+    x1, x2 : ndarray
+        The whole grid of initial positions [m].
+    bounds : list of (i0, i1)
+        Rows of each block (see :func:`~fesub.nonsmooth.batch.tile_bounds`).
+    run, stop : dict, dict or None
+        From :func:`basin_run`.
+    done : list
+        One entry per block, None for the blocks to compute; filled with each
+        :class:`BasinCells` as it finishes (on Ctrl-C or an error it holds the blocks finished).
+    executor : 'serial' or a concurrent.futures executor
+    on_tile : callable, optional
+        ``on_tile(k, cells)`` in this process as block ``k`` finishes (e.g. to save it).
+    progress : str, optional
+        Label of a progress bar over the blocks (None: no bar).
+
+    Returns
+    -------
+    list
+        ``done``, every entry a :class:`BasinCells`.
+    """
+    p = get_params(params)
+    g1, g2 = np.asarray(x1, float), np.asarray(x2, float)
+    todo = [k for k, c in enumerate(done) if c is None]
+    seed = None
+    if stop is not None:
+        seed = []
+        for c in done:
+            if c is not None:
+                seed = merge_attractors(seed, attractors_of(c), stop["match_tol"])
+    bar = None
+    if progress:
+        from tqdm import tqdm
+
+        bar = tqdm(total=len(bounds), initial=len(bounds) - len(todo), desc=progress,
+                   unit="block")
+    part = [None] * len(todo)
+
+    def keep(k, cells):
+        done[todo[k]] = cells
+        if on_tile is not None:
+            on_tile(todo[k], cells)
+
+    job = partial(_tile, _backend.active("freeplay"), p, g1, g2, run, stop)
+    try:
+        run_tiles(job, [bounds[k] for k in todo], executor, part, progress=bar, on_done=keep,
+                  share=None if stop is None else _share(stop["match_tol"]), shared=seed)
+    finally:
+        if bar is not None:
+            bar.close()
+    return done
+
+
+def attractors_of(cells: BasinCells, period_tol: float = 1e-6) -> list:
+    """The attractors a finished block reached, as :func:`~fesub.nonsmooth.recurrence.transient_stop`
+    takes them (``period``, ``points``, ``strobe``, ``ext``): one per distinct signature."""
+    n = cells.strobe.shape[0] * cells.strobe.shape[1]
+    sf = cells.strobe.reshape(n, -1, 4)
+    per = period_of(sf, period_tol)
+    xM, xm = cells.x1_max.ravel(), cells.x1_min.ravel()
+    labels, atts = classify(per, xM, xm)
+    out = []
+    for at in atts:
+        b = int(np.flatnonzero(labels == at["label"])[0])
+        if at["period"] > 8:
+            continue
+        out.append({"period": int(at["period"]), "points": sf[b, :at["period"]].copy(),
+                    "strobe": sf[b].copy(), "ext": np.array([xM[b], xm[b]])})
+    return out
 
 
 def _share(match_tol):
