@@ -174,8 +174,13 @@ class OptionalBuildExt(build_ext):
             print(f"fesub: extension {ext.name} not built ({exc})", file=sys.stderr)
 
 
+# a source distribution carries the kernels' sources (MANIFEST.in), not C files generated from
+# them: nothing is cythonized for it or for the package metadata
+_SOURCE_ONLY = {"sdist", "egg_info", "dist_info", "--version", "--name"}
+_NEEDS_EXT = not _SOURCE_ONLY.intersection(sys.argv[1:])
+
 setup(
-    ext_modules=_extensions(),
+    ext_modules=_extensions() if _NEEDS_EXT else [],
     cmdclass={"build_ext": OptionalBuildExt},
     packages=find_packages(include=["fesub", "fesub.*"]) + ["fesub.meshes"],
     package_dir={"fesub.meshes": "meshes"},
