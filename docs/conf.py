@@ -33,7 +33,9 @@ extensions = [
     "sphinx.ext.autodoc",
     "sphinx.ext.autosummary",
     "sphinx.ext.napoleon",
-    "sphinx.ext.mathjax",
+    # equations rendered to MathML at build time (docs/mathml.py): the site reads the same
+    # opened from disk without a network (MathJax came from a CDN)
+    "mathml",
     "sphinx.ext.viewcode",
     "sphinx_gallery.gen_gallery",
 ]
@@ -122,6 +124,7 @@ def _generate(app):
     out.mkdir(exist_ok=True)
     validation.write_page(out / "validation_table.rst")
     performance.write_page(out / "performance_table.rst")
+    performance.write_history(out / "performance_history.rst", out)
 
 
 # Docstrings write absolute values and norms as |x| (readable in help()); reStructuredText would
@@ -230,6 +233,7 @@ def setup(app):
 
 # --- HTML ------------------------------------------------------------------------------------------
 html_theme = "furo"
+html_math_renderer = "mathml"
 html_title = f"fesub {release}"
 html_static_path = []
 html_show_sourcelink = False
