@@ -5,6 +5,9 @@ Every benchmark in ``benchmarks/`` times its baseline in the same run and record
 (``benchmarks/conftest.py``). ``write_page`` renders them with the machine that measured them.
 The file is taken from ``FESUB_BENCHMARK_JSON``, else ``docs/benchmarks.json``, else
 ``bench.json`` at the repository root; without one the page says how to produce it.
+
+``write_history`` draws the ratios of the quick profile (``benchmarks/track.py``) recorded in
+``benchmarks/history/<machine>.json``, one figure per machine, with the margin of each ratio.
 """
 
 from __future__ import annotations
@@ -75,4 +78,61 @@ def write_page(path: Path) -> None:
     if not rows(data):
         lines = lines[:1] + ["", "The file holds no ratios or goals (was it run with "
                              "``--benchmark-disable``?)."]
+    path.write_text("\n".join(lines) + "\n")
+
+
+def _history_files() -> list[Path]:
+    return sorted((ROOT / "benchmarks" / "history").glob("*.json"))
+
+
+def write_history(path: Path, fig_dir: Path) -> None:
+    """Write the reST of the tracked ratios (one plot and one table per machine)."""
+    files = _history_files()
+    if not files:
+        path.write_text("No ratios are recorded yet (``python benchmarks/track.py run "
+                        "--record``).\n")
+        return
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    lines = []
+    for f in files:
+        hist = json.loads(f.read_text())
+        runs = hist.get("runs", [])
+        if not runs:
+            continue
+        names = sorted({k for r in runs for k in r["ratios"]})
+        fig, ax = plt.subplots(figsize=(8.0, 4.5))
+        x = list(range(1, len(runs) + 1))
+        for name in names:
+            y = [r["ratios"].get(name, float("nan")) for r in runs]
+            ax.plot(x, y, marker="o", label=name)
+        ax.set_yscale("log")
+        ax.set_xlabel("recorded run [-] (oldest first)")
+        ax.set_ylabel("ratio to the in-run baseline [-]")
+        ax.set_title(f"Quick profile on {hist['machine']}")
+        ax.set_xticks(x)
+        ax.grid(True, which="both", alpha=0.3)
+        ax.legend(fontsize=7, ncol=2, loc="best")
+        png = fig_dir / f"performance_history_{f.stem}.png"
+        fig.savefig(png, dpi=110, bbox_inches="tight")
+        plt.close(fig)
+        last = runs[-1]
+        lines += [hist["machine"], "-" * len(hist["machine"]), "",
+                  f".. figure:: _generated/{png.name}", "   :width: 90%", "",
+                  f"   The ratios of the quick profile, each recorded run (last: {last['date']}, "
+                  f"commit {last.get('commit')}, load average "
+                  f"{last['load_average'][0]:.2f}; {last['seconds']:.0f} s).", "",
+                  ".. list-table::", "   :header-rows: 1", "",
+                  "   * - ratio", "     - what", "     - last", "     - spread", "     - margin"]
+        for name in names:
+            m, sp = hist.get("margins", {}).get(name), hist.get("spread", {}).get(name)
+            v = last["ratios"].get(name)
+            lines += [f"   * - ``{name}``", f"     - {last.get('what', {}).get(name, '')}",
+                      f"     - {_fmt(v) + 'x' if v is not None else 'n/a'}",
+                      f"     - {f'{100 * sp:.1f} %' if sp is not None else 'n/a'}",
+                      f"     - {f'{100 * m:.0f} %' if m is not None else 'n/a'}"]
+        lines.append("")
     path.write_text("\n".join(lines) + "\n")

@@ -1,0 +1,390 @@
+"""Performance tracked by ratio, from one commit to the next: the quick benchmark profile.
+
+The machines are shared and noisy, so nothing here compares absolute times. Every entry of the
+profile is a ratio measured in one run, the two sides alternating round by round (median of
+``--rounds`` of each):
+
+* ``kernel:*`` - a compiled kernel against its NumPy twin (or the maintained solver it replaced)
+  on a small problem: the ratio falls when a kernel gets slower;
+* ``study:*`` - a bundled study as a user runs it (``fesub STUDY ...`` in a fresh process, short
+  configurations listed in :data:`STUDIES`) against the same command on a stored build of an
+  earlier commit (``benchmarks/history/BASELINE``: built once in place, in a cache folder, by
+  ``git worktree add`` and ``setup.py build_ext --inplace``): the ratio falls when a study gets
+  slower as a whole, wherever its time goes (the kind of regression a kernel benchmark misses).
+
+The ratios of each machine are kept in ``benchmarks/history/<machine>.json`` (the machine named by
+its CPU and core count), with, for each ratio, the margin beyond which a drop is a regression. The
+margins come from the measured run-to-run spread (``calibrate``): twice the largest relative
+deviation from the median over the calibration runs, at least 10 % and at most 50 %.
+
+    python benchmarks/track.py run            # the profile; compare with the last record
+    python benchmarks/track.py run --record   # ... and append it to the history
+    python benchmarks/track.py calibrate -n 3 # n runs: spreads, margins and a record
+    python benchmarks/track.py show           # the history of this machine
+
+``run`` exits with status 1 when a ratio fell below ``last * (1 - margin)``. CI runs it (the
+current package installed, the baseline from its cache); ``docs/performance.py`` plots the
+history.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as _dt
+import json
+import os
+import platform
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+HISTORY = HERE / "history"
+MARGIN_MIN, MARGIN_MAX = 0.10, 0.50
+
+#: bundled studies, short configurations that the baseline build also accepts (wall time of one
+#: run on an idle 2-core machine: a few seconds each)
+STUDIES = {
+    "beam-on-beam": ["beam-on-beam", "--duration", "0.02", "--loci-step", "0.005"],
+    "pad-on-beam": ["pad-on-beam", "--drag-time", "0.002"],
+    "coulomb": ["coulomb", "--nr", "200"],
+    "backbone": ["backbone", "--model", "jenkins"],
+    "circular": ["circular", "--quick"],
+    "freeplay-basin": ["freeplay", "basin", "--grid", "60", "-j", "2"],
+}
+
+
+# ------------------------------------------------------------------------------ the machine
+def machine_name() -> str:
+    """``FESUB_MACHINE``, else the CPU model and the core count (``amd-epyc-2cores``)."""
+    if os.environ.get("FESUB_MACHINE"):
+        return re.sub(r"[^a-z0-9]+", "-", os.environ["FESUB_MACHINE"].lower()).strip("-")
+    model = platform.processor() or platform.machine()
+    try:
+        with open("/proc/cpuinfo") as fh:
+            for ln in fh:
+                if ln.startswith("model name"):
+                    model = ln.split(":", 1)[1]
+                    break
+    except OSError:
+        pass
+    slug = re.sub(r"[^a-z0-9]+", "-", model.lower()).strip("-")
+    return f"{slug}-{os.cpu_count()}cores"
+
+
+def history_path(machine: str | None = None) -> Path:
+    return HISTORY / f"{machine or machine_name()}.json"
+
+
+def load_history(path: Path) -> dict:
+    if path.is_file():
+        return json.loads(path.read_text())
+    return {"machine": path.stem, "margins": {}, "spread": {}, "runs": []}
+
+
+def save_history(path: Path, hist: dict) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text(json.dumps(hist, indent=1, sort_keys=True) + "\n")
+    tmp.replace(path)
+
+
+# ------------------------------------------------------------------------- the measurements
+def alternate(fast, base, rounds: int) -> tuple[float, float]:
+    """Medians (s) of ``rounds`` calls of each, alternating (base first in odd rounds)."""
+    tf, tb = [], []
+    for r in range(rounds):
+        for which in ((base, tb), (fast, tf)) if r % 2 == 0 else ((fast, tf), (base, tb)):
+            t0 = time.perf_counter()
+            which[0]()
+            which[1].append(time.perf_counter() - t0)
+    return statistics.median(tf), statistics.median(tb)
+
+
+def _kernel_cases():
+    """(name, what, fast, baseline, work) of the kernel ratios: small problems, under a second
+    each; ``work`` is the baseline's work as a share of the fast side's."""
+    import numpy as np
+
+    from fesub import _backend
+
+    def twin(fn):
+        def run():
+            with _backend.use("python"):
+                fn()
+        return run
+
+    def freeplay(n=64, n_transient=10):
+        from fesub.nonsmooth import P_REF
+        from fesub.nonsmooth.batch import batch_periodic
+
+        X0 = np.zeros((n, 4))
+        X0[:, 0], X0[:, 2] = np.linspace(-0.5, 0.5, n), np.linspace(0.5, -0.5, n)
+        batch_periodic(P_REF, X0, 1.15, n_transient=n_transient, n_record=2,
+                       steps_per_period=100)
+
+    def fe():
+        from fesub.fe import PlaneStress, mesh_matrices, rectangle
+
+        mesh_matrices(rectangle(1.0, 0.4, 60, 24), PlaneStress(210e9, 0.3, 7800.0, 0.01))
+
+    def coulomb():
+        from fesub.coulomb import ChainModel, steady_state
+
+        steady_state(ChainModel.uniform(5), "wall:0", 0, np.linspace(0.1, 2.5, 300),
+                     np.linspace(0.0, 0.9, 5))
+
+    def multibody():
+        from fesub.contact import Body, ContactInterface, MultibodyModel, simulate_multibody
+        from fesub.fe import PlaneStress, rectangle
+        from fesub.substructure import Substructure
+
+        mesh = rectangle(0.1, 0.02, 6, 2)
+        sub = Substructure(mesh, PlaneStress(2e6, 0.3, 1000.0, 0.01), rayleigh=(200.0, 0.0))
+        bottom, top = (mesh.nodes(s) for s in ("bottom", "top"))
+        dx, dy = sub.dofs(top, "x"), sub.dofs(top, "y")
+
+        def loads(t):
+            f = np.zeros(sub.n_dofs)
+            f[dy] = -10.0 * min(t / 0.02, 1.0) / top.size
+            f[dx] = 100.0 * max(t - 0.02, 0.0) / top.size
+            return f
+
+        block = Body.from_substructure(sub, name="block", loads=loads)
+        ground = Body(np.zeros((0, 0)), np.zeros((0, 0)), [[-0.05, 0.0], [0.15, 0.0]],
+                      [[-1, -1], [-1, -1]], name="ground")
+        model = MultibodyModel([block, ground],
+                               [ContactInterface("block", bottom, "ground", [[0, 1]], mu=0.3)])
+        simulate_multibody(model, duration=0.01, fs_out=2e3, progress=False)
+
+    # the twin integrates 2 trajectories over 2 periods, the kernel 64 over 12
+    return [
+        ("kernel:freeplay", "free-play batch RK4 per trajectory-period, compiled / NumPy twin",
+         freeplay, twin(lambda: freeplay(2, 0)), (2 * 2) / (64 * 12)),
+        ("kernel:fe", "Q4 assembly 60 x 24, compiled / NumPy twin", fe, twin(fe), 1.0),
+        ("kernel:coulomb", "closed-form chain steady states, compiled / twin", coulomb,
+         twin(coulomb), 1.0),
+        ("kernel:multibody", "contact stepper (block on ground), compiled / twin", multibody,
+         twin(multibody), 1.0),
+    ]
+
+
+def _study(argv, tree: Path | None, out: Path) -> None:
+    """One study in a fresh process: the installed package (or the checkout when it has its
+    kernels built in place), or the source tree ``tree`` (an earlier build) first on the path."""
+    env = dict(os.environ, OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1")
+    env.pop("PYTHONPATH", None)
+    if tree is not None:
+        env["PYTHONPATH"] = str(tree)
+    elif _checkout_built():
+        env["PYTHONPATH"] = str(ROOT)
+    cmd = [sys.executable, "-m", "fesub", *argv, "--quiet", "--no-figures", "--overwrite",
+           "--out", str(out)]
+    proc = subprocess.run(cmd, env=env, cwd=str(out.parent), stdout=subprocess.DEVNULL,
+                          stderr=subprocess.PIPE, text=True)
+    if proc.returncode != 0:
+        raise RuntimeError(f"{' '.join(argv)} ({tree or 'current'}) failed: {proc.stderr[-1500:]}")
+
+
+def _checkout_built() -> bool:
+    return any((ROOT / "fesub" / "_core").glob("freeplay*.so"))
+
+
+def baseline_commit() -> str:
+    return (HISTORY / "BASELINE").read_text().split()[0]
+
+
+def baseline_tree(commit: str, cache: Path | None = None) -> Path:
+    """The source tree of ``commit`` with its kernels built in place (built once, then reused
+    from ``FESUB_BASELINE_CACHE`` or ``~/.cache/fesub-baseline``)."""
+    cache = Path(cache or os.environ.get("FESUB_BASELINE_CACHE")
+                 or Path.home() / ".cache" / "fesub-baseline")
+    tree = cache / commit[:12]
+    stamp = tree / ".built"
+    if stamp.is_file():
+        return tree
+    cache.mkdir(parents=True, exist_ok=True)
+    if tree.exists():
+        shutil.rmtree(tree)
+    # the commit's files, without a worktree registered in this repository
+    archive = subprocess.run(["git", "-C", str(ROOT), "archive", "--format=tar", commit],
+                             capture_output=True, check=True).stdout
+    tree.mkdir()
+    subprocess.run(["tar", "-x", "-C", str(tree)], input=archive, check=True)
+    print(f"building the baseline {commit[:12]} in {tree} (once) ...", flush=True)
+    env = dict(os.environ, FESUB_REQUIRE_EXT="1")
+    subprocess.run([sys.executable, "setup.py", "-q", "build_ext", "--inplace", "-j",
+                    str(os.cpu_count() or 1)], cwd=tree, env=env, check=True,
+                   stdout=subprocess.DEVNULL)
+    stamp.write_text(commit + "\n")
+    return tree
+
+
+def profile(rounds: int = 3, studies=None, kernels: bool = True, tree: Path | None = None,
+            log=print) -> dict:
+    """One run of the quick profile: ``{"ratios": {...}, "times": {...}, ...}``."""
+    import numpy as np  # noqa: F401 - the kernels' cases import it
+
+    t_start = time.perf_counter()
+    ratios, times, what = {}, {}, {}
+    load0 = os.getloadavg()[0]
+    if kernels:
+        for name, desc, fast, base, work in _kernel_cases():
+            fast(), base()  # warm: imports, caches
+            tf, tb = alternate(fast, base, rounds)
+            # ``work``: the baseline's share of the fast side's work (a slow twin does less)
+            r = tb / work / tf
+            ratios[name], times[name], what[name] = r, [tf, tb], desc
+            log(f"  {name:24s} {r:8.2f}x  ({tf * 1e3:.1f} ms vs {tb * 1e3:.1f} ms)")
+    studies = list(STUDIES) if studies is None else list(studies)
+    commit = None
+    if studies:
+        commit = baseline_commit()
+        tree = tree or baseline_tree(commit)
+        with tempfile.TemporaryDirectory(prefix="fesub-track-") as tmp:
+            for name in studies:
+                argv = STUDIES[name]
+                out_new, out_old = Path(tmp) / f"{name}-new", Path(tmp) / f"{name}-old"
+                tf, tb = alternate(lambda: _study(argv, None, out_new),
+                                   lambda: _study(argv, tree, out_old), rounds)
+                key = f"study:{name}"
+                ratios[key], times[key] = tb / tf, [tf, tb]
+                what[key] = f"fesub {' '.join(argv)} / the same on {commit[:10]}"
+                log(f"  {key:24s} {tb / tf:8.2f}x  ({tf:.1f} s vs {tb:.1f} s)")
+    return {"date": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
+            "commit": _git("rev-parse", "--short=10", "HEAD"), "baseline": commit,
+            "rounds": rounds, "load_average": [load0, os.getloadavg()[0]],
+            "seconds": time.perf_counter() - t_start, "ratios": ratios, "times": times,
+            "what": what}
+
+
+def _git(*args) -> str | None:
+    try:
+        return subprocess.run(["git", "-C", str(ROOT), *args], capture_output=True, text=True,
+                              check=True).stdout.strip() or None
+    except (OSError, subprocess.CalledProcessError):
+        return None
+
+
+# ----------------------------------------------------------------------------- the check
+def compare(run: dict, hist: dict) -> list[str]:
+    """The regressions of ``run`` against the last recorded run of ``hist``: a ratio below
+    ``last * (1 - margin)``. Ratios without a record or a margin are not judged."""
+    if not hist.get("runs"):
+        return []
+    last = hist["runs"][-1]["ratios"]
+    out = []
+    for name, value in run["ratios"].items():
+        if name not in last or name not in hist.get("margins", {}):
+            continue
+        floor = last[name] * (1.0 - hist["margins"][name])
+        if value < floor:
+            out.append(f"{name}: {value:.3g}x against {last[name]:.3g}x last recorded "
+                       f"(floor {floor:.3g}x, margin {100 * hist['margins'][name]:.0f} %)")
+    return out
+
+
+def margins_from(runs: list[dict]) -> tuple[dict, dict]:
+    """Per ratio: the relative spread of the runs (largest deviation from the median, over the
+    median) and the margin chosen from it (twice the spread, within [10 %, 50 %])."""
+    spread, margin = {}, {}
+    names = set.intersection(*(set(r["ratios"]) for r in runs)) if runs else set()
+    for name in sorted(names):
+        vals = [r["ratios"][name] for r in runs]
+        med = statistics.median(vals)
+        spread[name] = max(abs(v - med) for v in vals) / med
+        margin[name] = min(MARGIN_MAX, max(MARGIN_MIN, 2.0 * spread[name]))
+    return spread, margin
+
+
+def _print_check(run, hist) -> int:
+    if not hist.get("runs"):
+        print(f"no ratios recorded for machine {hist['machine']}: nothing to compare with")
+        return 0
+    bad = compare(run, hist)
+    last = hist["runs"][-1]
+    print(f"compared with the record of {last['date']} (commit {last.get('commit')}), "
+          f"machine {hist['machine']}:")
+    for name, v in sorted(run["ratios"].items()):
+        ref, m = last["ratios"].get(name), hist["margins"].get(name)
+        status = "n/a" if ref is None or m is None else (
+            "REGRESSION" if v < ref * (1 - m) else "ok")
+        ref_s = "-" if ref is None else f"{ref:.2f}x"
+        m_s = "-" if m is None else f"{100 * m:.0f} %"
+        print(f"  {name:24s} {v:8.2f}x  last {ref_s:>8}  margin {m_s:>5}  {status}")
+    if bad:
+        print("performance regression beyond the margin:\n  " + "\n  ".join(bad))
+        return 1
+    print("no ratio fell beyond its margin")
+    return 0
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    for name in ("run", "calibrate"):
+        p = sub.add_parser(name)
+        p.add_argument("--rounds", type=int, default=3, help="rounds of each side per ratio")
+        p.add_argument("--studies", nargs="*", default=None, choices=list(STUDIES),
+                       help="studies to time (default: all; none: kernels only)")
+        p.add_argument("--no-kernels", action="store_true", help="studies only")
+        p.add_argument("--baseline-tree", type=Path, default=None,
+                       help="a built source tree of the baseline commit (default: the cache)")
+        p.add_argument("--machine", default=None, help="history file name (default: this CPU)")
+        p.add_argument("--json", type=Path, default=None, help="also write the run(s) here")
+    sub.choices["run"].add_argument("--record", action="store_true",
+                                    help="append the run to the machine's history")
+    sub.choices["calibrate"].add_argument("-n", type=int, default=3, help="runs (>= 2)")
+    sub.add_parser("show").add_argument("--machine", default=None)
+    args = ap.parse_args(argv)
+    path = history_path(args.machine)
+    hist = load_history(path)
+    if args.cmd == "show":
+        print(json.dumps(hist, indent=1))
+        return 0
+    kw = dict(rounds=args.rounds, studies=args.studies, kernels=not args.no_kernels,
+              tree=args.baseline_tree)
+    print(f"quick profile on {hist['machine']} (load {os.getloadavg()[0]:.2f})", flush=True)
+    if args.cmd == "run":
+        run = profile(**kw)
+        print(f"quick profile: {run['seconds']:.0f} s, load {run['load_average'][0]:.2f} -> "
+              f"{run['load_average'][1]:.2f}")
+        if args.json:
+            args.json.write_text(json.dumps(run, indent=1))
+        status = _print_check(run, hist)
+        if args.record:
+            hist["runs"].append(run)
+            save_history(path, hist)
+            print(f"recorded in {path}")
+        return status
+    runs = []
+    for i in range(max(2, args.n)):
+        print(f"calibration run {i + 1} of {max(2, args.n)}", flush=True)
+        runs.append(profile(**kw))
+        print(f"  {runs[-1]['seconds']:.0f} s, load {runs[-1]['load_average'][1]:.2f}")
+    spread, margin = margins_from(runs)
+    hist["spread"], hist["margins"] = spread, margin
+    hist["calibration"] = {"date": runs[-1]["date"], "runs": len(runs),
+                           "ratios": {k: [r["ratios"][k] for r in runs] for k in spread},
+                           "seconds": [r["seconds"] for r in runs],
+                           "load_average": [r["load_average"] for r in runs]}
+    hist["runs"].append(runs[-1])
+    save_history(path, hist)
+    if args.json:
+        args.json.write_text(json.dumps(runs, indent=1))
+    for k in spread:
+        vals = ", ".join(f"{r['ratios'][k]:.2f}" for r in runs)
+        print(f"  {k:24s} spread {100 * spread[k]:5.1f} %  margin {100 * margin[k]:4.0f} %  "
+              f"({vals})")
+    print(f"margins written to {path}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
