@@ -585,8 +585,21 @@ def basin_run(params, W, *, law="exact", n_transient=150, n_record=4, steps_per_
               early_exit_tol=0.0, early_stop=False):
     """The run options of a basin, validated: ``(run, stop)`` for :func:`basin_tiles`.
 
-    Parameters are those of :func:`basins`. ``run`` is the dict every block records in
-    :attr:`BasinCells.options`; ``stop`` the recognition options (None without ``early_stop``).
+    Parameters
+    ----------
+    params : FreePlayParams, dict or preset
+        Model parameters (units of :data:`~fesub.nonsmooth.system.PARAM_UNITS`).
+    W : float
+        Forcing frequency [rad/s].
+    law, n_transient, n_record, steps_per_period, early_exit_tol, early_stop :
+        As in :func:`basins` (periods and steps are counts [-], ``early_exit_tol`` in m, m/s).
+
+    Returns
+    -------
+    run : dict
+        The options every block records in :attr:`BasinCells.options` (W in rad/s).
+    stop : dict or None
+        The recognition options (None without ``early_stop``).
     """
     p = get_params(params)
     W = check_positive("W (forcing frequency)", W)
@@ -672,7 +685,21 @@ def basin_tiles(params, W, x1, x2, bounds, run, stop, done, *, executor="serial"
 
 def attractors_of(cells: BasinCells, period_tol: float = 1e-6) -> list:
     """The attractors a finished block reached, as :func:`~fesub.nonsmooth.recurrence.transient_stop`
-    takes them (``period``, ``points``, ``strobe``, ``ext``): one per distinct signature."""
+    takes them: one per distinct signature (period, max and min x1).
+
+    Parameters
+    ----------
+    cells : BasinCells
+        A finished block.
+    period_tol : float
+        Stroboscopic recurrence tolerance (max norm over the state [m, m/s]).
+
+    Returns
+    -------
+    list of dict
+        ``period`` [-], ``points`` (q, 4) orbit points [m, m/s], ``strobe`` (n_record + 1, 4)
+        [m, m/s] and ``ext`` (max, min of x1) [m].
+    """
     n = cells.strobe.shape[0] * cells.strobe.shape[1]
     sf = cells.strobe.reshape(n, -1, 4)
     per = period_of(sf, period_tol)
