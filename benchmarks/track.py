@@ -368,16 +368,18 @@ def main(argv=None) -> int:
         print(f"calibration run {i + 1} of {max(2, args.n)}", flush=True)
         runs.append(profile(**kw))
         print(f"  {runs[-1]['seconds']:.0f} s, load {runs[-1]['load_average'][1]:.2f}")
-    spread, margin = margins_from(runs)
-    hist["spread"], hist["margins"] = spread, margin
-    hist["calibration"] = {"date": runs[-1]["date"], "runs": len(runs),
-                           "ratios": {k: [r["ratios"][k] for r in runs] for k in spread},
-                           "seconds": [r["seconds"] for r in runs],
-                           "load_average": [r["load_average"] for r in runs]}
-    hist["runs"].append(runs[-1])
-    save_history(path, hist)
-    if args.json:
-        args.json.write_text(json.dumps(runs, indent=1))
+        if args.json:
+            args.json.write_text(json.dumps(runs, indent=1))
+        if len(runs) >= 2:  # written after every run from the second on: a long calibration
+            spread, margin = margins_from(runs)  # stopped early keeps what it measured
+            hist["spread"], hist["margins"] = spread, margin
+            hist["calibration"] = {"date": runs[-1]["date"], "runs": len(runs),
+                                   "ratios": {k: [r["ratios"][k] for r in runs] for k in spread},
+                                   "seconds": [r["seconds"] for r in runs],
+                                   "load_average": [r["load_average"] for r in runs]}
+            hist["runs"] = [r for r in hist["runs"] if not r.get("calibration")]
+            hist["runs"].append(dict(runs[-1], calibration=True))
+            save_history(path, hist)
     for k in spread:
         vals = ", ".join(f"{r['ratios'][k]:.2f}" for r in runs)
         print(f"  {k:24s} spread {100 * spread[k]:5.1f} %  margin {100 * margin[k]:4.0f} %  "
