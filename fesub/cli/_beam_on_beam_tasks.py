@@ -62,22 +62,16 @@ class SystemRef:
         return _SYSTEMS[self.key]
 
 
-def simulate_case(ref, mu, roughness_std, duration, fs_out, p, seed, progress=False, stepper="core"):
+def simulate_case(ref, mu, roughness_std, duration, fs_out, p, seed, progress=False, stepper="multibody"):
     """One transient case: friction coefficient ``mu`` (1), roughness force std (N), ``duration``
-    (s), output rate ``fs_out`` (Hz), model parameters ``p``, noise ``seed``, on the two-body core
-    (``stepper='core'``) or the general multibody stepper (``'multibody'``); the result records
-    the load (N)."""
-    if stepper == "multibody":
-        from ..models import beam_on_beam as bb
+    (s), output rate ``fs_out`` (Hz), model parameters ``p``, noise ``seed``, on the contact engine
+    (``stepper='multibody'``) or the two-body sliding march (``'core'``); the result records the
+    load (N)."""
+    from ..contact.sliding.transient import simulate
 
-        res = bb.transient(ref.model, mu=mu, duration=duration, vx=p.vx, fs_out=fs_out,
-                           roughness_std=roughness_std, roughness_band=p.roughness_band, seed=seed,
-                           progress=progress, system=ref.get())
-    else:
-        from ..contact.sliding.transient import simulate
-
-        res = simulate(ref.get(), mu=mu, duration=duration, vx=p.vx, fs_out=fs_out, roughness_std=roughness_std,
-                       roughness_band=p.roughness_band, seed=seed, progress=progress)
+    res = simulate(ref.get(), mu=mu, duration=duration, vx=p.vx, fs_out=fs_out, roughness_std=roughness_std,
+                   roughness_band=p.roughness_band, seed=seed, progress=progress,
+                   formulation="multibody" if stepper == "multibody" else "modal")
     res.info["load_N"] = float(p.Fy)
     return res
 

@@ -256,7 +256,7 @@ def multibody_model(model: BeamOnBeam, *, mu: float, vx: float | None = None, sy
     """The benchmark as an instance of the general multibody contact system
     (:class:`fesub.contact.MultibodyModel`): the slider driven along x at A and loaded by Fy, one
     slave node C on the target's ``contact`` edges, outputs C (x, y) and T (y), started from the
-    two-body core's static sliding state.
+    static sliding state (:meth:`fesub.contact.SlidingContactSystem.multibody_model`).
 
     Parameters
     ----------
@@ -274,53 +274,21 @@ def multibody_model(model: BeamOnBeam, *, mu: float, vx: float | None = None, sy
     -------
     (MultibodyModel, initial, h)
         The model, its initial state for :func:`fesub.contact.simulate_multibody` (body name ->
-        (displacements in m, velocities in m/s)) and the two-body core's default time step (s).
-        The slider's coordinates are total displacements (the core's are relative to its rigid
-        motion vx t).
+        (displacements in m, velocities in m/s)) and the sliding transient's default time step (s).
+        The slider's coordinates are total displacements (the sliding transient's signals are
+        relative to its rigid motion vx t).
     """
     S = contact_system(model) if system is None else system
-    mb, initial, _ = _general(model, S, mu, model.params.vx if vx is None else float(vx))
+    mb, initial, _ = S.multibody_model(mu, model.params.vx if vx is None else float(vx))
     return mb, initial, 0.9 * S.critical_step()
-
-
-def _general(model, S, mu, vx):
-    """(MultibodyModel, initial state, static multiplier in N) of :func:`multibody_model`."""
-    from ..contact import Body, ContactInterface, MultibodyModel
-
-    p = model.params
-    s1, s2 = model.sub1, model.sub2
-    A, C = s1.mesh.nodes("A"), s1.mesh.node("C")
-    slider = Body.from_craig_bampton(model.cb1, name="slider", prescribed={int(d): vx for d in s1.dofs(A, "x")},
-                                     loads={int(d): -p.Fy / A.size for d in s1.dofs(A, "y")},
-                                     outputs={"C_x": int(s1.dofs([C], "x")[0]), "C_y": int(s1.dofs([C], "y")[0])})
-    target = Body.from_craig_bampton(model.cb2, name="target", outputs={"T_y": int(model.dofs["T_y"][0])})
-    mb = MultibodyModel([slider, target], [ContactInterface("slider", [C], "target", s2.mesh.edges("contact"),
-                                                             mu=mu)])
-    w1, q2, lam0 = S.static_state(mu, vx, 1.0 if vx >= 0 else -1.0)
-    u1, v1 = np.zeros(slider.n), np.zeros(slider.n)
-    u1[slider.f_idx], v1[slider.f_idx] = w1, vx * S.r1[S.f1_idx]
-    return mb, {"slider": (u1, v1), "target": (q2, np.zeros(target.n))}, lam0
-
-
-#: kernel tolerance (m) of the general stepper in :func:`transient`. The gap closed in a step is
-#: h^2 w lambda ~ 2e-9 m on the benchmark (w the inverse mass of the contact row), its round-off
-#: ~1e-16 of the positions (~1e-17 m), one last sweep's change in round-off ~1e-25 m: 1e-20 m
-#: leaves a sweep error ~1e-11 of the multiplier (below its round-off, ~3e-10 per step) and is
-#: 1e5 above the level where the sweeps could stall. The default (1e-13 m) leaves 2e-8.
-TRANSIENT_TOL = 1e-20
-_STATUS = {"lift_off": "detachment"}
 
 
 def transient(model: BeamOnBeam, *, mu: float, duration: float, vx: float | None = None,
               fs_out: float = 50_000.0, roughness_std: float = 0.0, roughness_band=None, seed=0,
               h: float | None = None, progress: bool = False, system=None, loop: str = "auto"):
-    """The sliding transient of the study on the general multibody stepper.
-
-    The benchmark as :func:`multibody_model` (one slave node C on the target's top edge), the
-    roughness a force series on C's y coordinate, the run stopped as the two-body core stops it
-    (:func:`fesub.contact.simulate_multibody` with ``on_stick='stop'``); the same time step,
-    roughness draw, signals and status names as :func:`fesub.contact.simulate` (their numbers
-    agree to round-off: tests/test_beam_on_beam_general.py).
+    """The sliding transient of the study on the contact engine: :func:`fesub.contact.simulate`
+    with ``formulation='multibody'`` on :func:`contact_system` (the model's sliding velocity and
+    roughness band by default).
 
     Parameters
     ----------
@@ -341,8 +309,8 @@ def transient(model: BeamOnBeam, *, mu: float, duration: float, vx: float | None
     seed : int or None
         Seed of the noise.
     h : float, optional
-        Time step (s); default the core's: the largest below 0.95 x the critical step that makes
-        1/fs_out a whole number of steps.
+        Time step (s); default the largest below 0.95 x the critical step that makes 1/fs_out a
+        whole number of steps.
     progress : bool
         tqdm progress bar.
     system : SlidingContactSystem, optional
@@ -357,67 +325,13 @@ def transient(model: BeamOnBeam, *, mu: float, duration: float, vx: float | None
         C_x, C_y (relative to the rigid motion vx t) and T_y; status 'completed', 'stick',
         'detachment', 'off_surface' or 'interrupted'; ``formulation='multibody'``.
     """
-    from ..contact import TransientResult, simulate_multibody
-    from ..errors import ConvergenceError, ParameterError, check_positive
-    from ..parallel import single_thread_blas
-    from ..signal import band_limited_noise
+    from ..contact.sliding.transient import simulate
 
     p = model.params
-    vx = p.vx if vx is None else float(vx)
-    band = tuple(float(b) for b in (p.roughness_band if roughness_band is None else roughness_band))
-    if not (np.isfinite(vx) and vx != 0):
-        raise ParameterError(f"vx must be a finite non-zero sliding velocity (m/s), got {vx}")
-    duration = check_positive("duration (s)", duration)
-    fs_out = check_positive("fs_out (Hz)", fs_out)
-    roughness_std = check_positive("roughness_std (N)", roughness_std, strict=False)
     S = contact_system(model) if system is None else system
-    if S.modal_cutoff_hz is not None:
-        raise ParameterError("system must have no modal cut-off: the general stepper marches the whole reduced "
-                             f"models (got modal_cutoff_hz = {S.modal_cutoff_hz:.4g} Hz)")
-    hc = S.critical_step()
-    if h is None:  # the core's default step (fesub.contact.simulate)
-        dec = int(np.ceil(1.0 / (fs_out * 0.95 * hc)))
-        h = 1.0 / (fs_out * dec)
-    else:
-        h = check_positive("h (s)", h)
-        dec = max(1, int(round(1.0 / (fs_out * h))))
-    n_steps = max(1, int(np.ceil(duration / h - 1e-9)))
-    # one BLAS thread for the whole run, as the core's: the set-up's LAPACK calls would otherwise
-    # leave OpenBLAS threads spinning beside the single-threaded march
-    with single_thread_blas():
-        mb, initial, lam0 = _general(model, S, mu, vx)
-        slider = mb.bodies[0]
-        series = None
-        if roughness_std > 0:
-            rough = band_limited_noise(n_steps, 1.0 / h, band, roughness_std, seed)
-            series = [("slider", int(slider.node_dofs[model.sub1.mesh.node("C"), 1]), rough)]
-        # the signals below need no work accounts (the energies are not returned): left out
-        res = simulate_multibody(mb, duration=duration, h=h, fs_out=1.0 / (dec * h), on_stick="stop",
-                                 initial=initial, tol=TRANSIENT_TOL, progress=progress, loop=loop, series=series,
-                                 accounts=False)
-    if res.status == "not_converged":
-        raise ConvergenceError(f"the contact kernel did not converge at step {res.steps} (t = {res.steps * h:.6g} s)")
-    keep = res.t.size
-    if res.status in ("stick", "lift_off") and keep and (res.steps - 1) % dec:
-        keep -= 1  # the stopping step, recorded off the output grid: the core records it only on the grid
-    t = res.t[:keep]
-    nodes = {k: v[:keep, 0] for k, v in res.nodes.items()}
-    sig = {"t": t, "lambda": nodes["lambda_n"], "x_contact": nodes["contact_x"], "v_t": nodes["slip_velocity"],
-           "gap": nodes["gap"], "segment": nodes["segment"], "f_x": nodes["force_x"], "f_y": nodes["force_y"]}
-    for b, body in enumerate(mb.bodies):
-        for name, k in body.outputs.items():
-            rigid = vx * S.r1[k] if b == 0 else 0.0  # the slider's rigid velocity along this coordinate
-            sig[f"u_{name}"] = res.channels[f"u_{name}"][:keep] - rigid * t
-            sig[f"v_{name}"] = res.channels[f"v_{name}"][:keep] - rigid
-            sig[f"a_{name}"] = res.channels[f"a_{name}"][:keep]
-    seed_rec = int(seed) if isinstance(seed, (int, np.integer)) and not isinstance(seed, bool) else None
-    return TransientResult(
-        signals=sig, status=_STATUS.get(res.status, res.status), stop_time=res.steps * h, steps=res.steps, h=h,
-        h_critical=hc, fs_out=res.fs_out, wall_time=res.wall_time, mu=float(mu), formulation="multibody",
-        backend=res.backend, approximation=None,
-        info={"lambda_static_N": float(lam0), "duration_s": float(duration), "vx_m_s": float(vx),
-              "roughness_std_N": float(roughness_std), "roughness_band_hz": list(band), "seed": seed_rec,
-              "geometry": "deformed"})
+    return simulate(S, mu=mu, duration=duration, vx=p.vx if vx is None else vx, h=h, fs_out=fs_out,
+                    roughness_std=roughness_std, roughness_band=p.roughness_band if roughness_band is None
+                    else roughness_band, seed=seed, formulation="multibody", progress=progress, loop=loop)
 
 
 if __name__ == "__main__":  # regenerate the bundled meshes: python -m fesub.models.beam_on_beam [DIR]

@@ -17,6 +17,7 @@ import numpy as np
 import scipy.linalg as sla
 
 from ...errors import ModelError, ParameterError
+from ..engine import Body, ContactInterface, MultibodyModel
 from ..geometry import SegmentSet, coupling_rows, segment_at_x
 
 __all__ = ["SlidingContactSystem"]
@@ -50,6 +51,10 @@ class SlidingContactSystem:
         if s1 is None or s2 is None:
             raise ModelError("the Craig-Bampton models must be built from Substructure objects")
         self.cb1, self.cb2 = cb1, cb2
+        # the model DOFs of the definition, as given: the same system on the contact engine
+        # (:meth:`multibody_model`) is built from them
+        self.spec = {"prescribed": [int(d) for d in np.atleast_1d(prescribed)], "target_edge": target_edge,
+                     "loads1": dict(loads1 or {}), "outputs1": dict(outputs1 or {}), "outputs2": dict(outputs2 or {})}
         self.alpha1, self.beta1 = s1.alpha, s1.beta
         self.alpha2, self.beta2 = s2.alpha, s2.beta
         self._slider(slave, prescribed, loads1)
@@ -225,6 +230,26 @@ class SlidingContactSystem:
                 break
             al_prev = al
         return w1, q2, lam
+
+    def multibody_model(self, mu: float, vx: float):
+        """This system on the contact engine: (:class:`~fesub.contact.MultibodyModel`, initial
+        state, static multiplier in N).
+
+        The slider (body ``'slider'``) driven at ``vx`` (m/s) along x on its prescribed DOFs and
+        loaded by ``loads1``, the target (body ``'target'``), one slave node on the target edge
+        with friction coefficient ``mu``, the output channels of the system; the initial state
+        (body name -> (displacements in m, velocities in m/s), the slider's total displacements)
+        is the static sliding state (:meth:`static_state`, deformed geometry)."""
+        spec, s2 = self.spec, self.cb2.substructure
+        slider = Body.from_craig_bampton(self.cb1, name="slider", prescribed={d: vx for d in spec["prescribed"]},
+                                         loads=spec["loads1"], outputs=spec["outputs1"])
+        target = Body.from_craig_bampton(self.cb2, name="target", outputs=spec["outputs2"])
+        mb = MultibodyModel([slider, target], [ContactInterface(
+            "slider", [self.slave_node], "target", s2.mesh.edges(spec["target_edge"]), mu=mu)])
+        w1, q2, lam0 = self.static_state(mu, vx, 1.0 if vx >= 0 else -1.0)
+        u1, v1 = np.zeros(slider.n), np.zeros(slider.n)
+        u1[self.f1_idx], v1[self.f1_idx] = w1, vx * self.r1[self.f1_idx]
+        return mb, {"slider": (u1, v1), "target": (q2, np.zeros(target.n))}, lam0
 
     def segment_at(self, s: float) -> tuple[int, float]:
         """Target segment and local coordinate alpha (0..1) of the undeformed surface point at

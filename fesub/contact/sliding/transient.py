@@ -15,9 +15,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ...errors import ParameterError, check_count, check_positive, check_real
+from ...errors import ConvergenceError, ParameterError, check_count, check_positive, check_real
 from ...io import Result, summary_record
 from ...parallel import single_thread_blas
+from ..engine import simulate_multibody
 from .march import march_dense, march_modal
 from .system import SlidingContactSystem, _check_geometry
 
@@ -253,7 +254,7 @@ def simulate(system: SlidingContactSystem, *, mu: float, duration: float, vx: fl
              h: float | None = None, fs_out: float = 50_000.0, roughness_std: float = 0.0,
              roughness_band=(0.0, 20_000.0), seed=0, formulation: str = "modal",
              progress: bool = False, chunk: int = 200_000, initial=None, monitor=None,
-             stop_on_stick: bool = True, geometry: str = "deformed") -> TransientResult:
+             stop_on_stick: bool = True, geometry: str = "deformed", loop: str = "auto") -> TransientResult:
     """Run the sliding-contact transient.
 
     Parameters
@@ -266,7 +267,12 @@ def simulate(system: SlidingContactSystem, *, mu: float, duration: float, vx: fl
     fs_out : output sampling rate (Hz).
     roughness_std : standard deviation (N) of the band-limited white-noise vertical force on the
         slave; ``roughness_band`` (Hz) and ``seed`` define it.
-    formulation : 'modal' (compiled kernel or its NumPy twin) or 'dense' (literal eqs. 26-32).
+    formulation : 'modal' (compiled kernel or its NumPy twin), 'dense' (literal eqs. 26-32) or
+        'multibody' (the system on the contact engine, :meth:`SlidingContactSystem.multibody_model`
+        marched by :func:`fesub.contact.simulate_multibody`: the same numbers to round-off; the
+        deformed geometry of the whole reduced model only, no ``initial`` or ``monitor``).
+    loop : 'auto', 'kernel' or 'python': the step loop of the contact engine
+        (``formulation='multibody'`` only).
     progress : show a progress bar.
     initial : optional (w1, q2) initial displacements at rest (slider relative to its rigid motion,
         free reduced coordinates); default: the static equilibrium under the loads.
@@ -296,6 +302,9 @@ def simulate(system: SlidingContactSystem, *, mu: float, duration: float, vx: fl
     # one BLAS thread for the whole run: the set-up's LAPACK calls would otherwise leave OpenBLAS
     # threads spinning beside the single-threaded march (0.68 against 0.41 us per step measured
     # on a busy two-core machine)
+    if formulation == "multibody":
+        return _simulate_on_engine(system, mu, duration, vx, h, hc, dec, rough, roughness_std, roughness_band,
+                                   seed, progress, initial, monitor, stop_on_stick, geometry, loop)
     with single_thread_blas():
         sign = 1.0 if vx >= 0 else -1.0
         w1, q2, lam0 = system.static_state(mu, vx, sign, geometry="undeformed" if geometry == "undeformed"
@@ -346,8 +355,8 @@ def _check_arguments(system, mu, duration, vx, fs_out, roughness_std, roughness_
     if geometry == "frozen" and vx != 0:
         raise ParameterError(f"geometry='frozen' holds the initial contact point: it needs vx = 0 "
                              f"(a contact that does not slide), got vx = {vx} m/s")
-    if formulation not in ("modal", "dense"):
-        raise ParameterError(f"formulation must be 'modal' or 'dense', got {formulation!r}")
+    if formulation not in ("modal", "dense", "multibody"):
+        raise ParameterError(f"formulation must be 'modal', 'dense' or 'multibody', got {formulation!r}")
     if formulation == "dense" and system.modal_cutoff_hz is not None:
         # the dense form marches the full reduced matrices: at the step of the truncated model it
         # would be unstable
@@ -360,6 +369,63 @@ def _check_arguments(system, mu, duration, vx, fs_out, roughness_std, roughness_
     if len(band) != 2:
         raise ParameterError(f"roughness_band must be (f_lo, f_hi) in Hz, got {roughness_band!r}")
     return mu, duration, vx, fs_out, roughness_std, chunk
+
+
+#: kernel tolerance (m) of the contact engine's runs (``formulation='multibody'``). The gap closed
+#: in a step is h^2 w lambda ~ 2e-9 m on the benchmark (w the inverse mass of the contact row), its
+#: round-off ~1e-16 of the positions (~1e-17 m), one last sweep's change in round-off ~1e-25 m:
+#: 1e-20 m leaves a sweep error ~1e-11 of the multiplier (below its round-off, ~3e-10 per step) and
+#: is 1e5 above the level where the sweeps could stall. The engine's default (1e-13 m) leaves 2e-8.
+ENGINE_TOL = 1e-20
+#: the engine's stop names that the sliding transient names otherwise
+_ENGINE_STATUS = {"lift_off": "detachment"}
+
+
+def _simulate_on_engine(system, mu, duration, vx, h, hc, dec, rough, roughness_std, roughness_band, seed,
+                        progress, initial, monitor, stop_on_stick, geometry, loop) -> TransientResult:
+    """:func:`simulate` with ``formulation='multibody'``: the system on the contact engine, the
+    roughness a force series on the slave's y coordinate, the run stopped as the modal march stops
+    it; the signals those of the modal march (slider displacements relative to its rigid motion)."""
+    if system.modal_cutoff_hz is not None:
+        raise ParameterError("formulation='multibody' marches the whole reduced models: the system must have no "
+                             f"modal cut-off (got modal_cutoff_hz = {system.modal_cutoff_hz:.4g} Hz)")
+    if geometry != "deformed" or initial is not None or monitor is not None:
+        raise ParameterError("formulation='multibody' takes the deformed geometry from the static state: "
+                             "geometry='deformed', no initial state and no monitor")
+    if vx == 0:
+        raise ParameterError("formulation='multibody' needs a sliding velocity vx != 0 (m/s)")
+    with single_thread_blas():
+        mb, init, lam0 = system.multibody_model(mu, vx)
+        slider = mb.bodies[0]
+        series = None
+        if roughness_std > 0:
+            series = [("slider", int(slider.node_dofs[system.slave_node, 1]), rough)]
+        # the signals need no work accounts (the energies are not returned): left out
+        res = simulate_multibody(mb, duration=duration, h=h, fs_out=1.0 / (dec * h),
+                                 on_stick="stop" if stop_on_stick else "continue", initial=init, tol=ENGINE_TOL,
+                                 progress=progress, loop=loop, series=series, accounts=False)
+    if res.status == "not_converged":
+        raise ConvergenceError(f"the contact kernel did not converge at step {res.steps} (t = {res.steps * h:.6g} s)")
+    keep = res.t.size
+    if res.status in ("stick", "lift_off") and keep and (res.steps - 1) % dec:
+        keep -= 1  # the stopping step, recorded off the output grid: the modal march records it only on the grid
+    t = res.t[:keep]
+    nodes = {k: v[:keep, 0] for k, v in res.nodes.items()}
+    sig = {"t": t, "lambda": nodes["lambda_n"], "x_contact": nodes["contact_x"], "v_t": nodes["slip_velocity"],
+           "gap": nodes["gap"], "segment": nodes["segment"], "f_x": nodes["force_x"], "f_y": nodes["force_y"]}
+    for b, body in enumerate(mb.bodies):
+        for name, k in body.outputs.items():
+            rigid = vx * system.r1[k] if b == 0 else 0.0  # the slider's rigid velocity along this coordinate
+            sig[f"u_{name}"] = res.channels[f"u_{name}"][:keep] - rigid * t
+            sig[f"v_{name}"] = res.channels[f"v_{name}"][:keep] - rigid
+            sig[f"a_{name}"] = res.channels[f"a_{name}"][:keep]
+    return TransientResult(
+        signals=sig, status=_ENGINE_STATUS.get(res.status, res.status), stop_time=res.steps * h, steps=res.steps,
+        h=h, h_critical=hc, fs_out=res.fs_out, wall_time=res.wall_time, mu=float(mu), formulation="multibody",
+        backend=res.backend, approximation=None,
+        info={"lambda_static_N": float(lam0), "duration_s": float(duration), "vx_m_s": float(vx),
+              "roughness_std_N": float(roughness_std), "roughness_band_hz": [float(b) for b in roughness_band],
+              "seed": _seed_record(seed), "geometry": geometry})
 
 
 def _time_step(system, duration: float, fs_out: float, h):
