@@ -268,6 +268,15 @@ def rayleigh_ratio(omega, alpha: float, beta: float):
         return alpha / (2 * omega) + beta * omega / 2
 
 
+def rayleigh_root(omega, alpha: float, beta: float):
+    """Eigenvalue (1/s) of a Rayleigh-damped oscillator of natural frequency ``omega`` (rad/s):
+    s = -zeta w + j w sqrt(1 - zeta^2), zeta = :func:`rayleigh_ratio` (overdamped: the imaginary
+    part 0). ``alpha`` in 1/s, ``beta`` in s."""
+    omega = np.asarray(omega, float)
+    z = rayleigh_ratio(omega, alpha, beta)
+    return -z * omega + 1j * omega * np.sqrt(np.clip(1 - z * z, 0, None))
+
+
 def free_dofs(n_dofs: int, fixed) -> np.ndarray:
     """Complement of ``fixed`` in 0..n_dofs-1."""
     mask = np.ones(n_dofs, bool)

@@ -16,6 +16,7 @@ from functools import partial
 import numpy as np
 
 from ...errors import ModelError, ParameterError, check_positive
+from ...fe.assembly import rayleigh_root as rayleigh_line  # noqa: F401 - the loci figures' damping lines
 from ...io import Result, summary_record
 from ..geometry import coupling_rows  # noqa: F401 - part of this module's namespace
 from .deformed import spectrum_solver
@@ -354,11 +355,3 @@ def critical_mu(system, positions, *, mu_max: float = 1.0, n: int | None = 20, t
     return CriticalMu(hi, positions=positions, bracket=(lo, hi), worst_below=below, worst_above=above,
                       mu_max=mu_max, tol=tol, n=0 if n is None else n, iterations=it, n_basis=n_basis,
                       complete_up_to_hz=found["complete"], n_modes=found["n_modes"], status=status)
-
-
-def rayleigh_line(omega, alpha: float, beta: float):
-    """Eigenvalues of a Rayleigh-damped oscillator of natural frequency omega (rad/s):
-    s = -zeta w + j w sqrt(1 - zeta^2), zeta = alpha/(2w) + beta w/2 (the dotted lines)."""
-    omega = np.asarray(omega, float)
-    z = alpha / (2 * omega) + beta * omega / 2
-    return -z * omega + 1j * omega * np.sqrt(np.clip(1 - z * z, 0, None))

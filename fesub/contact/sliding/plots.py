@@ -127,7 +127,7 @@ def plot_loci(loci, path, *, rayleigh=(), title=None):
     title : str, optional
         Default names mu and the number of unstable eigenvalues.
     """
-    from ..analyses.eigen import rayleigh_line
+    from ...fe.assembly import rayleigh_root
 
     plt = style.pyplot()
     lam = np.asarray(loci.lam)
@@ -143,7 +143,7 @@ def plot_loci(loci, path, *, rayleigh=(), title=None):
     wmax = max(float(np.abs(lam.imag).max()) * 1.05 if lam.size else 0.0, 2.0)  # (an interrupt: none)
     w = np.linspace(1.0, wmax, 400)
     for (label, a, b), ls in zip(rayleigh, (":", "--", "-.")):
-        r = rayleigh_line(w, a, b)
+        r = rayleigh_root(w, a, b)
         ax.plot(r.real, r.imag / (2 * np.pi) / 1e3, "k" + ls, lw=0.8, label=f"Rayleigh line, {label}")
     ax.axvline(0.0, color="0.4", lw=0.6)
     ax.set_xlabel("Re(lambda) [1/s]")
