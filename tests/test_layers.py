@@ -184,3 +184,30 @@ def test_front_door_map_names_what_exists():
             obj = getattr(obj, part, None) or importlib.import_module(
                 f"{obj.__name__}.{part}")
         assert obj is not None, dotted
+
+
+#: the rooms of the contact package, each importing only itself and the rooms before it
+CONTACT_ROOMS = ("geometry", "engine", "sliding", "analyses")
+
+
+def test_contact_rooms_import_only_the_rooms_before_them():
+    """geometry (search) < engine (bodies, interfaces, stepper) < sliding (the seed paper's system,
+    a model on the engine) < analyses (what the linearised sliding states predict): every import,
+    lazy ones too, goes down this list or stays in its room (ARCHITECTURE.md)."""
+    def room(mod):
+        parts = mod.split(".")
+        return CONTACT_ROOMS.index(parts[2]) if len(parts) > 2 and parts[:2] == ["fesub", "contact"] \
+            and parts[2] in CONTACT_ROOMS else None
+
+    bad = []
+    for mod in MODULES:
+        here = room(mod)
+        if here is None:
+            continue
+        for target, names, node in _imports(mod, top_level_only=False):
+            for t in [target] + [f"{target}.{n}" for n in names]:
+                there = room(t)
+                if there is not None and there > here:
+                    bad.append(f"{mod}:{node.lineno} imports {t}")
+    assert bad == []
+    assert {m.split(".")[2] for m in MODULES if m.startswith("fesub.contact.") and room(m) is None} == set()
