@@ -86,10 +86,10 @@ def add_arguments(p) -> None:
                    help="basis of the eigenvalue analyses: 'all' (every mode of the reduced model, exact) "
                         "or the N lowest frictionless coupled modes [-] (a Ritz approximation, slower); "
                         "the summary says up to which frequency the loci are complete")
-    g.add_argument("--stepper", choices=("core", "multibody"), default="multibody",
-                   help="time stepper of the transients: 'multibody' (default: the contact engine, "
-                        "any number of bodies and nodes) or 'core' (the two-body sliding march, the "
-                        "reference; the same numbers to round-off)")
+    g.add_argument("--stepper", choices=("core", "multibody"), default="core",
+                   help="time stepper of the transients: 'core' (default: the two-body sliding march) or "
+                        "'multibody' (the contact engine, any number of bodies and nodes; the same numbers "
+                        "to round-off)")
     add_common(p, STUDY, jobs=True, jobs_default=None)
 
 
