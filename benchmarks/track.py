@@ -13,7 +13,8 @@ profile is a ratio measured in one run, the two sides alternating round by round
   slower as a whole, wherever its time goes (the kind of regression a kernel benchmark misses).
 
 The ratios of each machine are kept in ``benchmarks/history/<machine>.json`` (the machine named by
-its CPU and core count), with, for each ratio, the margin beyond which a drop is a regression. The
+its CPU and core count), with, for each ratio, the margin beyond which a drop below the median of
+its last three records is a regression. The
 margins come from the measured run-to-run spread (``calibrate``): twice the largest relative
 deviation from the median over the calibration runs, at least 10 % and at most 50 %.
 
@@ -22,7 +23,7 @@ deviation from the median over the calibration runs, at least 10 % and at most 5
     python benchmarks/track.py calibrate -n 3 # n runs: spreads, margins and a record
     python benchmarks/track.py show           # the history of this machine
 
-``run`` exits with status 1 when a ratio fell below ``last * (1 - margin)``. CI runs it (the
+``run`` exits with status 1 when a ratio fell below ``reference * (1 - margin)``. CI runs it (the
 current package installed, the baseline from its cache); ``docs/performance.py`` plots the
 history.
 """
@@ -273,19 +274,30 @@ def _git(*args) -> str | None:
 
 
 # ----------------------------------------------------------------------------- the check
+def reference(hist: dict, last: int = 3) -> dict:
+    """Per ratio, the median of its values in the ``last`` runs recorded that have it (one noisy
+    record does not set the bar alone)."""
+    out = {}
+    for name in {k for r in hist.get("runs", []) for k in r["ratios"]}:
+        vals = [r["ratios"][name] for r in hist["runs"] if name in r["ratios"]][-last:]
+        out[name] = statistics.median(vals)
+    return out
+
+
 def compare(run: dict, hist: dict) -> list[str]:
-    """The regressions of ``run`` against the last recorded run of ``hist``: a ratio below
-    ``last * (1 - margin)``. Ratios without a record or a margin are not judged."""
+    """The regressions of ``run`` against the last recorded runs of ``hist``: a ratio below
+    ``reference * (1 - margin)`` (:func:`reference`: the median of the last three records).
+    Ratios without a record or a margin are not judged."""
     if not hist.get("runs"):
         return []
-    last = hist["runs"][-1]["ratios"]
+    ref = reference(hist)
     out = []
     for name, value in run["ratios"].items():
-        if name not in last or name not in hist.get("margins", {}):
+        if name not in ref or name not in hist.get("margins", {}):
             continue
-        floor = last[name] * (1.0 - hist["margins"][name])
+        floor = ref[name] * (1.0 - hist["margins"][name])
         if value < floor:
-            out.append(f"{name}: {value:.3g}x against {last[name]:.3g}x last recorded "
+            out.append(f"{name}: {value:.3g}x against {ref[name]:.3g}x recorded "
                        f"(floor {floor:.3g}x, margin {100 * hist['margins'][name]:.0f} %)")
     return out
 
@@ -309,10 +321,11 @@ def _print_check(run, hist) -> int:
         return 0
     bad = compare(run, hist)
     last = hist["runs"][-1]
-    print(f"compared with the record of {last['date']} (commit {last.get('commit')}), "
-          f"machine {hist['machine']}:")
+    refs = reference(hist)
+    print(f"compared with the median of the last records (the last of {last['date']}, commit "
+          f"{last.get('commit')}), machine {hist['machine']}:")
     for name, v in sorted(run["ratios"].items()):
-        ref, m = last["ratios"].get(name), hist["margins"].get(name)
+        ref, m = refs.get(name), hist["margins"].get(name)
         status = "n/a" if ref is None or m is None else (
             "REGRESSION" if v < ref * (1 - m) else "ok")
         ref_s = "-" if ref is None else f"{ref:.2f}x"
@@ -377,8 +390,9 @@ def main(argv=None) -> int:
                                    "ratios": {k: [r["ratios"][k] for r in runs] for k in spread},
                                    "seconds": [r["seconds"] for r in runs],
                                    "load_average": [r["load_average"] for r in runs]}
+            # the calibration's runs are the record (a new calibration replaces the last one's)
             hist["runs"] = [r for r in hist["runs"] if not r.get("calibration")]
-            hist["runs"].append(dict(runs[-1], calibration=True))
+            hist["runs"] += [dict(r, calibration=True) for r in runs]
             save_history(path, hist)
     for k in spread:
         vals = ", ".join(f"{r['ratios'][k]:.2f}" for r in runs)

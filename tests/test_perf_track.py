@@ -41,6 +41,11 @@ def test_only_a_drop_beyond_the_margin_fails(track):
     bad = track.compare({"ratios": {"a": 7.9, "b": 4.0}}, hist)
     assert len(bad) == 1 and bad[0].startswith("a:")
     assert track.compare({"ratios": {"a": 1.0}}, {"machine": "m", "margins": {}, "runs": []}) == []
+    # the reference is the median of the last three records: one low record does not lower it
+    hist["runs"] += [{"ratios": {"a": 12.0}}, {"ratios": {"a": 2.0}}]
+    assert track.reference(hist)["a"] == 10.0
+    assert track.compare({"ratios": {"a": 7.9}}, hist) and not track.compare({"ratios": {"a": 8.1}},
+                                                                             hist)
 
 
 def test_a_slowed_kernel_fails_the_check_and_the_unchanged_one_passes(track, monkeypatch):
