@@ -17,6 +17,15 @@ no type for, are stored as two real variables ``NAME__real`` and ``NAME__imag`` 
 valid netCDF) and recombined on load. Metadata that is not a number or a string (nested dicts,
 lists, booleans, None) is stored as JSON text in an attribute whose name ends in ``__json``.
 
+Files that cannot lie: a file written by :func:`save_dataset` ends, after its HDF5 bytes, with a
+record of checksums (BLAKE2b-128 of the whole file and of the stored bytes of every variable,
+its length and own digest in a 32-byte footer). HDF5 and netCDF readers ignore bytes past the
+end the file declares, so other tools read it as before. :func:`verify` (called by
+:func:`open_dataset` before any HDF5 code sees the file, since a damaged file can make a reader
+fail in any way or hang) refuses a damaged file with a :class:`~fesub.errors.FesubError` naming
+the variable whose data changed, or saying that the structure or attributes did; a file without
+the record (written by another tool, or rewritten by one) is refused as untrusted.
+
 Summaries (a result's ``summary()`` and a study's ``summary.json``) follow one schema,
 :data:`SUMMARY_SCHEMA`, built by :func:`summary_record`: fesub version, study (or result kind),
 creation time (UTC, ISO 8601), the parameters and the headline results, each ``{"value", "unit"}``
@@ -41,7 +50,7 @@ from .errors import FesubError
 
 __all__ = ["Result", "SUMMARY_SCHEMA", "FORMAT", "json_default", "write_json", "read_json",
            "summary_record", "quantity", "save_dataset", "open_dataset", "load", "info",
-           "result_path", "atomic_write_text", "StudyOutput"]
+           "result_path", "atomic_write_text", "StudyOutput", "verify"]
 
 SUMMARY_SCHEMA = "fesub-summary/1"
 FORMAT = "netCDF-4/HDF5 (.nc), written by xarray with the h5netcdf engine"
@@ -310,14 +319,154 @@ def _encode_attrs(attrs: dict) -> dict:
     return out
 
 
-def _decode_attrs(attrs: dict) -> dict:
+def _decode_attrs(attrs: dict, where: str = "") -> dict:
     out = {}
     for k, v in attrs.items():
         if k.endswith(_JSON_TAIL):
-            out[k[: -len(_JSON_TAIL)]] = json.loads(v)
+            try:
+                out[k[: -len(_JSON_TAIL)]] = json.loads(v)
+            except (TypeError, ValueError) as exc:
+                raise FesubError(f"{where}attribute {k!r} is not valid JSON ({exc})") from None
         else:
             out[k] = v.item() if isinstance(v, np.generic) else v
     return out
+
+
+# ------------------------------------------------------------------------------------ checksums
+#: the record of checksums ends every file written by :func:`save_dataset`: after the HDF5 bytes
+#: (which HDF5 and netCDF readers ignore), a JSON record, then a footer of 32 bytes: the record's
+#: length (8 bytes, little-endian), its BLAKE2b-128 digest (16 bytes) and this magic (8 bytes)
+_MAGIC = b"FESUBSUM"
+_CHECKSUMS = "fesub-checksums/1"
+_BLOCK = 1 << 20
+
+
+def _digest(fh, ranges) -> str:
+    import hashlib
+
+    h = hashlib.blake2b(digest_size=16)
+    for off, n in ranges:
+        fh.seek(off)
+        while n > 0:
+            chunk = fh.read(min(n, _BLOCK))
+            if not chunk:
+                return "short"
+            h.update(chunk)
+            n -= len(chunk)
+    return h.hexdigest()
+
+
+def _byte_ranges(path) -> dict:
+    """``{dataset name: [[offset, length], ...]}``: where each HDF5 dataset's stored bytes lie
+    (its chunks, or its one contiguous block); datasets kept in their header have none."""
+    import h5py
+
+    out = {}
+    with h5py.File(path, "r") as f:
+        def visit(name, obj):
+            if not isinstance(obj, h5py.Dataset):
+                return
+            dsid, ranges = obj.id, []
+            if obj.chunks is not None:
+                for i in range(dsid.get_num_chunks()):
+                    info = dsid.get_chunk_info(i)
+                    ranges.append([int(info.byte_offset), int(info.size)])
+            else:
+                off = dsid.get_offset()
+                if off is not None:
+                    ranges.append([int(off), int(dsid.get_storage_size())])
+            out[name] = ranges
+
+        f.visititems(visit)
+    return out
+
+
+def _seal(path) -> None:
+    """Append the record of checksums to the HDF5 file ``path`` (see :data:`_MAGIC`): the
+    digest of the whole file and of each dataset's stored bytes."""
+    import hashlib
+
+    ranges = _byte_ranges(path)
+    size = os.path.getsize(path)
+    with open(path, "r+b") as fh:
+        record = {"format": _CHECKSUMS, "algorithm": "blake2b-128", "size": size,
+                  "file": _digest(fh, [(0, size)]),
+                  "variables": {name: {"ranges": r, "digest": _digest(fh, r)}
+                                for name, r in sorted(ranges.items())}}
+        blob = json.dumps(record, separators=(",", ":")).encode()
+        fh.seek(size)
+        fh.write(blob + len(blob).to_bytes(8, "little")
+                 + hashlib.blake2b(blob, digest_size=16).digest() + _MAGIC)
+
+
+def verify(path) -> None:
+    """Verify the checksums a result file carries (written by :func:`save_dataset`), before any
+    HDF5 reader touches it: a damaged file can make a reader fail in any way, or even hang.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The ``.nc`` file.
+
+    Raises
+    ------
+    FesubError
+        When the file carries no checksums (not written by fesub, or rewritten by another tool),
+        is truncated or extended, or any byte of it changed: the message names the variable
+        whose data changed, or says that the file's structure or attributes did.
+    """
+    import hashlib
+
+    path = Path(path)
+    try:
+        fh = open(path, "rb")
+    except OSError as exc:
+        raise FesubError(f"cannot read {path}: {exc.strerror or exc}") from None
+    with fh:
+        total = os.fstat(fh.fileno()).st_size
+        if total >= 32:
+            fh.seek(total - 32)
+            foot = fh.read(32)
+        else:
+            foot = b""
+        if len(foot) != 32 or foot[24:] != _MAGIC:
+            head = (fh.seek(0), fh.read(8))[1]
+            what = ("carries no checksums (not written by fesub's save, or rewritten by another "
+                    "tool); it cannot be trusted" if head == b"\x89HDF\r\n\x1a\n"
+                    else f"is not a fesub result ({FORMAT})")
+            raise FesubError(f"cannot read {path}: it {what}")
+        n = int.from_bytes(foot[:8], "little")
+        if not 0 < n <= total - 32:
+            raise FesubError(f"{path} is damaged: its record of checksums is unreadable")
+        fh.seek(total - 32 - n)
+        blob = fh.read(n)
+        if hashlib.blake2b(blob, digest_size=16).digest() != foot[8:24]:
+            raise FesubError(f"{path} is damaged: its record of checksums does not match its "
+                             "own digest")
+        try:
+            rec = json.loads(blob)
+            size, whole, variables = int(rec["size"]), str(rec["file"]), dict(rec["variables"])
+        except (ValueError, KeyError, TypeError):
+            raise FesubError(f"{path} is damaged: its record of checksums is unreadable") from None
+        if size + n + 32 != total:
+            raise FesubError(f"{path} is damaged: {total} bytes where {size + n + 32} were "
+                             "written (a truncated or extended copy)")
+        if _digest(fh, [(0, size)]) == whole:
+            return
+        bad = []
+        for name, v in variables.items():
+            try:
+                ok = _digest(fh, [(int(a), int(b)) for a, b in v["ranges"]]) == v["digest"]
+            except (KeyError, TypeError, ValueError):
+                ok = False
+            if not ok:
+                bad.append(name)
+    if bad:
+        raise FesubError(f"{path} is damaged: the data of variable"
+                         f"{'s' if len(bad) > 1 else ''} {', '.join(map(repr, bad))} changed "
+                         "after it was written (checksum mismatch)")
+    raise FesubError(f"{path} is damaged: its structure or attributes changed after it was "
+                     "written (checksum mismatch; no variable's data did)")
 
 
 def save_dataset(ds, path, cls=None) -> Path:
@@ -377,7 +526,12 @@ def save_dataset(ds, path, cls=None) -> Path:
     # and boolean variables (states, labels, masks) repeat and compress several-fold, cheaply.
     encoding = {name: {"zlib": True, "complevel": 1, "shuffle": True} for name, var in ds.variables.items()
                 if var.dtype.kind in "iub" and var.size >= 1024}
-    return _atomic(path, lambda tmp: ds.to_netcdf(tmp, engine="h5netcdf", encoding=encoding))
+
+    def write(tmp):
+        ds.to_netcdf(tmp, engine="h5netcdf", encoding=encoding)
+        _seal(tmp)
+
+    return _atomic(path, write)
 
 
 def open_dataset(path):
@@ -401,11 +555,12 @@ def open_dataset(path):
         path = result_path(path)
     if not path.is_file():
         raise FesubError(f"no fesub result at {path}")
+    verify(path)
     try:
         with xr.open_dataset(path, engine="h5netcdf", decode_times=False,
                              decode_timedelta=False) as f:
             ds = f.load()
-    except (OSError, ValueError) as exc:
+    except Exception as exc:  # noqa: BLE001 - whatever the readers raise on a file they refuse
         raise FesubError(f"cannot read {path} as a fesub result ({FORMAT}): {exc}") from None
     for name in list(ds.data_vars):
         if name.endswith("__real") and name[:-6] + "__imag" in ds:
@@ -415,9 +570,9 @@ def open_dataset(path):
             data = var.values + 1j * ds[base + "__imag"].values
             ds = ds.drop_vars([name, base + "__imag"])
             ds[base] = xr.Variable(var.dims, data, attrs)
-    ds.attrs = _decode_attrs(ds.attrs)
+    ds.attrs = _decode_attrs(ds.attrs, f"{path}: ")
     for name in list(ds.variables):
-        ds[name].attrs = _decode_attrs(ds[name].attrs)
+        ds[name].attrs = _decode_attrs(ds[name].attrs, f"{path}: variable {name!r}: ")
         ds[name].encoding = {}
     return ds
 
@@ -441,15 +596,23 @@ def _spec(cls) -> str:
 def _resolve(spec: str):
     """The class (or opener) a file names: a :class:`Result` subclass already defined (a user's
     own included), or one imported from fesub's own modules; nothing else is imported."""
+    if not isinstance(spec, str):
+        raise FesubError(f"the result class must be named as 'module:Class', got {spec!r}")
     if spec in _REGISTRY:
         return _REGISTRY[spec]
     mod, _, qual = spec.partition(":")
     mod = MOVED_MODULES.get(mod, mod)
     if not (mod == "fesub" or mod.startswith("fesub.")) or not qual:
         raise FesubError(f"refusing to load a result class outside fesub: {spec!r}")
-    obj = importlib.import_module(mod)
-    for part in qual.split("."):
-        obj = getattr(obj, part)
+    try:
+        obj = importlib.import_module(mod)
+        for part in qual.split("."):
+            obj = getattr(obj, part)
+    except (ImportError, AttributeError, ValueError):
+        raise FesubError(f"no fesub result class {spec!r} (written by another version of "
+                         "fesub, or the name was damaged)") from None
+    if not callable(obj):
+        raise FesubError(f"{spec!r} is not a fesub result class")
     return obj
 
 
@@ -503,7 +666,11 @@ def load(path):
     if path.is_dir():
         marker = path / FOLDER_MARKER
         if marker.is_file():
-            return _resolve(read_json(marker)[_CLASS_ATTR])(path)
+            rec = read_json(marker)
+            if not isinstance(rec, dict) or _CLASS_ATTR not in rec:
+                raise FesubError(f"{marker} does not say which fesub result the folder holds "
+                                 f"({_CLASS_ATTR} missing)")
+            return _opened(path, lambda: _resolve(rec[_CLASS_ATTR])(path))
         summary = read_json(path / "summary.json") if (path / "summary.json").is_file() else None
         files = sorted(path.glob("*" + SUFFIX))
         if summary is None and not files:
@@ -513,7 +680,25 @@ def load(path):
     spec = ds.attrs.get(_CLASS_ATTR)
     if not spec:
         raise FesubError(f"{path} does not say which fesub result it holds ({_CLASS_ATTR} missing)")
-    return _resolve(spec).from_xarray(ds)
+    cls = _resolve(spec)
+    return _opened(path, lambda: cls.from_xarray(ds))
+
+
+def _opened(path, build):
+    """``build()``, a result rebuilt from a file or folder whose checksums held: a variable or an
+    attribute its class needs and does not find, or finds malformed (a file saved from a dataset
+    edited by hand, or by another version), is a FesubError naming the file and what is wrong."""
+    try:
+        return build()
+    except FesubError:
+        raise
+    except KeyError as exc:
+        what = exc.args[0] if exc.args else exc
+        raise FesubError(f"{path}: a variable or attribute is missing "
+                         f"({what if isinstance(what, str) and ' ' in what else repr(what)})") from None
+    except (AttributeError, TypeError, ValueError, IndexError, LookupError) as exc:
+        raise FesubError(f"{path}: a variable or attribute is malformed "
+                         f"({type(exc).__name__}: {exc})") from None
 
 
 def info(path) -> dict:
