@@ -113,7 +113,7 @@ def test_fesub_info_command(tmp_path, capsys):
     assert main(["info", str(p)]) == 0
     out = capsys.readouterr().out
     assert "study: demo" in out and "mu = 0.3 1" in out
-    assert main(["info", str(tmp_path / "missing.nc")]) == 1
+    assert main(["info", str(tmp_path / "missing.nc")]) == 2  # every command-line error: 2
 
 
 def test_corrupt_or_foreign_files_are_clear_errors(tmp_path):
@@ -122,10 +122,13 @@ def test_corrupt_or_foreign_files_are_clear_errors(tmp_path):
     with pytest.raises(FesubError, match="cannot read"):
         io.load(bad)
     xr.Dataset({"a": ("x", np.arange(3.0))}).to_netcdf(tmp_path / "plain.nc", engine="h5netcdf")
-    with pytest.raises(FesubError, match="does not say which fesub result"):
+    with pytest.raises(FesubError, match="carries no checksums"):  # not written by fesub
         io.load(tmp_path / "plain.nc")
+    io.save_dataset(xr.Dataset({"a": ("x", np.arange(3.0))}), tmp_path / "anon.nc")
+    with pytest.raises(FesubError, match="does not say which fesub result"):
+        io.load(tmp_path / "anon.nc")
     ds = xr.Dataset(attrs={"fesub_class": "os:system"})
-    ds.to_netcdf(tmp_path / "evil.nc", engine="h5netcdf")
+    io.save_dataset(ds, tmp_path / "evil.nc")
     with pytest.raises(FesubError, match="outside fesub"):
         io.load(tmp_path / "evil.nc")
 

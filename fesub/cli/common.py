@@ -13,7 +13,8 @@ would mix two runs).
 
 Interrupts (:func:`run_study`): Ctrl-C (SIGINT) or SIGTERM leaves what was finished on disk, prints
 where it is and how to resume, and exits with 130 (SIGINT) or 143 (SIGTERM), without a traceback.
-Bad arguments give one ``fesub STUDY: error: ...`` line and exit status 2.
+Every error (bad arguments, a missing or damaged file, a run that failed or whose results are
+not finite) gives one ``fesub STUDY: error: ...`` line and exit status 2.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ import sys
 from pathlib import Path
 
 __all__ = ["StudyParser", "HelpFormatter", "add_common", "number", "integer", "StudyDir",
-           "run_study", "run_task", "Deferred", "usable_cores", "Interrupted", "check_interrupted",
+           "run_study", "run_task", "Deferred", "usable_cores", "out_dir", "non_finite_results", "Interrupted", "check_interrupted",
            "raise_pending_interrupt", "EXIT_USAGE", "EXIT_SIGINT",
            "EXIT_SIGTERM"]
 
@@ -98,6 +99,15 @@ def integer(*, ge=None, le=None):
     return conv
 
 
+def out_dir(x: str) -> str:
+    """argparse ``type=`` of ``--out``: a folder name; an empty one (which would mean the current
+    folder, mixing a study's files with whatever is there) is refused."""
+    if not x.strip():
+        raise argparse.ArgumentTypeError("must name a folder, got an empty name "
+                                         "(use --out . for the current folder)")
+    return x
+
+
 def usable_cores() -> int:
     """The number of CPU cores this process may run on (its affinity mask where the system has one).
 
@@ -118,7 +128,7 @@ def add_common(parser, study: str, *, jobs: bool = False, figures: bool = True,
     and ``-j/--jobs`` where the study has parallel work (``jobs_default`` workers by default, the
     usable cores when None)."""
     g = parser.add_argument_group("output and execution (the same in every study)")
-    g.add_argument("--out", metavar="DIR", default=f"fesub-out/{study}",
+    g.add_argument("--out", metavar="DIR", default=f"fesub-out/{study}", type=out_dir,
                    help="output folder; an existing one is resumed (finished parts are kept)")
     g.add_argument("-q", "--quiet", action="store_true", help="no progress bars or messages")
     g.add_argument("--overwrite", action="store_true",
@@ -277,16 +287,66 @@ class StudyDir:
             print(*msg, flush=True)
 
     def finish(self, summary: dict) -> Path:
-        """Write ``summary.json`` (the summary schema of :mod:`fesub.io`) and ``report.html``."""
+        """Write ``summary.json`` (the summary schema of :mod:`fesub.io`) and ``report.html``.
+
+        A result that is not a finite number (NaN or inf: a run that diverged, or an input out of
+        the model's range) is a failure: the summary is written, marked ``"status": "failed"``
+        with the names of those results, and :class:`~fesub.errors.FesubError` is raised (exit
+        status 2)."""
+        from ..errors import FesubError
         from ..io import write_json
         from .report import write_report
 
         if self.resumed:
             summary.setdefault("details", {})["resumed_parts"] = list(self.resumed)
+        bad = non_finite_results(summary)
+        if bad:
+            summary["status"] = "failed"
+            summary.setdefault("notes", []).append(
+                "non-finite results: " + ", ".join(bad))
         write_json(self.path / "summary.json", summary)
         figs = [(f, c) for f, c in self.figures if (self.path / f).is_file()]
         write_report(self.path / "report.html", summary, figs)
+        if bad:
+            raise FesubError(f"the run gave non-finite results ({', '.join(bad[:5])}"
+                             f"{', ...' if len(bad) > 5 else ''}); check the inputs "
+                             f"(summary in {self.path / 'summary.json'})")
         return self.path / "summary.json"
+
+
+def non_finite_results(summary: dict) -> list:
+    """Names of the results of a summary whose value is, or holds, NaN or an infinity.
+
+    Parameters
+    ----------
+    summary : dict
+        A summary in the schema of :func:`fesub.io.summary_record`.
+
+    Returns
+    -------
+    list of str
+        The names (empty when every result is finite or not a number).
+    """
+    import math
+
+    def bad(v):
+        if isinstance(v, float):
+            return not math.isfinite(v)
+        if isinstance(v, dict):
+            return any(bad(x) for x in v.values())
+        if isinstance(v, (list, tuple)):
+            return any(bad(x) for x in v)
+        try:
+            import numpy as np
+
+            if isinstance(v, (np.ndarray, np.generic)) and np.asarray(v).dtype.kind in "fc":
+                return not bool(np.all(np.isfinite(v)))
+        except ImportError:  # pragma: no cover
+            pass
+        return False
+
+    return [k for k, q in (summary.get("results") or {}).items()
+            if bad(q.get("value") if isinstance(q, dict) else q)]
 
 
 def _run_part(path, fn, args, kwargs):
@@ -358,6 +418,11 @@ def _plain(obj):
     return json.loads(json.dumps(obj, default=json_default))
 
 
+def _one_line(exc) -> str:
+    """An error's message on one line (a FesubError may carry a note of several)."""
+    return " ".join(str(exc).split())
+
+
 def _on_sigterm(signum, frame):
     _received["signal"] = signal.SIGTERM
     raise Interrupted()
@@ -369,8 +434,9 @@ def _on_sigint(signum, frame):
 
 
 def run_study(args) -> int:
-    """Run a parsed study: exit status 0, 1 (failure), 2 (bad input), 130/143 (interrupted)."""
-    from ..errors import FesubError, ParameterError
+    """Run a parsed study: exit status 0, 2 (any error: bad input, an unreadable or damaged file,
+    a run that failed or gave non-finite results; one line on stderr), 130/143 (interrupted)."""
+    from ..errors import FesubError
 
     prog = f"fesub {args.study}"
     _received["signal"] = None
@@ -391,16 +457,13 @@ def run_study(args) -> int:
         print(f"\n{prog}: interrupted by {'SIGTERM' if term else 'SIGINT'}; {where}"
               f"rerun the same command to resume", file=sys.stderr)
         return EXIT_SIGTERM if term else EXIT_SIGINT
-    except ParameterError as exc:
-        print(f"{prog}: error: {exc}", file=sys.stderr)
+    except FesubError as exc:  # bad input, a damaged file, a run that failed: one line, status 2
+        print(f"{prog}: error: {_one_line(exc)}", file=sys.stderr)
         return EXIT_USAGE
-    except FesubError as exc:
-        print(f"{prog}: error: {exc}", file=sys.stderr)
-        return EXIT_FAILED
-    except OSError as exc:  # a full or read-only disk during the run
+    except OSError as exc:  # a missing file, a full or read-only disk during the run
         print(f"{prog}: error: {exc.strerror or exc}: {exc.filename or ''}".rstrip(": "),
               file=sys.stderr)
-        return EXIT_FAILED
+        return EXIT_USAGE
     finally:
         for sig, handler in old.items():
             if handler is not None:  # None: a handler not set from Python, left as it is
