@@ -68,6 +68,23 @@ def write_uff58(frf: FRFMatrix, path, *, entity: str = "fesub") -> str:
     return str(path)
 
 
+def _check_complete(path) -> None:
+    """Refuse a file whose last data set is not closed: every UFF data set sits between two
+    delimiter lines ``    -1``, and a reader silently drops a set cut short (a copy or a download
+    that stopped), so an odd count of delimiters means a truncated file."""
+    try:
+        with open(path, "rb") as fh:
+            lines = fh.read().splitlines()
+    except OSError as exc:
+        raise FesubError(f"cannot read {path} as a UFF file: {exc.strerror or exc}") from None
+    marks = sum(1 for ln in lines if ln.rstrip() == b"    -1")
+    if marks == 0:
+        raise FesubError(f"{path} is not a UFF file (no data set delimiters '    -1')")
+    if marks % 2:
+        raise FesubError(f"{path} is truncated: its last data set is not closed by the delimiter "
+                         "'    -1'")
+
+
 def read_uff58(path) -> FRFMatrix:
     """Read the FRF data sets 58 of a UFF file into one :class:`FRFMatrix` (every response /
     reference pair found must be present: a full matrix, on one frequency grid).
@@ -84,6 +101,7 @@ def read_uff58(path) -> FRFMatrix:
         The FRFs (frequency in Hz, ``H`` in the unit of the ordinate type found).
     """
     pyuff = _pyuff()
+    _check_complete(path)
     try:
         uff = pyuff.UFF(str(path))
         types = list(uff.get_set_types())
@@ -100,6 +118,17 @@ def read_uff58(path) -> FRFMatrix:
     quantity = {v: k for k, v in _ORDINATE.items()}.get(kinds.pop() if len(kinds) == 1 else -1)
     if quantity is None:
         raise FesubError(f"{path}: FRFs of mixed or unknown ordinate types {sorted(kinds)}")
+    for s in sets:
+        n = s.get("num_pts")
+        try:
+            x, y = np.asarray(s["x"], dtype=float), np.asarray(s["data"])
+        except (KeyError, TypeError, ValueError):
+            raise FesubError(f"{path}: a data set 58 without readable abscissa or ordinates") from None
+        if n is not None and (x.size != int(n) or y.size != int(n)):
+            raise FesubError(f"{path}: the data set 58 {s.get('id1', '')!r} announces {int(n)} "
+                             f"points and holds {y.size} (a truncated or edited file)")
+        if not (np.all(np.isfinite(x)) and np.all(np.isfinite(y))):
+            raise FesubError(f"{path}: the data set 58 {s.get('id1', '')!r} holds non-finite values")
     f = np.asarray(sets[0]["x"], dtype=float)
     outs = list(dict.fromkeys((int(s["rsp_node"]), int(s["rsp_dir"])) for s in sets))
     ins = list(dict.fromkeys((int(s["ref_node"]), int(s["ref_dir"])) for s in sets))

@@ -147,13 +147,37 @@ def read_abaqus_matrix(path):
     cols = np.array([index[(e[2], e[3])] for e in entries])
     vals = np.array([e[4] for e in entries])
     n = len(keys)
+    if not np.all(np.isfinite(vals)):
+        k = int(np.flatnonzero(~np.isfinite(vals))[0])
+        raise FesubError(f"{path}: entry {entries[k][:4]} is {vals[k]!r}, not a finite number")
+    flat = rows * n + cols
+    uniq, first, count = np.unique(flat, return_index=True, return_counts=True)
+    if np.any(count > 1):  # summed silently by a sparse constructor: refused
+        k = int(first[np.flatnonzero(count > 1)[0]])
+        raise FesubError(f"{path}: the entry {entries[k][:4]} is given more than once")
     L = sp.coo_matrix((vals, (rows, cols)), shape=(n, n)).tocsr()
     # an entry whose mirror is not given is mirrored: one triangle of a symmetric matrix, in
-    # whatever order its labels sort, becomes the whole (entries given twice are kept as given)
+    # whatever order its labels sort, becomes the whole. An entry given in both triangles must
+    # agree with its mirror: to 1e-10 of the largest entry, far above the round-off of a value
+    # printed with 15 or more significant digits (Abaqus writes 17) and far below any real
+    # asymmetry; the two are then averaged so that the matrix returned is exactly symmetric.
     given = sp.coo_matrix((np.ones(rows.size), (rows, cols)), shape=(n, n)).tocsr()
     given.data[:] = 1.0
+    both = given.multiply(given.T).tocoo()
+    if both.nnz:
+        a = np.asarray(L[both.row, both.col]).ravel()
+        b = np.asarray(L[both.col, both.row]).ravel()
+        gap = np.abs(a - b)
+        scale = float(np.max(np.abs(vals)))
+        if np.any(gap > 1e-10 * scale):
+            k = int(np.argmax(gap))
+            i, j = keys[both.row[k]], keys[both.col[k]]
+            raise FesubError(
+                f"{path}: the two triangles disagree: entry (node {i[0]} dof {i[1]}, node {j[0]} "
+                f"dof {j[1]}) is {a[k]!r} and its mirror {b[k]!r}; the matrix must be symmetric")
     mirror_only = given.T - given.T.multiply(given)
     A = L + L.T.multiply(mirror_only)
+    A = 0.5 * (A + A.T)  # exact for the mirrored entries; the mean of two agreeing ones
     return sp.csr_matrix(A), np.array(keys, dtype=np.int64)
 
 
@@ -348,8 +372,11 @@ def export_reduced_model(cb, directory, *, name: str | None = None, rayleigh=Non
 
 
 def _read_csv(path):
-    with open(path, newline="", encoding="ascii") as fh:
-        return list(csv.DictReader(fh))
+    try:
+        with open(path, newline="", encoding="ascii") as fh:
+            return list(csv.DictReader(fh))
+    except csv.Error as exc:
+        raise ValueError(f"{path}: {exc}") from None
 
 
 def read_reduced_model(directory, *, source: str = "mtx") -> ReducedModel:
@@ -377,11 +404,13 @@ def read_reduced_model(directory, *, source: str = "mtx") -> ReducedModel:
     try:
         meta = json.loads((d / "model.json").read_text(encoding="ascii"))
         rows = _read_csv(d / "coordinates.csv")
-    except (OSError, ValueError) as exc:
+    except (OSError, ValueError, csv.Error) as exc:
         raise FesubError(f"{d} is not a reduced model written by export_reduced_model ({exc})") from None
-    if meta.get("format") != _FORMAT:
+    if not isinstance(meta, dict) or meta.get("format") != _FORMAT:
         raise FesubError(f"{d / 'model.json'} does not describe a {_FORMAT}")
     n = len(rows)
+    if n == 0:
+        raise FesubError(f"{d / 'coordinates.csv'} lists no coordinates")
     if source == "mtx":
         M, K = (read_matrix(d / f).toarray() for f in _SOURCES["mtx"])
     elif source == "op4":
@@ -394,25 +423,64 @@ def read_reduced_model(directory, *, source: str = "mtx") -> ReducedModel:
         M, K = (_abaqus_in_order(d / f, rows) for f in _SOURCES["abaqus"])
     if M.shape != (n, n) or K.shape != (n, n):
         raise FesubError(f"{d}: matrices of shape {M.shape}, {K.shape} for {n} coordinates in coordinates.csv")
-    kind = np.array([r["kind"] for r in rows])
-    freqs = np.array([float(r["frequency_hz"]) for r in rows if r["kind"] == "mode"])
-    X = node_dofs = None
-    if (d / "nodes.csv").is_file():
-        nodes = _read_csv(d / "nodes.csv")
-        X = np.array([[float(r["x_m"]), float(r["y_m"])] for r in nodes])
-        node_dofs = np.array([[int(r["q_x"]), int(r["q_y"])] for r in nodes], dtype=np.int64)
-    return ReducedModel(M, K, kind, np.array([int(r["model_dof"]) for r in rows], dtype=np.int64),
-                        np.array([int(r["node"]) for r in rows], dtype=np.int64),
-                        np.array([r["component"] for r in rows]), freqs, X, node_dofs,
-                        (float(meta["rayleigh_alpha_per_s"]), float(meta["rayleigh_beta_s"])),
-                        str(meta["name"]), {"directory": str(d), "matrices": source})
+    for name, A in (("M", M), ("K", K)):
+        if not np.all(np.isfinite(A)):
+            raise FesubError(f"{d}: {name} holds non-finite values")
+    where = d / "coordinates.csv"
+    try:
+        kind = np.array([_field(r, "kind") for r in rows])
+        bad = sorted(set(kind.tolist()) - {"mode", "boundary"})
+        if bad:
+            raise ValueError(f"kind must be 'mode' or 'boundary', got {bad[0]!r}")
+        freqs = np.array([_finite(_field(r, "frequency_hz")) for r in rows if r["kind"] == "mode"])
+        model_dof = np.array([int(_field(r, "model_dof")) for r in rows], dtype=np.int64)
+        node = np.array([int(_field(r, "node")) for r in rows], dtype=np.int64)
+        component = np.array([_field(r, "component") for r in rows])
+        X = node_dofs = None
+        if (d / "nodes.csv").is_file():
+            where = d / "nodes.csv"
+            nodes = _read_csv(where)
+            X = np.array([[_finite(_field(r, "x_m")), _finite(_field(r, "y_m"))] for r in nodes],
+                         dtype=float).reshape(-1, 2)
+            node_dofs = np.array([[int(_field(r, "q_x")), int(_field(r, "q_y"))] for r in nodes],
+                                 dtype=np.int64).reshape(-1, 2)
+            if np.any((node_dofs < -2) | (node_dofs >= n)):
+                raise ValueError(f"q_x and q_y must be coordinates in -2..{n - 1}")
+        where = d / "model.json"
+        ray = (_finite(_field(meta, "rayleigh_alpha_per_s")), _finite(_field(meta, "rayleigh_beta_s")))
+        name = str(_field(meta, "name"))
+    except (OSError, TypeError, ValueError) as exc:
+        raise FesubError(f"{where}: {exc}") from None
+    return ReducedModel(M, K, kind, model_dof, node, component, freqs, X, node_dofs, ray, name,
+                        {"directory": str(d), "matrices": source})
+
+
+def _field(record, key):
+    """``record[key]`` of a CSV row or the JSON record, its absence a ValueError naming it."""
+    value = record.get(key) if isinstance(record, dict) else None
+    if value is None:
+        raise ValueError(f"the field {key!r} is missing")
+    return value
+
+
+def _finite(text) -> float:
+    v = float(text)
+    if not np.isfinite(v):
+        raise ValueError(f"{text!r} is not a finite number")
+    return v
 
 
 def _abaqus_in_order(path, rows) -> np.ndarray:
     A, table = read_abaqus_matrix(path)
     where = {(int(a), int(b)): i for i, (a, b) in enumerate(table)}
     try:
-        perm = np.array([where[(int(r["abaqus_node"]), int(r["abaqus_dof"]))] for r in rows])
-    except KeyError as exc:
-        raise FesubError(f"{path}: no row for the Abaqus label {exc} of coordinates.csv") from None
+        labels = [(int(_field(r, "abaqus_node")), int(_field(r, "abaqus_dof"))) for r in rows]
+    except (TypeError, ValueError) as exc:
+        raise FesubError(f"{path.parent / 'coordinates.csv'}: {exc}") from None
+    missing = [lab for lab in labels if lab not in where]
+    if missing:
+        raise FesubError(f"{path}: no row for the Abaqus label {missing[0]} of coordinates.csv")
+    if len(set(labels)) != len(labels):
+        raise FesubError(f"{path.parent / 'coordinates.csv'}: an Abaqus label is given twice")
+    perm = np.array([where[lab] for lab in labels], dtype=np.int64)
     return A.toarray()[np.ix_(perm, perm)]

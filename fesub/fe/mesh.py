@@ -15,8 +15,6 @@ A :class:`Mesh` is 2D (x, y in metres). Cells are stored by meshio type name (``
 
 from __future__ import annotations
 
-import contextlib
-import io
 import os
 from dataclasses import dataclass, field
 
@@ -480,25 +478,10 @@ def read(path, *, file_format: str | None = None, check: bool = True) -> Mesh:
         Naming the file, for a missing, truncated or garbled file, an unknown cell type or an
         inconsistent mesh.
     """
-    import meshio
+    from .mesh_files import meshio_read
 
     path = os.fspath(path)
-    if not os.path.exists(path):
-        raise MeshError(f"{path}: no such mesh file")
-    console = io.StringIO()
-    try:
-        with contextlib.redirect_stdout(console), contextlib.redirect_stderr(console):
-            m = meshio.read(path, file_format=file_format)
-    except SystemExit:
-        # meshio prints a reader's failure and calls sys.exit(1): report it as a MeshError instead
-        detail = " ".join(console.getvalue().split()) or "unreadable"
-        raise MeshError(f"{path}: cannot read mesh ({detail})") from None
-    except Exception as exc:  # noqa: BLE001 - meshio raises anything on garbled input
-        hint = ""
-        if "gmsh:physical" in str(exc):
-            hint = ("; some Gmsh entities carry no physical group: define physical groups for all "
-                    "saved entities (Gmsh: Mesh.SaveAll = 0) or save as format 2.2")
-        raise MeshError(f"{path}: cannot read mesh ({type(exc).__name__}: {exc}){hint}") from exc
+    m = meshio_read(path, file_format=file_format)
     try:
         mesh = _from_meshio(m, path)
     except MeshError:

@@ -160,16 +160,16 @@ def read_solid(path, *, file_format: str | None = None) -> SolidMesh:
     SolidMesh
         Solid cells and named node sets (see the module docstring).
     """
-    import meshio
+    from .mesh_files import meshio_read
 
     path = os.fspath(path)
-    if not os.path.exists(path):
-        raise MeshError(f"{path}: no such mesh file")
+    m = meshio_read(path, file_format=file_format)
     try:
-        m = meshio.read(path, file_format=file_format)
-    except Exception as exc:  # noqa: BLE001 - meshio raises anything on garbled input
-        raise MeshError(f"{path}: cannot read mesh ({type(exc).__name__}: {exc})") from exc
-    return from_meshio(m, path)
+        return from_meshio(m, path)
+    except MeshError:
+        raise
+    except Exception as exc:  # noqa: BLE001 - what a reader returned is not a consistent mesh
+        raise MeshError(f"{path}: inconsistent mesh data ({type(exc).__name__}: {exc})") from None
 
 
 def quadratic_tetra(points: np.ndarray, tets: np.ndarray):

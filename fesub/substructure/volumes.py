@@ -122,17 +122,19 @@ def read_volumes(path, *, file_format: str | None = None):
     MeshError
         If the file cannot be read or carries no physical volumes.
     """
-    import meshio
+    from ..fe.mesh_files import meshio_read
 
     # read_solid checks the file and reports what meshio cannot read; the second read (cheap next
     # to assembling the mesh) gives the cell tags that a SolidMesh does not keep
     whole = read_solid(path, file_format=file_format)
     path = os.fspath(path)
-    m = meshio.read(path, file_format=file_format)
+    m = meshio_read(path, file_format=file_format)
     try:
         tags, names = _volume_tags(m)
     except MeshError as exc:
         raise MeshError(f"{path}: {exc}") from None
+    except Exception as exc:  # noqa: BLE001 - tags a reader returned in a shape of its own
+        raise MeshError(f"{path}: unreadable volume tags ({type(exc).__name__}: {exc})") from None
     volumes = {}
     for t in np.unique(np.concatenate(list(tags.values()))):
         name = names.get(int(t), f"volume_{int(t)}")
