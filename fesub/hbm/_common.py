@@ -8,7 +8,8 @@ import functools
 
 import numpy as np
 
-from ..errors import ParameterError, check_positive
+from ..errors import ParameterError, check_count, check_positive
+from ..limits import check_steps
 from ..io import Result
 from ..parallel import single_thread_blas
 
@@ -37,10 +38,11 @@ def _increasing_range(name, r, unit=""):
 
 
 def _steps(name, value):
-    """A number of continuation steps: an integer >= 1, else ParameterError naming it."""
-    if isinstance(value, bool) or int(value) != value or value < 1:
-        raise ParameterError(f"{name} must be an integer >= 1, got {value!r}")
-    return int(value)
+    """A number of continuation steps: an integer >= 1 and within the step limit of
+    :mod:`fesub.limits`, else ParameterError naming it (NaN, inf, text and 2.5 included)."""
+    v = check_count(name, value, 1)
+    check_steps(f"continuation steps ({name})", v)
+    return v
 
 
 def _go_on(result):
@@ -54,9 +56,7 @@ def _go_on(result):
 def _dof_or_load(name, sys, dof):
     if dof is None:
         return int(np.argmax(np.abs(sys.fex[:sys.n])))
-    if int(dof) != dof or not 0 <= dof < sys.n:
-        raise ParameterError(f"{name} must be an integer in [0, {sys.n - 1}], got {dof!r}")
-    return int(dof)
+    return check_count(name, dof, 0, sys.n - 1)
 
 
 class _Curve(Result):

@@ -43,7 +43,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._backend import kernels
-from ..errors import ConvergenceError, ParameterError, check_positive
+from ..errors import ConvergenceError, ParameterError, check_count, check_positive
+from ..limits import check_steps
 from .fourier import aft_matrix, basis, check_nh, interval_w
 
 __all__ = ["StickSlipSeparation", "Jenkins", "ContactResult", "STICK", "SLIP_POS", "SLIP_NEG",
@@ -216,9 +217,8 @@ def _evaluate(X, Y, nh, kx, ky, mu, n0, want_hess, lam, ngrid, method, nt, twod)
         return _evaluate_aft(X, Y, nh, kx, ky, mu, n0, want_hess, lam, nt)
     if method != "event":
         raise ParameterError(f"method must be 'event' or 'aft', got {method!r}")
-    ngrid = int(ngrid) if ngrid is not None else 64 * nh
-    if ngrid < 8:
-        raise ParameterError(f"ngrid must be >= 8, got {ngrid}")
+    ngrid = check_count("ngrid (samples of the event search)", ngrid, 8) if ngrid is not None else 64 * nh
+    check_steps("samples per period (ngrid)", ngrid, bytes_each=8.0 * (4 * nh + 8))
     m = 2 * nh
     mp = 4 * nh
     if not twod and kx * _amplitude_sum(X, nh) < mu * n0 * (1.0 - 1e-9):
@@ -274,7 +274,8 @@ def _evaluate_aft(X, Y, nh, kx, ky, mu, n0, want_hess, lam, nt):
     if want_hess or lam is not None:
         raise ParameterError("the AFT method has no Hessian (piecewise-linear discrete map); "
                              "use method='event'")
-    nt = int(nt) if nt is not None else max(256, 64 * nh)
+    nt = check_count("nt (samples per period)", nt, 1) if nt is not None else max(256, 64 * nh)
+    check_steps("samples per period (nt)", nt, bytes_each=8.0 * (4 * nh + 8))
     if nt < 4 * nh + 2:
         raise ParameterError(f"nt must be >= 4 nh + 2 = {4 * nh + 2}, got {nt}")
     F, K = _aft(X, Y, nh, kx, ky, mu, n0, nt)
@@ -522,7 +523,9 @@ def force_history(element, p, nh: int, nt: int = 1024):
         0 stick, 1 slip, 2 separation.
     """
     nh = check_nh(nh)
-    E = aft_matrix(nh, int(nt))
+    nt = check_count("nt (samples per period)", nt, 4 * nh + 2)
+    check_steps("samples per period (nt)", nt, bytes_each=8.0 * (4 * nh + 8))
+    E = aft_matrix(nh, nt)
     p = np.asarray(p, float).ravel()
     X = p[:2 * nh]
     if element.ncomp == 2:

@@ -19,22 +19,17 @@ import math
 
 import numpy as np
 
-from ..errors import ParameterError
+from ..errors import ParameterError, check_count
 
 __all__ = ["check_nh", "basis", "interval_w", "interval_W", "aft_matrix", "harmonic_amplitudes",
            "global_index", "n_rows", "row_weights", "aft_projection"]
 
 
 def check_nh(nh) -> int:
-    """Validate the number of harmonics (integer >= 1)."""
-    try:
-        v = int(nh)
-    except (TypeError, ValueError):
-        raise ParameterError(
-            f"nh (number of harmonics) must be an integer >= 1, got {nh!r}") from None
-    if v != nh or v < 1:
-        raise ParameterError(f"nh (number of harmonics) must be an integer >= 1, got {nh!r}")
-    return v
+    """Validate the number of harmonics: an integer >= 1 (``2.0`` and ``1.7`` are refused, not
+    truncated); how much memory a system with that many needs is checked where it is built
+    (:class:`fesub.hbm.HBSystem`)."""
+    return check_count("nh (number of harmonics)", nh, 1)
 
 
 def n_rows(nh: int, constant: bool = False) -> int:

@@ -31,7 +31,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..errors import ConvergenceError, ModelError, ParameterError
+from ..errors import ConvergenceError, ModelError, ParameterError, check_count
+from ..limits import check_memory
 from .fourier import basis, check_nh, n_rows
 
 __all__ = ["HBSystem", "ContactElement", "wants_constant"]
@@ -141,6 +142,13 @@ class HBSystem:
         self.n = n
         self.nh = check_nh(nh)
         self.contacts = list(contacts)
+        m = 2 * self.nh + 1
+        ncomp = sum(int(getattr(getattr(c, "element", None), "ncomp", 1) or 1) for c in self.contacts)
+        # the dense Jacobian and its factor (two N x N), the residual work and every contact's
+        # gather matrix (ncomp m x N), in float64: what one Newton iteration holds
+        check_memory(f"a harmonic balance with nh = {self.nh} harmonics of {n} DOFs",
+                     8.0 * (2.0 * (m * n) ** 2 + ncomp * m * (m * n)),
+                     hint="use fewer harmonics")
         self.constant = _constant_choice(constant, self.contacts)
         self.h0 = 1 if self.constant else 0          # rows before the first harmonic
         self.m = n_rows(self.nh, self.constant)      # coefficients per scalar
@@ -164,12 +172,15 @@ class HBSystem:
         f = np.zeros(self.N)
         h = self.h0 * n
         if np.ndim(fex) == 0:
-            k = int(fex)
-            if not 0 <= k < n:
-                raise ParameterError(f"fex (force DOF) must lie in [0, {n - 1}], got {fex}")
+            k = check_count("fex (force DOF)", fex, 0, n - 1)
             f[h + k] = 1.0
         else:
-            fe = np.asarray(fex, float).ravel()
+            try:
+                fe = np.asarray(fex, float).ravel()
+            except (TypeError, ValueError):
+                raise ParameterError(f"fex must be a DOF index or a force vector (N), got {fex!r}") from None
+            if not np.all(np.isfinite(fe)):
+                raise ParameterError("fex (force vector, N) must be finite")
             if fe.size == n:
                 f[h:h + n] = fe
             elif fe.size == 2 * self.nh * n:
@@ -230,21 +241,20 @@ class HBSystem:
     def mean(self, Q, dof=None):
         """Mean displacement (m) of a DOF (default: the monitor): ``Q^0`` with the constant
         term, the static solution ``q_s`` without it."""
-        dof = self.dof if dof is None else int(dof)
+        dof = self.dof if dof is None else check_count("dof", dof, 0, self.n - 1)
         return float(np.asarray(Q)[dof]) if self.constant else float(self.q_static[dof])
 
     # ------------------------------------------------------------------ monitor
     def set_dof(self, dof):
-        dof = int(dof)
-        if not 0 <= dof < self.n:
-            raise ParameterError(f"dof (monitor) must lie in [0, {self.n - 1}], got {dof}")
+        dof = check_count("dof (monitor)", dof, 0, self.n - 1)
         self.dof = dof
         self.idx = (np.arange(2 * self.nh) + self.h0) * self.n + dof
 
     def amplitude(self, Q, dof=None):
         """RMS amplitude ``(sqrt 2/2) |Q_dof|`` (m) of the harmonics of a DOF (default: the
         monitor; the mean is not part of it)."""
-        idx = self.idx if dof is None else (np.arange(2 * self.nh) + self.h0) * self.n + int(dof)
+        idx = self.idx if dof is None else \
+            (np.arange(2 * self.nh) + self.h0) * self.n + check_count("dof", dof, 0, self.n - 1)
         return math.sqrt(0.5) * float(np.linalg.norm(np.asarray(Q)[..., idx]))
 
     def amp_grad(self, Q):
@@ -373,7 +383,7 @@ class HBSystem:
     def stuck_margin(self, Q, ngrid=2048):
         """Per contact: > 0 when the element cannot stay stuck over the cycle (slip or
         separation must occur), < 0 when it can (m-scaled force margin, N)."""
-        Hb = _grid_basis(self.nh, int(ngrid))
+        Hb = _grid_basis(self.nh, check_count("ngrid", ngrid, 8))
         out = []
         for c, P in zip(self.contacts, self.P):
             el = c.element
