@@ -16,7 +16,7 @@ import pkgutil
 PACKAGES = [
     "fesub", "fesub.fe", "fesub.substructure", "fesub.fbs", "fesub.contact", "fesub.coulomb",
     "fesub.hbm", "fesub.nonsmooth", "fesub.circular", "fesub.continuation", "fesub.sweep",
-    "fesub.models", "fesub.plots", "fesub.signal", "fesub.io", "fesub.errors", "fesub.parallel",
+    "fesub.models", "fesub.plots", "fesub.signal", "fesub.io", "fesub.errors", "fesub.limits", "fesub.parallel",
 ]
 
 

@@ -401,11 +401,15 @@ def read_reduced_model(directory, *, source: str = "mtx") -> ReducedModel:
     if source not in _SOURCES:
         raise ParameterError(f"source must be one of {sorted(_SOURCES)}, got {source!r}")
     d = Path(directory)
-    try:
-        meta = json.loads((d / "model.json").read_text(encoding="ascii"))
-        rows = _read_csv(d / "coordinates.csv")
-    except (OSError, ValueError, csv.Error) as exc:
-        raise FesubError(f"{d} is not a reduced model written by export_reduced_model ({exc})") from None
+    for f in ("model.json", "coordinates.csv"):
+        try:
+            if f == "model.json":
+                meta = json.loads((d / f).read_text(encoding="ascii"))
+            else:
+                rows = _read_csv(d / f)
+        except (OSError, ValueError) as exc:
+            raise FesubError(f"{d} is not a reduced model written by export_reduced_model "
+                             f"({d / f}: {exc})") from None
     if not isinstance(meta, dict) or meta.get("format") != _FORMAT:
         raise FesubError(f"{d / 'model.json'} does not describe a {_FORMAT}")
     n = len(rows)
