@@ -28,6 +28,7 @@ import scipy.sparse as sp
 
 from ...errors import ModelError, ParameterError
 from ..geometry import SegmentSet
+from .checks import call_checked, check_definite, check_interface
 from .interfaces import ContactInterface, TiedInterface
 
 __all__ = ["Body", "MultibodyModel", "NodeRows"]
@@ -132,11 +133,9 @@ class Body:
         if self._v_at.size:
             out[0, self._v_at], out[1, self._v_at] = self._v_val * t, self._v_val
         for f, js in self._m_groups:
-            uva = np.asarray(f(t), dtype=float)
-            if uva.shape != (3,):
-                k = self.p_idx[0 if js is None else js[0]]
-                raise ParameterError(f"prescribed motion of coordinate {k} of body {self.name!r} must return "
-                                     f"(u in m, v in m/s, a in m/s^2), got {uva!r}")
+            k = self.p_idx[0 if js is None else js[0]]
+            uva = call_checked(f, t, (3,), f"prescribed motion (u in m, v in m/s, a in m/s^2) of "
+                                           f"coordinate {k} of body {self.name!r}")
             out[:, js if js is not None else slice(None)] = uva[:, None]
         return out
 
@@ -146,11 +145,8 @@ class Body:
             return np.zeros(self.n)
         if not callable(self.loads):
             return self.loads
-        f = np.asarray(self.loads(t), dtype=float)
-        if f.shape != (self.n,):
-            raise ParameterError(f"loads of body {self.name!r} at t = {t:.6g} s must be a ({self.n},) force "
-                                 f"vector (N), got shape {f.shape}")
-        return f
+        return call_checked(self.loads, t, (self.n,), f"loads of body {self.name!r} (a force "
+                                                       f"vector in N)")
 
     # ------------------------------------------------------------------ constructors
     @classmethod
@@ -382,12 +378,13 @@ class MultibodyModel:
             B = self._tie_rows(members, offset)
             L = sla.null_space(B) if B.shape[0] else np.eye(n)
             Mc, Kc = L.T @ M @ L, L.T @ K @ L
+            names = [self.bodies[b].name for b in members]
             if n and np.linalg.eigvalsh(Mc).min() <= 1e-12 * np.abs(Mc).max():
-                raise ModelError(f"the mass matrix of bodies {[self.bodies[b].name for b in members]} is singular "
-                                 f"over their free coordinates (a coordinate without mass?)")
+                raise ModelError(f"the mass matrix of bodies {names} is not positive definite over "
+                                 f"their free coordinates (a coordinate without mass, or a negative one)")
             if n:
                 w2, phi = sla.eigh(Kc, Mc)
-                w2 = np.where(w2 < 1e-10 * max(w2.max(), 1e-300), 0.0, w2)
+                w2 = check_definite(names, Mc, Kc, w2)
             else:
                 w2, phi = np.zeros(0), np.zeros((0, 0))
             T = L @ phi
@@ -481,6 +478,7 @@ class MultibodyModel:
             self.contacts.append({"interface": itf, "slave_body": s, "master_body": m, "slave": slave,
                                   "master": master, "segments": segs, "surface": SegmentSet(master.X, segs),
                                   "mu": itf.mu})
+            check_interface(self, self.contacts[-1], len(self.contacts) - 1)
 
     # ------------------------------------------------------------------ dynamics helpers
     def critical_step(self) -> float:

@@ -43,6 +43,8 @@ import numpy as np
 
 from ..._backend import kernels
 from ...errors import ParameterError, check_count, check_positive
+from ...limits import check_steps
+from .checks import refuse_penetration
 from .results import ENERGIES, ContactRunResult
 from .interfaces import frames
 from .bodies import MultibodyModel
@@ -360,8 +362,15 @@ def _check(model, duration, h, fs_out, on_stick, tol, max_iter):
         raise ParameterError(f"h = {h:.4g} s is above the central-difference stability limit {hc:.4g} s")
     if on_stick not in ("continue", "stop"):
         raise ParameterError(f"on_stick must be 'continue' or 'stop', got {on_stick!r}")
-    n_steps = int(np.ceil(duration / h - 1e-9))
-    dec = 1 if fs_out is None else max(1, int(round(1.0 / (check_positive("fs_out (Hz)", fs_out) * h))))
+    n_steps = duration / h - 1e-9
+    dec = 1 if fs_out is None else max(1, min(round(1.0 / (check_positive("fs_out (Hz)", fs_out) * h)),
+                                              2**62))
+    # the output of a sample: 10 arrays per slave node, 3 per channel, the energies (float64)
+    m = sum(c["mu"].size for c in model.contacts)
+    per_sample = 8.0 * (10 * m + 3 * sum(len(b.outputs) for b in model.bodies) + 8)
+    # 0.2 us a step: the compiled march of one sliding node (the cheapest step there is)
+    n_steps = check_steps("time steps", n_steps, seconds_each=2e-7, bytes_each=per_sample / dec,
+                          hint="a larger h or a shorter duration")
     if tol is None:
         # 1e-12 of the size of the contact region: well above the round-off of the positions
         # (1e-16 of it), well below any gap or slip of interest
@@ -443,6 +452,7 @@ def simulate_multibody(model: MultibodyModel, *, duration: float, h: float | Non
     use_kernel = loop == "kernel" or (loop == "auto" and why is None)
     xs = _series(model, series, n_steps)
     eta, deta = model.modal_state(initial)
+    refuse_penetration(model, eta, tol)
     eta_prev = eta - h * deta
     m_all = sum(c["mu"].size for c in model.contacts)
     n_out = (n_steps - 1) // dec + 1
