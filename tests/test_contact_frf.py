@@ -368,8 +368,8 @@ def test_cb_default_modes_vs_monolithic_reported(small_default, record_property)
         f = off_resonance_hz(S, s, fmax=coupled_undamped_hz(S, s)[4])
         Hl = lmfbs_frf(S, s, 2 * np.pi * f, "C_y", "T_y", 0.0)
         worst_h = max(worst_h, rel(Hl, monolithic_frf(K, M, C, bE, bC, i_in, i_out, 2 * np.pi * f)).max())
-    record_property("cb20_max_rel_freq_error", worst_f)
-    record_property("cb20_max_rel_frf_error", worst_h)
+    record_property("cb20_max_rel_freq_error", float(worst_f))
+    record_property("cb20_max_rel_frf_error", float(worst_h))
     print(f"Craig-Bampton with 20 modes: lowest-10 frequency error {worst_f:.2e}, FRF error {worst_h:.2e}")
     assert worst_f < 1e-2
     assert worst_h < 1e-2
