@@ -14,7 +14,7 @@ would mix two runs).
 Interrupts (:func:`run_study`): Ctrl-C (SIGINT) or SIGTERM leaves what was finished on disk, prints
 where it is and how to resume, and exits with 130 (SIGINT) or 143 (SIGTERM), without a traceback.
 Every error (bad arguments, a missing or damaged file, a run that failed or whose results are
-not finite) gives one ``fesub STUDY: error: ...`` line and exit status 2.
+not numbers) gives one ``fesub STUDY: error: ...`` line and exit status 2.
 """
 
 from __future__ import annotations
@@ -289,10 +289,11 @@ class StudyDir:
     def finish(self, summary: dict) -> Path:
         """Write ``summary.json`` (the summary schema of :mod:`fesub.io`) and ``report.html``.
 
-        A result that is not a finite number (NaN or inf: a run that diverged, or an input out of
-        the model's range) is a failure: the summary is written, marked ``"status": "failed"``
-        with the names of those results, and :class:`~fesub.errors.FesubError` is raised (exit
-        status 2)."""
+        A result that is not a number (NaN: a run that diverged, or an input out of the model's
+        range) is a failure: the summary is written, marked ``"status": "failed"`` with the names
+        of those results, and :class:`~fesub.errors.FesubError` is raised (exit status 2). An
+        infinity is a value (a critical friction coefficient that does not exist, loci complete
+        at every frequency), not a failure."""
         from ..errors import FesubError
         from ..io import write_json
         from .report import write_report
@@ -302,20 +303,19 @@ class StudyDir:
         bad = non_finite_results(summary)
         if bad:
             summary["status"] = "failed"
-            summary.setdefault("notes", []).append(
-                "non-finite results: " + ", ".join(bad))
+            summary.setdefault("notes", []).append("results that are not numbers (NaN): " + ", ".join(bad))
         write_json(self.path / "summary.json", summary)
         figs = [(f, c) for f, c in self.figures if (self.path / f).is_file()]
         write_report(self.path / "report.html", summary, figs)
         if bad:
-            raise FesubError(f"the run gave non-finite results ({', '.join(bad[:5])}"
+            raise FesubError(f"the run gave results that are not numbers (NaN: {', '.join(bad[:5])}"
                              f"{', ...' if len(bad) > 5 else ''}); check the inputs "
                              f"(summary in {self.path / 'summary.json'})")
         return self.path / "summary.json"
 
 
 def non_finite_results(summary: dict) -> list:
-    """Names of the results of a summary whose value is, or holds, NaN or an infinity.
+    """Names of the results of a summary whose value is, or holds, NaN (an infinity is a value).
 
     Parameters
     ----------
@@ -331,7 +331,7 @@ def non_finite_results(summary: dict) -> list:
 
     def bad(v):
         if isinstance(v, float):
-            return not math.isfinite(v)
+            return math.isnan(v)
         if isinstance(v, dict):
             return any(bad(x) for x in v.values())
         if isinstance(v, (list, tuple)):
@@ -340,7 +340,7 @@ def non_finite_results(summary: dict) -> list:
             import numpy as np
 
             if isinstance(v, (np.ndarray, np.generic)) and np.asarray(v).dtype.kind in "fc":
-                return not bool(np.all(np.isfinite(v)))
+                return bool(np.any(np.isnan(v)))
         except ImportError:  # pragma: no cover
             pass
         return False
@@ -435,7 +435,8 @@ def _on_sigint(signum, frame):
 
 def run_study(args) -> int:
     """Run a parsed study: exit status 0, 2 (any error: bad input, an unreadable or damaged file,
-    a run that failed or gave non-finite results; one line on stderr), 130/143 (interrupted)."""
+    a run that failed or gave results that are not numbers; one line on stderr), 130/143
+    (interrupted)."""
     from ..errors import FesubError
 
     prog = f"fesub {args.study}"

@@ -25,8 +25,6 @@ Units: SI (m, N, s).
 
 from __future__ import annotations
 
-import time
-
 import numpy as np
 
 from ..._backend import kernels
@@ -35,12 +33,29 @@ __all__ = ["unsupported", "march_chunks"]
 
 #: modal forces sampled per chunk are held as (chunk, n_modes): the chunk is bounded by this size
 _SAMPLES = 2_000_000
-#: steps of the first chunk; the next ones are sized to take about _CHUNK_SECONDS each (the
-#: progress bar and Ctrl-C answer within that), between _CHUNK_MIN and _CHUNK_MAX steps
+#: steps of the first chunk; the next ones double up to the steps an estimate of the cost of a
+#: step (:func:`_chunk_cap`) puts in about _CHUNK_SECONDS (the progress bar and Ctrl-C answer
+#: within that), between _CHUNK_MIN and _CHUNK_MAX steps. The schedule depends on the model only,
+#: never on the measured pace: the sampled forces of a chunk are projected in one matrix
+#: product, whose rows can round differently with its length, so chunk boundaries that followed
+#: the machine's load made two runs of the same command differ by round-off (1e-10 of the
+#: contact forces after the dynamics grew it)
 _CHUNK = 4096
 _CHUNK_SECONDS = 0.1
 _CHUNK_MIN = 64
 _CHUNK_MAX = 1 << 20
+
+
+def _chunk_cap(model) -> int:
+    """Steps of a chunk of about _CHUNK_SECONDS at most, from the size of the model: a step costs
+    about 0.1 us, plus 2 ns per modal coordinate, plus 0.4 us per modal coordinate and contact
+    node (the sweeps of the contact problem: measured 1 ms a step for the pad-on-beam model, 119
+    modal coordinates and 21 slave nodes, on a loaded machine); an estimate too high only makes
+    more, shorter chunks."""
+    m = sum(c["slave"].nodes.size for c in model.contacts)
+    nm = max(model.n_modes, 1)
+    pace = 1e-7 + 2e-9 * nm + 4e-7 * nm * m
+    return int(min(_CHUNK_MAX, max(_CHUNK_MIN, _CHUNK_SECONDS / pace)))
 
 
 def unsupported(model) -> str | None:
@@ -238,16 +253,17 @@ def march_chunks(model, h, n_steps, dec, tol, max_iter, on_stick, eta, eta_prev,
     w2 = np.ascontiguousarray(model.omega2, dtype=float)
     cdamp = np.ascontiguousarray(np.diag(model.Cm), dtype=float) if nm else np.zeros(0)
     # a chunk holds its sampled forces and motions (at most _SAMPLES values) and its length in
-    # time is about _CHUNK_SECONDS (from the last chunk's pace): few returns to Python (each costs
-    # a call and the kernel's set-up) while the progress bar and Ctrl-C still answer promptly
+    # time is about _CHUNK_SECONDS (estimated from the model's size, see _CHUNK): few returns to
+    # Python (each costs a call and the kernel's set-up) while the progress bar and Ctrl-C still
+    # answer promptly
     sampled = plan.sample_force or plan.sample_drive
-    most = max(_CHUNK_MIN, min(_CHUNK_MAX, _SAMPLES // max(nm, 1) if sampled else _CHUNK_MAX))
+    most = max(_CHUNK_MIN, min(_CHUNK_MAX, _chunk_cap(model),
+                               _SAMPLES // max(nm, 1) if sampled else _CHUNK_MAX))
     chunk = min(_CHUNK, most)
     done, j, reason, stop = 0, 0, 0, False
     codes = {1: "stick", 2: "lift_off", 3: "not_converged", 4: "off_surface"}
     try:
         while done < n_steps and reason == 0 and not stop:
-            t0 = time.perf_counter()
             fs, sds, mds, count, stop = plan.samples(model, done, min(chunk, n_steps - done), h)
             if count == 0:
                 break
@@ -261,8 +277,7 @@ def march_chunks(model, h, n_steps, dec, tol, max_iter, on_stick, eta, eta_prev,
             # one statement: an interrupt after the kernel keeps the chunk's counters together
             done, j, reason = done + int(status[0]), j + int(status[2]), int(status[1])
             bar.update(int(status[0]))
-            pace = (time.perf_counter() - t0) / max(count, 1)  # s per step, sampling included
-            chunk = int(min(most, max(_CHUNK_MIN, _CHUNK_SECONDS / max(pace, 1e-9))))
+            chunk = min(most, 2 * chunk)  # a fixed schedule: see _CHUNK
     except KeyboardInterrupt:  # between chunks: what was marched is kept
         stop = True
     status_name = codes.get(reason, "interrupted" if stop else "completed")
