@@ -28,7 +28,7 @@ import scipy.sparse as sp
 
 from ...errors import ModelError, ParameterError
 from ..geometry import SegmentSet
-from .checks import call_checked, check_definite, check_interface
+from .checks import call_checked, check_definite, check_interface, check_modal_forces
 from .interfaces import ContactInterface, TiedInterface
 
 __all__ = ["Body", "MultibodyModel", "NodeRows"]
@@ -504,7 +504,9 @@ class MultibodyModel:
             if callable(body.loads):
                 self._f_t.append((b, body, T, cols))
             elif body.loads is not None:
-                self._f0[cols] += T.T @ body.loads[body.f_idx]
+                with np.errstate(over="ignore", invalid="ignore"):
+                    self._f0[cols] += T.T @ body.loads[body.f_idx]
+                check_modal_forces(self._f0)
             if body.p_idx.size and body.f_idx.size:
                 fi, pi = body.f_idx, body.p_idx
                 G = [T.T @ getattr(body, a)[np.ix_(fi, pi)] for a in ("K", "C", "M")]
@@ -531,11 +533,13 @@ class MultibodyModel:
         :meth:`force_inputs` of as many times: projected for all the times at once (one matrix
         product per body instead of one per time)."""
         F = np.tile(self._f0, (len(inputs), 1))
-        for i, (_, body, T, cols) in enumerate(self._f_t):
-            F[:, cols] += np.array([x[0][i] for x in inputs])[:, body.f_idx] @ T
-        for i, (_, cols, Gk, Gc, Gm) in enumerate(self._f_p):
-            U = np.array([x[1][i] for x in inputs])  # (times, 3, prescribed coordinates)
-            F[:, cols] -= U[:, 0] @ Gk.T + U[:, 1] @ Gc.T + U[:, 2] @ Gm.T
+        with np.errstate(over="ignore", invalid="ignore"):  # an overflow is refused just below
+            for i, (_, body, T, cols) in enumerate(self._f_t):
+                F[:, cols] += np.array([x[0][i] for x in inputs])[:, body.f_idx] @ T
+            for i, (_, cols, Gk, Gc, Gm) in enumerate(self._f_p):
+                U = np.array([x[1][i] for x in inputs])  # (times, 3, prescribed coordinates)
+                F[:, cols] -= U[:, 0] @ Gk.T + U[:, 1] @ Gc.T + U[:, 2] @ Gm.T
+        check_modal_forces(F)
         return F
 
     def modal_state(self, initial=None):

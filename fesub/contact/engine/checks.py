@@ -25,8 +25,8 @@ import numpy as np
 
 from ...errors import ModelError, ParameterError
 
-__all__ = ["call_checked", "check_definite", "check_interface", "initial_penetrations",
-           "refuse_penetration"]
+__all__ = ["call_checked", "check_definite", "check_interface", "check_modal_forces",
+           "initial_penetrations", "refuse_penetration"]
 
 
 def _name(fn) -> str:
@@ -71,6 +71,14 @@ def call_checked(fn, t: float, shape: tuple, what: str) -> np.ndarray:
         raise ParameterError(f"{what} ({_name(fn)}) returned a non-finite value at t = {t:.9g} s: "
                              f"{v.tolist()!r:.120}")
     return v
+
+
+def check_modal_forces(F) -> None:
+    """Refuse modal forces (N per unit modal mass) that are not finite: finite loads or motions
+    whose projection on the modes overflows (a load of 1e308 N) would march NaN as a result."""
+    if not np.isfinite(F).all():
+        raise ParameterError("the loads and prescribed motions give modal forces that overflow (not "
+                             "finite); they are far beyond any physical size (N, m)")
 
 
 def check_definite(names, M, K, w2) -> np.ndarray:
