@@ -35,7 +35,10 @@ __all__ = ["Body", "MultibodyModel", "NodeRows"]
 
 
 def _dense(name, A, n=None):
-    A = A.toarray() if sp.issparse(A) else np.array(A, dtype=float)
+    try:
+        A = A.toarray() if sp.issparse(A) else np.array(A, dtype=float)
+    except (TypeError, ValueError):
+        raise ParameterError(f"{name} must be a square matrix of real numbers, got {A!r:.60}") from None
     if A.ndim != 2 or A.shape[0] != A.shape[1] or (n is not None and A.shape[0] != n):
         size = "" if n is None else f" of size {n}"
         raise ParameterError(f"{name} must be a square matrix{size}, got shape {A.shape}")

@@ -308,7 +308,11 @@ def _stop(done):
 def _series(model, series, n_steps):
     """(rows (ns, n_modes), windows (ns, 2), values (n_steps, ns) in N) of the force series
     ``series`` = [(body, coordinate, values), ...], checked; None for none."""
-    if series is None or len(series) == 0:
+    if series is None:
+        return None
+    if isinstance(series, (str, bytes)) or not hasattr(series, "__len__"):
+        raise ParameterError(f"series must be a sequence of (body, coordinate, values in N), got {series!r:.60}")
+    if len(series) == 0:
         return None
     rows, wins, vals = [], [], []
     for item in series:
