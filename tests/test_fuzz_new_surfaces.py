@@ -19,7 +19,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-import fesub.contact.stepper  # noqa: F401 - imported once, outside the per-example deadline
+import fesub.contact.engine.stepper  # noqa: F401 - imported once, outside the per-example deadline
 import fesub.fe  # noqa: F401
 from fesub.errors import FesubError
 
@@ -125,9 +125,9 @@ def _load(kind, n):
 @settings(FUZZ, max_examples=120)
 @given(multibody_inputs())
 def test_multibody_model_and_run(inputs):
-    from fesub.contact.interface import ContactInterface
-    from fesub.contact.multibody import Body, MultibodyModel
-    from fesub.contact.stepper import simulate_multibody
+    from fesub.contact import ContactInterface
+    from fesub.contact import Body, MultibodyModel
+    from fesub.contact import simulate_multibody
 
     n, M, K, y0, nd, load, segs, mu, h, duration, initial = inputs
 
@@ -161,8 +161,8 @@ def test_multibody_model_and_run(inputs):
 @pytest.fixture(scope="module")
 def slider():
     """A 1 kg mass pressed (10 N) on a fixed ground, on springs (1e4 N/m): a valid model."""
-    from fesub.contact.interface import ContactInterface
-    from fesub.contact.multibody import Body, MultibodyModel
+    from fesub.contact import ContactInterface
+    from fesub.contact import Body, MultibodyModel
 
     mass = Body(np.eye(2), np.eye(2) * 1e4, [[0.0, 0.0]], [[0, 1]], name="mass", loads=[1.0, -10.0],
                 outputs={"x": 0})
@@ -179,7 +179,7 @@ def slider():
                                         {"nobody": ([0, 0], [0, 0])}, [("mass", 1, [1.0])],
                                         [("mass", 0, np.ones(10))], "stop", "kernel", "python"])))
 def test_multibody_run_parameters(slider, name, value):
-    from fesub.contact.stepper import simulate_multibody
+    from fesub.contact import simulate_multibody
 
     args = {"duration": 0.01, "h": 1e-3, "progress": False, name: value}
     r = _attempt("multibody run", simulate_multibody, slider, **args)

@@ -8,9 +8,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from fesub.contact.interface import ContactInterface
-from fesub.contact.multibody import Body, MultibodyModel
-from fesub.contact.stepper import simulate_multibody
+from fesub.contact import ContactInterface
+from fesub.contact import Body, MultibodyModel
+from fesub.contact import simulate_multibody
 from fesub.errors import ModelError, ParameterError
 
 LOOPS = ["kernel", "python"]
