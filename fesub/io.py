@@ -432,7 +432,8 @@ def verify(path) -> None:
         if len(foot) != 32 or foot[24:] != _MAGIC:
             head = (fh.seek(0), fh.read(8))[1]
             what = ("carries no checksums (not written by fesub's save, or rewritten by another "
-                    "tool); it cannot be trusted" if head == b"\x89HDF\r\n\x1a\n"
+                    "tool); it cannot be trusted (to open a file of an older fesub anyway: "
+                    "fesub.load(path, verify=False))" if head == b"\x89HDF\r\n\x1a\n"
                     else f"is not a fesub result ({FORMAT})")
             raise FesubError(f"cannot read {path}: it {what}")
         n = int.from_bytes(foot[:8], "little")
@@ -534,7 +535,7 @@ def save_dataset(ds, path, cls=None) -> Path:
     return _atomic(path, write)
 
 
-def open_dataset(path):
+def open_dataset(path, *, verify_checksums: bool = True):
     """Read a file written by :func:`save_dataset` into memory (complex variables recombined,
     JSON attributes decoded); the file is closed on return.
 
@@ -542,6 +543,10 @@ def open_dataset(path):
     ----------
     path : str or os.PathLike
         File written by :func:`save_dataset` (the ``.nc`` suffix may be omitted).
+    verify_checksums : bool, optional
+        Verify the file's record of checksums first (:func:`verify`; default). False opens a file
+        that carries none (written by fesub before it recorded them, or rewritten by another
+        tool) without any guarantee that its data are those written.
 
     Returns
     -------
@@ -555,7 +560,8 @@ def open_dataset(path):
         path = result_path(path)
     if not path.is_file():
         raise FesubError(f"no fesub result at {path}")
-    verify(path)
+    if verify_checksums:
+        verify(path)
     try:
         with xr.open_dataset(path, engine="h5netcdf", decode_times=False,
                              decode_timedelta=False) as f:
@@ -644,7 +650,7 @@ class StudyOutput:
         return f"StudyOutput({str(self.path)!r}, results={sorted(self.results)})"
 
 
-def load(path):
+def load(path, *, verify: bool = True):
     """Reopen any fesub result from what the file (or folder) records about itself.
 
     * a ``.nc`` file written by a :class:`Result` -> that result object;
@@ -655,6 +661,9 @@ def load(path):
     ----------
     path : str or os.PathLike
         A result file (``.nc``) or a folder (sweep store or study output).
+    verify : bool, optional
+        Verify each result file's checksums before reading it (default). False opens files that
+        carry none (written by fesub before it recorded them), without that guarantee.
 
     Returns
     -------
@@ -675,8 +684,8 @@ def load(path):
         files = sorted(path.glob("*" + SUFFIX))
         if summary is None and not files:
             raise FesubError(f"{path} holds no fesub results (no summary.json, no {SUFFIX} files)")
-        return StudyOutput(path, summary, {f.stem: load(f) for f in files})
-    ds = open_dataset(path)
+        return StudyOutput(path, summary, {f.stem: load(f, verify=verify) for f in files})
+    ds = open_dataset(path, verify_checksums=verify)
     spec = ds.attrs.get(_CLASS_ATTR)
     if not spec:
         raise FesubError(f"{path} does not say which fesub result it holds ({_CLASS_ATTR} missing)")
