@@ -176,7 +176,7 @@ def test_bad_input_is_refused(plates):
         FRFMatrix(FREQ, Ya.H, np.c_[Ya.outputs[:, 0], Ya.outputs[:, 1] + 6], Ya.inputs)
     with pytest.raises(ParameterError, match="same frequencies"):
         couple([Ya, _frf_shift(Yb)], {(0, 1): plates["pairs"]})
-    with pytest.raises(FesubError, match="data set 58"):
+    with pytest.raises(FesubError, match="not a UFF file"):
         read_uff58(__file__)
 
 

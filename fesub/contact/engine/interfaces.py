@@ -66,7 +66,10 @@ class ContactInterface:
         if np.any(segs[:, 0] == segs[:, 1]):
             raise ParameterError("a master segment joins a node to itself")
         self.master_segments = segs.astype(np.int64)
-        mu = np.asarray(mu, dtype=float)
+        try:
+            mu = np.asarray(mu, dtype=float)
+        except (TypeError, ValueError):
+            raise ParameterError(f"mu must be real numbers >= 0, got {mu!r:.60}") from None
         mu = np.full(self.slave_nodes.size, float(mu)) if mu.ndim == 0 else mu
         if mu.shape != self.slave_nodes.shape or not np.all(np.isfinite(mu)) or np.any(mu < 0):
             raise ParameterError(f"mu must be finite and >= 0, a scalar or one per slave node "
