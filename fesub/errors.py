@@ -180,10 +180,10 @@ def check_count(name: str, value, lo: int = 0, hi: int | None = None, *, error=P
     like ``3.0``, a bool or a string is refused, not truncated (``1.7`` never becomes 1)."""
     import numbers
 
+    rng = f">= {lo}" if hi is None else f"in {lo}..{hi}"
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        raise error(f"{name} must be an integer, got {value!r}")
+        raise error(f"{name} must be an integer {rng}, got {value!r}")
     v = int(value)
     if v < lo or (hi is not None and v > hi):
-        rng = f">= {lo}" if hi is None else f"in {lo}..{hi}"
         raise error(f"{name} must be an integer {rng}, got {v}")
     return v

@@ -141,7 +141,7 @@ BAD = [
     ('study = "beam_on_beam_stability"\n[grid]\nmu = {start = 0, stop = 1, num = 1000000000}\n'
      's = [0.01]\n', [], 2, r"has 1,000,000,000 cases, more than max_cases = 1,000,000"),
     (COULOMB_TOML, ["--max-cases", "5"], 2, "has 6 cases, more than max_cases = 5"),
-    (COULOMB_TOML, ["--scheduler", "tcp://127.0.0.1:{port}", "--connect-timeout", "1"], 1,
+    (COULOMB_TOML, ["--scheduler", "tcp://127.0.0.1:{port}", "--connect-timeout", "1"], 2,
      "cannot reach the Dask scheduler at 'tcp://127.0.0.1:"),
     (COULOMB_TOML, ["-j", "0"], 2, r"argument -j/--jobs: must be an integer >= 1, got 0"),
     (COULOMB_TOML, ["--connect-timeout", "-1"], 2, r"--connect-timeout: must be > 0 s, got -1"),
@@ -199,7 +199,7 @@ def test_another_sweep_in_the_same_folder_is_refused_before_any_work(probe_dir, 
     files = {p: p.stat().st_mtime_ns for p in out.rglob("*") if p.is_file()}
     capsys.readouterr()
     other = _probe_cfg(tmp_path, 3, name="other.toml")
-    assert cli_main(["sweep", str(other), "-q", "--out", str(out)]) == 1
+    assert cli_main(["sweep", str(other), "-q", "--out", str(out)]) == 2  # every command-line error: status 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "holds a different sweep" in err[0], err
     assert {p: p.stat().st_mtime_ns for p in out.rglob("*") if p.is_file()} == files
