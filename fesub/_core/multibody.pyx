@@ -49,11 +49,12 @@ node, global index), ``off`` (1: off its master surface), ``lam`` (forces of the
 from libc.math cimport NAN
 from libc.stdlib cimport malloc, free
 from fesub._core._pgs cimport pgs_solve, coulomb_one, coulomb_closed
-from fesub._core._multibody_nodes cimport (Nodes, Step, Passes, Series, _time, _driven, _disp, _cached,
-                                           _frame, _walk, _gram, _gram_quad, _w_one, _one_rows, _update_one, _passes,
-                                           _node_state, _count_change, _predict_one, _advance_one, _series_start,
-                                           _series_add, _series_move, _series_work, Lean, _lean_ranges, _lean_next,
-                                           _tight_next, _tight_energy)
+from fesub._core._multibody_nodes cimport Nodes, _time, _driven, _disp, _cached
+from fesub._core._multibody_series cimport Series, _series_start, _series_add, _series_move, _series_work
+from fesub._core._multibody_search cimport _frame, _walk
+from fesub._core._multibody_one cimport _gram, _gram_quad, _w_one, _one_rows, _update_one, _node_state, _count_change
+from fesub._core._multibody_passes cimport Step, Passes, _passes, _predict_one, _advance_one
+from fesub._core._multibody_lean cimport Lean, _lean_ranges, _lean_next, _tight_next, _tight_energy
 
 #: most passes of the active-set loop in one step
 PASSES = 50
