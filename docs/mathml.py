@@ -52,7 +52,9 @@ def _visit_block(self, node):
     latex = r" \\ ".join(parts)
     if len(parts) > 1 or r"\\" in latex:
         if r"\begin{" not in latex:
-            latex = r"\begin{aligned}" + latex + r"\end{aligned}"
+            # align*: the environment the converter lays out as a table, unnumbered (it reads no
+            # "aligned", and "align" numbers every row)
+            latex = r"\begin{align*}" + latex + r"\end{align*}"
     self.body.append(_convert(self, node, latex, "block"))
     self.body.append("</div>\n")
     raise nodes.SkipNode
