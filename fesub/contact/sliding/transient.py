@@ -2,9 +2,11 @@
 
 :func:`simulate` checks every argument, chooses the time step below the critical one, draws the
 roughness force, finds the static equilibrium at t = 0 and runs the forward-increment march of
-:mod:`fesub.contact.march` (``formulation='modal'``, default: modal coordinates in a compiled
+:mod:`fesub.contact.sliding.march` (``formulation='modal'``, default: modal coordinates in a compiled
 kernel; ``'dense'``: the literal equations in reduced physical coordinates, the reference; both
-give the same numbers to round-off). A stop (stick, detachment, slave off the surface) or an
+give the same numbers to round-off), or the system as a model on the contact engine
+(``formulation='multibody'``: :func:`fesub.contact.simulate_multibody`, the same numbers to
+round-off). A stop (stick, detachment, slave off the surface) or an
 interrupt is a normal outcome with everything computed up to then.
 """
 
