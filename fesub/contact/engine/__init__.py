@@ -1,16 +1,18 @@
 """The contact engine: any number of reduced bodies whose contact nodes stick, slip and separate,
 marched by forward increments (central differences, the frictional contact problem per step).
 
-``bodies``      :class:`Body` (matrices, Substructure or Craig-Bampton; prescribed motion, loads)
-                and :class:`MultibodyModel` (bodies in their free modes, tied bodies assembled,
-                driven bodies marched relative to their drives' quasi-static motion)
-``interfaces``  :class:`ContactInterface` (slave nodes on master segments, Coulomb friction) and
-                :class:`TiedInterface` (bonded nodes)
-``stepper``     :func:`simulate_multibody`: the step loop, over the friction-contact kernel
-``driver``      the step loop in chunks of the compiled ``multibody`` kernel (the default)
-``results``     :class:`ContactRunResult`: per-node forces, gaps, slips, states, channels, energies
-``plots``       figures of a run: contact-state map, node forces, friction against drag, friction
-                and normal force against time, energies
+================  =================================================================================
+``bodies``        :class:`Body` (matrices, Substructure or Craig-Bampton; prescribed motion, loads)
+                  and :class:`MultibodyModel` (bodies in their free modes, tied bodies assembled,
+                  driven bodies marched relative to their drives' quasi-static motion)
+``interfaces``    :class:`ContactInterface` (slave nodes on master segments, Coulomb friction) and
+                  :class:`TiedInterface` (bonded nodes)
+``stepper``       :func:`simulate_multibody`: the step loop, over the friction-contact kernel
+``driver``        the step loop in chunks of the compiled ``multibody`` kernel (the default)
+``results``       :class:`ContactRunResult`: per-node forces, gaps, slips, states, channels, energies
+``plots``         figures of a run: contact-state map, node forces, friction against drag, friction
+                  and normal force against time, energies
+================  =================================================================================
 
 Units: SI (forces in N, lengths in m, times in s).
 """

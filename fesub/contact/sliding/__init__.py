@@ -1,13 +1,15 @@
 """The sliding system of two reduced substructures: a slider driven along a target surface, one
 slave node in node-to-segment contact with Coulomb friction (the beam-on-beam benchmark's system).
 
-``system``     :class:`SlidingContactSystem`: the two reduced substructures, the target surface,
-               output channels, static equilibrium and the contact rows B_E, B_C; the same
-               system as a model on the contact engine (:meth:`~SlidingContactSystem.multibody_model`)
-``transient``  :func:`simulate` (:class:`TransientResult`): the sliding transient, on the
-               two-body march or (``formulation='multibody'``) on the contact engine
-``march``      the forward-increment march underneath: modal (compiled kernel) and dense
-``plots``      figures of the study (imported on its own)
+===============  ==================================================================================
+``system``       :class:`SlidingContactSystem`: the two reduced substructures, the target surface,
+                 output channels, static equilibrium and the contact rows B_E, B_C; the same
+                 system as a model on the contact engine (:meth:`~SlidingContactSystem.multibody_model`)
+``transient``    :func:`simulate` (:class:`TransientResult`): the sliding transient, on the
+                 two-body march or (``formulation='multibody'``) on the contact engine
+``march``        the forward-increment march underneath: modal (compiled kernel) and dense
+``plots``        figures of the study (imported on its own)
+===============  ==================================================================================
 
 Units: SI (forces in N, lengths in m, times in s).
 """
