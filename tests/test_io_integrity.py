@@ -165,3 +165,21 @@ def test_study_folder_with_a_damaged_part_names_it(tmp_path):
     (tmp_path / "summary.json").write_text("{truncated")
     with pytest.raises(FesubError, match="summary.json"):
         io.load(tmp_path)
+
+
+def test_a_sweep_store_whose_manifest_changed_is_refused(tmp_path):
+    """A byte of a store's manifest changed (a field's name in its unit table) was read as good:
+    the store's fields came back renamed."""
+    import fesub.sweep as sw
+
+    store = tmp_path / "s"
+    sw.run_sweep("coulomb_regime", store, grid={"r1": [0.45, 1.5], "beta": [0.1, 0.6]},
+                 fixed={"gamma": [1.0, 1.0], "kappa": [1.0, 1.0], "contact": "wall:0", "load": 0},
+                 executor="serial", progress=False)
+    assert "regime_code" in io.load(store).fields
+    man = store / "manifest.json"
+    raw = man.read_bytes()
+    assert b'"regime_code"' in raw
+    man.write_bytes(raw.replace(b'"regime_code"', b'"regime_codg"', 1))  # one bit
+    with pytest.raises(FesubError, match="manifest of store .* is damaged"):
+        io.load(store)

@@ -87,12 +87,25 @@ def _read_json(path):
 def _manifest(study: Study, body: dict, n: int, shape) -> dict:
     from .. import __version__
 
-    return {"format": STORE_FORMAT, "study": study.name, **body, "shape": list(shape),
-            "n_cases": n, "units": study.unit_table(), "primary": study.primary,
-            "dims": {k: list(v) for k, v in study.dims.items()},
-            "categories": {k: list(v) for k, v in study.categories.items()},
-            "fesub_version": __version__,
-            "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
+    man = {"format": STORE_FORMAT, "study": study.name, **body, "shape": list(shape),
+           "n_cases": n, "units": study.unit_table(), "primary": study.primary,
+           "dims": {k: list(v) for k, v in study.dims.items()},
+           "categories": {k: list(v) for k, v in study.categories.items()},
+           "fesub_version": __version__,
+           "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
+    # the manifest names the fields, units and categories the store is read with: a byte of it
+    # changed (a field renamed, a unit altered) would be read as good, so it carries the
+    # checksum of its content as every case file does
+    man["checksum"] = _checksum(man)
+    return man
+
+
+def _manifest_intact(man: dict) -> bool:
+    """Whether a manifest of the current format carries its checksum and matches it."""
+    try:
+        return isinstance(man.get("checksum"), str) and man["checksum"] == _checksum(man)
+    except (ParameterError, TypeError, ValueError):
+        return False
 
 
 def _check_manifest(store: str, want: dict) -> tuple:
@@ -124,6 +137,8 @@ def _check_manifest(store: str, want: dict) -> tuple:
         raise SweepError(f"store {store!r} is not a fesub sweep store (format {have['format']!r})")
     if not _manifest_ok(have):
         return False, problem(f"malformed (study, grid or cases, fixed){again}")
+    if have["format"] == STORE_FORMAT and not _manifest_intact(have):
+        return False, problem(f"its checksum is missing or does not match its content{again}")
     for key in ("study", "grid", "cases", "fixed"):
         try:
             same = _canon(have.get(key)) == _canon(want.get(key))
@@ -279,6 +294,10 @@ def _read_manifest(store: str) -> dict:
     if not _manifest_ok(man):
         raise SweepError(f"the manifest of store {store!r} is malformed (study, grid or cases, "
                          f"fixed); run the sweep again to rewrite it")
+    if man["format"] == STORE_FORMAT and not _manifest_intact(man):
+        raise SweepError(f"the manifest of store {store!r} is damaged (its checksum is missing or "
+                         f"does not match its content); run the sweep again to rewrite it (the "
+                         f"case files are checked one by one and kept)")
     return man
 
 
