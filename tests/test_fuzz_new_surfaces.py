@@ -189,7 +189,8 @@ def test_multibody_run_parameters(slider, name, value):
 
 # ------------------------------------------------------------------------------ 3D meshes
 @FUZZ
-@given(l=st.tuples(anything, anything, anything), n=st.tuples(*[st.one_of(st.integers(-2, 4), anything)] * 3),
+@given(l=st.tuples(*[st.one_of(st.floats(1e-3, 10.0), st.floats(1e-3, 10.0), anything)] * 3),
+       n=st.tuples(*[st.one_of(st.integers(1, 3), st.integers(-2, 4), anything)] * 3),
        element=st.sampled_from(["hexahedron", "tetra", "tetra10", "wedge", "hex27", 3]))
 def test_box_mesh(l, n, element):
     from fesub.fe import box
