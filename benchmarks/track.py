@@ -16,7 +16,7 @@ The ratios of each machine are kept in ``benchmarks/history/<machine>.json`` (th
 its CPU and core count), with, for each ratio, the margin beyond which a drop below the median of
 its last three records is a regression. The
 margins come from the measured run-to-run spread (``calibrate``): twice the largest relative
-deviation from the median over the calibration runs, at least 10 % and at most 50 %.
+deviation from the median over the calibration runs, at least 20 % and at most 50 %.
 
     python benchmarks/track.py run            # the profile; compare with the last record
     python benchmarks/track.py run --record   # ... and append it to the history
@@ -47,7 +47,9 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 HISTORY = HERE / "history"
-MARGIN_MIN, MARGIN_MAX = 0.10, 0.50
+# at least 20 %: two or three calibration runs underestimate the spread of a ratio on a shared
+# machine (two runs at load 11-20 put beam-on-beam at 1 % while the kernels spread 14-33 %)
+MARGIN_MIN, MARGIN_MAX = 0.20, 0.50
 
 #: bundled studies, short configurations that the baseline build also accepts (wall time of one
 #: run on an idle 2-core machine: a few seconds each)
