@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 import xarray as xr
 
-from fesub import io
+from fesub import checksums, io
 from fesub.errors import FesubError
 
 
@@ -51,7 +51,7 @@ def test_a_bit_flipped_in_a_data_array_is_named_on_load(tmp_path):
     r = _signals()
     p = r.save(tmp_path / "r")
     raw = p.read_bytes()
-    rng_x = io._byte_ranges(p)["x"]  # where the bytes of x lie in the file
+    rng_x = checksums.byte_ranges(p)["x"]  # where the bytes of x lie in the file
     (off, n), = rng_x
     pos = off + 8 * 5 + 6  # sample 5, byte 6 (little-endian): the exponent's low bits
     bad = tmp_path / "bad.nc"
@@ -67,7 +67,7 @@ def test_a_bit_flip_anywhere_in_the_file_is_detected(tmp_path):
     r = _signals()
     p = r.save(tmp_path / "r")
     raw = p.read_bytes()
-    ranges = io._byte_ranges(p)
+    ranges = checksums.byte_ranges(p)
     assert {"x", "state", "z__real", "z__imag", "t"} <= set(ranges)
     rng = np.random.default_rng(0)
     positions = list(rng.integers(0, len(raw), 250))  # anywhere, the footer included
@@ -104,7 +104,7 @@ def test_info_on_a_damaged_file_is_a_clear_error(tmp_path):
 
     p = _signals().save(tmp_path / "r")
     raw = p.read_bytes()
-    (off, n), = io._byte_ranges(p)["x"]
+    (off, n), = checksums.byte_ranges(p)["x"]
     p.write_bytes(_flip(raw, off + 3, 1))
     with pytest.raises(FesubError, match="damaged"):
         io.info(p)
