@@ -26,9 +26,10 @@ from .spectrum import (DEFAULT_EIG_CUTOFF_HZ, RITZ_CACHE, EigenLoci, IncompleteS
                        as_count, as_mu, as_positions, completeness_attrs, completeness_note, complex_eigenvalues,
                        coupled_matrices, primal_matrices, ritz_basis, spectrum_at, track, warn_incomplete)
 
-__all__ = ["coupled_matrices", "null_space_row", "project_rows", "primal_matrices", "complex_eigenvalues",
-           "EigenLoci", "eigenvalue_loci", "StabilityMap", "max_real_part_map", "CriticalMu",
-           "critical_mu", "rayleigh_line", "IncompleteSpectrumWarning"]
+# the one-position names (complex_eigenvalues, coupled_matrices, primal_matrices, EigenLoci,
+# IncompleteSpectrumWarning) are importable from here too; they are documented in spectrum
+__all__ = ["null_space_row", "project_rows", "eigenvalue_loci", "StabilityMap", "max_real_part_map", "CriticalMu",
+           "critical_mu", "rayleigh_line"]
 
 
 #: the one-position solve of the undeformed geometry and the Ritz bases it caches (per system), by
