@@ -96,7 +96,7 @@ def verify(path) -> None:
 
     Raises
     ------
-    FesubError
+    ~fesub.errors.FesubError
         When the file carries no checksums (not written by fesub, or rewritten by another tool),
         is truncated or extended, or any byte of it changed: the message names the variable
         whose data changed, or says that the file's structure or attributes did.

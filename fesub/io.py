@@ -20,7 +20,7 @@ lists, booleans, None) is stored as JSON text in an attribute whose name ends in
 Files that cannot lie: a file written by :func:`save_dataset` ends, after its HDF5 bytes, with a
 record of checksums (BLAKE2b-128 of the whole file and of the stored bytes of every variable,
 its length and own digest in a 32-byte footer). HDF5 and netCDF readers ignore bytes past the
-end the file declares, so other tools read it as before. :func:`verify` (called by
+end the file declares, so other tools read it as before. :func:`fesub.checksums.verify` (called by
 :func:`open_dataset` before any HDF5 code sees the file, since a damaged file can make a reader
 fail in any way or hang) refuses a damaged file with a :class:`~fesub.errors.FesubError` naming
 the variable whose data changed, or saying that the structure or attributes did; a file without
@@ -52,7 +52,7 @@ from .errors import FesubError
 
 __all__ = ["Result", "SUMMARY_SCHEMA", "FORMAT", "json_default", "write_json", "read_json",
            "summary_record", "quantity", "save_dataset", "open_dataset", "load", "info",
-           "result_path", "atomic_write_text", "StudyOutput", "verify"]
+           "result_path", "atomic_write_text", "StudyOutput"]
 
 SUMMARY_SCHEMA = "fesub-summary/1"
 FORMAT = "netCDF-4/HDF5 (.nc), written by xarray with the h5netcdf engine"
@@ -408,7 +408,7 @@ def open_dataset(path, *, verify_checksums: bool = True):
     path : str or os.PathLike
         File written by :func:`save_dataset` (the ``.nc`` suffix may be omitted).
     verify_checksums : bool, optional
-        Verify the file's record of checksums first (:func:`verify`; default). False opens a file
+        Verify the file's record of checksums first (:func:`fesub.checksums.verify`; default). False opens a file
         that carries none (written by fesub before it recorded them, or rewritten by another
         tool) without any guarantee that its data are those written.
 

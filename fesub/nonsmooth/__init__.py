@@ -26,6 +26,8 @@ Modules, from the model up:
   without a barrier (the command line saves each as it finishes); ``basins(early_stop=True)``
   stops each cell once its stroboscopic path
   is recognised as leading to a known attractor;
+* :mod:`.basin_results` -- the blocks of cells and the classified basin (:class:`BasinCells`,
+  :class:`BasinResult`) and the clustering of the cells into attractors (:func:`classify`);
 * :mod:`.recurrence` -- that recognition (cell mapping by recurrence on a coarse grid of the
   stroboscopic section) and the blocks of rows run as independent jobs on a pool;
 * :mod:`.plots` -- figures; the command is ``fesub freeplay`` (:mod:`fesub.cli.freeplay`).
@@ -50,8 +52,9 @@ Choices and corrections (see also the module docstrings):
 * Bifurcation diagram: section x1' = 0 keeps maxima and minima by default (``section_dir=0``).
 """
 
-from .basin import (BasinCells, BasinResult, assemble_basin, attractors_of, basin_cells,
-                    basin_grid, basin_point, basin_run, basin_tiles, basins, classify)
+from .basin import (assemble_basin, attractors_of, basin_cells, basin_grid, basin_point, basin_run,
+                    basin_tiles, basins)
+from .basin_results import BasinCells, BasinResult, classify
 from .batch import BatchResult, batch_parallel, batch_periodic, period_of, tile_bounds
 from .bifurcation import PAPER_ICS, BifurcationResult, bifurcation_diagram, bifurcation_point
 from .branches import (OrbitBackbone, OrbitBranch, continue_orbit, orbit_backbone, orbit_branch,
