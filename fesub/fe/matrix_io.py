@@ -79,11 +79,33 @@ def read_matrix(path) -> sp.csr_matrix:
     path = Path(path)
     if not path.is_file():
         raise FesubError(f"no matrix file at {path}")
+    _check_mm_header(path)
     try:
         A = scipy.io.mmread(str(path))
     except (ValueError, OSError, IndexError) as exc:
         raise FesubError(f"cannot read {path} as MatrixMarket: {exc}") from None
     return sp.csr_matrix(A)
+
+
+def _check_mm_header(path: Path) -> None:
+    """Refuse a MatrixMarket file whose size line announces more than the file can hold (a
+    damaged header: the reader would allocate or loop for the announced size)."""
+    try:
+        with open(path, "rb") as fh:
+            lines = fh.read().splitlines()
+    except OSError as exc:
+        raise FesubError(f"cannot read {path}: {exc.strerror or exc}") from None
+    body = [ln for ln in lines if ln.strip() and not ln.startswith(b"%")]
+    try:
+        dims = [int(x) for x in body[0].split()]
+    except (IndexError, ValueError):
+        raise FesubError(f"cannot read {path} as MatrixMarket: no size line") from None
+    if len(dims) not in (2, 3) or min(dims) < 0:
+        raise FesubError(f"cannot read {path} as MatrixMarket: bad size line {body[0][:60]!r}")
+    entries = dims[2] if len(dims) == 3 else dims[0] * dims[1]
+    if entries > len(body) - 1:
+        raise FesubError(f"{path}: the size line announces {entries} entries, the file holds "
+                         f"{len(body) - 1} (a damaged or truncated file)")
 
 
 def write_abaqus_matrix(path, A, dofs) -> Path:
@@ -416,7 +438,11 @@ def read_reduced_model(directory, *, source: str = "mtx") -> ReducedModel:
     if n == 0:
         raise FesubError(f"{d / 'coordinates.csv'} lists no coordinates")
     if source == "mtx":
-        M, K = (read_matrix(d / f).toarray() for f in _SOURCES["mtx"])
+        M, K = (read_matrix(d / f) for f in _SOURCES["mtx"])
+        if M.shape != (n, n) or K.shape != (n, n):  # before a dense copy of a damaged size
+            raise FesubError(f"{d}: matrices of shape {M.shape}, {K.shape} for {n} coordinates in "
+                             "coordinates.csv")
+        M, K = M.toarray(), K.toarray()
     elif source == "op4":
         from .nastran import read_op4
 

@@ -562,7 +562,10 @@ class MultibodyModel:
                                      f"and velocities (m/s)") from None
             b = self.body_index(key)
             body = self.bodies[b]
-            u, v = (np.asarray(x, dtype=float) for x in (u, v))
+            try:
+                u, v = (np.asarray(x, dtype=float) for x in (u, v))
+            except (TypeError, ValueError):
+                u = v = np.zeros(0)  # refused just below, with the shape asked for
             if u.shape != (body.n,) or v.shape != (body.n,) or not (np.all(np.isfinite(u)) and np.all(np.isfinite(v))):
                 raise ParameterError(f"initial state of body {body.name!r} must be two finite ({body.n},) "
                                      f"arrays (m, m/s)")
