@@ -1,31 +1,43 @@
 """Performance tracked by ratio, from one commit to the next: the quick benchmark profile.
 
 The machines are shared and noisy, so nothing here compares absolute times. Every entry of the
-profile is a ratio measured in one run, the two sides alternating round by round (median of
-``--rounds`` of each):
+profile is a ratio measured in one run:
 
-* ``kernel:*`` - a compiled kernel against its NumPy twin (or the maintained solver it replaced)
-  on a small problem: the ratio falls when a kernel gets slower;
+* ``bench:<file>::<test>:<label>`` - every ``ratio_<label>`` a benchmark of ``benchmarks/``
+  records in pytest-benchmark's ``extra_info`` (the ``ratio_to`` fixture of
+  ``benchmarks/conftest.py``: the benchmark against its baseline timed in the same test).
+  ``--bench`` runs them timed with a few rounds (:data:`BENCH_OPTIONS`) and reads their
+  ``--benchmark-json``; those in :data:`UNTIMED` (too costly to time in the profile's budget)
+  run once with ``--benchmark-disable`` instead, so that they cannot rot;
+* ``kernel:*`` - a compiled kernel against its NumPy twin on a small problem, the two sides
+  alternating round by round (median of ``--rounds`` of each): the ratio falls when a kernel gets
+  slower;
 * ``study:*`` - a bundled study as a user runs it (``fesub STUDY ...`` in a fresh process, short
   configurations listed in :data:`STUDIES`) against the same command on a stored build of an
-  earlier commit (``benchmarks/history/BASELINE``: built once in place, in a cache folder, by
-  ``git worktree add`` and ``setup.py build_ext --inplace``): the ratio falls when a study gets
-  slower as a whole, wherever its time goes (the kind of regression a kernel benchmark misses).
+  earlier commit (``benchmarks/history/BASELINE``: built once in place, in a cache folder, from
+  ``git archive`` and ``setup.py build_ext --inplace``), alternating likewise: the ratio falls
+  when a study gets slower as a whole, wherever its time goes (the kind of regression a kernel
+  benchmark misses).
 
 The ratios of each machine are kept in ``benchmarks/history/<machine>.json`` (the machine named by
-its CPU and core count), with, for each ratio, the margin beyond which a drop below the median of
-its last three records is a regression. The
-margins come from the measured run-to-run spread (``calibrate``): twice the largest relative
-deviation from the median over the calibration runs, at least 20 % and at most 50 %.
+its CPU and core count), with, for each ratio, its measured run-to-run spread and the margin
+beyond which a drop below the median of its last three records is a regression. The margins come
+from the spread measured by ``calibrate`` (the largest relative deviation from the median over
+its runs): twice the spread, at least 20 %; a ratio whose margin would exceed 50 % is recorded
+and plotted but not judged (its noise alone moves it by a quarter). Ratios may appear and vanish
+(benchmarks are added, renamed, removed): a new ratio is recorded and judged once a calibration
+gives it a margin; a ratio on record that a run did not measure is reported, not a failure.
 
-    python benchmarks/track.py run            # the profile; compare with the last record
-    python benchmarks/track.py run --record   # ... and append it to the history
-    python benchmarks/track.py calibrate -n 3 # n runs: spreads, margins and a record
-    python benchmarks/track.py show           # the history of this machine
+    python benchmarks/track.py run --bench          # the profile; compare with the last record
+    python benchmarks/track.py run --bench --record # ... and append it to the history
+    python benchmarks/track.py calibrate --bench -n 3  # n runs: spreads, margins, a record
+    python benchmarks/track.py show                 # the history of this machine
 
-``run`` exits with status 1 when a ratio fell below ``reference * (1 - margin)``. CI runs it (the
-current package installed, the baseline from its cache); ``docs/performance.py`` plots the
-history.
+Without ``--bench`` only the kernels and studies run (``--bench-json FILE`` takes the
+benchmarks' ratios from a file written earlier by ``pytest benchmarks --benchmark-json FILE``).
+``run`` exits with status 1 when a judged ratio fell below ``reference * (1 - margin)``, 2 when a
+benchmark failed. CI runs ``run --bench`` (the current package installed, the baseline from its
+cache); ``docs/performance.py`` plots the history.
 """
 
 from __future__ import annotations
@@ -33,6 +45,7 @@ from __future__ import annotations
 import argparse
 import datetime as _dt
 import json
+import math
 import os
 import platform
 import re
@@ -230,13 +243,33 @@ def baseline_tree(commit: str, cache: Path | None = None) -> Path:
 
 
 def profile(rounds: int = 3, studies=None, kernels: bool = True, tree: Path | None = None,
-            log=print) -> dict:
-    """One run of the quick profile: ``{"ratios": {...}, "times": {...}, ...}``."""
+            bench=None, bench_json: Path | None = None, log=print) -> dict:
+    """One run of the quick profile: ``{"ratios": {...}, "times": {...}, ...}``.
+
+    ``bench``: ``None`` leaves the benchmarks out; ``"run"`` runs them first
+    (:func:`run_benchmarks`; their pytest-benchmark JSON kept at ``bench_json`` when given) and
+    takes every ``ratio_*`` they record (:func:`bench_ratios`); a path reads those ratios from a
+    JSON file written earlier."""
     import numpy as np  # noqa: F401 - the kernels' cases import it
 
     t_start = time.perf_counter()
     ratios, times, what = {}, {}, {}
     load0 = os.getloadavg()[0]
+    extra = {}
+    if bench is not None:
+        if bench == "run":
+            with tempfile.TemporaryDirectory(prefix="fesub-bench-") as tmp:
+                out = Path(bench_json) if bench_json else Path(tmp) / "benchmarks.json"
+                out.unlink(missing_ok=True)
+                status, secs = run_benchmarks(out, log=log)
+                extra.update(bench_status=status, bench_seconds=secs)
+                found = bench_ratios(out) if out.is_file() else ({}, {}, {})
+        else:
+            found = bench_ratios(Path(bench))
+        for got, into in zip(found, (ratios, what, times)):
+            into.update(got)
+        log(f"  {len(found[0])} ratios from the benchmarks"
+            + (f" ({extra['bench_seconds']:.0f} s)" if "bench_seconds" in extra else ""))
     if kernels:
         for name, desc, fast, base, work in _kernel_cases():
             fast(), base()  # warm: imports, caches
@@ -264,7 +297,102 @@ def profile(rounds: int = 3, studies=None, kernels: bool = True, tree: Path | No
             "commit": _git("rev-parse", "--short=10", "HEAD"), "baseline": commit,
             "rounds": rounds, "load_average": [load0, os.getloadavg()[0]],
             "seconds": time.perf_counter() - t_start, "ratios": ratios, "times": times,
-            "what": what}
+            "what": what, **extra}
+
+
+# ------------------------------------------------------------- the benchmarks' own ratios
+#: benchmarks that ``--bench`` runs once with ``--benchmark-disable`` (so that they cannot rot)
+#: instead of timing them: timed, each costs a large part of CI's budget or more (2-core machine,
+#: load 2-3; the cost is timed minus untimed). Their ratios are not tracked. Every other
+#: benchmark is timed: together about 20 s more than untimed (measured, 40 benchmarks).
+UNTIMED: dict[str, str] = {
+    "test_bench_nonsmooth.py::test_bench_basin_full_grid":
+        "timed 110 s + 95 s against 3.4 s + 2.9 s untimed (200 x 200 grid, 5 rounds)",
+    "test_bench_craig_bampton.py::test_craig_bampton_factored_vs_reference":
+        "timed > 280 s (stopped) against 1.0 s untimed (5 rounds of each reduction)",
+    "test_bench_contact.py::test_eigenvalue_loci_200_positions":
+        "timed > 5 min (stopped) against 0.3 s untimed (200 positions instead of 3)",
+    "test_bench_contact.py::test_transient_cost_per_step_vs_retained_modes":
+        "larger problems timed than untimed (4000 modes)",
+    "test_bench_basin.py": "200 x 200 grid and 5 rounds timed, 16 x 16 and 1 untimed",
+    "test_bench_contact_frf.py": "the paper's grid and 3 rounds timed, a small grid untimed",
+    "test_bench_contact_loci.py": "200 positions and 5 rounds timed, 10 and 1 untimed",
+    "test_bench_coulomb.py::test_bench_regime_map_2dof": "the full map timed, a subgrid untimed",
+    "test_bench_fe_solid.py": "the full mesh timed, 8 elements a side untimed; scikit-fem minutes",
+    "test_bench_nonsmooth.py::test_bench_basin_parallel": "200 x 200 grid timed",
+    "test_bench_study.py": "the default study 5 times and 4 variants timed (~30 s each)",
+    "test_bench_sweep.py": "40 x 40 map and 3 rounds timed, 6 x 6 and 1 untimed",
+    "test_bench_hbm.py::test_bench_beam_backbone_condensed":
+        "159 s untimed already (the full backbone 5 times); 4 more condensed rounds timed",
+}
+
+#: pytest-benchmark's own rounds for the benchmarks that call ``benchmark(fn)`` (those with
+#: explicit rounds keep theirs): a few rounds, a short budget each
+BENCH_OPTIONS = ["--benchmark-min-rounds=3", "--benchmark-max-time=0.2",
+                 "--benchmark-warmup=off", "--benchmark-sort=fullname"]
+
+
+def bench_key(fullname: str, label: str) -> str:
+    """``bench:<file>::<test>:<label>`` for the ratio ``ratio_<label>`` of a benchmark
+    (``benchmarks/test_bench_fe.py::test_bench_q4_assembly_500x200``, ``numpy_twin`` ->
+    ``bench:fe::test_bench_q4_assembly_500x200:numpy_twin``)."""
+    path, _, test = fullname.partition("::")
+    stem = Path(path).stem
+    stem = stem[len("test_bench_"):] if stem.startswith("test_bench_") else stem
+    return f"bench:{stem}::{test}:{label}"
+
+
+def bench_ratios(path: Path) -> tuple[dict, dict, dict]:
+    """Every ``ratio_<label>`` in the ``extra_info`` of a pytest-benchmark JSON file:
+    ``(ratios, what, times)`` keyed by :func:`bench_key` (``times``: the benchmark's median and
+    the baseline's, s, when recorded). Values that are not finite positive numbers are skipped."""
+    data = json.loads(Path(path).read_text())
+    ratios, what, times = {}, {}, {}
+    for b in data.get("benchmarks", []):
+        full = b.get("fullname") or b.get("name", "?")
+        info = b.get("extra_info") or {}
+        median = (b.get("stats") or {}).get("median")
+        for key, val in sorted(info.items()):
+            if not key.startswith("ratio_") or isinstance(val, bool):
+                continue
+            if not isinstance(val, (int, float)) or not math.isfinite(val) or val <= 0:
+                continue
+            label = key[len("ratio_"):]
+            name = bench_key(full, label)
+            ratios[name] = float(val)
+            what[name] = f"{full}, extra_info {key}"
+            times[name] = [median, info.get(f"baseline_{label}_median_s")]
+    return ratios, what, times
+
+
+def _pytest_env() -> dict:
+    env = dict(os.environ, OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1")
+    env.pop("PYTHONPATH", None)
+    if _checkout_built():  # the checkout with its kernels built in place, else the installed one
+        env["PYTHONPATH"] = str(ROOT)
+    return env
+
+
+def run_benchmarks(out: Path, log=print) -> tuple[int, float]:
+    """The benchmarks of ``benchmarks/``: timed (:data:`BENCH_OPTIONS`) with their JSON written
+    to ``out``, then those in :data:`UNTIMED` once with ``--benchmark-disable``. Returns the
+    worse pytest status and the seconds taken. pytest runs with ``python -P``: the checkout's
+    ``./fesub`` is imported only when its kernels are built in place."""
+    t0 = time.perf_counter()
+    base = [sys.executable, "-P", "-m", "pytest", "-q", "-p", "no:cacheprovider"]
+    # node ids relative to the repository root (pytest's rootdir: pyproject.toml), as --deselect
+    # compares them
+    untimed = [f"benchmarks/{n}" for n in UNTIMED]
+    timed = base + ["benchmarks", f"--benchmark-json={out}", *BENCH_OPTIONS]
+    timed += [a for n in untimed for a in ("--deselect", n)]
+    log(f"  benchmarks (timed): pytest benchmarks {' '.join(BENCH_OPTIONS)}")
+    status = subprocess.run(timed, cwd=str(ROOT), env=_pytest_env()).returncode
+    if untimed:
+        log(f"  benchmarks (once, untimed): {', '.join(UNTIMED)}")
+        st = subprocess.run(base + ["--benchmark-disable", *untimed], cwd=str(ROOT),
+                            env=_pytest_env()).returncode
+        status = status or st
+    return status, time.perf_counter() - t0
 
 
 def _git(*args) -> str | None:
@@ -289,31 +417,44 @@ def reference(hist: dict, last: int = 3) -> dict:
 def compare(run: dict, hist: dict) -> list[str]:
     """The regressions of ``run`` against the last recorded runs of ``hist``: a ratio below
     ``reference * (1 - margin)`` (:func:`reference`: the median of the last three records).
-    Ratios without a record or a margin are not judged."""
+    Ratios without a record or a margin (new, or too noisy to judge) are not judged; ratios
+    recorded but absent from ``run`` are not failures (:func:`missing` names them)."""
     if not hist.get("runs"):
         return []
     ref = reference(hist)
     out = []
     for name, value in run["ratios"].items():
-        if name not in ref or name not in hist.get("margins", {}):
+        m = hist.get("margins", {}).get(name)
+        if name not in ref or m is None:
             continue
-        floor = ref[name] * (1.0 - hist["margins"][name])
+        floor = ref[name] * (1.0 - m)
         if value < floor:
             out.append(f"{name}: {value:.3g}x against {ref[name]:.3g}x recorded "
-                       f"(floor {floor:.3g}x, margin {100 * hist['margins'][name]:.0f} %)")
+                       f"(floor {floor:.3g}x, margin {100 * m:.0f} %)")
     return out
 
 
+def missing(run: dict, hist: dict) -> list[str]:
+    """Ratios with a margin on record that ``run`` did not measure (a benchmark removed or
+    renamed, or left out of this run): reported, never a failure."""
+    return sorted(n for n, m in hist.get("margins", {}).items()
+                  if m is not None and n not in run["ratios"])
+
+
 def margins_from(runs: list[dict]) -> tuple[dict, dict]:
-    """Per ratio: the relative spread of the runs (largest deviation from the median, over the
-    median) and the margin chosen from it (twice the spread, within [10 %, 50 %])."""
+    """Per ratio measured in at least two of ``runs``: the relative spread (largest deviation
+    from the median, over the median) and the margin chosen from it: twice the spread, at least
+    ``MARGIN_MIN``; ``None`` (recorded, not judged) when that would exceed ``MARGIN_MAX``,
+    i.e. when the run-to-run noise alone moves the ratio by more than a quarter."""
     spread, margin = {}, {}
-    names = set.intersection(*(set(r["ratios"]) for r in runs)) if runs else set()
-    for name in sorted(names):
-        vals = [r["ratios"][name] for r in runs]
+    for name in sorted({k for r in runs for k in r["ratios"]}):
+        vals = [r["ratios"][name] for r in runs if name in r["ratios"]]
+        if len(vals) < 2:
+            continue
         med = statistics.median(vals)
         spread[name] = max(abs(v - med) for v in vals) / med
-        margin[name] = min(MARGIN_MAX, max(MARGIN_MIN, 2.0 * spread[name]))
+        m = max(MARGIN_MIN, 2.0 * spread[name])
+        margin[name] = m if m <= MARGIN_MAX else None
     return spread, margin
 
 
@@ -324,15 +465,26 @@ def _print_check(run, hist) -> int:
     bad = compare(run, hist)
     last = hist["runs"][-1]
     refs = reference(hist)
+    margins, spreads = hist.get("margins", {}), hist.get("spread", {})
     print(f"compared with the median of the last records (the last of {last['date']}, commit "
           f"{last.get('commit')}), machine {hist['machine']}:")
+    width = max([24] + [len(n) for n in run["ratios"]])
     for name, v in sorted(run["ratios"].items()):
-        ref, m = refs.get(name), hist["margins"].get(name)
-        status = "n/a" if ref is None or m is None else (
-            "REGRESSION" if v < ref * (1 - m) else "ok")
-        ref_s = "-" if ref is None else f"{ref:.2f}x"
+        ref, m = refs.get(name), margins.get(name)
+        if ref is None:
+            status = "new (recorded with --record; judged once calibrated)"
+        elif m is None:
+            sp = spreads.get(name)
+            status = ("not judged (spread " + (f"{100 * sp:.0f} %)" if sp is not None else
+                                               "not calibrated)"))
+        else:
+            status = "REGRESSION" if v < ref * (1 - m) else "ok"
+        ref_s = "-" if ref is None else f"{ref:.3g}x"
         m_s = "-" if m is None else f"{100 * m:.0f} %"
-        print(f"  {name:24s} {v:8.2f}x  last {ref_s:>8}  margin {m_s:>5}  {status}")
+        print(f"  {name:{width}s} {v:9.3g}x  last {ref_s:>8}  margin {m_s:>5}  {status}")
+    gone = missing(run, hist)
+    if gone:
+        print(f"not measured in this run ({len(gone)}; not a failure):\n  " + "\n  ".join(gone))
     if bad:
         print("performance regression beyond the margin:\n  " + "\n  ".join(bad))
         return 1
@@ -353,6 +505,12 @@ def main(argv=None) -> int:
                        help="a built source tree of the baseline commit (default: the cache)")
         p.add_argument("--machine", default=None, help="history file name (default: this CPU)")
         p.add_argument("--json", type=Path, default=None, help="also write the run(s) here")
+        p.add_argument("--bench", action="store_true",
+                       help="also run the benchmarks (pytest-benchmark, a few rounds) and track "
+                            "every ratio_* they record")
+        p.add_argument("--bench-json", type=Path, default=None,
+                       help="with --bench: keep their pytest-benchmark JSON here; without: "
+                            "take the benchmarks' ratios from this file")
     sub.choices["run"].add_argument("--record", action="store_true",
                                     help="append the run to the machine's history")
     sub.choices["calibrate"].add_argument("-n", type=int, default=3, help="runs (>= 2)")
@@ -363,8 +521,11 @@ def main(argv=None) -> int:
     if args.cmd == "show":
         print(json.dumps(hist, indent=1))
         return 0
+    if args.cmd == "calibrate" and args.bench_json and not args.bench:
+        ap.error("calibrate measures the spread of repeated runs: --bench-json needs --bench")
+    bench = "run" if args.bench else args.bench_json
     kw = dict(rounds=args.rounds, studies=args.studies, kernels=not args.no_kernels,
-              tree=args.baseline_tree)
+              tree=args.baseline_tree, bench=bench, bench_json=args.bench_json)
     print(f"quick profile on {hist['machine']} (load {os.getloadavg()[0]:.2f})", flush=True)
     if args.cmd == "run":
         run = profile(**kw)
@@ -373,6 +534,9 @@ def main(argv=None) -> int:
         if args.json:
             args.json.write_text(json.dumps(run, indent=1))
         status = _print_check(run, hist)
+        if run.get("bench_status"):
+            print(f"the benchmarks failed (pytest status {run['bench_status']})")
+            status = 2
         if args.record:
             hist["runs"].append(run)
             save_history(path, hist)
@@ -389,19 +553,21 @@ def main(argv=None) -> int:
             spread, margin = margins_from(runs)  # stopped early keeps what it measured
             hist["spread"], hist["margins"] = spread, margin
             hist["calibration"] = {"date": runs[-1]["date"], "runs": len(runs),
-                                   "ratios": {k: [r["ratios"][k] for r in runs] for k in spread},
+                                   "ratios": {k: [r["ratios"].get(k) for r in runs]
+                                              for k in spread},
                                    "seconds": [r["seconds"] for r in runs],
                                    "load_average": [r["load_average"] for r in runs]}
             # the calibration's runs are the record (a new calibration replaces the last one's)
             hist["runs"] = [r for r in hist["runs"] if not r.get("calibration")]
             hist["runs"] += [dict(r, calibration=True) for r in runs]
             save_history(path, hist)
+    width = max([24] + [len(k) for k in spread])
     for k in spread:
-        vals = ", ".join(f"{r['ratios'][k]:.2f}" for r in runs)
-        print(f"  {k:24s} spread {100 * spread[k]:5.1f} %  margin {100 * margin[k]:4.0f} %  "
-              f"({vals})")
+        vals = ", ".join(f"{r['ratios'][k]:.3g}" for r in runs if k in r["ratios"])
+        m_s = "not judged" if margin[k] is None else f"margin {100 * margin[k]:3.0f} %"
+        print(f"  {k:{width}s} spread {100 * spread[k]:5.1f} %  {m_s}  ({vals})")
     print(f"margins written to {path}")
-    return 0
+    return 2 if any(r.get("bench_status") for r in runs) else 0
 
 
 if __name__ == "__main__":

@@ -14,9 +14,12 @@ from __future__ import annotations
 
 import json
 import os
+import statistics
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+#: the smallest margin benchmarks/track.py gives a ratio (its MARGIN_MIN)
+MARGIN_FLOOR = 0.20
 
 
 def find_json() -> Path | None:
@@ -104,18 +107,38 @@ def write_history(path: Path, fig_dir: Path) -> None:
         if not runs:
             continue
         names = sorted({k for r in runs for k in r["ratios"]})
-        fig, ax = plt.subplots(figsize=(8.0, 4.5))
+        own = [n for n in names if not n.startswith("bench:")]
+        bench = [n for n in names if n.startswith("bench:")]
         x = list(range(1, len(runs) + 1))
-        for name in names:
+        fig, axes = plt.subplots(2 if bench else 1, 1, figsize=(8.0, 8.0 if bench else 4.5),
+                                 squeeze=False, sharex=True)
+        ax = axes[0, 0]
+        for name in own:
             y = [r["ratios"].get(name, float("nan")) for r in runs]
             ax.plot(x, y, marker="o", label=name)
         ax.set_yscale("log")
-        ax.set_xlabel("recorded run [-] (oldest first)")
         ax.set_ylabel("ratio to the in-run baseline [-]")
-        ax.set_title(f"Quick profile on {hist['machine']}")
-        ax.set_xticks(x)
+        ax.set_title(f"Quick profile on {hist['machine']}: kernels and studies")
         ax.grid(True, which="both", alpha=0.3)
-        ax.legend(fontsize=7, ncol=2, loc="best")
+        if own:
+            ax.legend(fontsize=7, ncol=2, loc="best")
+        if bench:
+            # dozens of ratios of very different sizes: each over its own median on record, so
+            # that a drop reads the same for all of them
+            ax = axes[1, 0]
+            for name in bench:
+                vals = [r["ratios"].get(name, float("nan")) for r in runs]
+                med = statistics.median(v for v in vals if v == v)
+                ax.plot(x, [v / med for v in vals], marker=".", lw=0.8, alpha=0.7)
+            ax.axhspan(1.0 - MARGIN_FLOOR, 1.0 + MARGIN_FLOOR, color="0.85", zorder=0,
+                       label=f"the narrowest margin ({100 * MARGIN_FLOOR:.0f} %)")
+            ax.set_yscale("log")
+            ax.set_ylabel("ratio over its median on record [-]")
+            ax.set_title(f"the {len(bench)} ratios the benchmarks record (ratio_* in extra_info)")
+            ax.grid(True, which="both", alpha=0.3)
+            ax.legend(fontsize=7, loc="lower left")
+        axes[-1, 0].set_xlabel("recorded run [-] (oldest first)")
+        axes[-1, 0].set_xticks(x)
         png = fig_dir / f"performance_history_{f.stem}.png"
         fig.savefig(png, dpi=110, bbox_inches="tight")
         plt.close(fig)
@@ -130,9 +153,17 @@ def write_history(path: Path, fig_dir: Path) -> None:
         for name in names:
             m, sp = hist.get("margins", {}).get(name), hist.get("spread", {}).get(name)
             v = last["ratios"].get(name)
-            lines += [f"   * - ``{name}``", f"     - {last.get('what', {}).get(name, '')}",
-                      f"     - {_fmt(v) + 'x' if v is not None else 'n/a'}",
+            what = next((r["what"][name] for r in reversed(runs)
+                         if name in r.get("what", {})), "")
+            if name.startswith("bench:") and what:
+                what = f"``{what}``"  # a pytest node id: literal text
+            if m is not None:
+                m_s = f"{100 * m:.0f} %"
+            else:
+                m_s = "not judged" if sp is not None else "not calibrated"
+            lines += [f"   * - ``{name}``", f"     - {what}",
+                      f"     - {_fmt(v) + 'x' if v is not None else 'not in the last run'}",
                       f"     - {f'{100 * sp:.1f} %' if sp is not None else 'n/a'}",
-                      f"     - {f'{100 * m:.0f} %' if m is not None else 'n/a'}"]
+                      f"     - {m_s}"]
         lines.append("")
     path.write_text("\n".join(lines) + "\n")

@@ -30,8 +30,13 @@ def test_margins_are_twice_the_spread_within_bounds(track):
     assert spread["a"] == pytest.approx(0.2 / 10.0)       # largest deviation from the median 10
     assert margin["a"] == track.MARGIN_MIN                # 4 % doubled is below the floor
     assert spread["b"] == pytest.approx(0.8 / 2.2)
-    assert margin["b"] == track.MARGIN_MAX                # 73 % is above the cap
+    assert margin["b"] is None                            # 73 % is above the cap: not judged
     assert spread["c"] == 0.0 and margin["c"] == track.MARGIN_MIN
+    # a ratio measured in only some runs: its spread from those; in one run only: none
+    runs[1]["ratios"]["d"], runs[2]["ratios"]["d"], runs[2]["ratios"]["e"] = 3.0, 3.3, 1.0
+    spread, margin = track.margins_from(runs)
+    assert spread["d"] == pytest.approx(0.15 / 3.15) and margin["d"] == track.MARGIN_MIN
+    assert "e" not in spread and "e" not in margin
 
 
 def test_only_a_drop_beyond_the_margin_fails(track):
@@ -41,6 +46,12 @@ def test_only_a_drop_beyond_the_margin_fails(track):
     bad = track.compare({"ratios": {"a": 7.9, "b": 4.0}}, hist)
     assert len(bad) == 1 and bad[0].startswith("a:")
     assert track.compare({"ratios": {"a": 1.0}}, {"machine": "m", "margins": {}, "runs": []}) == []
+    # a ratio too noisy to judge (margin None) never fails; one gone from the run is reported
+    hist["margins"]["b"] = None
+    assert track.compare({"ratios": {"a": 9.0, "b": 0.1}}, hist) == []
+    hist["margins"]["b"] = 0.2
+    assert track.compare({"ratios": {"b": 4.0}}, hist) == []
+    assert track.missing({"ratios": {"b": 4.0}}, hist) == ["a"]
     # the reference is the median of the last three records: one low record does not lower it
     hist["runs"] += [{"ratios": {"a": 12.0}}, {"ratios": {"a": 2.0}}]
     assert track.reference(hist)["a"] == 10.0
@@ -72,3 +83,73 @@ def test_a_slowed_kernel_fails_the_check_and_the_unchanged_one_passes(track, mon
     monkeypatch.setattr(k, "batch_rk4", slowed)
     bad = track.compare(measure(), hist)
     assert len(bad) == 1 and bad[0].startswith(name)
+
+
+BENCH_FILE = """
+def test_sum(benchmark, ratio_to):
+    benchmark(sum, range(2000))
+    ratio_to("python_loop", lambda: [i for i in range(2000)], rounds=3)
+    benchmark.extra_info["ratio_flag"] = True  # not a number: skipped
+
+
+def test_no_ratio(benchmark):
+    benchmark(sum, range(10))
+"""
+
+
+def _bench_json(tmp_path, track, body=BENCH_FILE, name="test_bench_toy.py"):
+    """A pytest-benchmark JSON written by the real ``ratio_to`` fixture (benchmarks/conftest.py)
+    on a toy benchmark, timed with the profile's own options."""
+    import shutil
+    import subprocess
+    import sys
+
+    d = tmp_path / name.removesuffix(".py")
+    d.mkdir()
+    shutil.copy(ROOT / "benchmarks" / "conftest.py", d / "conftest.py")
+    (d / name).write_text(body)
+    out = tmp_path / f"{name}.json"
+    proc = subprocess.run([sys.executable, "-m", "pytest", str(d), "-q", "-p", "no:cacheprovider",
+                           f"--benchmark-json={out}", *track.BENCH_OPTIONS],
+                          cwd=str(tmp_path), capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stdout[-2000:]
+    return out
+
+
+def test_every_ratio_a_benchmark_records_is_harvested(track, tmp_path):
+    import json
+
+    out = _bench_json(tmp_path, track)
+    ratios, what, times = track.bench_ratios(out)
+    assert list(ratios) == ["bench:toy::test_sum:python_loop"]
+    info = next(b for b in json.loads(out.read_text())["benchmarks"]
+                if b["name"] == "test_sum")["extra_info"]
+    # the value the fixture computed: the baseline's median over the benchmark's median
+    assert ratios["bench:toy::test_sum:python_loop"] == info["ratio_python_loop"]
+    assert times["bench:toy::test_sum:python_loop"][1] == info["baseline_python_loop_median_s"]
+    assert track.bench_key("benchmarks/test_bench_fe.py::test_q4[tri]", "numpy_twin") == \
+        "bench:fe::test_q4[tri]:numpy_twin"
+
+
+def test_ratios_may_appear_and_vanish_between_runs(track, tmp_path, monkeypatch, capsys):
+    """A benchmark that disappears is reported, not a failure; a new one starts its history
+    (recorded, not judged until a calibration gives it a margin)."""
+    monkeypatch.setattr(track, "HISTORY", tmp_path / "history")
+    first = _bench_json(tmp_path, track)
+    second = _bench_json(tmp_path, track, BENCH_FILE.replace("test_sum", "test_total"),
+                         name="test_bench_other.py")
+    argv = ["--no-kernels", "--studies", "--machine", "toy", "--record"]
+    assert track.main(["run", "--bench-json", str(first), *argv]) == 0
+    hist = track.load_history(track.history_path("toy"))
+    old = "bench:toy::test_sum:python_loop"
+    assert list(hist["runs"][-1]["ratios"]) == [old]
+    hist["margins"], hist["spread"] = {old: 0.5}, {old: 0.1}
+    track.save_history(track.history_path("toy"), hist)
+    capsys.readouterr()
+    assert track.main(["run", "--bench-json", str(second), *argv]) == 0
+    out = capsys.readouterr().out
+    new = "bench:other::test_total:python_loop"
+    assert "not measured in this run (1; not a failure)" in out and old in out
+    assert new in out and "new (recorded" in out
+    hist = track.load_history(track.history_path("toy"))
+    assert [list(r["ratios"]) for r in hist["runs"]] == [[old], [new]]
