@@ -329,7 +329,8 @@ UNTIMED: dict[str, str] = {
 #: pytest-benchmark's own rounds for the benchmarks that call ``benchmark(fn)`` (those with
 #: explicit rounds keep theirs): a few rounds, a short budget each
 BENCH_OPTIONS = ["--benchmark-min-rounds=3", "--benchmark-max-time=0.2",
-                 "--benchmark-warmup=off", "--benchmark-sort=fullname"]
+                 "--benchmark-warmup=off", "--benchmark-sort=fullname",
+                 "--benchmark-columns=median,iqr,rounds"]
 
 
 def bench_key(fullname: str, label: str) -> str:
@@ -516,6 +517,8 @@ def main(argv=None) -> int:
     sub.choices["calibrate"].add_argument("-n", type=int, default=3, help="runs (>= 2)")
     sub.add_parser("show").add_argument("--machine", default=None)
     args = ap.parse_args(argv)
+    if _checkout_built() and str(ROOT) not in sys.path:
+        sys.path.insert(0, str(ROOT))  # the checkout, kernels built in place, as the studies run it
     path = history_path(args.machine)
     hist = load_history(path)
     if args.cmd == "show":

@@ -126,10 +126,14 @@ def write_history(path: Path, fig_dir: Path) -> None:
             # dozens of ratios of very different sizes: each over its own median on record, so
             # that a drop reads the same for all of them
             ax = axes[1, 0]
+            lo, hi = 0.5, 2.0
             for name in bench:
                 vals = [r["ratios"].get(name, float("nan")) for r in runs]
                 med = statistics.median(v for v in vals if v == v)
-                ax.plot(x, [v / med for v in vals], marker=".", lw=0.8, alpha=0.7)
+                rel = [v / med for v in vals]
+                lo, hi = min([lo] + [v for v in rel if v == v]), max([hi] + [v for v in rel if v == v])
+                ax.plot(x, rel, marker=".", lw=0.8, alpha=0.7)
+            ax.set_ylim(lo / 1.1, hi * 1.1)
             ax.axhspan(1.0 - MARGIN_FLOOR, 1.0 + MARGIN_FLOOR, color="0.85", zorder=0,
                        label=f"the narrowest margin ({100 * MARGIN_FLOOR:.0f} %)")
             ax.set_yscale("log")
