@@ -380,7 +380,8 @@ def run_benchmarks(out: Path, log=print) -> tuple[int, float]:
     worse pytest status and the seconds taken. pytest runs with ``python -P``: the checkout's
     ``./fesub`` is imported only when its kernels are built in place."""
     t0 = time.perf_counter()
-    base = [sys.executable, "-P", "-m", "pytest", "-q", "-p", "no:cacheprovider"]
+    base = [sys.executable, "-P", "-m", "pytest", "-q", "-p", "no:cacheprovider",
+            f"--rootdir={ROOT}"]
     # node ids relative to the repository root (pytest's rootdir: pyproject.toml), as --deselect
     # compares them
     untimed = [f"benchmarks/{n}" for n in UNTIMED]

@@ -153,3 +153,34 @@ def test_ratios_may_appear_and_vanish_between_runs(track, tmp_path, monkeypatch,
     assert new in out and "new (recorded" in out
     hist = track.load_history(track.history_path("toy"))
     assert [list(r["ratios"]) for r in hist["runs"]] == [[old], [new]]
+
+
+def test_the_costly_benchmarks_run_once_untimed_the_others_timed(track, tmp_path, monkeypatch):
+    """``--bench``: every benchmark timed with the profile's options and its ratios read, except
+    those in UNTIMED, which run once with --benchmark-disable (so that they cannot rot) and are
+    left out of the JSON; a failing benchmark makes the status non-zero."""
+    import json
+    import shutil
+
+    root = tmp_path / "repo"
+    (root / "benchmarks").mkdir(parents=True)
+    shutil.copy(ROOT / "benchmarks" / "conftest.py", root / "benchmarks" / "conftest.py")
+    (root / "benchmarks" / "test_bench_toy.py").write_text(BENCH_FILE)
+    marker = root / "ran_untimed"
+    (root / "benchmarks" / "test_bench_costly.py").write_text(
+        "import pathlib\n\n\ndef test_costly(benchmark, ratio_to):\n"
+        "    benchmark(sum, range(10))\n"
+        "    ratio_to('x', sum, range(100))\n"
+        f"    pathlib.Path({str(marker)!r}).write_text(str(benchmark.disabled))\n")
+    monkeypatch.setattr(track, "ROOT", root)
+    monkeypatch.setattr(track, "HERE", root / "benchmarks")
+    monkeypatch.setattr(track, "UNTIMED", {"test_bench_costly.py": "a test"})
+    out = tmp_path / "b.json"
+    status, _ = track.run_benchmarks(out, log=lambda *a: None)
+    assert status == 0
+    assert marker.read_text() == "True"   # ran, untimed
+    names = [b["name"] for b in json.loads(out.read_text())["benchmarks"]]
+    assert sorted(names) == ["test_no_ratio", "test_sum"]
+    assert list(track.bench_ratios(out)[0]) == ["bench:toy::test_sum:python_loop"]
+    (root / "benchmarks" / "test_bench_costly.py").write_text("def test_costly():\n    assert 0\n")
+    assert track.run_benchmarks(out, log=lambda *a: None)[0] != 0
