@@ -14,22 +14,20 @@ from setuptools.command.build_ext import build_ext
 REQUIRE = os.environ.get("FESUB_REQUIRE_EXT", "0") not in ("", "0", "false", "no")
 
 
-# the sliding-contact march spends its time in dot products over the modal coordinates; letting
-# the compiler reassociate those sums (no NaN/Inf semantics are changed) vectorises them
-_EXTRA_FLAGS = {"fesub._core.contact": ["-fassociative-math", "-fno-signed-zeros", "-fno-trapping-math"]}
-# the friction-contact sweep is the same dot products and updates over the coordinates
-_EXTRA_FLAGS["fesub._core.friction_lcp"] = _EXTRA_FLAGS["fesub._core.contact"]
-# the multibody march: the same sweeps (shared with friction_lcp) and modal predictor
-_EXTRA_FLAGS["fesub._core.multibody"] = _EXTRA_FLAGS["fesub._core.contact"]
+# the contact engine's march spends its time in dot products over the modal coordinates and the
+# sweeps of the friction-contact problem; letting the compiler reassociate those sums (no NaN/Inf
+# semantics are changed) vectorises them
+_REASSOCIATE = ["-fassociative-math", "-fno-signed-zeros", "-fno-trapping-math"]
+_EXTRA_FLAGS = {"fesub._core.friction_lcp": _REASSOCIATE, "fesub._core.multibody": _REASSOCIATE}
 # FESUB_NATIVE=1: tune the contact march for the building machine's CPU (AVX2/FMA/...); the
 # binary then runs only on machines like it, so wheels and CI build without it
 if os.environ.get("FESUB_NATIVE", "0") not in ("", "0", "false", "no"):
-    _EXTRA_FLAGS["fesub._core.contact"] = _EXTRA_FLAGS["fesub._core.contact"] + ["-march=native"]
+    _EXTRA_FLAGS["fesub._core.multibody"] = _REASSOCIATE + ["-march=native"]
 
 
 # kernels whose inner loops vectorise are compiled once more for each wider x86-64 instruction
 # set; fesub._backend imports the widest variant the running CPU has (FESUB_ISA overrides)
-_ISA_KERNELS = ("contact", "coulomb", "freeplay", "friction_lcp", "multibody")
+_ISA_KERNELS = ("coulomb", "freeplay", "friction_lcp", "multibody")
 _ISA_FLAGS = {
     "avx2": ["-mavx2", "-mfma"],
     "avx512": ["-mavx2", "-mfma", "-mavx512f", "-mavx512dq", "-mavx512vl", "-mavx512bw"],

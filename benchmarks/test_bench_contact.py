@@ -27,8 +27,8 @@ def system():
 
 
 def test_transient_compiled_vs_numpy_twin(benchmark, goal, system):
-    """mu = 0.3, 0.05 s simulated (about 2e5 steps): compiled modal kernel vs its NumPy twin, per
-    step of the march.
+    """mu = 0.3, 0.05 s simulated (about 2e5 steps): the contact engine's compiled kernel vs its
+    NumPy twin, per step of the march.
 
     Five rounds of each, alternated (a twin round before each compiled round, so that both sides
     see the same load of a shared machine); the twin runs a 100x shorter piece (the first 2050 of
@@ -70,40 +70,6 @@ def test_transient_compiled_vs_numpy_twin(benchmark, goal, system):
     goal("ratio_numpy_twin_per_step", 250.0, value=twin / compiled, higher=True)
     # one core: the march is one nogil loop, and the tests/CI run with one BLAS thread
     goal("extrapolated_full_run_s", 10.0, value=3.13 / duration * res.steps * compiled)
-
-
-@pytest.mark.parametrize("n_modes", [250, 1000, 4000])
-def test_transient_cost_per_step_vs_retained_modes(benchmark, system, n_modes):
-    """Per-step cost of the compiled march against the number of retained modal coordinates
-    (expected: linear). The benchmark system is padded with extra target modes that carry no
-    motion at the contact (zero rows) and lie below the highest frequency, so the physics and
-    the time step are unchanged while every per-step loop runs over n_modes coordinates."""
-    from fesub.contact.sliding.march import march_modal
-    import copy
-
-    if benchmark.disabled and n_modes > 250:
-        pytest.skip("size sweep measured only when benchmarking")
-    S = copy.copy(system)
-    n1 = S.Phi1.shape[1]
-    extra = max(0, n_modes - n1 - S.Phi2.shape[1])
-    S.w2_2 = np.r_[S.w2_2, np.linspace(S.w2_2[1], S.w2_2.max(), extra)]
-    S.Phi2 = np.hstack([S.Phi2, np.zeros((S.Phi2.shape[0], extra))])
-    h = 0.9 * S.critical_step()
-    w1, q2, _ = S.static_state(0.1, 0.03)
-    n_steps = 20_000
-    rough = np.zeros(n_steps)
-
-    def run():
-        with _backend.use("compiled"):
-            return march_modal(S, h, n_steps, 100, w1, q2, rough, 0.03, 0.1, 1.0, False, n_steps)
-
-    out = benchmark.pedantic(run, rounds=3, iterations=1)
-    assert out[2] == n_steps
-    if not benchmark.disabled:
-        benchmark.extra_info.update(n_modal=n1 + S.Phi2.shape[1],
-                                    us_per_step=1e6 * benchmark.stats.stats.median / n_steps,
-                                    ns_per_step_per_mode=1e9 * benchmark.stats.stats.median
-                                    / n_steps / (n1 + S.Phi2.shape[1]))
 
 
 def test_local_vs_brute_force_search(benchmark, ratio_to):

@@ -1,109 +1,111 @@
-"""Multibody contact stepper (its compiled kernel loop): cost against the two-body sliding core
-on the same problem (one slave node of the beam-on-beam benchmark; goal: at most 5 % slower,
-with the fixed and per-step costs of both; and the study's rough transient), its growth with the number of contact
-nodes (an FE block pressed on the ground with 11 and 41 bottom nodes), and its growth with the
-number of ACTIVE nodes alone (1, 10, 50, 200 closed nodes of a bed whose 400 modes stay fixed)."""
+"""Contact engine (its compiled kernel loop): the beam-on-beam study's sliding transient against
+the same transient of an earlier build, whose ``fesub.contact.simulate`` marched the seed paper's
+two-body sliding core (goal: not slower per step; the fixed and per-step costs of both), its growth
+with the number of contact nodes (an FE block pressed on the ground with 11 and 41 bottom nodes),
+and its growth with the number of ACTIVE nodes alone (1, 10, 50, 200 closed nodes of a bed whose
+400 modes stay fixed).
+
+The earlier build is a source tree with its kernels built in place: ``FESUB_BENCH_BASELINE_TREE``,
+else the stored build of ``benchmarks/history/BASELINE`` that ``benchmarks/track.py`` keeps in
+its cache (``FESUB_BASELINE_CACHE`` or ``~/.cache/fesub-baseline``); without one the comparison
+is skipped. Both sides run the same script in a fresh process, alternating.
+"""
 
 from __future__ import annotations
 
-import time
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
 
 import numpy as np
+import pytest
 
-from fesub.contact import Body, ContactInterface, MultibodyModel, simulate, simulate_multibody
+from fesub.contact import Body, ContactInterface, MultibodyModel, simulate_multibody
 from fesub.fe import PlaneStress, rectangle
-from fesub.models import beam_on_beam as bb
 from fesub.substructure import Substructure
 
 N_STEPS = 2000
 
+HERE = Path(__file__).resolve().parent
 
-def _beam_on_beam(mu=0.3, vx=0.03):
-    """(two-body system, the same as a multibody model, its initial state, time step in s)."""
-    m = bb.build()
-    model, initial, h = bb.multibody_model(m, mu=mu, vx=vx)
-    return bb.contact_system(m), model, initial, h
-
-
-#: steps of the long runs that separate the fixed cost of a call from the cost per step
-N_LONG = 20_000
-
-
-def _fixed_and_per_step(runs, h):
-    """{name: (fixed cost in s, cost per step in s)} of each ``fn(duration=k h)`` in ``runs``: the
-    shortest of 5 interleaved calls of one step, and the shortest march times (``wall_time`` of
-    the results: the set-up before the march, such as the core's static state, left out) of 1 and
-    N_LONG steps (the least disturbed on a shared machine, every function under the same
-    disturbances)."""
-    call = dict.fromkeys(runs, np.inf)
-    march = {(name, k): np.inf for name in runs for k in (1, N_LONG)}
-    for _ in range(5):
-        for (name, k) in march:
-            t0 = time.perf_counter()
-            res = runs[name](duration=k * h)
-            if k == 1:
-                call[name] = min(call[name], time.perf_counter() - t0)
-            march[name, k] = min(march[name, k], res.wall_time)
-    return {name: (call[name], (march[name, N_LONG] - march[name, 1]) / (N_LONG - 1)) for name in runs}
-
-
-def test_one_node_against_the_two_body_core(benchmark, ratio_to, goal):
-    """The general stepper without the work accounts (the core keeps none: the same outputs)
-    against the core; its cost per step with them is recorded beside."""
-    S, model, initial, h = _beam_on_beam()
-    res = benchmark.pedantic(simulate_multibody, args=(model,),
-                             kwargs=dict(duration=N_STEPS * h, h=h, initial=initial, accounts=False), rounds=7,
-                             warmup_rounds=1)
-    assert res.steps == N_STEPS and np.all(res.nodes["state"] == 2)  # slip+ throughout
-    r = ratio_to("two_body_core", simulate, S, mu=0.3, duration=N_STEPS * h, h=h, fs_out=1 / h, vx=0.03, rounds=7)
-    benchmark.extra_info.update(steps=N_STEPS, modes=model.n_modes, loop=res.info["loop"], backend=res.backend)
-    if r is not None:
-        # the same run (set-up, march, outputs every step) in the general stepper's kernel loop
-        # and in the two-body core: goal at most 5 % slower than the core (ratio >= 0.95)
-        goal("ratio_two_body_core", 0.95, value=r, higher=True)
-        # where the time goes: the fixed cost of a call (the core solves its static state, the
-        # general stepper takes the initial state given) and the cost per step of each; the
-        # same 5 % goal on the cost per step alone, and the run length where the two are equal
-        cost = _fixed_and_per_step({
-            "general": lambda duration: simulate_multibody(model, duration=duration, h=h, initial=initial,
-                                                           accounts=False),
-            "with_accounts": lambda duration: simulate_multibody(model, duration=duration, h=h, initial=initial),
-            "core": lambda duration: simulate(S, mu=0.3, duration=duration, h=h, fs_out=1 / h, vx=0.03)}, h)
-        (fixed, step), (cfixed, cstep) = cost["general"], cost["core"]
-        benchmark.extra_info.update(general_fixed_s=fixed, general_per_step_s=step, core_fixed_s=cfixed,
-                                    core_per_step_s=cstep, with_accounts_per_step_s=cost["with_accounts"][1])
-        if step > cstep:
-            benchmark.extra_info["steps_where_equal"] = (fixed - cfixed) / (cstep - step)
-        goal("per_step_ratio_two_body_core", 0.95, value=cstep / step, higher=True)
-
-
-def test_study_transient_against_the_two_body_core(benchmark, ratio_to, goal):
-    """The beam-on-beam study's transient (roughness 0.5 % of Fy, output at 50 kHz) on the general
-    stepper (:func:`fesub.models.beam_on_beam.transient`: the roughness a force series, the
-    tolerance 1e-20 m, the node's problem in closed form, no work accounts) against the core's
-    ``simulate``: the cost per step
-    (march times of 0.005 s and 0.05 s, best of 3 interleaved) and its ratio (goal as above)."""
-    m = bb.build()
-    S = bb.contact_system(m)
-    p = m.params
-    kw = dict(mu=0.3, fs_out=50_000.0, roughness_std=p.roughness * p.Fy, roughness_band=p.roughness_band, seed=0)
-    res = benchmark.pedantic(bb.transient, args=(m,), kwargs=dict(duration=0.005, system=S, **kw), rounds=3)
-    assert res.status == "completed"
-    ratio_to("two_body_core", simulate, S, duration=0.005, vx=p.vx, rounds=3, **kw)  # whole calls
-    best = {}
+#: the transient, timed in a fresh process: the march time (``wall_time``: the step loop, not the
+#: set-up) of a short and a long run, best of 3 interleaved; the cost per step is their difference
+#: over the steps between them (the fixed cost of a march cancels), the fixed cost the short
+#: run's time less its steps at that cost
+_SCRIPT = """
+import json, sys
+from fesub.contact import simulate
+from fesub.parallel import single_thread_blas
+m = bb.build(); S = bb.contact_system(m); p = m.params
+rough = sys.argv[1] == "rough"
+kw = dict(mu=0.3, vx=p.vx, fs_out=50_000.0 if rough else 1.0 / (0.9 * S.critical_step()),
+          roughness_std=p.roughness * p.Fy if rough else 0.0, roughness_band=p.roughness_band, seed=0)
+if not rough:
+    kw["h"] = 0.9 * S.critical_step()
+best = {}
+with single_thread_blas():
     for _ in range(3):
-        for dur in (0.005, 0.05):
-            for name, fn in (("general", lambda: bb.transient(m, duration=dur, system=S, **kw)),
-                             ("core", lambda: simulate(S, duration=dur, vx=p.vx, **kw))):
-                r = fn()
-                best[name, dur] = min(best.get((name, dur), (np.inf, 0)), (r.wall_time, r.steps))
-    step = {}
-    for name in ("general", "core"):
-        (t1, n1), (t2, n2) = best[name, 0.005], best[name, 0.05]
-        step[name] = (t2 - t1) / (n2 - n1)
-    benchmark.extra_info.update(general_per_step_s=step["general"], core_per_step_s=step["core"],
-                                steps=res.steps, backend=res.backend)
-    goal("study_per_step_ratio_two_body_core", 0.95, value=step["core"] / step["general"], higher=True)
+        for dur in (float(sys.argv[2]), float(sys.argv[3])):
+            r = simulate(S, duration=dur, **kw)
+            assert r.status == "completed", r.status
+            best[dur] = min(best.get(dur, (1e9, 0)), (r.wall_time, r.steps))
+(t1, n1), (t2, n2) = sorted(best.values(), key=lambda x: x[1])
+step = (t2 - t1) / (n2 - n1)
+print(json.dumps({"per_step_s": step, "fixed_s": t1 - n1 * step, "steps": n2}))
+"""
+
+
+def _baseline_tree() -> Path | None:
+    """The earlier build to compare with (a source tree with its kernels built), or None."""
+    given = os.environ.get("FESUB_BENCH_BASELINE_TREE")
+    if given:
+        return Path(given)
+    rev = (HERE / "history" / "BASELINE").read_text().strip()
+    cache = Path(os.environ.get("FESUB_BASELINE_CACHE") or Path.home() / ".cache" / "fesub-baseline")
+    tree = cache / rev[:12]
+    return tree if any((tree / "fesub" / "_core").glob("multibody*.so")) else None
+
+
+def _timed(tree, case, short, long):
+    """Run :data:`_SCRIPT` for ``case`` ('rough' or 'smooth') with the package of ``tree`` (None:
+    the one this run imports) in a fresh process; returns its record."""
+    env = dict(os.environ, OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1")
+    env.pop("FESUB_BACKEND", None)
+    import fesub
+
+    env["PYTHONPATH"] = str(tree if tree is not None else Path(fesub.__file__).resolve().parent.parent)
+    out = subprocess.run([sys.executable, "-c", _SCRIPT, case, str(short), str(long)], env=env, cwd=str(HERE),
+                         capture_output=True, text=True, check=True)
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+@pytest.mark.parametrize("case", ["rough", "smooth"])
+def test_study_transient_against_the_earlier_two_body_core(benchmark, goal, case):
+    """The study's rough transient (roughness 0.5 % of Fy, output at 50 kHz) and a smooth one with
+    an output at every step, on the engine, against the same calls of the earlier build (its
+    two-body sliding core): cost per step (goal: ratio earlier / engine >= 0.95, at most 5 %
+    slower) and fixed cost of a march, medians of 3 alternating processes."""
+    tree = _baseline_tree()
+    short, long = (0.005, 0.05) if not benchmark.disabled else (0.0005, 0.001)
+    if tree is None or benchmark.disabled:
+        rec = benchmark.pedantic(_timed, args=(None, case, short, long), rounds=1, iterations=1)
+        benchmark.extra_info.update(engine_per_step_s=rec["per_step_s"], baseline="none")
+        return
+    new, old = [], []
+
+    def engine():
+        new.append(_timed(None, case, short, long))
+
+    benchmark.pedantic(engine, setup=lambda: old.append(_timed(tree, case, short, long)), rounds=3, iterations=1)
+    step_new = float(np.median([r["per_step_s"] for r in new]))
+    step_old = float(np.median([r["per_step_s"] for r in old]))
+    benchmark.extra_info.update(
+        baseline=str(tree), steps=new[0]["steps"], engine_per_step_s=step_new, earlier_core_per_step_s=step_old,
+        engine_fixed_s=float(np.median([r["fixed_s"] for r in new])),
+        earlier_core_fixed_s=float(np.median([r["fixed_s"] for r in old])), load_average=os.getloadavg())
+    goal("ratio_earlier_two_body_core_per_step", 0.95, value=step_old / step_new, higher=True)
 
 
 def _block(nx):

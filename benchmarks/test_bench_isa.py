@@ -1,6 +1,6 @@
-"""The default build's instruction-set choice: the contact march with the build the running CPU
-gets (the widest it runs) against the baseline x86-64 build, in the same run (the ratio to the
-NumPy twin is in test_bench_contact.py)."""
+"""The default build's instruction-set choice: the sliding transient on the contact engine with
+the build the running CPU gets (the widest it runs) against the baseline x86-64 build, in the same
+run (the ratio to the NumPy twin is in test_bench_contact.py)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from fesub.contact import simulate
 from fesub.models import beam_on_beam as bb
 from fesub.parallel import single_thread_blas
 
-pytestmark = pytest.mark.skipif(not _backend.compiled_available("contact"),
+pytestmark = pytest.mark.skipif(not _backend.compiled_available("multibody"),
                                 reason="compiled kernels not built")
 
 
@@ -20,11 +20,11 @@ def system():
     return bb.contact_system(bb.build())
 
 
-def test_contact_march_widest_build_vs_baseline_and_twin(benchmark, ratio_to, goal, system,
+def test_sliding_transient_widest_build_vs_baseline(benchmark, ratio_to, goal, system,
                                                         monkeypatch):
     """mu = 0.3, 0.05 s simulated (about 2e5 steps) with the build chosen at import."""
     duration = 1e-3 if benchmark.disabled else 0.05
-    level = _backend.isa("contact")
+    level = _backend.isa("multibody")
 
     def march():  # one BLAS thread: see test_bench_contact.test_transient_compiled_vs_numpy_twin
         with single_thread_blas(), _backend.use("compiled"):

@@ -7,9 +7,6 @@ pool of as many worker processes as the machine has cores. Baselines in the same
 
 * the same study in one process (``--jobs 1``: every part one after the other, the same numbers),
   whose ratio says what the pool brings on this machine;
-* the same study with its transients on the contact engine (``--stepper multibody``), whose
-  ratio to the default (the two-body sliding march; goal <= 1) says what the engine would cost
-  the study;
 * the same study with the eigenvalue analyses on a 120-mode Ritz basis and a dense ``eig`` per
   position (``--basis-modes 120``, the default before the exact loci by the secular roots), whose
   ratio says what the exact loci bring;
@@ -86,14 +83,6 @@ def test_bench_default_study(benchmark, goal, tmp_path):
         # what the exact loci bring within today's study (the 3x goal is against the earlier
         # version as a whole, below)
         benchmark.extra_info["ratio_ritz_basis_study"] = t_ritz / benchmark.stats.stats.median
-
-    # the same study with its transients on the contact engine (``--stepper multibody``) against
-    # the default (the two-body sliding march): goal ratio <= 1, the engine no slower in the
-    # study as a user runs it
-    t_engine, _ = _run_study(tmp_path / "engine_stepper", [*extra, "--stepper", "multibody"])
-    benchmark.extra_info["engine_stepper_study_s"] = t_engine
-    if not benchmark.disabled:
-        goal("ratio_engine_stepper_study", 1.0, value=t_engine / benchmark.stats.stats.median)
 
     # baseline: an earlier version of the package (a source tree with its kernels built in place,
     # e.g. ``git worktree add /tmp/old REV && cd /tmp/old && python setup.py build_ext --inplace``)

@@ -247,20 +247,27 @@ def test_transient_crossing_the_band_bursts_only_with_deformed_rows(bench):
     What the noise drives into the band differs from one realisation to the next (the peak ratio
     of single seeds ranges from 2 to 15), so the amplification is read from the mean peak of 8
     seeds (mean ~9 measured; its relative standard error ~20 %): the factor 5 asked is half the
-    predicted amplification. Every deformed burst peaks just after the band."""
+    predicted amplification. Every deformed burst peaks just after the band.
+
+    The undeformed rows are marched by the contact engine's Python step loop (its compiled loop
+    takes the frame from the deformed geometry only), about 1 ms a step: they run on the model
+    truncated at 50 kHz (34 modes, a 28x larger stable step; the band's 10.6 kHz is far below the
+    cut-off) and for 4 seeds, whose response (decaying: nothing to amplify) varies less."""
     from scipy.signal import butter, sosfiltfilt
 
     from fesub.contact import simulate
 
     vx, s0, s1, fs = 0.03, 0.0925, 0.0950, 100_000.0
     st = D.sliding_state(bench, s0, MU, vx=vx)
-    view = translated(bench, st.shift)
+    view = {"deformed": translated(bench, st.shift),
+            "undeformed": translated(contact_system(build(), modal_cutoff_hz=50e3), st.shift)}
     sos = butter(4, [10_000, 11_200], btype="band", fs=fs, output="sos")
-    init = {"deformed": st.split(bench), "undeformed": view.static_state(MU, vx, 1.0, geometry="undeformed")[:2]}
+    init = {"deformed": st.split(bench),
+            "undeformed": view["undeformed"].static_state(MU, vx, 1.0, geometry="undeformed")[:2]}
     peak = {"deformed": [], "undeformed": []}
     for seed in range(8):
-        for geo in ("deformed", "undeformed"):
-            r = simulate(view, mu=MU, duration=(s1 - s0) / vx, vx=vx, fs_out=fs, roughness_std=0.005 * 0.4,
+        for geo in ("deformed", "undeformed") if seed < 4 else ("deformed",):
+            r = simulate(view[geo], mu=MU, duration=(s1 - s0) / vx, vx=vx, fs_out=fs, roughness_std=0.005 * 0.4,
                          seed=seed, initial=init[geo], geometry=geo)
             assert r.status == "completed"
             b = sosfiltfilt(sos, r.signals["a_T_y"])
@@ -269,8 +276,8 @@ def test_transient_crossing_the_band_bursts_only_with_deformed_rows(bench):
             inside = (x > 0.0933) & (x < 0.0943)  # the band and the 0.5 mm after it (the burst decays there)
             peak[geo].append((rms[inside].max(), x[inside][np.argmax(rms[inside])]))
     (d, xd), (u, _) = (np.array(peak[g]).T for g in ("deformed", "undeformed"))
-    print(f"10-11.2 kHz RMS of a_T_y, mean peak of 8 seeds: deformed {d.mean():.3g} m/s^2, "
-          f"undeformed {u.mean():.3g} m/s^2")
+    print(f"10-11.2 kHz RMS of a_T_y, mean peak: deformed {d.mean():.3g} m/s^2 (8 seeds), "
+          f"undeformed {u.mean():.3g} m/s^2 (4 seeds)")
     assert d.mean() > 5 * u.mean()
     assert np.all((0.0934 <= xd) & (xd <= 0.0942))
 

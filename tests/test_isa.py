@@ -14,7 +14,7 @@ import fesub
 from fesub import _backend
 from fesub.errors import BackendError
 
-VARIANT_KERNELS = ("contact", "coulomb", "freeplay", "friction_lcp")
+VARIANT_KERNELS = ("coulomb", "freeplay", "friction_lcp", "multibody")
 
 
 def _levels():
@@ -32,7 +32,7 @@ def _levels():
     return out
 
 
-pytestmark = pytest.mark.skipif(not _backend.compiled_available("contact"),
+pytestmark = pytest.mark.skipif(not _backend.compiled_available("multibody"),
                                 reason="compiled kernels not built")
 
 
@@ -44,7 +44,7 @@ def test_the_widest_level_the_cpu_runs_is_chosen():
     assert _backend.isa("fe") == "baseline"
     info = fesub.show_config(file=open(os.devnull, "w"))
     assert info["cpu_isa"] == _backend.isa_levels()
-    assert levels[-1] in info["kernels"]["contact"]["reason"]
+    assert levels[-1] in info["kernels"]["multibody"]["reason"]
 
 
 def test_wider_builds_exist_where_the_cpu_has_them():
@@ -59,11 +59,11 @@ def test_bad_or_unsupported_level_is_refused(monkeypatch):
     missing = [lvl for lvl in _backend.ISA_LEVELS if lvl not in _backend.isa_levels()]
     monkeypatch.setenv("FESUB_ISA", "sse9")
     with pytest.raises(BackendError, match="FESUB_ISA must be"):
-        _backend.kernels("contact")
+        _backend.kernels("multibody")
     if missing:
         monkeypatch.setenv("FESUB_ISA", missing[-1])
         with pytest.raises(BackendError, match="this CPU runs only"):
-            _backend.kernels("contact")
+            _backend.kernels("multibody")
 
 
 def _each_level(monkeypatch, run):
@@ -87,7 +87,7 @@ def contact_system():
     return bb.contact_system(bb.build())
 
 
-def test_contact_march_same_numbers_at_every_level(monkeypatch, contact_system):
+def test_sliding_transient_same_numbers_at_every_level(monkeypatch, contact_system):
     from fesub.contact import simulate
 
     h = 0.9 * contact_system.critical_step()

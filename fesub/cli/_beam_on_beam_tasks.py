@@ -62,16 +62,14 @@ class SystemRef:
         return _SYSTEMS[self.key]
 
 
-def simulate_case(ref, mu, roughness_std, duration, fs_out, p, seed, progress=False, stepper="core"):
+def simulate_case(ref, mu, roughness_std, duration, fs_out, p, seed, progress=False):
     """One transient case: friction coefficient ``mu`` (1), roughness force std (N), ``duration``
-    (s), output rate ``fs_out`` (Hz), model parameters ``p``, noise ``seed``, on the two-body
-    sliding march (``stepper='core'``) or the contact engine (``'multibody'``); the result records
-    the load (N)."""
+    (s), output rate ``fs_out`` (Hz), model parameters ``p``, noise ``seed``, on the contact
+    engine; the result records the load (N)."""
     from ..contact.sliding.transient import simulate
 
     res = simulate(ref.get(), mu=mu, duration=duration, vx=p.vx, fs_out=fs_out, roughness_std=roughness_std,
-                   roughness_band=p.roughness_band, seed=seed, progress=progress,
-                   formulation="multibody" if stepper == "multibody" else "modal")
+                   roughness_band=p.roughness_band, seed=seed, progress=progress)
     res.info["load_N"] = float(p.Fy)
     return res
 

@@ -86,10 +86,6 @@ def add_arguments(p) -> None:
                    help="basis of the eigenvalue analyses: 'all' (every mode of the reduced model, exact) "
                         "or the N lowest frictionless coupled modes [-] (a Ritz approximation, slower); "
                         "the summary says up to which frequency the loci are complete")
-    g.add_argument("--stepper", choices=("core", "multibody"), default="core",
-                   help="time stepper of the transients: 'core' (default: the two-body sliding march) or "
-                        "'multibody' (the contact engine, any number of bodies and nodes; the same numbers "
-                        "to round-off)")
     add_common(p, STUDY, jobs=True, jobs_default=None)
 
 
@@ -133,7 +129,7 @@ def _study(args) -> int:
     n_basis = None if args.basis_modes == "all" else int(args.basis_modes)
     # what changes the numbers of a part (the case selection only chooses which parts are made)
     params = {"refine": args.refine, "loci_step_m": args.loci_step, "basis_modes": args.basis_modes,
-              "duration_s": args.duration, "seed": args.seed, "stepper": args.stepper}
+              "duration_s": args.duration, "seed": args.seed}
     d = StudyDir(args.out, STUDY, params, overwrite=args.overwrite, figures=not args.no_figures,
                  quiet=args.quiet)
     progress = not args.quiet
@@ -252,7 +248,7 @@ def _submit_transients(d, args, p, ref, pool, progress):
         std = p.roughness * p.Fy if rough else 0.0
         d.say(f"transient {name}: {dur:g} s")
         pending[name] = (m, rough, d.submit(pool, f"transient_{name}", tasks.simulate_case, ref, m, std, dur,
-                                            FS_OUT, p, args.seed, progress, args.stepper))
+                                            FS_OUT, p, args.seed, progress))
     return cases, dur, pending
 
 
@@ -502,7 +498,7 @@ def _summary(args, model, n_basis, eig, cases, dur, transients, checks, tdfrf_re
         "s0": (p.s0, "m"), "roughness_std": (p.roughness * p.Fy, "N"), "seed": (args.seed, None),
         "duration": (dur if cases else None, "s"), "fs_out": (FS_OUT, "Hz"),
         "loci_step": (args.loci_step, "m"), "basis_modes": (args.basis_modes, None),
-        "refine": (bool(args.refine), None), "stepper": (args.stepper, None)}
+        "refine": (bool(args.refine), None)}
     details = {"model": _model_record(model), "parameters": p.to_dict(), "refined": bool(args.refine),
                "eigen": eig["record"], "transients": transients, "paper_checks": checks, "tdfrf": tdfrf_rec,
                "mode_shapes": modes}

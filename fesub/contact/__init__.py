@@ -1,8 +1,9 @@
 """Sliding frictional contact between substructures.
 
 Any number of reduced bodies whose contact nodes stick, slip and separate, marched by one
-forward-increment engine; the seed paper's sliding system (a slider driven along a target, one
-slave node) with its transient and its stability analyses, undeformed and deformed. The package
+forward-increment engine (``engine``); the seed paper's sliding system (a slider driven along a
+target, one slave node), a model on that engine, with its transient and its stability analyses,
+undeformed and deformed. The package
 face (``fesub.contact.NAME``) is the two systems, their transients and the contact geometry; the
 analyses are imported from their modules.
 
@@ -14,11 +15,13 @@ Subpackages, by what a user does:
 ``engine``        the contact engine: :class:`Body`, :class:`MultibodyModel` (``bodies``; driven
                   bodies marched relative to their drives' quasi-static motion),
                   :class:`ContactInterface`, :class:`TiedInterface` (``interfaces``),
-                  :func:`simulate_multibody` (``stepper``; ``driver`` its compiled step loop),
+                  :func:`simulate_multibody` (``stepper``; ``contacts`` the per-step state of an
+                  interface: search, rows, close of the step; ``driver`` its compiled step loop),
                   :class:`ContactRunResult` (``results``), figures of a run (``plots``: contact
                   states, node forces, friction against drag and time, energy balance)
 ``sliding``       the seed paper's system: :class:`SlidingContactSystem` (``system``), its
-                  transient :func:`simulate` (``transient``, over ``march``), its figures (``plots``)
+                  transient :func:`simulate` (``transient``, a model on the engine), its
+                  figures (``plots``)
 ``analyses``      linearised sliding states: eigenvalue loci, maps and critical mu (``eigen``),
                   secular roots (``secular``), the primal projection (``primal``), the deformed
                   state (``deformed``), perturbations (``perturb``), FRFs at a frozen position

@@ -287,8 +287,7 @@ def transient(model: BeamOnBeam, *, mu: float, duration: float, vx: float | None
               fs_out: float = 50_000.0, roughness_std: float = 0.0, roughness_band=None, seed=0,
               h: float | None = None, progress: bool = False, system=None, loop: str = "auto"):
     """The sliding transient of the study on the contact engine: :func:`fesub.contact.simulate`
-    with ``formulation='multibody'`` on :func:`contact_system` (the model's sliding velocity and
-    roughness band by default).
+    on :func:`contact_system` (the model's sliding velocity and roughness band by default).
 
     Parameters
     ----------
@@ -323,7 +322,7 @@ def transient(model: BeamOnBeam, *, mu: float, duration: float, vx: float | None
     fesub.contact.TransientResult
         Signals 't', 'lambda', 'x_contact', 'v_t', 'gap', 'segment', 'f_x', 'f_y' and u, v, a of
         C_x, C_y (relative to the rigid motion vx t) and T_y; status 'completed', 'stick',
-        'detachment', 'off_surface' or 'interrupted'; ``formulation='multibody'``.
+        'detachment', 'off_surface' or 'interrupted'.
     """
     from ..contact.sliding.transient import simulate
 
@@ -331,7 +330,7 @@ def transient(model: BeamOnBeam, *, mu: float, duration: float, vx: float | None
     S = contact_system(model) if system is None else system
     return simulate(S, mu=mu, duration=duration, vx=p.vx if vx is None else vx, h=h, fs_out=fs_out,
                     roughness_std=roughness_std, roughness_band=p.roughness_band if roughness_band is None
-                    else roughness_band, seed=seed, formulation="multibody", progress=progress, loop=loop)
+                    else roughness_band, seed=seed, progress=progress, loop=loop)
 
 
 if __name__ == "__main__":  # regenerate the bundled meshes: python -m fesub.models.beam_on_beam [DIR]

@@ -4,9 +4,13 @@ marched by forward increments (central differences, the frictional contact probl
 ================  =================================================================================
 ``bodies``        :class:`Body` (matrices, Substructure or Craig-Bampton; prescribed motion, loads)
                   and :class:`MultibodyModel` (bodies in their free modes, tied bodies assembled,
-                  driven bodies marched relative to their drives' quasi-static motion)
-``interfaces``    :class:`ContactInterface` (slave nodes on master segments, Coulomb friction) and
-                  :class:`TiedInterface` (bonded nodes)
+                  driven bodies marched relative to their drives' quasi-static motion, an
+                  optional modal cut-off)
+``nodes``         :class:`~.nodes.NodeRows`: node displacements over the modal coordinates
+``interfaces``    :class:`ContactInterface` (slave nodes on master segments, Coulomb friction, the
+                  frame's geometry) and :class:`TiedInterface` (bonded nodes)
+``contacts``      :class:`~.contacts.InterfaceState`: an interface in a step (search in the
+                  deformed, undeformed or frozen frame, rows, close of the step)
 ``stepper``       :func:`simulate_multibody`: the step loop, over the friction-contact kernel
 ``driver``        the step loop in chunks of the compiled ``multibody`` kernel (the default)
 ``results``       :class:`ContactRunResult`: per-node forces, gaps, slips, states, channels, energies

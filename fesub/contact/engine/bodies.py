@@ -26,12 +26,13 @@ import numpy as np
 import scipy.linalg as sla
 import scipy.sparse as sp
 
-from ...errors import ModelError, ParameterError
+from ...errors import ModelError, ParameterError, check_positive
 from ..geometry import SegmentSet
 from .checks import call_checked, check_definite, check_interface, check_modal_forces
 from .interfaces import ContactInterface, TiedInterface
+from .nodes import NodeRows
 
-__all__ = ["Body", "MultibodyModel", "NodeRows"]
+__all__ = ["Body", "MultibodyModel"]
 
 
 def _dense(name, A, n=None):
@@ -181,8 +182,8 @@ class Body:
         damping the substructure's Rayleigh damping. Nodes whose x and y DOFs are boundary (or
         clamped) DOFs can be in interfaces. ``prescribed`` (values as in :class:`Body`),
         ``loads`` (dict model DOF -> force in N, constant) and ``outputs`` (name -> model DOF)
-        name model DOFs; ``loads`` may instead be a callable ``t -> (n_q,)`` of generalised forces
-        over q (N; ``cb.project(f)`` of a full load vector)."""
+        name model DOFs; ``loads`` may instead be an (n_q,) array of constant generalised forces
+        over q or a callable ``t -> (n_q,)`` of them (N; ``cb.project(f)`` of a full load vector)."""
         sub = cb.substructure
         if sub is None:
             raise ModelError("the Craig-Bampton model must be built from a Substructure")
@@ -196,8 +197,9 @@ class Body:
             nd[~kept, c] = -1
             for i in np.flatnonzero(kept):
                 nd[i, c] = qpos.get(int(j[i]), -2)
-        f = loads if callable(loads) else None
-        if loads and not callable(loads):
+        given = callable(loads) or isinstance(loads, np.ndarray)
+        f = loads if given else None
+        if not given and loads:
             f = np.zeros(cb.n_dofs)
             for d, v in loads.items():
                 f[cb.coordinate_index([d])[0]] += float(v)
@@ -205,72 +207,6 @@ class Body:
         outs = {k: int(cb.coordinate_index([d])[0]) for k, d in (outputs or {}).items()}
         return cls(cb.Mr, cb.Kr, sub.mesh.points[:, :2], nd, cb.rayleigh(sub.alpha, sub.beta), name=name or sub.name,
                    prescribed=pres, loads=f, outputs=outs)
-
-
-class NodeRows:
-    """Displacement of chosen nodes of one body over the stacked modal coordinates.
-
-    ``u(node) = R[node] @ eta[cols] + sum_d P_d[node] @ u_d`` with R (k, 2, n_group) the modal
-    rows of the node components that are free and, for every body d of the group with
-    prescribed coordinates (``drivers``, the body itself or a body tied to it), P_d (k, 2, p_d)
-    the node's part of their quasi-static motion: the selection of its own prescribed
-    components plus ``R Xi_d`` for its free ones (see :meth:`MultibodyModel._quasi_static`)."""
-
-    def __init__(self, model, b: int, nodes):
-        body = model.bodies[b]
-        nodes = np.asarray(nodes, dtype=np.int64)
-        if nodes.min() < 0 or nodes.max() >= body.X.shape[0]:
-            raise ModelError(f"body {body.name!r}: node index outside 0..{body.X.shape[0] - 1}")
-        nd = body.node_dofs[nodes]
-        if np.any(nd == -2):
-            bad = nodes[np.any(nd == -2, axis=1)][:5]
-            where = "; ".join(f"node {int(i)} at ({body.X[i, 0]:.6g}, {body.X[i, 1]:.6g}) m" for i in bad)
-            raise ModelError(f"body {body.name!r}: nodes without an x/y coordinate in the model ({where}): interior "
-                             f"DOFs of a reduced model cannot be in an interface; keep the x and y DOFs of these "
-                             f"nodes as boundary DOFs of the Craig-Bampton reduction")
-        self.nodes, self.X = nodes, body.X[nodes]
-        self.cols = model.cols[b]
-        Tb = model.T_body[b]  # (n_free_b, n_group)
-        fpos = {int(k): i for i, k in enumerate(body.f_idx)}
-        ppos = {int(k): i for i, k in enumerate(body.p_idx)}
-        self.R = np.zeros((nodes.size, 2, Tb.shape[1]))
-        P = np.zeros((nodes.size, 2, body.p_idx.size))
-        for i in range(nodes.size):
-            for c in range(2):
-                k = int(nd[i, c])
-                if k in fpos:
-                    self.R[i, c] = Tb[fpos[k]]
-                elif k in ppos:
-                    P[i, c, ppos[k]] = 1.0
-        # the same rows as one (2k, n) matrix each: one matrix-vector product per call
-        self._R2 = self.R.reshape(2 * nodes.size, -1)
-        #: (body d, (2k, p_d) matrix) of every body whose prescribed motion moves these nodes
-        self.drivers = []
-        for d in model.drivers[model.group_of[b]]:
-            P2 = P.reshape(2 * nodes.size, -1).copy() if d == b else np.zeros((2 * nodes.size,
-                                                                                model.bodies[d].p_idx.size))
-            if model.Xi[d] is not None:
-                P2 += self._R2 @ model.Xi[d]
-            self.drivers.append((d, P2))
-
-    def free(self, eta) -> np.ndarray:
-        """(k, 2) displacement (m) from the modal coordinates."""
-        return (self._R2 @ eta[self.cols]).reshape(-1, 2)
-
-    def driven(self, ups) -> np.ndarray:
-        """(k, 2) displacement (m) of the quasi-static motion from the prescribed displacements
-        ``ups[d]`` of every body d (over its ``p_idx``); (times, k, 2) from arrays of shape (times,
-        prescribed coordinates), in one matrix product per driving body. Linear: velocities
-        give velocities."""
-        out = None
-        for d, P2 in self.drivers:
-            up = np.asarray(ups[d])
-            x = up @ P2.T if up.ndim == 2 else P2 @ up
-            out = x if out is None else out + x
-        if out is None:
-            shape = (np.asarray(ups[0]).shape[0],) if ups and np.asarray(ups[0]).ndim == 2 else ()
-            return np.zeros(shape + (self.nodes.size, 2))
-        return out.reshape(out.shape[:-1] + (-1, 2))
 
 
 class MultibodyModel:
@@ -286,6 +222,10 @@ class MultibodyModel:
     ties : sequence of :class:`~fesub.contact.interface.TiedInterface`, optional
         Bonded node pairs (equal displacements, m); tied bodies are assembled into one group
         whose free modes are computed together. Default none.
+    modal_cutoff_hz : float, optional
+        Keep only the free modes of each group at or below this frequency (Hz; rigid-body modes
+        are always kept): an approximation that enlarges the stable step and loses the
+        high-frequency content. Default: every mode.
 
     Attributes
     ----------
@@ -298,8 +238,11 @@ class MultibodyModel:
         the body's free coordinates.
     """
 
-    def __init__(self, bodies, interfaces=(), ties=()):
+    def __init__(self, bodies, interfaces=(), ties=(), *, modal_cutoff_hz: float | None = None):
         self.bodies = list(bodies)
+        if modal_cutoff_hz is not None:
+            modal_cutoff_hz = check_positive("modal_cutoff_hz (Hz)", modal_cutoff_hz)
+        self.modal_cutoff_hz = modal_cutoff_hz
         if not self.bodies or not all(isinstance(b, Body) for b in self.bodies):
             raise ParameterError("bodies must be a non-empty sequence of Body objects")
         names = [b.name for b in self.bodies]
@@ -371,6 +314,9 @@ class MultibodyModel:
         self.groups = self._groups()
         nb = len(self.bodies)
         self.cols, self.T_body = [None] * nb, [None] * nb
+        #: with a modal cut-off that dropped modes: every body's map from its group's full modal
+        #: coordinates, and their squared frequencies (for the exact quasi-static motion)
+        self._full = None
         w2s, Cms, start = [], [], 0
         for members in self.groups:
             offset, n = {}, 0
@@ -388,6 +334,14 @@ class MultibodyModel:
             if n:
                 w2, phi = sla.eigh(Kc, Mc)
                 w2 = check_definite(names, Mc, Kc, w2)
+                if self.modal_cutoff_hz is not None:
+                    keep = np.sqrt(w2) <= 2 * np.pi * self.modal_cutoff_hz
+                    if not keep.all():
+                        self._full = self._full or {}
+                        Tf = L @ phi
+                        for b in members:
+                            self._full[b] = (Tf[offset[b]:offset[b] + self.bodies[b].f_idx.size], w2)
+                    w2, phi = w2[keep], phi[:, keep]
             else:
                 w2, phi = np.zeros(0), np.zeros((0, 0))
             T = L @ phi
@@ -436,6 +390,36 @@ class MultibodyModel:
             Gk = self.T_body[b].T @ body.K[np.ix_(body.f_idx, body.p_idx)]
             inv = np.divide(1.0, w2, out=np.zeros_like(w2), where=w2 > 0)
             self.Xi[b] = -inv[:, None] * Gk
+        # with dropped modes, T xi is the quasi-static motion truncated to the kept modes (for a
+        # rigid drag, not the rigid motion): the displacements use the motion of all the modes,
+        # S[b][d] (free coordinates of b per prescribed coordinate of d); the kept modes' share
+        # of it is still Xi (the forcing of the marched coordinates is unchanged)
+        self.S_free = None
+        if self._full is not None:
+            self.S_free = [dict() for _ in self.bodies]
+            for g, ds in enumerate(self.drivers):
+                for d in ds:
+                    body = self.bodies[d]
+                    if not body.f_idx.size or d not in self._full:
+                        continue
+                    Td, w2f = self._full[d]
+                    inv = np.divide(1.0, w2f, out=np.zeros_like(w2f), where=w2f > 0)
+                    xi_full = -inv[:, None] * (Td.T @ body.K[np.ix_(body.f_idx, body.p_idx)])
+                    for b in self.groups[g]:
+                        self.S_free[b][d] = self._full[b][0] @ xi_full
+
+    def static_rows(self, b: int, d: int, rows=None, select=None) -> np.ndarray | None:
+        """Displacements of body ``b``'s free coordinates in the quasi-static motion per unit
+        prescribed displacement of body ``d`` (None when ``d`` drives nothing free): ``rows @
+        Xi[d]`` for modal rows ``rows`` (default ``T_body[b]``) of the coordinates ``select``
+        (indices among ``b``'s free coordinates), or, with dropped modes, the motion of all
+        the modes at those coordinates."""
+        if self.Xi[d] is None:
+            return None
+        if self.S_free is not None and d in self.S_free[b]:
+            S = self.S_free[b][d]
+            return S if select is None else S[select]
+        return (self.T_body[b] if rows is None else rows) @ self.Xi[d]
 
     def quasi_static(self, g: int, ups) -> np.ndarray:
         """Modal coordinates ``xi`` (m per unit modal mass) of group ``g``'s quasi-static motion
@@ -463,7 +447,12 @@ class MultibodyModel:
             for b in self.groups[g]:
                 body = self.bodies[b]
                 q = np.zeros(shape + (body.n,))
-                if xi is not None and body.f_idx.size:
+                if self.S_free is not None and body.f_idx.size:
+                    for d in ds:
+                        Sd = self.static_rows(b, d)
+                        if Sd is not None:
+                            q[..., body.f_idx] += np.asarray(ups[d]) @ Sd.T
+                elif xi is not None and body.f_idx.size:
                     q[..., body.f_idx] = xi @ self.T_body[b].T
                 if body.p_idx.size:
                     q[..., body.p_idx] = ups[b]
@@ -480,7 +469,7 @@ class MultibodyModel:
             slave, master = NodeRows(self, s, itf.slave_nodes), NodeRows(self, m, mnodes)
             self.contacts.append({"interface": itf, "slave_body": s, "master_body": m, "slave": slave,
                                   "master": master, "segments": segs, "surface": SegmentSet(master.X, segs),
-                                  "mu": itf.mu})
+                                  "mu": itf.mu, "geometry": itf.geometry})
             check_interface(self, self.contacts[-1], len(self.contacts) - 1)
 
     # ------------------------------------------------------------------ dynamics helpers
@@ -588,11 +577,17 @@ class MultibodyModel:
         body = self.bodies[b]
         q = np.zeros(body.n)
         e = np.array(eta[self.cols[b]], dtype=float)
-        xi = self.quasi_static(self.group_of[b], [x.motion(t)[0] if x.p_idx.size else np.zeros(0)
-                                                  for x in self.bodies])
+        ups = [x.motion(t)[0] if x.p_idx.size else np.zeros(0) for x in self.bodies]
+        g = self.group_of[b]
+        xi = None if self.S_free is not None else self.quasi_static(g, ups)
         if xi is not None:
             e += xi
         q[body.f_idx] = self.T_body[b] @ e
+        if self.S_free is not None:
+            for d in self.drivers[g]:
+                Sd = self.static_rows(b, d)
+                if Sd is not None:
+                    q[body.f_idx] += Sd @ ups[d]
         if body.p_idx.size:
             q[body.p_idx] = body.motion(t)[0]
         return q

@@ -73,6 +73,9 @@ def unsupported(model) -> str | None:
     """
     if not model.damping_diagonal:
         return "the modal damping matrix is not diagonal"
+    for c in model.contacts:
+        if c["geometry"] != "deformed":
+            return f"an interface takes its contact frame from the {c['geometry']} geometry"
     return None
 
 
@@ -192,8 +195,14 @@ class _Plan:
         return fs, sds, mds, s, stopped
 
 
+def monitor_state(model, eta_prev, eta, steps, h):
+    """The dict a ``monitor`` of :func:`simulate_multibody` receives (copies of the state)."""
+    return {"eta_prev": eta_prev.copy(), "eta": eta.copy(), "steps": int(steps), "t": steps * h, "h": h,
+            "model": model}
+
+
 def march_chunks(model, h, n_steps, dec, tol, max_iter, on_stick, eta, eta_prev, out, ch, chans, info, bar,
-                 series, blocks, accounts=True):
+                 series, blocks, accounts=True, monitor=None, fixed_chunk=None, states0=None):
     """March the whole run in chunks of the kernel, filling the output arrays in place.
 
     Parameters
@@ -221,6 +230,12 @@ def march_chunks(model, h, n_steps, dec, tol, max_iter, on_stick, eta, eta_prev,
     bar : tqdm progress bar.
     accounts : bool
         Accumulate the work accounts (False: their energies are NaN; the motion is the same).
+    monitor : callable or None
+        Called after every chunk that did not stop the run with the state (``stepper.monitor_state``).
+    fixed_chunk : int or None
+        Steps per chunk; None: the schedule below.
+    states0 : (m,) int array or None
+        State codes of the slave nodes before the first step (None: open).
 
     Returns
     -------
@@ -235,7 +250,7 @@ def march_chunks(model, h, n_steps, dec, tol, max_iter, on_stick, eta, eta_prev,
     free = [(k, c) for k, c in enumerate(chans) if c[3] is not None]
     orow = np.zeros((len(free), nm))
     owin = np.zeros((len(free), 2), np.int64)
-    for r, (_, (_, _, cols, row, _)) in enumerate(free):
+    for r, (_, (_, _, cols, row, _, _)) in enumerate(free):
         orow[r, cols], owin[r] = row, (cols.start, cols.stop)
     o_geo, o_energy, o_chan = blocks["geometry"], blocks["energies"], blocks["channels"]
     xrow, xwin, xval = series if series is not None else (np.zeros((0, nm)), np.zeros((0, 2), np.int64),
@@ -243,7 +258,7 @@ def march_chunks(model, h, n_steps, dec, tol, max_iter, on_stick, eta, eta_prev,
     hint = plan.node_segs[:, 0].copy()
     off = np.ones(m, np.int64)
     lam = np.zeros((m, 2))
-    code = np.zeros(m, np.int64)
+    code = np.zeros(m, np.int64) if states0 is None else np.array(states0, np.int64)
     changes = np.zeros(m, np.int64)
     acc = np.zeros(4)
     nd, nl = K.work_sizes(nm, m, ma.X.shape[0], plan.n_itf)
@@ -259,7 +274,7 @@ def march_chunks(model, h, n_steps, dec, tol, max_iter, on_stick, eta, eta_prev,
     sampled = plan.sample_force or plan.sample_drive
     most = max(_CHUNK_MIN, min(_CHUNK_MAX, _chunk_cap(model),
                                _SAMPLES // max(nm, 1) if sampled else _CHUNK_MAX))
-    chunk = min(_CHUNK, most)
+    chunk = min(_CHUNK, most) if fixed_chunk is None else fixed_chunk
     done, j, reason, stop = 0, 0, 0, False
     codes = {1: "stick", 2: "lift_off", 3: "not_converged", 4: "off_surface"}
     try:
@@ -277,7 +292,10 @@ def march_chunks(model, h, n_steps, dec, tol, max_iter, on_stick, eta, eta_prev,
             # one statement: an interrupt after the kernel keeps the chunk's counters together
             done, j, reason = done + int(status[0]), j + int(status[2]), int(status[1])
             bar.update(int(status[0]))
-            chunk = min(most, 2 * chunk)  # a fixed schedule: see _CHUNK
+            if fixed_chunk is None:
+                chunk = min(most, 2 * chunk)  # a fixed schedule: see _CHUNK
+            if monitor is not None and reason == 0 and status[0]:
+                monitor(monitor_state(model, eta_prev, eta, done, h))
     except KeyboardInterrupt:  # between chunks: what was marched is kept
         stop = True
     status_name = codes.get(reason, "interrupted" if stop else "completed")
@@ -286,7 +304,7 @@ def march_chunks(model, h, n_steps, dec, tol, max_iter, on_stick, eta, eta_prev,
     steps_at = np.arange(j) * dec
     if reason in (1, 2) and j:
         steps_at[-1] = done - 1  # the stopping step was recorded off the decimation grid
-    for name, body, cols, row, pj in chans:
+    for name, body, cols, row, pj, _ in chans:
         if row is None:
             for k, n in enumerate(steps_at):
                 ch[f"u_{name}"][k], ch[f"v_{name}"][k], ch[f"a_{name}"][k] = body.motion(n * h)[:, pj]

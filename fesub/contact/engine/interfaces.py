@@ -55,9 +55,16 @@ class ContactInterface:
         Coulomb friction coefficient (>= 0), one for all slave nodes or one per node.
     name : str, optional
         Label of the interface in results.
+    geometry : 'deformed' (default), 'undeformed' or 'frozen'
+        Where the contact frame (segment, alpha, n, t) is taken: at the predicted deformed
+        positions every step; at the positions of the drives' motion alone (undeformed bodies
+        moved by their prescribed motion: a linear, time-varying constraint); or the frame of the
+        initial configuration held (see :mod:`fesub.contact.engine.contacts`). The last two run
+        in the Python step loop.
     """
 
-    def __init__(self, slave_body, slave_nodes, master_body, master_segments, mu=0.0, *, name: str | None = None):
+    def __init__(self, slave_body, slave_nodes, master_body, master_segments, mu=0.0, *, name: str | None = None,
+                 geometry: str = "deformed"):
         self.slave_body, self.master_body = slave_body, master_body
         self.slave_nodes = _node_array("slave_nodes", slave_nodes)
         segs = np.asarray(master_segments)
@@ -76,6 +83,9 @@ class ContactInterface:
                                  f"({self.slave_nodes.size}), got {mu!r}")
         self.mu = mu
         self.name = name
+        if geometry not in ("deformed", "undeformed", "frozen"):
+            raise ParameterError(f"geometry must be 'deformed', 'undeformed' or 'frozen', got {geometry!r}")
+        self.geometry = geometry
 
     @property
     def master_nodes(self) -> np.ndarray:

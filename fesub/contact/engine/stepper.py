@@ -46,119 +46,12 @@ from ...errors import ParameterError, check_count, check_positive
 from ...limits import check_steps
 from .checks import refuse_penetration
 from .results import ENERGIES, ContactRunResult
-from .interfaces import frames
+from .contacts import OPEN, SLIP_P, InterfaceState
+from .driver import monitor_state
 from .bodies import MultibodyModel
 
 __all__ = ["simulate_multibody"]
 
-_OPEN, _STICK, _SLIP_P, _SLIP_M = 0, 1, 2, 3
-
-
-class _Contact:
-    """Per-step state of one interface: node displacements at n-1, n (total and driven part),
-    the segment hints, the forces of the previous step."""
-
-    def __init__(self, model, c, eta, up, h):
-        self.c, self.model, self.h = c, model, h
-        self.mu = c["mu"]
-        m = c["slave"].nodes.size
-        self.hint = np.zeros(m, np.int64)
-        self.off = np.ones(m, bool)  # off the master surface (searched at the first step)
-        self.lam = np.zeros((m, 2))
-        self.state = np.zeros(m, np.int64)
-        self.us, self.ds = self.displacements(eta, up)
-        self.us_prev, self.ds_prev = self.us, self.ds
-
-    def displacements(self, eta, up):
-        """((slave, master) total displacements, (slave, master) driven parts), each (k, 2) in m."""
-        c = self.c
-        ds = (c["slave"].driven(up), c["master"].driven(up))
-        return (c["slave"].free(eta) + ds[0], c["master"].free(eta) + ds[1]), ds
-
-    def search(self, u):
-        """Segment, alpha, gap (m), n, t of each slave node on the masters displaced by ``u``.
-
-        A node whose projection stays on its segment of the previous step (0 <= alpha <= 1)
-        keeps it (one vectorised test for all nodes); the others are searched by the local walk
-        of the :class:`SegmentSet` from there."""
-        c = self.c
-        P, Q = c["slave"].X + u[0], c["master"].X + u[1]
-        seg = self.hint.copy()
-        was_on = ~self.off
-        ab = c["segments"][seg]
-        alpha, gap, nv, tv = frames(P, Q[ab[:, 0]], Q[ab[:, 1]])
-        moved = np.flatnonzero(~((alpha >= 0.0) & (alpha <= 1.0)) | self.off)
-        for i in moved:
-            seg[i] = c["surface"].find(P[i], int(seg[i]), positions=Q)[0]
-        self.left = False  # a node on its master surface left it
-        if moved.size:
-            on = seg >= 0
-            self.left = bool(np.any(was_on & ~on))
-            self.off = ~on
-            self.hint[on] = seg[on]
-            ab[moved] = c["segments"][np.where(on[moved], seg[moved], 0)]
-            alpha[moved], gap[moved], nv[moved], tv[moved] = frames(P[moved], Q[ab[moved, 0]], Q[ab[moved, 1]])
-        on = ~self.off
-        gap[self.off] = np.nan
-        a = alpha[:, None]
-        point = (1 - a) * Q[ab[:, 0]] + a * Q[ab[:, 1]]  # contact point on the master (predicted)
-        point[self.off] = np.nan
-        return on, ab, alpha, gap, nv, tv, point
-
-    @staticmethod
-    def relative(u_new, u_old, ab, alpha):
-        """(k, 2) relative displacement of each slave against its master point between two
-        states (slave, master) of displacements (k, 2), (k_master, 2)."""
-        i0, i1 = ab[:, 0], ab[:, 1]
-        a = alpha[:, None]
-        mn, mo = u_new[1], u_old[1]  # only the master nodes under the slaves are differenced
-        return (u_new[0] - u_old[0]) - ((1 - a) * (mn[i0] - mo[i0]) + a * (mn[i1] - mo[i1]))
-
-    def advance(self, eta_next, up_next, geo, lam, acc):
-        """Close the step of this interface: the gaps after it (m), the slips of the step (m),
-        the states; the friction, impact and drive works added to ``acc`` (J). Returns
-        (the node signals of the step by name, state, state before the step)."""
-        on, ab, alpha, nv, tv, point = geo
-        u_new, d_new = self.displacements(eta_next, up_next)
-        P, Q = self.c["slave"].X + u_new[0], self.c["master"].X + u_new[1]
-        gap = frames(P, Q[ab[:, 0]], Q[ab[:, 1]])[1]
-        gap[~on] = np.nan
-        # relative motion over the step (the slip), over the two half steps n-1 -> n+1 (the
-        # power of the step's forces) and of the prescribed motions over them (the drive's work)
-        rel = [self.relative(a, b, ab, alpha) for a, b in ((u_new, self.us), (u_new, self.us_prev),
-                                                              (d_new, self.ds_prev))]
-        rt, rn = [(r * tv).sum(1) for r in rel], [None] + [(r * nv).sum(1) for r in rel[1:]]
-        ln, lt = lam[:, 0], lam[:, 1]
-        acc["friction_dissipation"] -= 0.5 * float(lt @ rt[1])
-        acc["impact_loss"] -= 0.5 * float(ln @ rn[1])
-        acc["external_work"] -= 0.5 * float(ln @ rn[2] + lt @ rt[2])
-        st = _states(lam, self.mu, rt[0], ln > 0)
-        old = self.state
-        self.lam, self.state = lam, st
-        self.us_prev, self.ds_prev, self.us, self.ds = self.us, self.ds, u_new, d_new
-        force = ln[:, None] * nv + lt[:, None] * tv
-        seg = np.where(on, self.hint, -1)
-        sig = {"lambda_n": ln, "lambda_t": lt, "gap": gap, "slip_velocity": rt[0] / self.h, "state": st,
-               "segment": seg, "contact_x": point[:, 0], "contact_y": point[:, 1], "force_x": force[:, 0],
-               "force_y": force[:, 1]}
-        return sig, st, old
-
-    def rows(self, idx, ab, alpha, nv, tv, n_modes):
-        """(2k, n_modes) rows J of the nodes ``idx``: normal then tangential per node."""
-        c = self.c
-        every = idx.size == self.mu.size  # all nodes on the master: no gather of the slave rows
-        S, Mr = c["slave"].R if every else c["slave"].R[idx], c["master"].R
-        J = np.zeros((2 * idx.size, n_modes))
-        scols, mcols = c["slave"].cols, c["master"].cols
-        if Mr.shape[2]:
-            a = alpha[idx][:, None, None]
-            Mi = (1 - a) * Mr[ab[idx, 0]] + a * Mr[ab[idx, 1]]  # (k, 2, n_master) master point
-        for r, d in ((0, nv), (1, tv)):
-            d = d if every else d[idx]
-            J[r::2, scols] += np.einsum("kc,kcj->kj", d, S)
-            if Mr.shape[2]:
-                J[r::2, mcols] -= np.einsum("kc,kcj->kj", d, Mi)
-        return J
 
 
 #: most passes of the active-set loop in one step (each adds the nodes that the forces of the
@@ -181,8 +74,8 @@ def _contact_step(kernel, contacts, eta_star, up_next, nm, h, tol, max_iter, sto
         return [], [], np.zeros(nm), np.array([0.0, 0.0, 1.0, 0.0])
     geo, Js, bs, mus, lam0, act, sizes = [], [], [], [], [], [], []
     for ct in contacts:
-        u_star, _ = ct.displacements(eta_star, up_next)
-        on, ab, alpha, gap, nv, tv, point = ct.search(u_star)
+        u_star, d_star = ct.displacements(eta_star, up_next)
+        on, ab, alpha, gap, nv, tv, point = ct.search(u_star, d_star)
         idx = np.flatnonzero(on)
         rel = ct.relative(u_star, ct.us, ab, alpha)
         Js.append(ct.rows(idx, ab, alpha, nv, tv, nm))
@@ -236,16 +129,16 @@ def _contact_step(kernel, contacts, eta_star, up_next, nm, h, tol, max_iter, sto
 
 
 def _channels(model):
-    """(name, body, modal columns, modal row or None, index among the prescribed coordinates) of
-    every body output channel."""
+    """(name, body, modal columns, modal row or None, index among the prescribed coordinates,
+    index among the free coordinates) of every body output channel."""
     out = []
     for b, body in enumerate(model.bodies):
         for name, i in body.outputs.items():
             k = int(np.searchsorted(body.f_idx, i))
             if k < body.f_idx.size and body.f_idx[k] == i:
-                out.append((name, body, model.cols[b], model.T_body[b][k], -1))
+                out.append((name, body, model.cols[b], model.T_body[b][k], -1, k))
             else:
-                out.append((name, body, None, None, int(np.searchsorted(body.p_idx, i))))
+                out.append((name, body, None, None, int(np.searchsorted(body.p_idx, i)), -1))
     return out
 
 
@@ -284,7 +177,7 @@ def _record_bodies(j, en, acc, ch, chans, etas, w2, h, t):
     now = {"kinetic": 0.5 * float(v @ v), "strain": 0.5 * float(w2 @ (mid * mid))}
     for key in en:
         en[key][j] = now.get(key, acc.get(key))
-    for name, body, cols, row, pj in chans:
+    for name, body, cols, row, pj, _ in chans:
         if row is not None:
             ch[f"u_{name}"][j] = row @ eta[cols]
             ch[f"v_{name}"][j] = row @ (eta_next[cols] - eta_prev[cols]) / (2 * h)
@@ -297,10 +190,10 @@ def _stop(done):
     """'lift_off' when a pressed node opened in the step, 'stick' when a sliding node stuck or
     reversed, else None (from the (..., state, previous state) of every interface)."""
     for *_, st, old in done:
-        if np.any((old > _OPEN) & (st == _OPEN)):
+        if np.any((old > OPEN) & (st == OPEN)):
             return "lift_off"
     for *_, st, old in done:
-        if np.any((old >= _SLIP_P) & (st != old)):
+        if np.any((old >= SLIP_P) & (st != old)):
             return "stick"
     return None
 
@@ -345,13 +238,6 @@ def _series(model, series, n_steps):
     return np.ascontiguousarray(rows, dtype=float), np.array(wins, np.int64).reshape(-1, 2), values
 
 
-def _states(lam, mu, slip, closed):
-    """State codes from the forces (N) and the slip of the step (m)."""
-    at_limit = np.abs(lam[:, 1]) >= mu * lam[:, 0] * (1 - 1e-12)
-    forward = np.where(slip != 0, slip, -lam[:, 1]) >= 0  # the slip's sign, else against the force
-    return np.where(closed, np.where(at_limit, np.where(forward, _SLIP_P, _SLIP_M), _STICK), _OPEN).astype(np.int64)
-
-
 def _check(model, duration, h, fs_out, on_stick, tol, max_iter):
     if not isinstance(model, MultibodyModel):
         raise ParameterError(f"model must be a MultibodyModel, got {type(model).__name__}")
@@ -389,7 +275,8 @@ def simulate_multibody(model: MultibodyModel, *, duration: float, h: float | Non
                        fs_out: float | None = None, on_stick: str = "continue", initial=None,
                        tol: float | None = None, max_iter: int = 2000,
                        progress: bool | None = None, loop: str = "auto", series=None,
-                       accounts: bool = True) -> ContactRunResult:
+                       accounts: bool = True, monitor=None, chunk: int | None = None,
+                       initial_states=None) -> ContactRunResult:
     """March a multibody contact model in time.
 
     Parameters
@@ -437,6 +324,22 @@ def simulate_multibody(model: MultibodyModel, *, duration: float, h: float | Non
         coordinates take e_prev and a third of the operations of the kernel's pass, the node's
         works add to its close of the step, and without them a node that stays on its segment
         takes its steps from its own locals), a saving on long runs that do not need them.
+    monitor : callable, optional
+        Called after every chunk of steps (and at the end of a run that is not stopped) with a
+        dict of the state: ``eta_prev``, ``eta`` (the
+        modal coordinates at steps n-1 and n, relative to the drives' quasi-static motion),
+        ``steps`` (n), ``t`` (s), ``h`` (s) and ``model``. An exception it raises ends the run
+        (a ``KeyboardInterrupt`` as an interrupt, keeping the chunks done).
+    chunk : int, optional
+        Steps per chunk (between progress updates and ``monitor`` calls); default: chunks of
+        about 0.1 s of computing, on a fixed schedule (so that a run does not depend on the
+        machine's load).
+    initial_states : sequence of int, optional
+        State of every slave node (in the order of ``ContactRunResult.node_id``) before the first
+        step: 0 open (default), 1 stick, 2 slip along +t, 3 slip along -t. The stops of
+        ``on_stick='stop'`` compare each step's states with the previous ones: a node that starts
+        sliding (2 or 3) stops the run if it sticks at the first step, one that starts closed
+        (1-3) if it opens.
 
     Returns
     -------
@@ -448,6 +351,18 @@ def simulate_multibody(model: MultibodyModel, *, duration: float, h: float | Non
     from . import driver as stepper_compiled
 
     duration, h, hc, n_steps, dec, tol, max_iter = _check(model, duration, h, fs_out, on_stick, tol, max_iter)
+    if chunk is not None:
+        chunk = check_count("chunk (steps between progress updates)", chunk, lo=1)
+    m_all = sum(c["mu"].size for c in model.contacts)
+    if initial_states is not None:
+        initial_states = np.asarray(initial_states)
+        if initial_states.shape != (m_all,) or initial_states.dtype.kind not in "iu" or \
+                np.any((initial_states < 0) | (initial_states > 3)):
+            raise ParameterError(f"initial_states must be {m_all} integer state codes 0-3 (open, stick, slip+, "
+                                 f"slip-), one per slave node")
+        initial_states = initial_states.astype(np.int64)
+    if monitor is not None and not callable(monitor):
+        raise ParameterError(f"monitor must be a callable taking the state dict, got {type(monitor).__name__}")
     if loop not in ("auto", "kernel", "python"):
         raise ParameterError(f"loop must be 'auto', 'kernel' or 'python', got {loop!r}")
     why = stepper_compiled.unsupported(model)
@@ -458,7 +373,6 @@ def simulate_multibody(model: MultibodyModel, *, duration: float, h: float | Non
     eta, deta = model.modal_state(initial)
     refuse_penetration(model, eta, tol)
     eta_prev = eta - h * deta
-    m_all = sum(c["mu"].size for c in model.contacts)
     n_out = (n_steps - 1) // dec + 1
     chans = _channels(model)
     out, ch, en, blocks = _outputs(n_out, m_all, chans, filled=not use_kernel)
@@ -477,14 +391,15 @@ def simulate_multibody(model: MultibodyModel, *, duration: float, h: float | Non
         if use_kernel:
             status, n, j, changes, backend = stepper_compiled.march_chunks(
                 model, h, n_steps, dec, tol, max_iter, on_stick, eta, eta_prev, out, ch, chans, info, bar, xs, blocks,
-                accounts)
+                accounts, monitor, chunk, initial_states)
             if status == "not_converged":
                 warnings.warn(f"contact step {n} (t = {n * h:.6g} s): the kernel did not converge in {max_iter} "
                               f"sweeps (last change {info['last_change_m']:.3g} m > tol {tol:.3g} m) or the active "
                               f"set in {_PASSES} passes; the run stops", RuntimeWarning, stacklevel=2)
         else:
             status, n, j, changes, backend = _python_loop(model, h, n_steps, dec, tol, max_iter, on_stick, eta,
-                                                          eta_prev, out, ch, en, chans, info, bar, xs, accounts)
+                                                          eta_prev, out, ch, en, chans, info, bar, xs, accounts,
+                                                          monitor, chunk, initial_states)
     finally:
         bar.close()
     t_out = np.arange(n_out)[:j] * dec * h
@@ -534,14 +449,14 @@ def _add_quasi_static(model, t, h, chans, ch, en, info):
     n = np.rint(t / h).astype(np.int64)
     every = _motions(model, np.concatenate([[-1, 0], n - 1, n, n + 1]), h)
     U = [[x[2 + i * k:2 + (i + 1) * k] for x in every] for i in range(3)]
-    for name, body, cols, row, pj in chans:
+    for name, body, cols, row, pj, kf in chans:
         if row is None:
             continue
-        g = model.group_of[model.bodies.index(body)]
-        for d in model.drivers[g]:
-            if model.Xi[d] is None:
+        b = model.bodies.index(body)
+        for d in model.drivers[model.group_of[b]]:
+            srow = model.static_rows(b, d, row, kf)
+            if srow is None:
                 continue
-            srow = row @ model.Xi[d]
             um, u0, up = (x[d] @ srow for x in U)
             ch[f"u_{name}"][:k] += u0
             ch[f"v_{name}"][:k] += (up - um) / (2 * h)
@@ -561,11 +476,12 @@ def _add_constant_drive(model, t, h, chans, ch, en, info):
     of a one-node model costs ~0.2 us a step: this adds a few ns a sample)."""
     k = t.size
     v = [b._v if b.p_idx.size else np.zeros(0) for b in model.bodies]
-    for name, body, cols, row, pj in chans:
+    for name, body, cols, row, pj, kf in chans:
         if row is None:
             continue
-        g = model.group_of[model.bodies.index(body)]
-        rate = sum(float(row @ model.Xi[d] @ v[d]) for d in model.drivers[g] if model.Xi[d] is not None)
+        b = model.bodies.index(body)
+        rate = sum(float(model.static_rows(b, d, row, kf) @ v[d]) for d in model.drivers[model.group_of[b]]
+                   if model.Xi[d] is not None)
         if rate:
             u = ch[f"u_{name}"][:k]
             u += rate * t
@@ -589,7 +505,7 @@ def _add_constant_drive(model, t, h, chans, ch, en, info):
 
 
 def _python_loop(model, h, n_steps, dec, tol, max_iter, on_stick, eta, eta_prev, out, ch, en, chans, info, bar,
-                 series=None, accounts=True):
+                 series=None, accounts=True, monitor=None, chunk=None, states0=None):
     """The reference loop: one step at a time, the contact problem in ``friction_lcp``. Fills
     the output arrays; returns (status, steps done, samples, state changes, backend). Without
     ``accounts`` the works start (and stay) NaN."""
@@ -599,7 +515,12 @@ def _python_loop(model, h, n_steps, dec, tol, max_iter, on_stick, eta, eta_prev,
     bodies = model.bodies
     motion = [lambda t, b=b: b.motion(t)[0] if b.p_idx.size else np.zeros(0) for b in bodies]
     up_prev, up = [m(-h) for m in motion], [m(0.0) for m in motion]
-    contacts = [_Contact(model, c, eta, up, h) for c in model.contacts]
+    contacts = [InterfaceState(model, c, eta, up, h) for c in model.contacts]
+    if states0 is not None:
+        k0 = 0
+        for ct in contacts:
+            ct.state = states0[k0:k0 + ct.mu.size].copy()
+            k0 += ct.mu.size
     for ct in contacts:
         ct.us_prev, ct.ds_prev = ct.displacements(eta_prev, up_prev)
     acc = dict.fromkeys(en, 0.0 if accounts else math.nan)
@@ -652,6 +573,8 @@ def _python_loop(model, h, n_steps, dec, tol, max_iter, on_stick, eta, eta_prev,
             eta_prev, eta = eta, eta_next
             if n % 1000 == 999:
                 bar.update(1000)
+            if monitor is not None and ((n + 1) % (chunk or 1000) == 0 or n + 1 == n_steps):
+                monitor(monitor_state(model, eta_prev, eta, n + 1, h))
             if stop is not None:
                 status, n = stop, n + 1
                 break

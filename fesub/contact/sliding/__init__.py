@@ -5,9 +5,8 @@ slave node in node-to-segment contact with Coulomb friction (the beam-on-beam be
 ``system``       :class:`SlidingContactSystem`: the two reduced substructures, the target surface,
                  output channels, static equilibrium and the contact rows B_E, B_C; the same
                  system as a model on the contact engine (:meth:`~SlidingContactSystem.multibody_model`)
-``transient``    :func:`simulate` (:class:`TransientResult`): the sliding transient, on the
-                 two-body march or (``formulation='multibody'``) on the contact engine
-``march``        the forward-increment march underneath: modal (compiled kernel) and dense
+``transient``    :func:`simulate` (:class:`TransientResult`): the sliding transient, the system
+                 marched on the contact engine, with the seed method's signals and stops
 ``plots``        figures of the study (imported on its own)
 ===============  ==================================================================================
 

@@ -231,22 +231,38 @@ class SlidingContactSystem:
             al_prev = al
         return w1, q2, lam
 
-    def multibody_model(self, mu: float, vx: float):
+    def multibody_model(self, mu: float, vx: float, *, geometry: str = "deformed", initial=None):
         """This system on the contact engine: (:class:`~fesub.contact.MultibodyModel`, initial
         state, static multiplier in N).
 
         The slider (body ``'slider'``) driven at ``vx`` (m/s) along x on its prescribed DOFs and
         loaded by ``loads1``, the target (body ``'target'``), one slave node on the target edge
-        with friction coefficient ``mu``, the output channels of the system; the initial state
-        (body name -> (displacements in m, velocities in m/s), the slider's total displacements)
-        is the static sliding state (:meth:`static_state`, deformed geometry)."""
+        with friction coefficient ``mu`` and the contact frame of ``geometry`` ('deformed',
+        'undeformed' or 'frozen', see :func:`fesub.contact.simulate`), the modal cut-off and the
+        output channels of the system. The initial state (body name -> (displacements in m,
+        velocities in m/s), the slider's total displacements) is ``initial`` = (w1, q2) at rest
+        when given, else the static sliding state (:meth:`static_state`, in the undeformed
+        geometry for ``geometry='undeformed'``); the multiplier is that of the static state."""
+        _check_geometry(geometry)
         spec, s2 = self.spec, self.cb2.substructure
+        # the loads as they are now (``load1`` over the free coordinates may have been changed)
+        loads = np.zeros(self.cb1.n_dofs)
+        loads[self.f1_idx] = self.load1
         slider = Body.from_craig_bampton(self.cb1, name="slider", prescribed={d: vx for d in spec["prescribed"]},
-                                         loads=spec["loads1"], outputs=spec["outputs1"])
+                                         loads=loads, outputs=spec["outputs1"])
         target = Body.from_craig_bampton(self.cb2, name="target", outputs=spec["outputs2"])
+        # a view of the system whose slave starts elsewhere (X_C moved): the slider moved with it
+        shift = self.X_C - slider.X[self.slave_node]
+        if np.any(shift != 0.0):
+            slider.X = slider.X + shift
         mb = MultibodyModel([slider, target], [ContactInterface(
-            "slider", [self.slave_node], "target", s2.mesh.edges(spec["target_edge"]), mu=mu)])
-        w1, q2, lam0 = self.static_state(mu, vx, 1.0 if vx >= 0 else -1.0)
+            "slider", [self.slave_node], "target", s2.mesh.edges(spec["target_edge"]), mu=mu, geometry=geometry)],
+            modal_cutoff_hz=self.modal_cutoff_hz)
+        sign = 1.0 if vx >= 0 else -1.0
+        w1, q2, lam0 = self.static_state(mu, vx, sign, geometry="undeformed" if geometry == "undeformed"
+                                         else "deformed")
+        if initial is not None:
+            w1, q2 = initial
         u1, v1 = np.zeros(slider.n), np.zeros(slider.n)
         u1[self.f1_idx], v1[self.f1_idx] = w1, vx * self.r1[self.f1_idx]
         return mb, {"slider": (u1, v1), "target": (q2, np.zeros(target.n))}, lam0

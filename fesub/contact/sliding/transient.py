@@ -1,18 +1,23 @@
 """Sliding-contact transient: :func:`simulate` and its result, :class:`TransientResult`.
 
 :func:`simulate` checks every argument, chooses the time step below the critical one, draws the
-roughness force, finds the static equilibrium at t = 0 and runs the forward-increment march of
-:mod:`fesub.contact.sliding.march` (``formulation='modal'``, default: modal coordinates in a compiled
-kernel; ``'dense'``: the literal equations in reduced physical coordinates, the reference; both
-give the same numbers to round-off), or the system as a model on the contact engine
-(``formulation='multibody'``: :func:`fesub.contact.simulate_multibody`, the same numbers to
-round-off). A stop (stick, detachment, slave off the surface) or an
-interrupt is a normal outcome with everything computed up to then.
+roughness force, finds the static equilibrium at t = 0 and marches the system as a model of the
+contact engine (:meth:`SlidingContactSystem.multibody_model` run by
+:func:`fesub.contact.simulate_multibody`: modal coordinates, the forward-increment
+Lagrange-multiplier step, compiled), returning the signals of the seed method. A stop (stick,
+detachment, slave off the surface) or an interrupt is a normal outcome with everything computed
+up to then.
+
+The engine applies Coulomb's law: a slave whose sliding velocity would change sign sticks (the
+run stops there by default, ``stop_on_stick``). Continued past that (``stop_on_stick=False``), or
+held still with mu > 0 (vx = 0), the slave sticks; the seed paper's two-body method instead
+kept the friction force ``mu lambda`` along the slip direction of ``vx`` (persistent sliding).
+While the slave slides the two are the same recursion (the test suite checks it against a
+literal transcription of the paper's equations).
 """
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -21,7 +26,6 @@ from ...errors import ConvergenceError, ParameterError, check_count, check_posit
 from ...io import Result, summary_record
 from ...parallel import single_thread_blas
 from ..engine import simulate_multibody
-from .march import march_dense, march_modal
 from .system import SlidingContactSystem, _check_geometry
 
 __all__ = ["TransientResult", "simulate", "REASONS", "SIGNAL_UNITS", "signal_unit", "MAX_STEPS"]
@@ -32,7 +36,7 @@ REASONS = {0: "completed", 1: "stick", 2: "detachment", 3: "off_surface", 4: "in
 _MESSAGES = {
     "completed": "reached the requested duration",
     "stick": "the tangential relative velocity of the slave changed sign: sticking could occur",
-    "detachment": "the contact multiplier became negative: the slave detaches",
+    "detachment": "the contact force would have to pull (the multiplier of the sliding method turns negative): the slave detaches",
     "off_surface": "the slave left the target surface",
     "interrupted": "interrupted (Ctrl-C): the steps done so far are kept",
 }
@@ -269,12 +273,10 @@ def simulate(system: SlidingContactSystem, *, mu: float, duration: float, vx: fl
     fs_out : output sampling rate (Hz).
     roughness_std : standard deviation (N) of the band-limited white-noise vertical force on the
         slave; ``roughness_band`` (Hz) and ``seed`` define it.
-    formulation : 'modal' (compiled kernel or its NumPy twin), 'dense' (literal eqs. 26-32) or
-        'multibody' (the system on the contact engine, :meth:`SlidingContactSystem.multibody_model`
-        marched by :func:`fesub.contact.simulate_multibody`: the same numbers to round-off; the
-        deformed geometry of the whole reduced model only, no ``initial`` or ``monitor``).
-    loop : 'auto', 'kernel' or 'python': the step loop of the contact engine
-        (``formulation='multibody'`` only).
+    formulation : 'modal' (the contact engine in modal coordinates; 'multibody' names the same).
+    loop : 'auto', 'kernel' or 'python': the step loop of the contact engine (the compiled
+        ``multibody`` kernel, or one step at a time in Python over ``friction_lcp``; 'auto' takes
+        the kernel for the deformed geometry, the Python loop for 'undeformed' and 'frozen').
     progress : show a progress bar.
     initial : optional (w1, q2) initial displacements at rest (slider relative to its rigid motion,
         free reduced coordinates); default: the static equilibrium under the loads.
@@ -285,11 +287,14 @@ def simulate(system: SlidingContactSystem, *, mu: float, duration: float, vx: fl
         fixed -- the constraint linearised about the preloaded state, for vibration about a
         contact that does not slide; being linear and workless at mu = 0, it conserves the
         discrete energy of the central-difference scheme exactly).
-    stop_on_stick : stop when the sliding velocity changes sign (the model is valid only while
-        sliding); False for studies with a fixed contact (vx = 0).
-    monitor : optional callable receiving, after every ``chunk`` steps of the modal march, a dict
-        with the modal state (eta1_prev, eta1, eta2_prev, eta2 = states at steps n and n+1), the
-        modal loads f1, f2, the squared frequencies w2_1, w2_2, h and the steps done.
+    stop_on_stick : stop at the step where the sliding velocity would change sign (the slave
+        sticks); False continues (Coulomb's law: stick, slip again), for studies with a fixed
+        contact (vx = 0).
+    monitor : optional callable receiving, after every ``chunk`` steps, a dict with the modal
+        state of each substructure (eta1_prev, eta1, eta2_prev, eta2 = the modal coordinates of
+        the slider, relative to its drive's motion, and of the target at steps n-1 and n, for
+        unit modal masses), the modal loads f1, f2 (N), the squared frequencies w2_1, w2_2
+        (rad^2/s^2), h (s) and the steps done.
 
     Returns
     -------
@@ -304,31 +309,8 @@ def simulate(system: SlidingContactSystem, *, mu: float, duration: float, vx: fl
     # one BLAS thread for the whole run: the set-up's LAPACK calls would otherwise leave OpenBLAS
     # threads spinning beside the single-threaded march (0.68 against 0.41 us per step measured
     # on a busy two-core machine)
-    if formulation == "multibody":
-        return _simulate_on_engine(system, mu, duration, vx, h, hc, dec, rough, roughness_std, roughness_band,
-                                   seed, progress, initial, monitor, stop_on_stick, geometry, loop)
-    with single_thread_blas():
-        sign = 1.0 if vx >= 0 else -1.0
-        w1, q2, lam0 = system.static_state(mu, vx, sign, geometry="undeformed" if geometry == "undeformed"
-                                           else "deformed")
-        if initial is not None:
-            w1, q2 = _check_initial(system, initial)
-        _check_multiplier_digits(system, w1, q2, mu, sign, h, lam0)
-        t0 = time.perf_counter()
-        if formulation == "modal":
-            sig, status, n_done, backend = march_modal(system, h, n_steps, dec, w1, q2, rough, vx, mu, sign,
-                                                       progress, chunk, monitor, stop_on_stick, geometry)
-        else:
-            sig, status, n_done, backend = march_dense(system, h, n_steps, dec, w1, q2, rough, vx, mu, sign,
-                                                       progress, stop_on_stick, geometry)
-        wall = time.perf_counter() - t0
-    return TransientResult(signals=sig, status=REASONS[status], stop_time=n_done * h, steps=int(n_done), h=h,
-                           h_critical=hc, fs_out=1.0 / (dec * h), wall_time=wall, mu=float(mu),
-                           formulation=formulation, backend=backend, approximation=_approximation(system),
-                           info={"lambda_static_N": float(lam0), "duration_s": float(duration),
-                                 "vx_m_s": float(vx), "roughness_std_N": float(roughness_std),
-                                 "roughness_band_hz": [float(b) for b in roughness_band],
-                                 "seed": _seed_record(seed), "geometry": geometry})
+    return _simulate_on_engine(system, mu, duration, vx, h, hc, dec, rough, roughness_std, roughness_band, seed,
+                               progress, initial, monitor, chunk, stop_on_stick, geometry, loop)
 
 
 def _check_arguments(system, mu, duration, vx, fs_out, roughness_std, roughness_band, chunk, seed, geometry,
@@ -357,13 +339,9 @@ def _check_arguments(system, mu, duration, vx, fs_out, roughness_std, roughness_
     if geometry == "frozen" and vx != 0:
         raise ParameterError(f"geometry='frozen' holds the initial contact point: it needs vx = 0 "
                              f"(a contact that does not slide), got vx = {vx} m/s")
-    if formulation not in ("modal", "dense", "multibody"):
-        raise ParameterError(f"formulation must be 'modal', 'dense' or 'multibody', got {formulation!r}")
-    if formulation == "dense" and system.modal_cutoff_hz is not None:
-        # the dense form marches the full reduced matrices: at the step of the truncated model it
-        # would be unstable
-        raise ParameterError(f"formulation='dense' has no modal truncation (modal_cutoff_hz = "
-                             f"{system.modal_cutoff_hz:.4g} Hz): use formulation='modal'")
+    if formulation not in ("modal", "multibody"):
+        raise ParameterError(f"formulation must be 'modal' (the contact engine; 'multibody' is the same), "
+                             f"got {formulation!r}")
     try:
         band = tuple(float(b) for b in roughness_band)
     except (TypeError, ValueError):
@@ -373,7 +351,7 @@ def _check_arguments(system, mu, duration, vx, fs_out, roughness_std, roughness_
     return mu, duration, vx, fs_out, roughness_std, chunk
 
 
-#: kernel tolerance (m) of the contact engine's runs (``formulation='multibody'``). The gap closed
+#: kernel tolerance (m) of the contact engine's runs. The gap closed
 #: in a step is h^2 w lambda ~ 2e-9 m on the benchmark (w the inverse mass of the contact row), its
 #: round-off ~1e-16 of the positions (~1e-17 m), one last sweep's change in round-off ~1e-25 m:
 #: 1e-20 m leaves a sweep error ~1e-11 of the multiplier (below its round-off, ~3e-10 per step) and
@@ -384,33 +362,42 @@ _ENGINE_STATUS = {"lift_off": "detachment"}
 
 
 def _simulate_on_engine(system, mu, duration, vx, h, hc, dec, rough, roughness_std, roughness_band, seed,
-                        progress, initial, monitor, stop_on_stick, geometry, loop) -> TransientResult:
-    """:func:`simulate` with ``formulation='multibody'``: the system on the contact engine, the
-    roughness a force series on the slave's y coordinate, the run stopped as the modal march stops
-    it; the signals those of the modal march (slider displacements relative to its rigid motion)."""
-    if system.modal_cutoff_hz is not None:
-        raise ParameterError("formulation='multibody' marches the whole reduced models: the system must have no "
-                             f"modal cut-off (got modal_cutoff_hz = {system.modal_cutoff_hz:.4g} Hz)")
-    if geometry != "deformed" or initial is not None or monitor is not None:
-        raise ParameterError("formulation='multibody' takes the deformed geometry from the static state: "
-                             "geometry='deformed', no initial state and no monitor")
-    if vx == 0:
-        raise ParameterError("formulation='multibody' needs a sliding velocity vx != 0 (m/s)")
+                        progress, initial, monitor, chunk, stop_on_stick, geometry, loop) -> TransientResult:
+    """The system on the contact engine (:meth:`SlidingContactSystem.multibody_model` marched by
+    :func:`fesub.contact.simulate_multibody`): the roughness a force series on the slave's y
+    coordinate, the run stopped as the sliding method stops it; the signals those of the
+    sliding transient (slider displacements relative to its rigid motion)."""
+    sign = 1.0 if vx >= 0 else -1.0
     with single_thread_blas():
-        mb, init, lam0 = system.multibody_model(mu, vx)
+        if initial is not None:
+            initial = _check_initial(system, initial)
+        mb, init, lam0 = system.multibody_model(mu, vx, geometry=geometry, initial=initial)
+        w1, q2 = init["slider"][0][system.f1_idx], init["target"][0]
+        _check_multiplier_digits(system, w1, q2, mu, sign, h, lam0)
         slider = mb.bodies[0]
         series = None
         if roughness_std > 0:
             series = [("slider", int(slider.node_dofs[system.slave_node, 1]), rough)]
+        watch = None
+        if monitor is not None:
+            cols = [mb.cols[0], mb.cols[1]]
+
+            def watch(state):  # the state by substructure, as the modal coordinates of each
+                f = mb.modal_force(state["t"])
+                monitor({"eta1_prev": state["eta_prev"][cols[0]], "eta1": state["eta"][cols[0]],
+                         "eta2_prev": state["eta_prev"][cols[1]], "eta2": state["eta"][cols[1]],
+                         "f1": f[cols[0]], "f2": f[cols[1]], "w2_1": mb.omega2[cols[0]],
+                         "w2_2": mb.omega2[cols[1]], "h": state["h"], "steps": state["steps"]})
         # the signals need no work accounts (the energies are not returned): left out
         res = simulate_multibody(mb, duration=duration, h=h, fs_out=1.0 / (dec * h),
                                  on_stick="stop" if stop_on_stick else "continue", initial=init, tol=ENGINE_TOL,
-                                 progress=progress, loop=loop, series=series, accounts=False)
+                                 progress=progress, loop=loop, series=series, accounts=False, monitor=watch,
+                                 chunk=chunk, initial_states=[2 if sign > 0 else 3])  # it starts sliding
     if res.status == "not_converged":
         raise ConvergenceError(f"the contact kernel did not converge at step {res.steps} (t = {res.steps * h:.6g} s)")
     keep = res.t.size
     if res.status in ("stick", "lift_off") and keep and (res.steps - 1) % dec:
-        keep -= 1  # the stopping step, recorded off the output grid: the modal march records it only on the grid
+        keep -= 1  # the stopping step, recorded off the output grid: the signals keep the grid
     t = res.t[:keep]
     nodes = {k: v[:keep, 0] for k, v in res.nodes.items()}
     sig = {"t": t, "lambda": nodes["lambda_n"], "x_contact": nodes["contact_x"], "v_t": nodes["slip_velocity"],
@@ -423,11 +410,11 @@ def _simulate_on_engine(system, mu, duration, vx, h, hc, dec, rough, roughness_s
             sig[f"a_{name}"] = res.channels[f"a_{name}"][:keep]
     return TransientResult(
         signals=sig, status=_ENGINE_STATUS.get(res.status, res.status), stop_time=res.steps * h, steps=res.steps,
-        h=h, h_critical=hc, fs_out=res.fs_out, wall_time=res.wall_time, mu=float(mu), formulation="multibody",
-        backend=res.backend, approximation=None,
+        h=h, h_critical=hc, fs_out=res.fs_out, wall_time=res.wall_time, mu=float(mu), formulation="modal",
+        backend=res.backend, approximation=_approximation(system),
         info={"lambda_static_N": float(lam0), "duration_s": float(duration), "vx_m_s": float(vx),
               "roughness_std_N": float(roughness_std), "roughness_band_hz": [float(b) for b in roughness_band],
-              "seed": _seed_record(seed), "geometry": geometry})
+              "seed": _seed_record(seed), "geometry": geometry, "loop": res.info["loop"]})
 
 
 def _time_step(system, duration: float, fs_out: float, h):
