@@ -3,7 +3,7 @@
 coordinates with diagonal damping, node-to-segment frictional contact by projected Gauss-Seidel.
 
 Twin: ``multibody_ref.py`` (same functions and signatures). Arrays in, arrays out; the caller
-(``fesub.contact.stepper_compiled``) validates every input and gives the meaning. Step n -> n+1
+(``fesub.contact.engine.driver``) validates every input and gives the meaning. Step n -> n+1
 (time index i, t = i h; the state at index i is that after step i - 1):
 
     f     = fc + t fr (+ fs[s])                 modal force of the step (fs: sampled per chunk)

@@ -20,7 +20,7 @@ see tests/test_contact_energy_deformed.py): the method is perfectly inelastic in
 state after the step: open (no normal force), stick (|lambda_t| < mu lambda_n), slip+ / slip-
 (at the friction limit, sliding along +t / -t of its master segment).
 
-The steps run in chunks of the compiled kernel ``multibody`` (:mod:`.stepper_compiled`, the
+The steps run in chunks of the compiled kernel ``multibody`` (:mod:`.driver`, the
 same operations without returning to Python) whenever the modal damping is diagonal; the Python
 loop below, one step at a time over ``friction_lcp``, is the reference and the fallback.
 
@@ -47,6 +47,7 @@ from ...limits import check_steps
 from .checks import refuse_penetration
 from .results import ENERGIES, ContactRunResult
 from .contacts import OPEN, SLIP_P, InterfaceState
+from . import driver
 from .driver import monitor_state
 from .bodies import MultibodyModel
 
@@ -305,7 +306,7 @@ def simulate_multibody(model: MultibodyModel, *, duration: float, h: float | Non
         tqdm progress bar; default on for runs above 200 000 steps.
     loop : 'auto' (default), 'kernel' or 'python'
         Where the steps are marched: 'kernel' in chunks of the ``multibody`` kernel
-        (:mod:`fesub.contact.stepper_compiled`: compiled, or its NumPy twin when the twins are
+        (:mod:`fesub.contact.engine.driver`: compiled, or its NumPy twin when the twins are
         forced), 'python' one step at a time in Python with the ``friction_lcp`` kernel (the
         reference). 'auto' takes the kernel whenever it applies (diagonal modal damping; loads
         and motions given as callables are sampled per chunk). ``info['loop']`` of the result
@@ -348,8 +349,6 @@ def simulate_multibody(model: MultibodyModel, *, duration: float, h: float | Non
     """
     from tqdm.auto import tqdm
 
-    from . import driver as stepper_compiled
-
     duration, h, hc, n_steps, dec, tol, max_iter = _check(model, duration, h, fs_out, on_stick, tol, max_iter)
     if chunk is not None:
         chunk = check_count("chunk (steps between progress updates)", chunk, lo=1)
@@ -365,7 +364,7 @@ def simulate_multibody(model: MultibodyModel, *, duration: float, h: float | Non
         raise ParameterError(f"monitor must be a callable taking the state dict, got {type(monitor).__name__}")
     if loop not in ("auto", "kernel", "python"):
         raise ParameterError(f"loop must be 'auto', 'kernel' or 'python', got {loop!r}")
-    why = stepper_compiled.unsupported(model)
+    why = driver.unsupported(model)
     if loop == "kernel" and why is not None:
         raise ParameterError(f"loop='kernel' cannot march this model: {why}")
     use_kernel = loop == "kernel" or (loop == "auto" and why is None)
@@ -389,7 +388,7 @@ def simulate_multibody(model: MultibodyModel, *, duration: float, h: float | Non
                unit="step", unit_scale=True, desc="contact")
     try:
         if use_kernel:
-            status, n, j, changes, backend = stepper_compiled.march_chunks(
+            status, n, j, changes, backend = driver.march_chunks(
                 model, h, n_steps, dec, tol, max_iter, on_stick, eta, eta_prev, out, ch, chans, info, bar, xs, blocks,
                 accounts, monitor, chunk, initial_states)
             if status == "not_converged":
