@@ -20,9 +20,10 @@ see tests/test_contact_energy_deformed.py): the method is perfectly inelastic in
 state after the step: open (no normal force), stick (|lambda_t| < mu lambda_n), slip+ / slip-
 (at the friction limit, sliding along +t / -t of its master segment).
 
-The steps run in chunks of the compiled kernel ``multibody`` (:mod:`.driver`, the
-same operations without returning to Python) whenever the modal damping is diagonal; the Python
-loop below, one step at a time over ``friction_lcp``, is the reference and the fallback.
+The steps run in chunks of the compiled kernel ``multibody`` (:mod:`fesub.contact.engine.driver`,
+the same operations without returning to Python) whenever the modal damping is diagonal and every
+interface takes its frame from the deformed geometry; the Python loop below, one step at a time
+over ``friction_lcp``, is the reference and the fallback (about 1 ms a step for one node).
 
 Energies: kinetic at the half step, strain at the mid-step displacement, and the works of every
 force accumulated with the exact discrete power of the central-difference equation (force of step
