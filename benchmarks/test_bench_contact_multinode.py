@@ -37,6 +37,7 @@ HERE = Path(__file__).resolve().parent
 _SCRIPT = """
 import json, sys
 from fesub.contact import simulate
+from fesub.models import beam_on_beam as bb
 from fesub.parallel import single_thread_blas
 m = bb.build(); S = bb.contact_system(m); p = m.params
 rough = sys.argv[1] == "rough"
