@@ -10,8 +10,8 @@ profile is a ratio measured in one run:
   ``--benchmark-json``; those in :data:`UNTIMED` (too costly to time in the profile's budget)
   run once with ``--benchmark-disable`` instead, so that they cannot rot;
 * ``kernel:*`` - a compiled kernel against its NumPy twin on a small problem, the two sides
-  alternating round by round (median of ``--rounds`` of each): the ratio falls when a kernel gets
-  slower;
+  alternating round by round (median of ``--rounds`` of each, at least :data:`KERNEL_ROUNDS`):
+  the ratio falls when a kernel gets slower;
 * ``study:*`` - a bundled study as a user runs it (``fesub STUDY ...`` in a fresh process, short
   configurations listed in :data:`STUDIES`) against the same command on a stored build of an
   earlier commit (``benchmarks/history/BASELINE``: built once in place, in a cache folder, from
@@ -63,6 +63,11 @@ HISTORY = HERE / "history"
 # at least 20 %: two or three calibration runs underestimate the spread of a ratio on a shared
 # machine (two runs at load 11-20 put beam-on-beam at 1 % while the kernels spread 14-33 %)
 MARGIN_MIN, MARGIN_MAX = 0.20, 0.50
+
+#: at least this many rounds of each side for a kernel ratio: a call takes 5-250 ms, so that a
+#: median of 3 moved kernel:fe by 26 % between calibration and check on unchanged code (6.1x
+#: against 8.0-9.4x, load 2-3); 9 rounds cost about 5 s in all
+KERNEL_ROUNDS = 9
 
 #: bundled studies, short configurations that the baseline build also accepts (wall time of one
 #: run on an idle 2-core machine: a few seconds each)
@@ -273,7 +278,7 @@ def profile(rounds: int = 3, studies=None, kernels: bool = True, tree: Path | No
     if kernels:
         for name, desc, fast, base, work in _kernel_cases():
             fast(), base()  # warm: imports, caches
-            tf, tb = alternate(fast, base, rounds)
+            tf, tb = alternate(fast, base, max(rounds, KERNEL_ROUNDS))
             # ``work``: the baseline's share of the fast side's work (a slow twin does less)
             r = tb / work / tf
             ratios[name], times[name], what[name] = r, [tf, tb], desc
