@@ -387,9 +387,17 @@ def run_benchmarks(out: Path, log=print) -> tuple[int, float]:
     t0 = time.perf_counter()
     base = [sys.executable, "-P", "-m", "pytest", "-q", "-p", "no:cacheprovider",
             f"--rootdir={ROOT}"]
-    # node ids relative to the repository root (pytest's rootdir: pyproject.toml), as --deselect
-    # compares them
-    untimed = [f"benchmarks/{n}" for n in UNTIMED]
+    # node ids relative to the repository root (pytest's rootdir), as --deselect compares them;
+    # an entry that names no benchmark any more (removed or renamed) is reported and dropped
+    ids = subprocess.run(base + ["benchmarks", "--collect-only"], cwd=str(ROOT),
+                         env=_pytest_env(), capture_output=True, text=True).stdout.split()
+    untimed, stale = [], []
+    for n in UNTIMED:
+        u = f"benchmarks/{n}"
+        found = any(i == u or i.startswith((u + "::", u + "[")) for i in ids)
+        (untimed if found else stale).append(u)
+    if stale:
+        log(f"  UNTIMED names no benchmark now (removed or renamed?): {', '.join(stale)}")
     timed = base + ["benchmarks", f"--benchmark-json={out}", *BENCH_OPTIONS]
     timed += [a for n in untimed for a in ("--deselect", n)]
     log(f"  benchmarks (timed): pytest benchmarks {' '.join(BENCH_OPTIONS)}")
