@@ -31,6 +31,7 @@ gives it a margin; a ratio on record that a run did not measure is reported, not
     python benchmarks/track.py run --bench          # the profile; compare with the last record
     python benchmarks/track.py run --bench --record # ... and append it to the history
     python benchmarks/track.py calibrate --bench -n 3  # n runs: spreads, margins, a record
+    python benchmarks/track.py calibrate --from A.json B.json ...  # ... from runs measured earlier
     python benchmarks/track.py show                 # the history of this machine
 
 Without ``--bench`` only the kernels and studies run (``--bench-json FILE`` takes the
@@ -529,6 +530,9 @@ def main(argv=None) -> int:
     sub.choices["run"].add_argument("--record", action="store_true",
                                     help="append the run to the machine's history")
     sub.choices["calibrate"].add_argument("-n", type=int, default=3, help="runs (>= 2)")
+    sub.choices["calibrate"].add_argument(
+        "--from", dest="from_runs", nargs="+", type=Path, default=None,
+        help="no measuring: margins from runs measured earlier (files of run/calibrate --json)")
     sub.add_parser("show").add_argument("--machine", default=None)
     args = ap.parse_args(argv)
     if _checkout_built() and str(ROOT) not in sys.path:
@@ -559,25 +563,35 @@ def main(argv=None) -> int:
             save_history(path, hist)
             print(f"recorded in {path}")
         return status
+    def store(done):
+        spread, margin = margins_from(done)
+        hist["spread"], hist["margins"] = spread, margin
+        hist["calibration"] = {"date": done[-1]["date"], "runs": len(done),
+                               "ratios": {n: [r["ratios"].get(n) for r in done] for n in spread},
+                               "seconds": [r["seconds"] for r in done],
+                               "load_average": [r["load_average"] for r in done]}
+        # the calibration's runs are the record (a new calibration replaces the last one's)
+        hist["runs"] = [r for r in hist["runs"] if not r.get("calibration")]
+        hist["runs"] += [dict(r, calibration=True) for r in done]
+        save_history(path, hist)
+        return spread, margin
+
     runs = []
-    for i in range(max(2, args.n)):
+    for f in args.from_runs or []:  # runs measured earlier (run --json, calibrate --json)
+        got = json.loads(Path(f).read_text())
+        runs += got if isinstance(got, list) else [got]
+    if args.from_runs:
+        if len(runs) < 2:
+            ap.error("--from needs at least two runs")
+        spread, margin = store(runs)
+    for i in range(0 if args.from_runs else max(2, args.n)):
         print(f"calibration run {i + 1} of {max(2, args.n)}", flush=True)
         runs.append(profile(**kw))
         print(f"  {runs[-1]['seconds']:.0f} s, load {runs[-1]['load_average'][1]:.2f}")
         if args.json:
             args.json.write_text(json.dumps(runs, indent=1))
         if len(runs) >= 2:  # written after every run from the second on: a long calibration
-            spread, margin = margins_from(runs)  # stopped early keeps what it measured
-            hist["spread"], hist["margins"] = spread, margin
-            hist["calibration"] = {"date": runs[-1]["date"], "runs": len(runs),
-                                   "ratios": {k: [r["ratios"].get(k) for r in runs]
-                                              for k in spread},
-                                   "seconds": [r["seconds"] for r in runs],
-                                   "load_average": [r["load_average"] for r in runs]}
-            # the calibration's runs are the record (a new calibration replaces the last one's)
-            hist["runs"] = [r for r in hist["runs"] if not r.get("calibration")]
-            hist["runs"] += [dict(r, calibration=True) for r in runs]
-            save_history(path, hist)
+            spread, margin = store(runs)  # stopped early keeps what it measured
     width = max([24] + [len(k) for k in spread])
     for k in spread:
         vals = ", ".join(f"{r['ratios'][k]:.3g}" for r in runs if k in r["ratios"])

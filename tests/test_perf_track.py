@@ -188,3 +188,23 @@ def test_the_costly_benchmarks_run_once_untimed_the_others_timed(track, tmp_path
     assert list(track.bench_ratios(out)[0]) == ["bench:toy::test_sum:python_loop"]
     (root / "benchmarks" / "test_bench_costly.py").write_text("def test_costly():\n    assert 0\n")
     assert track.run_benchmarks(out, log=lambda *a: None)[0] != 0
+
+
+def test_calibration_from_runs_measured_earlier(track, tmp_path, monkeypatch):
+    """``calibrate --from``: margins from runs already measured (a calibration's and the checks
+    after it), nothing measured again; those runs become the record."""
+    import json
+
+    monkeypatch.setattr(track, "HISTORY", tmp_path / "history")
+    a, b = tmp_path / "a.json", tmp_path / "b.json"
+    run = {"date": "d", "seconds": 1.0, "load_average": [1.0, 1.0]}
+    a.write_text(json.dumps([dict(run, ratios={"x": 10.0, "y": 1.0}),
+                             dict(run, ratios={"x": 9.0, "y": 1.0})]))
+    b.write_text(json.dumps(dict(run, ratios={"x": 7.0, "y": 1.0})))
+    assert track.main(["calibrate", "--from", str(a), str(b), "--machine", "toy"]) == 0
+    hist = track.load_history(track.history_path("toy"))
+    assert hist["spread"]["x"] == pytest.approx(2.0 / 9.0)       # 7 against the median 9
+    assert hist["margins"]["x"] == pytest.approx(4.0 / 9.0)
+    assert hist["margins"]["y"] == track.MARGIN_MIN
+    assert [r["ratios"]["x"] for r in hist["runs"]] == [10.0, 9.0, 7.0]
+    assert all(r["calibration"] for r in hist["runs"])
