@@ -318,8 +318,6 @@ UNTIMED: dict[str, str] = {
         "timed > 280 s (stopped) against 1.0 s untimed (5 rounds of each reduction)",
     "test_bench_contact.py::test_eigenvalue_loci_200_positions":
         "timed > 5 min (stopped) against 0.3 s untimed (200 positions instead of 3)",
-    "test_bench_contact.py::test_transient_cost_per_step_vs_retained_modes":
-        "larger problems timed than untimed (4000 modes)",
     "test_bench_basin.py": "200 x 200 grid and 5 rounds timed, 16 x 16 and 1 untimed",
     "test_bench_contact_frf.py": "the paper's grid and 3 rounds timed, a small grid untimed",
     "test_bench_contact_loci.py": "200 positions and 5 rounds timed, 10 and 1 untimed",
