@@ -10,8 +10,10 @@ analyses are imported from their modules.
 Subpackages, by what a user does:
 
 ================  =============================================================================
-``geometry``      where a slave meets a target: node-to-segment search (:class:`SegmentSet`,
-                  :func:`find_segment`), :func:`project`, the coupling rows :func:`coupling_rows`
+``geometry``      where a slave meets a target: node-to-segment search in 2D (:class:`SegmentSet`,
+                  :func:`find_segment`), :func:`project`, the coupling rows :func:`coupling_rows`;
+                  node-to-face search in 3D (:class:`FaceSet`: closest points on curved faces,
+                  gaps and local frames, a hashed grid refitted as the master deforms)
 ``engine``        the contact engine: :class:`Body`, :class:`MultibodyModel` (``bodies``; driven
                   bodies marched relative to their drives' quasi-static motion),
                   :class:`ContactInterface`, :class:`TiedInterface` (``interfaces``),
@@ -31,7 +33,7 @@ Subpackages, by what a user does:
 Units: SI throughout (forces in N, lengths in m, times in s, frequencies in Hz or rad/s as named).
 """
 
-from .geometry import SegmentSet, coupling_rows, find_segment, project  # noqa: F401
+from .geometry import FaceSet, SegmentSet, coupling_rows, find_segment, project  # noqa: F401
 from .sliding.system import SlidingContactSystem  # noqa: F401
 from .sliding.transient import TransientResult, simulate  # noqa: F401
 from .engine.interfaces import ContactInterface, TiedInterface  # noqa: F401
@@ -40,5 +42,5 @@ from .engine.results import ContactRunResult  # noqa: F401
 from .engine.stepper import simulate_multibody  # noqa: F401
 
 __all__ = ["SlidingContactSystem", "TransientResult", "simulate", "coupling_rows", "find_segment", "project",
-           "SegmentSet", "Body", "MultibodyModel", "ContactInterface", "TiedInterface", "simulate_multibody",
+           "SegmentSet", "FaceSet", "Body", "MultibodyModel", "ContactInterface", "TiedInterface", "simulate_multibody",
            "ContactRunResult"]

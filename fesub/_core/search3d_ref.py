@@ -1,0 +1,489 @@
+"""NumPy twin of ``search3d.pyx``: node-to-face search in 3D over explicit node positions.
+
+Same functions, signatures and arithmetic as the compiled kernel (see its docstring for the
+layout of the arrays, the grid and the closest-point method); plain Python loops, for tests.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+_QA = (-1.0, 1.0, 1.0, -1.0)
+_QB = (-1.0, -1.0, 1.0, 1.0)
+_Q9I = (0, 1, 1, 0, 2, 1, 2, 0, 2)
+_Q9J = (0, 0, 1, 1, 0, 2, 1, 2, 2)
+_TA = (0.0, 1.0, 0.0, 0.5, 0.5, 0.0, 1.0 / 3.0)
+_TB = (0.0, 0.0, 1.0, 0.0, 0.5, 0.5, 1.0 / 3.0)
+_CA = (0.0, 1.0, 0.0)
+_CB = (0.0, 0.0, 1.0)
+_NNODES = (3, 4, 6, 8, 9)
+_MASK64 = (1 << 64) - 1
+# a step is accepted when it does not raise the squared distance beyond its round-off
+_ROUND = 1.0 + 1e-12
+
+
+def _lag(s):
+    return ((s * (s - 1.0) / 2.0, s * (s + 1.0) / 2.0, 1.0 - s * s),
+            (s - 0.5, s + 0.5, -2.0 * s), (1.0, 1.0, -2.0))
+
+
+def _shape(t, a, b):
+    """(N, Na, Nb, Naa, Nab, Nbb) lists of the face type ``t`` at (a, b)."""
+    if t in (0, 2):
+        L, La, Lb = (1.0 - a - b, a, b), (-1.0, 1.0, 0.0), (-1.0, 0.0, 1.0)
+        if t == 0:
+            return list(L), list(La), list(Lb), [0.0] * 3, [0.0] * 3, [0.0] * 3
+        N, Na, Nb, Naa, Nab, Nbb = ([0.0] * 6 for _ in range(6))
+        for i in range(3):
+            N[i] = L[i] * (2.0 * L[i] - 1.0)
+            Na[i] = (4.0 * L[i] - 1.0) * La[i]
+            Nb[i] = (4.0 * L[i] - 1.0) * Lb[i]
+            Naa[i] = 4.0 * La[i] * La[i]
+            Nab[i] = 4.0 * La[i] * Lb[i]
+            Nbb[i] = 4.0 * Lb[i] * Lb[i]
+        for i in range(3):
+            p, q = i, (i + 1) % 3
+            N[3 + i] = 4.0 * L[p] * L[q]
+            Na[3 + i] = 4.0 * (La[p] * L[q] + L[p] * La[q])
+            Nb[3 + i] = 4.0 * (Lb[p] * L[q] + L[p] * Lb[q])
+            Naa[3 + i] = 8.0 * La[p] * La[q]
+            Nab[3 + i] = 4.0 * (La[p] * Lb[q] + Lb[p] * La[q])
+            Nbb[3 + i] = 8.0 * Lb[p] * Lb[q]
+        return N, Na, Nb, Naa, Nab, Nbb
+    if t == 1:
+        out = ([0.0] * 4 for _ in range(6))
+        N, Na, Nb, Naa, Nab, Nbb = out
+        for i in range(4):
+            sa, sb = _QA[i], _QB[i]
+            N[i] = (1.0 + a * sa) * (1.0 + b * sb) / 4.0
+            Na[i] = sa * (1.0 + b * sb) / 4.0
+            Nb[i] = sb * (1.0 + a * sa) / 4.0
+            Nab[i] = sa * sb / 4.0
+        return N, Na, Nb, Naa, Nab, Nbb
+    if t == 3:
+        N, Na, Nb, Naa, Nab, Nbb = ([0.0] * 8 for _ in range(6))
+        for i in range(4):
+            sa, sb = _QA[i], _QB[i]
+            u, v = a * sa, b * sb
+            A, B = 1.0 + u, 1.0 + v
+            N[i] = A * B * (u + v - 1.0) / 4.0
+            Na[i] = sa * B * (2.0 * u + v) / 4.0
+            Nb[i] = sb * A * (u + 2.0 * v) / 4.0
+            Naa[i] = B / 2.0
+            Nab[i] = sa * sb * (2.0 * u + 2.0 * v + 1.0) / 4.0
+            Nbb[i] = A / 2.0
+        for i in range(4):
+            ca = (_QA[i] + _QA[(i + 1) % 4]) / 2.0
+            cb = (_QB[i] + _QB[(i + 1) % 4]) / 2.0
+            if ca == 0.0:
+                N[4 + i] = (1.0 - a * a) * (1.0 + b * cb) / 2.0
+                Na[4 + i] = -a * (1.0 + b * cb)
+                Nb[4 + i] = cb * (1.0 - a * a) / 2.0
+                Naa[4 + i] = -(1.0 + b * cb)
+                Nab[4 + i] = -a * cb
+            else:
+                N[4 + i] = (1.0 + a * ca) * (1.0 - b * b) / 2.0
+                Na[4 + i] = ca * (1.0 - b * b) / 2.0
+                Nb[4 + i] = -b * (1.0 + a * ca)
+                Nab[4 + i] = -b * ca
+                Nbb[4 + i] = -(1.0 + a * ca)
+        return N, Na, Nb, Naa, Nab, Nbb
+    (l, dl, ddl), (m, dm, ddm) = _lag(a), _lag(b)
+    N, Na, Nb, Naa, Nab, Nbb = ([0.0] * 9 for _ in range(6))
+    for i in range(9):
+        p, q = _Q9I[i], _Q9J[i]
+        N[i] = l[p] * m[q]
+        Na[i] = dl[p] * m[q]
+        Nb[i] = l[p] * dm[q]
+        Naa[i] = ddl[p] * m[q]
+        Nab[i] = dl[p] * dm[q]
+        Nbb[i] = l[p] * ddm[q]
+    return N, Na, Nb, Naa, Nab, Nbb
+
+
+def _eval(X, cf, t, a, b):
+    """(x (3), d (15)) of the face with nodes ``cf`` at (a, b)."""
+    S = _shape(t, a, b)
+    x = [0.0, 0.0, 0.0]
+    d = [0.0] * 15
+    for i in range(len(S[0])):
+        row = X[cf[i]]
+        for c in range(3):
+            v = row[c]
+            x[c] += S[0][i] * v
+            d[c] += S[1][i] * v
+            d[3 + c] += S[2][i] * v
+            d[6 + c] += S[3][i] * v
+            d[9 + c] += S[4][i] * v
+            d[12 + c] += S[5][i] * v
+    return x, d
+
+
+def _dot(u, v, i=0, j=0):
+    return u[i] * v[j] + u[i + 1] * v[j + 1] + u[i + 2] * v[j + 2]
+
+
+def _cross(u, v):
+    return [u[1] * v[2] - u[2] * v[1], u[2] * v[0] - u[0] * v[2], u[0] * v[1] - u[1] * v[0]]
+
+
+def _f(X, cf, t, a, b, p):
+    x, _ = _eval(X, cf, t, a, b)
+    return 0.5 * ((x[0] - p[0]) ** 2 + (x[1] - p[1]) ** 2 + (x[2] - p[2]) ** 2)
+
+
+def _clamp(tri, a, b):
+    if tri:
+        if a + b > 1.0:
+            e = (a + b - 1.0) / 2.0
+            a -= e
+            b -= e
+        a = 0.0 if a < 0.0 else a
+        b = 0.0 if b < 0.0 else b
+        a = 1.0 if a > 1.0 else a
+        b = 1.0 if b > 1.0 else b
+        return a, b
+    return min(max(a, -1.0), 1.0), min(max(b, -1.0), 1.0)
+
+
+def _bits(tri, a, b):
+    eps = 1e-9
+    s = 0
+    if tri:
+        s |= 1 if b <= eps else 0
+        s |= 2 if a + b >= 1.0 - eps else 0
+        s |= 4 if a <= eps else 0
+    else:
+        s |= 1 if b <= -1.0 + eps else 0
+        s |= 2 if a >= 1.0 - eps else 0
+        s |= 4 if b >= 1.0 - eps else 0
+        s |= 8 if a <= -1.0 + eps else 0
+    return s
+
+
+def _newton2(X, cf, t, p):
+    tri = t in (0, 2)
+    samples = zip(_TA, _TB) if tri else ((i - 1.0, j - 1.0) for i in range(3) for j in range(3))
+    fbest, a, b = math.inf, 0.0, 0.0
+    for sa, sb in samples:
+        fa = _f(X, cf, t, sa, sb, p)
+        if fa < fbest:
+            fbest, a, b = fa, sa, sb
+    fa = fbest
+    for _ in range(40):
+        x, d = _eval(X, cf, t, a, b)
+        r = [x[c] - p[c] for c in range(3)]
+        ga, gb = _dot(r, d, 0, 0), _dot(r, d, 0, 3)
+        g11, g22 = _dot(d, d, 0, 0), _dot(d, d, 3, 3)
+        haa = g11 + _dot(r, d, 0, 6)
+        hab = _dot(d, d, 0, 3) + _dot(r, d, 0, 9)
+        hbb = g22 + _dot(r, d, 0, 12)
+        det = haa * hbb - hab * hab
+        if not (haa > 0.0 and det > 1e-12 * g11 * g22):
+            haa, hbb, hab = g11, g22, _dot(d, d, 0, 3)
+            det = haa * hbb - hab * hab
+            if not det > 0.0:
+                break
+        da = -(hbb * ga - hab * gb) / det
+        db = -(haa * gb - hab * ga) / det
+        step, fn, na, nb = 1.0, fa, a, b
+        for _ in range(30):
+            na, nb = _clamp(tri, a + step * da, b + step * db)
+            fn = _f(X, cf, t, na, nb, p)
+            if fn <= fa * _ROUND:
+                break
+            step *= 0.5
+        if not fn <= fa * _ROUND:
+            break
+        step = abs(na - a) + abs(nb - b)
+        a, b, fa = na, nb, fn
+        if step < 1e-14:
+            break
+    return fa, a, b
+
+
+def _newton1(X, cf, t, p, a0, b0, a1, b1):
+    ua, ub = a1 - a0, b1 - b0
+    fbest, s = math.inf, 0.0
+    for i in range(3):
+        fs = _f(X, cf, t, a0 + 0.5 * i * ua, b0 + 0.5 * i * ub, p)
+        if fs < fbest:
+            fbest, s = fs, 0.5 * i
+    fs = fbest
+    for _ in range(40):
+        x, d = _eval(X, cf, t, a0 + s * ua, b0 + s * ub)
+        r = [x[c] - p[c] for c in range(3)]
+        c1 = [d[c] * ua + d[3 + c] * ub for c in range(3)]
+        c2 = [d[6 + c] * ua * ua + 2.0 * d[9 + c] * ua * ub + d[12 + c] * ub * ub for c in range(3)]
+        g = _dot(r, c1)
+        H = _dot(c1, c1) + _dot(r, c2)
+        if not H > 0.0:
+            H = _dot(c1, c1)
+            if not H > 0.0:
+                break
+        dt = -g / H
+        step, ns, fn = 1.0, s, fs
+        for _ in range(30):
+            ns = s + step * dt
+            ns = 0.0 if ns < 0.0 else (1.0 if ns > 1.0 else ns)
+            fn = _f(X, cf, t, a0 + ns * ua, b0 + ns * ub, p)
+            if fn <= fs * _ROUND:
+                break
+            step *= 0.5
+        if not fn <= fs * _ROUND:
+            break
+        step = abs(ns - s)
+        s, fs = ns, fn
+        if step < 1e-15:
+            break
+    if s <= 0.0:
+        return fs, a0, b0
+    if s >= 1.0:
+        return fs, a1, b1
+    return fs, a0 + s * ua, b0 + s * ub
+
+
+def _closest(X, cf, t, p):
+    tri = t in (0, 2)
+    f0, a, b = _newton2(X, cf, t, p)
+    if _bits(tri, a, b) == 0:
+        return math.sqrt(2.0 * f0), a, b
+    for k in range(3 if tri else 4):
+        if tri:
+            fe, ea, eb = _newton1(X, cf, t, p, _CA[k], _CB[k], _CA[(k + 1) % 3], _CB[(k + 1) % 3])
+        else:
+            fe, ea, eb = _newton1(X, cf, t, p, _QA[k], _QB[k], _QA[(k + 1) % 4], _QB[(k + 1) % 4])
+        if fe < f0:
+            f0, a, b = fe, ea, eb
+    return math.sqrt(2.0 * f0), a, b
+
+
+class _Best:
+    __slots__ = ("face", "bits", "d", "a", "b", "x", "nf", "nacc")
+
+    def __init__(self):
+        self.face, self.d = -1, math.inf
+
+
+def _consider(X, conn, ftype, f, p, tol, B):
+    cf, t = conn[f], int(ftype[f])
+    d, a, b = _closest(X, cf, t, p)
+    x, dd = _eval(X, cf, t, a, b)
+    n = _cross(dd[0:3], dd[3:6])
+    ln = math.sqrt(_dot(n, n))
+    n = [v / ln for v in n]
+    if B.face >= 0 and d <= B.d + tol:
+        sep = math.sqrt((x[0] - B.x[0]) ** 2 + (x[1] - B.x[1]) ** 2 + (x[2] - B.x[2]) ** 2)
+        if d >= B.d - tol and sep <= tol:
+            B.nacc = [B.nacc[c] + n[c] for c in range(3)]
+            if f < B.face:
+                B.face, B.a, B.b, B.bits, B.nf = f, a, b, _bits(t in (0, 2), a, b), n
+            return
+        if d >= B.d - tol and f > B.face:
+            return
+    elif B.face >= 0:
+        return
+    B.face, B.d, B.a, B.b, B.bits = f, d, a, b, _bits(t in (0, 2), a, b)
+    B.x, B.nf, B.nacc = x, n, list(n)
+
+
+def _finish(B, p, fflags, ref, tol, io, fo):
+    if B.face < 0:
+        io[:] = (-1, 0, 0)
+        fo[:] = math.nan
+        fo[5] = math.inf
+        return
+    r = [p[c] - B.x[c] for c in range(3)]
+    nb = bin(B.bits).count("1")
+    feat = 0 if nb == 0 else (1 if nb == 1 else 2)
+    if feat == 0:
+        n = list(B.nf)
+        fo[5] = _dot(r, n)
+    else:
+        s = 1.0 if _dot(r, B.nacc) >= 0.0 else -1.0
+        if B.d > tol:
+            n = [s * r[c] / B.d for c in range(3)]
+        else:
+            ln = math.sqrt(_dot(B.nacc, B.nacc))
+            n = [B.nacc[c] / ln for c in range(3)]
+        fo[5] = s * B.d
+    off = (B.bits & int(fflags[B.face])) != 0 and B.d > tol and abs(_dot(r, B.nf)) < (1.0 - 1e-8) * B.d
+    io[:] = (B.face, feat, 1 if off else 0)
+    fo[0], fo[1] = B.a, B.b
+    rn = _dot(ref, n)
+    t1 = [ref[c] - rn * n[c] for c in range(3)]
+    ln = math.sqrt(_dot(t1, t1))
+    if ln < 0.1:
+        k = 0
+        best = abs(n[0])
+        for c in range(1, 3):
+            if abs(n[c]) < best:
+                best, k = abs(n[c]), c
+        t1 = [-n[k] * n[c] for c in range(3)]
+        t1[k] += 1.0
+        ln = math.sqrt(_dot(t1, t1))
+    t1 = [v / ln for v in t1]
+    fo[2:5] = B.x
+    fo[6:9] = n
+    fo[9:12] = t1
+    fo[12:15] = _cross(n, t1)
+
+
+def _cell(v, o, h):
+    return int(math.floor((v - o) / h))
+
+
+def _hash(i, j, k, mask):
+    return ((i * 73856093) ^ (j * 19349663) ^ (k * 83492791)) & _MASK64 & mask
+
+
+def _boxdist(bx, p):
+    s = 0.0
+    for c in range(3):
+        e = bx[c] - p[c]
+        if e < 0.0:
+            e = p[c] - bx[3 + c]
+        if e > 0.0:
+            s += e * e
+    return math.sqrt(s)
+
+
+def face_boxes(X, conn, ftype, boxes):
+    """Boxes (m, 6: lo xyz, hi xyz) of each face's Bezier control points."""
+    for f in range(conn.shape[0]):
+        t = int(ftype[f])
+        P = np.array(X[conn[f, :_NNODES[t]]], dtype=float)
+        if t == 2:
+            mids = 2.0 * P[3:6] - 0.5 * (P[0:3] + P[[1, 2, 0]])
+            P = np.vstack([P[:3], mids])
+        elif t in (3, 4):
+            Q = np.zeros((3, 3, 3))
+            for i in range(8):
+                Q[_Q9I[i], _Q9J[i]] = P[i]
+            Q[2, 2] = (0.5 * P[4:8].sum(axis=0) - 0.25 * P[0:4].sum(axis=0)) if t == 3 else P[8]
+            for j in range(3):
+                Q[2, j] = 2.0 * Q[2, j] - 0.5 * (Q[0, j] + Q[1, j])
+            for i in range(3):
+                Q[i, 2] = 2.0 * Q[i, 2] - 0.5 * (Q[i, 0] + Q[i, 1])
+            P = Q.reshape(9, 3)
+        boxes[f, :3] = P.min(axis=0)
+        boxes[f, 3:] = P.max(axis=0)
+
+
+def _ranges(fat, f, origin, h):
+    return [range(_cell(fat[f, c], origin[c], h), _cell(fat[f, 3 + c], origin[c], h) + 1)
+            for c in range(3)]
+
+
+def grid_bin(fat, origin, h, start, entries):
+    """Hashed grid of the faces' boxes (see the kernel); returns the number of entries."""
+    T = start.shape[0] - 1
+    mask = T - 1
+    start[:] = 0
+    cells = []
+    for f in range(fat.shape[0]):
+        ri, rj, rk = _ranges(fat, f, origin, h)
+        for i in ri:
+            for j in rj:
+                for k in rk:
+                    q = _hash(i, j, k, mask)
+                    start[q + 1] += 1
+                    cells.append((q, f))
+    total = len(cells)
+    if total <= entries.shape[0]:
+        for q in range(T):
+            start[q + 1] += start[q]
+        for q, f in cells:
+            entries[start[q]] = f
+            start[q] += 1
+        start[1:] = start[:-1].copy()
+        start[0] = 0
+    return total
+
+
+def _grid(X, conn, ftype, boxes, fat, start, entries, origin, h, p, reach, wide, tol, B, cand, K):
+    mask = start.shape[0] - 2
+    lo = [_cell(p[c] - wide, origin[c], h) for c in range(3)]
+    hi = [_cell(p[c] + wide, origin[c], h) for c in range(3)]
+    n = 0
+    for i in range(lo[0], hi[0] + 1):
+        for j in range(lo[1], hi[1] + 1):
+            for k in range(lo[2], hi[2] + 1):
+                q = _hash(i, j, k, mask)
+                for e in range(start[q], start[q + 1]):
+                    f = int(entries[e])
+                    bx = fat[f]
+                    if any(bx[3 + c] < p[c] - wide or bx[c] > p[c] + wide for c in range(3)):
+                        continue
+                    if (_cell(max(bx[0], p[0] - wide), origin[0], h) != i
+                            or _cell(max(bx[1], p[1] - wide), origin[1], h) != j
+                            or _cell(max(bx[2], p[2] - wide), origin[2], h) != k):
+                        continue
+                    bd = _boxdist(boxes[f], p)
+                    if bd > wide:
+                        continue
+                    if n < K:
+                        cand[n] = f
+                    n += 1
+                    if bd <= reach and (B.face < 0 or bd <= B.d + tol):
+                        _consider(X, conn, ftype, f, p, tol, B)
+    return n
+
+
+def grid_query(X, conn, ftype, fflags, boxes, fat, start, entries, origin, h, P, reach, ref, tol,
+               iout, fout):
+    """Closest point within ``reach`` of each point P through the grid."""
+    for s in range(P.shape[0]):
+        B = _Best()
+        _grid(X, conn, ftype, boxes, fat, start, entries, origin, h, P[s], reach, reach, tol, B,
+              None, 0)
+        _finish(B, P[s], fflags, ref, tol, iout[s], fout[s])
+
+
+def tracked_query(X, conn, ftype, fflags, boxes, fat, start, entries, origin, h, P, reach, margin,
+                  drift, ref, tol, p0, drift0, cand, ncand, iout, fout):
+    """:func:`grid_query` with each point's candidate faces kept while its motion plus the
+    master's drift stays within ``margin``; returns the number of grid searches done."""
+    K = cand.shape[1]
+    searches = 0
+    for s in range(P.shape[0]):
+        B = _Best()
+        p = P[s]
+        moved = math.sqrt((p[0] - p0[s, 0]) ** 2 + (p[1] - p0[s, 1]) ** 2 + (p[2] - p0[s, 2]) ** 2) \
+            + (drift - drift0[s])
+        if ncand[s] < 0 or not (moved <= margin):
+            cnt = _grid(X, conn, ftype, boxes, fat, start, entries, origin, h, p, reach,
+                        reach + margin, tol, B, cand[s], K)
+            ncand[s] = cnt if cnt <= K else -1
+            p0[s] = p
+            drift0[s] = drift
+            searches += 1
+        else:
+            for e in range(ncand[s]):
+                f = int(cand[s, e])
+                bd = _boxdist(boxes[f], p)
+                if bd <= reach and (B.face < 0 or bd <= B.d + tol):
+                    _consider(X, conn, ftype, f, p, tol, B)
+        _finish(B, p, fflags, ref, tol, iout[s], fout[s])
+    return searches
+
+
+def brute_query(X, conn, ftype, fflags, boxes, P, reach, ref, tol, iout, fout):
+    """Every face examined for every point (the reference of :func:`grid_query`)."""
+    for s in range(P.shape[0]):
+        B = _Best()
+        for f in range(conn.shape[0]):
+            bd = _boxdist(boxes[f], P[s])
+            if bd <= reach and (B.face < 0 or bd <= B.d + tol):
+                _consider(X, conn, ftype, f, P[s], tol, B)
+        _finish(B, P[s], fflags, ref, tol, iout[s], fout[s])
+
+
+def face_eval(X, conn, ftype, face, ab, out):
+    """Point and parameter derivatives (out (n, 18)) of the faces ``face`` at ``ab`` (n, 2)."""
+    for s in range(face.shape[0]):
+        x, d = _eval(X, conn[face[s]], int(ftype[face[s]]), ab[s, 0], ab[s, 1])
+        out[s, :3] = x
+        out[s, 3:] = d

@@ -1,0 +1,466 @@
+"""Node-to-face geometry in 3D: a target surface of faces prepared once, closest points, frames.
+
+A :class:`FaceSet` holds the master faces of a contact surface (``triangle``, ``quad``,
+``triangle6``, ``quad8``, ``quad9``; also named tri3, quad4, tri6), checks them once (no zero
+area, neighbouring faces oriented alike, every edge shared by at most two faces) and enters them
+in a hashed uniform grid (the ``search3d`` kernel). A query returns, for each slave point, the
+closest point of the surface within the search distance ``reach``, by Newton's method in the
+face's parameters (bilinear and quadratic faces are curved), clamped to the face: a point beyond
+a face's edge goes to that edge or corner.
+
+The rule at edges and corners (ridges, peaks, valleys): the closest point of the whole surface
+is taken; when it lies on an edge or a vertex shared by several faces, the gap is the distance to
+it, signed by the sum of the normals there of every face sharing the point (outside positive);
+the normal is the direction from that point to the slave (the normal of the sphere touching the
+surface there), or the summed normal when the slave lies on the surface. Across a convex ridge
+or a peak the normal then turns continuously from one face's normal to the next; in a valley
+(two faces' normal regions overlap) the nearer face holds the slave and the normal jumps where
+the two are as near; the gap, a distance, is continuous everywhere. A slave whose closest point
+is on a free edge of the surface (one face only) and not along that face's normal is reported
+``off_surface``.
+
+Frame: the normal ``n`` (outward, unit), the first tangent the set's reference direction
+``tangent_ref`` projected on the tangent plane (continuous wherever the normal is), the second
+``n x t1``; where the reference is within about 6 degrees of the normal, the axis least aligned
+with the normal is projected instead.
+
+Units: SI (lengths in m).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..._backend import kernels
+from ...errors import MeshError, ModelError, ParameterError, check_positive
+
+__all__ = ["FaceSet", "FaceProjection", "SlaveTracker", "FACE_TYPES"]
+
+#: face type (meshio name) -> (code in the kernel, number of nodes); tri3, quad4, tri6 are aliases
+FACE_TYPES = {"triangle": (0, 3), "quad": (1, 4), "triangle6": (2, 6), "quad8": (3, 8), "quad9": (4, 9)}
+_ALIASES = {"tri3": "triangle", "tri": "triangle", "quad4": "quad", "tri6": "triangle6"}
+# max over the face of sum |N_i| (Lebesgue constant): bounds how far a face point moves when its
+# nodes move by at most d (tests/test_contact_faces.py samples it)
+_LEBESGUE = np.array([1.0, 1.0, 5.0 / 3.0, 3.0, 25.0 / 16.0])
+_CORNERS = np.array([3, 4, 3, 4, 4])
+_TRI = np.array([True, False, True, False, False])
+
+
+@dataclass(frozen=True)
+class FaceProjection:
+    """Closest points of slave points on a :class:`FaceSet` (arrays with one row per point).
+
+    Attributes
+    ----------
+    face : (n,) int
+        Face holding the closest point (-1: no face within the set's ``reach``).
+    feature : (n,) int
+        0 inside the face, 1 on an edge, 2 at a vertex.
+    off_surface : (n,) bool
+        On a free edge of the surface, not along the face's normal (beyond the master's border).
+    param : (n, 2)
+        Face parameters (-): (r, s) on the triangle (0, 0), (1, 0), (0, 1), (xi, eta) on the
+        square [-1, 1]^2.
+    point : (n, 3)
+        The closest point (m).
+    gap : (n,)
+        Signed distance (m): positive outside (on the side of the faces' normals), +inf where
+        ``face`` is -1.
+    normal, tangent1, tangent2 : (n, 3)
+        The orthonormal local frame at the closest point (-), ``tangent2 = normal x tangent1``.
+    """
+
+    face: np.ndarray
+    feature: np.ndarray
+    off_surface: np.ndarray
+    param: np.ndarray
+    point: np.ndarray
+    gap: np.ndarray
+    normal: np.ndarray
+    tangent1: np.ndarray
+    tangent2: np.ndarray
+
+    @classmethod
+    def _from_rows(cls, iout, fout):
+        return cls(iout[:, 0].copy(), iout[:, 1].copy(), iout[:, 2] == 1, fout[:, 0:2].copy(),
+                   fout[:, 2:5].copy(), fout[:, 5].copy(), fout[:, 6:9].copy(),
+                   fout[:, 9:12].copy(), fout[:, 12:15].copy())
+
+    def __len__(self) -> int:
+        return int(self.face.shape[0])
+
+    @property
+    def faces_master(self) -> np.ndarray:
+        """(n,) bool: the point has a closest point on the surface proper (a face within reach,
+        not off its free border)."""
+        return (self.face >= 0) & ~self.off_surface
+
+
+def _face_blocks(faces, face_type):
+    """[(type name, (m, k) int array)] from the accepted forms of ``faces``."""
+    if face_type is not None:
+        return [(face_type, faces)]
+    if isinstance(faces, dict):
+        return list(faces.items())
+    if hasattr(faces, "face_type") and hasattr(faces, "nodes"):  # fesub.fe.SolidFaces
+        return [(faces.face_type, faces.nodes)]
+    if isinstance(faces, (list, tuple)) and faces and all(
+            hasattr(b, "face_type") or hasattr(b, "type") for b in faces):
+        return [(getattr(b, "face_type", None) or b.type, getattr(b, "nodes", None)
+                 if hasattr(b, "face_type") else b.data) for b in faces]
+    raise ParameterError("faces: give an (m, k) node array with face_type, a dict {face type: (m, k) "
+                         "array}, SolidFaces or meshio cell blocks")
+
+
+def _connectivity(points, faces, face_type):
+    blocks = _face_blocks(faces, face_type)
+    conns, types = [], []
+    for name, conn in blocks:
+        key = _ALIASES.get(str(name).lower(), str(name).lower())
+        if key not in FACE_TYPES:
+            raise ParameterError(f"face type {name!r} is not known; face types are "
+                                 f"{sorted(FACE_TYPES) + sorted(_ALIASES)}")
+        code, k = FACE_TYPES[key]
+        try:
+            conn = np.asarray(conn)
+        except (TypeError, ValueError):
+            raise ParameterError(f"{key} faces must be an integer (m, {k}) array") from None
+        if conn.ndim != 2 or conn.shape[1] != k or (conn.size and conn.dtype.kind not in "iu"):
+            raise ParameterError(f"{key} faces must be an integer (m, {k}) array, got "
+                                 f"{conn.dtype} {conn.shape}")
+        if not len(conn):
+            continue
+        if conn.min() < 0 or conn.max() >= len(points):
+            raise ParameterError(f"{key} faces refer to nodes outside 0..{len(points) - 1}")
+        padded = np.full((len(conn), 9), -1, dtype=np.int64)
+        padded[:, :k] = conn
+        conns.append(padded)
+        types.append(np.full(len(conn), code, dtype=np.int64))
+    if not conns:
+        raise ParameterError("faces: no faces given (the master surface is empty)")
+    return np.ascontiguousarray(np.vstack(conns)), np.ascontiguousarray(np.concatenate(types))
+
+
+def _points(P, name="slave points"):
+    try:
+        P = np.asarray(P, dtype=float)
+    except (TypeError, ValueError):
+        raise ParameterError(f"{name} must be (n, 3) coordinates in m") from None
+    if P.ndim == 1:
+        P = P[None, :]
+    if P.ndim != 2 or P.shape[1] != 3:
+        raise ParameterError(f"{name} must be (n, 3) coordinates (x, y, z) in m, got shape {P.shape}")
+    if not np.all(np.isfinite(P)):
+        raise ParameterError(f"{name} contain NaN or inf")
+    return np.ascontiguousarray(P)
+
+
+class FaceSet:
+    """Master faces of a 3D contact surface, checked and entered in a search grid once.
+
+    Parameters
+    ----------
+    points : (n, 3) array
+        Node coordinates (m).
+    faces : (m, k) int array, dict or SolidFaces
+        Face nodes (meshio order: corners counter-clockwise seen from outside, then mid-nodes),
+        with ``face_type``; or a dict ``{face type: (m, k) array}`` (several types at once); or
+        :class:`fesub.fe.SolidFaces` (e.g. from :func:`fesub.fe.solid_boundary_faces`).
+    face_type : str, optional
+        ``triangle`` (tri3), ``quad`` (quad4), ``triangle6`` (tri6), ``quad8``, ``quad9``.
+    reach : float, optional
+        Search distance (m): slave points farther than this from every face have no closest
+        point (``face`` -1, gap +inf). Default: the grid's cell size (the median face extent).
+    margin : float, optional
+        Motion (m) a tracked slave may make, master drift included, before its candidate faces
+        are searched again (:meth:`tracker`); also the padding of the faces' boxes in the grid.
+        Default: a quarter of ``reach``.
+    tangent_ref : (3,) array, optional
+        Reference direction of the first tangent (default: the coordinate axis least aligned
+        with the surface's mean normal).
+
+    Raises
+    ------
+    MeshError
+        A face of zero area, two neighbouring faces of opposite orientation (their normals
+        disagree across the shared edge), an edge shared by more than two faces.
+
+    Notes
+    -----
+    Cost: building O(m) (boxes, grid of about 2 m buckets); a query O(1) when the faces are of
+    similar size (the few cells within ``reach`` of the point); :meth:`refit` O(m).
+    """
+
+    def __init__(self, points, faces, face_type=None, *, reach=None, margin=None, tangent_ref=None):
+        X = _points(points, "master node positions")
+        conn, ftype = _connectivity(X, faces, face_type)
+        self.points, self.conn, self.ftype = X, conn, ftype
+        self._kernel = kernels("search3d")
+        self.backend = "python" if self._kernel.__name__.endswith("_ref") else "compiled"
+        self.fflags = self._check_topology()
+        self._check_areas()
+        self.boxes = np.empty((len(conn), 6))
+        self._kernel.face_boxes(X, conn, ftype, self.boxes)
+        ext = (self.boxes[:, 3:] - self.boxes[:, :3]).max(axis=1)
+        self.h = float(np.median(ext))
+        self.reach = self.h if reach is None else check_positive("reach", reach)
+        self.margin = 0.25 * self.reach if margin is None else check_positive("margin", margin)
+        self.tol = 1e-9 * self.h
+        if tangent_ref is None:
+            nrm = self._mean_normal()
+            tangent_ref = np.eye(3)[int(np.argmin(np.abs(nrm)))]
+        ref = np.asarray(tangent_ref, dtype=float)
+        if ref.shape != (3,) or not np.all(np.isfinite(ref)) or np.linalg.norm(ref) == 0:
+            raise ParameterError(f"tangent_ref must be a non-zero 3-vector, got {tangent_ref!r}")
+        self.tangent_ref = ref / np.linalg.norm(ref)
+        self.origin = self.boxes[:, :3].min(axis=0) - self.margin
+        self._lebesgue = float(_LEBESGUE[np.unique(ftype)].max())
+        self.drift = 0.0  # bound on how far any face point moved since the set was made (m)
+        self._tables = 1 << int(np.ceil(np.log2(2 * len(conn) + 1)))
+        self.entries = np.empty(0, dtype=np.int64)
+        self._bin()
+
+    # -- construction ---------------------------------------------------------------------------
+    @classmethod
+    def from_mesh(cls, mesh, where, **kwargs) -> "FaceSet":
+        """The boundary faces of a solid mesh picked by ``where``, oriented outwards.
+
+        Parameters
+        ----------
+        mesh : fesub.fe.SolidMesh
+            The mesh (m); a Gmsh physical surface read with it is a node set of its name.
+        where : str or dict
+            A node set name (every boundary face whose nodes all lie in it), or surface cells
+            ``{type: (m, k) nodes}`` (e.g. :func:`fesub.fe.surface_cells` of a Gmsh physical
+            surface): each picks the boundary face of a solid cell with the same corners.
+        **kwargs
+            As :class:`FaceSet` (``reach``, ``margin``, ``tangent_ref``).
+        """
+        from ...fe import solid_boundary_faces
+
+        blocks = solid_boundary_faces(mesh)
+        if isinstance(where, str):
+            keep = np.zeros(mesh.n_points, bool)
+            keep[mesh.nodes(where)] = True
+            picked = {}
+            for b in blocks:
+                sel = b.nodes[keep[b.nodes].all(axis=1)]
+                if len(sel):
+                    picked[b.face_type] = np.vstack([picked[b.face_type], sel]) \
+                        if b.face_type in picked else sel
+            if not picked:
+                raise MeshError(f"{mesh.source}: node set {where!r} holds no whole boundary face")
+            return cls(mesh.points, picked, **kwargs)
+        if not isinstance(where, dict):
+            raise ParameterError("where: a node set name or surface cells {type: (m, k) nodes}")
+        keys = {}
+        for b in blocks:
+            c = _CORNERS[FACE_TYPES[b.face_type][0]]
+            for r, row in enumerate(np.sort(b.nodes[:, :c], axis=1)):
+                keys[tuple(row)] = (b.face_type, b.nodes[r])
+        picked = {}
+        for name, conn in where.items():
+            key = _ALIASES.get(name, name)
+            if key not in FACE_TYPES:
+                raise ParameterError(f"surface cells of type {name!r}: face types are {sorted(FACE_TYPES)}")
+            c = _CORNERS[FACE_TYPES[key][0]]
+            for row in np.asarray(conn):
+                hit = keys.get(tuple(np.sort(row[:c])))
+                if hit is None:
+                    raise MeshError(f"{mesh.source}: surface cell {row.tolist()} is no boundary face "
+                                    f"of a solid cell")
+                picked.setdefault(hit[0], []).append(hit[1])
+        return cls(mesh.points, {k: np.array(v) for k, v in picked.items()}, **kwargs)
+
+    def _check_topology(self) -> np.ndarray:
+        """Free-edge bits per face; MeshError on opposite orientation or non-manifold edges."""
+        c = _CORNERS[self.ftype]
+        m = len(self.conn)
+        rows = np.arange(m)
+        a, b, face, edge = [], [], [], []
+        for e in range(4):
+            has = c > e
+            r = rows[has]
+            a.append(self.conn[r, e])
+            b.append(self.conn[r, (e + 1) % c[has]])
+            face.append(r)
+            edge.append(np.full(r.size, e))
+        a, b, face, edge = (np.concatenate(v) for v in (a, b, face, edge))
+        if np.any(a == b):
+            f = int(face[np.argmax(a == b)])
+            raise MeshError(f"face {f} (nodes {self._nodes(f)}) repeats a corner: it has zero area")
+        lo, hi = np.minimum(a, b), np.maximum(a, b)
+        key = lo * (int(self.conn.max()) + 1) + hi
+        order = np.argsort(key, kind="stable")
+        ks = key[order]
+        _, first, count = np.unique(ks, return_index=True, return_counts=True)
+        if count.max() > 2:
+            i = order[first[np.argmax(count)]]
+            raise MeshError(f"edge ({int(lo[i])}, {int(hi[i])}) is shared by {int(count.max())} faces: "
+                            f"the master surface must be a manifold (each edge in one or two faces)")
+        two = first[count == 2]
+        i, j = order[two], order[two + 1]
+        same = a[i] == a[j]  # both faces run the shared edge the same way: opposite normals
+        if same.any():
+            k = int(np.argmax(same))
+            f1, f2 = sorted((int(face[i[k]]), int(face[j[k]])))
+            raise MeshError(f"faces {f1} and {f2} are oriented oppositely (their normals disagree "
+                            f"across their shared edge ({int(lo[i[k]])}, {int(hi[i[k]])})); "
+                            f"number every face's corners counter-clockwise seen from outside")
+        free = np.ones(len(a), bool)
+        free[i] = free[j] = False
+        flags = np.zeros(m, dtype=np.int64)
+        np.bitwise_or.at(flags, face[free], 1 << edge[free])
+        return flags
+
+    def _nodes(self, f) -> list:
+        return self.conn[f][self.conn[f] >= 0].tolist()
+
+    def _sample(self, ab):
+        """Points and derivatives (len(ab) per face, 18 columns) of every face at ``ab``
+        (parameters of the triangle; mapped to the square for quadrilaterals)."""
+        m = len(self.conn)
+        g = len(ab)
+        face = np.repeat(np.arange(m), g)
+        pts = np.tile(ab, (m, 1))
+        quad = ~_TRI[self.ftype][face]
+        pts[quad] = 2.0 * pts[quad] - 1.0  # the unit triangle's points on the square [-1, 1]^2
+        out = np.empty((m * g, 18))
+        self._kernel.face_eval(self.points, self.conn, self.ftype, np.ascontiguousarray(face),
+                               np.ascontiguousarray(pts), out)
+        return out.reshape(m, g, 18)
+
+    def _area_vectors(self):
+        # a 3 x 3 lattice in each face (the square's Gauss-Lobatto-like points); enough to see a
+        # face that collapses (zero area) or folds
+        g = np.array([[1 / 6, 1 / 6], [2 / 3, 1 / 6], [1 / 6, 2 / 3], [1 / 3, 1 / 3]])
+        d = self._sample(g)
+        return np.cross(d[:, :, 3:6], d[:, :, 6:9]), d
+
+    def _check_areas(self):
+        av, d = self._area_vectors()
+        size = np.ptp(d[:, :, :3], axis=1).max(axis=1)
+        corners = self.points[np.where(self.conn >= 0, self.conn, self.conn[:, :1])]
+        diam = np.ptp(corners, axis=1).max(axis=1)
+        area = np.linalg.norm(av, axis=2).min(axis=1)
+        bad = area <= 1e-12 * np.maximum(diam, size) ** 2
+        if bad.any():
+            f = int(np.argmax(bad))
+            raise MeshError(f"face {f} (nodes {self._nodes(f)}) has zero area (its tangents are "
+                            f"parallel); remove it or fix its nodes")
+
+    def _mean_normal(self) -> np.ndarray:
+        av, _ = self._area_vectors()
+        n = av.sum(axis=(0, 1))
+        return n / np.linalg.norm(n) if np.linalg.norm(n) > 0 else np.array([0.0, 0.0, 1.0])
+
+    def _bin(self):
+        self.fat = np.ascontiguousarray(np.hstack([self.boxes[:, :3] - self.margin,
+                                                   self.boxes[:, 3:] + self.margin]))
+        self.start = np.empty(self._tables + 1, dtype=np.int64)
+        need = self._kernel.grid_bin(self.fat, self.origin, self.h, self.start, self.entries)
+        if need > len(self.entries):
+            self.entries = np.empty(int(1.25 * need), dtype=np.int64)
+            self._kernel.grid_bin(self.fat, self.origin, self.h, self.start, self.entries)
+
+    def __len__(self) -> int:
+        return int(self.conn.shape[0])
+
+    # -- queries --------------------------------------------------------------------------------
+    def _out(self, n):
+        return np.empty((n, 3), dtype=np.int64), np.empty((n, 15))
+
+    def project(self, P) -> FaceProjection:
+        """Closest points of the slave points ``P`` ((3,) or (n, 3), m) within ``reach``,
+        through the grid (O(1) per point)."""
+        P = _points(P)
+        iout, fout = self._out(len(P))
+        self._kernel.grid_query(self.points, self.conn, self.ftype, self.fflags, self.boxes,
+                                self.fat, self.start, self.entries, self.origin, self.h, P,
+                                self.reach, self.tangent_ref, self.tol, iout, fout)
+        return FaceProjection._from_rows(iout, fout)
+
+    def project_brute(self, P) -> FaceProjection:
+        """:meth:`project` by examining every face for every point (O(m) per point)."""
+        P = _points(P)
+        iout, fout = self._out(len(P))
+        self._kernel.brute_query(self.points, self.conn, self.ftype, self.fflags, self.boxes, P,
+                                 self.reach, self.tangent_ref, self.tol, iout, fout)
+        return FaceProjection._from_rows(iout, fout)
+
+    def refit(self, points) -> int:
+        """Move the master nodes to ``points`` ((n, 3), m, same numbering): the boxes are
+        recomputed; the grid is entered again only for a face that left its padded box.
+        Returns 1 when the grid was rebuilt, else 0."""
+        X = _points(points, "master node positions")
+        if X.shape != self.points.shape:
+            raise ParameterError(f"points must have the prepared shape {self.points.shape}, got {X.shape}")
+        self.drift += self._lebesgue * float(np.sqrt(((X - self.points) ** 2).sum(axis=1).max()))
+        self.points = X
+        self._kernel.face_boxes(X, self.conn, self.ftype, self.boxes)
+        if np.all(self.boxes[:, :3] >= self.fat[:, :3]) and np.all(self.boxes[:, 3:] <= self.fat[:, 3:]):
+            return 0
+        self.origin = np.minimum(self.origin, self.boxes[:, :3].min(axis=0) - self.margin)
+        self._bin()
+        return 1
+
+    def tracker(self, n_slaves: int, *, capacity: int = 16) -> "SlaveTracker":
+        """A :class:`SlaveTracker` for ``n_slaves`` slave nodes (candidates kept per node)."""
+        return SlaveTracker(self, n_slaves, capacity=capacity)
+
+    def check_slaves(self, P) -> FaceProjection:
+        """Closest points of the slave set ``P``; :class:`ModelError` when no slave node faces
+        the master (every one beyond ``reach`` or beyond the master's free border)."""
+        pr = self.project(P)
+        if not pr.faces_master.any():
+            near = np.where(pr.face >= 0, np.abs(pr.gap), np.inf).min()
+            where = (f"the nearest is {near:.4g} m away, off the master's border" if np.isfinite(near)
+                     else f"none lies within reach = {self.reach:.4g} m of a master face")
+            raise ModelError(f"the slave set ({len(pr)} nodes) faces no master face: {where}; "
+                             f"check the interface's surfaces or raise reach")
+        return pr
+
+
+class SlaveTracker:
+    """Closest points of a fixed set of slave nodes over a march: each keeps the faces within
+    ``reach + margin`` found at its last grid search and searches again only when its own
+    motion plus the master's drift (:meth:`FaceSet.refit`) since then exceeds ``margin``.
+
+    Attributes
+    ----------
+    searches : int
+        Grid searches done so far (the others reused their candidates).
+    queries : int
+        Slave points answered so far.
+    """
+
+    def __init__(self, faces: FaceSet, n_slaves: int, *, capacity: int = 16):
+        from ...errors import check_count
+
+        n = check_count("n_slaves", n_slaves, lo=1)
+        self.faces = faces
+        self.p0 = np.full((n, 3), np.nan)
+        self.drift0 = np.zeros(n)
+        self.cand = np.empty((n, check_count("capacity", capacity, lo=1)), dtype=np.int64)
+        self.ncand = np.full(n, -1, dtype=np.int64)
+        self.searches = 0
+        self.queries = 0
+
+    def project(self, P) -> FaceProjection:
+        """Closest points of the slaves at ``P`` ((n_slaves, 3), m)."""
+        fs = self.faces
+        P = _points(P)
+        if P.shape != self.p0.shape:
+            raise ParameterError(f"slave points must be ({len(self.p0)}, 3), got {P.shape}")
+        iout, fout = fs._out(len(P))
+        self.searches += fs._kernel.tracked_query(
+            fs.points, fs.conn, fs.ftype, fs.fflags, fs.boxes, fs.fat, fs.start, fs.entries,
+            fs.origin, fs.h, P, fs.reach, fs.margin, fs.drift, fs.tangent_ref, fs.tol, self.p0,
+            self.drift0, self.cand, self.ncand, iout, fout)
+        self.queries += len(P)
+        if (self.ncand < 0).any():  # more candidates than kept: room for twice as many
+            self.cand = np.empty((len(P), 2 * self.cand.shape[1]), dtype=np.int64)
+            self.ncand[:] = -1
+        return FaceProjection._from_rows(iout, fout)
