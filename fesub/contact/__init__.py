@@ -20,7 +20,11 @@ Subpackages, by what a user does:
                   :func:`simulate_multibody` (``stepper``; ``contacts`` the per-step state of an
                   interface: search, rows, close of the step; ``driver`` its compiled step loop),
                   :class:`ContactRunResult` (``results``), figures of a run (``plots``: contact
-                  states, node forces, friction against drag and time, energy balance)
+                  states, node forces, friction against drag and time, energy balance);
+                  friction laws :class:`Coulomb`, :class:`StaticKinetic`, :class:`Stribeck`,
+                  :class:`UserLaw` (``friction``); the exact 3D friction cone of a node,
+                  :func:`solve_cone`, of many, :func:`solve_cones`, and of coupled nodes by
+                  block Gauss-Seidel, :func:`solve_coupled` (``cone``)
 ``sliding``       the seed paper's system: :class:`SlidingContactSystem` (``system``), its
                   transient :func:`simulate` (``transient``, a model on the engine), its
                   figures (``plots``)
@@ -40,7 +44,10 @@ from .engine.interfaces import ContactInterface, TiedInterface  # noqa: F401
 from .engine.bodies import Body, MultibodyModel  # noqa: F401
 from .engine.results import ContactRunResult  # noqa: F401
 from .engine.stepper import simulate_multibody  # noqa: F401
+from .engine.friction import Coulomb, StaticKinetic, Stribeck, UserLaw  # noqa: F401
+from .engine.cone import ConeSolution, solve_cone, solve_cones, solve_coupled  # noqa: F401
 
 __all__ = ["SlidingContactSystem", "TransientResult", "simulate", "coupling_rows", "find_segment", "project",
            "SegmentSet", "FaceSet", "Body", "MultibodyModel", "ContactInterface", "TiedInterface", "simulate_multibody",
-           "ContactRunResult"]
+           "ContactRunResult", "Coulomb", "StaticKinetic", "Stribeck", "UserLaw", "ConeSolution", "solve_cone",
+           "solve_cones", "solve_coupled"]

@@ -14,6 +14,12 @@ marched by forward increments (central differences, the frictional contact probl
 ``stepper``       :func:`simulate_multibody`: the step loop, over the friction-contact kernel
 ``driver``        the step loop in chunks of the compiled ``multibody`` kernel (the default)
 ``results``       :class:`ContactRunResult`: per-node forces, gaps, slips, states, channels, energies
+``friction``      friction laws: :class:`~.friction.Coulomb`, :class:`~.friction.StaticKinetic`,
+                  :class:`~.friction.Stribeck` (velocity weakening), :class:`~.friction.UserLaw`
+                  (a Python callable); :func:`~.friction.law_arrays` encodes one law per node
+``cone``          the exact friction cone of a 3D node (normal and two tangents):
+                  :func:`~.cone.solve_cone`, :func:`~.cone.solve_cones` (many independent nodes),
+                  :func:`~.cone.solve_coupled` (block Gauss-Seidel), over the ``cone`` kernel
 ``plots``         figures of a run: contact-state map, node forces, friction against drag, friction
                   and normal force against time, energies
 ================  =================================================================================

@@ -1,0 +1,354 @@
+# cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True
+"""The exact friction-cone problem of one contact node in 3D, compiled: node by node, and by
+projected block Gauss-Seidel over coupled nodes.
+
+Twin: ``cone_ref.py`` (same functions, signatures and arithmetic). Inputs are validated by the
+caller; the kernel allocates nothing.
+
+Problem. A node has a 3 x 3 symmetric positive definite block ``W`` (rows: normal, then two
+tangents) and a free value ``q``; with impulses ``lam`` its value is ``u = W lam + q``. Find
+``lam`` in one of three cases:
+
+* open:   ``lam = 0`` and ``u_n >= 0``;
+* stick:  ``u = 0`` and ``|lam_t| <= p0 lam_n`` (``lam_t`` the 2-vector of tangential impulses);
+* slip:   ``u_n = 0``, ``lam_n > 0``, ``u_t != 0`` and ``lam_t = -mu(|u_t|) lam_n u_t / |u_t|``.
+
+Per node, a code and three numbers (p0, p1, p2) define the coefficients: the stick limit is p0;
+the slip coefficient is p1 (codes 0 and 1) or ``p1 + (p0 - p1) exp(-|u_t| / p2)`` (code 2).
+
+Local solver: enumeration of the three cases in that order, the slip case solved exactly.
+
+* open when ``q_n >= 0``;
+* stick: ``W lam = -q`` by a 3 x 3 Cholesky factorisation, accepted when ``lam`` lies in the cone
+  of limit p0 (a relative slack of 1e-12 for round-off);
+* slip at a constant coefficient ``mu``: with the slip direction ``d = (cos t, sin t)`` the
+  impulses are ``lam = lam_n (1, -mu d)``, the normal equation gives ``lam_n = -q_n / A(t)``
+  (``A = (W a)_n``, ``a = (1, -mu d)``) and the tangential value is ``u_t = V(t) / A(t)`` with
+  ``V = A q_t - q_n (W a)_t``. Slip along ``d`` means ``V`` parallel to ``d``: the scalar equation
+  ``h(t) = d x V(t) = 0``, a trigonometric polynomial of degree 2 in ``t`` (at most four roots),
+  with ``A > 0`` (``lam_n > 0``) and ``d . V >= 0`` (the slip velocity along ``d``, so that the
+  friction opposes it). Every root is bracketed by 64 samples of ``t`` on [0, 2 pi) and bisected
+  to the last bit (60 halvings); of the admissible roots, the one closest to the warm start's
+  slip direction is taken (the problem has one solution when ``mu`` is small against the
+  coupling of W; where it has several, the branch the node was on).
+* slip under velocity weakening (code 2, p0 > p1): the outer root in ``mu`` of
+  ``F(mu) = mu_law(v(mu)) - mu`` over [p1, p0], ``v(mu)`` the slip speed at the constant ``mu``:
+  ``F(p1) >= 0 >= F(p0)`` as the law lies between p1 and p0, so a root is bracketed; regula
+  falsi (Illinois) to a few ulps of p0.
+
+Why this solver: the open and stick cases are linear; the slip case is, for a constant
+coefficient, one equation in one unknown (the angle), so all its roots are found by bracketing
+a function of known degree, without a starting point (a Newton iteration on the slip direction
+converges to one root from a good start, but it can fail or land on the wrong branch from a bad
+one, and a general solver cannot tell the admissible root). The velocity-dependent coefficient
+adds a second scalar unknown; nesting it as a bracketed 1D root keeps each step exact and safe.
+Cost per node: the stick solve, then ~64 + 60 x (roots) evaluations of h in slip (~2 us), times
+~10 for velocity weakening. The limit: two roots closer than 2 pi / 64 rad with no sign change
+between them (a tangency, where two solutions merge) are not bracketed; the node then reports
+FAILED when none of its roots is admissible.
+
+Block Gauss-Seidel: over m coupled nodes (W of size 3m), each node's problem solved exactly as
+above with the others' impulses frozen, ``u = W lam + q`` kept up to date after each node. The
+convergence measure is the largest ``|W_ii delta lam_i|`` (max norm, units of ``q``) of a sweep;
+a node with no solution makes it infinite. ``status`` = [sweeps, last change, converged 1/0].
+"""
+
+from libc.math cimport sqrt, cos, sin, exp, fabs, INFINITY, M_PI
+
+cdef enum:
+    SAMPLES = 64      # angles sampled on [0, 2 pi) to bracket the roots of the slip equation
+    BISECT = 60       # halvings of a bracket of width 2 pi / 64: below 1e-17 rad
+    OUTER = 100       # iterations of the outer root in mu (Illinois converges in ~10)
+    CONSTANT_ = 0
+    STATIC_KINETIC_ = 1
+    STRIBECK_ = 2
+    FAILED_ = -1
+    OPEN_ = 0
+    STICK_ = 1
+    SLIP_ = 2
+
+CONSTANT, STATIC_KINETIC, STRIBECK = 0, 1, 2
+FAILED, OPEN, STICK, SLIP = -1, 0, 1, 2
+
+
+cdef inline double _h(const double* W, const double* q, double mu, double th, double* A,
+                      double* g) noexcept nogil:
+    cdef double c = cos(th), s = sin(th), b1, b2, v1, v2
+    A[0] = W[0] - mu * (W[1] * c + W[2] * s)
+    b1 = W[3] - mu * (W[4] * c + W[5] * s)
+    b2 = W[6] - mu * (W[7] * c + W[8] * s)
+    v1 = A[0] * q[1] - q[0] * b1
+    v2 = A[0] * q[2] - q[0] * b2
+    g[0] = c * v1 + s * v2
+    return c * v2 - s * v1
+
+
+cdef double _slip_fixed(const double* W, const double* q, double mu, double ref1, double ref2,
+                        double* lam) noexcept nogil:
+    cdef double step = 2.0 * M_PI / SAMPLES
+    cdef double best = 0.0, best_dot = -INFINITY, best_s = -1.0, best_A = 0.0
+    cdef double th0 = 0.0, th1, h0, h1, a, b, ha, mid, hm, root, A, g, c, s, dot, qn2, ln
+    cdef bint found = False, have
+    cdef int k, it
+    h0 = _h(W, q, mu, th0, &A, &g)
+    qn2 = q[0] * q[0] + q[1] * q[1] + q[2] * q[2]
+    for k in range(SAMPLES):
+        th1 = (k + 1) * step
+        h1 = _h(W, q, mu, th1, &A, &g)
+        have = False
+        if h0 == 0.0:
+            root = th0
+            have = True
+        elif (h0 < 0.0 < h1) or (h1 < 0.0 < h0):
+            a = th0
+            b = th1
+            ha = h0
+            for it in range(BISECT):
+                mid = 0.5 * (a + b)
+                hm = _h(W, q, mu, mid, &A, &g)
+                if hm == 0.0:
+                    a = mid
+                    b = mid
+                    break
+                if (hm < 0.0) == (ha < 0.0):
+                    a = mid
+                    ha = hm
+                else:
+                    b = mid
+            root = 0.5 * (a + b)
+            have = True
+        if have:
+            _h(W, q, mu, root, &A, &g)
+            if A > 0.0 and g >= -1e-12 * A * sqrt(qn2):
+                c = cos(root)
+                s = sin(root)
+                dot = c * ref1 + s * ref2
+                if dot > best_dot:
+                    best = root
+                    best_dot = dot
+                    best_s = g / A if g > 0.0 else 0.0
+                    best_A = A
+                    found = True
+        th0 = th1
+        h0 = h1
+    if not found:
+        return -1.0
+    ln = -q[0] / best_A
+    lam[0] = ln
+    lam[1] = -mu * ln * cos(best)
+    lam[2] = -mu * ln * sin(best)
+    return best_s
+
+
+cdef inline double _mu_slip(long code, const double* p, double v) noexcept nogil:
+    if code == STRIBECK_:
+        return p[1] + (p[0] - p[1]) * exp(-v / p[2])
+    return p[1]
+
+
+cdef inline void _ref_dir(const double* W, const double* q, const double* lam, double* r) noexcept nogil:
+    """The slip direction to prefer: against the warm start's tangential impulse, or (none) the
+    tangential velocity under the normal impulse alone."""
+    cdef double t = sqrt(lam[1] * lam[1] + lam[2] * lam[2]), ln
+    if t > 0.0:
+        r[0] = -lam[1] / t
+        r[1] = -lam[2] / t
+    else:
+        ln = -q[0] / W[0]
+        r[0] = q[1] + W[3] * ln
+        r[1] = q[2] + W[6] * ln
+
+
+cdef int _solve_node(const double* W, const double* q, long code, const double* p,
+                     double* lam) noexcept nogil:
+    cdef double l00, l10, l20, l11, l21, l22, d1, d2, y0, y1, y2, x0, x1, x2
+    cdef double r1, r2, s, a, b, fa, fb, m, fm, tol
+    cdef double r[2]
+    cdef int side = 0, it
+    if q[0] >= 0.0:
+        lam[0] = 0.0
+        lam[1] = 0.0
+        lam[2] = 0.0
+        return OPEN_
+    l00 = W[0]
+    if not l00 > 0.0:
+        return FAILED_
+    l00 = sqrt(l00)
+    l10 = W[3] / l00
+    l20 = W[6] / l00
+    d1 = W[4] - l10 * l10
+    if not d1 > 0.0:
+        return FAILED_
+    l11 = sqrt(d1)
+    l21 = (W[7] - l20 * l10) / l11
+    d2 = W[8] - l20 * l20 - l21 * l21
+    if not d2 > 0.0:
+        return FAILED_
+    l22 = sqrt(d2)
+    y0 = -q[0] / l00
+    y1 = (-q[1] - l10 * y0) / l11
+    y2 = (-q[2] - l20 * y0 - l21 * y1) / l22
+    x2 = y2 / l22
+    x1 = (y1 - l21 * x2) / l11
+    x0 = (y0 - l10 * x1 - l20 * x2) / l00
+    if x0 >= 0.0 and sqrt(x1 * x1 + x2 * x2) <= (p[0] + 1e-12) * x0:
+        lam[0] = x0
+        lam[1] = x1
+        lam[2] = x2
+        return STICK_
+    _ref_dir(W, q, lam, r)
+    r1 = r[0]
+    r2 = r[1]
+    if code != STRIBECK_ or not p[0] > p[1]:
+        s = _slip_fixed(W, q, p[1], r1, r2, lam)
+        return FAILED_ if s < 0.0 else SLIP_
+    a = p[1]
+    b = p[0]
+    s = _slip_fixed(W, q, a, r1, r2, lam)
+    if s < 0.0:
+        return FAILED_
+    fa = _mu_slip(code, p, s) - a
+    if fa <= 0.0:
+        return SLIP_
+    s = _slip_fixed(W, q, b, -lam[1], -lam[2], lam)
+    if s < 0.0:
+        return FAILED_
+    fb = _mu_slip(code, p, s) - b
+    if fb >= 0.0:
+        return SLIP_
+    tol = 4e-16 * p[0]
+    for it in range(OUTER):
+        m = (a * fb - b * fa) / (fb - fa)
+        if not (a < m < b):
+            m = 0.5 * (a + b)
+        s = _slip_fixed(W, q, m, -lam[1], -lam[2], lam)
+        if s < 0.0:
+            return FAILED_
+        fm = _mu_slip(code, p, s) - m
+        if fabs(fm) <= tol or b - a <= tol:
+            break
+        if fm > 0.0:
+            a = m
+            fa = fm
+            if side == 1:
+                fb *= 0.5
+            side = 1
+        else:
+            b = m
+            fb = fm
+            if side == -1:
+                fa *= 0.5
+            side = -1
+        if b - a <= tol:
+            break
+    return SLIP_
+
+
+def solve_nodes(const double[:, :, ::1] W, const double[:, ::1] q, const long[::1] code,
+                const double[:, ::1] params, double[:, ::1] lam, long[::1] case):
+    """Every node's exact friction-cone problem, independently; see the module docstring and
+    the twin ``cone_ref.solve_nodes`` for every argument."""
+    cdef Py_ssize_t i, m = q.shape[0]
+    cdef double out[3]
+    cdef int c
+    with nogil:
+        for i in range(m):
+            out[0] = lam[i, 0]
+            out[1] = lam[i, 1]
+            out[2] = lam[i, 2]
+            c = _solve_node(&W[i, 0, 0], &q[i, 0], code[i], &params[i, 0], out)
+            case[i] = c
+            if c != FAILED_:
+                lam[i, 0] = out[0]
+                lam[i, 1] = out[1]
+                lam[i, 2] = out[2]
+
+
+def slip_nodes(const double[:, :, ::1] W, const double[:, ::1] q, const double[::1] mu,
+               double[:, ::1] lam, long[::1] case):
+    """Each node's slip solution at the constant coefficient ``mu[i]``; see the twin
+    ``cone_ref.slip_nodes``."""
+    cdef Py_ssize_t i, m = q.shape[0]
+    cdef double out[3]
+    cdef double s
+    cdef double r[2]
+    cdef const double* Wi
+    cdef const double* qi
+    with nogil:
+        for i in range(m):
+            Wi = &W[i, 0, 0]
+            qi = &q[i, 0]
+            out[0] = lam[i, 0]
+            out[1] = lam[i, 1]
+            out[2] = lam[i, 2]
+            _ref_dir(Wi, qi, out, r)
+            s = _slip_fixed(Wi, qi, mu[i], r[0], r[1], out) if qi[0] < 0.0 else -1.0
+            case[i] = FAILED_ if s < 0.0 else SLIP_
+            if s >= 0.0:
+                lam[i, 0] = out[0]
+                lam[i, 1] = out[1]
+                lam[i, 2] = out[2]
+
+
+def block_gs(const double[:, ::1] W, const double[::1] q, const long[::1] code,
+             const double[:, ::1] params, double[::1] lam, double[::1] u, long[::1] case,
+             double tol, long max_iter, double[::1] status):
+    """Projected block Gauss-Seidel over coupled nodes, each node's problem solved exactly;
+    see the module docstring and the twin ``cone_ref.block_gs`` for every argument."""
+    cdef Py_ssize_t m = code.shape[0], n = 3 * code.shape[0], i, k, j, o
+    cdef long sweeps = 0
+    cdef int c, a, failed
+    cdef double change = INFINITY, converged = 0.0, acc, dv
+    cdef double Wi[9]
+    cdef double old[3]
+    cdef double new[3]
+    cdef double qi[3]
+    cdef double d[3]
+    with nogil:
+        for k in range(n):
+            acc = q[k]
+            for j in range(n):
+                acc += W[k, j] * lam[j]
+            u[k] = acc
+        while sweeps < max_iter:
+            sweeps += 1
+            change = 0.0
+            failed = 0
+            for i in range(m):
+                o = 3 * i
+                for a in range(3):
+                    Wi[3 * a] = W[o + a, o]
+                    Wi[3 * a + 1] = W[o + a, o + 1]
+                    Wi[3 * a + 2] = W[o + a, o + 2]
+                for a in range(3):
+                    old[a] = lam[o + a]
+                    new[a] = old[a]
+                for a in range(3):
+                    qi[a] = u[o + a] - (Wi[3 * a] * old[0] + Wi[3 * a + 1] * old[1]
+                                        + Wi[3 * a + 2] * old[2])
+                c = _solve_node(Wi, qi, code[i], &params[i, 0], new)
+                case[i] = c
+                if c == FAILED_:
+                    failed = 1
+                    continue
+                d[0] = new[0] - old[0]
+                d[1] = new[1] - old[1]
+                d[2] = new[2] - old[2]
+                if d[0] != 0.0 or d[1] != 0.0 or d[2] != 0.0:
+                    lam[o] = new[0]
+                    lam[o + 1] = new[1]
+                    lam[o + 2] = new[2]
+                    for k in range(n):
+                        u[k] += W[o, k] * d[0] + W[o + 1, k] * d[1] + W[o + 2, k] * d[2]
+                    for a in range(3):
+                        dv = fabs(Wi[3 * a] * d[0] + Wi[3 * a + 1] * d[1] + Wi[3 * a + 2] * d[2])
+                        if dv > change:
+                            change = dv
+            if failed:
+                change = INFINITY
+            if change <= tol:
+                converged = 1.0
+                break
+    status[0] = sweeps
+    status[1] = change
+    status[2] = converged

@@ -1,0 +1,304 @@
+"""NumPy twin of ``cone.pyx``: the exact per-node friction-cone problem in 3D.
+
+Same functions, signatures and arithmetic as the compiled kernel (its module docstring states the
+problem, the local solver and why it was chosen); scalar Python on each node, so the results agree
+with the compiled ones to round-off.
+"""
+
+from __future__ import annotations
+
+import math
+
+from ..errors import ParameterError
+
+#: law codes of the per-node arrays: the slip coefficient is constant (0, 1) or
+#: ``p1 + (p0 - p1) exp(-v / p2)`` (2); the stick limit is ``p0`` for every code
+CONSTANT, STATIC_KINETIC, STRIBECK = 0, 1, 2
+#: the node cases written to ``case``: no solution found, open, stick, slip
+FAILED, OPEN, STICK, SLIP = -1, 0, 1, 2
+
+SAMPLES = 64        # angles sampled on [0, 2 pi) to bracket the roots of the slip equation
+BISECT = 60         # bisections of a bracket of width 2 pi / 64 reach below 1e-17 rad
+OUTER = 100         # iterations of the outer root in mu (Stribeck); Illinois converges in ~10
+STICK_SLACK = 1e-12  # relative slack of the stick test |lam_t| <= mu_s lam_n (round-off)
+
+
+def _h(W, q, mu, th):
+    """(h, A, g) of the slip equation at angle ``th``: with d = (cos, sin), a = (1, -mu d),
+    A = (W a)_n, V = A q_t - q_n (W a)_t; h = d x V (zero when V is along d), g = d . V."""
+    c, s = math.cos(th), math.sin(th)
+    A = W[0] - mu * (W[1] * c + W[2] * s)
+    b1 = W[3] - mu * (W[4] * c + W[5] * s)
+    b2 = W[6] - mu * (W[7] * c + W[8] * s)
+    v1 = A * q[1] - q[0] * b1
+    v2 = A * q[2] - q[0] * b2
+    return c * v2 - s * v1, A, c * v1 + s * v2
+
+
+def _slip_fixed(W, q, mu, ref1, ref2, lam):
+    """Slip at the constant coefficient ``mu``: every root of h on [0, 2 pi) bracketed on
+    SAMPLES angles and bisected; of the admissible ones (A > 0, g >= 0: lam_n > 0 and the slip
+    velocity along d) the one whose direction is closest to (ref1, ref2). Writes ``lam`` and
+    returns the slip speed |u_t| (-1.0 when no root is admissible, ``lam`` untouched)."""
+    step = 2.0 * math.pi / SAMPLES
+    best, best_dot, best_s = None, -math.inf, -1.0
+    th0 = 0.0
+    h0, _, _ = _h(W, q, mu, th0)
+    qn2 = q[0] * q[0] + q[1] * q[1] + q[2] * q[2]
+    for k in range(SAMPLES):
+        th1 = (k + 1) * step
+        h1, _, _ = _h(W, q, mu, th1)
+        root = None
+        if h0 == 0.0:
+            root = th0
+        elif (h0 < 0.0 < h1) or (h1 < 0.0 < h0):
+            a, b, ha = th0, th1, h0
+            for _ in range(BISECT):
+                mid = 0.5 * (a + b)
+                hm, _, _ = _h(W, q, mu, mid)
+                if hm == 0.0:
+                    a = b = mid
+                    break
+                if (hm < 0.0) == (ha < 0.0):
+                    a, ha = mid, hm
+                else:
+                    b = mid
+            root = 0.5 * (a + b)
+        if root is not None:
+            _, A, g = _h(W, q, mu, root)
+            if A > 0.0 and g >= -1e-12 * A * math.sqrt(qn2):
+                c, s = math.cos(root), math.sin(root)
+                dot = c * ref1 + s * ref2
+                if dot > best_dot:
+                    best, best_dot, best_s = root, dot, max(g / A, 0.0)
+                    best_A = A
+        th0, h0 = th1, h1
+    if best is None:
+        return -1.0
+    ln = -q[0] / best_A
+    lam[0] = ln
+    lam[1] = -mu * ln * math.cos(best)
+    lam[2] = -mu * ln * math.sin(best)
+    return best_s
+
+
+def _mu_slip(code, p, v):
+    if code == STRIBECK:
+        return p[1] + (p[0] - p[1]) * math.exp(-v / p[2])
+    return p[1]
+
+
+def _ref_dir(W, q, lam):
+    """The slip direction to prefer: against the warm start's tangential impulse, or (none) the
+    tangential velocity under the normal impulse alone."""
+    t = math.sqrt(lam[1] * lam[1] + lam[2] * lam[2])
+    if t > 0.0:
+        return -lam[1] / t, -lam[2] / t
+    ln = -q[0] / W[0]
+    return q[1] + W[3] * ln, q[2] + W[6] * ln
+
+
+def _solve_node(W, q, code, p, lam):
+    """One node's problem (W: 9 values row-major, q: 3, p: 3) into ``lam`` (in: warm start,
+    used only to choose the slip branch); returns the case."""
+    if q[0] >= 0.0:
+        lam[0] = lam[1] = lam[2] = 0.0
+        return OPEN
+    # stick: W lam = -q by Cholesky (W symmetric positive definite)
+    l00 = W[0]
+    if not l00 > 0.0:
+        return FAILED
+    l00 = math.sqrt(l00)
+    l10 = W[3] / l00
+    l20 = W[6] / l00
+    d1 = W[4] - l10 * l10
+    if not d1 > 0.0:
+        return FAILED
+    l11 = math.sqrt(d1)
+    l21 = (W[7] - l20 * l10) / l11
+    d2 = W[8] - l20 * l20 - l21 * l21
+    if not d2 > 0.0:
+        return FAILED
+    l22 = math.sqrt(d2)
+    y0 = -q[0] / l00
+    y1 = (-q[1] - l10 * y0) / l11
+    y2 = (-q[2] - l20 * y0 - l21 * y1) / l22
+    x2 = y2 / l22
+    x1 = (y1 - l21 * x2) / l11
+    x0 = (y0 - l10 * x1 - l20 * x2) / l00
+    if x0 >= 0.0 and math.sqrt(x1 * x1 + x2 * x2) <= (p[0] + STICK_SLACK) * x0:
+        lam[0], lam[1], lam[2] = x0, x1, x2
+        return STICK
+    r1, r2 = _ref_dir(W, q, lam)
+    if code != STRIBECK or not p[0] > p[1]:
+        s = _slip_fixed(W, q, p[1], r1, r2, lam)
+        return FAILED if s < 0.0 else SLIP
+    # velocity weakening: the root in mu of F(mu) = mu(v(mu)) - mu on [mu_k, mu_s], v(mu) the
+    # slip speed at the constant coefficient mu (F(mu_k) >= 0 >= F(mu_s)); Illinois' regula falsi
+    a, b = p[1], p[0]
+    s = _slip_fixed(W, q, a, r1, r2, lam)
+    if s < 0.0:
+        return FAILED
+    fa = _mu_slip(code, p, s) - a
+    if fa <= 0.0:
+        return SLIP
+    r1, r2 = -lam[1], -lam[2]
+    s = _slip_fixed(W, q, b, r1, r2, lam)
+    if s < 0.0:
+        return FAILED
+    fb = _mu_slip(code, p, s) - b
+    if fb >= 0.0:
+        return SLIP
+    side = 0
+    tol = 4e-16 * p[0]  # a few ulps of mu_s
+    for _ in range(OUTER):
+        m = (a * fb - b * fa) / (fb - fa)
+        if not (a < m < b):
+            m = 0.5 * (a + b)
+        r1, r2 = -lam[1], -lam[2]
+        s = _slip_fixed(W, q, m, r1, r2, lam)
+        if s < 0.0:
+            return FAILED
+        fm = _mu_slip(code, p, s) - m
+        if abs(fm) <= tol or b - a <= tol:
+            break
+        if fm > 0.0:
+            a, fa = m, fm
+            if side == 1:
+                fb *= 0.5
+            side = 1
+        else:
+            b, fb = m, fm
+            if side == -1:
+                fa *= 0.5
+            side = -1
+        if b - a <= tol:
+            break
+    return SLIP
+
+
+def _check(W, q, code, params, lam, case):
+    m = q.shape[0]
+    for name, arr, shape in (("W", W, (m, 3, 3)), ("q", q, (m, 3)), ("code", code, (m,)),
+                             ("params", params, (m, 3)), ("lam", lam, (m, 3)), ("case", case, (m,))):
+        if arr.shape != shape:
+            raise ParameterError(f"{name} must have shape {shape}, got {arr.shape}")
+
+
+def solve_nodes(W, q, code, params, lam, case):
+    """Every node's exact friction-cone problem, independently (see ``cone.pyx``).
+
+    Parameters
+    ----------
+    W : (m, 3, 3) float array
+        Each node's Delassus block (symmetric positive definite; normal row first).
+    q : (m, 3) float array
+        Each node's free relative velocity (u = W lam + q).
+    code : (m,) int64 array
+        Law code per node (CONSTANT, STATIC_KINETIC, STRIBECK).
+    params : (m, 3) float array
+        Per node (p0, p1, p2): stick limit, slip coefficient (at high speed), Stribeck speed.
+    lam : (m, 3) float array
+        In: warm start (chooses the slip branch); out: the impulses.
+    case : (m,) int64 array
+        Out: OPEN, STICK, SLIP, or FAILED (no admissible solution found; ``lam`` unchanged).
+    """
+    _check(W, q, code, params, lam, case)
+    for i in range(q.shape[0]):
+        out = [float(lam[i, 0]), float(lam[i, 1]), float(lam[i, 2])]
+        c = _solve_node([float(x) for x in W[i].ravel()], [float(x) for x in q[i]], int(code[i]),
+                        [float(x) for x in params[i]], out)
+        case[i] = c
+        if c != FAILED:
+            lam[i, 0], lam[i, 1], lam[i, 2] = out
+
+
+def slip_nodes(W, q, mu, lam, case):
+    """Each node's slip solution at the constant coefficient ``mu[i]`` (no open or stick test):
+    the inner problem of a velocity-dependent law, for a law evaluated by the caller.
+    ``lam`` in: warm start (chooses the branch), out: impulses; ``case`` SLIP or FAILED."""
+    m = q.shape[0]
+    for name, arr, shape in (("W", W, (m, 3, 3)), ("q", q, (m, 3)), ("mu", mu, (m,)),
+                             ("lam", lam, (m, 3)), ("case", case, (m,))):
+        if arr.shape != shape:
+            raise ParameterError(f"{name} must have shape {shape}, got {arr.shape}")
+    for i in range(m):
+        Wi = [float(x) for x in W[i].ravel()]
+        qi = [float(x) for x in q[i]]
+        out = [float(lam[i, 0]), float(lam[i, 1]), float(lam[i, 2])]
+        r1, r2 = _ref_dir(Wi, qi, out)
+        s = _slip_fixed(Wi, qi, float(mu[i]), r1, r2, out) if qi[0] < 0.0 else -1.0
+        case[i] = FAILED if s < 0.0 else SLIP
+        if s >= 0.0:
+            lam[i, 0], lam[i, 1], lam[i, 2] = out
+
+
+def block_gs(W, q, code, params, lam, u, case, tol, max_iter, status):
+    """Projected block Gauss-Seidel over coupled nodes (see ``cone.pyx``).
+
+    Parameters
+    ----------
+    W : (3m, 3m) float array
+        The Delassus operator of the m nodes (symmetric; each 3 x 3 diagonal block positive
+        definite).
+    q : (3m,) float array
+        Free relative velocities (u = W lam + q).
+    code, params : as in :func:`solve_nodes`.
+    lam : (3m,) float array
+        In: warm start; out: impulses.
+    u : (3m,) float array
+        Out: W lam + q.
+    case : (m,) int64 array
+        Out: each node's case in the last sweep.
+    tol : float
+        Convergence: the largest |W_ii delta lam_i| (max norm, units of q) of a sweep <= tol.
+    max_iter : int
+        Largest number of sweeps.
+    status : (3,) float array
+        Out: sweeps, last largest change, converged (1.0) or not (0.0).
+    """
+    m = code.shape[0]
+    for name, arr, shape in (("W", W, (3 * m, 3 * m)), ("q", q, (3 * m,)), ("params", params, (m, 3)),
+                             ("lam", lam, (3 * m,)), ("u", u, (3 * m,)), ("case", case, (m,)),
+                             ("status", status, (3,))):
+        if arr.shape != shape:
+            raise ParameterError(f"{name} must have shape {shape}, got {arr.shape}")
+    n = 3 * m
+    for k in range(n):
+        acc = q[k]
+        for j in range(n):
+            acc += W[k, j] * lam[j]
+        u[k] = acc
+    sweeps, change, converged = 0, math.inf, 0.0
+    while sweeps < max_iter:
+        sweeps += 1
+        change, failed = 0.0, False
+        for i in range(m):
+            o = 3 * i
+            Wi = [float(W[o + a, o + b]) for a in range(3) for b in range(3)]
+            old = [float(lam[o]), float(lam[o + 1]), float(lam[o + 2])]
+            qi = [float(u[o + a]) - (Wi[3 * a] * old[0] + Wi[3 * a + 1] * old[1] + Wi[3 * a + 2] * old[2])
+                  for a in range(3)]
+            new = list(old)
+            c = _solve_node(Wi, qi, int(code[i]), [float(x) for x in params[i]], new)
+            case[i] = c
+            if c == FAILED:
+                failed = True
+                continue
+            d = [new[0] - old[0], new[1] - old[1], new[2] - old[2]]
+            if d[0] != 0.0 or d[1] != 0.0 or d[2] != 0.0:
+                lam[o], lam[o + 1], lam[o + 2] = new
+                for k in range(n):
+                    u[k] += W[o, k] * d[0] + W[o + 1, k] * d[1] + W[o + 2, k] * d[2]
+                for a in range(3):
+                    dv = abs(Wi[3 * a] * d[0] + Wi[3 * a + 1] * d[1] + Wi[3 * a + 2] * d[2])
+                    if dv > change:
+                        change = dv
+        if failed:
+            change = math.inf
+        if change <= tol:
+            converged = 1.0
+            break
+    status[0], status[1], status[2] = sweeps, change, converged
+
+
