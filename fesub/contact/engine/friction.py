@@ -2,18 +2,15 @@
 
 A law says how large the tangential force of a contact node may be against its normal force:
 
-=====================================  =============================================================
-:class:`Coulomb` ``(mu)``              one coefficient: stick while ``|lambda_t| <= mu lambda_n``,
-                                       slip at ``mu``
-:class:`StaticKinetic` ``(mu_s, mu_k)`` stick while ``|lambda_t| <= mu_s lambda_n``, slip at
-                                       ``mu_k <= mu_s``
-:class:`Stribeck` ``(mu_s, mu_k, v_s)`` velocity weakening: stick as above, slip at
-                                       ``mu(v) = mu_k + (mu_s - mu_k) exp(-|v| / v_s)``
-:class:`UserLaw` ``(fn)``              a law of your own, ``mu = fn(v)`` for a slip speed ``v >= 0``
-                                       (stick while ``|lambda_t| <= fn(0) lambda_n``); evaluated in
-                                       Python: the slower path (each slipping node calls ``fn``
-                                       some 10-60 times per solve, outside the compiled kernels)
-=====================================  =============================================================
+* :class:`Coulomb` ``(mu)``: one coefficient; stick while ``|lambda_t| <= mu lambda_n``, slip at
+  ``mu``;
+* :class:`StaticKinetic` ``(mu_s, mu_k)``: stick while ``|lambda_t| <= mu_s lambda_n``, slip at
+  ``mu_k <= mu_s``;
+* :class:`Stribeck` ``(mu_s, mu_k, v_s)``: velocity weakening; stick as above, slip at
+  ``mu(v) = mu_k + (mu_s - mu_k) exp(-|v| / v_s)``;
+* :class:`UserLaw` ``(fn)``: a law of your own, ``mu = fn(v)`` for a slip speed ``v >= 0`` (stick
+  while ``|lambda_t| <= fn(0) lambda_n``), evaluated in Python: the slower path (each slipping
+  node calls ``fn`` some 10-60 times per solve, outside the compiled kernels).
 
 ``lambda_n`` (N, >= 0) is the normal force, ``lambda_t`` the tangential force (a scalar in 2D, a
 2-vector in the tangent plane in 3D), ``v`` the slip speed (m/s), coefficients dimensionless.
