@@ -27,8 +27,9 @@ Local solver: enumeration of the three cases in that order, the slip case solved
   ``V = A q_t - q_n (W a)_t``. Slip along ``d`` means ``V`` parallel to ``d``: the scalar equation
   ``h(t) = d x V(t) = 0``, a trigonometric polynomial of degree 2 in ``t`` (at most four roots),
   with ``A > 0`` (``lam_n > 0``) and ``d . V >= 0`` (the slip velocity along ``d``, so that the
-  friction opposes it). Every root is bracketed by 64 samples of ``t`` on [0, 2 pi) and bisected
-  to the last bit (60 halvings); of the admissible roots, the one closest to the warm start's
+  friction opposes it). Every root is bracketed by 64 samples of ``t`` on [0, 2 pi) and closed
+  to 2e-15 rad by regula falsi (Illinois; a bisection step where it would leave the bracket);
+  of the admissible roots, the one closest to the warm start's
   slip direction is taken (the problem has one solution when ``mu`` is small against the
   coupling of W; where it has several, the branch the node was on).
 * slip under velocity weakening (code 2, p0 > p1): the outer root in ``mu`` of
@@ -42,8 +43,8 @@ a function of known degree, without a starting point (a Newton iteration on the 
 converges to one root from a good start, but it can fail or land on the wrong branch from a bad
 one, and a general solver cannot tell the admissible root). The velocity-dependent coefficient
 adds a second scalar unknown; nesting it as a bracketed 1D root keeps each step exact and safe.
-Cost per node: the stick solve, then ~64 + 60 x (roots) evaluations of h in slip (~2 us), times
-~10 for velocity weakening. The limit: two roots closer than 2 pi / 64 rad with no sign change
+Cost per node: the stick solve, then 65 + ~8 x (roots) evaluations of h in slip, times ~10 for
+velocity weakening. The limit: two roots closer than 2 pi / 64 rad with no sign change
 between them (a tangency, where two solutions merge) are not bracketed; the node then reports
 FAILED when none of its roots is admissible.
 
@@ -57,7 +58,7 @@ from libc.math cimport sqrt, cos, sin, exp, fabs, INFINITY, M_PI
 
 cdef enum:
     SAMPLES = 64      # angles sampled on [0, 2 pi) to bracket the roots of the slip equation
-    BISECT = 60       # halvings of a bracket of width 2 pi / 64: below 1e-17 rad
+    ANGLE_ITER = 100  # Illinois steps on a bracket of the angle (~6-10 reach ANGLE_TOL)
     OUTER = 100       # iterations of the outer root in mu (Illinois converges in ~10)
     CONSTANT_ = 0
     STATIC_KINETIC_ = 1
@@ -67,13 +68,15 @@ cdef enum:
     STICK_ = 1
     SLIP_ = 2
 
+cdef double ANGLE_TOL = 2e-15  # rad: the bracket of a root closed to a few ulps of 2 pi
+
 CONSTANT, STATIC_KINETIC, STRIBECK = 0, 1, 2
 FAILED, OPEN, STICK, SLIP = -1, 0, 1, 2
 
 
-cdef inline double _h(const double* W, const double* q, double mu, double th, double* A,
-                      double* g) noexcept nogil:
-    cdef double c = cos(th), s = sin(th), b1, b2, v1, v2
+cdef inline double _hcs(const double* W, const double* q, double mu, double c, double s, double* A,
+                        double* g) noexcept nogil:
+    cdef double b1, b2, v1, v2
     A[0] = W[0] - mu * (W[1] * c + W[2] * s)
     b1 = W[3] - mu * (W[4] * c + W[5] * s)
     b2 = W[6] - mu * (W[7] * c + W[8] * s)
@@ -83,39 +86,67 @@ cdef inline double _h(const double* W, const double* q, double mu, double th, do
     return c * v2 - s * v1
 
 
+cdef inline double _h(const double* W, const double* q, double mu, double th, double* A,
+                      double* g) noexcept nogil:
+    return _hcs(W, q, mu, cos(th), sin(th), A, g)
+
+
+# cosines and sines of the sampled angles, computed once
+cdef double _COS[SAMPLES + 1]
+cdef double _SIN[SAMPLES + 1]
+cdef int _k
+for _k in range(SAMPLES + 1):
+    _COS[_k] = cos(_k * (2.0 * M_PI / SAMPLES))
+    _SIN[_k] = sin(_k * (2.0 * M_PI / SAMPLES))
+
+
 cdef double _slip_fixed(const double* W, const double* q, double mu, double ref1, double ref2,
                         double* lam) noexcept nogil:
     cdef double step = 2.0 * M_PI / SAMPLES
     cdef double best = 0.0, best_dot = -INFINITY, best_s = -1.0, best_A = 0.0
-    cdef double th0 = 0.0, th1, h0, h1, a, b, ha, mid, hm, root, A, g, c, s, dot, qn2, ln
+    cdef double th0 = 0.0, th1, h0, h1, a, b, ha, hb, mid, hm, root, A, g, c, s, dot, qn2, ln
     cdef bint found = False, have
-    cdef int k, it
-    h0 = _h(W, q, mu, th0, &A, &g)
+    cdef int k, it, side
+    h0 = _hcs(W, q, mu, _COS[0], _SIN[0], &A, &g)
     qn2 = q[0] * q[0] + q[1] * q[1] + q[2] * q[2]
     for k in range(SAMPLES):
         th1 = (k + 1) * step
-        h1 = _h(W, q, mu, th1, &A, &g)
+        h1 = _hcs(W, q, mu, _COS[k + 1], _SIN[k + 1], &A, &g)
         have = False
         if h0 == 0.0:
             root = th0
             have = True
         elif (h0 < 0.0 < h1) or (h1 < 0.0 < h0):
+            # Illinois' regula falsi on the bracket (a bisection where it would leave it)
             a = th0
             b = th1
             ha = h0
-            for it in range(BISECT):
-                mid = 0.5 * (a + b)
+            hb = h1
+            side = 0
+            root = 0.5 * (a + b)
+            for it in range(ANGLE_ITER):
+                mid = b - hb * (b - a) / (hb - ha)
+                if not (a < mid < b):
+                    mid = 0.5 * (a + b)
                 hm = _h(W, q, mu, mid, &A, &g)
+                root = mid
                 if hm == 0.0:
-                    a = mid
-                    b = mid
                     break
-                if (hm < 0.0) == (ha < 0.0):
+                if (hm < 0.0) == (hb < 0.0):
+                    b = mid
+                    hb = hm
+                    if side == 1:
+                        ha *= 0.5
+                    side = 1
+                else:
                     a = mid
                     ha = hm
-                else:
-                    b = mid
-            root = 0.5 * (a + b)
+                    if side == -1:
+                        hb *= 0.5
+                    side = -1
+                if b - a <= ANGLE_TOL:
+                    root = 0.5 * (a + b)
+                    break
             have = True
         if have:
             _h(W, q, mu, root, &A, &g)

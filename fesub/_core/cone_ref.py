@@ -18,15 +18,15 @@ CONSTANT, STATIC_KINETIC, STRIBECK = 0, 1, 2
 FAILED, OPEN, STICK, SLIP = -1, 0, 1, 2
 
 SAMPLES = 64        # angles sampled on [0, 2 pi) to bracket the roots of the slip equation
-BISECT = 60         # bisections of a bracket of width 2 pi / 64 reach below 1e-17 rad
+ANGLE_ITER = 100    # Illinois steps on a bracket of the angle (~6-10 reach ANGLE_TOL)
+ANGLE_TOL = 2e-15   # rad: the bracket of a root closed to a few ulps of 2 pi
 OUTER = 100         # iterations of the outer root in mu (Stribeck); Illinois converges in ~10
 STICK_SLACK = 1e-12  # relative slack of the stick test |lam_t| <= mu_s lam_n (round-off)
 
 
-def _h(W, q, mu, th):
-    """(h, A, g) of the slip equation at angle ``th``: with d = (cos, sin), a = (1, -mu d),
+def _hcs(W, q, mu, c, s):
+    """(h, A, g) of the slip equation at the direction d = (c, s): with a = (1, -mu d),
     A = (W a)_n, V = A q_t - q_n (W a)_t; h = d x V (zero when V is along d), g = d . V."""
-    c, s = math.cos(th), math.sin(th)
     A = W[0] - mu * (W[1] * c + W[2] * s)
     b1 = W[3] - mu * (W[4] * c + W[5] * s)
     b2 = W[6] - mu * (W[7] * c + W[8] * s)
@@ -35,35 +35,56 @@ def _h(W, q, mu, th):
     return c * v2 - s * v1, A, c * v1 + s * v2
 
 
+def _h(W, q, mu, th):
+    return _hcs(W, q, mu, math.cos(th), math.sin(th))
+
+
+# cosines and sines of the sampled angles, computed once
+_COS = [math.cos(k * (2.0 * math.pi / SAMPLES)) for k in range(SAMPLES + 1)]
+_SIN = [math.sin(k * (2.0 * math.pi / SAMPLES)) for k in range(SAMPLES + 1)]
+
+
 def _slip_fixed(W, q, mu, ref1, ref2, lam):
     """Slip at the constant coefficient ``mu``: every root of h on [0, 2 pi) bracketed on
-    SAMPLES angles and bisected; of the admissible ones (A > 0, g >= 0: lam_n > 0 and the slip
+    SAMPLES angles and closed by regula falsi (Illinois); of the admissible ones (A > 0, g >= 0: lam_n > 0 and the slip
     velocity along d) the one whose direction is closest to (ref1, ref2). Writes ``lam`` and
     returns the slip speed |u_t| (-1.0 when no root is admissible, ``lam`` untouched)."""
     step = 2.0 * math.pi / SAMPLES
     best, best_dot, best_s = None, -math.inf, -1.0
     th0 = 0.0
-    h0, _, _ = _h(W, q, mu, th0)
+    h0, _, _ = _hcs(W, q, mu, _COS[0], _SIN[0])
     qn2 = q[0] * q[0] + q[1] * q[1] + q[2] * q[2]
     for k in range(SAMPLES):
         th1 = (k + 1) * step
-        h1, _, _ = _h(W, q, mu, th1)
+        h1, _, _ = _hcs(W, q, mu, _COS[k + 1], _SIN[k + 1])
         root = None
         if h0 == 0.0:
             root = th0
         elif (h0 < 0.0 < h1) or (h1 < 0.0 < h0):
-            a, b, ha = th0, th1, h0
-            for _ in range(BISECT):
-                mid = 0.5 * (a + b)
-                hm, _, _ = _h(W, q, mu, mid)
-                if hm == 0.0:
-                    a = b = mid
-                    break
-                if (hm < 0.0) == (ha < 0.0):
-                    a, ha = mid, hm
-                else:
-                    b = mid
+            # Illinois' regula falsi on the bracket (a bisection where it would leave it)
+            a, b, ha, hb, side = th0, th1, h0, h1, 0
             root = 0.5 * (a + b)
+            for _ in range(ANGLE_ITER):
+                mid = b - hb * (b - a) / (hb - ha)
+                if not (a < mid < b):
+                    mid = 0.5 * (a + b)
+                hm, _, _ = _h(W, q, mu, mid)
+                root = mid
+                if hm == 0.0:
+                    break
+                if (hm < 0.0) == (hb < 0.0):
+                    b, hb = mid, hm
+                    if side == 1:
+                        ha *= 0.5
+                    side = 1
+                else:
+                    a, ha = mid, hm
+                    if side == -1:
+                        hb *= 0.5
+                    side = -1
+                if b - a <= ANGLE_TOL:
+                    root = 0.5 * (a + b)
+                    break
         if root is not None:
             _, A, g = _h(W, q, mu, root)
             if A > 0.0 and g >= -1e-12 * A * math.sqrt(qn2):
