@@ -237,10 +237,20 @@ cdef inline void _cross(const double* u, const double* v, double* w) noexcept no
 cdef inline double _f(const double* X, const long* cf, long t, double a, double b,
                       const double* p) noexcept nogil:
     """Half the squared distance from p to the face point at (a, b)."""
-    cdef double x[3]
-    cdef double d[15]
-    _eval(X, cf, t, a, b, x, d)
-    return 0.5 * ((x[0] - p[0]) ** 2 + (x[1] - p[1]) ** 2 + (x[2] - p[2]) ** 2)
+    cdef double N[9]
+    cdef double Na[9]
+    cdef double Nb[9]
+    cdef double Naa[9]
+    cdef double Nab[9]
+    cdef double Nbb[9]
+    cdef int k = _shape(t, a, b, N, Na, Nb, Naa, Nab, Nbb)
+    cdef int i
+    cdef double x0 = -p[0], x1 = -p[1], x2 = -p[2]
+    for i in range(k):
+        x0 += N[i] * X[3 * cf[i]]
+        x1 += N[i] * X[3 * cf[i] + 1]
+        x2 += N[i] * X[3 * cf[i] + 2]
+    return 0.5 * (x0 * x0 + x1 * x1 + x2 * x2)
 
 
 cdef inline void _clamp(bint tri, double* a, double* b) noexcept nogil:
@@ -292,8 +302,9 @@ cdef double _newton2(const double* X, const long* cf, long t, const double* p, d
     cdef double x[3]
     cdef double d[15]
     cdef double r[3]
-    cdef double a, b, fa, fbest, na, nb, fn, ga, gb, haa, hab, hbb, det, da, db, step, g11, g22
+    cdef double a, b, fa, fbest, na, nb, fn, ga, gb, haa, hab, hbb, det, da, db, step, g11, g12, g22
     cdef int i, j, it, ls
+    cdef bint act_a, act_b, act_h
     fbest = INFINITY
     a = 0.0
     b = 0.0
@@ -321,20 +332,45 @@ cdef double _newton2(const double* X, const long* cf, long t, const double* p, d
         ga = _dot(r, d)
         gb = _dot(r, d + 3)
         g11 = _dot(d, d)
+        g12 = _dot(d, d + 3)
         g22 = _dot(d + 3, d + 3)
         haa = g11 + _dot(r, d + 6)
-        hab = _dot(d, d + 3) + _dot(r, d + 9)
+        hab = g12 + _dot(r, d + 9)
         hbb = g22 + _dot(r, d + 12)
-        det = haa * hbb - hab * hab
-        if not (haa > 0.0 and det > 1e-12 * g11 * g22):
-            haa = g11
-            hbb = g22
-            hab = _dot(d, d + 3)
-            det = haa * hbb - hab * hab
+        # constraints held (at a bound with the descent pointing out of the domain)
+        if tri:
+            act_a = a <= 0.0 and ga > 0.0
+            act_b = b <= 0.0 and gb > 0.0
+            act_h = a + b >= 1.0 and ga + gb < 0.0
+        else:
+            act_a = (a <= -1.0 and ga > 0.0) or (a >= 1.0 and ga < 0.0)
+            act_b = (b <= -1.0 and gb > 0.0) or (b >= 1.0 and gb < 0.0)
+            act_h = False
+        if <int>act_a + <int>act_b + <int>act_h >= 2:
+            break  # at a vertex, the descent pointing out of both edges
+        if act_a:  # along b only
+            da = 0.0
+            db = -gb / (hbb if hbb > 0.0 else g22)
+        elif act_b:
+            db = 0.0
+            da = -ga / (haa if haa > 0.0 else g11)
+        elif act_h:  # along the hypotenuse, direction (1, -1)
+            det = haa - 2.0 * hab + hbb
             if not det > 0.0:
-                break
-        da = -(hbb * ga - hab * gb) / det
-        db = -(haa * gb - hab * ga) / det
+                det = g11 - 2.0 * g12 + g22
+            da = -(ga - gb) / det
+            db = -da
+        else:
+            det = haa * hbb - hab * hab
+            if not (haa > 0.0 and det > 1e-12 * g11 * g22):
+                haa = g11
+                hbb = g22
+                hab = g12
+                det = haa * hbb - hab * hab
+                if not det > 0.0:
+                    break
+            da = -(hbb * ga - hab * gb) / det
+            db = -(haa * gb - hab * ga) / det
         step = 1.0
         fn = fa
         na = a
@@ -426,10 +462,15 @@ cdef double _closest(const double* X, const long* cf, long t, const double* p, d
     cdef double e[2]
     cdef double f0, fe
     cdef int k
+    cdef long bits
     f0 = _newton2(X, cf, t, p, ab)
-    if _bits(tri, ab[0], ab[1]) == 0:
+    bits = _bits(tri, ab[0], ab[1])
+    if bits == 0:
         return sqrt(2.0 * f0)
+    # on the boundary: Newton along the edges it touches (a check of the active set's answer)
     for k in range(3 if tri else 4):
+        if not (bits >> k) & 1:
+            continue
         if tri:
             fe = _newton1(X, cf, t, p, _CA[k], _CB[k], _CA[(k + 1) % 3], _CB[(k + 1) % 3], e)
         else:
@@ -560,9 +601,10 @@ cdef inline long _cell(double v, double o, double h) noexcept nogil:
     return <long>floor((v - o) / h)
 
 
-cdef inline ulong _hash(long i, long j, long k, ulong mask) noexcept nogil:
+cdef inline ulong _key(long i, long j, long k) noexcept nogil:
+    """The cell's 64-bit hash; its low bits pick the bucket, the whole tells cells apart."""
     return ((<ulong>i * <ulong>73856093) ^ (<ulong>j * <ulong>19349663)
-            ^ (<ulong>k * <ulong>83492791)) & mask
+            ^ (<ulong>k * <ulong>83492791))
 
 
 cdef inline double _boxdist(const double* bx, const double* p) noexcept nogil:
@@ -628,10 +670,12 @@ def face_boxes(const double[:, ::1] X, const long[:, ::1] conn, const long[::1] 
 
 
 def grid_bin(const double[:, ::1] fat, const double[::1] origin, double h, long[::1] start,
-             long[::1] entries):
+             long[::1] entries, long[::1] keys):
     """Enter each face in the hashed cells its box ``fat`` overlaps: bucket b holds
-    ``entries[start[b]:start[b + 1]]`` (faces ascending). Returns the number of entries; when
-    ``entries`` is too short, nothing is filled (call again with that many)."""
+    ``entries[start[b]:start[b + 1]]`` (faces ascending), ``keys`` the hash of each entry's
+    cell (a query skips the entries of other cells without reading their faces). Returns the
+    number of entries; when ``entries`` is too short, nothing is filled (call again with that
+    many)."""
     cdef long m = fat.shape[0], T = start.shape[0] - 1, f, i, j, k, total = 0, q
     cdef ulong mask = <ulong>(T - 1)
     cdef long lo[3]
@@ -647,7 +691,7 @@ def grid_bin(const double[:, ::1] fat, const double[::1] origin, double h, long[
             for i in range(lo[0], hi[0] + 1):
                 for j in range(lo[1], hi[1] + 1):
                     for k in range(lo[2], hi[2] + 1):
-                        start[_hash(i, j, k, mask) + 1] += 1
+                        start[(_key(i, j, k) & mask) + 1] += 1
                         total += 1
         if total <= entries.shape[0]:
             for q in range(T):
@@ -659,8 +703,9 @@ def grid_bin(const double[:, ::1] fat, const double[::1] origin, double h, long[
                 for i in range(lo[0], hi[0] + 1):
                     for j in range(lo[1], hi[1] + 1):
                         for k in range(lo[2], hi[2] + 1):
-                            q = <long>_hash(i, j, k, mask)
+                            q = <long>(_key(i, j, k) & mask)
                             entries[start[q]] = f
+                            keys[start[q]] = <long>_key(i, j, k)
                             start[q] += 1
             for q in range(T, 0, -1):
                 start[q] = start[q - 1]
@@ -670,14 +715,15 @@ def grid_bin(const double[:, ::1] fat, const double[::1] origin, double h, long[
 
 cdef long _grid(const double* X, const long* conn, const long* ftype, const double[:, ::1] boxes,
                 const double[:, ::1] fat, const long[::1] start, const long[::1] entries,
-                const double[::1] origin, double h, const double* p, double reach, double wide,
-                double tol, Best* B, long* cand, long K) noexcept nogil:
-    """Faces whose box lies within ``wide`` of p: each examined once, those within ``reach``
-    projected; their numbers written to ``cand`` (up to K). Returns their count."""
+                const long[::1] keys, const double[::1] origin, double h, const double* p, double reach, double wide,
+                double tol, Best* B, long* cand, double* cbd, long K, bint project) noexcept nogil:
+    """Faces whose box lies within ``wide`` of p, each once: written to ``cand`` with their box
+    distances ``cbd`` (up to K); with ``project``, those within ``reach`` are projected on the
+    way instead. Returns their count."""
     cdef ulong mask = <ulong>(start.shape[0] - 2)
     cdef long lo[3]
     cdef long hi[3]
-    cdef long i, j, k, e, f, q, n = 0
+    cdef long i, j, k, e, f, q, n = 0, key
     cdef double bd
     cdef int c
     cdef bint own
@@ -687,8 +733,11 @@ cdef long _grid(const double* X, const long* conn, const long* ftype, const doub
     for i in range(lo[0], hi[0] + 1):
         for j in range(lo[1], hi[1] + 1):
             for k in range(lo[2], hi[2] + 1):
-                q = <long>_hash(i, j, k, mask)
+                key = <long>_key(i, j, k)
+                q = <long>(<ulong>key & mask)
                 for e in range(start[q], start[q + 1]):
+                    if keys[e] != key:
+                        continue  # another cell in the same bucket
                     f = entries[e]
                     own = True
                     for c in range(3):
@@ -705,44 +754,89 @@ cdef long _grid(const double* X, const long* conn, const long* ftype, const doub
                     bd = _boxdist(&boxes[f, 0], p)
                     if bd > wide:
                         continue
-                    if n < K:
+                    if project:
+                        if bd <= reach and (B.face < 0 or bd <= B.d + tol):
+                            _consider(X, conn, ftype, f, p, tol, B)
+                    elif n < K:
                         cand[n] = f
+                        cbd[n] = bd
                     n += 1
-                    if bd <= reach and (B.face < 0 or bd <= B.d + tol):
-                        _consider(X, conn, ftype, f, p, tol, B)
     return n
+
+
+cdef void _narrow(const double* X, const long* conn, const long* ftype, const double[:, ::1] boxes,
+                  const long* cand, long n, const double* p, double reach, double tol, Best* B,
+                  long* wc, double* wd) noexcept nogil:
+    """Project p on the faces ``cand`` within ``reach`` (box distance), nearest box first,
+    stopping at the first box beyond the nearest distance found (``wc``, ``wd``: room for n)."""
+    cdef long e, k = 0, i, f
+    cdef double bd
+    for e in range(n):
+        f = cand[e]
+        bd = _boxdist(&boxes[f, 0], p)
+        if bd > reach:
+            continue
+        i = k
+        while i > 0 and wd[i - 1] > bd:
+            wc[i] = wc[i - 1]
+            wd[i] = wd[i - 1]
+            i -= 1
+        wc[i] = f
+        wd[i] = bd
+        k += 1
+    for e in range(k):
+        if B.face >= 0 and wd[e] > B.d + tol:
+            break
+        _consider(X, conn, ftype, wc[e], p, tol, B)
 
 
 def grid_query(const double[:, ::1] X, const long[:, ::1] conn, const long[::1] ftype,
                const long[::1] fflags, const double[:, ::1] boxes, const double[:, ::1] fat,
-               const long[::1] start, const long[::1] entries, const double[::1] origin, double h,
-               const double[:, ::1] P, double reach, const double[::1] ref, double tol,
-               long[:, ::1] iout, double[:, ::1] fout):
-    """Closest point within ``reach`` of each point P through the grid (rows as the module says)."""
-    cdef long n = P.shape[0], s
+               const long[::1] start, const long[::1] entries, const long[::1] keys,
+               const double[::1] origin, double h, const double[:, ::1] P, double reach,
+               const double[::1] ref, double tol, long[:, ::1] wc, double[:, ::1] wd, long[:, ::1] iout, double[:, ::1] fout):
+    """Closest point within ``reach`` of each point P through the grid (rows as the module
+    says); ``wc``, ``wd`` (2, K): room for K candidates (beyond it the faces are projected in
+    the grid's order)."""
+    cdef long n = P.shape[0], K = wc.shape[1], s, cnt, rnd
+    cdef double wide
     cdef Best B
-    cdef long dummy = 0
     with nogil:
         for s in range(n):
-            _reset(&B)
-            _grid(&X[0, 0], &conn[0, 0], &ftype[0], boxes, fat, start, entries, origin, h,
-                  &P[s, 0], reach, reach, tol, &B, &dummy, 0)
+            # first the faces within half a cell: when the nearest lies within that, no other
+            # can be nearer; else everything within reach
+            for rnd in range(2):
+                wide = 0.5 * h if (rnd == 0 and 0.5 * h < reach) else reach
+                _reset(&B)
+                cnt = _grid(&X[0, 0], &conn[0, 0], &ftype[0], boxes, fat, start, entries, keys,
+                            origin, h, &P[s, 0], wide, wide, tol, &B, &wc[0, 0], &wd[0, 0], K, False)
+                if cnt <= K:
+                    _narrow(&X[0, 0], &conn[0, 0], &ftype[0], boxes, &wc[0, 0], cnt, &P[s, 0],
+                            wide, tol, &B, &wc[1, 0], &wd[1, 0])
+                else:
+                    _grid(&X[0, 0], &conn[0, 0], &ftype[0], boxes, fat, start, entries, keys,
+                          origin, h, &P[s, 0], wide, wide, tol, &B, &wc[0, 0], &wd[0, 0], K, True)
+                if wide == reach or (B.face >= 0 and B.d + tol <= wide):
+                    break
             _finish(&B, &P[s, 0], &fflags[0], &ref[0], tol, &iout[s, 0], &fout[s, 0])
 
 
 def tracked_query(const double[:, ::1] X, const long[:, ::1] conn, const long[::1] ftype,
                   const long[::1] fflags, const double[:, ::1] boxes, const double[:, ::1] fat,
-                  const long[::1] start, const long[::1] entries, const double[::1] origin,
-                  double h, const double[:, ::1] P, double reach, double margin, double drift,
+                  const long[::1] start, const long[::1] entries, const long[::1] keys,
+                  const double[::1] origin, double h, const double[:, ::1] P, double reach,
+                  double margin, double drift,
                   const double[::1] ref, double tol, double[:, ::1] p0, double[::1] drift0,
-                  long[:, ::1] cand, long[::1] ncand, long[:, ::1] iout, double[:, ::1] fout):
+                  long[:, ::1] cand, long[::1] ncand, long[:, ::1] wc, double[:, ::1] wd,
+                  long[:, ::1] iout, double[:, ::1] fout):
     """:func:`grid_query` with each point's candidate faces kept: the faces within
     ``reach + margin`` when the grid was last searched for it (at ``p0``, master drift
     ``drift0``); they serve while the point's motion plus the master's drift since stays within
-    ``margin``. ``ncand`` -1: more candidates than ``cand`` holds (searched again next time).
-    Returns the number of grid searches done."""
-    cdef long n = P.shape[0], K = cand.shape[1], s, e, f, cnt, searches = 0
-    cdef double moved, bd
+    ``margin``. ``ncand`` -1: more candidates than ``cand`` holds (searched again next time);
+    ``wc``, ``wd`` (2, K) with K >= the columns of ``cand``. Returns the number of grid
+    searches done."""
+    cdef long n = P.shape[0], K = cand.shape[1], s, cnt, searches = 0
+    cdef double moved
     cdef const double* p
     cdef Best B
     cdef int c
@@ -753,29 +847,31 @@ def tracked_query(const double[:, ::1] X, const long[:, ::1] conn, const long[::
             moved = sqrt((p[0] - p0[s, 0]) ** 2 + (p[1] - p0[s, 1]) ** 2 + (p[2] - p0[s, 2]) ** 2) \
                 + (drift - drift0[s])
             if ncand[s] < 0 or not (moved <= margin):
-                cnt = _grid(&X[0, 0], &conn[0, 0], &ftype[0], boxes, fat, start, entries, origin,
-                            h, p, reach, reach + margin, tol, &B, &cand[s, 0], K)
+                cnt = _grid(&X[0, 0], &conn[0, 0], &ftype[0], boxes, fat, start, entries, keys, origin,
+                            h, p, reach, reach + margin, tol, &B, &cand[s, 0], &wd[0, 0], K, False)
                 ncand[s] = cnt if cnt <= K else -1
                 for c in range(3):
                     p0[s, c] = p[c]
                 drift0[s] = drift
                 searches += 1
-            else:
-                for e in range(ncand[s]):
-                    f = cand[s, e]
-                    bd = _boxdist(&boxes[f, 0], p)
-                    if bd <= reach and (B.face < 0 or bd <= B.d + tol):
-                        _consider(&X[0, 0], &conn[0, 0], &ftype[0], f, p, tol, &B)
+                if cnt > K:
+                    _grid(&X[0, 0], &conn[0, 0], &ftype[0], boxes, fat, start, entries, keys, origin,
+                          h, p, reach, reach, tol, &B, &wc[0, 0], &wd[0, 0], K, True)
+                    _finish(&B, p, &fflags[0], &ref[0], tol, &iout[s, 0], &fout[s, 0])
+                    continue
+            _narrow(&X[0, 0], &conn[0, 0], &ftype[0], boxes, &cand[s, 0], ncand[s], p, reach, tol,
+                    &B, &wc[1, 0], &wd[1, 0])
             _finish(&B, p, &fflags[0], &ref[0], tol, &iout[s, 0], &fout[s, 0])
     return searches
 
 
 def brute_query(const double[:, ::1] X, const long[:, ::1] conn, const long[::1] ftype,
                 const long[::1] fflags, const double[:, ::1] boxes, const double[:, ::1] P,
-                double reach, const double[::1] ref, double tol, long[:, ::1] iout,
+                double reach, const double[::1] ref, double tol, bint prune, long[:, ::1] iout,
                 double[:, ::1] fout):
-    """Every face examined for every point (the reference of :func:`grid_query`): a face is
-    projected unless its box lies beyond ``reach`` or beyond the nearest distance found so far."""
+    """Every face examined for every point (the reference of :func:`grid_query`): each face
+    projected, or, with ``prune``, each face unless its box lies beyond ``reach`` or beyond the
+    nearest distance found so far."""
     cdef long n = P.shape[0], m = conn.shape[0], s, f
     cdef double bd
     cdef Best B
@@ -784,8 +880,10 @@ def brute_query(const double[:, ::1] X, const long[:, ::1] conn, const long[::1]
             _reset(&B)
             for f in range(m):
                 bd = _boxdist(&boxes[f, 0], &P[s, 0])
-                if bd <= reach and (B.face < 0 or bd <= B.d + tol):
+                if not prune or (bd <= reach and (B.face < 0 or bd <= B.d + tol)):
                     _consider(&X[0, 0], &conn[0, 0], &ftype[0], f, &P[s, 0], tol, &B)
+            if B.face >= 0 and B.d > reach:
+                _reset(&B)
             _finish(&B, &P[s, 0], &fflags[0], &ref[0], tol, &iout[s, 0], &fout[s, 0])
 
 

@@ -176,18 +176,39 @@ def _newton2(X, cf, t, p):
         x, d = _eval(X, cf, t, a, b)
         r = [x[c] - p[c] for c in range(3)]
         ga, gb = _dot(r, d, 0, 0), _dot(r, d, 0, 3)
-        g11, g22 = _dot(d, d, 0, 0), _dot(d, d, 3, 3)
+        g11, g12, g22 = _dot(d, d, 0, 0), _dot(d, d, 0, 3), _dot(d, d, 3, 3)
         haa = g11 + _dot(r, d, 0, 6)
-        hab = _dot(d, d, 0, 3) + _dot(r, d, 0, 9)
+        hab = g12 + _dot(r, d, 0, 9)
         hbb = g22 + _dot(r, d, 0, 12)
-        det = haa * hbb - hab * hab
-        if not (haa > 0.0 and det > 1e-12 * g11 * g22):
-            haa, hbb, hab = g11, g22, _dot(d, d, 0, 3)
-            det = haa * hbb - hab * hab
+        if tri:
+            act_a = a <= 0.0 and ga > 0.0
+            act_b = b <= 0.0 and gb > 0.0
+            act_h = a + b >= 1.0 and ga + gb < 0.0
+        else:
+            act_a = (a <= -1.0 and ga > 0.0) or (a >= 1.0 and ga < 0.0)
+            act_b = (b <= -1.0 and gb > 0.0) or (b >= 1.0 and gb < 0.0)
+            act_h = False
+        if int(act_a) + int(act_b) + int(act_h) >= 2:
+            break
+        if act_a:
+            da, db = 0.0, -gb / (hbb if hbb > 0.0 else g22)
+        elif act_b:
+            da, db = -ga / (haa if haa > 0.0 else g11), 0.0
+        elif act_h:
+            det = haa - 2.0 * hab + hbb
             if not det > 0.0:
-                break
-        da = -(hbb * ga - hab * gb) / det
-        db = -(haa * gb - hab * ga) / det
+                det = g11 - 2.0 * g12 + g22
+            da = -(ga - gb) / det
+            db = -da
+        else:
+            det = haa * hbb - hab * hab
+            if not (haa > 0.0 and det > 1e-12 * g11 * g22):
+                haa, hbb, hab = g11, g22, g12
+                det = haa * hbb - hab * hab
+                if not det > 0.0:
+                    break
+            da = -(hbb * ga - hab * gb) / det
+            db = -(haa * gb - hab * ga) / det
         step, fn, na, nb = 1.0, fa, a, b
         for _ in range(30):
             na, nb = _clamp(tri, a + step * da, b + step * db)
@@ -248,9 +269,12 @@ def _newton1(X, cf, t, p, a0, b0, a1, b1):
 def _closest(X, cf, t, p):
     tri = t in (0, 2)
     f0, a, b = _newton2(X, cf, t, p)
-    if _bits(tri, a, b) == 0:
+    bits = _bits(tri, a, b)
+    if bits == 0:
         return math.sqrt(2.0 * f0), a, b
     for k in range(3 if tri else 4):
+        if not (bits >> k) & 1:
+            continue
         if tri:
             fe, ea, eb = _newton1(X, cf, t, p, _CA[k], _CB[k], _CA[(k + 1) % 3], _CB[(k + 1) % 3])
         else:
@@ -335,8 +359,10 @@ def _cell(v, o, h):
     return int(math.floor((v - o) / h))
 
 
-def _hash(i, j, k, mask):
-    return ((i * 73856093) ^ (j * 19349663) ^ (k * 83492791)) & _MASK64 & mask
+def _key(i, j, k):
+    """The cell's 64-bit hash, as the kernel's (two's complement, as a signed 64-bit integer)."""
+    u = ((i * 73856093) ^ (j * 19349663) ^ (k * 83492791)) & _MASK64
+    return u - (1 << 64) if u >= (1 << 63) else u
 
 
 def _boxdist(bx, p):
@@ -377,7 +403,7 @@ def _ranges(fat, f, origin, h):
             for c in range(3)]
 
 
-def grid_bin(fat, origin, h, start, entries):
+def grid_bin(fat, origin, h, start, entries, keys):
     """Hashed grid of the faces' boxes (see the kernel); returns the number of entries."""
     T = start.shape[0] - 1
     mask = T - 1
@@ -388,22 +414,25 @@ def grid_bin(fat, origin, h, start, entries):
         for i in ri:
             for j in rj:
                 for k in rk:
-                    q = _hash(i, j, k, mask)
+                    key = _key(i, j, k)
+                    q = key & mask
                     start[q + 1] += 1
-                    cells.append((q, f))
+                    cells.append((q, f, key))
     total = len(cells)
     if total <= entries.shape[0]:
         for q in range(T):
             start[q + 1] += start[q]
-        for q, f in cells:
+        for q, f, key in cells:
             entries[start[q]] = f
+            keys[start[q]] = key
             start[q] += 1
         start[1:] = start[:-1].copy()
         start[0] = 0
     return total
 
 
-def _grid(X, conn, ftype, boxes, fat, start, entries, origin, h, p, reach, wide, tol, B, cand, K):
+def _grid(X, conn, ftype, boxes, fat, start, entries, keys, origin, h, p, reach, wide, tol, B, cand, cbd,
+          K, project):
     mask = start.shape[0] - 2
     lo = [_cell(p[c] - wide, origin[c], h) for c in range(3)]
     hi = [_cell(p[c] + wide, origin[c], h) for c in range(3)]
@@ -411,8 +440,11 @@ def _grid(X, conn, ftype, boxes, fat, start, entries, origin, h, p, reach, wide,
     for i in range(lo[0], hi[0] + 1):
         for j in range(lo[1], hi[1] + 1):
             for k in range(lo[2], hi[2] + 1):
-                q = _hash(i, j, k, mask)
+                key = _key(i, j, k)
+                q = key & mask
                 for e in range(start[q], start[q + 1]):
+                    if keys[e] != key:
+                        continue
                     f = int(entries[e])
                     bx = fat[f]
                     if any(bx[3 + c] < p[c] - wide or bx[c] > p[c] + wide for c in range(3)):
@@ -424,26 +456,59 @@ def _grid(X, conn, ftype, boxes, fat, start, entries, origin, h, p, reach, wide,
                     bd = _boxdist(boxes[f], p)
                     if bd > wide:
                         continue
-                    if n < K:
+                    if project:
+                        if bd <= reach and (B.face < 0 or bd <= B.d + tol):
+                            _consider(X, conn, ftype, f, p, tol, B)
+                    elif n < K:
                         cand[n] = f
+                        cbd[n] = bd
                     n += 1
-                    if bd <= reach and (B.face < 0 or bd <= B.d + tol):
-                        _consider(X, conn, ftype, f, p, tol, B)
     return n
 
 
-def grid_query(X, conn, ftype, fflags, boxes, fat, start, entries, origin, h, P, reach, ref, tol,
-               iout, fout):
+def _narrow(X, conn, ftype, boxes, cand, n, p, reach, tol, B, wc, wd):
+    k = 0
+    for e in range(n):
+        f = int(cand[e])
+        bd = _boxdist(boxes[f], p)
+        if bd > reach:
+            continue
+        i = k
+        while i > 0 and wd[i - 1] > bd:
+            wc[i] = wc[i - 1]
+            wd[i] = wd[i - 1]
+            i -= 1
+        wc[i] = f
+        wd[i] = bd
+        k += 1
+    for e in range(k):
+        if B.face >= 0 and wd[e] > B.d + tol:
+            break
+        _consider(X, conn, ftype, int(wc[e]), p, tol, B)
+
+
+def grid_query(X, conn, ftype, fflags, boxes, fat, start, entries, keys, origin, h, P, reach, ref, tol,
+               wc, wd, iout, fout):
     """Closest point within ``reach`` of each point P through the grid."""
+    K = wc.shape[1]
     for s in range(P.shape[0]):
-        B = _Best()
-        _grid(X, conn, ftype, boxes, fat, start, entries, origin, h, P[s], reach, reach, tol, B,
-              None, 0)
+        for rnd in range(2):
+            wide = 0.5 * h if (rnd == 0 and 0.5 * h < reach) else reach
+            B = _Best()
+            cnt = _grid(X, conn, ftype, boxes, fat, start, entries, keys, origin, h, P[s], wide,
+                        wide, tol, B, wc[0], wd[0], K, False)
+            if cnt <= K:
+                _narrow(X, conn, ftype, boxes, wc[0], cnt, P[s], wide, tol, B, wc[1], wd[1])
+            else:
+                _grid(X, conn, ftype, boxes, fat, start, entries, keys, origin, h, P[s], wide,
+                      wide, tol, B, wc[0], wd[0], K, True)
+            if wide == reach or (B.face >= 0 and B.d + tol <= wide):
+                break
         _finish(B, P[s], fflags, ref, tol, iout[s], fout[s])
 
 
-def tracked_query(X, conn, ftype, fflags, boxes, fat, start, entries, origin, h, P, reach, margin,
-                  drift, ref, tol, p0, drift0, cand, ncand, iout, fout):
+def tracked_query(X, conn, ftype, fflags, boxes, fat, start, entries, keys, origin, h, P, reach, margin,
+                  drift, ref, tol, p0, drift0, cand, ncand, wc, wd, iout, fout):
     """:func:`grid_query` with each point's candidate faces kept while its motion plus the
     master's drift stays within ``margin``; returns the number of grid searches done."""
     K = cand.shape[1]
@@ -454,30 +519,32 @@ def tracked_query(X, conn, ftype, fflags, boxes, fat, start, entries, origin, h,
         moved = math.sqrt((p[0] - p0[s, 0]) ** 2 + (p[1] - p0[s, 1]) ** 2 + (p[2] - p0[s, 2]) ** 2) \
             + (drift - drift0[s])
         if ncand[s] < 0 or not (moved <= margin):
-            cnt = _grid(X, conn, ftype, boxes, fat, start, entries, origin, h, p, reach,
-                        reach + margin, tol, B, cand[s], K)
+            cnt = _grid(X, conn, ftype, boxes, fat, start, entries, keys, origin, h, p, reach,
+                        reach + margin, tol, B, cand[s], wd[0], K, False)
             ncand[s] = cnt if cnt <= K else -1
             p0[s] = p
             drift0[s] = drift
             searches += 1
-        else:
-            for e in range(ncand[s]):
-                f = int(cand[s, e])
-                bd = _boxdist(boxes[f], p)
-                if bd <= reach and (B.face < 0 or bd <= B.d + tol):
-                    _consider(X, conn, ftype, f, p, tol, B)
+            if cnt > K:
+                _grid(X, conn, ftype, boxes, fat, start, entries, keys, origin, h, p, reach, reach, tol,
+                      B, wc[0], wd[0], K, True)
+                _finish(B, p, fflags, ref, tol, iout[s], fout[s])
+                continue
+        _narrow(X, conn, ftype, boxes, cand[s], ncand[s], p, reach, tol, B, wc[1], wd[1])
         _finish(B, p, fflags, ref, tol, iout[s], fout[s])
     return searches
 
 
-def brute_query(X, conn, ftype, fflags, boxes, P, reach, ref, tol, iout, fout):
+def brute_query(X, conn, ftype, fflags, boxes, P, reach, ref, tol, prune, iout, fout):
     """Every face examined for every point (the reference of :func:`grid_query`)."""
     for s in range(P.shape[0]):
         B = _Best()
         for f in range(conn.shape[0]):
             bd = _boxdist(boxes[f], P[s])
-            if bd <= reach and (B.face < 0 or bd <= B.d + tol):
+            if not prune or (bd <= reach and (B.face < 0 or bd <= B.d + tol)):
                 _consider(X, conn, ftype, f, P[s], tol, B)
+        if B.face >= 0 and B.d > reach:
+            B = _Best()
         _finish(B, P[s], fflags, ref, tol, iout[s], fout[s])
 
 

@@ -46,6 +46,8 @@ _ALIASES = {"tri3": "triangle", "tri": "triangle", "quad4": "quad", "tri6": "tri
 _LEBESGUE = np.array([1.0, 1.0, 5.0 / 3.0, 3.0, 25.0 / 16.0])
 _CORNERS = np.array([3, 4, 3, 4, 4])
 _TRI = np.array([True, False, True, False, False])
+# grid cell side over a typical face's extent
+_CELL = 1.0
 
 
 @dataclass(frozen=True)
@@ -83,8 +85,9 @@ class FaceProjection:
     tangent2: np.ndarray
 
     @classmethod
-    def _from_rows(cls, iout, fout):
-        return cls(iout[:, 0].copy(), iout[:, 1].copy(), iout[:, 2] == 1, fout[:, 0:2].copy(),
+    def _from_rows(cls, iout, fout, order):
+        face = np.where(iout[:, 0] >= 0, order[np.maximum(iout[:, 0], 0)], -1)
+        return cls(face, iout[:, 1].copy(), iout[:, 2] == 1, fout[:, 0:2].copy(),
                    fout[:, 2:5].copy(), fout[:, 5].copy(), fout[:, 6:9].copy(),
                    fout[:, 9:12].copy(), fout[:, 12:15].copy())
 
@@ -200,17 +203,24 @@ class FaceSet:
         self._kernel = kernels("search3d")
         self.backend = "python" if self._kernel.__name__.endswith("_ref") else "compiled"
         self.fflags = self._check_topology()
-        self._check_areas()
-        self.boxes = np.empty((len(conn), 6))
-        self._kernel.face_boxes(X, conn, ftype, self.boxes)
-        ext = (self.boxes[:, 3:] - self.boxes[:, :3]).max(axis=1)
-        self.h = float(np.median(ext))
-        self.reach = self.h if reach is None else check_positive("reach", reach)
-        self.margin = 0.25 * self.reach if margin is None else check_positive("margin", margin)
-        self.tol = 1e-9 * self.h
+        mean_normal = self._check_areas()
+        boxes = np.empty((len(conn), 6))
+        self._kernel.face_boxes(X, conn, ftype, boxes)
+        ext = (boxes[:, 3:] - boxes[:, :3]).max(axis=1)
+        self.size = float(np.median(ext))  # a typical face's extent (m)
+        self.reach = self.size if reach is None else check_positive("reach", reach)
+        self.margin = 0.1 * self.reach if margin is None else check_positive("margin", margin)
+        self.h = _CELL * self.size
+        self.tol = 1e-9 * self.size
+        # the faces renumbered along the grid's cells (neighbours close in memory: a query reads
+        # a few contiguous rows rather than scattered ones); ``order`` maps back to the caller's
+        cells = np.floor((boxes[:, :3] + boxes[:, 3:] - 2 * boxes[:, :3].min(axis=0)) / (2 * self.h))
+        self.order = np.lexsort(cells.T[::-1])
+        self.conn, self.ftype = np.ascontiguousarray(conn[self.order]), np.ascontiguousarray(ftype[self.order])
+        self.fflags = np.ascontiguousarray(self.fflags[self.order])
+        self.boxes = np.ascontiguousarray(boxes[self.order])
         if tangent_ref is None:
-            nrm = self._mean_normal()
-            tangent_ref = np.eye(3)[int(np.argmin(np.abs(nrm)))]
+            tangent_ref = np.eye(3)[int(np.argmin(np.abs(mean_normal)))]
         ref = np.asarray(tangent_ref, dtype=float)
         if ref.shape != (3,) or not np.all(np.isfinite(ref)) or np.linalg.norm(ref) == 0:
             raise ParameterError(f"tangent_ref must be a non-zero 3-vector, got {tangent_ref!r}")
@@ -219,7 +229,8 @@ class FaceSet:
         self._lebesgue = float(_LEBESGUE[np.unique(ftype)].max())
         self.drift = 0.0  # bound on how far any face point moved since the set was made (m)
         self._tables = 1 << int(np.ceil(np.log2(2 * len(conn) + 1)))
-        self.entries = np.empty(0, dtype=np.int64)
+        self.entries = self.keys = np.empty(0, dtype=np.int64)
+        self._wc = self._wd = None
         self._bin()
 
     # -- construction ---------------------------------------------------------------------------
@@ -318,57 +329,55 @@ class FaceSet:
     def _nodes(self, f) -> list:
         return self.conn[f][self.conn[f] >= 0].tolist()
 
-    def _sample(self, ab):
-        """Points and derivatives (len(ab) per face, 18 columns) of every face at ``ab``
-        (parameters of the triangle; mapped to the square for quadrilaterals)."""
-        m = len(self.conn)
-        g = len(ab)
-        face = np.repeat(np.arange(m), g)
-        pts = np.tile(ab, (m, 1))
-        quad = ~_TRI[self.ftype][face]
-        pts[quad] = 2.0 * pts[quad] - 1.0  # the unit triangle's points on the square [-1, 1]^2
-        out = np.empty((m * g, 18))
-        self._kernel.face_eval(self.points, self.conn, self.ftype, np.ascontiguousarray(face),
-                               np.ascontiguousarray(pts), out)
-        return out.reshape(m, g, 18)
-
-    def _area_vectors(self):
-        # a 3 x 3 lattice in each face (the square's Gauss-Lobatto-like points); enough to see a
-        # face that collapses (zero area) or folds
-        g = np.array([[1 / 6, 1 / 6], [2 / 3, 1 / 6], [1 / 6, 2 / 3], [1 / 3, 1 / 3]])
-        d = self._sample(g)
-        return np.cross(d[:, :, 3:6], d[:, :, 6:9]), d
-
-    def _check_areas(self):
-        av, d = self._area_vectors()
-        size = np.ptp(d[:, :, :3], axis=1).max(axis=1)
-        corners = self.points[np.where(self.conn >= 0, self.conn, self.conn[:, :1])]
-        diam = np.ptp(corners, axis=1).max(axis=1)
-        area = np.linalg.norm(av, axis=2).min(axis=1)
-        bad = area <= 1e-12 * np.maximum(diam, size) ** 2
-        if bad.any():
-            f = int(np.argmax(bad))
-            raise MeshError(f"face {f} (nodes {self._nodes(f)}) has zero area (its tangents are "
-                            f"parallel); remove it or fix its nodes")
-
-    def _mean_normal(self) -> np.ndarray:
-        av, _ = self._area_vectors()
-        n = av.sum(axis=(0, 1))
-        return n / np.linalg.norm(n) if np.linalg.norm(n) > 0 else np.array([0.0, 0.0, 1.0])
+    def _check_areas(self) -> np.ndarray:
+        """MeshError for a face of zero area; returns the surface's mean normal (unit)."""
+        # 4 points inside each face (those of a degree-2 triangle rule; on the square through
+        # xi = 2 r - 1): a face whose tangents are parallel there has collapsed
+        ab = np.array([[1 / 6, 1 / 6], [2 / 3, 1 / 6], [1 / 6, 2 / 3], [1 / 3, 1 / 3]])
+        total = np.zeros(3)
+        for lo in range(0, len(self.conn), 50_000):  # in blocks: 18 doubles per point
+            f = np.arange(lo, min(lo + 50_000, len(self.conn)))
+            face = np.repeat(f, len(ab))
+            pts = np.tile(ab, (len(f), 1))
+            quad = ~_TRI[self.ftype][face]
+            pts[quad] = 2.0 * pts[quad] - 1.0
+            d = np.empty((len(face), 18))
+            self._kernel.face_eval(self.points, self.conn, self.ftype, np.ascontiguousarray(face),
+                                   np.ascontiguousarray(pts), d)
+            d = d.reshape(len(f), len(ab), 18)
+            av = np.cross(d[:, :, 3:6], d[:, :, 6:9])
+            conn = self.conn[f]
+            corners = self.points[np.where(conn >= 0, conn, conn[:, :1])]
+            diam = np.ptp(corners, axis=1).max(axis=1)
+            bad = np.linalg.norm(av, axis=2).min(axis=1) <= 1e-12 * diam ** 2
+            if bad.any():
+                k = int(f[np.argmax(bad)])
+                raise MeshError(f"face {k} (nodes {self._nodes(k)}) has zero area (its tangents "
+                                f"are parallel); remove it or fix its nodes")
+            total += av.sum(axis=(0, 1))
+        norm = np.linalg.norm(total)
+        return total / norm if norm > 0 else np.array([0.0, 0.0, 1.0])
 
     def _bin(self):
         self.fat = np.ascontiguousarray(np.hstack([self.boxes[:, :3] - self.margin,
                                                    self.boxes[:, 3:] + self.margin]))
         self.start = np.empty(self._tables + 1, dtype=np.int64)
-        need = self._kernel.grid_bin(self.fat, self.origin, self.h, self.start, self.entries)
+        need = self._kernel.grid_bin(self.fat, self.origin, self.h, self.start, self.entries, self.keys)
         if need > len(self.entries):
             self.entries = np.empty(int(1.25 * need), dtype=np.int64)
-            self._kernel.grid_bin(self.fat, self.origin, self.h, self.start, self.entries)
+            self.keys = np.empty_like(self.entries)
+            self._kernel.grid_bin(self.fat, self.origin, self.h, self.start, self.entries, self.keys)
 
     def __len__(self) -> int:
         return int(self.conn.shape[0])
 
     # -- queries --------------------------------------------------------------------------------
+    def _work(self, k):
+        """Room for k candidate faces of one query (reused from call to call)."""
+        if self._wc is None or self._wc.shape[1] < k:
+            self._wc, self._wd = np.empty((2, k), dtype=np.int64), np.empty((2, k))
+        return self._wc, self._wd
+
     def _out(self, n):
         return np.empty((n, 3), dtype=np.int64), np.empty((n, 15))
 
@@ -378,17 +387,19 @@ class FaceSet:
         P = _points(P)
         iout, fout = self._out(len(P))
         self._kernel.grid_query(self.points, self.conn, self.ftype, self.fflags, self.boxes,
-                                self.fat, self.start, self.entries, self.origin, self.h, P,
-                                self.reach, self.tangent_ref, self.tol, iout, fout)
-        return FaceProjection._from_rows(iout, fout)
+                                self.fat, self.start, self.entries, self.keys, self.origin, self.h, P,
+                                self.reach, self.tangent_ref, self.tol, *self._work(256), iout, fout)
+        return FaceProjection._from_rows(iout, fout, self.order)
 
-    def project_brute(self, P) -> FaceProjection:
-        """:meth:`project` by examining every face for every point (O(m) per point)."""
+    def project_brute(self, P, *, prune: bool = True) -> FaceProjection:
+        """:meth:`project` by examining every face for every point (O(m) per point): each face
+        projected (``prune=False``: the brute force), or only those whose box lies within reach
+        and within the nearest distance found so far (a linear scan)."""
         P = _points(P)
         iout, fout = self._out(len(P))
         self._kernel.brute_query(self.points, self.conn, self.ftype, self.fflags, self.boxes, P,
-                                 self.reach, self.tangent_ref, self.tol, iout, fout)
-        return FaceProjection._from_rows(iout, fout)
+                                 self.reach, self.tangent_ref, self.tol, bool(prune), iout, fout)
+        return FaceProjection._from_rows(iout, fout, self.order)
 
     def refit(self, points) -> int:
         """Move the master nodes to ``points`` ((n, 3), m, same numbering): the boxes are
@@ -456,11 +467,11 @@ class SlaveTracker:
             raise ParameterError(f"slave points must be ({len(self.p0)}, 3), got {P.shape}")
         iout, fout = fs._out(len(P))
         self.searches += fs._kernel.tracked_query(
-            fs.points, fs.conn, fs.ftype, fs.fflags, fs.boxes, fs.fat, fs.start, fs.entries,
+            fs.points, fs.conn, fs.ftype, fs.fflags, fs.boxes, fs.fat, fs.start, fs.entries, fs.keys,
             fs.origin, fs.h, P, fs.reach, fs.margin, fs.drift, fs.tangent_ref, fs.tol, self.p0,
-            self.drift0, self.cand, self.ncand, iout, fout)
+            self.drift0, self.cand, self.ncand, *fs._work(self.cand.shape[1]), iout, fout)
         self.queries += len(P)
         if (self.ncand < 0).any():  # more candidates than kept: room for twice as many
             self.cand = np.empty((len(P), 2 * self.cand.shape[1]), dtype=np.int64)
             self.ncand[:] = -1
-        return FaceProjection._from_rows(iout, fout)
+        return FaceProjection._from_rows(iout, fout, fs.order)
