@@ -797,8 +797,8 @@ def grid_query(const double[:, ::1] X, const long[:, ::1] conn, const long[::1] 
                const double[::1] ref, double tol, long[:, ::1] wc, double[:, ::1] wd, long[:, ::1] iout, double[:, ::1] fout):
     """Closest point within ``reach`` of each point P through the grid (rows as the module
     says); ``wc``, ``wd`` (2, K): room for K candidates (beyond it the faces are projected in
-    the grid's order)."""
-    cdef long n = P.shape[0], K = wc.shape[1], s, cnt, rnd
+    the grid's order). Returns the number of candidate faces met (the search's work)."""
+    cdef long n = P.shape[0], K = wc.shape[1], s, cnt, rnd, work = 0
     cdef double wide
     cdef Best B
     with nogil:
@@ -810,6 +810,7 @@ def grid_query(const double[:, ::1] X, const long[:, ::1] conn, const long[::1] 
                 _reset(&B)
                 cnt = _grid(&X[0, 0], &conn[0, 0], &ftype[0], boxes, fat, start, entries, keys,
                             origin, h, &P[s, 0], wide, wide, tol, &B, &wc[0, 0], &wd[0, 0], K, False)
+                work += cnt
                 if cnt <= K:
                     _narrow(&X[0, 0], &conn[0, 0], &ftype[0], boxes, &wc[0, 0], cnt, &P[s, 0],
                             wide, tol, &B, &wc[1, 0], &wd[1, 0])
@@ -819,6 +820,7 @@ def grid_query(const double[:, ::1] X, const long[:, ::1] conn, const long[::1] 
                 if wide == reach or (B.face >= 0 and B.d + tol <= wide):
                     break
             _finish(&B, &P[s, 0], &fflags[0], &ref[0], tol, &iout[s, 0], &fout[s, 0])
+    return work
 
 
 def tracked_query(const double[:, ::1] X, const long[:, ::1] conn, const long[::1] ftype,

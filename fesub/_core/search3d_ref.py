@@ -489,14 +489,17 @@ def _narrow(X, conn, ftype, boxes, cand, n, p, reach, tol, B, wc, wd):
 
 def grid_query(X, conn, ftype, fflags, boxes, fat, start, entries, keys, origin, h, P, reach, ref, tol,
                wc, wd, iout, fout):
-    """Closest point within ``reach`` of each point P through the grid."""
+    """Closest point within ``reach`` of each point P through the grid; returns the number of
+    candidate faces met."""
     K = wc.shape[1]
+    work = 0
     for s in range(P.shape[0]):
         for rnd in range(2):
             wide = 0.5 * h if (rnd == 0 and 0.5 * h < reach) else reach
             B = _Best()
             cnt = _grid(X, conn, ftype, boxes, fat, start, entries, keys, origin, h, P[s], wide,
                         wide, tol, B, wc[0], wd[0], K, False)
+            work += cnt
             if cnt <= K:
                 _narrow(X, conn, ftype, boxes, wc[0], cnt, P[s], wide, tol, B, wc[1], wd[1])
             else:
@@ -505,6 +508,7 @@ def grid_query(X, conn, ftype, fflags, boxes, fat, start, entries, keys, origin,
             if wide == reach or (B.face >= 0 and B.d + tol <= wide):
                 break
         _finish(B, P[s], fflags, ref, tol, iout[s], fout[s])
+    return work
 
 
 def tracked_query(X, conn, ftype, fflags, boxes, fat, start, entries, keys, origin, h, P, reach, margin,

@@ -190,10 +190,27 @@ class FaceSet:
         A face of zero area, two neighbouring faces of opposite orientation (their normals
         disagree across the shared edge), an edge shared by more than two faces.
 
+    Attributes
+    ----------
+    size : float
+        A typical face's extent (the median of the faces' box sides, m); the grid's cell side.
+    reach, margin : float
+        As given, or their defaults (m).
+    order : (m,) int
+        The faces in the grid's order (they are kept renumbered along the cells, neighbours
+        close in memory); every face number returned is the caller's.
+    backend : str
+        'compiled' or 'python': the ``search3d`` kernel chosen when the set was made.
+    examined : int
+        Candidate faces met by the last :meth:`project` (the search's work, for all its points).
+
     Notes
     -----
-    Cost: building O(m) (boxes, grid of about 2 m buckets); a query O(1) when the faces are of
-    similar size (the few cells within ``reach`` of the point); :meth:`refit` O(m).
+    Cost: building O(m) (boxes, a grid of about 2 m hash buckets); a query O(1) when the faces
+    are of similar size (the few cells within ``reach`` of the point: first those within half a
+    cell, the rest only when nothing nearer was found); :meth:`refit` O(m). At an edge or a
+    vertex shared by several faces, which of them is reported in ``face`` is not specified (the
+    point, gap and normal do not depend on it).
     """
 
     def __init__(self, points, faces, face_type=None, *, reach=None, margin=None, tangent_ref=None):
@@ -231,6 +248,7 @@ class FaceSet:
         self._tables = 1 << int(np.ceil(np.log2(2 * len(conn) + 1)))
         self.entries = self.keys = np.empty(0, dtype=np.int64)
         self._wc = self._wd = None
+        self.examined = 0
         self._bin()
 
     # -- construction ---------------------------------------------------------------------------
@@ -386,7 +404,7 @@ class FaceSet:
         through the grid (O(1) per point)."""
         P = _points(P)
         iout, fout = self._out(len(P))
-        self._kernel.grid_query(self.points, self.conn, self.ftype, self.fflags, self.boxes,
+        self.examined = self._kernel.grid_query(self.points, self.conn, self.ftype, self.fflags, self.boxes,
                                 self.fat, self.start, self.entries, self.keys, self.origin, self.h, P,
                                 self.reach, self.tangent_ref, self.tol, *self._work(256), iout, fout)
         return FaceProjection._from_rows(iout, fout, self.order)
