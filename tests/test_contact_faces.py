@@ -499,3 +499,28 @@ def test_work_per_query_independent_of_the_face_count(backend):
     # measured 3.4-3.7 faces per query from 100 to 10 000 faces (25 % allows the few faces
     # near the plate's border, whose share falls with n); a scan of every face grows 100x here
     assert max(work) < 6 and max(work) < 1.25 * min(work), work
+
+
+def test_gmsh_physical_surface_of_the_bundled_bracket():
+    """The bundled Gmsh bracket (tetra10): its physical surface 'tip' (the plane z = 40 mm) as a
+    node set and as Gmsh surface cells gives the same triangle6 faces, normals out (+z); its
+    'interface' lies inside the solid (between two volumes) and is refused."""
+    from pathlib import Path
+
+    import meshio
+
+    from fesub.fe import read_solid, surface_cells
+
+    path = str(Path(__file__).resolve().parents[1] / "meshes" / "bracket.msh")
+    mesh = read_solid(path)
+    a = FaceSet.from_mesh(mesh, "tip")
+    b = FaceSet.from_mesh(mesh, surface_cells(meshio.read(path), "tip"))
+    assert len(a) == len(b) > 0 and set(a.ftype) == {FACE_TYPES["triangle6"][0]}
+    centre = mesh.points[mesh.nodes("tip")].mean(axis=0)
+    P = centre + [[0.0, 0.0, 0.002], [0.001, 0.002, -0.001]]
+    for fs in (a, b):
+        pr = fs.project(P)
+        np.testing.assert_allclose(pr.gap, [0.002, -0.001], atol=1e-15)
+        np.testing.assert_allclose(pr.normal, [[0, 0, 1], [0, 0, 1]], atol=1e-12)
+    with pytest.raises(MeshError, match="between two cells"):
+        FaceSet.from_mesh(mesh, "interface")

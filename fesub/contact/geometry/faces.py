@@ -280,7 +280,8 @@ class FaceSet:
                     picked[b.face_type] = np.vstack([picked[b.face_type], sel]) \
                         if b.face_type in picked else sel
             if not picked:
-                raise MeshError(f"{mesh.source}: node set {where!r} holds no whole boundary face")
+                raise MeshError(f"{mesh.source}: node set {where!r} holds no whole boundary face (a "
+                                f"surface between two cells of the solid is none)")
             return cls(mesh.points, picked, **kwargs)
         if not isinstance(where, dict):
             raise ParameterError("where: a node set name or surface cells {type: (m, k) nodes}")
