@@ -13,6 +13,9 @@ Modules, by what a user does:
                 :class:`ContactElement` (a contact law placed on DOFs)
 ``contact``     the contact laws :class:`Jenkins` (1D) and :class:`StickSlipSeparation` (2D):
                 harmonic forces, stiffness and Hessian by the event method or AFT
+``friction3d``  :class:`Friction3D`: 3D node-to-node friction contact (penalty normal with
+                preload, circular Coulomb slip) by AFT with the exact derivative of the discrete
+                return map; :func:`evaluate_many` evaluates all elements in one compiled call
 ``cubic``       :class:`Cubic`: cubic (Duffing) stiffness ``f = k3 u^3``, placed like a contact law
 ``laws``        scalar laws ``f(u, v)`` evaluated by AFT, with the constant term:
                 :class:`UnilateralContact` (penalty contact with a gap), :class:`RegularisedCoulomb`
@@ -47,6 +50,7 @@ from .backbone import Backbone, backbone
 from .condense import CondensedSystem
 from .contact import ContactResult, Jenkins, StickSlipSeparation, force_history
 from .cubic import Cubic
+from .friction3d import Friction3D, evaluate_many, force_history_3d
 from .forced import (FRF, forced_response, forced_response_point, frf_peak, solve_at,
                      solve_condensed)
 from .laws import AFTLaw, RegularisedCoulomb, UnilateralContact, UserLaw
@@ -60,7 +64,7 @@ from .timeint import TimeResult, fundamental, initial_from_hb, newmark
 __all__ = [
     # systems and contact laws
     "HBSystem", "ContactElement", "Jenkins", "StickSlipSeparation", "ContactResult",
-    "force_history", "Cubic", "UnilateralContact", "RegularisedCoulomb", "UserLaw", "AFTLaw",
+    "force_history", "Friction3D", "evaluate_many", "force_history_3d", "Cubic", "UnilateralContact", "RegularisedCoulomb", "UserLaw", "AFTLaw",
     # forced responses
     "FRF", "forced_response", "solve_at", "solve_condensed", "frf_peak", "forced_response_point",
     "NewtonStatus",

@@ -126,12 +126,19 @@ class StickSlipSeparation:
     """
 
     ncomp = 2
+    #: index of the normal component
+    normal_component = 1
 
     def __init__(self, kt: float, kn: float, mu: float, n0: float):
         self.kt = check_positive("kt (tangential contact stiffness, N/m)", kt)
         self.kn = check_positive("kn (normal contact stiffness, N/m)", kn)
         self.mu = check_positive("mu (friction coefficient)", mu, strict=False)
         self.n0 = check_positive("n0 (normal preload, N)", n0)
+
+    @property
+    def stiffnesses(self):
+        """Per component the stuck stiffness (N/m): ``(kt, kn)``."""
+        return (self.kt, self.kn)
 
     # ------------------------------------------------------------------ helpers
     def _split(self, p, nh):
@@ -181,11 +188,18 @@ class Jenkins:
     """
 
     ncomp = 1
+    #: no normal component (constant normal load)
+    normal_component = None
 
     def __init__(self, kt: float, mu: float, n0: float):
         self.kt = check_positive("kt (tangential contact stiffness, N/m)", kt)
         self.mu = check_positive("mu (friction coefficient)", mu, strict=False)
         self.n0 = check_positive("n0 (normal load, N)", n0)
+
+    @property
+    def stiffnesses(self):
+        """Per component the stuck stiffness (N/m): ``(kt,)``."""
+        return (self.kt,)
 
     @property
     def fs(self) -> float:

@@ -479,8 +479,8 @@ def solve_condensed(sys: HBSystem, w, alpha, *, u0=None, rtol=RTOL, max_iter=60)
     G = P @ Z[:, :m]
     ul = P @ Z[:, m]
     # rounding scale of G F_c: the spring forces (kt |u|, kn |u|) inside the contact forces
-    kc = np.concatenate([np.repeat(c.element.kt if i == 0 else c.element.kn, 2 * sys.nh)
-                         for c in sys.contacts for i in range(c.element.ncomp)])
+    kc = np.concatenate([np.repeat(k, 2 * sys.nh)
+                         for c in sys.contacts for k in c.element.stiffnesses])
     aG = np.abs(G)
     offs = np.cumsum([0] + [p.shape[0] for p in sys.P])
 

@@ -34,6 +34,7 @@ import numpy as np
 from ..errors import ConvergenceError, ModelError, ParameterError, check_count
 from ..limits import check_memory
 from .fourier import basis, check_nh, n_rows
+from .friction3d import Friction3D, evaluate_many
 
 __all__ = ["HBSystem", "ContactElement", "wants_constant"]
 
@@ -52,10 +53,12 @@ class ContactElement:
 
     Parameters
     ----------
-    element : Jenkins, StickSlipSeparation or a law of :mod:`fesub.hbm.laws`
-        The contact law (:mod:`fesub.hbm.contact`, :mod:`fesub.hbm.laws`).
+    element : Jenkins, StickSlipSeparation, Friction3D or a law of :mod:`fesub.hbm.laws`
+        The contact law (:mod:`fesub.hbm.contact`, :mod:`fesub.hbm.friction3d`,
+        :mod:`fesub.hbm.laws`).
     G : (ncomp, n) array
-        Gather matrix (-): local relative displacement ``u = G q`` (m; tangential first, then
+        Gather matrix (-): local relative displacement ``u = G q`` (m; the tangential
+        components first (one, or two for :class:`~fesub.hbm.friction3d.Friction3D`), then the
         normal).
     name : str
         Label of the contact in figures and messages.
@@ -64,6 +67,27 @@ class ContactElement:
     element: object
     G: np.ndarray
     name: str = ""
+
+
+@dataclass
+class _Local:
+    """Force (N) and stiffness (N/m) of one contact in its local coefficients."""
+
+    F: np.ndarray
+    K: np.ndarray
+    hess_lam: np.ndarray | None = None
+
+
+def _margin_3d(el, Hb, p, m):
+    """Stuck margin (N) of a :class:`~fesub.hbm.friction3d.Friction3D`: ``2 max (|kt (u_t -
+    c)| - mu N)`` with ``c`` the centre of the tangential orbit's bounding box (> 0: it cannot
+    stay stuck about that centre; an upper bound of the margin about the best centre), or
+    ``-min N`` when larger (separation)."""
+    ut = np.column_stack([Hb @ p[:m], Hb @ p[m:2 * m]])
+    N = el.n0 + el.kn * (Hb @ p[2 * m:])
+    c = 0.5 * (ut.max(axis=0) + ut.min(axis=0))
+    slip = 2.0 * np.max(el.kt * np.hypot(*(ut - c).T) - el.mu * N)
+    return max(slip, -np.min(N))
 
 
 def _has_constant(law) -> bool:
@@ -169,6 +193,11 @@ class HBSystem:
             cols = np.flatnonzero(np.any(G != 0, axis=0))
             rows = (np.arange(m)[:, None] * n + cols[None, :]).ravel()
             self._gather.append((G[:, cols], cols, rows))
+        self._groups3d = {}
+        for i, c in enumerate(self.contacts):
+            el = c.element
+            if isinstance(el, Friction3D):
+                self._groups3d.setdefault((el.nt, el.tol, el.max_periods), []).append(i)
         f = np.zeros(self.N)
         h = self.h0 * n
         if np.ndim(fex) == 0:
@@ -324,6 +353,8 @@ class HBSystem:
         basis (constant term, static offset of the decoupled scheme, frequency ``w`` in rad/s
         for velocity-dependent laws): a :class:`fesub.hbm.contact.ContactResult`."""
         el = self.contacts[i].element
+        if getattr(el, "aft_only", False):
+            return el.evaluate(p, self.nh, lam=lam, nt=nt)
         if not _has_constant(el):
             return el.evaluate(p, self.nh, lam=lam, method=method, nt=nt)
         return el.evaluate(p, self.nh, lam=lam, constant=self.constant, offset=self._offsets[i],
@@ -348,10 +379,12 @@ class HBSystem:
         Lm = None if lam is None else np.asarray(lam).reshape(m, self.n)
         Fm = F.reshape(m, self.n)
         Fwm = Fw.reshape(m, self.n)
+        batch = self._batched(Qm, lam, nt)
         for i, (Gs, cols, rows) in enumerate(self._gather):
             p = (Gs @ Qm[:, cols].T).ravel()
             ll = None if Lm is None else (Gs @ Lm[:, cols].T).ravel()
-            r = self.evaluate_contact(i, p, lam=ll, method=method, nt=nt, w=w)
+            r = batch[i] if i in batch else self.evaluate_contact(i, p, lam=ll, method=method,
+                                                                  nt=nt, w=w)
             nc = Gs.shape[0]
             if getattr(r, "F_w", None) is not None:
                 Fwm[:, cols] += (Gs.T @ r.F_w.reshape(nc, m)).T
@@ -361,6 +394,21 @@ class HBSystem:
             if HL is not None:
                 HL[ix] += self._expand(r.hess_lam, Gs, m)
         return (F, K, HL, Fw) if dw else (F, K, HL)
+
+    def _batched(self, Qm, lam, nt):
+        """The :class:`~fesub.hbm.friction3d.Friction3D` contacts evaluated together, one
+        compiled call per group of equal AFT settings: {contact index: result}."""
+        if lam is not None or not self._groups3d:
+            return {}
+        out = {}
+        for (nt_el, tol, per), idx in self._groups3d.items():
+            Pl = np.array([(self._gather[i][0] @ Qm[:, self._gather[i][1]].T).ravel()
+                           for i in idx])
+            F, K, _, _ = evaluate_many([self.contacts[i].element for i in idx], Pl, self.nh,
+                                       nt=nt if nt is not None else nt_el, tol=tol,
+                                       max_periods=per)
+            out.update({i: _Local(F[j], K[j]) for j, i in enumerate(idx)})
+        return out
 
     @staticmethod
     def _expand(Kl, Gs, m):
@@ -393,6 +441,9 @@ class HBSystem:
             p = P @ Q
             m = 2 * self.nh
             x = Hb @ p[:m]
+            if el.ncomp == 3:
+                out.append(_margin_3d(el, Hb, p, m))
+                continue
             if el.ncomp == 2:
                 N = el.n0 + el.kn * (Hb @ p[m:])
             else:
@@ -419,7 +470,7 @@ class HBSystem:
         """Per component the stiffness (N/m) of a law in the linear guesses."""
         if _has_constant(el):
             return [el.linear_stiffness]
-        return [el.kt] + ([el.kn] if el.ncomp == 2 else [])
+        return list(el.stiffnesses)
 
     def linear_response(self, w, alpha=1.0, stuck=True):
         """Linear response with all contacts stuck (contact stiffness added) or free (absent);
@@ -442,12 +493,12 @@ class HBSystem:
                 if stuck:
                     Ks += c.element.linear_stiffness * np.outer(G[0], G[0])
                 continue
+            nc = c.element.normal_component
             if stuck:
-                Ks += c.element.kt * np.outer(G[0], G[0])
-                if c.element.ncomp == 2:
-                    Ks += c.element.kn * np.outer(G[1], G[1])
-            elif slip and c.element.ncomp == 2:
-                Ks += c.element.kn * np.outer(G[1], G[1])
+                for k, g in zip(c.element.stiffnesses, G):
+                    Ks += k * np.outer(g, g)
+            elif slip and nc is not None:
+                Ks += c.element.kn * np.outer(G[nc], G[nc])
         return Ks
 
     def linear_matrices(self, stuck=True, slip=False):

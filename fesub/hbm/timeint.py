@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..errors import ConvergenceError, ParameterError, check_positive
+from ..errors import ConvergenceError, ModelError, ParameterError, check_positive
 from ..parallel import single_thread_blas
 from .system import HBSystem
 
@@ -136,6 +136,9 @@ def _newmark(sys: HBSystem, alpha, w, *, periods=100, steps_per_period=512, q0=N
     """
     alpha = float(alpha)
     w = check_positive("w (rad/s)", w)
+    if any(c.element.ncomp > 2 for c in sys.contacts):
+        raise ModelError("newmark integrates the Jenkins and stick-slip-separation elements; "
+                         "a Friction3D contact has no time stepper here")
     periods = int(periods)
     spp = int(steps_per_period)
     if periods < 1 or spp < 8:
