@@ -47,6 +47,10 @@ class Cubic:
     ncomp = 1
     #: stiffness at zero amplitude (N/m): the element adds nothing to the linear structure
     kt = 0.0
+    #: per component the stiffness at zero amplitude (N/m)
+    stiffnesses = (0.0,)
+    #: no normal component
+    normal_component = None
 
     def __init__(self, k3: float):
         k3 = check_range("k3 (cubic stiffness, N/m^3)", k3)
