@@ -337,3 +337,19 @@ def test_newmark_refuses_3d():
     sy = _system([(Friction3D(1e4, 5e4, 0.3, 20.0), np.eye(3))])
     with pytest.raises(ModelError):
         newmark(sy, 1.0, 200.0, periods=1)
+
+
+def test_system_condensed_route_and_hill_stability():
+    """The condensed solver (unknowns: the contact coordinates only, an independent route) gives
+    the full harmonic balance's solution; Hill's method runs on it."""
+    from fesub.hbm import floquet, solve_condensed
+    Ga = np.array([[1.0, -1.0, 0.0], [0.0, 1.0, -1.0], [0.0, 0.0, 1.0]])
+    sy = _system([(Friction3D(1e4, 5e4, 0.3, 20.0), Ga)])
+    w = 250.0
+    Q = solve_at(sy, w, 5.0)
+    Qc = solve_condensed(sy, w, 5.0)
+    # both Newton solutions to their rounding-relative tolerances (~1e-12 of the response)
+    np.testing.assert_allclose(Qc, Q, atol=1e-8 * np.abs(Q).max())
+    with pytest.warns(RuntimeWarning, match="Hill's method"):   # memory of the stuck state
+        fl = floquet(sy, Q, w)
+    assert np.all(np.isfinite(fl.multipliers)) and fl.multipliers.size == 2 * sy.n
