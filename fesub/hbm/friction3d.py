@@ -130,7 +130,9 @@ class Friction3D:
         if method != "aft":
             raise ParameterError(f"Friction3D is evaluated by AFT only, got method={method!r}")
         if hessian or lam is not None:
-            raise ParameterError("Friction3D has no Hessian (AFT of a piecewise-smooth map)")
+            raise ParameterError("Friction3D has no Hessian (AFT of a piecewise-smooth map): the "
+                                 "backbone's optimality system needs one; use forced_response, "
+                                 "dnnm or phase_resonance")
         nh = check_nh(nh)
         F, K, per, res = evaluate_many([self], np.asarray(p, float).reshape(1, -1), nh,
                                        nt=nt if nt is not None else self.nt)
