@@ -1,5 +1,7 @@
-"""Harmonic balance: 3D friction contacts (circular Coulomb slip, variable normal load)
-==================================================================================
+"""Harmonic balance: 3D friction contacts
+=======================================
+
+Circular Coulomb slip in the tangent plane, variable normal load.
 
 Two parts.
 
