@@ -30,6 +30,7 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
+from scipy import sparse
 
 from ..errors import ConvergenceError, ModelError, ParameterError, check_count
 from ..limits import check_memory
@@ -67,15 +68,6 @@ class ContactElement:
     element: object
     G: np.ndarray
     name: str = ""
-
-
-@dataclass
-class _Local:
-    """Force (N) and stiffness (N/m) of one contact in its local coefficients."""
-
-    F: np.ndarray
-    K: np.ndarray
-    hess_lam: np.ndarray | None = None
 
 
 def _margin_3d(el, Hb, p, m):
@@ -193,11 +185,12 @@ class HBSystem:
             cols = np.flatnonzero(np.any(G != 0, axis=0))
             rows = (np.arange(m)[:, None] * n + cols[None, :]).ravel()
             self._gather.append((G[:, cols], cols, rows))
-        self._groups3d = {}
+        groups = {}
         for i, c in enumerate(self.contacts):
             el = c.element
             if isinstance(el, Friction3D):
-                self._groups3d.setdefault((el.nt, el.tol, el.max_periods), []).append(i)
+                groups.setdefault((el.nt, el.tol, el.max_periods), []).append(i)
+        self._groups3d = {key: (idx, self._group_gather(idx)) for key, idx in groups.items()}
         f = np.zeros(self.N)
         h = self.h0 * n
         if np.ndim(fex) == 0:
@@ -379,12 +372,13 @@ class HBSystem:
         Lm = None if lam is None else np.asarray(lam).reshape(m, self.n)
         Fm = F.reshape(m, self.n)
         Fwm = Fw.reshape(m, self.n)
-        batch = self._batched(Qm, lam, nt)
+        done = self._batched(Q, F, K, lam, nt)
         for i, (Gs, cols, rows) in enumerate(self._gather):
+            if i in done:
+                continue
             p = (Gs @ Qm[:, cols].T).ravel()
             ll = None if Lm is None else (Gs @ Lm[:, cols].T).ravel()
-            r = batch[i] if i in batch else self.evaluate_contact(i, p, lam=ll, method=method,
-                                                                  nt=nt, w=w)
+            r = self.evaluate_contact(i, p, lam=ll, method=method, nt=nt, w=w)
             nc = Gs.shape[0]
             if getattr(r, "F_w", None) is not None:
                 Fwm[:, cols] += (Gs.T @ r.F_w.reshape(nc, m)).T
@@ -395,20 +389,47 @@ class HBSystem:
                 HL[ix] += self._expand(r.hess_lam, Gs, m)
         return (F, K, HL, Fw) if dw else (F, K, HL)
 
-    def _batched(self, Qm, lam, nt):
-        """The :class:`~fesub.hbm.friction3d.Friction3D` contacts evaluated together, one
-        compiled call per group of equal AFT settings: {contact index: result}."""
+    def _batched(self, Q, F, K, lam, nt):
+        """Add the forces (N) and stiffness (N/m) of the
+        :class:`~fesub.hbm.friction3d.Friction3D` contacts to ``F`` and ``K``: one compiled
+        call per group of equal AFT settings, gathered and scattered by one sparse ``P_g`` per
+        group (``p = P_g Q``, ``F += P_g^T F_l``, ``K += P_g^T blockdiag(K_l) P_g``). Returns
+        the indices of the contacts done (none with multipliers: they have no Hessian, and
+        the per-contact route names the error)."""
         if lam is not None or not self._groups3d:
-            return {}
-        out = {}
-        for (nt_el, tol, per), idx in self._groups3d.items():
-            Pl = np.array([(self._gather[i][0] @ Qm[:, self._gather[i][1]].T).ravel()
-                           for i in idx])
-            F, K, _, _ = evaluate_many([self.contacts[i].element for i in idx], Pl, self.nh,
-                                       nt=nt if nt is not None else nt_el, tol=tol,
-                                       max_periods=per)
-            out.update({i: _Local(F[j], K[j]) for j, i in enumerate(idx)})
-        return out
+            return set()
+        done = set()
+        for (nt_el, tol, per), (idx, Pg) in self._groups3d.items():
+            ne, m3 = len(idx), Pg.shape[0] // len(idx)
+            Fl, Kl, _, _ = evaluate_many([self.contacts[i].element for i in idx],
+                                         (Pg @ Q).reshape(ne, m3), self.nh,
+                                         nt=nt if nt is not None else nt_el, tol=tol,
+                                         max_periods=per)
+            F += Pg.T @ Fl.ravel()
+            Kb = sparse.bsr_matrix((Kl, np.arange(ne), np.arange(ne + 1)),
+                                   shape=(ne * m3, ne * m3))
+            Kg = (Pg.T @ (Kb @ Pg)).tocoo()
+            Kg.sum_duplicates()
+            K[Kg.row, Kg.col] += Kg.data
+            done.update(idx)
+        return done
+
+    def _group_gather(self, idx):
+        """Sparse ``P_g`` (len(idx) 3 m, N): the rows ``P_e`` of the contacts ``idx`` stacked."""
+        m, n = self.m, self.n
+        r, c, v = [], [], []
+        for j, i in enumerate(idx):
+            Gs, cols, _ = self._gather[i]
+            nc = Gs.shape[0]
+            comp, h, a = np.meshgrid(np.arange(nc), np.arange(m), np.arange(cols.size),
+                                     indexing="ij")
+            r.append(j * nc * m + comp * m + h)
+            c.append(h * n + cols[a])
+            v.append(Gs[comp, a])
+        rows = np.concatenate([x.ravel() for x in r])
+        return sparse.csr_matrix((np.concatenate([x.ravel() for x in v]),
+                                  (rows, np.concatenate([x.ravel() for x in c]))),
+                                 shape=(len(idx) * 3 * m, self.N))
 
     @staticmethod
     def _expand(Kl, Gs, m):
