@@ -63,3 +63,41 @@ def test_bench_friction3d_batch(benchmark, ratio_to, goal, ne):
     t_full = statistics.median(timeit.repeat(lambda: evaluate_many(els, P, NH), number=1,
                                              repeat=5))
     benchmark.extra_info["cost_per_element_ratio_full_to_tenth"] = (t_full / ne) / (t_small / small)
+
+
+@pytest.mark.skipif(not _backend.compiled_available("hbm3d"), reason="compiled kernel missing")
+def test_bench_friction3d_system_fnl(benchmark, ratio_to):
+    """Contact forces and stiffness of a harmonic-balance system with 200 Friction3D contacts
+    (600 DOFs, Nh = 3): the batched route (one kernel call, sparse gather and scatter) against
+    the per-contact loop (one element evaluation and one dense scatter per contact)."""
+    from fesub.hbm import ContactElement, HBSystem
+
+    ne = 200
+    els, _ = _joint(ne)
+    n = 3 * ne
+    cts = []
+    for i, el in enumerate(els):
+        G = np.zeros((3, n))
+        G[:, 3 * i:3 * i + 3] = np.eye(3)
+        cts.append(ContactElement(el, G))
+    K0 = 1e6 * np.eye(n)
+    sy = HBSystem(np.eye(n), 1e-4 * K0, K0, NH, cts, fex=0, dof=0)
+    Q = np.random.default_rng(1).normal(size=sy.N) * 1e-6
+
+    def per_contact():
+        F = np.zeros(sy.N)
+        K = np.zeros((sy.N, sy.N))
+        m = sy.m
+        Qm = Q.reshape(m, n)
+        Fm = F.reshape(m, n)
+        for i, (Gs, cols, rows) in enumerate(sy._gather):
+            r = sy.evaluate_contact(i, (Gs @ Qm[:, cols].T).ravel())
+            Fm[:, cols] += (Gs.T @ r.F.reshape(3, m)).T
+            K[np.ix_(rows, rows)] += sy._expand(r.K, Gs, m)
+        return F, K
+
+    F, K, _ = benchmark(sy.fnl, Q)
+    Fr, Kr = per_contact()
+    np.testing.assert_allclose(F, Fr, atol=1e-12 * np.abs(Fr).max())
+    np.testing.assert_allclose(K, Kr, atol=1e-12 * np.abs(Kr).max())
+    ratio_to("per_contact_loop", per_contact, rounds=3)
