@@ -17,6 +17,8 @@ Subpackages, by what a user does:
 ``engine``        the contact engine: :class:`Body`, :class:`MultibodyModel` (``bodies``; driven
                   bodies marched relative to their drives' quasi-static motion),
                   :class:`ContactInterface`, :class:`TiedInterface` (``interfaces``),
+                  :class:`ContactInterface3D` (``surfaces``: node-to-surface between solid
+                  bodies, the friction cone per node; ``contacts3d`` its per-step state),
                   :func:`simulate_multibody` (``stepper``; ``contacts`` the per-step state of an
                   interface: search, rows, close of the step; ``driver`` its compiled step loop),
                   :class:`ContactRunResult` (``results``), figures of a run (``plots``: contact
@@ -41,6 +43,7 @@ from .geometry import FaceSet, SegmentSet, coupling_rows, find_segment, project 
 from .sliding.system import SlidingContactSystem  # noqa: F401
 from .sliding.transient import TransientResult, simulate  # noqa: F401
 from .engine.interfaces import ContactInterface, TiedInterface  # noqa: F401
+from .engine.surfaces import ContactInterface3D  # noqa: F401
 from .engine.bodies import Body, MultibodyModel  # noqa: F401
 from .engine.results import ContactRunResult  # noqa: F401
 from .engine.stepper import simulate_multibody  # noqa: F401
@@ -49,5 +52,6 @@ from .engine.cone import ConeSolution, solve_cone, solve_cones, solve_coupled  #
 
 __all__ = ["SlidingContactSystem", "TransientResult", "simulate", "coupling_rows", "find_segment", "project",
            "SegmentSet", "FaceSet", "Body", "MultibodyModel", "ContactInterface", "TiedInterface", "simulate_multibody",
+           "ContactInterface3D",
            "ContactRunResult", "Coulomb", "StaticKinetic", "Stribeck", "UserLaw", "ConeSolution", "solve_cone",
            "solve_cones", "solve_coupled"]

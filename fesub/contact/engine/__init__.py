@@ -2,7 +2,8 @@
 marched by forward increments (central differences, the frictional contact problem per step).
 
 ================  =================================================================================
-``bodies``        :class:`Body` (matrices, Substructure or Craig-Bampton; prescribed motion, loads)
+``bodies``        :class:`Body` (matrices, Substructure or Craig-Bampton, plane (x, y) or solid (x,
+                  y, z); prescribed motion, loads)
                   and :class:`MultibodyModel` (bodies in their free modes, tied bodies assembled,
                   driven bodies marched relative to their drives' quasi-static motion, an
                   optional modal cut-off)
@@ -11,7 +12,14 @@ marched by forward increments (central differences, the frictional contact probl
                   frame's geometry) and :class:`TiedInterface` (bonded nodes)
 ``contacts``      :class:`~.contacts.InterfaceState`: an interface in a step (search in the
                   deformed, undeformed or frozen frame, rows, close of the step)
+``surfaces``      :class:`ContactInterface3D`: slave nodes of a solid body on master faces of
+                  another (tri3, quad4, tri6, quad8, quad9), one friction law per node
+``contacts3d``    :class:`~.contacts3d.InterfaceState3D`: a 3D interface in a step (search
+                  through the faces' grid and a slave tracker, rows n, t1, t2, close of the
+                  step) and :func:`~.contacts3d.contact_step3d` (the step's problem on the
+                  friction cone, block Gauss-Seidel of the ``cone`` kernel; Python step loop)
 ``stepper``       :func:`simulate_multibody`: the step loop, over the friction-contact kernel
+                  (solid bodies: over the ``cone`` kernel, in Python)
 ``driver``        the step loop in chunks of the compiled ``multibody`` kernel (the default)
 ``results``       :class:`ContactRunResult`: per-node forces, gaps, slips, states, channels, energies
 ``friction``      friction laws: :class:`~.friction.Coulomb`, :class:`~.friction.StaticKinetic`,
@@ -29,7 +37,8 @@ Units: SI (forces in N, lengths in m, times in s).
 
 from .bodies import Body, MultibodyModel
 from .interfaces import ContactInterface, TiedInterface
+from .surfaces import ContactInterface3D
 from .results import ContactRunResult
 from .stepper import simulate_multibody
 
-__all__ = ["Body", "MultibodyModel", "ContactInterface", "TiedInterface", "ContactRunResult", "simulate_multibody"]
+__all__ = ["Body", "MultibodyModel", "ContactInterface", "ContactInterface3D", "TiedInterface", "ContactRunResult", "simulate_multibody"]

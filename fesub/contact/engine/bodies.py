@@ -3,7 +3,9 @@
 A :class:`Body` is a linear substructure ``M q'' + C q' + K q = f(t) + contact forces`` over its
 coordinates ``q`` (m), with node positions ``X`` (m) and the map node -> (x, y) coordinate of
 each node (-1 where the node is fixed), built from plain matrices, a :class:`Substructure` or a
-Craig-Bampton model. Some coordinates may be prescribed (a driven body: ``u = v t`` or any
+Craig-Bampton model. A body is plane (``X`` of shape (N, 2), two DOFs per node) or solid (``X``
+(N, 3), three DOFs per node: x, y, z; a 3D substructure gives one); the bodies of one model are
+all plane or all solid. Some coordinates may be prescribed (a driven body: ``u = v t`` or any
 ``u(t)``); the others are free.
 
 :class:`MultibodyModel` gathers the bodies, assembles the tied ones (primal assembly: the tied
@@ -31,6 +33,8 @@ from ..geometry import SegmentSet
 from .checks import call_checked, check_definite, check_interface, check_modal_forces
 from .interfaces import ContactInterface, TiedInterface
 from .nodes import NodeRows
+from .contacts3d import prepare_surface
+from .surfaces import ContactInterface3D
 
 __all__ = ["Body", "MultibodyModel"]
 
@@ -48,6 +52,11 @@ def _dense(name, A, n=None):
     return 0.5 * (A + A.T)
 
 
+def _dim(sub) -> int:
+    """Displacement components per node of a substructure (2 plane, 3 solid)."""
+    return int(getattr(sub, "dim", 2))
+
+
 class Body:
     """A reduced linear body: matrices, node geometry, prescribed motion, loads, output channels.
 
@@ -55,10 +64,10 @@ class Body:
     ----------
     M, K : (n, n) arrays or sparse
         Mass (kg) and stiffness (N/m) over the body's coordinates (symmetrised).
-    X : (N, 2) array
-        Reference node positions (m).
-    node_dofs : (N, 2) int array
-        Coordinate of the x and y displacement of each node; -1: fixed (zero displacement), -2:
+    X : (N, 2) or (N, 3) array
+        Reference node positions (m): a plane body (x, y) or a solid one (x, y, z).
+    node_dofs : int array of the shape of ``X``
+        Coordinate of the x, y (and z) displacement of each node; -1: fixed (zero displacement), -2:
         not available (an interior node of a reduced model: it cannot be in an interface).
     C : (n, n) array, optional
         Viscous damping (N s/m); default none.
@@ -81,8 +90,8 @@ class Body:
         self.name = str(name)
         X = np.array(X, dtype=float)
         nd = np.array(node_dofs)
-        if X.ndim != 2 or X.shape[1] != 2 or not np.all(np.isfinite(X)):
-            raise ParameterError(f"X must be finite (N, 2) node positions in m, got shape {X.shape}")
+        if X.ndim != 2 or X.shape[1] not in (2, 3) or not np.all(np.isfinite(X)):
+            raise ParameterError(f"X must be finite (N, 2) or (N, 3) node positions in m, got shape {X.shape}")
         if nd.shape != X.shape or nd.dtype.kind not in "iu" or nd.min(initial=0) < -2 or nd.max(initial=-1) >= n:
             raise ParameterError(f"node_dofs must be an integer array of shape {X.shape} with entries -2..{n - 1}")
         self.X, self.node_dofs = X, nd.astype(np.int64)
@@ -131,6 +140,11 @@ class Body:
     def n(self) -> int:
         return self.M.shape[0]
 
+    @property
+    def dim(self) -> int:
+        """2 for a plane body, 3 for a solid one (displacement components per node)."""
+        return int(self.X.shape[1])
+
     def motion(self, t: float):
         """(u, v, a) of the prescribed coordinates at time ``t`` (s), in the order of ``p_idx``."""
         out = np.zeros((3, self.p_idx.size))
@@ -157,12 +171,14 @@ class Body:
     def from_substructure(cls, sub, *, name=None, **kw):
         """Body of a whole (unreduced) :class:`~fesub.substructure.Substructure`: its retained DOFs
         are the coordinates, clamped node components are fixed; ``prescribed``, ``loads`` and
-        ``outputs`` are given over model DOFs (``sub.dofs(...)``)."""
+        ``outputs`` are given over model DOFs (``sub.dofs(...)``). A solid substructure (a
+        :class:`~fesub.fe.SolidMesh`) gives a solid body (x, y, z per node)."""
         dm = sub.dofmap
+        dim = _dim(sub)
         index = np.full(dm.n_dofs, -1, np.int64)
         index[sub.retained] = np.arange(sub.retained.size)
-        nd = np.column_stack([index[dm.dofs(np.arange(dm.n_nodes), c)] for c in ("x", "y")])
-        return cls(sub.M, sub.K, sub.mesh.points[:, :2], nd, sub.C, name=name or sub.name, **kw)
+        nd = np.column_stack([index[dm.dofs(np.arange(dm.n_nodes), c)] for c in "xyz"[:dim]])
+        return cls(sub.M, sub.K, sub.mesh.points[:, :dim], nd, sub.C, name=name or sub.name, **kw)
 
     @classmethod
     def from_assembly(cls, assembly, *, name: str = "assembly", **kw):
@@ -179,8 +195,8 @@ class Body:
     @classmethod
     def from_craig_bampton(cls, cb, *, name=None, prescribed=None, loads=None, outputs=None):
         """Body of a Craig-Bampton model (built from a Substructure): coordinates q = [eta; u_b],
-        damping the substructure's Rayleigh damping. Nodes whose x and y DOFs are boundary (or
-        clamped) DOFs can be in interfaces. ``prescribed`` (values as in :class:`Body`),
+        damping the substructure's Rayleigh damping. Nodes whose x and y (and, solid, z) DOFs are
+        boundary (or clamped) DOFs can be in interfaces. ``prescribed`` (values as in :class:`Body`),
         ``loads`` (dict model DOF -> force in N, constant) and ``outputs`` (name -> model DOF)
         name model DOFs; ``loads`` may instead be an (n_q,) array of constant generalised forces
         over q or a callable ``t -> (n_q,)`` of them (N; ``cb.project(f)`` of a full load vector)."""
@@ -188,9 +204,10 @@ class Body:
         if sub is None:
             raise ModelError("the Craig-Bampton model must be built from a Substructure")
         dm = sub.dofmap
+        dim = _dim(sub)
         qpos = {int(d): cb.n_modes + i for i, d in enumerate(cb.boundary)}
-        nd = np.full((dm.n_nodes, 2), -2, np.int64)
-        for c, comp in enumerate(("x", "y")):
+        nd = np.full((dm.n_nodes, dim), -2, np.int64)
+        for c, comp in enumerate("xyz"[:dim]):
             g = dm.dofs(np.arange(dm.n_nodes), comp)
             j = np.searchsorted(sub.retained, g)
             kept = (j < sub.retained.size) & (sub.retained[np.minimum(j, sub.retained.size - 1)] == g)
@@ -205,7 +222,7 @@ class Body:
                 f[cb.coordinate_index([d])[0]] += float(v)
         pres = {int(cb.coordinate_index([d])[0]): v for d, v in (prescribed or {}).items()}
         outs = {k: int(cb.coordinate_index([d])[0]) for k, d in (outputs or {}).items()}
-        return cls(cb.Mr, cb.Kr, sub.mesh.points[:, :2], nd, cb.rayleigh(sub.alpha, sub.beta), name=name or sub.name,
+        return cls(cb.Mr, cb.Kr, sub.mesh.points[:, :dim], nd, cb.rayleigh(sub.alpha, sub.beta), name=name or sub.name,
                    prescribed=pres, loads=f, outputs=outs)
 
 
@@ -217,8 +234,10 @@ class MultibodyModel:
     bodies : sequence of :class:`Body`
         The reduced bodies: mass (kg), stiffness (N/m) and damping (N s/m) matrices, node
         positions (m), prescribed motions and loads (N); names must differ.
-    interfaces : sequence of :class:`~fesub.contact.interface.ContactInterface`, optional
+    interfaces : sequence of :class:`~fesub.contact.engine.interfaces.ContactInterface`, optional
         Frictional contacts between bodies (friction coefficients dimensionless); default none.
+        Between solid bodies: :class:`~fesub.contact.engine.surfaces.ContactInterface3D`
+        (node-to-surface).
     ties : sequence of :class:`~fesub.contact.interface.TiedInterface`, optional
         Bonded node pairs (equal displacements, m); tied bodies are assembled into one group
         whose free modes are computed together. Default none.
@@ -248,10 +267,18 @@ class MultibodyModel:
         names = [b.name for b in self.bodies]
         if len(set(names)) != len(names):
             raise ParameterError(f"body names must differ, got {names}")
+        dims = {b.dim for b in self.bodies}
+        if len(dims) != 1:
+            raise ParameterError(f"the bodies of a model must be all plane (X of shape (N, 2)) or all solid "
+                                 f"((N, 3)), got dimensions {[b.dim for b in self.bodies]}")
+        #: 2 (plane bodies) or 3 (solid bodies): displacement components per node
+        self.dim = dims.pop()
         self.interfaces = list(interfaces)
         self.ties = list(ties)
-        if not all(isinstance(i, ContactInterface) for i in self.interfaces):
-            raise ParameterError("interfaces must be ContactInterface objects")
+        kind = ContactInterface3D if self.dim == 3 else ContactInterface
+        if not all(isinstance(i, kind) for i in self.interfaces):
+            raise ParameterError(f"interfaces must be {kind.__name__} objects (between "
+                                 f"{'solid' if self.dim == 3 else 'plane'} bodies)")
         if not all(isinstance(i, TiedInterface) for i in self.ties):
             raise ParameterError("ties must be TiedInterface objects")
         self._assemble_groups()
@@ -294,7 +321,7 @@ class MultibodyModel:
             if ia not in members:
                 continue
             for na, nb in zip(tie.nodes_a, tie.nodes_b):
-                for c in range(2):
+                for c in range(self.dim):
                     row = np.zeros(n)
                     for bi, node, s in ((ia, na, 1.0), (ib, nb, -1.0)):
                         body = self.bodies[bi]
@@ -462,6 +489,9 @@ class MultibodyModel:
     def _prepare_interfaces(self):
         self.contacts = []
         for itf in self.interfaces:
+            if self.dim == 3:
+                self.contacts.append(prepare_surface(self, itf, len(self.contacts)))
+                continue
             s, m = self.body_index(itf.slave_body), self.body_index(itf.master_body)
             mnodes = itf.master_nodes
             loc = {int(v): i for i, v in enumerate(mnodes)}

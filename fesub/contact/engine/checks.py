@@ -195,6 +195,12 @@ def initial_penetrations(model, eta, t: float = 0.0, tol: float = 0.0) -> list:
         P = c["slave"].X + c["slave"].free(eta) + c["slave"].driven(ups)
         Q = c["master"].X + c["master"].free(eta) + c["master"].driven(ups)
         label = c["interface"].name or f"interface {k}"
+        if c.get("dim") == 3:  # node-to-surface: the closest points on the faces moved to Q
+            c["faces"].refit(Q)
+            pr = c["faces"].project(P)
+            deep = np.flatnonzero(pr.faces_master & (pr.gap < -tol))
+            out.extend((label, int(c["slave"].nodes[i]), float(-pr.gap[i])) for i in deep)
+            continue
         for i in range(P.shape[0]):
             seg, _, gap = c["surface"].find(P[i], 0, positions=Q)[:3]
             if seg >= 0 and gap < -tol:

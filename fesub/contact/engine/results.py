@@ -15,13 +15,15 @@ import numpy as np
 from ...errors import ParameterError
 from ...io import Result, summary_record
 
-__all__ = ["ContactRunResult", "STATES", "ENERGIES", "STATUSES"]
+__all__ = ["ContactRunResult", "STATES", "ENERGIES", "STATUSES", "NODE_KEYS_3D"]
 
 #: state codes of a contact node after each step: 0 open (no normal force), 1 stick (the
 #: tangential force inside the friction cone, no slip), 2 slip+ and 3 slip- (at the friction
 #: limit, the slave sliding along +t / -t of its master segment, t running from the segment's
 #: first node to its second)
 STATES = {0: "open", 1: "stick", 2: "slip+", 3: "slip-"}
+#: between solid bodies (node-to-surface): 2 is slip, along the slip velocity vector
+STATES_3D = {0: "open", 1: "stick", 2: "slip"}
 #: how a run ends
 STATUSES = ("completed", "stick", "lift_off", "off_surface", "not_converged", "interrupted")
 #: energy accounts (J), per output sample, summed over the bodies. A body with prescribed
@@ -50,6 +52,19 @@ _NODE_VARS = {
     "force_x": ("N", "contact force on the slave, x"),
     "force_y": ("N", "contact force on the slave, y"),
 }
+_NODE_VARS.update({
+    "lambda_t1": ("N", "tangential contact force on the slave along the first tangent t1 of its contact frame (3D)"),
+    "lambda_t2": ("N", "tangential contact force on the slave along the second tangent t2 = n x t1 (3D)"),
+    "slip_velocity_x": ("m/s", "slip velocity of the slave on the master over the step, x (3D)"),
+    "slip_velocity_y": ("m/s", "slip velocity of the slave on the master over the step, y (3D)"),
+    "slip_velocity_z": ("m/s", "slip velocity of the slave on the master over the step, z (3D)"),
+    "face": ("1", "master face under the slave (index in its interface; -1 off the master surface) (3D)"),
+    "contact_z": ("m", "contact point on the master, z (predicted positions of the step; NaN off the surface)"),
+    "force_z": ("N", "contact force on the slave, z"),
+})
+#: the float node arrays of a run between solid bodies (with ``state`` and ``face``)
+NODE_KEYS_3D = ("lambda_n", "lambda_t1", "lambda_t2", "gap", "slip_velocity_x", "slip_velocity_y",
+                "slip_velocity_z", "contact_x", "contact_y", "contact_z", "force_x", "force_y", "force_z")
 _CHANNEL_UNITS = {"u": "m", "v": "m/s", "a": "m/s^2"}
 _META = ("status", "steps", "h", "fs_out", "wall_time", "backend", "tol", "on_stick", "info")
 
@@ -140,7 +155,8 @@ class ContactRunResult(Result):
             node's master tangent (for a straight master edge, the friction force along it; its
             magnitude is ``mu`` times ``'normal'`` while every closed node slips);
             ``'x'``, ``'y'``: the sums of the contact forces on the slaves in the global axes
-            (``force_x``, ``force_y``). On a master edge inclined to x the global sums mix the
+            (``force_x``, ``force_y``); between solid bodies ``'normal'`` and ``'x'``, ``'y'``,
+            ``'z'`` (the tangents of the nodes' frames differ). On a master edge inclined to x the global sums mix the
             friction and the normal force: sum the multipliers for the friction law, the global
             components for the resultant a support or a load cell feels.
         """
@@ -156,7 +172,10 @@ class ContactRunResult(Result):
                 raise ParameterError(f"interface must be a name in {names} or an index in "
                                      f"0..{max(n_itf, len(names)) - 1}, got {interface!r}")
             cols = self.node_interface == interface
-        pick = {"normal": "lambda_n", "friction": "lambda_t", "x": "force_x", "y": "force_y"}
+        if "lambda_t1" in self.nodes:  # solid bodies: the global components (tangents turn)
+            pick = {"normal": "lambda_n", "x": "force_x", "y": "force_y", "z": "force_z"}
+        else:
+            pick = {"normal": "lambda_n", "friction": "lambda_t", "x": "force_x", "y": "force_y"}
         return {k: np.nansum(self.nodes[v][:, cols], axis=1) for k, v in pick.items()}
 
     def energy_residual(self) -> np.ndarray:

@@ -46,8 +46,9 @@ from ..._backend import kernels
 from ...errors import ParameterError, check_count, check_positive
 from ...limits import check_steps
 from .checks import refuse_penetration
-from .results import ENERGIES, ContactRunResult
+from .results import ENERGIES, NODE_KEYS_3D, ContactRunResult
 from .contacts import OPEN, SLIP_P, InterfaceState
+from .contacts3d import InterfaceState3D, contact_step3d
 from . import driver
 from .driver import monitor_state
 from .bodies import MultibodyModel
@@ -144,17 +145,22 @@ def _channels(model):
     return out
 
 
-def _outputs(n_out, m, chans, filled=True):
+def _outputs(n_out, m, chans, filled=True, dim=2):
     """The output arrays of a run of ``n_out`` samples of ``m`` nodes: (per node, per channel,
     energies) as dicts of arrays, and the blocks whose rows some of them are, in the layout the
     kernel loop writes in place: {"geometry": (4, n_out, m) contact_x, contact_y, force_x,
     force_y; "channels": (3 nc, n_out) u, v, a of each channel of modal coordinates (those of
     prescribed coordinates follow); "energies": (6, n_out) in the order of ``ENERGIES``}.
     ``filled``: NaN (state 0, segment -1, channels and energies 0) before the run; else left unset
-    (the kernel loop writes every value of every sample it records)."""
+    (the kernel loop writes every value of every sample it records). ``dim`` 3: the node arrays
+    of node-to-surface contact (:mod:`~fesub.contact.engine.contacts3d`), filled."""
     def block(shape, fill, dtype=float):
         return np.full(shape, fill, dtype) if filled else np.empty(shape, dtype)
 
+    if dim == 3:
+        out = {k: np.full((n_out, m), np.nan) for k in NODE_KEYS_3D}
+        out["state"], out["face"] = np.zeros((n_out, m), np.int64), np.full((n_out, m), -1, np.int64)
+        return (out,) + _outputs(n_out, 0, chans)[1:]
     out = {k: block((n_out, m), np.nan) for k in ("lambda_n", "lambda_t", "gap", "slip_velocity")}
     out["state"] = block((n_out, m), 0, np.int64)
     out["segment"] = block((n_out, m), -1, np.int64)
@@ -366,6 +372,8 @@ def simulate_multibody(model: MultibodyModel, *, duration: float, h: float | Non
     if loop not in ("auto", "kernel", "python"):
         raise ParameterError(f"loop must be 'auto', 'kernel' or 'python', got {loop!r}")
     why = driver.unsupported(model)
+    if model.dim == 3:
+        why = "solid bodies: node-to-surface contact runs in the Python step loop"
     if loop == "kernel" and why is not None:
         raise ParameterError(f"loop='kernel' cannot march this model: {why}")
     use_kernel = loop == "kernel" or (loop == "auto" and why is None)
@@ -375,7 +383,7 @@ def simulate_multibody(model: MultibodyModel, *, duration: float, h: float | Non
     eta_prev = eta - h * deta
     n_out = (n_steps - 1) // dec + 1
     chans = _channels(model)
-    out, ch, en, blocks = _outputs(n_out, m_all, chans, filled=not use_kernel)
+    out, ch, en, blocks = _outputs(n_out, m_all, chans, filled=not use_kernel, dim=model.dim)
     w2 = model.omega2
     info = {"kinetic_initial_J": 0.5 * float(deta @ deta),
             "strain_initial_J": 0.5 * float(w2 @ (0.5 * (eta + eta_prev)) ** 2),
@@ -506,16 +514,19 @@ def _add_constant_drive(model, t, h, chans, ch, en, info):
 
 def _python_loop(model, h, n_steps, dec, tol, max_iter, on_stick, eta, eta_prev, out, ch, en, chans, info, bar,
                  series=None, accounts=True, monitor=None, chunk=None, states0=None):
-    """The reference loop: one step at a time, the contact problem in ``friction_lcp``. Fills
-    the output arrays; returns (status, steps done, samples, state changes, backend). Without
-    ``accounts`` the works start (and stay) NaN."""
-    kernel = kernels("friction_lcp")
+    """The reference loop: one step at a time, the contact problem in ``friction_lcp`` (solid
+    bodies: the friction cone of :mod:`~fesub.contact.engine.contacts3d` in the ``cone``
+    kernel). Fills the output arrays; returns (status, steps done, samples, state changes,
+    backend). Without ``accounts`` the works start (and stay) NaN."""
+    solid = model.dim == 3
+    kernel = kernels("cone" if solid else "friction_lcp")
     backend = "python" if kernel.__name__.endswith("_ref") else "compiled"
+    State = InterfaceState3D if solid else InterfaceState
     nm = model.n_modes
     bodies = model.bodies
     motion = [lambda t, b=b: b.motion(t)[0] if b.p_idx.size else np.zeros(0) for b in bodies]
     up_prev, up = [m(-h) for m in motion], [m(0.0) for m in motion]
-    contacts = [InterfaceState(model, c, eta, up, h) for c in model.contacts]
+    contacts = [State(model, c, eta, up, h) for c in model.contacts]
     if states0 is not None:
         k0 = 0
         for ct in contacts:
@@ -537,7 +548,10 @@ def _python_loop(model, h, n_steps, dec, tol, max_iter, on_stick, eta, eta_prev,
             damp = Cm * (eta - eta_prev) / h if model.damping_diagonal else Cm @ ((eta - eta_prev) / h)
             eta_star = 2 * eta - eta_prev + h * h * (f - damp - w2 * eta)
             up_next = [m(t + h) for m in motion]
-            step = _contact_step(kernel, contacts, eta_star, up_next, nm, h, tol, max_iter, on_stick == "stop")
+            if solid:
+                step = contact_step3d(contacts, eta_star, up_next, nm, h, tol, max_iter, on_stick == "stop")
+            else:
+                step = _contact_step(kernel, contacts, eta_star, up_next, nm, h, tol, max_iter, on_stick == "stop")
             if step is None:
                 status = "off_surface"
                 break

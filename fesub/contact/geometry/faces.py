@@ -436,6 +436,25 @@ class FaceSet:
         self._bin()
         return 1
 
+    def shape_values(self, face, param) -> np.ndarray:
+        """Shape functions of the faces ``face`` ((n,) int) at their parameters ``param`` ((n,
+        2), as :class:`FaceProjection` gives them): (n, 9) values, column j the weight of the
+        face's j-th node (0 past its last node), so that the point is ``sum_j N_j x_j``; they
+        sum to 1. Evaluated by the kernel's own face interpolation (the point of a face whose
+        nodes sit on unit vectors)."""
+        face = np.ascontiguousarray(face, dtype=np.int64)
+        param = np.ascontiguousarray(param, dtype=float).reshape(-1, 2)
+        if not hasattr(self, "_local_conn"):
+            self._local_conn = np.ascontiguousarray(np.where(self.conn >= 0, np.arange(9)[None, :], -1))
+        N = np.zeros((face.size, 9))
+        out = np.empty((face.size, 18))
+        for c in range(3):
+            basis = np.zeros((9, 3))
+            basis[3 * c:3 * c + 3] = np.eye(3)
+            self._kernel.face_eval(basis, self._local_conn, self.ftype, face, param, out)
+            N[:, 3 * c:3 * c + 3] = out[:, :3]
+        return N
+
     def tracker(self, n_slaves: int, *, capacity: int = 16) -> "SlaveTracker":
         """A :class:`SlaveTracker` for ``n_slaves`` slave nodes (candidates kept per node)."""
         return SlaveTracker(self, n_slaves, capacity=capacity)
