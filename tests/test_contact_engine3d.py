@@ -283,3 +283,30 @@ def test_bad_input_one_clear_error():
                                                                 face_type="quad4")])
     with pytest.raises(ModelError, match=r"start inside their master surface: interface 0 node 0: 0\.001 m"):
         simulate_multibody(model, duration=0.01, h=1e-3)
+
+
+def test_craig_bampton_solid_block_carries_its_load():
+    """A Craig-Bampton model of the hexahedral block (its 9 bottom nodes' x, y, z as boundary
+    DOFs, 6 fixed-interface modes) pressed on the plate: its bottom nodes are interface nodes (the
+    others, interior, cannot be), and at rest the normal forces carry the 10 N load (statics; 1e-3
+    of it: the transient of the ramp, damped by the Rayleigh damping, is left at 0.15 s)."""
+    from fesub.fe.materials import Solid
+    from fesub.fe.solid_mesh import box
+    from fesub.substructure import CraigBampton, Substructure
+
+    mesh = box(0.02, 0.02, 0.01, 2, 2, 1)
+    sub = Substructure(mesh, Solid(2e6, 0.3, 1000.0), rayleigh=(200.0, 0.0))
+    bottom, top = mesh.nodes("zmin"), mesh.nodes("zmax")
+    cb = CraigBampton(sub, boundary=sub.dofs(bottom), n_modes=6)
+    f = np.zeros(sub.n_dofs)
+    f[sub.dofs(top, "z")] = -10.0 / top.size
+    fq = cb.project(f)
+    block = Body.from_craig_bampton(cb, name="block", loads=lambda t: fq * min(t / 0.05, 1.0))
+    assert block.dim == 3 and np.all(block.node_dofs[bottom] >= 0) and np.all(block.node_dofs[top] == -2)
+    G = np.array([[-0.05, -0.05, 0.0], [0.07, -0.05, 0.0], [0.07, 0.07, 0.0], [-0.05, 0.07, 0.0]])
+    plate = Body(np.zeros((0, 0)), np.zeros((0, 0)), G, -np.ones((4, 3), int), name="plate")
+    model = MultibodyModel([block, plate], [ContactInterface3D("block", bottom, "plate", [[0, 1, 2, 3]], 0.3,
+                                                               face_type="quad4")])
+    res = simulate_multibody(model, duration=0.15, fs_out=1e3)
+    check_complementarity_3d(res, model, np.array([[0.0, 0.0, 1.0]]))
+    assert abs(res.contact_forces()["normal"][-1] - 10.0) <= 1e-2
