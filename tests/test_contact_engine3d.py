@@ -310,3 +310,29 @@ def test_craig_bampton_solid_block_carries_its_load():
     res = simulate_multibody(model, duration=0.15, fs_out=1e3)
     check_complementarity_3d(res, model, np.array([[0.0, 0.0, 1.0]]))
     assert abs(res.contact_forces()["normal"][-1] - 10.0) <= 1e-2
+
+
+def test_shape_values_interpolate_the_closest_point(backend):
+    """The master point of a contact row is ``sum_j N_j x_j``: on curved quadratic faces
+    (quad8 and tri6 of a bent surface, several faces) the shape values at the projections'
+    parameters give back their closest points, and sum to 1."""
+    from fesub.contact.geometry import FaceSet
+    from fesub.fe.solid_mesh import box
+
+    mesh = box(0.04, 0.03, 0.01, 4, 3, 1, element="tetra10")
+    pts = mesh.points.copy()
+    pts[:, 2] += 0.2 * pts[:, 0] ** 2 + 0.1 * pts[:, 0] * pts[:, 1]  # curved: the faces are not flat
+    from fesub.fe.solid_mesh import SolidMesh
+
+    bent = SolidMesh(pts, mesh.cells, mesh.node_sets, source="bent")
+    fs = FaceSet.from_mesh(bent, "zmax")
+    rng = np.random.default_rng(0)
+    P = np.column_stack([rng.uniform(0.002, 0.038, 50), rng.uniform(0.002, 0.028, 50), np.zeros(50)])
+    P[:, 2] = 0.01 + 0.2 * P[:, 0] ** 2 + 0.1 * P[:, 0] * P[:, 1] + rng.uniform(-1e-3, 1e-3, 50)
+    pr = fs.project(P)
+    assert np.all(pr.face >= 0) and len(np.unique(pr.face)) > 10
+    N = fs.shape_values(pr.face, pr.param)
+    conn = fs.conn[np.argsort(fs.order)][pr.face]
+    x = np.einsum("kj,kjc->kc", N, fs.points[np.maximum(conn, 0)])
+    np.testing.assert_allclose(N.sum(1), 1.0, atol=1e-14)
+    np.testing.assert_allclose(x, pr.point, atol=1e-15)

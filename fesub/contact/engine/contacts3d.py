@@ -110,6 +110,8 @@ class InterfaceState3D:
         #: the law of each node (the Python path of a user law needs them; else the arrays do)
         self.per_node = node_laws(c["interface"].laws, m) if self.user.any() else [None] * m
         self.faces = c["faces"]
+        #: the master nodes of each face, in the numbering of the projections
+        self.face_nodes = self.faces.conn[np.argsort(self.faces.order)]
         self.tracker = self.faces.tracker(m)
         self.lam = np.zeros((m, 3))
         self.state = np.zeros(m, np.int64)
@@ -137,7 +139,7 @@ class InterfaceState3D:
         self.on = on
         face = np.where(on, pr.face, 0)
         N = self.faces.shape_values(face, pr.param)
-        conn = self.faces.conn[face]
+        conn = self.face_nodes[face]
         N[~on] = 0.0
         gap = np.where(on, pr.gap, np.nan)
         point = np.where(on[:, None], pr.point, np.nan)

@@ -437,15 +437,17 @@ class FaceSet:
         return 1
 
     def shape_values(self, face, param) -> np.ndarray:
-        """Shape functions of the faces ``face`` ((n,) int) at their parameters ``param`` ((n,
-        2), as :class:`FaceProjection` gives them): (n, 9) values, column j the weight of the
+        """Shape functions of the faces ``face`` ((n,) int, in the caller's numbering, as
+        :class:`FaceProjection` gives them) at their parameters ``param`` ((n, 2)): (n, 9) values, column j the weight of the
         face's j-th node (0 past its last node), so that the point is ``sum_j N_j x_j``; they
         sum to 1. Evaluated by the kernel's own face interpolation (the point of a face whose
         nodes sit on unit vectors)."""
-        face = np.ascontiguousarray(face, dtype=np.int64)
+        face = np.asarray(face, dtype=np.int64)
         param = np.ascontiguousarray(param, dtype=float).reshape(-1, 2)
         if not hasattr(self, "_local_conn"):
             self._local_conn = np.ascontiguousarray(np.where(self.conn >= 0, np.arange(9)[None, :], -1))
+            self._inverse = np.argsort(self.order)
+        face = np.ascontiguousarray(self._inverse[face])
         N = np.zeros((face.size, 9))
         out = np.empty((face.size, 18))
         for c in range(3):
