@@ -313,7 +313,8 @@ def floquet(sys, Q, w, *, sort: str = "vector", tol: float = 1e-8) -> Floquet:
     if not exact:
         warnings.warn("Hill's method: a contact law of this system cannot form its Floquet "
                       "perturbation exactly (the memory of the 2D stick-slip-separation "
-                      "element, or a law without a tangent df/du for the constant harmonic); "
+                      "or 3D friction element, or a law without a tangent df/du for the "
+                      "constant harmonic); "
                       "its multipliers are exact only at lambda = 0 (folds)", RuntimeWarning,
                       stacklevel=2)
     return Floquet(w, lam, rho, bool(np.abs(rho).max() < 1 + tol), exact)
