@@ -1,0 +1,81 @@
+"""Node-to-surface contact between solid bodies (the Python step loop over the ``cone`` kernel):
+the cost of a 3D step per active node against the 2D engine's step per node on the same bed
+(goal: within 2x), and the growth of the 3D step's cost with the active nodes (10, 50, 200 closed
+nodes of a bed whose modes stay fixed).
+
+The bed of ``test_bench_contact_multinode`` in 3D: 200 nodes on a line, each hung from a fixed
+support by springs in x, y and z and joined to its neighbours, consistent mass, the active ones
+pressed by 1 N onto a rigid quad face; it must stay at rest, every active node closed. Both
+sides run with one BLAS thread (threaded BLAS on the 3D step's small dense products costs 10x on
+a loaded machine).
+"""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+
+from fesub.contact import Body, ContactInterface3D, MultibodyModel, simulate_multibody
+from fesub.parallel import single_thread_blas
+
+from test_bench_contact_multinode import BED_NODES, _bed
+
+STEPS = 100
+
+
+def _bed3d(active):
+    """The 3D bed: ``active`` of its 200 nodes (evenly spread) on the ground face z = 0, each
+    pressed by 1 N; 600 coordinates (and modes) for every count."""
+    n = BED_NODES
+    lap = 2 * np.eye(n) - np.eye(n, k=1) - np.eye(n, k=-1)
+    lap[0, 0] = lap[-1, -1] = 1.0
+    K1 = 1e4 * np.eye(n) + 1e5 * lap
+    M1 = 0.01 / 6 * (4 * np.eye(n) + np.eye(n, k=1) + np.eye(n, k=-1))
+    K, M = np.kron(K1, np.eye(3)), np.kron(M1, np.eye(3))
+    X = np.column_stack([np.linspace(0.0, 0.2, n), np.zeros(n), np.zeros(n)])
+    nodes = np.round(np.linspace(0, n - 1, active)).astype(int) if active > 1 else np.array([n // 2])
+    f = np.zeros(3 * n)
+    f[3 * nodes + 2] = -1.0
+    bed = Body(M, K, X, np.arange(3 * n).reshape(n, 3), name="bed", loads=f)
+    G = np.array([[-0.1, -0.1, 0.0], [0.3, -0.1, 0.0], [0.3, 0.1, 0.0], [-0.1, 0.1, 0.0]])
+    ground = Body(np.zeros((0, 0)), np.zeros((0, 0)), G, -np.ones((4, 3), int), name="ground")
+    return MultibodyModel([bed, ground], [ContactInterface3D("bed", nodes, "ground", [[0, 1, 2, 3]], 0.3,
+                                                             face_type="quad4", reach=0.5)])
+
+
+def _run(model):
+    h = 0.9 * model.critical_step()
+    with single_thread_blas():  # the 3D step's small products: threads only add their start-up
+        res = simulate_multibody(model, duration=STEPS * h, h=h)
+    assert res.steps == STEPS
+    return res
+
+
+def test_3d_step_per_active_node_against_2d(benchmark, ratio_to, goal):
+    model = _bed3d(BED_NODES)
+    res = benchmark.pedantic(_run, args=(model,), rounds=3)
+    # every node closed at rest under its 1 N (to the sweeps' tolerance, see the 2D benchmark)
+    assert np.all(res.nodes["state"] == 1)
+    np.testing.assert_allclose(res.nodes["lambda_n"], 1.0, rtol=0, atol=1e-6)
+    r = ratio_to("2d_engine", _run, _bed(BED_NODES))
+    benchmark.extra_info.update(nodes=BED_NODES, steps=STEPS, modes_3d=model.n_modes, load_average=os.getloadavg())
+    if r is not None:
+        # per active node: the same count of nodes on both sides, so the ratio of the steps
+        goal("cost_ratio_3d_to_2d_per_node", 2.0, value=1.0 / r)
+
+
+def test_3d_cost_per_step_with_the_active_nodes(benchmark, ratio_to, goal):
+    counts = (10, 50, BED_NODES)
+    models = {k: _bed3d(k) for k in counts}
+    res = benchmark.pedantic(_run, args=(models[BED_NODES],), rounds=3)
+    assert np.all(res.nodes["state"] == 1)
+    ratios = {k: ratio_to(f"{k}_nodes", _run, models[k]) for k in counts[:-1]}
+    benchmark.extra_info.update(modes=3 * BED_NODES, steps=STEPS, load_average=os.getloadavg())
+    if None in ratios.values():
+        return
+    med = benchmark.stats.stats.median
+    per_step = {BED_NODES: med / STEPS, **{k: med * r / STEPS for k, r in ratios.items()}}
+    benchmark.extra_info.update(**{f"cost_per_step_{k}_nodes_s": c for k, c in per_step.items()})
+    # linear in the active nodes: 4 x the nodes at most 4 x the cost (x 1.25 for a shared machine)
+    goal("cost_ratio_200_to_50_nodes", 4 * 1.25, value=per_step[BED_NODES] / per_step[50])
