@@ -25,7 +25,10 @@ update, the works and the energies are one pass (``_predict_one``, ``_advance_on
 forms the next step's predictor while the node stays on its segment (``_lean_next``, from
 coefficients formed once per call, e_next written over e* and the predictor into the free
 buffer): one pass over the modal coordinates per step. The node's contact problem is solved in
-closed form where it has one solution (``_pgs.coulomb_one``), by the sweeps otherwise. Without
+closed form where it has one solution (``_pgs.coulomb_one``), by the sweeps otherwise; a node
+whose law code ``lcode`` is not 0 (static/kinetic 1, Stribeck 2; ``lpar`` its stick limit, slip
+coefficient and Stribeck speed, m/s) by ``_laws.law_closed`` (one node only: the caller keeps
+laws of several nodes off this kernel; no closed form: the step is reported unconverged). Without
 the work accounts, while the node stays closed on the segment of the last step's pass and the
 closed form applies, a step is taken from the locals of that node alone (``slide`` in ``march``:
 its frame on that segment, no walk, active set or per-node arrays; the same arithmetic as the
@@ -46,9 +49,10 @@ node, global index), ``off`` (1: off its master surface), ``lam`` (forces of the
 ``code`` (0 open, 1 stick, 2 slip+, 3 slip-), ``changes`` (state changes).
 """
 
-from libc.math cimport NAN
+from libc.math cimport NAN, INFINITY
 from libc.stdlib cimport malloc, free
 from fesub._core._pgs cimport pgs_solve, coulomb_one, coulomb_closed
+from fesub._core._laws cimport law_closed
 from fesub._core._multibody_nodes cimport Nodes, _time, _driven, _disp, _cached
 from fesub._core._multibody_series cimport Series, _series_start, _series_add, _series_move, _series_work
 from fesub._core._multibody_search cimport _frame, _walk
@@ -130,7 +134,7 @@ def march(double h, long n_steps, long dec, long i0, double tol, long max_iter, 
           const double[:, :, ::1] mrow, const long[:, ::1] mwin, const double[:, ::1] mX,
           const double[:, ::1] mdv, const double[:, :, ::1] mds,
           const long[:, ::1] segs, const long[:, ::1] node_segs, const long[::1] node_itf,
-          const double[::1] mu, long n_itf,
+          const double[::1] mu, long n_itf, const long[::1] lcode, const double[:, ::1] lpar,
           long[::1] hint, long[::1] off, double[:, ::1] lam, long[::1] code, long[::1] changes,
           double[::1] acc, const double[:, ::1] orow, const long[:, ::1] owin,
           double[:, ::1] o_ln, double[:, ::1] o_lt, double[:, ::1] o_gap, double[:, ::1] o_slip,
@@ -148,6 +152,8 @@ def march(double h, long n_steps, long dec, long i0, double tol, long max_iter, 
     cdef double px, py, ax, ay, bx, by, al, g, nx, ny, tx, ty, a1, val, dx, dy, ex, ey
     cdef double rx, ry, ln, lt, rt0, qax, qay, qbx, qby
     cdef double st3[3]
+    cdef double mul = mu[0] if m else 0.0   # one node: the coefficient its step reached the cone's edge at
+    cdef bint law = m == 1 and lcode[0] != 0   # one node with a law beyond one coefficient (``_laws.pxd``)
     cdef double cx0, cy0, cx1, cy1, sxp = 0.0, syp = 0.0, kin, strn
     cdef bint conv, any_new, allact, record, sampled = fs.shape[0] > 0, solved
     cdef bint slide            # the step of one node sliding on its segment (below)
@@ -368,7 +374,10 @@ def march(double h, long n_steps, long dec, long i0, double tol, long max_iter, 
                     b2[1] = rx * tx + ry * ty
                     l2[0] = lam[0, 0]
                     l2[1] = lam[0, 1]
-                    slide = coulomb_closed(W3, b2, mu[0], l2)  # (else the sweeps, below)
+                    if law:
+                        slide = law_closed(W3, b2, lcode[0], &lpar[0, 0], h, l2, &mul)
+                    else:
+                        slide = coulomb_closed(W3, b2, mu[0], l2)  # (else the sweeps, below)
             if slide:
                 stats[1] += 1
                 if stats[0] < 1:
@@ -412,7 +421,7 @@ def march(double h, long n_steps, long dec, long i0, double tol, long max_iter, 
                 rt0 = rx * tx + ry * ty
                 stop_lift = 0
                 stop_stick = 0
-                st = _node_state(l2[0], l2[1], mu[0], rt0)
+                st = _node_state(l2[0], l2[1], mul, rt0)
                 _count_change(st, code[0], &changes[0], &stop_lift, &stop_stick)
                 code[0] = st
                 alpha[0] = rt0
@@ -593,7 +602,16 @@ def march(double h, long n_steps, long dec, long i0, double tol, long max_iter, 
                         b2[1] = rx * tx + ry * ty
                         l2[0] = lall[0]
                         l2[1] = lall[1]
-                        coulomb_one(W3, b2, mu[0], l2, tol, max_iter, st3)
+                        if not law:
+                            coulomb_one(W3, b2, mu[0], l2, tol, max_iter, st3)
+                        elif law_closed(W3, b2, lcode[0], &lpar[0, 0], h, l2, &mul):
+                            st3[0] = 1.0
+                            st3[1] = 0.0
+                            st3[2] = 1.0
+                        else:  # (no closed form: the step is reported unconverged)
+                            st3[0] = 1.0
+                            st3[1] = INFINITY
+                            st3[2] = 0.0
                         lall[0] = l2[0]
                         lall[1] = l2[1]
                         val = st3[0]
@@ -763,7 +781,7 @@ def march(double h, long n_steps, long dec, long i0, double tol, long max_iter, 
                     rx = (SU[slot_x][0] - SU[slot_n][0]) - ((1 - al) * (ax - cx0) + al * (bx - cx1))
                     ry = (SU[slot_x][1] - SU[slot_n][1]) - ((1 - al) * (ay - cy0) + al * (by - cy1))
                     rt0 = rx * tx + ry * ty
-                    st = _node_state(ln, lt, mu[0], rt0)
+                    st = _node_state(ln, lt, mul, rt0)
                     _count_change(st, code[0], &changes[0], &stop_lift, &stop_stick)
                     code[0] = st
                     gap[0] = g
@@ -813,7 +831,7 @@ def march(double h, long n_steps, long dec, long i0, double tol, long max_iter, 
                         if accounts:
                             _node_works(&ss, &ms, i, ia, ib, al, nx, ny, tx, ty, ln, lt, ax, ay, bx, by, Ep, tt_p, tt_x,
                                         s, n, SU[slot_x], SU[slot_p], MC[slot_p], MS[slot_p], &fsum[4 * node_itf[i]])
-                        st = _node_state(ln, lt, mu[i], rt0)
+                        st = _node_state(ln, lt, mul if fast else mu[i], rt0)
                         _count_change(st, oldc[i], &changes[i], &stop_lift, &stop_stick)
                         code[i] = st
                         gap[i] = g

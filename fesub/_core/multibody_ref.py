@@ -122,6 +122,71 @@ def _update_one(srow, swin, mrow, mwin, ia, ib, Es, Ex, h2, lam, cNT, G, solved,
     return np.array(star, dtype=float) + G @ c
 
 
+def _slip_yt(wn, wc, wt, bn, bt, s, mu):
+    return bt + (wc + s * mu * wt) * (-bn / (wn + s * mu * wc))
+
+
+def _law_closed(W, b, code, p, h, lam):
+    """Twin of ``_laws.law_closed``: one constraint with a law beyond one coefficient (code 1
+    static/kinetic, 2 Stribeck; ``p`` = stick limit, slip coefficient, Stribeck speed m/s) into
+    ``lam``; returns the coefficient at the cone's edge (mu_s when open or stuck), None where
+    the closed form does not apply."""
+    wn, wc, wt = W
+    bn, bt = b
+    ms, mk = p[0], p[1]
+    if not (wn > 0.0 and ms * abs(wc) < wn and wn * wt - wc * wc > 0.0 and mk >= 0.0 and mk <= ms):
+        return None
+    if not bn < 0.0:
+        lam[0] = lam[1] = 0.0
+        return ms
+    det = wn * wt - wc * wc
+    ln = (wc * bt - wt * bn) / det
+    lt = (wc * bn - wn * bt) / det
+    if ln > 0.0 and abs(lt) <= ms * ln:
+        lam[0], lam[1] = ln, lt
+        return ms
+    s = 1.0 if lam[1] >= 0.0 else -1.0
+    for _ in range(2):
+        yt = _slip_yt(wn, wc, wt, bn, bt, s, ms)
+        if (yt <= 0.0) if s > 0.0 else (yt >= 0.0):
+            break
+        s = -s
+    else:
+        return None
+    m = mk
+    if code == 2 and ms > mk:
+        def F(mu):
+            return mk + (ms - mk) * math.exp(-abs(_slip_yt(wn, wc, wt, bn, bt, s, mu)) / (h * p[2])) - mu
+        a, c = mk, ms
+        fa, fc = F(a), F(c)
+        m, side = a, 0
+        if fa > 0.0 and fc < 0.0:
+            for _ in range(200):
+                m = (a * fc - c * fa) / (fc - fa)
+                if not a < m < c:
+                    m = 0.5 * (a + c)
+                fm = F(m)
+                if fm == 0.0:
+                    break
+                if fm > 0.0:
+                    a, fa = m, fm
+                    if side == 1:
+                        fc *= 0.5
+                    side = 1
+                else:
+                    c, fc = m, fm
+                    if side == -1:
+                        fa *= 0.5
+                    side = -1
+                if c - a <= 4e-16 * ms:
+                    break
+        elif fc >= 0.0:
+            m = c
+    ln = -bn / (wn + s * m * wc)
+    lam[0], lam[1] = ln, s * m * ln
+    return m
+
+
 def work_sizes(nm, m, n_master, n_itf):
     """(doubles, integers) of the work arrays of :func:`march`."""
     return (8 * nm + 4 * m * nm + 24 * m + 8 * n_master + 4 * n_itf + 36, 6 * m + 4 * n_master)
@@ -170,7 +235,7 @@ def _contact(J, b, muo, lall, act, na, nm, w, tol, max_iter):
 
 def march(h, n_steps, dec, i0, tol, max_iter, stop_on_change, accounts, w2, cdamp, fc, fr, fs, xrow, xwin, xval, eta,
           eta_prev, srow, swin, sX, sdv, sds, mrow, mwin, mX, mdv, mds, segs, node_segs, node_itf, mu, n_itf,
-          hint, off, lam, code, changes, acc, orow, owin, o_ln, o_lt, o_gap, o_slip, o_state, o_seg, o_geo,
+          lcode, lpar, hint, off, lam, code, changes, acc, orow, owin, o_ln, o_lt, o_gap, o_slip, o_state, o_seg, o_geo,
           o_energy, o_chan, work, iwork, stats, status):
     """March ``n_steps`` steps of the multibody contact method from time index ``i0``, in place.
 
@@ -221,6 +286,10 @@ def march(h, n_steps, dec, i0, tol, max_iter, stop_on_change, accounts, w2, cdam
         Friction coefficient of each slave node.
     n_itf : int
         Number of interfaces.
+    lcode, lpar : (m,) int array, (m, 3) array
+        Friction law of each slave node (``fesub.contact.engine.friction.law_arrays``): code 0
+        one coefficient (``mu``), 1 static/kinetic, 2 Stribeck; stick limit, slip coefficient,
+        Stribeck speed (m/s). A code other than 0 only with one slave node (``_law_closed``).
     hint, off, lam, code, changes : node state (see the kernel's docstring), in/out.
     acc : (4,) array
         Damping loss, external work, friction dissipation, impact loss (J), accumulated.
@@ -258,6 +327,8 @@ def march(h, n_steps, dec, i0, tol, max_iter, stop_on_change, accounts, w2, cdam
     MS = [np.full(M, _NEVER, np.int64) for _ in range(4)]
     w = np.full(nm, h * h)
     J, b, lall, muo = np.zeros((2 * m, nm)), np.zeros(2 * m), np.zeros(2 * m), np.zeros(m)
+    law = m == 1 and lcode[0] != 0  # one node with a law beyond one coefficient
+    mul = mu[0] if m else 0.0
     act, idx, ab = np.zeros(m, np.int64), np.zeros(m, np.int64), np.zeros((m, 2), np.int64)
     alpha, gnv, gap, cpt = np.zeros(m), np.zeros((m, 4)), np.zeros(m), np.zeros((m, 2))
     for i in range(m):
@@ -354,7 +425,11 @@ def march(h, n_steps, dec, i0, tol, max_iter, stop_on_change, accounts, w2, cdam
                     ex, ey = gnv[0, 2 * r], gnv[0, 2 * r + 1]
                     cNT[r] = (ex, ey, -(1 - al) * ex, -(1 - al) * ey, -al * ex, -al * ey)
                 Wl = [h * h * float(cNT[r // 2] @ G6 @ cNT[(r + 1) // 2]) for r in range(3)]
-                _coulomb_one(Wl, b, muo[0], lall, tol, max_iter, st3)
+                if not law:
+                    _coulomb_one(Wl, b, muo[0], lall, tol, max_iter, st3)
+                else:
+                    mul = _law_closed(Wl, b, lcode[0], lpar[0], h, lall)
+                    st3[:] = (1.0, 0.0, 1.0) if mul is not None else (1.0, math.inf, 0.0)
                 sweeps, solved = st3[0], True
             elif na == 1:
                 lall[:2] = 0.0
@@ -424,7 +499,7 @@ def march(h, n_steps, dec, i0, tol, max_iter, stop_on_change, accounts, w2, cdam
                                   ln * (r3x * nx + r3y * ny), lt * (r3x * tx + r3y * ty))
             if not ln > 0:
                 st = 0
-            elif abs(lt) >= mu[i] * ln * (1 - 1e-12):
+            elif abs(lt) >= (mul if law else mu[i]) * ln * (1 - 1e-12):
                 st = 2 if (rt0 if rt0 != 0 else -lt) >= 0 else 3
             else:
                 st = 1

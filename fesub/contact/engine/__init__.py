@@ -8,8 +8,8 @@ marched by forward increments (central differences, the frictional contact probl
                   driven bodies marched relative to their drives' quasi-static motion, an
                   optional modal cut-off)
 ``nodes``         :class:`~.nodes.NodeRows`: node displacements over the modal coordinates
-``interfaces``    :class:`ContactInterface` (slave nodes on master segments, Coulomb friction, the
-                  frame's geometry) and :class:`TiedInterface` (bonded nodes)
+``interfaces``    :class:`ContactInterface` (slave nodes on master segments, a friction law per
+                  node, the frame's geometry) and :class:`TiedInterface` (bonded nodes)
 ``contacts``      :class:`~.contacts.InterfaceState`: an interface in a step (search in the
                   deformed, undeformed or frozen frame, rows, close of the step)
 ``surfaces``      :class:`ContactInterface3D`: slave nodes of a solid body on master faces of
@@ -25,6 +25,8 @@ marched by forward increments (central differences, the frictional contact probl
 ``friction``      friction laws: :class:`~.friction.Coulomb`, :class:`~.friction.StaticKinetic`,
                   :class:`~.friction.Stribeck` (velocity weakening), :class:`~.friction.UserLaw`
                   (a Python callable); :func:`~.friction.law_arrays` encodes one law per node
+``laws2d``        one step's contact problem of the Python step loop with laws beyond one
+                  coefficient (each node exactly, through the ``cone`` kernel)
 ``cone``          the exact friction cone of a 3D node (normal and two tangents):
                   :func:`~.cone.solve_cone`, :func:`~.cone.solve_cones` (many independent nodes),
                   :func:`~.cone.solve_coupled` (block Gauss-Seidel), over the ``cone`` kernel

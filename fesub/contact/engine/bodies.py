@@ -499,7 +499,9 @@ class MultibodyModel:
             slave, master = NodeRows(self, s, itf.slave_nodes), NodeRows(self, m, mnodes)
             self.contacts.append({"interface": itf, "slave_body": s, "master_body": m, "slave": slave,
                                   "master": master, "segments": segs, "surface": SegmentSet(master.X, segs),
-                                  "mu": itf.mu, "geometry": itf.geometry})
+                                  "mu": itf.mu, "geometry": itf.geometry, "node_laws": itf.laws,
+                                  "law_code": itf.law_code, "law_params": itf.law_params,
+                                  "law_user": itf.law_user})
             check_interface(self, self.contacts[-1], len(self.contacts) - 1)
 
     # ------------------------------------------------------------------ dynamics helpers

@@ -70,6 +70,10 @@ class InterfaceState:
     def __init__(self, model, c, eta, up, h):
         self.c, self.model, self.h = c, model, h
         self.mu = c["mu"]
+        # the friction laws when one goes beyond one coefficient (solved by ``laws2d.solve_laws``), and
+        # the coefficient of each node's state test (its cone's edge at the last step)
+        self.laws = c["node_laws"] if (c["law_code"].any() or c["law_user"].any()) else None
+        self.mu_edge = self.mu
         self.geometry = c.get("geometry", "deformed")
         m = c["slave"].nodes.size
         self.hint = np.zeros(m, np.int64)
@@ -164,7 +168,7 @@ class InterfaceState:
         acc["friction_dissipation"] -= 0.5 * float(lt @ rt[1])
         acc["impact_loss"] -= 0.5 * float(ln @ rn[1])
         acc["external_work"] -= 0.5 * float(ln @ rn[2] + lt @ rt[2])
-        st = node_states(lam, self.mu, rt[0], ln > 0)
+        st = node_states(lam, self.mu_edge, rt[0], ln > 0)
         old = self.state
         self.lam, self.state = lam, st
         self.us_prev, self.ds_prev, self.us, self.ds = self.us, self.ds, u_new, d_new

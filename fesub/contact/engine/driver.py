@@ -76,6 +76,11 @@ def unsupported(model) -> str | None:
     for c in model.contacts:
         if c["geometry"] != "deformed":
             return f"an interface takes its contact frame from the {c['geometry']} geometry"
+    plane = [c for c in model.contacts if c.get("dim", 2) == 2]
+    if any(c["law_user"].any() for c in plane):
+        return "a slave node has a friction law of its own (a Python callable)"
+    if sum(c["mu"].size for c in plane) > 1 and any(c["law_code"].any() for c in plane):
+        return "several slave nodes with a friction law beyond one coefficient (the kernel takes one such node)"
     return None
 
 
@@ -142,6 +147,9 @@ class _Plan:
         self.node_segs = np.array(node_segs, np.int64).reshape(-1, 2)
         self.node_itf = np.array(node_itf, np.int64)
         self.mu = np.concatenate([c["mu"] for c in model.contacts] or [np.zeros(0)])
+        self.law_code = np.concatenate([c["law_code"] for c in model.contacts] or [np.zeros(0, np.int64)])
+        self.law_params = np.ascontiguousarray(np.concatenate([c["law_params"] for c in model.contacts]
+                                                              or [np.zeros((0, 3))]))
         self.n_itf = len(model.contacts)
         self.motion = [b.motion for b in bodies]
         self.has_p = [b.p_idx.size > 0 for b in bodies]
@@ -285,6 +293,7 @@ def march_chunks(model, h, n_steps, dec, tol, max_iter, on_stick, eta, eta_prev,
             K.march(h, count, dec, done, tol, max_iter, int(on_stick == "stop"), int(accounts), w2, cdamp, plan.fc,
                     plan.fr, fs, xrow, xwin, xval[done:done + count], eta, eta_prev, sl.R, sl.win, sl.X, sl.dv, sds,
                     ma.R, ma.win, ma.X, ma.dv, mds, plan.segs, plan.node_segs, plan.node_itf, plan.mu, plan.n_itf,
+                    plan.law_code, plan.law_params,
                     hint, off, lam, code, changes, acc, orow, owin, out["lambda_n"][j:], out["lambda_t"][j:],
                     out["gap"][j:], out["slip_velocity"][j:], out["state"][j:], out["segment"][j:], o_geo[:, j:],
                     o_energy[:, j:], o_chan[:, j:], work, iwork,

@@ -26,6 +26,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...errors import ModelError, ParameterError
+from .friction import Coulomb, law_arrays, node_laws
 
 __all__ = ["ContactInterface", "TiedInterface"]
 
@@ -51,8 +52,18 @@ class ContactInterface:
     master_segments : (s, 2) int array
         Node pairs (A, B) of the master body; the open side is to the left of A -> B (for a
         surface running in +x the open side is +y). Consecutive segments share a node.
-    mu : float or sequence
-        Coulomb friction coefficient (>= 0), one for all slave nodes or one per node.
+    mu : float or sequence, optional
+        Coulomb friction coefficient (>= 0), one for all slave nodes or one per node; default 0.
+        The same as ``friction=Coulomb(mu)``.
+    friction : law or sequence of laws, optional
+        Friction law (:mod:`fesub.contact.engine.friction`): ``Coulomb``, ``StaticKinetic``
+        (stick while ``|lambda_t| <= mu_s lambda_n``, slip at ``mu_k``), ``Stribeck`` (slip at
+        ``mu(v)`` of the step's slip speed v, m/s) or ``UserLaw`` (a callable ``mu(v)``), one for
+        all slave nodes or one per node. Not with ``mu`` (one error when both are given, unless
+        every law is a ``Coulomb`` of the same coefficients). The compiled march takes a law
+        beyond one coefficient for one slave node of a model; several such nodes, and
+        ``UserLaw``, run in the Python step loop (the slower path; ``info['python_loop_reason']``
+        of the result says so).
     name : str, optional
         Label of the interface in results.
     geometry : 'deformed' (default), 'undeformed' or 'frozen'
@@ -63,8 +74,8 @@ class ContactInterface:
         in the Python step loop.
     """
 
-    def __init__(self, slave_body, slave_nodes, master_body, master_segments, mu=0.0, *, name: str | None = None,
-                 geometry: str = "deformed"):
+    def __init__(self, slave_body, slave_nodes, master_body, master_segments, mu=None, *, name: str | None = None,
+                 geometry: str = "deformed", friction=None):
         self.slave_body, self.master_body = slave_body, master_body
         self.slave_nodes = _node_array("slave_nodes", slave_nodes)
         segs = np.asarray(master_segments)
@@ -73,6 +84,8 @@ class ContactInterface:
         if np.any(segs[:, 0] == segs[:, 1]):
             raise ParameterError("a master segment joins a node to itself")
         self.master_segments = segs.astype(np.int64)
+        given = mu is not None
+        mu = 0.0 if mu is None else mu
         try:
             mu = np.asarray(mu, dtype=float)
         except (TypeError, ValueError):
@@ -81,7 +94,16 @@ class ContactInterface:
         if mu.shape != self.slave_nodes.shape or not np.all(np.isfinite(mu)) or np.any(mu < 0):
             raise ParameterError(f"mu must be finite and >= 0, a scalar or one per slave node "
                                  f"({self.slave_nodes.size}), got {mu!r}")
-        self.mu = mu
+        n = self.slave_nodes.size
+        laws = node_laws(friction if friction is not None else [Coulomb(x) for x in mu], n)
+        if friction is not None and given and not all(isinstance(w, Coulomb) and w.mu == x for w, x in zip(laws, mu)):
+            raise ParameterError("give the friction either as mu (Coulomb) or as friction (a law or one per "
+                                 "slave node), not both: mu and friction disagree")
+        self.laws = laws
+        #: per-node law arrays for the kernels: code, (stick limit, slip coefficient, Stribeck speed m/s), user
+        self.law_code, self.law_params, self.law_user = law_arrays(laws, n)
+        #: stick limit of each slave node (the Coulomb coefficient for one-coefficient laws)
+        self.mu = self.law_params[:, 0].copy() if friction is not None else mu
         self.name = name
         if geometry not in ("deformed", "undeformed", "frozen"):
             raise ParameterError(f"geometry must be 'deformed', 'undeformed' or 'frozen', got {geometry!r}")

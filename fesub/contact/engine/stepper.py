@@ -49,6 +49,7 @@ from .checks import refuse_penetration
 from .results import ENERGIES, NODE_KEYS_3D, ContactRunResult
 from .contacts import OPEN, SLIP_P, InterfaceState
 from .contacts3d import InterfaceState3D, contact_step3d
+from .laws2d import solve_laws
 from . import driver
 from .driver import monitor_state
 from .bodies import MultibodyModel
@@ -76,6 +77,8 @@ def _contact_step(kernel, contacts, eta_star, up_next, nm, h, tol, max_iter, sto
     if not contacts:
         return [], [], np.zeros(nm), np.array([0.0, 0.0, 1.0, 0.0])
     geo, Js, bs, mus, lam0, act, sizes = [], [], [], [], [], [], []
+    laws = any(ct.laws is not None for ct in contacts)  # a law beyond one coefficient: ``solve_laws``
+    nlaws, solved = [], None
     for ct in contacts:
         u_star, d_star = ct.displacements(eta_star, up_next)
         on, ab, alpha, gap, nv, tv, point = ct.search(u_star, d_star)
@@ -86,6 +89,8 @@ def _contact_step(kernel, contacts, eta_star, up_next, nm, h, tol, max_iter, sto
         bc[0::2], bc[1::2] = gap[idx], (rel[idx] * tv[idx]).sum(1)
         bs.append(bc)
         mus.append(ct.mu[idx])
+        if laws:
+            nlaws += [ct.c["node_laws"][i] for i in idx]
         lam0.append(ct.lam[idx].ravel())
         act.append((gap[idx] <= 0) | (ct.lam[idx, 0] > 0))
         geo.append((on, ab, alpha, nv, tv, point))
@@ -103,14 +108,19 @@ def _contact_step(kernel, contacts, eta_star, up_next, nm, h, tol, max_iter, sto
         z[:] = 0.0
         stat[:] = (0.0, 0.0, 1.0)
         if active.all():  # the whole problem: solved in place, no gather and scatter
-            if active.size:
+            if active.size and laws:
+                edge, solved = solve_laws(J, w, b, nlaws, lam_all, z, tol, max_iter, stat, h), slice(None)
+            elif active.size:
                 kernel.solve(J, w, b, mu, lam_all, z, tol, max_iter, stat)
             out[:3] = (out[0] + stat[0], stat[1], stat[2])
             break
         a = np.flatnonzero(active)
         rows = (2 * a[:, None] + np.arange(2)).ravel()
         lam = lam_all[rows]
-        if a.size:
+        if a.size and laws:
+            edge, solved = solve_laws(np.ascontiguousarray(J[rows]), w, b[rows], [nlaws[i] for i in a], lam, z,
+                                      tol, max_iter, stat, h), a
+        elif a.size:
             kernel.solve(np.ascontiguousarray(J[rows]), w, b[rows], mu[a], lam, z, tol, max_iter, stat)
         lam_all[:] = 0.0
         lam_all[rows] = lam
@@ -122,10 +132,17 @@ def _contact_step(kernel, contacts, eta_star, up_next, nm, h, tol, max_iter, sto
     else:
         out[2] = 0.0
     out[3] = passes
+    if laws:  # each node's coefficient at the cone's edge, for its state after the step
+        full = np.concatenate([ct.mu[idx] for ct, idx in zip(contacts, sizes)])
+        if solved is not None:
+            full[solved] = edge
     lams, k0 = [], 0
     for ct, idx in zip(contacts, sizes):
         lc = np.zeros_like(ct.lam)
         lc[idx] = lam_all[2 * k0:2 * (k0 + idx.size)].reshape(-1, 2)
+        if laws:
+            ct.mu_edge = ct.mu.copy()
+            ct.mu_edge[idx] = full[k0:k0 + idx.size]
         k0 += idx.size
         lams.append(lc)
     return geo, lams, z, out

@@ -1,0 +1,198 @@
+"""Friction laws beyond one coefficient in the 2D multibody engine: stick-slip of a mass on a
+moving belt (fesub.contact.engine: the compiled march, its NumPy twin and the Python step loop).
+
+A damped spring-mass pressed on a belt moving at VB: with static friction above kinetic
+(``StaticKinetic``) or velocity weakening (``Stribeck``) it settles on a stick-slip limit cycle.
+Reference, written here and independent of the engine: the event-driven integration of the
+piecewise-smooth motion from rest, slip phases by SciPy's ``solve_ivp`` (DOP853, rtol 1e-12) with
+a terminal event where the mass catches the belt (x' = VB), stick phases in closed form (x' = VB
+until the spring and damper force k x + c VB reaches mu_s N). The engine's stick and slip onsets,
+and the limit cycle's period, must agree within 1e-3 of the period.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from scipy.integrate import solve_ivp
+
+from fesub.contact.engine.bodies import Body, MultibodyModel
+from fesub.contact.engine.friction import Coulomb, StaticKinetic, Stribeck, UserLaw
+from fesub.contact.engine.interfaces import ContactInterface
+from fesub.contact.engine.stepper import simulate_multibody
+from fesub.errors import ParameterError
+
+BM, BK, BN, VB = 1.0, (2 * np.pi) ** 2, 10.0, 0.3      # kg, N/m, N, m/s
+BC = 2 * 0.05 * np.sqrt(BK * BM)                         # N s/m (5 % of critical)
+LAWS = {"static_kinetic": StaticKinetic(0.5, 0.3), "stribeck": Stribeck(0.5, 0.3, 0.1)}
+H = 2e-4     # s: ~5000 steps a period (the periods are 0.9-1.1 s)
+T_END = 3.2  # s: the first slip from rest and two cycles
+
+
+def belt_model(friction=None, mu=None):
+    mass = Body(np.eye(2) * BM, np.diag([BK, 0.0]), [[0.0, 0.0]], [[0, 1]], C=np.diag([BC, 0.0]), name="mass",
+                loads=[0.0, -BN], outputs={"x": 0})
+    belt = Body([[1.0]], [[0.0]], [[-50.0, 0.0], [50.0, 0.0]], [[0, -1], [0, -1]], name="belt", prescribed={0: VB})
+    return MultibodyModel([mass, belt], [ContactInterface("mass", [0], "belt", [[0, 1]], mu, friction=friction)])
+
+
+def reference(law, t_end):
+    """Event times from rest: [("stick", t), ("slip", t), ...] (s)."""
+    N = BN
+    x_exit = (law.mu_static * N - BC * VB) / BK  # stick ends where k x + c VB = mu_s N
+
+    def slip(t, y):  # the belt ahead of the mass (vr >= 0) in every slip phase of this motion
+        vr = VB - y[1]
+        return [y[1], (float(law.coefficient(abs(vr))) * N - BC * y[1] - BK * y[0]) / BM]
+
+    def catch(t, y):  # the mass catches the belt from below
+        return y[1] - VB
+
+    catch.terminal, catch.direction = True, 1
+    events, t0, y0 = [], 0.0, [0.0, 0.0]
+    tight = dict(rtol=1e-12, atol=1e-14, method="DOP853")
+    while t0 < t_end:
+        if t0 > 0.0:  # leaving the stick at vr = 0: 1 ms without the event (no catch can be that soon;
+            # with Stribeck the relative speed grows from 0 as t^2 and would touch the event)
+            sol = solve_ivp(slip, (t0, t0 + 1e-3), y0, **tight)
+            t0, y0 = t0 + 1e-3, sol.y[:, -1]
+            assert y0[1] < VB
+        sol = solve_ivp(slip, (t0, t_end + 2.0), y0, events=catch, **tight)
+        t1, x1 = float(sol.t_events[0][0]), float(sol.y_events[0][0][0])
+        assert BK * x1 + BC * VB <= law.mu_static * N  # the stick holds at the catch
+        events.append(("stick", t1))
+        t2 = t1 + (x_exit - x1) / VB
+        events.append(("slip", t2))
+        t0, y0 = t2, [x_exit, VB]
+    return [e for e in events if e[1] < t_end]
+
+
+def engine_events(res):
+    """(kind, t) of each change between stick (1) and slip (2, 3) of the node."""
+    st = res.nodes["state"][:, 0]
+    t = res.t
+    out = []
+    for j in range(1, st.size):
+        if st[j] == 1 and st[j - 1] >= 2:
+            out.append(("stick", t[j]))
+        elif st[j] >= 2 and st[j - 1] == 1:
+            out.append(("slip", t[j]))
+    return out
+
+
+@pytest.mark.parametrize("name", sorted(LAWS))
+def test_stick_slip_times_and_period_match_the_event_driven_integration(name, backend):
+    law = LAWS[name]
+    ref = reference(law, T_END)
+    res = simulate_multibody(belt_model(law), duration=T_END, h=H)
+    assert res.info["loop"] == "kernel" and res.backend == backend and res.status == "completed"
+    got = engine_events(res)
+    period = ref[3][1] - ref[1][1]  # slip onset to slip onset: the limit cycle from the first stick on
+    assert 0.8 < period < 1.3 and [k for k, _ in got] == [k for k, _ in ref], (got, ref)
+    err = max(abs(a[1] - b[1]) for a, b in zip(got, ref))
+    # the engine resolves an event to its step (H = 2e-4 s): within about H of the reference,
+    # 2e-4 of the period; the bound 1e-3 of the period leaves room for the O(h) of the stick onset
+    assert err < 1e-3 * period, (err, period)
+    assert abs((got[3][1] - got[1][1]) - period) < 1e-3 * period
+    # slip at the law's coefficient: mu_k N in static/kinetic slip, mu(v) N with v the step's slip
+    st, lt, ln = res.nodes["state"][:, 0], res.nodes["lambda_t"][:, 0], res.nodes["lambda_n"][:, 0]
+    v = np.abs(res.nodes["slip_velocity"][:, 0])
+    sl = st >= 2
+    assert sl.sum() > 1000 and (st == 1).sum() > 1000
+    np.testing.assert_allclose(np.abs(lt[sl]), law.coefficient(v[sl]) * ln[sl], rtol=1e-9)
+    assert np.all(np.abs(lt[st == 1]) <= law.mu_static * ln[st == 1] * (1 + 1e-12))
+
+
+def test_the_period_converges_with_the_step(backend):
+    """The period's error shrinks with h (first order: events are resolved to a step)."""
+    law = LAWS["static_kinetic"]
+    ref = reference(law, 2.5)
+    period = ref[3][1] - ref[1][1]
+    errs = []
+    for h in (2e-3, 1e-3, 5e-4):
+        got = engine_events(simulate_multibody(belt_model(law), duration=2.5, h=h))
+        errs.append(max(abs(a[1] - b[1]) for a, b in zip(got, ref)) / period)
+    assert errs[2] < errs[0] / 2.5, errs
+
+
+@pytest.mark.parametrize("name", sorted(LAWS))
+def test_compiled_loop_twin_and_python_loop_agree(name, backend):
+    """The kernel loop (compiled, or the twin when forced) and the Python step loop (the cone
+    kernel per step) take the same steps: forces and states to round-off."""
+    law = LAWS[name]
+    model = belt_model(law)
+    kw = dict(duration=1.6, h=1e-3)
+    a = simulate_multibody(model, loop="kernel", **kw)
+    b = simulate_multibody(model, loop="python", **kw)
+    assert a.backend == backend and a.info["loop"] == "kernel" and b.info["loop"] == "python"
+    np.testing.assert_array_equal(a.nodes["state"], b.nodes["state"])
+    for key in ("lambda_n", "lambda_t", "slip_velocity"):
+        # the closed form (kernel) and the cone's enumeration (Python loop) differ in round-off;
+        # over 1600 steps it grows to ~1e-12 of the force scale
+        np.testing.assert_allclose(a.nodes[key], b.nodes[key], rtol=1e-8, atol=1e-9 * BN)
+    np.testing.assert_allclose(a.channels["u_x"], b.channels["u_x"], rtol=1e-8, atol=1e-12)
+
+
+def test_a_user_law_runs_the_python_loop_and_equals_the_built_in_law():
+    law = LAWS["stribeck"]
+    user = UserLaw(lambda v: 0.3 + 0.2 * np.exp(-v / 0.1))
+    kw = dict(duration=1.6, h=1e-3)
+    a = simulate_multibody(belt_model(law), **kw)
+    b = simulate_multibody(belt_model(user), **kw)
+    assert b.info["loop"] == "python" and "Python callable" in b.info["python_loop_reason"]
+    np.testing.assert_array_equal(a.nodes["state"], b.nodes["state"])
+    # brentq on the user law (xtol 2e-12 in mu) against the kernel's root to a few ulps
+    np.testing.assert_allclose(a.nodes["lambda_t"], b.nodes["lambda_t"], rtol=1e-8, atol=1e-9 * BN)
+    with pytest.raises(ParameterError, match="Python callable"):
+        simulate_multibody(belt_model(user), loop="kernel", **kw)
+
+
+def test_coulomb_as_a_law_is_the_same_run_as_mu(backend):
+    kw = dict(duration=1.0, h=1e-3)
+    a = simulate_multibody(belt_model(mu=0.4), **kw)
+    b = simulate_multibody(belt_model(Coulomb(0.4)), **kw)
+    c = simulate_multibody(belt_model(StaticKinetic(0.4, 0.4)), **kw)
+    for key in ("lambda_n", "lambda_t", "state"):
+        np.testing.assert_array_equal(a.nodes[key], b.nodes[key])
+        # the same law through the law path: the closed forms agree to round-off
+        np.testing.assert_allclose(a.nodes[key], c.nodes[key], rtol=1e-10, atol=1e-12)
+
+
+def test_bad_friction_input_gets_one_clear_error():
+    with pytest.raises(ParameterError, match="mu_k"):
+        StaticKinetic(0.3, 0.5)
+    with pytest.raises(ParameterError, match="not both"):
+        ContactInterface("mass", [0], "belt", [[0, 1]], 0.5, friction=StaticKinetic(0.5, 0.3))
+    with pytest.raises(ParameterError, match="one per node"):
+        ContactInterface("mass", [0, 1], "belt", [[0, 1]], friction=[Coulomb(0.3)] * 3)
+    with pytest.raises(ParameterError, match="friction law"):
+        ContactInterface("mass", [0], "belt", [[0, 1]], friction="dry")
+    # a Coulomb law of the same coefficient as mu is consistent
+    itf = ContactInterface("mass", [0], "belt", [[0, 1]], 0.5, friction=Coulomb(0.5))
+    assert itf.mu.tolist() == [0.5] and itf.law_code.tolist() == [0]
+
+
+def test_two_masses_with_laws_run_the_python_loop_each_as_the_single_one(backend):
+    """Two masses on one belt (two interfaces, one static/kinetic, one Stribeck): the kernel
+    takes one node with a law, so the run is the Python loop's (the cone's block sweeps over
+    both nodes), and each mass moves as it does alone in the compiled march."""
+    def body(name):
+        return Body(np.eye(2) * BM, np.diag([BK, 0.0]), [[0.0, 0.0]], [[0, 1]], C=np.diag([BC, 0.0]), name=name,
+                    loads=[0.0, -BN], outputs={"x": 0})
+
+    belt = Body([[1.0]], [[0.0]], [[-50.0, 0.0], [50.0, 0.0]], [[0, -1], [0, -1]], name="belt", prescribed={0: VB})
+    model = MultibodyModel([body("a"), body("b"), belt],
+                           [ContactInterface("a", [0], "belt", [[0, 1]], friction=LAWS["static_kinetic"]),
+                            ContactInterface("b", [0], "belt", [[0, 1]], friction=LAWS["stribeck"])])
+    kw = dict(duration=1.6, h=1e-3)
+    with pytest.raises(ParameterError, match="several slave nodes"):
+        simulate_multibody(model, loop="kernel", **kw)
+    both = simulate_multibody(model, **kw)
+    assert both.info["loop"] == "python"
+    for i, name in enumerate(("static_kinetic", "stribeck")):
+        one = simulate_multibody(belt_model(LAWS[name]), **kw)
+        np.testing.assert_array_equal(both.nodes["state"][:, i], one.nodes["state"][:, 0])
+        # two uncoupled nodes: the block sweeps end in their second sweep at the single node's
+        # solution, to round-off
+        np.testing.assert_allclose(both.nodes["lambda_t"][:, i], one.nodes["lambda_t"][:, 0], rtol=1e-8,
+                                   atol=1e-9 * BN)
