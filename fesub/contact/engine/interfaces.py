@@ -100,9 +100,9 @@ class ContactInterface:
             raise ParameterError("give the friction either as mu (Coulomb) or as friction (a law or one per "
                                  "slave node), not both: mu and friction disagree")
         self.laws = laws
-        #: per-node law arrays for the kernels: code, (stick limit, slip coefficient, Stribeck speed m/s), user
+        # per-node law arrays for the kernels: code, (stick limit, slip coefficient, Stribeck speed m/s), user
         self.law_code, self.law_params, self.law_user = law_arrays(laws, n)
-        #: stick limit of each slave node (the Coulomb coefficient for one-coefficient laws)
+        # stick limit of each slave node (the Coulomb coefficient for one-coefficient laws)
         self.mu = self.law_params[:, 0].copy() if friction is not None else mu
         self.name = name
         if geometry not in ("deformed", "undeformed", "frozen"):
