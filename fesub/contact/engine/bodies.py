@@ -79,6 +79,10 @@ class Body:
         External forces (N) on the coordinates (on prescribed coordinates they do nothing).
     outputs : dict name -> coordinate, optional
         Output channels (displacement and velocity of that coordinate).
+
+    Notes
+    -----
+    ``body.dim`` is 2 for a plane body, 3 for a solid one (``X.shape[1]``).
     """
 
     def __init__(self, M, K, X, node_dofs, C=None, *, name: str = "body", prescribed=None, loads=None,
@@ -142,7 +146,8 @@ class Body:
 
     @property
     def dim(self) -> int:
-        """2 for a plane body, 3 for a solid one (displacement components per node)."""
+        # 2 for a plane body, 3 for a solid one (displacement components per node; documented
+        # in the class docstring: a property docstring here would be one more 'dim' target)
         return int(self.X.shape[1])
 
     def motion(self, t: float):
@@ -229,6 +234,10 @@ class Body:
 class MultibodyModel:
     """Reduced bodies joined by contact and tied interfaces, in modal coordinates.
 
+    The bodies are all plane or all solid (``model.dim`` 2 or 3, the displacement components per
+    node); between solid bodies the interfaces are node-to-surface
+    (:class:`~fesub.contact.engine.surfaces.ContactInterface3D`).
+
     Parameters
     ----------
     bodies : sequence of :class:`Body`
@@ -271,7 +280,7 @@ class MultibodyModel:
         if len(dims) != 1:
             raise ParameterError(f"the bodies of a model must be all plane (X of shape (N, 2)) or all solid "
                                  f"((N, 3)), got dimensions {[b.dim for b in self.bodies]}")
-        #: 2 (plane bodies) or 3 (solid bodies): displacement components per node
+        # 2 (plane bodies) or 3 (solid bodies): displacement components per node
         self.dim = dims.pop()
         self.interfaces = list(interfaces)
         self.ties = list(ties)
