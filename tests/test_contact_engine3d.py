@@ -75,7 +75,7 @@ def check_complementarity_3d(res, model, normals, factor=10.0):
 
 
 # ------------------------------------------------------------------------------- models
-def point_block(normal_tilt=0.0, pull=None, W=9.81, mu=0.3, m=1.0):
+def point_block(normal_tilt=0.0, pull=None, W=9.81, mu=0.3, m=1.0, friction=None):
     """A rigid block (mass m kg, one contact node, three translations) on a fixed quad face
     through the origin rising along x with slope ``normal_tilt`` (tan a); its weight W (N) along
     -z and the horizontal pull ``pull(t)`` (N, a 3-vector) on it."""
@@ -84,7 +84,8 @@ def point_block(normal_tilt=0.0, pull=None, W=9.81, mu=0.3, m=1.0):
     plane = Body(np.zeros((0, 0)), np.zeros((0, 0)), Xm, -np.ones((4, 3), int), name="plane")
     block = Body(m * np.eye(3), np.zeros((3, 3)), [[0.0, 0.0, 0.0]], [[0, 1, 2]], name="block",
                  loads=lambda t: np.asarray(pull(t), dtype=float) + (0.0, 0.0, -W))
-    itf = ContactInterface3D("block", [0], "plane", np.array([[0, 1, 2, 3]]), mu, face_type="quad4")
+    itf = ContactInterface3D("block", [0], "plane", np.array([[0, 1, 2, 3]]), None if friction else mu,
+                             friction=friction, face_type="quad4")
     n = np.array([-ta, 0.0, 1.0]) / np.hypot(ta, 1.0)
     return MultibodyModel([block, plane], [itf]), n
 
@@ -336,3 +337,31 @@ def test_shape_values_interpolate_the_closest_point(backend):
     x = np.einsum("kj,kjc->kc", N, fs.points[np.maximum(conn, 0)])
     np.testing.assert_allclose(N.sum(1), 1.0, atol=1e-14)
     np.testing.assert_allclose(x, pr.point, atol=1e-15)
+
+
+def test_static_and_kinetic_friction_in_3d(backend):
+    """A static/kinetic law (mu_s = 0.4, mu_k = 0.25): the block sticks until the pull reaches
+    mu_s N, then slides with the friction force at mu_k N opposing the slip; its acceleration
+    is (P - mu_k N) / m along the pull (the closed form of a sliding rigid block)."""
+    from fesub.contact import StaticKinetic
+
+    W, m = 9.81, 1.0
+    e = np.array([np.cos(0.7), np.sin(0.7), 0.0])
+    pull = lambda t: W * (0.38 + 0.04 * t) * e  # 4e-4 of N per step
+    model, n = point_block(0.0, pull, W, m=m, friction=StaticKinetic(0.4, 0.25))
+    res = simulate_multibody(model, duration=1.0, h=1e-2)
+    k = onset(res)
+    P = W * (0.38 + 0.04 * res.t)
+    assert P[k - 1] <= 0.4 * W < P[k] + 1e-12 and abs(P[k] / (0.4 * W) - 1) <= 1e-3
+    nd = res.nodes
+    lt = np.hypot(nd["lambda_t1"], nd["lambda_t2"])[k:, 0]
+    np.testing.assert_allclose(lt, 0.25 * nd["lambda_n"][k:, 0], rtol=1e-9)
+    np.testing.assert_allclose(nd["lambda_n"][:, 0], W, rtol=1e-9)
+    # the slip velocity grows by (P - mu_k N)/m h per step along the pull (central differences
+    # of a rigid body under constant-in-the-step forces: exact)
+    v = np.stack([nd[f"slip_velocity_{c}"][:, 0] for c in "xyz"], axis=-1)
+    dv = np.diff(v[k:] @ e)
+    np.testing.assert_allclose(dv, (P[k + 1:] - 0.25 * W) / m * res.h, rtol=1e-6, atol=1e-12)
+    with pytest.raises(ParameterError, match="not both"):
+        ContactInterface3D("block", [0], "plane", [[0, 1, 2, 3]], 0.3, friction=StaticKinetic(0.4, 0.25),
+                           face_type="quad4")

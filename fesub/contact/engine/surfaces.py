@@ -47,10 +47,13 @@ class ContactInterface3D:
         Gmsh physical surface). Corners counter-clockwise seen from the open side.
     face_type : str, optional
         ``tri3``, ``quad4``, ``tri6``, ``quad8`` or ``quad9`` for an (m, k) array.
-    mu : float, law or sequence
-        Friction: a coefficient (Coulomb, >= 0), a law (:class:`~.friction.Coulomb`,
+    mu : float or sequence, optional
+        Coulomb friction coefficient (>= 0), one for all slave nodes or one per node; default 0.
+    friction : law or sequence of laws, optional
+        Instead of ``mu``: a friction law (:class:`~.friction.Coulomb`,
         :class:`~.friction.StaticKinetic`, :class:`~.friction.Stribeck`,
-        :class:`~.friction.UserLaw` or a callable ``v -> mu``), or one per slave node.
+        :class:`~.friction.UserLaw` or a callable ``v -> mu`` of the slip speed in m/s), one for
+        all slave nodes or one per node; a ``UserLaw`` sends the step's sweeps to Python.
     name : str, optional
         Label of the interface in results.
     reach : float, optional
@@ -64,8 +67,8 @@ class ContactInterface3D:
     #: the contact frame is always taken at the deformed positions, every step
     geometry = "deformed"
 
-    def __init__(self, slave_body, slave_nodes, master_body, master_faces, mu=0.0, *, face_type=None,
-                 name: str | None = None, reach: float | None = None, tangent_ref=None):
+    def __init__(self, slave_body, slave_nodes, master_body, master_faces, mu=None, *, friction=None,
+                 face_type=None, name: str | None = None, reach: float | None = None, tangent_ref=None):
         from .interfaces import _node_array
 
         self.slave_body, self.master_body = slave_body, master_body
@@ -79,8 +82,10 @@ class ContactInterface3D:
             raise ParameterError("master_faces: give the master faces (node arrays, SolidFaces or a FaceSet)")
         self.master_faces, self.face_type = master_faces, face_type
         self.reach, self.tangent_ref = reach, tangent_ref
-        self.laws = mu
-        code, params, user = law_arrays(mu, self.slave_nodes.size)
+        if mu is not None and friction is not None:
+            raise ParameterError("give the friction as mu (Coulomb coefficients) or as friction (laws), not both")
+        self.laws = friction if friction is not None else (0.0 if mu is None else mu)
+        code, params, user = law_arrays(self.laws, self.slave_nodes.size)
         #: per slave node: the stick limit (dimensionless; the Coulomb coefficient)
         self.mu = params[:, 0].copy()
         self.law_code, self.law_params, self.law_user = code, params, user
