@@ -10,6 +10,8 @@
 * :func:`check_interface`: the contact rows must mean something: no master segment of zero
   length, no slave node that is a node of its own master surface, and a normal that some free
   coordinate can move (a contact between fixed or prescribed nodes only cannot be enforced).
+* :func:`node_array`: the slave or tied nodes a user names: distinct integers, one clear error
+  otherwise.
 * :func:`initial_penetrations` / :func:`refuse_penetration`: the policy for a slave node that
   starts inside its master is to refuse the run, naming the nodes and their depths. Resolving
   the overlap in the first step would launch the node (1 cm in one step of 1 ms is 10 m/s: kinetic
@@ -26,7 +28,7 @@ import numpy as np
 from ...errors import ModelError, ParameterError
 
 __all__ = ["call_checked", "check_definite", "check_interface", "check_modal_forces",
-           "initial_penetrations", "refuse_penetration"]
+           "initial_penetrations", "node_array", "refuse_penetration"]
 
 
 def _name(fn) -> str:
@@ -227,3 +229,14 @@ def refuse_penetration(model, eta, tol: float = 0.0) -> None:
             "A run would push them out in the first step with energy from nothing; move the "
             "nodes (or the initial displacements) so that every gap is >= 0, or start apart and "
             "press the bodies together with a load")
+
+
+def node_array(name: str, nodes) -> np.ndarray:
+    """``nodes`` as a (k,) int64 array of distinct node indices; a :class:`ParameterError`
+    naming ``name`` for anything else (empty, not integers, not 1D, a node repeated)."""
+    arr = np.atleast_1d(np.asarray(nodes))
+    if arr.ndim != 1 or arr.size == 0 or arr.dtype.kind not in "iu":
+        raise ParameterError(f"{name} must be a non-empty sequence of integer node indices, got {nodes!r}")
+    if np.unique(arr).size != arr.size:
+        raise ParameterError(f"{name} must not repeat a node")
+    return arr.astype(np.int64)

@@ -26,18 +26,10 @@ from __future__ import annotations
 import numpy as np
 
 from ...errors import ModelError, ParameterError
+from .checks import node_array
 from .friction import Coulomb, law_arrays, node_laws
 
 __all__ = ["ContactInterface", "TiedInterface"]
-
-
-def _node_array(name: str, nodes) -> np.ndarray:
-    arr = np.atleast_1d(np.asarray(nodes))
-    if arr.ndim != 1 or arr.size == 0 or arr.dtype.kind not in "iu":
-        raise ParameterError(f"{name} must be a non-empty sequence of integer node indices, got {nodes!r}")
-    if np.unique(arr).size != arr.size:
-        raise ParameterError(f"{name} must not repeat a node")
-    return arr.astype(np.int64)
 
 
 class ContactInterface:
@@ -77,7 +69,7 @@ class ContactInterface:
     def __init__(self, slave_body, slave_nodes, master_body, master_segments, mu=None, *, name: str | None = None,
                  geometry: str = "deformed", friction=None):
         self.slave_body, self.master_body = slave_body, master_body
-        self.slave_nodes = _node_array("slave_nodes", slave_nodes)
+        self.slave_nodes = node_array("slave_nodes", slave_nodes)
         segs = np.asarray(master_segments)
         if segs.ndim != 2 or segs.shape[1] != 2 or segs.shape[0] == 0 or segs.dtype.kind not in "iu":
             raise ParameterError(f"master_segments must be a non-empty (s, 2) integer array, got {master_segments!r}")
@@ -138,8 +130,8 @@ class TiedInterface:
 
     def __init__(self, body_a, nodes_a, body_b, nodes_b):
         self.body_a, self.body_b = body_a, body_b
-        self.nodes_a = _node_array("nodes_a", nodes_a)
-        self.nodes_b = _node_array("nodes_b", nodes_b)
+        self.nodes_a = node_array("nodes_a", nodes_a)
+        self.nodes_b = node_array("nodes_b", nodes_b)
         if self.nodes_a.size != self.nodes_b.size:
             raise ParameterError(f"nodes_a and nodes_b must pair up, got {self.nodes_a.size} and {self.nodes_b.size}")
 

@@ -25,6 +25,7 @@ import numpy as np
 
 from ...errors import ParameterError
 from ..geometry import FaceSet
+from .checks import node_array
 from .friction import law_arrays
 
 __all__ = ["ContactInterface3D"]
@@ -69,10 +70,8 @@ class ContactInterface3D:
 
     def __init__(self, slave_body, slave_nodes, master_body, master_faces, mu=None, *, friction=None,
                  face_type=None, name: str | None = None, reach: float | None = None, tangent_ref=None):
-        from .interfaces import _node_array
-
         self.slave_body, self.master_body = slave_body, master_body
-        self.slave_nodes = _node_array("slave_nodes", slave_nodes)
+        self.slave_nodes = node_array("slave_nodes", slave_nodes)
         if isinstance(master_faces, FaceSet):
             # its faces by node number (the set must be built on the master body's nodes)
             reach = master_faces.reach if reach is None else reach
