@@ -37,9 +37,10 @@ class NodeRows:
         if np.any(nd == -2):
             bad = nodes[np.any(nd == -2, axis=1)][:5]
             where = "; ".join(f"node {int(i)} at ({', '.join(f'{x:.6g}' for x in body.X[i])}) m" for i in bad)
+            comps = "x, y and z" if dim == 3 else "x and y"
             raise ModelError(f"body {body.name!r}: nodes without an x/y{'/z' * (dim == 3)} coordinate in the model "
                              f"({where}): interior DOFs of a reduced model cannot be in an interface; keep the "
-                             f"displacement DOFs of these nodes as boundary DOFs of the Craig-Bampton reduction")
+                             f"{comps} DOFs of these nodes as boundary DOFs of the Craig-Bampton reduction")
         self.nodes, self.X = nodes, body.X[nodes]
         self.cols = model.cols[b]
         Tb = model.T_body[b]  # (n_free_b, n_group)
