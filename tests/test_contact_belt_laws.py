@@ -3,24 +3,27 @@ moving belt (fesub.contact.engine: the compiled march, its NumPy twin and the Py
 
 A damped spring-mass pressed on a belt moving at VB: with static friction above kinetic
 (``StaticKinetic``) or velocity weakening (``Stribeck``) it settles on a stick-slip limit cycle.
-Reference, written here and independent of the engine: the event-driven integration of the
-piecewise-smooth motion from rest, slip phases by SciPy's ``solve_ivp`` (DOP853, rtol 1e-12) with
-a terminal event where the mass catches the belt (x' = VB), stick phases in closed form (x' = VB
-until the spring and damper force k x + c VB reaches mu_s N). The engine's stick and slip onsets,
-and the limit cycle's period, must agree within 1e-3 of the period.
+Reference, independent of the engine (``belt_reference``, shared with the solid engine's belt):
+the event-driven integration of the piecewise-smooth motion from rest, slip phases by SciPy's
+``solve_ivp`` (DOP853, rtol 1e-12) with a terminal event where the mass catches the belt (x' =
+VB), stick phases in closed form (x' = VB until the spring and damper force k x + c VB reaches
+mu_s N). The engine's stick and slip onsets, and the limit cycle's period, must agree within 1e-3
+of the period.
 """
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
-from scipy.integrate import solve_ivp
 
 from fesub.contact.engine.bodies import Body, MultibodyModel
 from fesub.contact.engine.friction import Coulomb, StaticKinetic, Stribeck, UserLaw
 from fesub.contact.engine.interfaces import ContactInterface
 from fesub.contact.engine.stepper import simulate_multibody
 from fesub.errors import ParameterError
+
+import belt_reference
+from belt_reference import engine_events
 
 BM, BK, BN, VB = 1.0, (2 * np.pi) ** 2, 10.0, 0.3      # kg, N/m, N, m/s
 BC = 2 * 0.05 * np.sqrt(BK * BM)                         # N s/m (5 % of critical)
@@ -37,47 +40,8 @@ def belt_model(friction=None, mu=None):
 
 
 def reference(law, t_end):
-    """Event times from rest: [("stick", t), ("slip", t), ...] (s)."""
-    N = BN
-    x_exit = (law.mu_static * N - BC * VB) / BK  # stick ends where k x + c VB = mu_s N
-
-    def slip(t, y):  # the belt ahead of the mass (vr >= 0) in every slip phase of this motion
-        vr = VB - y[1]
-        return [y[1], (float(law.coefficient(abs(vr))) * N - BC * y[1] - BK * y[0]) / BM]
-
-    def catch(t, y):  # the mass catches the belt from below
-        return y[1] - VB
-
-    catch.terminal, catch.direction = True, 1
-    events, t0, y0 = [], 0.0, [0.0, 0.0]
-    tight = dict(rtol=1e-12, atol=1e-14, method="DOP853")
-    while t0 < t_end:
-        if t0 > 0.0:  # leaving the stick at vr = 0: 1 ms without the event (no catch can be that soon;
-            # with Stribeck the relative speed grows from 0 as t^2 and would touch the event)
-            sol = solve_ivp(slip, (t0, t0 + 1e-3), y0, **tight)
-            t0, y0 = t0 + 1e-3, sol.y[:, -1]
-            assert y0[1] < VB
-        sol = solve_ivp(slip, (t0, t_end + 2.0), y0, events=catch, **tight)
-        t1, x1 = float(sol.t_events[0][0]), float(sol.y_events[0][0][0])
-        assert BK * x1 + BC * VB <= law.mu_static * N  # the stick holds at the catch
-        events.append(("stick", t1))
-        t2 = t1 + (x_exit - x1) / VB
-        events.append(("slip", t2))
-        t0, y0 = t2, [x_exit, VB]
-    return [e for e in events if e[1] < t_end]
-
-
-def engine_events(res):
-    """(kind, t) of each change between stick (1) and slip (2, 3) of the node."""
-    st = res.nodes["state"][:, 0]
-    t = res.t
-    out = []
-    for j in range(1, st.size):
-        if st[j] == 1 and st[j - 1] >= 2:
-            out.append(("stick", t[j]))
-        elif st[j] >= 2 and st[j - 1] == 1:
-            out.append(("slip", t[j]))
-    return out
+    """Event times from rest of the belt of this file: [("stick", t), ("slip", t), ...] (s)."""
+    return belt_reference.reference(law, t_end, m=BM, k=BK, c=BC, N=BN, vb=VB)
 
 
 @pytest.mark.parametrize("name", sorted(LAWS))
