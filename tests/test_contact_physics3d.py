@@ -81,10 +81,11 @@ def cap(n_per_a, nu, half=False):
     b = []
     for c, comp in enumerate("xyz"):
         for q, node in enumerate(top):
-            dof = sub._index[sub.dofmap.dofs([node], comp)][0]
-            if dof >= 0:
+            g = sub.dofmap.dofs([node], comp)[0]
+            dof = np.searchsorted(sub.retained, g)  # model DOF of a retained (not clamped) one
+            if dof < sub.retained.size and sub.retained[dof] == g:
                 nd[q, c] = len(b)
-                b.append(dof)
+                b.append(int(dof))
     cb = CraigBampton(sub, boundary=np.array(b), n_modes=0)
     ci = cb.coordinate_index(b)
     K = cb.Kr[np.ix_(ci, ci)]
