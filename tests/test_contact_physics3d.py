@@ -55,14 +55,14 @@ def graded(s, n_fine, L, n_coarse):
     return np.array(xs)
 
 
-def cap(n_per_a, nu, half=False):
-    """The elastic cap: a block 8 A0 deep and 8 A0 from the axis, clamped at its bottom, node
+def cap(n_per_a, nu, half=False, size=8.0):
+    """The elastic cap: a block ``size`` A0 deep and from the axis, clamped at its bottom, node
     spacing s = A0 / n_per_a on and under its top within 1.75 A0, graded beyond; its top is the
     paraboloid of radius R (the morph fades to the bottom). A quarter (symmetry planes x = 0 and
     y = 0) or, with ``half``, a half (y >= 0, for a tangential load along x). Returns the Guyan
     stiffness (N/m) over the free x, y, z of the top nodes within PATCH * A0, their positions and
     coordinate map, and s."""
-    s, L = A0 / n_per_a, 8 * A0
+    s, L = A0 / n_per_a, size * A0
     nf = int(np.ceil(PATCH * n_per_a)) + 1
     nc = max(3, int(round(0.8 * n_per_a)) + 2)
     xs = graded(s, nf, L, nc)
