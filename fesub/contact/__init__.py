@@ -33,7 +33,9 @@ Subpackages, by what a user does:
 ``analyses``      linearised sliding states: eigenvalue loci, maps and critical mu (``eigen``),
                   secular roots (``secular``), the primal projection (``primal``), the deformed
                   state (``deformed``), perturbations (``perturb``), FRFs at a frozen position
-                  (``receptance``) and along the path (``frf``), bursts (``bursts``)
+                  (``receptance``) and along the path (``frf``), bursts (``bursts``); the
+                  steady sliding state of a multibody model with many contact nodes and its
+                  linearisation (``linearised``), eigenvalues over mu (``mode_coupling``)
 ================  =============================================================================
 
 Units: SI throughout (forces in N, lengths in m, times in s, frequencies in Hz or rad/s as named).

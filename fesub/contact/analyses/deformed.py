@@ -39,11 +39,37 @@ from .spectrum import EigenLoci, as_position, as_positions, complex_eigenvalues,
 from ..geometry import coupling_rows
 from .primal import null_space_row, project_rows
 
-__all__ = ["SlidingState", "local_contact", "sliding_state", "contact_residual", "contact_jacobian",
+__all__ = ["SlidingState", "frame_gradients", "local_contact", "sliding_state", "contact_residual", "contact_jacobian",
            "deformed_eigenvalues", "GeometryComparison", "compare_geometries", "spectrum_solver", "join_loci"]
 
 
 # ------------------------------------------------------------------------------- local rows
+def frame_gradients(x):
+    """Contact point and segment angle of a slave on a segment, with their gradients, from the six
+    coordinates ``x = [T1x, T1y, T2x, T2y, Px, Py]`` (m).
+
+    Returns
+    -------
+    alpha : contact point (0 at T1, 1 at T2), ``(P - T1) . d / |d|^2`` with ``d = T2 - T1``.
+    gamma : angle of ``d`` with the x axis (rad).
+    da : (6,) gradient of alpha (1/m).
+    dgam : (6,) gradient of gamma (rad/m).
+    """
+    x = np.asarray(x, float)
+    T1, T2, P = x[0:2], x[2:4], x[4:6]
+    d = T2 - T1
+    v = P - T1
+    l2 = d @ d
+    alpha = (v @ d) / l2
+    gamma = np.arctan2(d[1], d[0])
+    da_dT2 = v / l2 - 2 * alpha * d / l2
+    da_dP = d / l2
+    da = np.r_[-da_dT2 - da_dP, da_dT2, da_dP]
+    perp = np.array([-d[1], d[0]]) / l2
+    dgam = np.r_[-perp, perp, 0.0, 0.0]
+    return alpha, gamma, da, dgam
+
+
 def local_contact(x, mu: float, sign: float = 1.0):
     """Contact rows and their derivatives for one slave on one segment, from the six coordinates
     ``x = [T1x, T1y, T2x, T2y, Px, Py]`` (m) of the deformed segment ends and the slave.
@@ -62,8 +88,7 @@ def local_contact(x, mu: float, sign: float = 1.0):
     v = P - T1
     l2 = d @ d
     l = np.sqrt(l2)
-    alpha = (v @ d) / l2
-    gamma = np.arctan2(d[1], d[0])
+    alpha, gamma, da, dgam = frame_gradients(x)
     bE, bC = coupling_rows(alpha, gamma, mu, sign)
     s, c = np.sin(gamma), np.cos(gamma)
     G1, G2 = bE[4:] * -1.0
@@ -72,12 +97,6 @@ def local_contact(x, mu: float, sign: float = 1.0):
     dbE_da = np.array([-G1, -G2, G1, G2, 0.0, 0.0])
     a = alpha
     dbE_dg = np.array([(1 - a) * dG1, (1 - a) * dG2, a * dG1, a * dG2, -dG1, -dG2])
-    # gradients of alpha = (v . d)/l2 and gamma = atan2(dy, dx) over x
-    da_dT2 = v / l2 - 2 * a * d / l2
-    da_dP = d / l2
-    da = np.r_[-da_dT2 - da_dP, da_dT2, da_dP]
-    perp = np.array([-d[1], d[0]]) / l2
-    dgam = np.r_[-perp, perp, 0.0, 0.0]
     dbE = np.outer(dbE_da, da) + np.outer(dbE_dg, dgam)
     # g = -gap, gap = (d x v) / l
     cross = d[0] * v[1] - d[1] * v[0]

@@ -1,0 +1,474 @@
+"""The steady sliding state of a plane multibody contact model and its linearised equations of motion.
+
+A :class:`~fesub.contact.engine.bodies.MultibodyModel` of plane bodies whose drives move at
+constant velocities (a belt, a dragged pad) slides steadily when its modal coordinates ``eta``
+(relative to the drives' quasi-static motion, unit modal masses) stand still. At a time ``t`` (the
+drives' positions; the state is the same at every t when the surfaces are uniform along the
+sliding) every slave node of every :class:`~fesub.contact.engine.interfaces.ContactInterface` is
+
+* open: no force (its gap is positive);
+* sliding: on its master segment (gap 0, the normal force ``lambda_n >= 0`` a multiplier) with
+  the friction force ``lambda_t = -s mu(v) lambda_n`` along the segment's tangent ``t``, ``s`` the
+  direction of the node's slip along ``t`` and ``v`` its slip speed, both from the imposed motion;
+* sticking: where the imposed motion gives the node no velocity relative to the master, it is
+  bonded to the master point under its undeformed position (the slave on that material point:
+  both force components multipliers, the tangential one checked inside the cone
+  ``|lambda_t| <= mu_s lambda_n``; the bond is linear in the displacements, without geometric
+  stiffness).
+
+:func:`steady_state` finds the state by Newton's method on the open/closed active set:
+
+    Omega^2 eta + F(eta, eta', lambda) = f(t),    g(eta) = 0,
+
+``f`` the modal loads with the drives' damping drag, ``F = sum_i R_i' b_i(x_i) lambda_i`` the
+contact forces (with a minus sign: ``b`` is the row B_E of the seed paper's eq. (42) at the deformed
+contact point and segment angle, ``x_i`` the six coordinates (m) of segment ends and slave, ``R_i``
+their (6, n) rows over ``eta``), ``g`` the constraints (minus the gaps of sliding nodes, the
+offsets (x, y) of sticking ones from their bonded master points).
+
+Linearised about it (:func:`linearise`), ``eta = eta0 + d``, ``lambda = lambda0 + l``:
+
+    d'' + (C_m + dF/deta') d' + (Omega^2 + dF/deta) d + B' l = 0,     G d = 0,
+
+with ``B = dF/dlambda`` (the force rows, not collocated with ``G = dg/deta`` when mu > 0), and
+
+* ``dF/deta``: the geometric stiffness ``lambda_n R' (d b / d x) R`` of the contact rows at the
+  deformed configuration (the normal and friction forces turn with the master segment and move
+  with the contact point: the follower terms, as :mod:`fesub.contact.analyses.deformed` has them
+  for one node, through :func:`~fesub.contact.analyses.deformed.local_contact`), plus the change
+  of the slip speed with the configuration times the law's slope;
+* ``dF/deta'``: ``lambda_n mu'(v) R' (d b / d mu) (d v / d x') R``, the slope of a
+  velocity-dependent law (:meth:`~fesub.contact.engine.friction.Stribeck.slope`): a falling
+  ``mu(v)`` is a negative damping along each sliding node's tangent.
+
+:func:`contact_forces` and :func:`contact_derivatives` are the nonlinear terms and their analytic
+derivatives (checked against central differences in the tests); :class:`LinearisedSystem` holds
+the matrices and gives the complex eigenvalues through the primal projection ``L_G' (.) L_B``
+(null spaces of the constraint and force rows, dense at this stage).
+
+Units: SI (m, N, s); modal coordinates in m kg^0.5, eigenvalues in 1/s.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import scipy.linalg as sla
+
+from ...errors import ConvergenceError, ModelError, ParameterError, check_count, check_real
+from ..engine.bodies import MultibodyModel
+from ..engine.contacts import OPEN, SLIP_M, SLIP_P, STICK
+from ..engine.friction import node_laws
+from ..engine.interfaces import frames
+from .deformed import frame_gradients, local_contact
+from .secular import first_order_matrix
+
+__all__ = ["NodeFrame", "SteadyState", "steady_state", "contact_forces", "contact_derivatives",
+           "LinearisedSystem", "linearise"]
+
+
+@dataclass(eq=False)
+class NodeFrame:
+    """A closed contact node of the steady state: interface ``interface``, slave node ``node``
+    (its index among the interface's slave nodes), ``state`` :data:`STICK`, :data:`SLIP_P` or
+    :data:`SLIP_M` (slip along +t or -t of its master), master segment ``seg``, slip direction
+    ``sign`` (+-1 along t), friction ``law``, and for a sticking node the master point it is
+    bonded to, ``alpha_ref`` (0 at the segment's first node, 1 at its second)."""
+
+    interface: int
+    node: int
+    state: int
+    seg: int
+    sign: float
+    law: object
+    alpha_ref: float = 0.0
+
+    @property
+    def size(self) -> int:
+        """Multipliers of the node: 1 sliding (normal force), 2 sticking (x and y force)."""
+        return 2 if self.state == STICK else 1
+
+
+def _drive(model, t):
+    """Per interface: the drives' displacements (m) and velocities (m/s) of slave and master nodes
+    at time ``t`` (s)."""
+    uva = [b.motion(t) if b.p_idx.size else np.zeros((3, 0)) for b in model.bodies]
+    ups, vps = [x[0] for x in uva], [x[1] for x in uva]
+    return [(c["slave"].driven(ups), c["master"].driven(ups), c["slave"].driven(vps), c["master"].driven(vps))
+            for c in model.contacts]
+
+
+def _rows(model, c, i, ab):
+    """(6, n_modes) rows of the coordinates [A, B, P] (m) of slave node ``i`` and its master
+    segment ends ``ab`` over the modal coordinates."""
+    R = np.zeros((6, model.n_modes))
+    Mr = c["master"].R
+    if Mr.shape[2]:
+        R[0:2, c["master"].cols] += Mr[ab[0]]
+        R[2:4, c["master"].cols] += Mr[ab[1]]
+    R[4:6, c["slave"].cols] += c["slave"].R[i]
+    return R
+
+
+def _local(model, drive, fr, eta, deta):
+    """Positions x (6,) in m, velocities xd (6,) in m/s and rows R (6, n) of one node."""
+    c = model.contacts[fr.interface]
+    ds, dm, vs, vm = drive[fr.interface]
+    ab = c["segments"][fr.seg]
+    R = _rows(model, c, fr.node, ab)
+    Xm = c["master"].X
+    base = np.r_[Xm[ab[0]] + dm[ab[0]], Xm[ab[1]] + dm[ab[1]], c["slave"].X[fr.node] + ds[fr.node]]
+    vel = np.r_[vm[ab[0]], vm[ab[1]], vs[fr.node]]
+    return base + R @ eta, vel + R @ deta, R
+
+
+def _tie(alpha):
+    """(2, 6) relative displacement of P against the master point at ``alpha`` over [A, B, P]."""
+    I = np.eye(2)
+    return np.hstack([-(1 - alpha) * I, -alpha * I, I])
+
+
+def _slide_terms(x, xd, fr):
+    """One sliding node in its local coordinates: the row b(mu(v)) (1), its derivatives over the
+    positions (1/m) and velocities (s/m) of the six coordinates, the constraint -gap (m) and its
+    gradient, the slip speed (m/s) and the coefficient."""
+    s = fr.sign
+    alpha, gamma, bN, dbN, g, dg = local_contact(x, 0.0, s)
+    b1, db1 = local_contact(x, 1.0, s)[2:4]
+    bT, dbT = b1 - bN, db1 - dbN   # d b / d mu (b is linear in mu)
+    t = np.array([np.cos(gamma), np.sin(gamma)])
+    n = np.array([-t[1], t[0]])
+    vrel = xd[4:6] - (1 - alpha) * xd[0:2] - alpha * xd[2:4]
+    v = s * (t @ vrel)                       # the slip speed along the sliding direction
+    mu, mu1 = float(fr.law.coefficient(v)), float(fr.law.slope(v))
+    _, _, da, dgam = frame_gradients(x)
+    dv_dx = s * ((n @ vrel) * dgam + (t @ (xd[0:2] - xd[2:4])) * da)
+    dv_dxd = s * (_tie(alpha).T @ t)
+    b = bN + mu * bT
+    return b, dbN + mu * dbT + mu1 * np.outer(bT, dv_dx), mu1 * np.outer(bT, dv_dxd), g, dg, v, mu
+
+
+def contact_forces(model, frames_, drive, eta, deta, lam):
+    """The nonlinear contact terms of the closed nodes ``frames_`` (their segments and slip
+    directions held): F (n_modes,) in N per unit modal mass (minus the contact forces on the
+    modal coordinates) and the constraints (m): -gap of each sliding node, the relative
+    position (x, y) of each sticking node from its bonded master point, in the order of the
+    multipliers ``lam`` (N)."""
+    F = np.zeros(model.n_modes)
+    out, k = [], 0
+    for fr in frames_:
+        x, xd, R = _local(model, drive, fr, eta, deta)
+        if fr.state == STICK:
+            T = _tie(fr.alpha_ref)
+            F += R.T @ (T.T @ lam[k:k + 2])
+            out.extend(T @ x)
+        else:
+            b, *_, g, _, _, _ = _slide_terms(x, xd, fr)
+            F += R.T @ b * lam[k]
+            out.append(g)
+        k += fr.size
+    return F, np.array(out)
+
+
+def contact_derivatives(model, frames_, drive, eta, deta, lam):
+    """Derivatives of :func:`contact_forces`: dF/deta (N/m per unit modal mass squared: the
+    geometric stiffness with the law's slope), dF/deta' (the law's damping), the force rows
+    B = (dF/dlambda)' and the constraint gradient G, each over the modal coordinates."""
+    n = model.n_modes
+    K, C = np.zeros((n, n)), np.zeros((n, n))
+    B, G = [], []
+    k = 0
+    for fr in frames_:
+        x, xd, R = _local(model, drive, fr, eta, deta)
+        if fr.state == STICK:
+            rows = _tie(fr.alpha_ref) @ R
+            B.extend(rows)
+            G.extend(rows)
+        else:
+            b, db_dx, db_dxd, _, dg, _, _ = _slide_terms(x, xd, fr)
+            K += lam[k] * (R.T @ db_dx @ R)
+            C += lam[k] * (R.T @ db_dxd @ R)
+            B.append(b @ R)
+            G.append(dg @ R)
+        k += fr.size
+    return K, C, np.array(B, float).reshape(-1, n), np.array(G, float).reshape(-1, n)
+
+
+# ------------------------------------------------------------------------------- the state
+@dataclass(eq=False)
+class SteadyState:
+    """The steady sliding state at time ``t`` (s): modal coordinates ``eta`` (m kg^0.5) and the
+    closed nodes' ``frames`` with their multipliers ``lam`` (N); per slave node of every interface
+    (in the order of ``ContactRunResult.node_id``): ``state`` (0 open, 1 stick, 2 slip along +t,
+    3 along -t), ``lambda_n`` and ``lambda_t`` (N, the master's force on the slave along n and t),
+    ``gap`` (m), ``slip_speed`` (m/s) and ``mu`` (the coefficient at that speed; the stick limit for
+    sticking and open nodes); Newton ``iterations`` and the final force ``residual`` (N)."""
+
+    t: float
+    eta: np.ndarray
+    frames: list
+    lam: np.ndarray
+    state: np.ndarray
+    lambda_n: np.ndarray
+    lambda_t: np.ndarray
+    gap: np.ndarray
+    slip_speed: np.ndarray
+    mu: np.ndarray
+    iterations: int
+    residual: float
+    drive: list = field(repr=False, default=None)
+
+
+def _node_laws(model, friction):
+    if friction is None:
+        return [list(c["node_laws"]) for c in model.contacts]
+    return [node_laws(friction, c["slave"].nodes.size) for c in model.contacts]
+
+
+def _reference(model, drive, laws, vtol):
+    """Per interface, per slave node: (segment, alpha, gap in m, relative velocity (2,) m/s, t)
+    of the undeformed slave on the undeformed master moved by the drives."""
+    out = []
+    for ci, c in enumerate(model.contacts):
+        ds, dm, vs, vm = drive[ci]
+        P, Q = c["slave"].X + ds, c["master"].X + dm
+        rows = []
+        for i in range(P.shape[0]):
+            seg = c["surface"].find(P[i], 0, positions=Q)[0]
+            if seg < 0:
+                rows.append(None)
+                continue
+            ab = c["segments"][seg]
+            al, gap, nv, tv = frames(P[i:i + 1], Q[ab[:1]], Q[ab[1:]])
+            a = float(al[0])
+            vrel = vs[i] - (1 - a) * vm[ab[0]] - a * vm[ab[1]]
+            rows.append((int(seg), a, float(gap[0]), vrel, tv[0]))
+        out.append(rows)
+    return out
+
+
+def _frame_of(ci, i, ref, law, vtol):
+    seg, a, _, vrel, tv = ref
+    w = float(tv @ vrel)
+    if np.hypot(*vrel) <= vtol:
+        return NodeFrame(ci, i, STICK, seg, 0.0, law, a)
+    return NodeFrame(ci, i, SLIP_P if w > 0 else SLIP_M, seg, 1.0 if w > 0 else -1.0, law)
+
+
+def _search(model, drive, frames_, eta):
+    """Re-find the segment of each sliding node at the positions of ``eta``."""
+    for fr in frames_:
+        if fr.state == STICK:
+            continue
+        c = model.contacts[fr.interface]
+        ds, dm = drive[fr.interface][:2]
+        P = c["slave"].X[fr.node] + ds[fr.node] + c["slave"].free(eta)[fr.node]
+        Q = c["master"].X + dm + c["master"].free(eta)
+        seg = c["surface"].find(P, fr.seg, positions=Q)[0]
+        if seg < 0:
+            raise ModelError(f"steady state: slave node {int(c['slave'].nodes[fr.node])} of interface {fr.interface} "
+                             f"left its master surface")
+        fr.seg = int(seg)
+
+
+def _newton(model, frames_, drive, f, eta, tol, max_iter):
+    w2 = model.omega2
+    m = sum(fr.size for fr in frames_)
+    lam = np.zeros(m)
+    n = model.n_modes
+    zero = np.zeros(n)
+    for it in range(1, max_iter + 1):
+        _search(model, drive, frames_, eta)
+        F, g = contact_forces(model, frames_, drive, eta, zero, lam)
+        K, _, B, G = contact_derivatives(model, frames_, drive, eta, zero, lam)
+        A = np.zeros((n + m, n + m))
+        A[:n, :n] = np.diag(w2) + K
+        A[:n, n:] = B.T
+        A[n:, :n] = G
+        r = np.r_[w2 * eta + F - f, g]
+        try:
+            step = np.linalg.solve(A, -r)
+        except np.linalg.LinAlgError:
+            raise ModelError("steady state: the equilibrium is singular (a body free to move that no closed "
+                             "contact node holds: preload it onto its master or drive it)") from None
+        eta, lam = eta + step[:n], lam + step[n:]
+        size = max(np.abs(eta).max(initial=0.0), 1e-300)
+        if it > 1 and np.abs(step[:n]).max(initial=0.0) <= tol * size:
+            return eta, lam, it
+        if not np.any(step):
+            return eta, lam, it
+    raise ConvergenceError(f"steady state: Newton's method did not converge in {max_iter} iterations")
+
+
+def steady_state(model: MultibodyModel, t: float = 0.0, *, friction=None, tol: float = 1e-11,
+                 max_iter: int = 50, max_passes: int = 30) -> SteadyState:
+    """The preloaded steady sliding state of a plane multibody model at time ``t`` (s).
+
+    Parameters
+    ----------
+    model : MultibodyModel of plane bodies, drives at constant velocities (m/s).
+    t : time (s) at which the drives' positions are taken.
+    friction : a law (or number: Coulomb mu) for every slave node instead of the interfaces' own
+        laws (:mod:`fesub.contact.engine.friction`); a sweep over mu passes it.
+    tol : Newton's convergence on the step of the modal coordinates, relative to their largest
+        value (the force residual is checked after it).
+    max_iter, max_passes : Newton iterations per active set; changes of the active set (a closed
+        node pulled, an open node pushed through its master).
+
+    Returns
+    -------
+    SteadyState. Each slave node on its master with a non-positive gap in the reference
+    configuration starts closed: sliding when the drives move it relative to the master (its slip
+    direction along t fixed by that motion), sticking otherwise; a closed node pulled by its master
+    (lambda_n < 0) opens, an open node pushed through it closes, until no node changes.
+    :class:`ModelError` if a sticking node's force leaves the friction cone, the model is solid,
+    or a drive's velocity is not constant.
+    """
+    if not isinstance(model, MultibodyModel):
+        raise ParameterError(f"model must be a MultibodyModel, got {type(model).__name__}")
+    if model.dim != 2:
+        raise ModelError("the steady sliding state is implemented for plane bodies (2D)")
+    if any(b._v is None for b in model.bodies if b.p_idx.size):
+        raise ModelError("the steady sliding state needs drives at constant velocities (prescribed as floats, m/s)")
+    t = check_real("t (s)", t)
+    max_iter, max_passes = check_count("max_iter", max_iter, lo=1), check_count("max_passes", max_passes, lo=1)
+    drive = _drive(model, t)
+    vmax = max([np.abs(b._v).max(initial=0.0) for b in model.bodies if b.p_idx.size] + [0.0])
+    vtol = 1e-9 * vmax
+    laws = _node_laws(model, friction)
+    ref = _reference(model, drive, laws, vtol)
+    size = max(max(np.ptp(c["master"].X, axis=0).max(), np.ptp(c["slave"].X, axis=0).max()) for c in model.contacts) \
+        if model.contacts else 1.0
+    closed = [[r is not None and r[2] <= 1e-9 * size for r in rows] for rows in ref]
+    f = model.modal_force(t)
+    eta = np.zeros(model.n_modes)
+    for passes in range(1, max_passes + 1):
+        frames_ = [_frame_of(ci, i, r, laws[ci][i], vtol) for ci, rows in enumerate(ref)
+                   for i, r in enumerate(rows) if closed[ci][i]]
+        eta, lam, it = _newton(model, frames_, drive, f, eta, tol, max_iter)
+        changed = False
+        k = 0
+        for fr in frames_:
+            ln = lam[k] if fr.state != STICK else _stick_forces(model, drive, fr, eta, lam[k:k + 2])[0]
+            if ln < 0:
+                closed[fr.interface][fr.node] = False
+                changed = True
+            k += fr.size
+        for ci, rows in enumerate(ref):
+            gaps = _gaps(model, drive, ci, eta)
+            for i, r in enumerate(rows):
+                if r is not None and not closed[ci][i] and gaps[i] < -1e-9 * size:
+                    closed[ci][i] = True
+                    changed = True
+        if not changed:
+            break
+    else:
+        raise ConvergenceError(f"steady state: the active set did not settle in {max_passes} passes")
+    return _finish(model, t, drive, frames_, eta, lam, it, f, laws)
+
+
+def _stick_forces(model, drive, fr, eta, mu_xy):
+    """(lambda_n, lambda_t) in N of a sticking node: its bond force on the slave along the
+    deformed master segment's normal and tangent."""
+    x, _, _ = _local(model, drive, fr, eta, np.zeros(model.n_modes))
+    _, _, nv, tv = frames(x[None, 4:6], x[None, 0:2], x[None, 2:4])
+    force = -np.asarray(mu_xy)
+    return float(force @ nv[0]), float(force @ tv[0])
+
+
+def _gaps(model, drive, ci, eta):
+    """Gap (m) of every slave node of interface ``ci`` from the deformed master (inf off it)."""
+    c = model.contacts[ci]
+    ds, dm = drive[ci][:2]
+    P, Q = c["slave"].X + ds + c["slave"].free(eta), c["master"].X + dm + c["master"].free(eta)
+    out = np.full(P.shape[0], np.inf)
+    for i in range(P.shape[0]):
+        seg, _, gap, _ = c["surface"].find(P[i], 0, positions=Q)
+        if seg >= 0:
+            out[i] = gap
+    return out
+
+
+def _finish(model, t, drive, frames_, eta, lam, it, f, laws):
+    m_all = sum(c["slave"].nodes.size for c in model.contacts)
+    start = np.cumsum([0] + [c["slave"].nodes.size for c in model.contacts])
+    state = np.full(m_all, OPEN, np.int64)
+    ln, lt, spd = np.zeros(m_all), np.zeros(m_all), np.zeros(m_all)
+    mu = np.array([law.mu_static for rows in laws for law in rows], float)
+    gap = np.concatenate([_gaps(model, drive, ci, eta) for ci in range(len(model.contacts))] or [np.zeros(0)])
+    F, _ = contact_forces(model, frames_, drive, eta, np.zeros(model.n_modes), lam)
+    res = float(np.abs(model.omega2 * eta + F - f).max(initial=0.0))
+    k = 0
+    for fr in frames_:
+        j = start[fr.interface] + fr.node
+        state[j] = fr.state
+        if fr.state == STICK:
+            ln[j], lt[j] = _stick_forces(model, drive, fr, eta, lam[k:k + 2])
+            if abs(lt[j]) > mu[j] * ln[j] * (1 + 1e-9):
+                raise ModelError(f"steady state: sticking node {j} needs |lambda_t| = {abs(lt[j]):.4g} N above "
+                                 f"mu_s lambda_n = {mu[j] * ln[j]:.4g} N (it would slide)")
+        else:
+            x, xd, _ = _local(model, drive, fr, eta, np.zeros(model.n_modes))
+            *_, spd[j], mu[j] = _slide_terms(x, xd, fr)
+            ln[j], lt[j] = lam[k], -fr.sign * mu[j] * lam[k]
+        k += fr.size
+    scale = np.abs(f).max(initial=0.0) + np.abs(F).max(initial=0.0) + 1e-300
+    if res > 1e-8 * scale:
+        raise ConvergenceError(f"steady state: force residual {res:.3g} N (of {scale:.3g} N)")
+    return SteadyState(float(t), eta, frames_, lam, state, ln, lt, gap, spd, mu, it, res, drive)
+
+
+# ------------------------------------------------------------------------------- linearised system
+@dataclass(eq=False)
+class LinearisedSystem:
+    """The equations of motion linearised about a :class:`SteadyState`, over the modal
+    coordinates (unit masses): ``M d'' + C d' + K d + B' l = 0``, ``G d = 0``; ``M`` (kg, the
+    identity), ``C`` (1/s: modal damping plus the friction law's slope), ``K`` (1/s^2: Omega^2
+    plus the geometric stiffness), ``B`` the force rows and ``G`` the constraint rows (one per
+    sliding node, two per sticking node), and the ``state``."""
+
+    M: np.ndarray
+    C: np.ndarray
+    K: np.ndarray
+    B: np.ndarray
+    G: np.ndarray
+    state: SteadyState
+
+    def bases(self):
+        """(L_G, L_B): orthonormal null-space bases of G and B (the identity without
+        constraints)."""
+        n = self.M.shape[0]
+        if not self.G.shape[0]:
+            return np.eye(n), np.eye(n)
+        return sla.null_space(self.G), sla.null_space(self.B)
+
+    def projected(self):
+        """(Mt, Ct, Kt) = L_B' (M, C, K) L_G: the constrained system over the coordinates q of
+        ``d = L_G q`` (the multipliers eliminated)."""
+        LG, LB = self.bases()
+        return tuple(LB.T @ X @ LG for X in (self.M, self.C, self.K))
+
+    def eigenvalues(self, return_modes: bool = False):
+        """Every complex eigenvalue (1/s) of the constrained system, sorted by imaginary part
+        then real part; with ``return_modes`` also the mode shapes over the modal coordinates
+        (n_modes, 2 m)."""
+        Mt, Ct, Kt = self.projected()
+        A = first_order_matrix(Mt, Ct, Kt)
+        if return_modes:
+            lam, vec = sla.eig(A, check_finite=False)
+        else:
+            lam, vec = sla.eigvals(A, check_finite=False), None
+        order = np.lexsort((lam.real, lam.imag))
+        if not return_modes:
+            return lam[order]
+        return lam[order], self.bases()[0] @ vec[:Mt.shape[0], order]
+
+
+def linearise(model: MultibodyModel, state: SteadyState) -> LinearisedSystem:
+    """The linearised equations of motion of ``model`` about ``state`` (see the module
+    docstring): contact rows at the deformed configuration with their geometric stiffness, the
+    friction force's follower terms and the slope of a velocity-dependent law."""
+    n = model.n_modes
+    K, C, B, G = contact_derivatives(model, state.frames, state.drive, state.eta, np.zeros(n), state.lam)
+    return LinearisedSystem(np.eye(n), model.Cm + C, np.diag(model.omega2) + K, B, G, state)
