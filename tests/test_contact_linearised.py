@@ -24,7 +24,7 @@ import fesub
 from fesub.contact.analyses import linearised as L
 from fesub.contact.analyses.mode_coupling import MuSweep, belt_two_dof, mu_sweep, spectrum_at_mu
 from fesub.contact.engine import Body, ContactInterface, MultibodyModel, simulate_multibody
-from fesub.contact.engine.friction import Coulomb, Stribeck
+from fesub.contact.engine.friction import Coulomb, Stribeck, UserLaw
 from fesub.errors import ModelError, ParameterError
 from fesub.fe import PlaneStress, rectangle
 from fesub.substructure import Substructure
@@ -248,16 +248,18 @@ def test_dragged_block_spectrum_and_sweep_save_and_load(tmp_path):
     back = fesub.load(path)
     assert isinstance(back, MuSweep) and back.onsets == sweep.onsets
     assert np.array_equal(back.lam, sweep.lam, equal_nan=True) and back.critical_mu == sweep.critical_mu
+    assert sweep.states.shape == (3, 3) and np.array_equal(back.states, sweep.states)
     s = back.summary()
     assert s["results"]["critical_mu"]["unit"] == "1" and s["parameters"]["t"]["unit"] == "s"
     assert s["results"]["max_real_part"]["unit"] == "1/s"
 
 
-def block_on_belt(mu, v=-0.1, interference=1e-4):
+def block_on_belt(mu, v=-0.1, interference=1e-4, rayleigh=(0.0, 0.0)):
     """A plane-stress block (0.04 x 0.02 m, 4 x 2 elements) clamped at its top, pressed by an
     interference (m) onto a rigid belt moving along x at ``v`` (m/s): five slave nodes."""
     mesh = rectangle(0.04, 0.02, 4, 2)
-    sub = Substructure(mesh, PlaneStress(2e6, 0.3, 1000.0, 0.01), clamped=["top"], name="block")
+    sub = Substructure(mesh, PlaneStress(2e6, 0.3, 1000.0, 0.01), clamped=["top"], name="block",
+                       rayleigh=rayleigh)
     bottom = mesh.nodes("bottom")
     bottom = bottom[np.argsort(mesh.points[bottom, 0])]
     belt_body = Body([[1.0]], [[0.0]], [[-1.0, interference], [1.0, interference]], [[0, -1], [0, -1]],
@@ -293,18 +295,17 @@ def test_bad_input():
         L.steady_state(dragged_block(Coulomb(0.5), v=0.0), 0.01)
 
 
-def test_block_on_belt_perturbation_grows_at_the_leading_eigenvalue():
-    """A small perturbation (the leading unstable mode's shape, 1 nm) of the steady state of the
-    five-node block at mu = 0.3 grows in the engine's transient at the eigenvalue's rate and
-    frequency: the difference of a perturbed and an unperturbed run, fitted by the matrix pencil."""
+def leading_pole(model, duration, t_fit):
+    """The leading eigenvalue z (1/s) of the linearised steady state, and the pole of largest real
+    part fitted (matrix pencil, 8 exponentials) to the difference of the normal forces of two
+    transients of the engine from the state, one perturbed by 1 nm along z's mode, after
+    ``t_fit`` (s)."""
     from fesub.contact.analyses.perturb import matrix_pencil
 
-    model, _ = block_on_belt(0.3)
     st = L.steady_state(model)
     lam, modes = L.linearise(model, st).eigenvalues(return_modes=True)
     k = int(np.argmax(np.where(lam.imag > 0, lam.real, -np.inf)))
     z = lam[k]
-    assert z.real > 100.0                      # 463 1/s at 1191 Hz
 
     def coords(eta):
         u = np.zeros(model.bodies[0].n)
@@ -315,16 +316,46 @@ def test_block_on_belt_perturbation_grows_at_the_leading_eigenvalue():
     du = 1e-9 * shape / np.abs(shape).max()
     # a tenth of the stability limit: the central differences' period error (w h)^2 / 24 ~ 3e-4
     h = model.critical_step() / 10
-    runs = [simulate_multibody(model, duration=0.012, h=h, fs_out=None, initial_states=[2] * 5,
+    runs = [simulate_multibody(model, duration=duration, h=h, fs_out=None, initial_states=[2] * 5,
                                initial={"block": (u0 + d, np.zeros_like(u0))}) for d in (0 * du, du)]
     assert all(r.status == "completed" and np.all(r.nodes["state"] == 2) for r in runs)
     diff = runs[1].nodes["lambda_n"] - runs[0].nodes["lambda_n"]
-    sel = runs[0].t > 0.004                    # the other modes' share has faded against the growing one
+    sel = runs[0].t > t_fit
     dec = max(1, int(round(1.0 / (40 * z.imag / (2 * np.pi) * h))))
     y = diff[sel][::dec].T
     poles, _ = matrix_pencil(y / np.abs(y).max(), dec * h, 8)
-    p = poles[poles.imag > 0][np.argmax(poles[poles.imag > 0].real)]
+    poles = poles[poles.imag > 0]
+    return z, poles[np.argmax(poles.real)]
+
+
+def test_block_on_belt_perturbation_grows_at_the_leading_eigenvalue():
+    """Unstable (mu = 0.3, undamped block: 463 1/s at 1191 Hz): the perturbation of the five-node
+    steady state grows in the transient at the leading eigenvalue's rate and frequency."""
+    z, p = leading_pole(block_on_belt(0.3)[0], 0.012, 0.004)
+    assert z.real > 100.0
     # measured: 0.10 % on the rate and 0.034 % on the frequency at h = h_c / 10 (0.65 % and 0.21 %
     # at h_c / 4, 0.034 % and 0.009 % at h_c / 20: the step's O(h^2))
     assert abs(p.real / z.real - 1) <= 0.05
     assert abs(p.imag / z.imag - 1) <= 0.005
+
+
+def test_block_on_belt_stable_perturbation_decays_at_the_least_damped_eigenvalue():
+    """Stable (mu = 0.3, Rayleigh damping 20 1/s and 2e-5 s: every real part negative, the least
+    damped -54.3 1/s at 335 Hz): the slowest decay of the perturbation is that eigenvalue's."""
+    z, p = leading_pole(block_on_belt(0.3, rayleigh=(20.0, 2e-5))[0], 0.03, 0.01)
+    assert -60.0 < z.real < 0
+    # measured: 0.055 % on the rate, 0.030 % on the frequency
+    assert abs(p.real / z.real - 1) <= 0.05
+    assert abs(p.imag / z.imag - 1) <= 0.005
+
+
+@pytest.mark.parametrize("law", [Stribeck(0.5, 0.3, 0.02), Coulomb(0.4),
+                                 UserLaw(lambda v: 0.3 + 0.2 / (1 + 30 * v))])
+def test_law_slopes_against_central_differences(law):
+    v = np.array([1e-3, 0.01, 0.05, 0.3])
+    h = 1e-7   # truncation (h / 0.02)^2 ~ 2.5e-11 of the slope's scale
+    fd = (law.coefficient(v + h) - law.coefficient(v - h)) / (2 * h)
+    scale = max(np.abs(fd).max(), 1.0)
+    # the user law's own slope is a central difference of step 1e-6 max(v, 1e-3): error ~1e-10
+    assert np.abs(law.slope(v) - fd).max() <= 1e-6 * scale
+    assert np.ndim(law.slope(0.05)) == 0

@@ -66,14 +66,17 @@ class MuSweep(Result):
     padding) at ``mus[a]``; ``onsets``: per change of the number of unstable eigenvalues between
     grid points, a dict with ``mu`` (its critical value, the upper end of a bracket of width
     ``tol``), ``f_hz`` (the frequency of the pair there, Hz), ``real_1_s`` (its real part
-    there) and ``kind`` ('unstable': a pair turns unstable as mu rises; 'stable': one turns back);
-    ``t`` (s) the drives' time; ``rtol`` the relative real part below which an eigenvalue counts as
+    there), ``kind`` ('unstable': a pair turns unstable as mu rises; 'stable': one turns back)
+    and ``contact_change`` (the nodes' states differ at the two ends of the bracket: a node opened
+    or closed there, and the eigenvalues jumped rather than crossed); ``states[a, j]`` the state
+    of slave node j at ``mus[a]`` (0 open, 1 stick, 2 and 3 slip along +t and -t); ``t`` (s) the drives' time; ``rtol`` the relative real part below which an eigenvalue counts as
     stable; ``unstable_at_start``: pairs already unstable at ``mus[0]``; ``status``.
     """
 
     mus: np.ndarray
     lam: np.ndarray
     onsets: list = field(default_factory=list)
+    states: np.ndarray | None = None
     t: float = 0.0
     tol: float = 1e-10
     rtol: float = 1e-7
@@ -106,6 +109,11 @@ class MuSweep(Result):
         data["onset_kind"] = ("onset", np.array([1 if o["kind"] == "unstable" else -1 for o in self.onsets],
                                                  np.int64),
                               {"units": "1", "long_name": "+1 a pair turns unstable, -1 turns stable"})
+        data["onset_contact_change"] = ("onset", np.array([int(o["contact_change"]) for o in self.onsets], np.int64),
+                                        {"units": "1", "long_name": "1: a node opened or closed in the bracket"})
+        states = self.states if self.states is not None else np.zeros((self.mus.size, 0), np.int64)
+        data["state"] = (("mu", "node"), states,
+                         {"units": "1", "long_name": "node state: 0 open, 1 stick, 2 slip +t, 3 slip -t"})
         return xr.Dataset(
             {"lam": (("mu", "mode"), self.lam,
                      {"units": "1/s", "long_name": "complex eigenvalue: growth rate + j angular frequency"}),
@@ -118,10 +126,11 @@ class MuSweep(Result):
     @classmethod
     def from_xarray(cls, ds):
         a = ds.attrs
-        on = [{"mu": float(m), "f_hz": float(f), "real_1_s": float(r), "kind": "unstable" if k > 0 else "stable"}
-              for m, f, r, k in zip(ds["onset_mu"].values, ds["onset_f_hz"].values, ds["onset_real_1_s"].values,
-                                    ds["onset_kind"].values)]
-        return cls(ds["mu"].values, ds["lam"].values, on, t=a["t"], tol=a["tol"], rtol=a["rtol"],
+        on = [{"mu": float(m), "f_hz": float(f), "real_1_s": float(r), "kind": "unstable" if k > 0 else "stable",
+               "contact_change": bool(c)}
+              for m, f, r, k, c in zip(ds["onset_mu"].values, ds["onset_f_hz"].values, ds["onset_real_1_s"].values,
+                                       ds["onset_kind"].values, ds["onset_contact_change"].values)]
+        return cls(ds["mu"].values, ds["lam"].values, on, ds["state"].values, t=a["t"], tol=a["tol"], rtol=a["rtol"],
                    unstable_at_start=a["unstable_at_start"], status=a["status"])
 
     def summary(self) -> dict:
@@ -174,16 +183,17 @@ def mu_sweep(model: MultibodyModel, mus, *, t: float = 0.0, law=None, tol: float
     t = check_real("t (s)", t)
 
     def count(mu):
-        lam, _ = spectrum_at_mu(model, mu, t=t, law=law)
-        return _unstable(lam, rtol), lam
+        lam, st = spectrum_at_mu(model, mu, t=t, law=law)
+        return _unstable(lam, rtol), lam, st.state
 
-    rows, counts, status = [], [], "completed"
+    rows, counts, states, status = [], [], [], "completed"
+    onsets = []
     try:
         for mu in tqdm(mus, disable=not progress, desc="mu sweep"):
-            un, lam = count(mu)
+            un, lam, state = count(mu)
             rows.append(lam[lam.imag >= 0])
             counts.append(un.size)
-        onsets = []
+            states.append(state)
         for a in range(len(counts) - 1):
             if counts[a + 1] == counts[a]:
                 continue
@@ -196,24 +206,26 @@ def mu_sweep(model: MultibodyModel, mus, *, t: float = 0.0, law=None, tol: float
                     lo = mid
                 else:
                     hi = mid
-            un_hi, _ = count(hi)
-            un_lo, _ = count(lo)
+            un_hi, _, st_hi = count(hi)
+            un_lo, _, st_lo = count(lo)
             rising = un_hi.size > un_lo.size
             # the pair that changed: the unstable eigenvalue farthest from those of the other end
             pick, other = (un_hi, un_lo) if rising else (un_lo, un_hi)
             far = np.abs(pick[:, None] - other[None, :]).min(axis=1) if other.size else np.zeros(pick.size)
             z = pick[np.argmax(far)] if pick.size else np.nan + 0j
             onsets.append({"mu": float(hi), "f_hz": float(z.imag / (2 * np.pi)), "real_1_s": float(z.real),
-                           "kind": "unstable" if rising else "stable"})
+                           "kind": "unstable" if rising else "stable",
+                           "contact_change": bool(np.any(st_hi != st_lo))})
     except KeyboardInterrupt:
         status = "interrupted"
-        onsets = []
     width = max((r.size for r in rows), default=0)
     lam = np.full((len(rows), width), np.nan + 0j)
     for a, r in enumerate(rows):
         r = r[np.lexsort((r.real, r.imag))]
         lam[a, :r.size] = r
-    return MuSweep(mus[:len(rows)], lam, onsets, t=float(t), tol=float(tol), rtol=float(rtol),
+    done = min(len(rows), len(states))
+    states = np.array(states[:done], np.int64).reshape(done, -1)
+    return MuSweep(mus[:done], lam[:done], onsets, states, t=float(t), tol=float(tol), rtol=float(rtol),
                    unstable_at_start=int(counts[0]) if counts else 0, status=status)
 
 
