@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-import scipy.linalg as sla
 
 import fesub
 from fesub.contact.analyses import linearised as L
@@ -123,7 +122,6 @@ def test_belt_critical_mu_depends_on_neither_preload_nor_tip_mass():
 def test_belt_moving_the_other_way_flips_the_coupling():
     b = belt(v_belt=+1.0)
     assert b.coefficients["s"] == -1.0
-    k11, k12, k22, mu_crit = textbook()
     # K_eff = [[k11, k12 + mu k3], ...]: the same as mu -> -mu in the textbook matrix
     lam, st = spectrum_at_mu(b.model, 0.3)
     assert distance(lam, textbook_eigs(-0.3)) <= 1e-11 * np.abs(lam).max()
@@ -269,7 +267,7 @@ def block_on_belt(mu, v=-0.1, interference=1e-4, rayleigh=(0.0, 0.0)):
 
 
 def test_block_on_belt_state_holds_in_the_transient():
-    model, sub = block_on_belt(0.3)
+    model, _ = block_on_belt(0.3)
     st = L.steady_state(model)
     assert np.all(st.state == 2)       # the block slips along +x (+t) on a belt moving along -x
     u = np.zeros(model.bodies[0].n)
@@ -321,7 +319,7 @@ def leading_pole(model, duration, t_fit):
     assert all(r.status == "completed" and np.all(r.nodes["state"] == 2) for r in runs)
     diff = runs[1].nodes["lambda_n"] - runs[0].nodes["lambda_n"]
     sel = runs[0].t > t_fit
-    dec = max(1, int(round(1.0 / (40 * z.imag / (2 * np.pi) * h))))
+    dec = max(1, round(1.0 / (40 * z.imag / (2 * np.pi) * h)))
     y = diff[sel][::dec].T
     poles, _ = matrix_pencil(y / np.abs(y).max(), dec * h, 8)
     poles = poles[poles.imag > 0]

@@ -226,7 +226,7 @@ def _node_laws(model, friction):
     return [node_laws(friction, c["slave"].nodes.size) for c in model.contacts]
 
 
-def _reference(model, drive, laws, vtol):
+def _reference(model, drive):
     """Per interface, per slave node: (segment, alpha, gap in m, relative velocity (2,) m/s, t)
     of the undeformed slave on the undeformed master moved by the drives."""
     out = []
@@ -240,7 +240,7 @@ def _reference(model, drive, laws, vtol):
                 rows.append(None)
                 continue
             ab = c["segments"][seg]
-            al, gap, nv, tv = frames(P[i:i + 1], Q[ab[:1]], Q[ab[1:]])
+            al, gap, _, tv = frames(P[i:i + 1], Q[ab[:1]], Q[ab[1:]])
             a = float(al[0])
             vrel = vs[i] - (1 - a) * vm[ab[0]] - a * vm[ab[1]]
             rows.append((int(seg), a, float(gap[0]), vrel, tv[0]))
@@ -337,7 +337,7 @@ def steady_state(model: MultibodyModel, t: float = 0.0, *, friction=None, tol: f
     vmax = max([np.abs(b._v).max(initial=0.0) for b in model.bodies if b.p_idx.size] + [0.0])
     vtol = 1e-9 * vmax
     laws = _node_laws(model, friction)
-    ref = _reference(model, drive, laws, vtol)
+    ref = _reference(model, drive)
     size = max(max(np.ptp(c["master"].X, axis=0).max(), np.ptp(c["slave"].X, axis=0).max()) for c in model.contacts) \
         if model.contacts else 1.0
     closed = [[r is not None and r[2] <= 1e-9 * size for r in rows] for rows in ref]
