@@ -71,8 +71,8 @@ __all__ = ["NodeFrame", "SteadyState", "steady_state", "contact_forces", "contac
 @dataclass(eq=False)
 class NodeFrame:
     """A closed contact node of the steady state: interface ``interface``, slave node ``node``
-    (its index among the interface's slave nodes), ``state`` :data:`STICK`, :data:`SLIP_P` or
-    :data:`SLIP_M` (slip along +t or -t of its master), master segment ``seg``, slip direction
+    (its index among the interface's slave nodes), ``state`` 1 (stick), 2 or 3 (slip along +t or
+    -t of its master: the codes of :mod:`fesub.contact.engine.contacts`), master segment ``seg``, slip direction
     ``sign`` (+-1 along t), friction ``law``, and for a sticking node the master point it is
     bonded to, ``alpha_ref`` (0 at the segment's first node, 1 at its second)."""
 
@@ -329,13 +329,13 @@ def steady_state(model: MultibodyModel, t: float = 0.0, *, friction=None, tol: f
         raise ParameterError(f"model must be a MultibodyModel, got {type(model).__name__}")
     if model.dim != 2:
         raise ModelError("the steady sliding state is implemented for plane bodies (2D)")
-    if any(b._v is None for b in model.bodies if b.p_idx.size):
+    speeds = [v for b in model.bodies for v in b.prescribed.values()]
+    if any(callable(v) for v in speeds):
         raise ModelError("the steady sliding state needs drives at constant velocities (prescribed as floats, m/s)")
     t = check_real("t (s)", t)
     max_iter, max_passes = check_count("max_iter", max_iter, lo=1), check_count("max_passes", max_passes, lo=1)
     drive = _drive(model, t)
-    vmax = max([np.abs(b._v).max(initial=0.0) for b in model.bodies if b.p_idx.size] + [0.0])
-    vtol = 1e-9 * vmax
+    vtol = 1e-9 * max([abs(v) for v in speeds] + [0.0])
     laws = _node_laws(model, friction)
     ref = _reference(model, drive)
     size = max(max(np.ptp(c["master"].X, axis=0).max(), np.ptp(c["slave"].X, axis=0).max()) for c in model.contacts) \
