@@ -1,5 +1,5 @@
 """Mode coupling of sliding states: the textbook belt model and a five-node block on a belt
-=====================================================================================
+========================================================================================
 
 The complex eigenvalues of a steady sliding state against the friction coefficient
 (:mod:`fesub.contact.analyses.mode_coupling`, over the linearisation of

@@ -1,20 +1,20 @@
 """Analyses of a sliding contact: linearised sliding states and what they predict.
 
-================  =================================================================================
-``eigen``         complex eigenvalues over the contact positions (loci), stability maps, critical mu
-``secular``       the same eigenvalues as certified roots of the secular function (Aberth-Ehrlich)
-``primal``        null-space bases of a contact row and the primal projection L_E' X L_C
-``deformed``      the deformed sliding state (Newton) and its eigenvalues (rows linearised about it)
-``linearised``    the steady sliding state of a plane multibody model (many nodes open, sticking or
-                  sliding) and its linearised equations: geometric stiffness, friction follower
-                  terms, the slope of a velocity-dependent law; the eigenvalues
-``mode_coupling`` eigenvalues over mu and the critical mu of each pair; the textbook 2-DOF belt
-                  model on the engine
-``perturb``       a small perturbation of the sliding state in the transient, matrix-pencil pole fits
-``receptance``    FRFs at a frozen contact position (modal receptances, LM-FBS coupling)
-``frf``           the time-dependent FRF along the sliding path
-``bursts``        bursts of a transient signal and the analyses that predict them
-================  =================================================================================
+=================  =================================================================================
+``eigen``          complex eigenvalues over the contact positions (loci), stability maps, critical mu
+``secular``        the same eigenvalues as certified roots of the secular function (Aberth-Ehrlich)
+``primal``         null-space bases of a contact row and the primal projection L_E' X L_C
+``deformed``       the deformed sliding state (Newton) and its eigenvalues (rows linearised about it)
+``linearised``     the steady sliding state of a plane multibody model (many nodes open, sticking or
+                   sliding) and its linearised equations: geometric stiffness, friction follower
+                   terms, the slope of a velocity-dependent law; the eigenvalues
+``mode_coupling``  eigenvalues over mu and the critical mu of each pair; the textbook 2-DOF belt
+                   model on the engine
+``perturb``        a small perturbation of the sliding state in the transient, matrix-pencil pole fits
+``receptance``     FRFs at a frozen contact position (modal receptances, LM-FBS coupling)
+``frf``            the time-dependent FRF along the sliding path
+``bursts``         bursts of a transient signal and the analyses that predict them
+=================  =================================================================================
 
 The modules are imported on their own (``from fesub.contact.analyses import eigen``).
 Units: SI (frequencies in Hz or rad/s as named).

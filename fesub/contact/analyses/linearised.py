@@ -307,14 +307,19 @@ def steady_state(model: MultibodyModel, t: float = 0.0, *, friction=None, tol: f
 
     Parameters
     ----------
-    model : MultibodyModel of plane bodies, drives at constant velocities (m/s).
-    t : time (s) at which the drives' positions are taken.
-    friction : a law (or number: Coulomb mu) for every slave node instead of the interfaces' own
-        laws (:mod:`fesub.contact.engine.friction`); a sweep over mu passes it.
-    tol : Newton's convergence on the step of the modal coordinates, relative to their largest
-        value (the force residual is checked after it).
-    max_iter, max_passes : Newton iterations per active set; changes of the active set (a closed
-        node pulled, an open node pushed through its master).
+    model : MultibodyModel
+        Plane bodies, drives at constant velocities (m/s).
+    t : float
+        Time (s) at which the drives' positions are taken.
+    friction : law or float, optional
+        A law (or a number: Coulomb mu) for every slave node instead of the interfaces' own laws
+        (:mod:`fesub.contact.engine.friction`); a sweep over mu passes it.
+    tol : float
+        Newton's convergence on the step of the modal coordinates, relative to their largest
+        value (dimensionless; the force residual is checked after it).
+    max_iter, max_passes : int
+        Newton iterations per active set; changes of the active set (a closed node pulled, an
+        open node pushed through its master).
 
     Returns
     -------

@@ -155,17 +155,25 @@ def mu_sweep(model: MultibodyModel, mus, *, t: float = 0.0, law=None, tol: float
 
     Parameters
     ----------
-    model : MultibodyModel (plane bodies, drives at constant velocities in m/s).
-    mus : increasing 1-D array of friction coefficients (>= 0).
-    t : the drives' time (s) of the state.
-    law : callable ``mu -> friction law`` for every slave node (default ``Coulomb(mu)``; e.g.
+    model : MultibodyModel
+        Plane bodies, drives at constant velocities (m/s).
+    mus : array_like
+        Increasing friction coefficients (dimensionless, >= 0), at least two.
+    t : float
+        The drives' time (s) of the state.
+    law : callable, optional
+        ``mu -> friction law`` for every slave node (default ``Coulomb(mu)``; e.g.
         ``lambda mu: Stribeck(1.2 * mu, mu, 0.1)``).
-    tol : bracket width of each critical mu (absolute, dimensionless).
-    rtol : an eigenvalue counts as unstable when its real part exceeds ``rtol`` times its modulus
-        (the round-off of a merging pair's real part is ~1e-8 of its modulus; for an undamped
-        merging pair, whose real part grows as sqrt(mu - mu_crit), the bias this leaves in the
-        critical mu is ``(rtol |lambda| / c)^2`` for Re = c sqrt(mu - mu_crit): 1e-12 on the
-        belt model).
+    tol : float
+        Bracket width of each critical mu (absolute, dimensionless).
+    rtol : float
+        An eigenvalue counts as unstable when its real part exceeds ``rtol`` times its modulus
+        (dimensionless; the round-off of a merging pair's real part is ~1e-8 of its modulus; for
+        an undamped merging pair, whose real part grows as sqrt(mu - mu_crit), the bias this
+        leaves in the critical mu is ``(rtol |lambda| / c)^2`` for Re = c sqrt(mu - mu_crit):
+        1e-12 on the belt model).
+    progress : bool
+        Show a progress bar.
 
     Returns
     -------
@@ -248,17 +256,27 @@ def belt_two_dof(*, m: float = 1.0, k1: float = 1.0e5, alpha1: float = np.radian
 
     Parameters
     ----------
-    m : mass (kg), moving in x and y.
-    k1, k2 : stiffnesses (N/m) of the two springs from the ground to the mass, along the unit
-        vectors (cos alpha_i, sin alpha_i); ``alpha1``, ``alpha2`` in rad.
-    k3 : contact stiffness (N/m) between the mass and its tip on the belt (along y).
-    preload : force pressing the mass onto the belt (N, along -y).
-    v_belt : belt velocity along x (m/s; its sign fixes the slip direction, its size nothing in
+    m : float
+        Mass (kg), moving in x and y.
+    k1, k2 : float
+        Stiffnesses (N/m) of the two springs from the ground to the mass, along the unit
+        vectors (cos alpha_i, sin alpha_i).
+    alpha1, alpha2 : float
+        Directions of the springs (rad).
+    k3 : float
+        Contact stiffness (N/m) between the mass and its tip on the belt (along y).
+    preload : float
+        Force pressing the mass onto the belt (N, along -y).
+    v_belt : float
+        Belt velocity along x (m/s; its sign fixes the slip direction, its size nothing in
         Coulomb friction).
-    damping : viscous damping (N s/m) of the mass in x and y.
-    mu : Coulomb coefficient of the contact (a sweep overrides it).
-    tip_mass : mass of the tip (kg, default 1e-3 m): held on the belt by the contact constraint,
-        it drops out of the linearised equations exactly.
+    damping : float
+        Viscous damping (N s/m) of the mass in x and y.
+    mu : float
+        Coulomb coefficient of the contact (dimensionless; a sweep overrides it).
+    tip_mass : float, optional
+        Mass of the tip (kg, default 1e-3 m): held on the belt by the contact constraint, it
+        drops out of the linearised equations exactly.
 
     Returns
     -------
