@@ -52,7 +52,7 @@ from .errors import FesubError
 
 __all__ = ["Result", "SUMMARY_SCHEMA", "FORMAT", "json_default", "write_json", "read_json",
            "summary_record", "quantity", "save_dataset", "open_dataset", "load", "info",
-           "result_path", "atomic_write_text", "StudyOutput"]
+           "result_path", "atomic_write_text", "atomic_write", "StudyOutput"]
 
 SUMMARY_SCHEMA = "fesub-summary/1"
 FORMAT = "netCDF-4/HDF5 (.nc), written by xarray with the h5netcdf engine"
@@ -155,6 +155,26 @@ def atomic_write_text(path, text: str) -> Path:
         The path written.
     """
     return _atomic(Path(path), lambda tmp: Path(tmp).write_text(text, encoding="utf-8"))
+
+
+def atomic_write(path, write) -> Path:
+    """Write a file atomically with a writer of one's own (a VTU file through meshio, say).
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        File to write; its folder must exist.
+    write : Callable
+        ``write(tmp)`` writes the whole file to the path ``tmp`` (a temporary file beside
+        ``path``, whose name ends in ``.tmp``: a writer that chooses the format by the suffix
+        must be told it).
+
+    Returns
+    -------
+    pathlib.Path
+        The path written; a reader sees the old file or the new one, never a partial one.
+    """
+    return _atomic(Path(path), write)
 
 
 def write_json(path, obj, indent: int = 2) -> Path:

@@ -9,6 +9,8 @@ name                      kind       builder
 ``beam_on_beam``          contact    :func:`fesub.models.beam_on_beam.build`
 ``pad_on_beam``           contact    :func:`fesub.models.pad_on_beam.build` (``.model``: a
                                      :class:`fesub.contact.MultibodyModel`)
+``pad_on_plate``          contact    :func:`fesub.models.pad_on_plate.build` (3D: a hexahedral
+                                     pad on a rigid plate, node-to-surface contact)
 ========================  =========  ============================================================
 
 ``hb`` builders return a harmonic-balance :class:`fesub.hbm.HBSystem`; ``contact`` builders
@@ -78,6 +80,8 @@ MODELS: dict[str, ModelEntry] = {e.name: e for e in (
                "inclined beam sliding with friction on a clamped beam (Craig-Bampton models)"),
     ModelEntry("pad_on_beam", "fesub.models.pad_on_beam:build", "contact",
                "elastic pad pressed and dragged on a clamped beam, 21 contact nodes (multibody contact)"),
+    ModelEntry("pad_on_plate", "fesub.models.pad_on_plate:build", "contact",
+               "hexahedral pad pressed and dragged on a rigid plate in 3D, 81 contact nodes (node-to-surface)"),
 )}
 
 

@@ -46,7 +46,7 @@ import numpy as np
 
 from ..errors import ParameterError
 
-__all__ = ["PadOnBeamParams", "PadOnBeam", "build", "phases", "smoothstep"]
+__all__ = ["PadOnBeamParams", "PadOnBeam", "build", "phases", "smoothstep", "ramped_drag"]
 
 _CLAMPS = ("both", "left")
 _REDUCTIONS = ("craig-bampton", "full")
@@ -196,6 +196,20 @@ def smoothstep(s):
     return s * s * (3.0 - 2.0 * s)
 
 
+def ramped_drag(s: float, velocity: float, t_accel: float):
+    """(u, v, a) of a drag that starts at rest and reaches ``velocity`` (m/s) smoothly over
+    ``t_accel`` (s): displacement (m), velocity (m/s) and acceleration (m/s^2) at the time ``s``
+    (s) since it began (all zero for s <= 0; the velocity rises as a cubic smoothstep)."""
+    if s <= 0:
+        return 0.0, 0.0, 0.0
+    if s >= t_accel:
+        return velocity * (s - 0.5 * t_accel), velocity, 0.0
+    r = s / t_accel
+    # v = V (3 r^2 - 2 r^3), u = V t_accel (r^3 - r^4 / 2), a = 6 V r (1 - r) / t_accel
+    return (velocity * t_accel * (r ** 3 - 0.5 * r ** 4), velocity * r * r * (3 - 2 * r),
+            6 * velocity * r * (1 - r) / t_accel)
+
+
 def _edge(mesh, name):
     nodes = mesh.nodes(name)
     return nodes[np.argsort(mesh.points[nodes, 0])]
@@ -266,15 +280,7 @@ class PadOnBeam:
         """(u, v, a): prescribed x displacement (m), velocity (m/s), acceleration (m/s^2) of the
         pad's top at time t: zero before t_drag, velocity rising as a smoothstep over t_accel."""
         p = self.params
-        s = t - p.t_drag
-        if s <= 0:
-            return 0.0, 0.0, 0.0
-        if s >= p.t_accel:
-            return p.velocity * (s - 0.5 * p.t_accel), p.velocity, 0.0
-        r = s / p.t_accel
-        # v = V (3 r^2 - 2 r^3), u = V t_accel (r^3 - r^4 / 2), a = 6 V r (1 - r) / t_accel
-        return (p.velocity * p.t_accel * (r ** 3 - 0.5 * r ** 4), p.velocity * r * r * (3 - 2 * r),
-                6 * p.velocity * r * (1 - r) / p.t_accel)
+        return ramped_drag(t - p.t_drag, p.velocity, p.t_accel)
 
     def drag_displacement(self, t) -> np.ndarray:
         """Prescribed x displacement of the pad's top (m) at the times t (zero for drive='force')."""

@@ -9,6 +9,8 @@ functions, so that the numerical core never needs them:
   meshes: drawn in place with matplotlib (plane), rendered off-screen with pyvista (PNG, GIF;
   optional dependency), and written to VTU for ParaView with the frequencies (Hz) and damping
   ratios as field data.
+* :mod:`fesub.plots.series` - time series of meshes: ParaView collections (``.pvd`` of VTU files
+  written by meshio) and off-screen animations (GIF, pyvista).
 
 Each study's own figures live beside it (``fesub.contact.sliding.plots``, ``fesub.hbm.plots``, ...).
 """

@@ -39,14 +39,15 @@ _PERIMETER = {"quad8": [0, 4, 1, 5, 2, 6, 3, 7], "quad9": [0, 4, 1, 5, 2, 6, 3, 
 _SOLID_CELLS = {"hexahedron": 12, "tetra": 10, "tetra10": 24, "wedge": 13, "pyramid": 14}
 
 
-def _pyvista():
-    """Import pyvista for off-screen use (EGL window when there is no display)."""
+def _pyvista(what: str = "mode rendering"):
+    """Import pyvista for off-screen use (EGL window when there is no display); ImportError
+    naming the extra that installs it (``what`` needs pyvista)."""
     if not os.environ.get("DISPLAY"):
         os.environ.setdefault("VTK_DEFAULT_OPENGL_WINDOW", "vtkEGLRenderWindow")
     try:
         import pyvista as pv
     except ImportError as exc:  # pragma: no cover - optional dependency
-        raise ImportError("mode rendering needs pyvista: pip install 'fesub[viz]'") from exc
+        raise ImportError(f"{what} needs pyvista: pip install 'fesub[viz]'") from exc
     pv.OFF_SCREEN = True
     return pv
 

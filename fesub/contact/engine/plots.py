@@ -9,7 +9,9 @@ figure, writes it with :func:`fesub.plots.style.save` and returns its path.
 * :func:`plot_friction_curve`: total friction force against the drive's displacement, with the
   Coulomb limit mu N;
 * :func:`plot_energy_balance`: the energy accounts and the balance residual against time;
-* :func:`plot_contact_forces`: the friction and normal forces of an interface against time.
+* :func:`plot_contact_forces`: the friction and normal forces of an interface against time;
+* :func:`plot_interface_maps`: between solid bodies, the contact pressure and the node states
+  (with the slip directions) over the contact face at chosen instants.
 
 Units on the axes: mm for positions, um for drive displacements, ms for times, N, J.
 """
@@ -21,7 +23,7 @@ import numpy as np
 from ...plots import style
 
 __all__ = ["plot_state_map", "plot_force_distributions", "plot_friction_curve", "plot_energy_balance",
-           "plot_contact_forces", "STATE_COLOURS"]
+           "plot_contact_forces", "plot_interface_maps", "STATE_COLOURS"]
 
 #: colour of each node state code (open, stick, slip+, slip-)
 STATE_COLOURS = ("#d9d9d9", "#1f77b4", "#d62728", "#ff7f0e")
@@ -106,7 +108,7 @@ def plot_force_distributions(res, x, instants, path, *, title: str, mu=None):
     return style.save(fig, path)
 
 
-def plot_friction_curve(curves, path, *, title: str, limits=()):
+def plot_friction_curve(curves, path, *, title: str, limits=(), ylabel: str = "friction force on the beam T [N]"):
     """Total friction force against the drive's displacement.
 
     Parameters
@@ -114,6 +116,8 @@ def plot_friction_curve(curves, path, *, title: str, limits=()):
     curves : sequence of (drive displacement in m, friction force in N, label)
     limits : sequence of (force in N, label)
         Horizontal lines (the Coulomb limit mu N of each curve).
+    ylabel : str
+        Label of the force axis (with its unit).
     """
     plt = style.pyplot()
     fig, ax = plt.subplots(figsize=(7.0, 4.5))
@@ -122,7 +126,7 @@ def plot_friction_curve(curves, path, *, title: str, limits=()):
     for k, (F, label) in enumerate(limits):
         ax.axhline(F, color=f"C{k}", ls="--", lw=0.9, label=label)
     ax.set_xlabel("drive displacement [um]")
-    ax.set_ylabel("friction force on the beam T [N]")
+    ax.set_ylabel(ylabel)
     ax.set_title(title)
     ax.legend(fontsize=8)
     return style.save(fig, path)
@@ -181,4 +185,69 @@ def plot_contact_forces(res, path, *, title: str, interface=None, mu=None):
     ax.set_ylabel("force on the slave body [N]")
     ax.set_title(title)
     ax.legend(fontsize=8)
+    return style.save(fig, path)
+
+
+#: colours of the node states of a run between solid bodies (open, stick, slip)
+STATE_COLOURS_3D = ("#bdbdbd", "#1f77b4", "#d62728")
+
+
+def plot_interface_maps(res, xy, areas, instants, path, *, title: str, columns=None):
+    """Contact pressure and node states over a contact face at a few instants (solid bodies).
+
+    Parameters
+    ----------
+    res : ContactRunResult
+        A run between solid bodies (3D node results).
+    xy : (m, 2) float
+        In-plane reference position of each slave node (m), in the order of ``columns``.
+    areas : (m,) float
+        Tributary area of each node on the contact face (m^2): the pressure is ``lambda_n / area``.
+    instants : sequence of (t in s, label); the nearest sample is drawn, one column each.
+    columns : (m,) int, optional
+        The result's node columns drawn (default all, in order).
+
+    Top row: contact pressure (MPa, one colour range for all instants, interpolated over the
+    nodes' triangulation). Bottom row: each node's state (open, stick, slip) with an arrow along
+    its slip velocity where it slips (arrow lengths scaled per instant).
+    """
+    from matplotlib.colors import BoundaryNorm, ListedColormap
+    from matplotlib.tri import Triangulation
+
+    plt = style.pyplot()
+    cols = np.arange(res.node_id.size) if columns is None else np.asarray(columns)
+    xy = np.asarray(xy, dtype=float) * 1e3
+    areas = np.asarray(areas, dtype=float)
+    if xy.shape != (cols.size, 2) or areas.shape != (cols.size,) or np.any(areas <= 0):
+        raise ValueError(f"xy must be ({cols.size}, 2) positions and areas ({cols.size},) > 0")
+    rows = [int(np.argmin(np.abs(res.t - t))) for t, _ in instants]
+    p = [np.nan_to_num(res.nodes["lambda_n"][j, cols]) / areas * 1e-6 for j in rows]
+    top = max(float(max(v.max() for v in p)), 1e-12)
+    tri = Triangulation(xy[:, 0], xy[:, 1])
+    k = len(rows)
+    fig, axes = plt.subplots(2, k, figsize=(3.4 * k + 1.2, 6.6), squeeze=False, constrained_layout=True)
+    cmap = ListedColormap(STATE_COLOURS_3D)
+    norm = BoundaryNorm(np.arange(-0.5, 3.5), cmap.N)
+    for c, (j, (t, label)) in enumerate(zip(rows, instants)):
+        a, b = axes[0, c], axes[1, c]
+        im = a.tripcolor(tri, p[c], shading="gouraud", cmap="viridis", vmin=0.0, vmax=top)
+        a.set_title(f"{label}\nt = {res.t[j] * 1e3:.3f} ms", fontsize=9)
+        st = res.nodes["state"][j, cols]
+        sc = b.scatter(xy[:, 0], xy[:, 1], c=st, cmap=cmap, norm=norm, s=28, edgecolors="k", linewidths=0.3)
+        v = np.column_stack([res.nodes["slip_velocity_x"][j, cols], res.nodes["slip_velocity_y"][j, cols]])
+        slip = (st == 2) & np.all(np.isfinite(v), axis=1)
+        if slip.any() and np.abs(v[slip]).max() > 0:
+            b.quiver(xy[slip, 0], xy[slip, 1], v[slip, 0], v[slip, 1], color="k", width=0.004,
+                     angles="xy", pivot="tail")
+        b.set_title(f"states, slip directions\nt = {res.t[j] * 1e3:.3f} ms", fontsize=9)
+        for ax in (a, b):
+            ax.set_aspect("equal")
+            ax.set_xlabel("x [mm]")
+            ax.set_ylabel("y [mm]")
+    cb = fig.colorbar(im, ax=list(axes[0]), shrink=0.9)
+    cb.set_label("contact pressure [MPa]")
+    cb2 = fig.colorbar(sc, ax=list(axes[1]), ticks=range(3), shrink=0.9)
+    cb2.ax.set_yticklabels(("open", "stick", "slip"))
+    cb2.set_label("node state [-]")
+    fig.suptitle(title, fontsize=10)
     return style.save(fig, path)

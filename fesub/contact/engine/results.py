@@ -66,6 +66,7 @@ _NODE_VARS.update({
 NODE_KEYS_3D = ("lambda_n", "lambda_t1", "lambda_t2", "gap", "slip_velocity_x", "slip_velocity_y",
                 "slip_velocity_z", "contact_x", "contact_y", "contact_z", "force_x", "force_y", "force_z")
 _CHANNEL_UNITS = {"u": "m", "v": "m/s", "a": "m/s^2"}
+_CHANNEL_WHAT = {"u": "displacement", "v": "velocity", "a": "acceleration"}
 _META = ("status", "steps", "h", "fs_out", "wall_time", "backend", "tol", "on_stick", "info")
 
 
@@ -210,22 +211,35 @@ class ContactRunResult(Result):
 
         data = {k: (("t", "node"), v, {"units": _NODE_VARS[k][0], "long_name": _NODE_VARS[k][1]})
                 for k, v in self.nodes.items()}
-        for k, v in self.channels.items():
-            data[k] = ("t", v, {"units": _CHANNEL_UNITS[k[0]], "long_name": f"output channel {k[2:]}"})
+        # the output channels as three (t, channel) arrays, u, v and a, with the channel names as
+        # a coordinate: one variable per channel costs milliseconds each to write and read, and a
+        # run that records a whole surface has hundreds of channels
+        names = [k[2:] for k in self.channels if k.startswith("u_")]
+        for p in "uva":
+            block = (np.column_stack([self.channels[f"{p}_{n}"] for n in names]) if names
+                     else np.zeros((self.t.size, 0)))
+            data[f"channel_{p}"] = (("t", "channel"), block,
+                                    {"units": _CHANNEL_UNITS[p], "long_name": f"output channels: {_CHANNEL_WHAT[p]}"})
         for k, v in self.energies.items():
             data[f"energy_{k}"] = ("t", v, {"units": "J", "long_name": ENERGIES[k]})
         data["node_interface"] = ("node", self.node_interface, {"units": "1", "long_name": "interface of the node"})
         data["node_id"] = ("node", self.node_id, {"units": "1", "long_name": "slave node index in its body"})
         data["state_changes"] = ("node", self.state_changes, {"units": "1", "long_name": "changes of state"})
         attrs = {k: getattr(self, k) for k in _META}
-        attrs["channel_order"] = list(self.channels)
-        return xr.Dataset(data, coords={"t": ("t", self.t, {"units": "s", "long_name": "time t_n"})}, attrs=attrs)
+        coords = {"t": ("t", self.t, {"units": "s", "long_name": "time t_n"}),
+                  "channel": ("channel", np.array(names, dtype=str), {"long_name": "output channel name"})}
+        return xr.Dataset(data, coords=coords, attrs=attrs)
 
     @classmethod
     def from_xarray(cls, ds):
         a = dict(ds.attrs)
         nodes = {k: ds[k].values for k in _NODE_VARS if k in ds}
-        channels = {k: ds[k].values for k in a.get("channel_order") or []}
+        if "channel_u" in ds:
+            names = [str(n) for n in ds["channel"].values]
+            blocks = {p: ds[f"channel_{p}"].values for p in "uva"}
+            channels = {f"{p}_{n}": blocks[p][:, j].copy() for j, n in enumerate(names) for p in "uva"}
+        else:  # files written with one variable per channel
+            channels = {k: ds[k].values for k in a.pop("channel_order", None) or []}
         energies = {k: ds[f"energy_{k}"].values for k in ENERGIES}
         return cls(t=ds["t"].values, nodes=nodes, channels=channels, energies=energies,
                    node_interface=ds["node_interface"].values, node_id=ds["node_id"].values,
