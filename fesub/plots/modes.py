@@ -407,16 +407,24 @@ def animate_mode(mesh, displacement, path, *, n_frames: int = 16, fps: float = 1
 
 
 def _write_gif(path, frames, fps):
-    duration_ms = 1000.0 / fps
-    try:
-        import imageio.v3 as iio
-    except ImportError:
-        from PIL import Image
+    """Write the pictures ``frames`` as an animated GIF at ``fps``, atomically (a reader never sees
+    a partial file), with imageio when it is installed, otherwise with Pillow."""
+    from ..io import atomic_write
 
-        imgs = [Image.fromarray(f) for f in frames]
-        imgs[0].save(path, save_all=True, append_images=imgs[1:], duration=duration_ms, loop=0)
-    else:
-        iio.imwrite(path, np.stack(frames), duration=duration_ms, loop=0)
+    duration_ms = 1000.0 / fps
+
+    def write(tmp):  # (the temporary file's suffix is not .gif: the format is named)
+        try:
+            import imageio.v3 as iio
+        except ImportError:
+            from PIL import Image
+
+            imgs = [Image.fromarray(f) for f in frames]
+            imgs[0].save(tmp, format="GIF", save_all=True, append_images=imgs[1:], duration=duration_ms, loop=0)
+        else:
+            iio.imwrite(tmp, np.stack(frames), extension=".gif", duration=duration_ms, loop=0)
+
+    atomic_write(path, write)
 
 
 def _mode_fields(mesh, shapes) -> list[np.ndarray]:

@@ -227,7 +227,7 @@ class ContactRunResult(Result):
         data["state_changes"] = ("node", self.state_changes, {"units": "1", "long_name": "changes of state"})
         attrs = {k: getattr(self, k) for k in _META}
         coords = {"t": ("t", self.t, {"units": "s", "long_name": "time t_n"}),
-                  "channel": ("channel", np.array(names, dtype=str), {"long_name": "output channel name"})}
+                  "channel": ("channel", np.array(names, dtype=str), {"units": "1", "long_name": "output channel name"})}
         return xr.Dataset(data, coords=coords, attrs=attrs)
 
     @classmethod
