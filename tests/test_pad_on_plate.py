@@ -45,6 +45,10 @@ def test_pvd_lists_every_part_and_time_and_the_vtu_files_hold_the_frames(tmp_pat
         else:
             assert np.array_equal(m.point_data["q"], np.ones(3))
     assert [(t, n) for t, n, _ in read_pvd(path)] == [(t, n) for t in times for n in ("moving", "fixed")]
+    # a shorter series in the same place leaves no file of the longer one
+    write_pvd(path, times[:2], _frames(2))
+    assert sorted(f.name for f in (tmp_path / "series_vtu").iterdir()) == [
+        "fixed_0000.vtu", "fixed_0001.vtu", "moving_0000.vtu", "moving_0001.vtu"]
     # bad input: one error each
     with pytest.raises(ParameterError, match="one frame per time"):
         write_pvd(tmp_path / "x", [0.0, 1.0], _frames(3))

@@ -58,7 +58,8 @@ def write_pvd(path, times, frames) -> Path:
     path : str or os.PathLike
         The collection file; ``.pvd`` is appended unless it ends so. The VTU files go into the
         folder ``<path without .pvd>_vtu`` beside it, named ``<part>_<k>.vtu`` (k the frame's
-        index, zero-padded); files of an earlier series of the same name are replaced.
+        index, zero-padded); the VTU files of an earlier series in that folder are replaced or
+        removed.
     times : sequence of float
         Time of each frame (s), increasing.
     frames : sequence of dict part name -> meshio.Mesh
@@ -83,7 +84,7 @@ def write_pvd(path, times, frames) -> Path:
     folder = path.with_name(path.stem + "_vtu")
     folder.mkdir(parents=True, exist_ok=True)
     width = max(4, len(str(len(frames) - 1)))
-    rows = []
+    rows, written = [], set()
     for k, (tk, fr) in enumerate(zip(t, frames)):
         for part, (name, mesh) in enumerate(fr.items()):
             rel = f"{folder.name}/{name}_{k:0{width}d}.vtu"
@@ -94,12 +95,17 @@ def write_pvd(path, times, frames) -> Path:
                 except Exception as exc:  # noqa: BLE001 - meshio raises many kinds
                     raise MeshError(f"{path}: cannot write part {name!r} ({type(exc).__name__}: {exc})") from exc
 
-            atomic_write(path.parent / rel, write)
+            written.add(atomic_write(path.parent / rel, write))
             rows.append(f'    <DataSet timestep="{float(tk)!r}" group="" part="{part}" name={quoteattr(str(name))} '
                         f"file={quoteattr(rel)}/>")
     text = ('<?xml version="1.0"?>\n<VTKFile type="Collection" version="0.1" byte_order="LittleEndian">\n'
             "  <Collection>\n" + "\n".join(rows) + "\n  </Collection>\n</VTKFile>\n")
-    return atomic_write_text(path, text)
+    atomic_write_text(path, text)
+    # VTU files of an earlier, longer series in the folder are no part of this one
+    for f in folder.glob("*.vtu"):
+        if f not in written:
+            f.unlink()
+    return path
 
 
 def read_pvd(path) -> list:
