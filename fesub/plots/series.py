@@ -141,7 +141,8 @@ def read_pvd(path) -> list:
 
 def animate_frames(frames, path, *, scalars: str, clim=None, cmap="viridis", fps: float = 10.0,
                    titles=None, styles=None, scalar_title: str | None = None, n_colors: int | None = None,
-                   view=(1.0, -1.2, -0.9), window_size=(800, 520), background="white") -> str:
+                   view=(1.0, -1.2, -0.9), window_size=(800, 520), background="white",
+                   glyphs: bool = False, point_size: float = 14.0) -> str:
     """Render frames off screen with pyvista into an animated GIF (one picture per frame).
 
     Parameters
@@ -172,6 +173,10 @@ def animate_frames(frames, path, *, scalars: str, clim=None, cmap="viridis", fps
         see a contact face lying on z = const from under it).
     window_size, background
         Picture size (pixels) and background colour.
+    glyphs : bool
+        Draw the parts plain and the points where ``scalars`` is a number (not NaN in the first
+        frame) as spheres of ``point_size`` pixels in its colours: one colour per point, for a
+        categorical array that an interpolation over the faces would blend.
 
     Returns
     -------
@@ -202,24 +207,34 @@ def animate_frames(frames, path, *, scalars: str, clim=None, cmap="viridis", fps
     pv = _pyvista("rendering an animation")
     p = pv.Plotter(off_screen=True, window_size=tuple(int(w) for w in window_size))
     p.set_background(background)
-    grids = {}
+    grids, dots = {}, {}
     pictures = []
+    bar_args = {"title": scalar_title or scalars, "vertical": False, "n_labels": 0 if n_colors else 3,
+                "fmt": "%.3g", "position_x": 0.25, "position_y": 0.03, "width": 0.5, "height": 0.08,
+                "color": "black"}
     try:
         bar = False
         for name, m in frames[0].items():
             g = pv.from_meshio(m)
             grids[name] = g
             style = styles.get(name, "surface")
-            if scalars in m.point_data:
+            has = scalars in m.point_data and (not glyphs or np.isfinite(np.asarray(m.point_data[scalars], float)).any())
+            if has and glyphs:
+                p.add_mesh(g, color="#e6e6e6", style=style, show_edges=style == "surface", edge_color="#808080")
+                keep = np.isfinite(np.asarray(m.point_data[scalars], float))
+                cloud = pv.PolyData(np.asarray(m.points, float)[keep])
+                cloud.point_data[scalars] = np.asarray(m.point_data[scalars], float)[keep]
+                dots[name] = (cloud, keep)
+                p.add_mesh(cloud, scalars=scalars, cmap=cmap, clim=clim, n_colors=n_colors or 256,
+                           render_points_as_spheres=True, point_size=point_size, show_scalar_bar=not bar,
+                           lighting=n_colors is None, scalar_bar_args=bar_args)
+                bar = True
+            elif has:
                 g.point_data[scalars] = np.nan_to_num(np.asarray(m.point_data[scalars], float), nan=clim[0])
                 # a categorical array (n_colors) in flat colours, unlit: its colours read as the bar's
                 p.add_mesh(g, scalars=scalars, cmap=cmap, clim=clim, style=style, show_edges=style == "surface",
                            n_colors=n_colors or 256, show_scalar_bar=not bar, edge_color="#404040",
-                           lighting=n_colors is None,
-                           scalar_bar_args={"title": scalar_title or scalars, "vertical": False,
-                                            "n_labels": 0 if n_colors else 3,
-                                            "fmt": "%.3g", "position_x": 0.25, "position_y": 0.03,
-                                            "width": 0.5, "height": 0.08, "color": "black"})
+                           lighting=n_colors is None, scalar_bar_args=bar_args)
                 bar = True
             else:
                 p.add_mesh(g, color="lightgrey", style=style, opacity=1.0 if style == "surface" else 0.6)
@@ -232,7 +247,11 @@ def animate_frames(frames, path, *, scalars: str, clim=None, cmap="viridis", fps
             for name, m in fr.items():
                 g = grids[name]
                 g.points = np.asarray(m.points, float)
-                if scalars in m.point_data:
+                if name in dots:
+                    cloud, keep = dots[name]
+                    cloud.points = np.asarray(m.points, float)[keep]
+                    cloud.point_data[scalars] = np.asarray(m.point_data[scalars], float)[keep]
+                elif scalars in g.point_data:
                     g.point_data[scalars] = np.nan_to_num(np.asarray(m.point_data[scalars], float), nan=clim[0])
             if titles:
                 text.SetText(2, str(titles[k]))  # the upper-left corner

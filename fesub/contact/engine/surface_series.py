@@ -297,10 +297,6 @@ def write_contact_series(res, surfaces, path, *, every: int = 1, samples=None):
     return write_pvd(path, times, frames)
 
 
-#: colour of the points that are no contact node (state -1) in an animation
-NO_CONTACT_COLOUR = "#f2f2f2"
-
-
 def animate_contact(res, surfaces, path, *, field: str = "state", every: int = 1, samples=None,
                     scale: float = 1.0, fps: float = 8.0, styles=None, view=(1.0, -1.2, -0.9),
                     window_size=(800, 520)) -> str:
@@ -314,7 +310,8 @@ def animate_contact(res, surfaces, path, *, field: str = "state", every: int = 1
         The GIF to write.
     field : str
         Point field that colours the surfaces (:data:`POINT_FIELDS`, a scalar one): ``"state"``
-        (default: four colours, -1 no contact node, 0 open, 1 stick, 2 slip),
+        (default: each contact node a sphere in the colour of its state, 0 open, 1 stick, 2 slip,
+        on the plain surfaces),
         ``"contact_pressure"``, ``"slip_speed"``, ...; its colour range is fixed over the run.
     scale : float
         Displacement magnification of the picture (-), >= 0.
@@ -350,9 +347,14 @@ def animate_contact(res, surfaces, path, *, field: str = "state", every: int = 1
                 m.points = m.points + (scale - 1.0) * u
     titles = [f"t = {t * 1e3:.3f} ms" + (f"   displacements x {scale:g}" if scale != 1.0 else "") for t in times]
     unit = POINT_FIELDS[field][0]
-    if field == "state":
-        return animate_frames(frames, path, scalars="state", clim=(-1.5, 2.5), cmap=[NO_CONTACT_COLOUR, *STATE_COLOURS_3D],
-                              n_colors=4, fps=fps, titles=titles, styles=styles, view=view,
-                              scalar_title="state: -1 none, 0 open, 1 stick, 2 slip", window_size=window_size)
+    if field == "state":  # one sphere per contact node in its state's colour (no blend over the faces)
+        for fr in frames:
+            for m in fr.values():
+                st = m.point_data["state"]
+                m.point_data["state"] = np.where(st >= 0, st, np.nan)
+        return animate_frames(frames, path, scalars="state", clim=(-0.5, 2.5), cmap=list(STATE_COLOURS_3D),
+                              n_colors=3, fps=fps, titles=titles, styles=styles, view=view, glyphs=True,
+                              scalar_title="node state: 0 open (grey), 1 stick (blue), 2 slip (red)",
+                              window_size=window_size)
     return animate_frames(frames, path, scalars=field, fps=fps, titles=titles, styles=styles, view=view,
                           scalar_title=f"{field} ({unit})", window_size=window_size)
