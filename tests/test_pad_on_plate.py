@@ -123,3 +123,31 @@ def test_study_through_the_command_presses_drags_and_writes_its_series(tmp_path)
         assert im.n_frames == res.t.size
     for f in ("interface.png", "drag_force.png", "energy.png", "report.html"):
         assert (out / f).is_file()
+
+
+def test_contact_run_channels_packed_and_files_of_the_old_layout_reopen(tmp_path):
+    """The output channels are stored as three (t, channel) arrays; a file written with one
+    variable per channel (the layout before) reopens to the same result."""
+    from fesub.contact import ContactRunResult
+    from fesub.io import save_dataset
+
+    t = np.linspace(0.0, 1e-3, 5)
+    rng = np.random.default_rng(0)
+    channels = {f"{p}_{n}": rng.normal(size=5) for n in ("pad_3x", "top") for p in "uva"}
+    res = ContactRunResult(t=t, nodes={"lambda_n": rng.random((5, 2)), "state": np.ones((5, 2), np.int64)},
+                           channels=channels, energies={k: np.zeros(5) for k in ("kinetic", "strain", "damping_loss",
+                                                                                 "external_work", "friction_dissipation",
+                                                                                 "impact_loss")},
+                           node_interface=np.zeros(2, np.int64), node_id=np.arange(2), state_changes=np.zeros(2, np.int64),
+                           status="completed", steps=5, h=2e-4, fs_out=5e3, wall_time=0.1, backend="python", tol=1e-12,
+                           on_stick="continue", info={"interfaces": ["a/b"]})
+    ds = res.to_xarray()
+    assert ds["channel_u"].dims == ("t", "channel") and list(ds["channel"].values) == ["pad_3x", "top"]
+    back = fesub.load(res.save(tmp_path / "new"))
+    assert list(back.channels) == list(channels) and all(np.array_equal(back.channels[k], v) for k, v in channels.items())
+    old = ds.drop_vars(["channel_u", "channel_v", "channel_a", "channel"])
+    for k, v in channels.items():
+        old[k] = ("t", v, {"units": {"u": "m", "v": "m/s", "a": "m/s^2"}[k[0]]})
+    old.attrs["channel_order"] = list(channels)
+    back = fesub.load(save_dataset(old, tmp_path / "old.nc", ContactRunResult))
+    assert list(back.channels) == list(channels) and all(np.array_equal(back.channels[k], v) for k, v in channels.items())
