@@ -52,6 +52,16 @@ Block Gauss-Seidel: over m coupled nodes (W of size 3m), each node's problem sol
 above with the others' impulses frozen, ``u = W lam + q`` kept up to date after each node. The
 convergence measure is the largest ``|W_ii delta lam_i|`` (max norm, units of ``q``) of a sweep;
 a node with no solution makes it infinite. ``status`` = [sweeps, last change, converged 1/0].
+
+Block Gauss-Seidel on the rows (``block_gs_rows``): the same sweeps where ``W = J diag(w) J'``
+is given by the nodes' rows ``J`` (3 per node) and column weights ``w`` and never formed. The
+vector ``z = diag(w) J' lam`` is kept instead of ``u``: a node's value is ``u_i = J_i z + q_i``,
+its block ``J_i diag(w) J_i'`` is formed once from its own rows (returned in ``blocks``), and
+after its solve ``z += diag(w) J_i' delta lam_i``. A sweep costs O(rows x columns), against
+O(rows^2 x columns) to form the dense ``W``; ``floor`` raises every block's diagonal to at least
+that fraction of the largest diagonal entry (a row of zeros still gives a definite block).
+``frame_rows`` forms such rows: each node's three directions (a 3 x 3) times its (3, ns)
+component rows, added into a window of its columns.
 """
 
 from libc.math cimport sqrt, cos, sin, exp, fabs, INFINITY, M_PI
@@ -275,6 +285,33 @@ cdef int _solve_node(const double* W, const double* q, long code, const double* 
     return SLIP_
 
 
+cdef inline int _gs_node(const double* Wi, const double* qi, long code, const double* p, double* lam,
+                         double* d, double* change) noexcept nogil:
+    """One node's step of the block sweeps: its problem solved with the others frozen, ``lam``
+    (its 3 impulses) updated, ``d`` the change (zero when FAILED_), ``change`` raised to the
+    node's largest ``|Wi d|``; returns the case."""
+    cdef double new[3]
+    cdef double dv
+    cdef int c, a
+    new[0] = lam[0]
+    new[1] = lam[1]
+    new[2] = lam[2]
+    d[0] = 0.0
+    d[1] = 0.0
+    d[2] = 0.0
+    c = _solve_node(Wi, qi, code, p, new)
+    if c == FAILED_:
+        return c
+    for a in range(3):
+        d[a] = new[a] - lam[a]
+        lam[a] = new[a]
+    for a in range(3):
+        dv = fabs(Wi[3 * a] * d[0] + Wi[3 * a + 1] * d[1] + Wi[3 * a + 2] * d[2])
+        if dv > change[0]:
+            change[0] = dv
+    return c
+
+
 def solve_nodes(const double[:, :, ::1] W, const double[:, ::1] q, const long[::1] code,
                 const double[:, ::1] params, double[:, ::1] lam, long[::1] case):
     """Every node's exact friction-cone problem, independently; see the module docstring and
@@ -329,10 +366,8 @@ def block_gs(const double[:, ::1] W, const double[::1] q, const long[::1] code,
     cdef Py_ssize_t m = code.shape[0], n = 3 * code.shape[0], i, k, j, o
     cdef long sweeps = 0
     cdef int c, a, failed
-    cdef double change = INFINITY, converged = 0.0, acc, dv
+    cdef double change = INFINITY, converged = 0.0, acc
     cdef double Wi[9]
-    cdef double old[3]
-    cdef double new[3]
     cdef double qi[3]
     cdef double d[3]
     with nogil:
@@ -352,29 +387,15 @@ def block_gs(const double[:, ::1] W, const double[::1] q, const long[::1] code,
                     Wi[3 * a + 1] = W[o + a, o + 1]
                     Wi[3 * a + 2] = W[o + a, o + 2]
                 for a in range(3):
-                    old[a] = lam[o + a]
-                    new[a] = old[a]
-                for a in range(3):
-                    qi[a] = u[o + a] - (Wi[3 * a] * old[0] + Wi[3 * a + 1] * old[1]
-                                        + Wi[3 * a + 2] * old[2])
-                c = _solve_node(Wi, qi, code[i], &params[i, 0], new)
+                    qi[a] = u[o + a] - (Wi[3 * a] * lam[o] + Wi[3 * a + 1] * lam[o + 1]
+                                        + Wi[3 * a + 2] * lam[o + 2])
+                c = _gs_node(Wi, qi, code[i], &params[i, 0], &lam[o], d, &change)
                 case[i] = c
                 if c == FAILED_:
                     failed = 1
-                    continue
-                d[0] = new[0] - old[0]
-                d[1] = new[1] - old[1]
-                d[2] = new[2] - old[2]
-                if d[0] != 0.0 or d[1] != 0.0 or d[2] != 0.0:
-                    lam[o] = new[0]
-                    lam[o + 1] = new[1]
-                    lam[o + 2] = new[2]
+                elif d[0] != 0.0 or d[1] != 0.0 or d[2] != 0.0:
                     for k in range(n):
                         u[k] += W[o, k] * d[0] + W[o + 1, k] * d[1] + W[o + 2, k] * d[2]
-                    for a in range(3):
-                        dv = fabs(Wi[3 * a] * d[0] + Wi[3 * a + 1] * d[1] + Wi[3 * a + 2] * d[2])
-                        if dv > change:
-                            change = dv
             if failed:
                 change = INFINITY
             if change <= tol:
@@ -383,3 +404,129 @@ def block_gs(const double[:, ::1] W, const double[::1] q, const long[::1] code,
     status[0] = sweeps
     status[1] = change
     status[2] = converged
+
+
+def block_gs_rows(const double[:, ::1] J, const double[::1] w, const double[::1] q, const long[::1] code,
+                  const double[:, ::1] params, double floor, double[::1] lam, double[::1] z,
+                  double[:, :, ::1] blocks, long[::1] case, double tol, long max_iter,
+                  double[::1] status):
+    """Projected block Gauss-Seidel over coupled nodes given their rows ``J`` (the operator
+    ``W = J diag(w) J'`` never formed): ``z = diag(w) J' lam`` kept up to date node by node, each
+    node's 3 x 3 block from its own rows, its problem solved exactly. O(rows x columns) a sweep;
+    see the module docstring and the twin ``cone_ref.block_gs_rows`` for every argument."""
+    cdef Py_ssize_t m = code.shape[0], n = J.shape[1], i, k, o
+    cdef long sweeps = 0
+    cdef int c, a, b, failed
+    cdef double change = INFINITY, converged = 0.0, top = 0.0, low, s0, s1, s2, wk
+    cdef double Wi[9]
+    cdef double g[6]
+    cdef double qi[3]
+    cdef double d[3]
+    cdef const double* r0
+    cdef const double* r1
+    cdef const double* r2
+    with nogil:
+        # each node's block J_i diag(w) J_i' and z = diag(w) J' lam, in one pass over the rows
+        for k in range(n):
+            z[k] = 0.0
+        for i in range(m):
+            o = 3 * i
+            r0 = &J[o, 0]
+            r1 = &J[o + 1, 0]
+            r2 = &J[o + 2, 0]
+            for a in range(6):
+                g[a] = 0.0
+            for k in range(n):
+                wk = w[k]
+                g[0] += r0[k] * wk * r0[k]
+                g[1] += r0[k] * wk * r1[k]
+                g[2] += r0[k] * wk * r2[k]
+                g[3] += r1[k] * wk * r1[k]
+                g[4] += r1[k] * wk * r2[k]
+                g[5] += r2[k] * wk * r2[k]
+            blocks[i, 0, 0] = g[0]
+            blocks[i, 0, 1] = g[1]
+            blocks[i, 1, 0] = g[1]
+            blocks[i, 0, 2] = g[2]
+            blocks[i, 2, 0] = g[2]
+            blocks[i, 1, 1] = g[3]
+            blocks[i, 1, 2] = g[4]
+            blocks[i, 2, 1] = g[4]
+            blocks[i, 2, 2] = g[5]
+            if g[0] > top:
+                top = g[0]
+            if g[3] > top:
+                top = g[3]
+            if g[5] > top:
+                top = g[5]
+            if lam[o] != 0.0 or lam[o + 1] != 0.0 or lam[o + 2] != 0.0:
+                for k in range(n):
+                    z[k] += w[k] * (r0[k] * lam[o] + r1[k] * lam[o + 1] + r2[k] * lam[o + 2])
+        low = floor * top
+        while sweeps < max_iter:
+            sweeps += 1
+            change = 0.0
+            failed = 0
+            for i in range(m):
+                o = 3 * i
+                r0 = &J[o, 0]
+                r1 = &J[o + 1, 0]
+                r2 = &J[o + 2, 0]
+                s0 = 0.0
+                s1 = 0.0
+                s2 = 0.0
+                for k in range(n):
+                    s0 += r0[k] * z[k]
+                    s1 += r1[k] * z[k]
+                    s2 += r2[k] * z[k]
+                for a in range(3):
+                    for b in range(3):
+                        Wi[3 * a + b] = blocks[i, a, b]
+                # the node's free value: its value less its own block's part
+                qi[0] = q[o] + s0 - (Wi[0] * lam[o] + Wi[1] * lam[o + 1] + Wi[2] * lam[o + 2])
+                qi[1] = q[o + 1] + s1 - (Wi[3] * lam[o] + Wi[4] * lam[o + 1] + Wi[5] * lam[o + 2])
+                qi[2] = q[o + 2] + s2 - (Wi[6] * lam[o] + Wi[7] * lam[o + 1] + Wi[8] * lam[o + 2])
+                for a in range(3):
+                    if Wi[4 * a] < low:
+                        Wi[4 * a] = low
+                c = _gs_node(Wi, qi, code[i], &params[i, 0], &lam[o], d, &change)
+                case[i] = c
+                if c == FAILED_:
+                    failed = 1
+                elif d[0] != 0.0 or d[1] != 0.0 or d[2] != 0.0:
+                    for k in range(n):
+                        z[k] += w[k] * (r0[k] * d[0] + r1[k] * d[1] + r2[k] * d[2])
+            if failed:
+                change = INFINITY
+            if change <= tol:
+                converged = 1.0
+                break
+    status[0] = sweeps
+    status[1] = change
+    status[2] = converged
+
+
+def frame_rows(const double[:, :, ::1] F, const double[:, :, ::1] S, double sign, Py_ssize_t c0,
+               double[:, :, ::1] J):
+    """Each node's rows in its frame: ``J[i, r, c0 + j] += sign * sum_c F[i, r, c] S[i, c, j]``
+    (F (k, 3, 3) the directions by components, S (k, 3, ns) the components' rows over ns
+    columns); see the twin ``cone_ref.frame_rows``."""
+    cdef Py_ssize_t k = S.shape[0], ns = S.shape[2], i, j
+    cdef int r
+    cdef double f0, f1, f2
+    cdef const double* s0
+    cdef const double* s1
+    cdef const double* s2
+    cdef double* out
+    with nogil:
+        for i in range(k):
+            s0 = &S[i, 0, 0]
+            s1 = &S[i, 1, 0]
+            s2 = &S[i, 2, 0]
+            for r in range(3):
+                f0 = sign * F[i, r, 0]
+                f1 = sign * F[i, r, 1]
+                f2 = sign * F[i, r, 2]
+                out = &J[i, r, c0]
+                for j in range(ns):
+                    out[j] += f0 * s0[j] + f1 * s1[j] + f2 * s2[j]

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+
 from ..errors import ParameterError
 
 #: law codes of the per-node arrays: the slip coefficient is constant (0, 1) or
@@ -254,6 +256,21 @@ def slip_nodes(W, q, mu, lam, case):
             lam[i, 0], lam[i, 1], lam[i, 2] = out
 
 
+def _gs_node(Wi, qi, code, p, lam, o):
+    """One node's step of the block sweeps: its problem solved with the others frozen, its impulses
+    ``lam[o:o + 3]`` updated; returns (case, the change d (zeros when FAILED), the node's largest
+    ``|Wi d|``)."""
+    old = [float(lam[o]), float(lam[o + 1]), float(lam[o + 2])]
+    new = list(old)
+    c = _solve_node(Wi, qi, code, p, new)
+    if c == FAILED:
+        return c, [0.0, 0.0, 0.0], 0.0
+    d = [new[0] - old[0], new[1] - old[1], new[2] - old[2]]
+    lam[o], lam[o + 1], lam[o + 2] = new
+    dv = max(abs(Wi[3 * a] * d[0] + Wi[3 * a + 1] * d[1] + Wi[3 * a + 2] * d[2]) for a in range(3))
+    return c, d, dv
+
+
 def block_gs(W, q, code, params, lam, u, case, tol, max_iter, status):
     """Projected block Gauss-Seidel over coupled nodes (see ``cone.pyx``).
 
@@ -300,21 +317,14 @@ def block_gs(W, q, code, params, lam, u, case, tol, max_iter, status):
             old = [float(lam[o]), float(lam[o + 1]), float(lam[o + 2])]
             qi = [float(u[o + a]) - (Wi[3 * a] * old[0] + Wi[3 * a + 1] * old[1] + Wi[3 * a + 2] * old[2])
                   for a in range(3)]
-            new = list(old)
-            c = _solve_node(Wi, qi, int(code[i]), [float(x) for x in params[i]], new)
+            c, d, dv = _gs_node(Wi, qi, int(code[i]), [float(x) for x in params[i]], lam, o)
             case[i] = c
+            change = max(change, dv)
             if c == FAILED:
                 failed = True
-                continue
-            d = [new[0] - old[0], new[1] - old[1], new[2] - old[2]]
-            if d[0] != 0.0 or d[1] != 0.0 or d[2] != 0.0:
-                lam[o], lam[o + 1], lam[o + 2] = new
+            elif d[0] != 0.0 or d[1] != 0.0 or d[2] != 0.0:
                 for k in range(n):
                     u[k] += W[o, k] * d[0] + W[o + 1, k] * d[1] + W[o + 2, k] * d[2]
-                for a in range(3):
-                    dv = abs(Wi[3 * a] * d[0] + Wi[3 * a + 1] * d[1] + Wi[3 * a + 2] * d[2])
-                    if dv > change:
-                        change = dv
         if failed:
             change = math.inf
         if change <= tol:
@@ -323,3 +333,105 @@ def block_gs(W, q, code, params, lam, u, case, tol, max_iter, status):
     status[0], status[1], status[2] = sweeps, change, converged
 
 
+
+
+def block_gs_rows(J, w, q, code, params, floor, lam, z, blocks, case, tol, max_iter, status):
+    """Projected block Gauss-Seidel over coupled nodes given their rows, the operator
+    ``W = J diag(w) J'`` never formed (see ``cone.pyx``): the same sweeps as :func:`block_gs`,
+    with ``z = diag(w) J' lam`` kept up to date node by node and each node's value
+    ``u_i = J_i z + q_i`` formed from its own three rows. A sweep costs O(rows x columns), where
+    the dense operator costs O(rows^2 x columns) to form. The dot products over the columns are
+    NumPy's (their order of summation differs from the compiled loop's: round-off).
+
+    Parameters
+    ----------
+    J : (3m, n) float array
+        Each node's three rows (normal, then two tangents) over n columns.
+    w : (n,) float array
+        Weights of the columns (>= 0): ``W = J diag(w) J'``.
+    q : (3m,) float array
+        Free values (u = W lam + q).
+    code, params : as in :func:`solve_nodes`.
+    floor : float
+        Every block's diagonal is raised to at least ``floor`` times the largest diagonal entry of
+        all blocks (0: not at all), so that a row of zeros still gives a definite block; the
+        sweeps then solve with ``W`` plus that diagonal.
+    lam : (3m,) float array
+        In: warm start; out: impulses.
+    z : (n,) float array
+        Out: ``diag(w) J' lam``.
+    blocks : (m, 3, 3) float array
+        Out: each node's block ``J_i diag(w) J_i'`` (before the floor).
+    case, tol, max_iter, status : as in :func:`block_gs` (the change measured with the blocks
+        after the floor).
+    """
+    m = code.shape[0]
+    n = J.shape[1] if J.ndim == 2 else -1
+    for name, arr, shape in (("J", J, (3 * m, n)), ("w", w, (n,)), ("q", q, (3 * m,)), ("params", params, (m, 3)),
+                             ("lam", lam, (3 * m,)), ("z", z, (n,)), ("blocks", blocks, (m, 3, 3)),
+                             ("case", case, (m,)), ("status", status, (3,))):
+        if arr.shape != shape:
+            raise ParameterError(f"{name} must have shape {shape}, got {arr.shape}")
+    z[:] = 0.0
+    top = 0.0
+    for i in range(m):
+        rows = J[3 * i:3 * i + 3]
+        blocks[i] = (rows * w) @ rows.T
+        top = max(top, float(blocks[i].diagonal().max()))
+        if lam[3 * i] != 0.0 or lam[3 * i + 1] != 0.0 or lam[3 * i + 2] != 0.0:
+            z += w * (lam[3 * i:3 * i + 3] @ rows)
+    low = floor * top
+    sweeps, change, converged = 0, math.inf, 0.0
+    while sweeps < max_iter:
+        sweeps += 1
+        change, failed = 0.0, False
+        for i in range(m):
+            o = 3 * i
+            rows = J[o:o + 3]
+            s = rows @ z
+            Wi = [float(x) for x in blocks[i].ravel()]
+            old = [float(lam[o]), float(lam[o + 1]), float(lam[o + 2])]
+            # the node's free value: its value less its own block's part
+            qi = [float(q[o + a]) + float(s[a]) - (Wi[3 * a] * old[0] + Wi[3 * a + 1] * old[1] + Wi[3 * a + 2] * old[2])
+                  for a in range(3)]
+            for a in range(3):
+                Wi[4 * a] = max(Wi[4 * a], low)
+            c, d, dv = _gs_node(Wi, qi, int(code[i]), [float(x) for x in params[i]], lam, o)
+            case[i] = c
+            change = max(change, dv)
+            if c == FAILED:
+                failed = True
+            elif d[0] != 0.0 or d[1] != 0.0 or d[2] != 0.0:
+                z += w * (d[0] * rows[0] + d[1] * rows[1] + d[2] * rows[2])
+        if failed:
+            change = math.inf
+        if change <= tol:
+            converged = 1.0
+            break
+    status[0], status[1], status[2] = sweeps, change, converged
+
+
+def frame_rows(F, S, sign, c0, J):
+    """Each node's rows in its frame, added into ``J``: ``J[i, r, c0 + j] += sign * sum_c F[i, r, c]
+    S[i, c, j]``.
+
+    Parameters
+    ----------
+    F : (k, 3, 3) float array
+        Per node, three directions (rows) by their components.
+    S : (k, 3, ns) float array
+        Per node, each component's row over ns columns.
+    sign : float
+        Factor of the product (+1 or -1).
+    c0 : int
+        First column of ``J`` the product goes to.
+    J : (k, 3, n) float array
+        In/out, n >= c0 + ns.
+    """
+    k, ns = S.shape[0], S.shape[2] if S.ndim == 3 else -1
+    for name, arr, shape in (("F", F, (k, 3, 3)), ("S", S, (k, 3, ns))):
+        if arr.shape != shape:
+            raise ParameterError(f"{name} must have shape {shape}, got {arr.shape}")
+    if J.ndim != 3 or J.shape[:2] != (k, 3) or not 0 <= c0 <= J.shape[2] - ns:
+        raise ParameterError(f"J must have shape ({k}, 3, >= {c0 + ns}), got {J.shape}")
+    J[:, :, c0:c0 + ns] += sign * np.einsum("krc,kcj->krj", F, S)

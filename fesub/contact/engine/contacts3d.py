@@ -19,10 +19,14 @@ the step, lambda the contact forces (N). Divided by h it is the cone problem of
 per N) and ``q = b / h`` (m/s): open (lambda = 0, u_n >= 0), stick (u = 0, |lambda_t| <= mu_s
 lambda_n) or slip (u_n = 0, lambda_t = -mu(|u_t|) lambda_n u_t/|u_t|, the slip speed |u_t| the
 node's slip of the step over h). It is solved by the projected block Gauss-Seidel of the ``cone``
-kernel, each node's 3 x 3 problem exactly (a node with a Python-callable law sends the sweeps to
-Python). This runs in the Python step loop, the slower path: the compiled step loop is 2D
-(measured: 1.6 times the 2D Python loop's step on 11 nodes; 37 times the compiled 2D step on 200
-nodes, where the dense ``J J'``, O(k^2 n_modes), dominates: benchmarks/test_bench_contact3d.py).
+kernel on the rows themselves (``block_gs_rows``): ``W`` is never formed; the modal impulse
+``z = h J' lambda`` is updated node by node, each node's 3 x 3 block ``h J_i J_i'`` formed from
+its own three rows and its problem solved exactly, so a sweep costs O(k n_modes) (the dense
+``J J'`` cost O(k^2 n_modes) a step). Nodes with a Python-callable law
+(:class:`~fesub.contact.engine.friction.UserLaw`) send the step's sweeps to Python over the dense
+``W`` (the slower path). The step loop itself is Python (the compiled step loop is 2D): on a
+200-node bed a 3D step costs ~5 times the compiled 2D step per node, its Python work a fixed
+~1 ms a step, and grows linearly with the active nodes (benchmarks/test_bench_contact3d.py).
 
 States after a step: 0 open, 1 stick, 2 slip (the slip direction is the slip velocity vector).
 
@@ -46,6 +50,11 @@ __all__ = ["prepare_surface", "InterfaceState3D", "contact_step3d", "OPEN", "STI
 OPEN, STICK, SLIP = 0, 1, 2
 #: most passes of the active-set loop of a step
 _PASSES = 50
+#: a direction no free coordinate moves (the out-of-plane tangent of a model held in its plane)
+#: has a zero row: its diagonal of W gets this fraction of the largest diagonal entry, so that
+#: every node's 3 x 3 block is definite; its velocity is then q (0: nothing moves it) and its
+#: force -q / W_rr, 0 to round-off
+_FLOOR = 1e-12
 
 
 def prepare_surface(model, itf, index: int) -> dict:
@@ -154,20 +163,20 @@ class InterfaceState3D:
         dm = u_new[1] - u_old[1]
         return (u_new[0] - u_old[0]) - np.einsum("kj,kjc->kc", N, dm[np.maximum(conn, 0)])
 
-    def rows(self, idx, shape, frame, n_modes):
-        """(3k, n_modes) rows J of the nodes ``idx``: normal, t1, t2 per node."""
+    def rows(self, idx, shape, frame, J):
+        """Add the rows of the nodes ``idx`` (normal, t1, t2 per node) into ``J`` (k, 3,
+        n_modes), zero on entry: the products of the directions with the node rows, in the
+        ``cone`` kernel's ``frame_rows``."""
         c = self.c
         conn, N = shape
-        S, Mr = c["slave"].R[idx], c["master"].R
-        J = np.zeros((3 * idx.size, n_modes))
+        kernel = _backend.kernels("cone")
+        S = c["slave"].R if idx.size == c["slave"].R.shape[0] else c["slave"].R[idx]
+        Mr = c["master"].R
+        F = np.ascontiguousarray(np.stack([d[idx] for d in frame], axis=1))  # (k, direction, component)
+        kernel.frame_rows(F, S, 1.0, c["slave"].cols.start, J)
         if Mr.shape[2]:
-            Mi = np.einsum("kj,kjcm->kcm", N[idx], Mr[np.maximum(conn[idx], 0)])
-        for r, d in enumerate(frame):
-            d = d[idx]
-            J[r::3, c["slave"].cols] += np.einsum("kc,kcj->kj", d, S)
-            if Mr.shape[2]:
-                J[r::3, c["master"].cols] -= np.einsum("kc,kcj->kj", d, Mi)
-        return J
+            Mi = np.ascontiguousarray(np.einsum("kj,kjcm->kcm", N[idx], Mr[np.maximum(conn[idx], 0)]))
+            kernel.frame_rows(F, Mi, -1.0, c["master"].cols.start, J)
 
     def advance(self, eta_next, up_next, geo, lam, acc):
         """Close the step: the gaps after it (m), the slip vectors of the step (m), the states;
@@ -212,30 +221,35 @@ def contact_step3d(contacts, eta_star, up_next, nm, h, tol, max_iter, stop_off=F
     ``stop_off`` and a node on its master surface left it."""
     if not contacts:
         return [], [], np.zeros(nm), np.array([0.0, 0.0, 1.0, 0.0])
-    geo, Js, bs, lam0, act, sizes, laws = [], [], [], [], [], [], []
+    geo, bs, lam0, act, sizes, laws = [], [], [], [], [], []
     for ct in contacts:
         u_star, d_star = ct.displacements(eta_star, up_next)
         on, shape, face, gap, nv, t1, t2, point = ct.search(u_star, d_star)
         idx = np.flatnonzero(on)
         rel = ct.relative(u_star, ct.us, shape)
-        Js.append(ct.rows(idx, shape, (nv, t1, t2), nm))
         bc = np.empty((idx.size, 3))
         bc[:, 0] = gap[idx]
         bc[:, 1], bc[:, 2] = (rel[idx] * t1[idx]).sum(1), (rel[idx] * t2[idx]).sum(1)
         bs.append(bc.ravel())
         lam0.append(ct.lam[idx])
         act.append((gap[idx] <= 0) | (ct.lam[idx, 0] > 0))
-        laws.append((ct.code[idx], ct.params[idx], ct.user[idx], [ct.per_node[i] for i in idx]))
+        laws.append((ct.code[idx], ct.params[idx], ct.user[idx]))
         geo.append((on, shape, face, nv, t1, t2, point))
         sizes.append(idx)
     if stop_off and any(ct.left for ct in contacts):
         return None
-    J, b = np.vstack(Js), np.concatenate(bs)
+    b = np.concatenate(bs)
+    J3, k0 = np.zeros((b.size // 3, 3, nm)), 0  # the rows of every interface, written in place
+    for ct, idx, g in zip(contacts, sizes, geo):
+        ct.rows(idx, g[1], g[3:6], J3[k0:k0 + idx.size])
+        k0 += idx.size
+    J = J3.reshape(b.size, nm)
     lam_all, active = np.concatenate(lam0), np.concatenate(act)
     code, params = np.concatenate([x[0] for x in laws]), np.concatenate([x[1] for x in laws])
     user = np.concatenate([x[2] for x in laws])
     case_all = np.zeros(active.size, np.int64)
     kernel = _backend.kernels("cone")
+    w = np.full(nm, h)  # W = J diag(w) J' = h J J'
     z, out = np.zeros(nm), np.array([0.0, 0.0, 1.0, 0.0])
     passes = 0
     for passes in range(1, _PASSES + 1):
@@ -244,28 +258,25 @@ def contact_step3d(contacts, eta_star, up_next, nm, h, tol, max_iter, stop_off=F
         z[:] = 0.0
         if a.size:
             rows = (3 * a[:, None] + np.arange(3)).ravel()
-            Ja = J[rows]
-            W = h * (Ja @ Ja.T)
-            # a direction no free coordinate moves (the out-of-plane tangent of a model held in
-            # its plane) has a zero row: its diagonal gets 1e-12 of the largest, so that every
-            # node's 3 x 3 block is definite; its velocity is then q (0: nothing moves it) and its
-            # force -q / W_rr, 0 to round-off
-            d = np.einsum("ii->i", W)
-            np.maximum(d, 1e-12 * d.max(), out=d)
+            Ja = J if a.size == active.size else J[rows]
             q = b[rows] / h
             lam = np.ascontiguousarray(lam_all[a].ravel())
             if user[a].any():
-                per = [law for x in laws for law in x[3]]
+                W = h * (Ja @ Ja.T)
+                d = np.einsum("ii->i", W)
+                np.maximum(d, _FLOOR * d.max(), out=d)
+                per = [ct.per_node[i] for ct, idx in zip(contacts, sizes) for i in idx]
                 sol = solve_coupled(W, q, [per[i] for i in a], lam, tol=tol / h, max_iter=max_iter)
                 lam, case, stat = sol.lam.ravel(), sol.case, (sol.sweeps, sol.change, float(sol.converged))
+                z = h * h * (Ja.T @ lam)
             else:
-                u, case, stat = np.zeros(3 * a.size), np.zeros(a.size, np.int64), np.zeros(3)
-                kernel.block_gs(np.ascontiguousarray(W), np.ascontiguousarray(q), code[a], np.ascontiguousarray(params[a]),
-                                lam, u, case, tol / h, max_iter, stat)
+                case, stat = np.zeros(a.size, np.int64), np.zeros(3)
+                kernel.block_gs_rows(Ja, w, q, code[a], np.ascontiguousarray(params[a]), _FLOOR, lam, z,
+                                     np.empty((a.size, 3, 3)), case, tol / h, max_iter, stat)
+                z *= h  # the modal correction h^2 J' lam
             lam_all[a] = lam.reshape(-1, 3)
             case_all[:] = OPEN
             case_all[a] = case
-            z = h * h * (Ja.T @ lam)
             out[:3] = (out[0] + stat[0], stat[1] * h, stat[2])
         new = ~active & (b[0::3] + J[0::3] @ z < -tol)
         if out[2] != 1.0 or not new.any():

@@ -1,0 +1,134 @@
+"""The block Gauss-Seidel of the ``cone`` kernel on the rows ``J`` of the nodes (``block_gs_rows``:
+``W = J diag(w) J'`` never formed, ``z = diag(w) J' lam`` updated node by node) against the same
+sweeps on the dense operator (``block_gs`` given ``W`` formed here by NumPy), both backends, on
+random coupled problems with every law: the same cases, sweeps and impulses to round-off, ``z``
+and the node blocks equal to their NumPy products. Also with rows of zeros (a direction nothing
+moves), where both raise the diagonal to the same floor. And ``frame_rows``, which forms each
+node's rows from its frame, against NumPy's products node by node.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from fesub import _backend
+from fesub.contact.engine.friction import Coulomb, StaticKinetic, Stribeck, law_arrays
+
+# Both solvers take the same sweeps node by node; they differ only in the order of the sums
+# (u_i = J_i z + q_i against u = W lam + q kept up to date), ~1e-16 relative a product, carried
+# through <= 200 sweeps of contractions with cond(W_ii) < 1e3: 1e-10 of the largest impulse
+# leaves a factor > 100 of margin over the worst measured (about 1e-13).
+RTOL = 1e-10
+
+
+def random_rows(rng, m, n, mu_max=0.6):
+    """Rows of m nodes over n columns (each node's three rows mostly on three columns of its
+    own, taken modulo n, plus a weaker coupling over all columns), positive weights, free values
+    (most nodes pressed) and mixed laws."""
+    J = 0.3 * rng.standard_normal((3 * m, n)) / np.sqrt(n)
+    for i in range(m):
+        cols = (3 * i + np.arange(3)) % n
+        J[3 * i:3 * i + 3, cols] += np.eye(3) + 0.2 * rng.standard_normal((3, 3))
+    w = rng.uniform(0.5, 2.0, n)
+    q = rng.standard_normal(3 * m)
+    q[0::3] -= 0.5
+    q[1::3] *= 0.1  # small tangential free values: some nodes stick
+    q[2::3] *= 0.1
+    laws = []
+    for _ in range(m):
+        mu_s = rng.uniform(0.0, mu_max)
+        laws.append([Coulomb(mu_s), StaticKinetic(mu_s, 0.6 * mu_s), Stribeck(mu_s, 0.5 * mu_s, 0.3)][rng.integers(3)])
+    return J, w, q, laws
+
+
+def both(J, w, q, laws, lam0, floor=0.0, tol=1e-13, max_iter=500):
+    """(rows solve, dense solve): each (lam, case, status) and the rows solve's (z, blocks)."""
+    K = _backend.kernels("cone")
+    m = len(laws)
+    code, params, _ = law_arrays(laws, m)
+    W = (J * w) @ J.T
+    d = np.einsum("ii->i", W)
+    np.maximum(d, floor * d.max(), out=d)
+    lam_r, lam_d = lam0.copy(), lam0.copy()
+    case_r, case_d = np.zeros(m, np.int64), np.zeros(m, np.int64)
+    st_r, st_d = np.zeros(3), np.zeros(3)
+    z, blocks = np.zeros(J.shape[1]), np.zeros((m, 3, 3))
+    K.block_gs_rows(J, w, q, code, params, floor, lam_r, z, blocks, case_r, tol, max_iter, st_r)
+    K.block_gs(W, q, code, params, lam_d, np.zeros(3 * m), case_d, tol, max_iter, st_d)
+    return (lam_r, case_r, st_r), (lam_d, case_d, st_d), (z, blocks)
+
+
+@pytest.mark.parametrize("m, n", [(1, 5), (4, 30), (12, 20), (25, 200)])
+def test_rows_solve_equals_dense_solve(backend, m, n):
+    """Random problems (n < 3m: W singular, blocks still definite; n > 3m: W definite), cold and
+    warm started: every case, the sweep count and the impulses of the dense sweeps."""
+    rng = np.random.default_rng(1000 + 7 * m + n)
+    worst, cases = 0.0, set()
+    for trial in range(8):
+        # a singular W (n < 3m) couples every node: smaller coefficients keep the sweeps from
+        # cycling (they may, for large mu under strong coupling)
+        J, w, q, laws = random_rows(rng, m, n, mu_max=0.6 if n >= 3 * m else 0.3)
+        lam0 = np.zeros(3 * m) if trial % 2 == 0 else np.abs(rng.standard_normal(3 * m)) * 0.1
+        (lr, cr, sr), (ld, cd, sd), (z, blocks) = both(J, w, q, laws, lam0)
+        assert sd[2] == 1.0 and sr[2] == 1.0, (sd, sr)
+        np.testing.assert_array_equal(cr, cd)
+        assert sr[0] == sd[0]
+        scale = max(np.abs(ld).max(), 1e-300)
+        np.testing.assert_allclose(lr, ld, rtol=0, atol=RTOL * scale)
+        worst = max(worst, np.abs(lr - ld).max() / scale)
+        np.testing.assert_allclose(z, w * (J.T @ lr), rtol=0, atol=1e-13 * np.abs(z).max())
+        W = (J * w) @ J.T
+        for i in range(m):
+            np.testing.assert_allclose(blocks[i], W[3 * i:3 * i + 3, 3 * i:3 * i + 3], rtol=1e-13, atol=1e-15)
+        cases.update(cr.tolist())
+    assert worst < RTOL
+    if m > 1:
+        assert {0, 1, 2} <= cases  # open, stick and slip nodes all met
+
+
+def test_rows_of_zeros_take_the_floor(backend):
+    """A second tangent no column moves (a model held in its plane): both raise that diagonal
+    to 1e-12 of the largest and give the same impulses, the force along that row zero."""
+    rng = np.random.default_rng(5)
+    m, n = 10, 40
+    J, w, q, laws = random_rows(rng, m, n)
+    J[2::3] = 0.0
+    q[2::3] = 0.0
+    (lr, cr, sr), (ld, cd, sd), _ = both(J, w, q, laws, np.zeros(3 * m), floor=1e-12)
+    assert sr[2] == sd[2] == 1.0
+    np.testing.assert_array_equal(cr, cd)
+    np.testing.assert_allclose(lr, ld, rtol=0, atol=RTOL * np.abs(ld).max())
+    # zero to round-off: a slip direction along the first tangent comes out of a root in the
+    # slip angle closed to ~1e-15 rad
+    assert np.abs(lr[2::3]).max() <= 1e-14 * np.abs(lr).max()
+
+
+def test_backends_agree_on_rows():
+    """The compiled kernel and its twin on the same 25-node problem: impulses to round-off."""
+    if not _backend.compiled_available("cone"):
+        pytest.skip("compiled kernels not built")
+    rng = np.random.default_rng(77)
+    J, w, q, laws = random_rows(rng, 25, 120)
+    out = {}
+    for name in ("compiled", "python"):
+        with _backend.use(name):
+            out[name] = both(J, w, q, laws, np.zeros(75))[0]
+    np.testing.assert_array_equal(out["compiled"][1], out["python"][1])
+    np.testing.assert_allclose(out["compiled"][0], out["python"][0], rtol=0,
+                               atol=RTOL * np.abs(out["python"][0]).max())
+
+
+def test_frame_rows_are_the_products_of_each_node(backend):
+    """``frame_rows`` adds each node's 3 x 3 directions times its (3, ns) rows into its columns:
+    node by node against NumPy's matrix product, the columns outside left as they were."""
+    rng = np.random.default_rng(3)
+    k, ns, n, c0 = 7, 11, 20, 4
+    F, S = rng.standard_normal((k, 3, 3)), rng.standard_normal((k, 3, ns))
+    J0 = rng.standard_normal((k, 3, n))
+    J = J0.copy()
+    _backend.kernels("cone").frame_rows(F, S, -1.0, c0, J)
+    for i in range(k):
+        np.testing.assert_allclose(J[i, :, c0:c0 + ns], J0[i, :, c0:c0 + ns] - F[i] @ S[i], rtol=1e-14, atol=1e-14)
+    np.testing.assert_array_equal(J[:, :, :c0], J0[:, :, :c0])
+    np.testing.assert_array_equal(J[:, :, c0 + ns:], J0[:, :, c0 + ns:])
