@@ -25,8 +25,9 @@ its own three rows and its problem solved exactly, so a sweep costs O(k n_modes)
 ``J J'`` cost O(k^2 n_modes) a step). Nodes with a Python-callable law
 (:class:`~fesub.contact.engine.friction.UserLaw`) send the step's sweeps to Python over the dense
 ``W`` (the slower path). The step loop itself is Python (the compiled step loop is 2D): on a
-200-node bed a 3D step costs ~5 times the compiled 2D step per node, its Python work a fixed
-~1 ms a step, and grows linearly with the active nodes (benchmarks/test_bench_contact3d.py).
+200-node bed (600 modes) a 3D step costs about 10 times the compiled 2D step (400 modes), 1.5 ms
+of its ~7 ms in the solve, the rest the step's array work in Python; its cost grows linearly
+with the active nodes (10 to 1000: benchmarks/test_bench_contact3d.py).
 
 States after a step: 0 open, 1 stick, 2 slip (the slip direction is the slip velocity vector).
 
@@ -130,6 +131,8 @@ class InterfaceState3D:
         self.on = np.zeros(m, bool)
         self.us, self.ds = self.displacements(eta, up)
         self.us_prev, self.ds_prev = self.us, self.ds
+        #: storage for the rows of a step (see :func:`contact_step3d`)
+        self.buffer = np.zeros(0)
 
     def displacements(self, eta, up):
         """((slave, master) total displacements, (slave, master) driven parts), each (k, 3) in m."""
@@ -239,7 +242,13 @@ def contact_step3d(contacts, eta_star, up_next, nm, h, tol, max_iter, stop_off=F
     if stop_off and any(ct.left for ct in contacts):
         return None
     b = np.concatenate(bs)
-    J3, k0 = np.zeros((b.size // 3, 3, nm)), 0  # the rows of every interface, written in place
+    # the rows of every interface, written in place into a buffer kept over the steps (a fresh
+    # array of this size costs its page faults every step)
+    first = contacts[0]
+    if first.buffer.size < b.size * nm:
+        first.buffer = np.empty(b.size * nm)
+    J3, k0 = first.buffer[:b.size * nm].reshape(-1, 3, nm), 0
+    J3.fill(0.0)
     for ct, idx, g in zip(contacts, sizes, geo):
         ct.rows(idx, g[1], g[3:6], J3[k0:k0 + idx.size])
         k0 += idx.size
