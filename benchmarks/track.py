@@ -200,12 +200,9 @@ def _kernel_cases():
 def _study(argv, tree: Path | None, out: Path) -> None:
     """One study in a fresh process: the installed package (or the checkout when it has its
     kernels built in place), or the source tree ``tree`` (an earlier build) first on the path."""
-    env = dict(os.environ, OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1")
-    env.pop("PYTHONPATH", None)
+    env = _pytest_env()
     if tree is not None:
         env["PYTHONPATH"] = str(tree)
-    elif _checkout_built():
-        env["PYTHONPATH"] = str(ROOT)
     cmd = [sys.executable, "-m", "fesub", *argv, "--quiet", "--no-figures", "--overwrite",
            "--out", str(out)]
     proc = subprocess.run(cmd, env=env, cwd=str(out.parent), stdout=subprocess.DEVNULL,
@@ -371,8 +368,14 @@ def bench_ratios(path: Path) -> tuple[dict, dict, dict]:
 
 
 def _pytest_env() -> dict:
+    """The environment of the profile's child processes (studies, pytest): one BLAS thread, the
+    checkout first on the path when its kernels are built in place, else the installed package."""
     env = dict(os.environ, OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1")
     env.pop("PYTHONPATH", None)
+    # pytest-benchmark turns its timing off in a pytest-xdist worker's environment
+    # (PYTEST_XDIST_WORKER): the profile's pytest is not a worker, even when started from one
+    for k in [k for k in env if k.startswith("PYTEST_XDIST")]:
+        del env[k]
     if _checkout_built():  # the checkout with its kernels built in place, else the installed one
         env["PYTHONPATH"] = str(ROOT)
     return env

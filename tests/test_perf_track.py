@@ -111,7 +111,8 @@ def _bench_json(tmp_path, track, body=BENCH_FILE, name="test_bench_toy.py"):
     out = tmp_path / f"{name}.json"
     proc = subprocess.run([sys.executable, "-m", "pytest", str(d), "-q", "-p", "no:cacheprovider",
                            f"--benchmark-json={out}", *track.BENCH_OPTIONS],
-                          cwd=str(tmp_path), capture_output=True, text=True)
+                          cwd=str(tmp_path), capture_output=True, text=True,
+                          env=track._pytest_env())  # not an xdist worker's: timed
     assert proc.returncode == 0, proc.stdout[-2000:]
     return out
 
