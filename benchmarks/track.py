@@ -28,6 +28,13 @@ and plotted but not judged (its noise alone moves it by a quarter). Ratios may a
 (benchmarks are added, renamed, removed): a new ratio is recorded and judged once a calibration
 gives it a margin; a ratio on record that a run did not measure is reported, not a failure.
 
+A regression is a drop below the floor that a second measurement repeats: ``run`` measures the
+ratios found below their floor again (only those: their benchmarks, kernels or studies;
+``--confirm`` times, default 1) and fails on those still below it every time. With some eighty
+judged ratios, each margin twice its measured spread, one ratio in a run dips below its floor by
+noise alone now and then (CI on unchanged code failed on two different ratios in two runs); a
+slowed kernel stays below its floor when measured again.
+
     python benchmarks/track.py run --bench          # the profile; compare with the last record
     python benchmarks/track.py run --bench --record # ... and append it to the history
     python benchmarks/track.py calibrate --bench -n 3  # n runs: spreads, margins, a record
@@ -36,8 +43,8 @@ gives it a margin; a ratio on record that a run did not measure is reported, not
 
 Without ``--bench`` only the kernels and studies run (``--bench-json FILE`` takes the
 benchmarks' ratios from a file written earlier by ``pytest benchmarks --benchmark-json FILE``).
-``run`` exits with status 1 when a judged ratio fell below ``reference * (1 - margin)``, 2 when a
-benchmark failed. CI runs ``run --bench`` (the current package installed, the baseline from its
+``run`` exits with status 1 when a judged ratio fell below ``reference * (1 - margin)`` and stayed
+below it when measured again, 2 when a benchmark failed. CI runs ``run --bench`` (the current package installed, the baseline from its
 cache); ``docs/performance.py`` plots the history.
 """
 
@@ -245,14 +252,15 @@ def baseline_tree(commit: str, cache: Path | None = None) -> Path:
     return tree
 
 
-def profile(rounds: int = 3, studies=None, kernels: bool = True, tree: Path | None = None,
-            bench=None, bench_json: Path | None = None, log=print) -> dict:
+def profile(rounds: int = 3, studies=None, kernels=True, tree: Path | None = None,
+            bench=None, bench_json: Path | None = None, log=print, bench_nodes=None) -> dict:
     """One run of the quick profile: ``{"ratios": {...}, "times": {...}, ...}``.
 
     ``bench``: ``None`` leaves the benchmarks out; ``"run"`` runs them first
-    (:func:`run_benchmarks`; their pytest-benchmark JSON kept at ``bench_json`` when given) and
-    takes every ``ratio_*`` they record (:func:`bench_ratios`); a path reads those ratios from a
-    JSON file written earlier."""
+    (:func:`run_benchmarks`, only ``bench_nodes`` when given; their pytest-benchmark JSON kept
+    at ``bench_json`` when given) and takes every ``ratio_*`` they record (:func:`bench_ratios`);
+    a path reads those ratios from a JSON file written earlier. ``kernels``: all kernel ratios,
+    none, or a list of their names."""
     import numpy as np  # noqa: F401 - the kernels' cases import it
 
     t_start = time.perf_counter()
@@ -264,7 +272,7 @@ def profile(rounds: int = 3, studies=None, kernels: bool = True, tree: Path | No
             with tempfile.TemporaryDirectory(prefix="fesub-bench-") as tmp:
                 out = Path(bench_json) if bench_json else Path(tmp) / "benchmarks.json"
                 out.unlink(missing_ok=True)
-                status, secs = run_benchmarks(out, log=log)
+                status, secs = run_benchmarks(out, log=log, nodes=bench_nodes)
                 extra.update(bench_status=status, bench_seconds=secs)
                 found = bench_ratios(out) if out.is_file() else ({}, {}, {})
         else:
@@ -275,6 +283,8 @@ def profile(rounds: int = 3, studies=None, kernels: bool = True, tree: Path | No
             + (f" ({extra['bench_seconds']:.0f} s)" if "bench_seconds" in extra else ""))
     if kernels:
         for name, desc, fast, base, work in _kernel_cases():
+            if kernels is not True and name not in kernels:
+                continue
             fast(), base()  # warm: imports, caches
             tf, tb = alternate(fast, base, max(rounds, KERNEL_ROUNDS))
             # ``work``: the baseline's share of the fast side's work (a slow twin does less)
@@ -381,14 +391,20 @@ def _pytest_env() -> dict:
     return env
 
 
-def run_benchmarks(out: Path, log=print) -> tuple[int, float]:
+def run_benchmarks(out: Path, log=print, nodes=None) -> tuple[int, float]:
     """The benchmarks of ``benchmarks/``: timed (:data:`BENCH_OPTIONS`) with their JSON written
-    to ``out``, then those in :data:`UNTIMED` once with ``--benchmark-disable``. Returns the
-    worse pytest status and the seconds taken. pytest runs with ``python -P``: the checkout's
-    ``./fesub`` is imported only when its kernels are built in place."""
+    to ``out``, then those in :data:`UNTIMED` once with ``--benchmark-disable``; with ``nodes``
+    (pytest node ids relative to the repository) only those, timed. Returns the worse pytest
+    status and the seconds taken. pytest runs with ``python -P``: the checkout's ``./fesub`` is
+    imported only when its kernels are built in place."""
     t0 = time.perf_counter()
     base = [sys.executable, "-P", "-m", "pytest", "-q", "-p", "no:cacheprovider",
             f"--rootdir={ROOT}"]
+    if nodes:
+        log(f"  benchmarks (timed): {len(nodes)} of them")
+        status = subprocess.run(base + list(nodes) + [f"--benchmark-json={out}", *BENCH_OPTIONS],
+                                cwd=str(ROOT), env=_pytest_env()).returncode
+        return status, time.perf_counter() - t0
     # node ids relative to the repository root (pytest's rootdir), as --deselect compares them;
     # an entry that names no benchmark any more (removed or renamed) is reported and dropped
     ids = subprocess.run(base + ["benchmarks", "--collect-only"], cwd=str(ROOT),
@@ -431,24 +447,67 @@ def reference(hist: dict, last: int = 3) -> dict:
     return out
 
 
-def compare(run: dict, hist: dict) -> list[str]:
-    """The regressions of ``run`` against the last recorded runs of ``hist``: a ratio below
-    ``reference * (1 - margin)`` (:func:`reference`: the median of the last three records).
-    Ratios without a record or a margin (new, or too noisy to judge) are not judged; ratios
-    recorded but absent from ``run`` are not failures (:func:`missing` names them)."""
+def floors(run: dict, hist: dict) -> dict:
+    """The ratios of ``run`` below their floor ``reference * (1 - margin)`` against the last
+    recorded runs of ``hist`` (:func:`reference`: the median of the last three records):
+    ``{name: (value, reference, floor, margin)}``. Ratios without a record or a margin (new, or
+    too noisy to judge) are not judged; ratios recorded but absent from ``run`` are not
+    failures (:func:`missing` names them)."""
     if not hist.get("runs"):
-        return []
+        return {}
     ref = reference(hist)
-    out = []
+    out = {}
     for name, value in run["ratios"].items():
         m = hist.get("margins", {}).get(name)
         if name not in ref or m is None:
             continue
         floor = ref[name] * (1.0 - m)
         if value < floor:
-            out.append(f"{name}: {value:.3g}x against {ref[name]:.3g}x recorded "
-                       f"(floor {floor:.3g}x, margin {100 * m:.0f} %)")
+            out[name] = (value, ref[name], floor, m)
     return out
+
+
+def compare(run: dict, hist: dict) -> list[str]:
+    """:func:`floors` as lines of text: one measurement's drops beyond the margin."""
+    return [f"{name}: {v:.3g}x against {ref:.3g}x recorded (floor {fl:.3g}x, margin "
+            f"{100 * m:.0f} %)" for name, (v, ref, fl, m) in floors(run, hist).items()]
+
+
+def bench_node(what: str) -> str:
+    """The pytest node id of a ``bench:`` ratio from its description in a run's ``what``
+    (``"benchmarks/test_bench_fe.py::test_q4[tri], extra_info ratio_numpy_twin"``)."""
+    return what.rsplit(", extra_info ", 1)[0]
+
+
+def remeasure(names, run: dict, log=print, **kw) -> dict:
+    """The ratios ``names`` of ``run`` measured again, and only them: their benchmarks (by
+    node id), kernel cases or studies (``kw``: :func:`profile`'s ``rounds`` and ``tree``).
+    Returns the new values; a ratio that could not be measured again is absent."""
+    nodes = sorted({bench_node(run["what"][n]) for n in names
+                    if n.startswith("bench:") and n in run.get("what", {})})
+    kernels = [n for n in names if n.startswith("kernel:")]
+    studies = [n[len("study:"):] for n in names if n.startswith("study:")
+               and n[len("study:"):] in STUDIES]
+    again = profile(studies=studies, kernels=kernels or False, bench="run" if nodes else None,
+                    bench_nodes=nodes, log=log, **kw)
+    return {n: again["ratios"][n] for n in names if n in again["ratios"]}
+
+
+def confirm(run: dict, hist: dict, times: int = 1, measure=remeasure, log=print, **kw) -> dict:
+    """The drops of ``run`` below their floor (:func:`floors`) that ``times`` more measurements
+    (``measure``: :func:`remeasure`) repeat, each time of those still below it:
+    ``{name: (value, reference, floor, margin)}``. The values measured again are kept in
+    ``run["again"]`` (one dict per round), the first measurement stays the run's ratio."""
+    low = floors(run, hist)
+    for i in range(times):
+        if not low:
+            break
+        log(f"{len(low)} ratio(s) below the floor, measured again ({i + 1} of {times}): "
+            + ", ".join(low))
+        got = measure(list(low), run, log=log, **kw)
+        run.setdefault("again", []).append(got)
+        low = {n: t for n, t in low.items() if got.get(n, -math.inf) < t[2]}
+    return low
 
 
 def missing(run: dict, hist: dict) -> list[str]:
@@ -475,11 +534,12 @@ def margins_from(runs: list[dict]) -> tuple[dict, dict]:
     return spread, margin
 
 
-def _print_check(run, hist) -> int:
+def _print_check(run, hist, times: int = 1, **kw) -> int:
     if not hist.get("runs"):
         print(f"no ratios recorded for machine {hist['machine']}: nothing to compare with")
         return 0
-    bad = compare(run, hist)
+    bad = confirm(run, hist, times, **kw)
+    again = run.get("again", [])
     last = hist["runs"][-1]
     refs = reference(hist)
     margins, spreads = hist.get("margins", {}), hist.get("spread", {})
@@ -495,7 +555,10 @@ def _print_check(run, hist) -> int:
             status = ("not judged (spread " + (f"{100 * sp:.0f} %)" if sp is not None else
                                                "not calibrated)"))
         else:
-            status = "REGRESSION" if v < ref * (1 - m) else "ok"
+            status = "ok"
+            if v < ref * (1 - m):
+                seen = ", ".join(f"{a[name]:.3g}x" for a in again if name in a)
+                status = ("REGRESSION" if name in bad else "ok") + f" (again: {seen or '-'})"
         ref_s = "-" if ref is None else f"{ref:.3g}x"
         m_s = "-" if m is None else f"{100 * m:.0f} %"
         print(f"  {name:{width}s} {v:9.3g}x  last {ref_s:>8}  margin {m_s:>5}  {status}")
@@ -503,9 +566,12 @@ def _print_check(run, hist) -> int:
     if gone:
         print(f"not measured in this run ({len(gone)}; not a failure):\n  " + "\n  ".join(gone))
     if bad:
-        print("performance regression beyond the margin:\n  " + "\n  ".join(bad))
+        print("performance regression beyond the margin, measured again:\n  " + "\n  ".join(
+            f"{n}: {v:.3g}x against {ref:.3g}x recorded (floor {fl:.3g}x, margin "
+            f"{100 * m:.0f} %); again " + ", ".join(f"{a[n]:.3g}x" for a in again if n in a)
+            for n, (v, ref, fl, m) in bad.items()))
         return 1
-    print("no ratio fell beyond its margin")
+    print("no ratio fell beyond its margin" + (" when measured again" if again else ""))
     return 0
 
 
@@ -530,6 +596,10 @@ def main(argv=None) -> int:
                             "take the benchmarks' ratios from this file")
     sub.choices["run"].add_argument("--record", action="store_true",
                                     help="append the run to the machine's history")
+    sub.choices["run"].add_argument(
+        "--confirm", type=int, default=1, metavar="N",
+        help="measure the ratios below their floor again, N times; a regression is a drop that "
+             "every measurement repeats (default 1; 0: one measurement decides)")
     sub.choices["calibrate"].add_argument("-n", type=int, default=3, help="runs (>= 2)")
     sub.choices["calibrate"].add_argument(
         "--from", dest="from_runs", nargs="+", type=Path, default=None,
@@ -555,7 +625,10 @@ def main(argv=None) -> int:
               f"{run['load_average'][1]:.2f}")
         if args.json:
             args.json.write_text(json.dumps(run, indent=1))
-        status = _print_check(run, hist)
+        status = _print_check(run, hist, args.confirm, rounds=args.rounds,
+                              tree=args.baseline_tree)
+        if args.json and run.get("again"):
+            args.json.write_text(json.dumps(run, indent=1))
         if run.get("bench_status"):
             print(f"the benchmarks failed (pytest status {run['bench_status']})")
             status = 2

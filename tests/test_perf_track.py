@@ -81,8 +81,51 @@ def test_a_slowed_kernel_fails_the_check_and_the_unchanged_one_passes(track, mon
             kernel(*args)
 
     monkeypatch.setattr(k, "batch_rk4", slowed)
-    bad = track.compare(measure(), hist)
+    slow = measure()
+    bad = track.compare(slow, hist)
     assert len(bad) == 1 and bad[0].startswith(name)
+    # measured again (the profile's own kernel case, nothing else): still below the floor
+    said = []
+    low = track.confirm(slow, hist, 1, log=said.append, rounds=3)
+    assert list(low) == [name] and slow["again"][0][name] < low[name][2]
+    assert any(name in s for s in said)
+
+
+def test_a_regression_is_a_drop_that_a_second_measurement_repeats(track, tmp_path, monkeypatch,
+                                                                   capsys):
+    """One low measurement (noise) is measured again and passes when the second is above the
+    floor; a drop repeated by the second measurement fails; only the low ratios are measured
+    again; ``--confirm 0`` lets one measurement decide."""
+    monkeypatch.setattr(track, "HISTORY", tmp_path / "history")
+    ref = {"bench:a::t:x": 10.0, "kernel:k": 5.0, "study:s": 1.0}
+    hist = {"machine": "toy", "margins": dict.fromkeys(ref, 0.2), "spread": {},
+            "runs": [{"date": "d", "ratios": ref}]}
+    track.save_history(track.history_path("toy"), hist)
+    first = {"bench:a::t:x": 7.0, "kernel:k": 5.0, "study:s": 1.0}   # x below its floor 8
+    asked = []
+
+    def fake_profile(second):
+        def prof(**kw):
+            if kw.get("bench") == "run" and kw.get("bench_nodes"):  # measured again
+                asked.append((kw["bench_nodes"], kw["kernels"], kw["studies"]))
+                return {"ratios": {"bench:a::t:x": second}}
+            return {"ratios": dict(first), "what": {"bench:a::t:x": "benchmarks/test_bench_a.py"
+                                                    "::t[1], extra_info ratio_x"},
+                    "seconds": 1.0, "load_average": [1.0, 1.0]}
+        return prof
+
+    argv = ["run", "--no-kernels", "--studies", "--machine", "toy"]
+    monkeypatch.setattr(track, "profile", fake_profile(9.5))
+    assert track.main(argv) == 0
+    assert asked == [(["benchmarks/test_bench_a.py::t[1]"], False, [])]
+    assert "ok (again: 9.5x)" in capsys.readouterr().out
+    monkeypatch.setattr(track, "profile", fake_profile(7.5))
+    assert track.main(argv) == 1
+    out = capsys.readouterr().out
+    assert "REGRESSION (again: 7.5x)" in out and "measured again:\n  bench:a::t:x" in out
+    asked.clear()
+    monkeypatch.setattr(track, "profile", fake_profile(9.5))
+    assert track.main(argv + ["--confirm", "0"]) == 1 and asked == []
 
 
 BENCH_FILE = """
