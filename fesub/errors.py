@@ -187,3 +187,12 @@ def check_count(name: str, value, lo: int = 0, hi: int | None = None, *, error=P
     if v < lo or (hi is not None and v > hi):
         raise error(f"{name} must be an integer {rng}, got {v}")
     return v
+
+
+def check_names(what: str, given, allowed, *, error=ParameterError) -> None:
+    """Refuse names outside ``allowed`` (parameter overrides, options) with one message that
+    lists them and what is allowed: ``check_names("pad-on-beam parameter(s)", overrides,
+    PadOnBeamParams.__dataclass_fields__)``."""
+    bad = sorted(set(given) - set(allowed))
+    if bad:
+        raise error(f"unknown {what} {bad}; allowed: {sorted(allowed)}")

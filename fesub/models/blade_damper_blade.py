@@ -20,7 +20,7 @@ import math
 
 import numpy as np
 
-from ..errors import ParameterError, check_positive
+from ..errors import ParameterError, check_names, check_positive
 
 __all__ = ["PAPER", "DOFS", "structure", "build"]
 
@@ -74,10 +74,7 @@ def build(nh: int | None = None, **params):
     from ..hbm.contact import StickSlipSeparation
     from ..hbm.system import ContactElement, HBSystem
 
-    bad = set(params) - set(PAPER)
-    if bad:
-        raise ParameterError(f"unknown blade-model parameters {sorted(bad)}; "
-                             f"allowed {sorted(PAPER)}")
+    check_names("blade-model parameter(s)", params, PAPER)
     p = dict(PAPER, **params)
     if nh is not None:
         p["nh"] = nh

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..errors import ParameterError, check_positive
+from ..errors import ParameterError, check_names, check_positive
 
 __all__ = ["PAPER", "beam_matrices", "build", "dof_w"]
 
@@ -64,9 +64,7 @@ def build(nh: int | None = None, **params):
     from ..hbm.contact import Jenkins
     from ..hbm.system import ContactElement, HBSystem
 
-    bad = set(params) - set(PAPER)
-    if bad:
-        raise ParameterError(f"unknown beam parameters {sorted(bad)}; allowed {sorted(PAPER)}")
+    check_names("beam parameter(s)", params, PAPER)
     p = dict(PAPER, **params)
     if nh is not None:
         p["nh"] = nh

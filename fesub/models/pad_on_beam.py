@@ -44,7 +44,8 @@ from dataclasses import asdict, dataclass, replace
 
 import numpy as np
 
-from ..errors import ParameterError
+from ..errors import ParameterError, check_names
+from .common import spectrum_summary
 
 __all__ = ["PadOnBeamParams", "PadOnBeam", "build", "phases", "smoothstep", "ramped_drag"]
 
@@ -332,27 +333,20 @@ class PadOnBeam:
     def summary(self) -> dict:
         """Sizes of the model: elements, DOFs, reduced coordinates, modes, critical step (s)."""
         p, m = self.params, self.model
-        w = np.sqrt(m.omega2)
         return {"beam_elements": int(self.beam.mesh.elements().shape[0]), "beam_dofs": int(self.beam.n_dofs),
                 "beam_reduced": int(self.beam_cb.n_dofs),
                 "pad_elements": int(self.pad.mesh.elements().shape[0]), "pad_dofs": int(self.pad.n_dofs),
                 "pad_reduced": int(self.pad_cb.n_dofs) if self.pad_cb is not None else int(self.pad.n_dofs),
                 "pad_reduction": p.pad_reduction, "slave_nodes": int(self.slave_nodes.size),
                 "master_segments": int(self.beam.mesh.nodes("top").size - 1),
-                "modal_coordinates": int(m.n_modes),
-                "lowest_elastic_frequency_hz": float(w[w > 0].min() / (2 * np.pi)) if np.any(w > 0) else None,
-                "highest_frequency_hz": float(w.max() / (2 * np.pi)),
-                "critical_time_step_s": float(m.critical_step())}
+                **spectrum_summary(m)}
 
 
 def build(params: PadOnBeamParams | None = None, **overrides) -> PadOnBeam:
     """Build the pad-on-beam model from :class:`PadOnBeamParams` (defaults) with keyword
     overrides of any of its fields (SI units)."""
     p = params or PadOnBeamParams()
-    bad = sorted(set(overrides) - set(PadOnBeamParams.__dataclass_fields__))
-    if bad:
-        raise ParameterError(f"unknown pad-on-beam parameter(s) {bad}; allowed: "
-                             f"{sorted(PadOnBeamParams.__dataclass_fields__)}")
+    check_names("pad-on-beam parameter(s)", overrides, PadOnBeamParams.__dataclass_fields__)
     return PadOnBeam(replace(p, **overrides))
 
 

@@ -37,7 +37,8 @@ from dataclasses import asdict, dataclass, replace
 
 import numpy as np
 
-from ..errors import ParameterError
+from ..errors import ParameterError, check_names
+from .common import spectrum_summary
 from .pad_on_beam import ramped_drag, smoothstep
 
 __all__ = ["PadOnPlateParams", "PadOnPlate", "build", "phases"]
@@ -220,23 +221,16 @@ class PadOnPlate:
     def summary(self) -> dict:
         """Sizes of the model: elements, DOFs, modal coordinates, slave nodes, frequencies, critical step (s)."""
         m = self.model
-        w = np.sqrt(m.omega2)
         return {"pad_elements": int(self.mesh.n_cells), "pad_dofs": int(self.sub.n_dofs),
                 "slave_nodes": int(self.slave_nodes.size), "master_faces": int(len(self.plate_faces)),
-                "modal_coordinates": int(m.n_modes),
-                "lowest_elastic_frequency_hz": float(w[w > 0].min() / (2 * np.pi)) if np.any(w > 0) else None,
-                "highest_frequency_hz": float(w.max() / (2 * np.pi)),
-                "critical_time_step_s": float(m.critical_step())}
+                **spectrum_summary(m)}
 
 
 def build(params: PadOnPlateParams | None = None, **overrides) -> PadOnPlate:
     """Build the pad-on-plate model from :class:`PadOnPlateParams` (defaults) with keyword
     overrides of any of its fields (SI units)."""
     p = params or PadOnPlateParams()
-    bad = sorted(set(overrides) - set(PadOnPlateParams.__dataclass_fields__))
-    if bad:
-        raise ParameterError(f"unknown pad-on-plate parameter(s) {bad}; allowed: "
-                             f"{sorted(PadOnPlateParams.__dataclass_fields__)}")
+    check_names("pad-on-plate parameter(s)", overrides, PadOnPlateParams.__dataclass_fields__)
     return PadOnPlate(replace(p, **overrides))
 
 

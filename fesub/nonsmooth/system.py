@@ -20,7 +20,7 @@ from dataclasses import asdict, dataclass, replace
 
 import numpy as np
 
-from ..errors import ParameterError, check_positive
+from ..errors import ParameterError, check_names, check_positive
 from .laws import FreePlay, SigmoidFreePlay
 
 __all__ = ["FreePlayParams", "PARAM_UNITS", "P_REF", "PRESETS", "get_params", "TwoMassFreePlay"]
@@ -153,10 +153,7 @@ def get_params(params=None) -> FreePlayParams:
     if isinstance(params, dict):
         d = dict(params)
         base = get_params(d.pop("preset", None))
-        bad = set(d) - set(base.to_dict())
-        if bad:
-            raise ParameterError(f"unknown parameter name(s) {sorted(bad)}; allowed: "
-                                 f"{sorted(base.to_dict())}")
+        check_names("parameter name(s)", d, base.to_dict())
         return base.replace(**d)
     raise ParameterError(f"params must be a preset name, dict or FreePlayParams, got {type(params)}")
 
