@@ -16,6 +16,10 @@ Modules, by what a user does:
 ``friction3d``  :class:`Friction3D`: 3D node-to-node friction contact (penalty normal with
                 preload, circular Coulomb slip) by AFT with the exact derivative of the discrete
                 return map; :func:`evaluate_many` evaluates all elements in one compiled call
+``preload``     :class:`BoltedJoint`: the static state of ``Friction3D`` contacts under bolt
+                loads (:class:`Bolt`: a shank spring tightened to its pretension), the
+                stuck-interface modes about it (:class:`PreloadState`) and the harmonic balance
+                about that state
 ``cubic``       :class:`Cubic`: cubic (Duffing) stiffness ``f = k3 u^3``, placed like a contact law
 ``laws``        scalar laws ``f(u, v)`` evaluated by AFT, with the constant term:
                 :class:`UnilateralContact` (penalty contact with a gap), :class:`RegularisedCoulomb`
@@ -57,6 +61,7 @@ from .laws import AFTLaw, RegularisedCoulomb, UnilateralContact, UserLaw
 from .newton import NewtonStatus
 from .nnm import DNNM, PhaseResonance, dnnm, linear_modes, phase_resonance
 from .optimality import backbone_point
+from .preload import Bolt, BoltedJoint, PreloadState
 from .stability import Floquet, Stability, backbone_stability, floquet, frf_stability
 from .system import ContactElement, HBSystem
 from .timeint import TimeResult, fundamental, initial_from_hb, newmark
@@ -65,6 +70,8 @@ __all__ = [
     # systems and contact laws
     "HBSystem", "ContactElement", "Jenkins", "StickSlipSeparation", "ContactResult",
     "force_history", "Friction3D", "evaluate_many", "force_history_3d", "Cubic", "UnilateralContact", "RegularisedCoulomb", "UserLaw", "AFTLaw",
+    # bolt preload
+    "Bolt", "BoltedJoint", "PreloadState",
     # forced responses
     "FRF", "forced_response", "solve_at", "solve_condensed", "frf_peak", "forced_response_point",
     "NewtonStatus",

@@ -1,0 +1,186 @@
+"""Bolt preload (BoltedJoint): the static contact state under bolt loads, its stuck-interface
+modes against the small-amplitude harmonic balance, derivatives, the reduction, bad input."""
+
+import math
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+import fesub
+from fesub.errors import ModelError, ParameterError
+from fesub.fe.assembly3d import solid_mesh_matrices
+from fesub.fe.materials import Solid
+from fesub.fe.solid_mesh import box
+from fesub.hbm import ContactElement, Friction3D, dnnm
+from fesub.hbm.preload import OPEN, SLIP, STUCK, Bolt, BoltedJoint, PreloadState
+from fesub.substructure import CraigBampton
+
+L, W, H = 40e-3, 20e-3, 5e-3   # plate length, width, thickness (m)
+
+
+def _plates(preload=5e3, *, reduce=True, sign=1.0, n0=0.0, mu=0.5):
+    """Two steel plates (40 x 20 x 5 mm, 4 x 2 hexahedra each) stacked, the lower one clamped
+    at x = 0, 15 node-to-node Friction3D contacts over the interface (kn 5e8, kt 2e8 N/m), one
+    bolt (a shank spring of 4e8 N/m) from the centre of the upper plate's top face to the centre
+    of the lower plate's bottom face. ``reduce``: Craig-Bampton with 8 modes, the interface and
+    washer nodes kept; else the clamped full model."""
+    mat = Solid(2.0e11, 0.3, 7800.0)
+    lo, up = box(L, W, H, 4, 2, 1), box(L, W, H, 4, 2, 1, origin=(0, 0, H))
+    K1, M1, _ = solid_mesh_matrices(lo, mat)
+    K2, M2, _ = solid_mesh_matrices(up, mat)
+    n1 = 3 * lo.n_points
+    K, M = sp.block_diag([K1, K2]).tocsr(), sp.block_diag([M1, M2]).tocsr()
+    clamp = (3 * np.asarray(lo.node_sets["xmin"])[:, None] + np.arange(3)).ravel()
+    keep = np.setdiff1d(np.arange(K.shape[0]), clamp)
+    pos = np.full(K.shape[0], -1)
+    pos[keep] = np.arange(keep.size)
+    K, M = K[keep][:, keep], M[keep][:, keep]
+    pairs = [(i, int(np.flatnonzero(np.all(np.abs(up.points - lo.points[i]) < 1e-9, axis=1))[0]))
+             for i in lo.node_sets["zmax"]]
+    head = int(np.argmin(np.linalg.norm(up.points - [L / 2, W / 2, 2 * H], axis=1)))
+    nut = int(np.argmin(np.linalg.norm(lo.points - [L / 2, W / 2, 0.0], axis=1)))
+    if reduce:
+        nodes = [3 * i for i, _ in pairs] + [n1 + 3 * j for _, j in pairs] + [n1 + 3 * head,
+                                                                             3 * nut]
+        bd = pos[(np.array(nodes)[:, None] + np.arange(3)).ravel()]
+        cb = CraigBampton(K, M, np.unique(bd[bd >= 0]), 8)
+        T, Kr, Mr = cb.T, cb.Kr, cb.Mr
+    else:
+        T, Kr, Mr = np.eye(K.shape[0]), K.toarray(), M.toarray()
+
+    def row(plus, minus):
+        g = np.zeros(K.shape[0])
+        for d, s in ((plus, 1.0), (minus, -1.0)):
+            if pos[d] >= 0:
+                g[pos[d]] = s
+        r = T.T @ g
+        r[np.abs(r) < 1e-12] = 0.0      # the constraint modes' round-off off the kept rows
+        return r
+
+    contacts = [ContactElement(Friction3D(2e8, 5e8, mu, n0),
+                               np.array([row(n1 + 3 * j, 3 * i), row(n1 + 3 * j + 1, 3 * i + 1),
+                                         row(3 * i + 2, n1 + 3 * j + 2)]), f"node {i}")
+                for i, j in pairs]
+    bolt = Bolt(sign * row(n1 + 3 * head + 2, 3 * nut + 2), preload, 2e-5 * 2e11 / 0.01, "M6")
+    return BoltedJoint(Kr, Mr, contacts, [bolt])
+
+
+@pytest.fixture(scope="module")
+def joint():
+    return _plates()
+
+
+@pytest.fixture(scope="module")
+def state(joint):
+    return joint.preload()
+
+
+def test_contact_resultant_equals_bolt_load(joint, state):
+    """Equilibrium of the upper plate: the rigid translation along the bolt axis is in the null
+    space of its stiffness (also of the Craig-Bampton one: the constraint modes reproduce rigid
+    motions of the kept boundary), so the sum of the normal contact forces equals the bolt
+    load up to the Newton residual (<= 1e-13 of the rounding scale, forces ~ 5e3 N): 1e-10
+    leaves three orders of rounding margin. Measured: 2.5e-15."""
+    assert state.relative_residual <= 1.0
+    assert abs(state.resultant - 5e3) <= 1e-10 * 5e3
+    # a real contact state: the plates bend, the edges lift off, centre stuck, some slip
+    c = state.counts
+    assert c["open"] > 0 and c["stuck"] > 0 and c["open"] + c["stuck"] + c["slip"] == 15
+    assert np.all(state.gap[state.state == OPEN] > 0) and np.all(state.gap[state.state != OPEN] == 0)
+    assert np.all(state.normal[state.state == OPEN] == 0) and np.all(state.normal >= 0)
+    # the stuck tangential state: inside the circle when stuck, on it when slipping
+    r = state.slip_ratio
+    assert np.all(r[state.state == STUCK] <= 1.0)
+    np.testing.assert_allclose(r[state.state == SLIP], 1.0, rtol=1e-12)
+    # the bolt keeps its tension at every preload: twice the load, twice the resultant
+    s2 = _plates(1e4).preload()
+    assert abs(s2.resultant - 1e4) <= 1e-10 * 1e4
+
+
+def test_reduced_static_state_equals_full_model(state):
+    """Craig-Bampton with the interface and washer nodes kept is exact for static loads on the
+    kept DOFs (the constraint modes are the static response), so the preload of the reduced
+    model equals the full model's to the conditioning of the solve (~1e-9 of the largest normal
+    force allowed: the reduced stiffness is formed from a factorisation, cond(K) ~ 1e7)."""
+    full = _plates(reduce=False).preload()
+    np.testing.assert_array_equal(full.state, state.state)
+    np.testing.assert_allclose(state.normal, full.normal, rtol=0, atol=1e-9 * full.normal.max())
+    np.testing.assert_allclose(state.tangential, full.tangential, rtol=0,
+                               atol=1e-9 * full.normal.max())
+    # the reduced stuck modes lie above the full ones (Rayleigh-Ritz), close for the lowest
+    assert np.all(state.freq_hz[:3] >= full.freq_hz[:3] * (1 - 1e-12))
+    assert state.freq_hz[0] <= full.freq_hz[0] * 1.02
+
+
+def test_stuck_modes_are_the_small_amplitude_limit_of_the_backbone(joint, state):
+    """Second method: the damped nonlinear mode of the harmonic balance about the preloaded
+    state (the contacts' AFT in the compiled kernel, the static normal loads as their n0, the
+    open contacts with their gaps) at a modal amplitude far below slip. Its start guess is the
+    mode with EVERY contact stuck (2979 Hz here, open ones included), so the continuation's
+    Newton must find the limit itself. The corrector converges the scaled residual to 1e-10,
+    the frequency to ~1e-11 (measured 1e-11): tolerance 1e-9. At larger amplitude the contacts
+    start to slip: the frequency drops and the damping ratio grows."""
+    C = np.zeros((joint.n, joint.n))
+    drive = int(np.argmax(np.abs(state.shapes[:, 0])))
+    sys = joint.hb_system(state, C, 1, fex=drive)
+    assert sys.linear_matrices()[2].shape == (joint.n, joint.n)
+    d = dnnm(sys, (1e-9, 1e-3), 0, max_steps=40)
+    f0 = d.w0[0] / (2 * math.pi)
+    assert abs(f0 - state.freq_hz[0]) <= 1e-9 * state.freq_hz[0]
+    guess = np.sqrt(np.linalg.eigvals(np.linalg.solve(joint.M, joint.stuck_stiffness())).real
+                    .min()) / (2 * math.pi)
+    assert guess > 1.2 * state.freq_hz[0]
+    assert d.w0[-1] < d.w0[0] and d.zeta[-1] > 1e-6
+
+
+def test_jacobian_against_central_differences(joint, state):
+    """The analytic Jacobian of the static residual against central differences, at the
+    preloaded state and at a perturbed one with more slip: the laws are piecewise quadratic
+    (radial return) away from the stick/slip and open/closed switches, so the truncation is
+    O(h^2 / |t|^2) and the rounding eps |R terms| / h; tolerance 1e-6 of max |J| (measured
+    ~1e-9). The states must not switch inside +-h (asserted)."""
+    rng = np.random.default_rng(3)
+    for q in (state.q, state.q * (1 + 0.3 * rng.standard_normal(joint.n))):
+        R, J, _ = joint.residual(q)
+        s0 = joint.contact_forces(q)[2]
+        h = 1e-7 * np.abs(q).max()
+        Jfd = np.empty_like(J)
+        for k in range(joint.n):
+            dq = np.zeros(joint.n)
+            dq[k] = h
+            for sgn in (1, -1):
+                np.testing.assert_array_equal(joint.contact_forces(q + sgn * dq)[2], s0)
+            Jfd[:, k] = (joint.residual(q + dq)[0] - joint.residual(q - dq)[0]) / (2 * h)
+        assert np.abs(J - Jfd).max() <= 1e-6 * np.abs(J).max()
+        assert np.any(s0 == SLIP)
+
+
+def test_save_load_and_summary(state, tmp_path):
+    p = state.save(tmp_path / "preload")
+    back = fesub.load(p)
+    assert isinstance(back, PreloadState)
+    for name in ("q", "normal", "gap", "tangential", "state", "bolt_load", "freq_hz", "shapes"):
+        np.testing.assert_array_equal(getattr(back, name), getattr(state, name))
+    assert back.names == state.names
+    s = back.summary()
+    assert s["results"]["contact_resultant"]["unit"] == "N"
+    assert s["results"]["freq_hz"]["unit"] == "Hz"
+    assert s["results"]["resultant_error"]["value"] <= 1e-10
+
+
+def test_bad_input_errors(joint):
+    g = joint.bolts[0].g
+    with pytest.raises(ParameterError, match="preload"):
+        Bolt(g, -1e3, 1e8)
+    with pytest.raises(ParameterError, match="preload"):
+        Bolt(g, 0.0, 1e8)
+    with pytest.raises(ModelError, match="contact elements"):
+        BoltedJoint(joint.K, joint.M, [], joint.bolts)
+    with pytest.raises(ModelError, match="at least one Bolt"):
+        BoltedJoint(joint.K, joint.M, joint.contacts, [])
+    with pytest.raises(ParameterError, match="head_dofs"):
+        Bolt.between(joint.n, [], [0], 1e3, 1e8)
+    # the bolt pushing the plates apart (axis reversed): every contact opens
+    with pytest.raises(ModelError, match="separation everywhere"):
+        _plates(sign=-1.0).preload()
