@@ -8,8 +8,10 @@
 ``linearised``     the steady sliding state of a plane multibody model (many nodes open, sticking or
                    sliding) and its linearised equations: geometric stiffness, friction follower
                    terms, the slope of a velocity-dependent law; the eigenvalues
-``mode_coupling``  eigenvalues over mu and the critical mu of each pair; the textbook 2-DOF belt
-                   model on the engine
+``band``           every eigenvalue in a frequency band (shift-invert Arnoldi, several shifts) with
+                   an argument-principle count that none is missed
+``mode_coupling``  eigenvalues over mu (all, or those of a band) and the critical mu of each pair;
+                   the textbook 2-DOF belt model on the engine
 ``perturb``        a small perturbation of the sliding state in the transient, matrix-pencil pole fits
 ``receptance``     FRFs at a frozen contact position (modal receptances, LM-FBS coupling)
 ``frf``            the time-dependent FRF along the sliding path

@@ -38,17 +38,24 @@ from ...io import Result, summary_record
 from ..engine.bodies import Body, MultibodyModel
 from ..engine.friction import Coulomb
 from ..engine.interfaces import ContactInterface
+from .band import band_eigenvalues
 from .linearised import linearise, steady_state
 
 __all__ = ["MuSweep", "mu_sweep", "spectrum_at_mu", "BeltTwoDof", "belt_two_dof"]
 
 
-def spectrum_at_mu(model, mu, *, t=0.0, law=None):
+def spectrum_at_mu(model, mu, *, t=0.0, law=None, band=None):
     """Every eigenvalue (1/s) of the steady sliding state of ``model`` at time ``t`` (s) with the
-    friction law ``law(mu)`` on every slave node (default Coulomb(mu)), and that state."""
+    friction law ``law(mu)`` on every slave node (default Coulomb(mu)), and that state. With
+    ``band`` (a dict of :func:`~fesub.contact.analyses.band.band_eigenvalues`' arguments:
+    ``f_lo``, ``f_hi`` in Hz, ``max_rate`` in 1/s...), the eigenvalues in that band only (and
+    their conjugates), by the band-limited method: ``(lam, state, BandSpectrum)``."""
     fr = Coulomb(mu) if law is None else law(mu)
     st = steady_state(model, t, friction=fr)
-    return linearise(model, st).eigenvalues(), st
+    if band is None:
+        return linearise(model, st).eigenvalues(), st
+    res = band_eigenvalues(linearise(model, st), **band)
+    return np.concatenate([res.lam, np.conj(res.lam)]), st, res
 
 
 def _unstable(lam, rtol):
@@ -70,7 +77,9 @@ class MuSweep(Result):
     and ``contact_change`` (the nodes' states differ at the two ends of the bracket: a node opened
     or closed there, and the eigenvalues jumped rather than crossed); ``states[a, j]`` the state
     of slave node j at ``mus[a]`` (0 open, 1 stick, 2 and 3 slip along +t and -t); ``t`` (s) the drives' time; ``rtol`` the relative real part below which an eigenvalue counts as
-    stable; ``unstable_at_start``: pairs already unstable at ``mus[0]``; ``status``.
+    stable; ``unstable_at_start``: pairs already unstable at ``mus[0]``; ``status``; for a
+    band-limited sweep ``band`` ((f_lo, f_hi) in Hz) and ``certified[a]`` (the band's eigenvalues
+    at ``mus[a]`` certified complete).
     """
 
     mus: np.ndarray
@@ -82,8 +91,35 @@ class MuSweep(Result):
     rtol: float = 1e-7
     unstable_at_start: int = 0
     status: str = "completed"
+    band: tuple | None = None
+    certified: np.ndarray | None = None
 
     kind = "mu-sweep"
+
+    def tracks(self) -> np.ndarray:
+        """The eigenvalues (1/s, non-negative imaginary parts) reordered so that column k follows
+        one eigenvalue over mu (n_mu, n_tracks; NaN where it is not in the spectrum or band): each
+        mu's eigenvalues assigned to the previous mu's by least total distance (through a merging
+        the two members of a pair keep their tracks as they leave the imaginary axis)."""
+        from scipy.optimize import linear_sum_assignment
+
+        rows = [r[np.isfinite(r)] for r in self.lam]
+        out, last = [], np.zeros(0, complex)
+        ids, n_tracks = np.zeros(0, int), 0
+        for r in rows:
+            new_ids = np.full(r.size, -1)
+            if last.size and r.size:
+                i, j = linear_sum_assignment(np.abs(last[:, None] - r[None, :]))
+                new_ids[j] = ids[i]
+            fresh = new_ids < 0
+            new_ids[fresh] = n_tracks + np.arange(fresh.sum())
+            n_tracks += int(fresh.sum())
+            out.append((new_ids, r))
+            last, ids = r, new_ids
+        lam = np.full((len(rows), n_tracks), np.nan + 0j)
+        for a, (ix, r) in enumerate(out):
+            lam[a, ix] = r
+        return lam
 
     @property
     def critical_mu(self) -> float:
@@ -111,6 +147,11 @@ class MuSweep(Result):
                               {"units": "1", "long_name": "+1 a pair turns unstable, -1 turns stable"})
         data["onset_contact_change"] = ("onset", np.array([int(o["contact_change"]) for o in self.onsets], np.int64),
                                         {"units": "1", "long_name": "1: a node opened or closed in the bracket"})
+        extra = {}
+        if self.band is not None:
+            extra = {"band_f_lo": float(self.band[0]), "band_f_hi": float(self.band[1])}
+            data["certified"] = ("mu", np.asarray(self.certified, np.int64),
+                                 {"units": "1", "long_name": "1: the band's eigenvalues certified complete"})
         states = self.states if self.states is not None else np.zeros((self.mus.size, 0), np.int64)
         data["state"] = (("mu", "node"), states,
                          {"units": "1", "long_name": "node state: 0 open, 1 stick, 2 slip +t, 3 slip -t"})
@@ -121,7 +162,7 @@ class MuSweep(Result):
             coords={"mu": ("mu", self.mus, {"units": "1", "long_name": "friction coefficient"}),
                     "mode": ("mode", np.arange(self.lam.shape[1]), {"units": "1"})},
             attrs={"t": float(self.t), "tol": float(self.tol), "rtol": float(self.rtol),
-                   "unstable_at_start": int(self.unstable_at_start), "status": self.status})
+                   "unstable_at_start": int(self.unstable_at_start), "status": self.status, **extra})
 
     @classmethod
     def from_xarray(cls, ds):
@@ -130,8 +171,10 @@ class MuSweep(Result):
                "contact_change": bool(c)}
               for m, f, r, k, c in zip(ds["onset_mu"].values, ds["onset_f_hz"].values, ds["onset_real_1_s"].values,
                                        ds["onset_kind"].values, ds["onset_contact_change"].values)]
+        band = (float(a["band_f_lo"]), float(a["band_f_hi"])) if "band_f_lo" in a else None
+        cert = ds["certified"].values.astype(bool) if "certified" in ds else None
         return cls(ds["mu"].values, ds["lam"].values, on, ds["state"].values, t=a["t"], tol=a["tol"], rtol=a["rtol"],
-                   unstable_at_start=a["unstable_at_start"], status=a["status"])
+                   unstable_at_start=a["unstable_at_start"], status=a["status"], band=band, certified=cert)
 
     def summary(self) -> dict:
         crit = self.critical_mu
@@ -139,17 +182,20 @@ class MuSweep(Result):
         return summary_record(
             self.kind,
             {"mu_min": (float(self.mus.min()), "1"), "mu_max": (float(self.mus.max()), "1"),
-             "n_mu": (int(self.mus.size), None), "t": (float(self.t), "s"), "tol": (float(self.tol), "1")},
+             "n_mu": (int(self.mus.size), None), "t": (float(self.t), "s"), "tol": (float(self.tol), "1"),
+             "band_f_lo": (float(self.band[0]) if self.band else None, "Hz"),
+             "band_f_hi": (float(self.band[1]) if self.band else None, "Hz")},
             {"critical_mu": (crit if np.isfinite(crit) else None, "1"),
              "frequency_at_critical_mu": (first["f_hz"] if first else None, "Hz"),
              "max_real_part": (float(np.nanmax(self.lam.real)), "1/s"),
              "unstable_pairs_at_mu_max": (int((self.lam[-1].real > self.rtol * np.abs(self.lam[-1])).sum()), None),
+             "all_certified": (bool(np.all(self.certified)) if self.certified is not None else None, None),
              "status": (self.status, None)},
             details={"onsets": self.onsets})
 
 
 def mu_sweep(model: MultibodyModel, mus, *, t: float = 0.0, law=None, tol: float = 1e-10, rtol: float = 1e-7,
-             progress: bool = False) -> MuSweep:
+             band=None, progress: bool = False) -> MuSweep:
     """Eigenvalues of the linearised steady sliding state at each friction coefficient of
     ``mus``, and the critical coefficient of each pair that changes stability between them.
 
@@ -172,12 +218,17 @@ def mu_sweep(model: MultibodyModel, mus, *, t: float = 0.0, law=None, tol: float
         an undamped merging pair, whose real part grows as sqrt(mu - mu_crit), the bias this
         leaves in the critical mu is ``(rtol |lambda| / c)^2`` for Re = c sqrt(mu - mu_crit):
         1e-12 on the belt model).
+    band : tuple or dict, optional
+        ``(f_lo, f_hi)`` in Hz, or a dict of
+        :func:`~fesub.contact.analyses.band.band_eigenvalues`' arguments: only the eigenvalues in
+        that band, by the band-limited method with its certificate at every mu (``certified``
+        per mu in the result); the critical mu are those of the pairs in the band.
     progress : bool
         Show a progress bar.
 
     Returns
     -------
-    MuSweep; interrupted (Ctrl-C), the coefficients done so far with ``status='interrupted'``.
+    MuSweep (:meth:`MuSweep.tracks` follows each eigenvalue over mu); interrupted (Ctrl-C), the coefficients done so far with ``status='interrupted'``.
     """
     from tqdm.auto import tqdm
 
@@ -190,15 +241,26 @@ def mu_sweep(model: MultibodyModel, mus, *, t: float = 0.0, law=None, tol: float
     tol, rtol = check_positive("tol", tol), check_positive("rtol", rtol)
     t = check_real("t (s)", t)
 
-    def count(mu):
-        lam, st = spectrum_at_mu(model, mu, t=t, law=law)
+    if band is not None and not isinstance(band, dict):
+        try:
+            f_lo, f_hi = band
+        except (TypeError, ValueError):
+            raise ParameterError(f"band must be (f_lo, f_hi) in Hz or a dict, got {band!r:.60}") from None
+        band = {"f_lo": f_lo, "f_hi": f_hi}
+    certified = []
+
+    def count(mu, record=False):
+        out = spectrum_at_mu(model, mu, t=t, law=law, band=band)
+        lam, st = out[0], out[1]
+        if record and band is not None:
+            certified.append(out[2].certified)
         return _unstable(lam, rtol), lam, st.state
 
     rows, counts, states, status = [], [], [], "completed"
     onsets = []
     try:
         for mu in tqdm(mus, disable=not progress, desc="mu sweep"):
-            un, lam, state = count(mu)
+            un, lam, state = count(mu, record=True)
             rows.append(lam[lam.imag >= 0])
             counts.append(un.size)
             states.append(state)
@@ -233,8 +295,10 @@ def mu_sweep(model: MultibodyModel, mus, *, t: float = 0.0, law=None, tol: float
         lam[a, :r.size] = r
     done = min(len(rows), len(states))
     states = np.array(states[:done], np.int64).reshape(done, -1)
+    bnd = (float(band["f_lo"]), float(band["f_hi"])) if band is not None else None
+    cert = np.array(certified[:done], bool) if band is not None else None
     return MuSweep(mus[:done], lam[:done], onsets, states, t=float(t), tol=float(tol), rtol=float(rtol),
-                   unstable_at_start=int(counts[0]) if counts else 0, status=status)
+                   unstable_at_start=int(counts[0]) if counts else 0, status=status, band=bnd, certified=cert)
 
 
 # ------------------------------------------------------------------------------- the belt model
