@@ -242,11 +242,12 @@ def _arnoldi(Mt, Ct, Kt, sigma, k, tol):
     logdet = (float(np.log(np.abs(d)).sum()),
               float(np.angle(d).sum() + np.pi * np.count_nonzero(piv != np.arange(piv.size))))
     CsM = Ct + sigma * Mt
+    Mc = Mt.astype(complex)   # once, not at every product with a complex vector
 
     def op(y):
         y = np.asarray(y).ravel()
         y1, y2 = y[:n], y[n:]
-        x1 = -sla.lu_solve((lu, piv), Mt @ y2 + CsM @ y1, check_finite=False)
+        x1 = -sla.lu_solve((lu, piv), Mc @ y2 + CsM @ y1, check_finite=False)
         return np.concatenate([x1, y1 + sigma * x1])
 
     A = LinearOperator((2 * n, 2 * n), matvec=op, dtype=complex)
@@ -280,7 +281,7 @@ def _divisor(near, region):
 
 
 def band_eigenvalues(system, f_lo: float, f_hi: float, *, max_rate: float | None = None, k: int = 16,
-                     tol: float = 1e-12, certify: bool = True, dense_below: int = 40,
+                     tol: float = 1e-10, certify: bool = True, dense_below: int = 40,
                      max_shifts: int = 200) -> BandSpectrum:
     """Every eigenvalue of a linearised system in the band [f_lo, f_hi] (Hz), certified.
 

@@ -221,8 +221,9 @@ def mu_sweep(model: MultibodyModel, mus, *, t: float = 0.0, law=None, tol: float
     band : tuple or dict, optional
         ``(f_lo, f_hi)`` in Hz, or a dict of
         :func:`~fesub.contact.analyses.band.band_eigenvalues`' arguments: only the eigenvalues in
-        that band, by the band-limited method with its certificate at every mu (``certified``
-        per mu in the result); the critical mu are those of the pairs in the band.
+        that band, by the band-limited method with its certificate at every mu of ``mus``
+        (``certified`` per mu in the result; the bisection's coefficients are not certified);
+        the critical mu are those of the pairs in the band.
     progress : bool
         Show a progress bar.
 
@@ -250,7 +251,10 @@ def mu_sweep(model: MultibodyModel, mus, *, t: float = 0.0, law=None, tol: float
     certified = []
 
     def count(mu, record=False):
-        out = spectrum_at_mu(model, mu, t=t, law=law, band=band)
+        # the band's certificate at the grid's coefficients (recorded); the bisection counts
+        # unstable eigenvalues found by the same shifts
+        bnd = band if band is None or record else {**band, "certify": False}
+        out = spectrum_at_mu(model, mu, t=t, law=law, band=bnd)
         lam, st = out[0], out[1]
         if record and band is not None:
             certified.append(out[2].certified)
