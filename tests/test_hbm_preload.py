@@ -19,7 +19,7 @@ from fesub.substructure import CraigBampton
 L, W, H = 40e-3, 20e-3, 5e-3   # plate length, width, thickness (m)
 
 
-def _plates(preload=5e3, *, reduce=True, sign=1.0, n0=0.0, mu=0.5):
+def _plates(preload=5e3, *, reduce=True, sign=1.0, n0=0.0, mu=0.5, free=False):
     """Two steel plates (40 x 20 x 5 mm, 4 x 2 hexahedra each) stacked, the lower one clamped
     at x = 0, 15 node-to-node Friction3D contacts over the interface (kn 5e8, kt 2e8 N/m), one
     bolt (a shank spring of 4e8 N/m) from the centre of the upper plate's top face to the centre
@@ -32,6 +32,8 @@ def _plates(preload=5e3, *, reduce=True, sign=1.0, n0=0.0, mu=0.5):
     n1 = 3 * lo.n_points
     K, M = sp.block_diag([K1, K2]).tocsr(), sp.block_diag([M1, M2]).tocsr()
     clamp = (3 * np.asarray(lo.node_sets["xmin"])[:, None] + np.arange(3)).ravel()
+    if free:
+        clamp = clamp[:0]
     keep = np.setdiff1d(np.arange(K.shape[0]), clamp)
     pos = np.full(K.shape[0], -1)
     pos[keep] = np.arange(keep.size)
@@ -184,3 +186,25 @@ def test_bad_input_errors(joint):
     # the bolt pushing the plates apart (axis reversed): every contact opens
     with pytest.raises(ModelError, match="separation everywhere"):
         _plates(sign=-1.0).preload()
+
+
+def test_free_structure(joint):
+    """Without the clamp the two plates float: six rigid-body modes (w^2 ~ 1e-16 of the largest),
+    removed by R^T M q = 0 in the static solve. The bolt load is self-equilibrated, so the
+    resultant still equals it (same bound as the held joint; measured 4e-16), the elastic
+    stuck-interface modes exclude the rigid ones and are again the dNNM's small-amplitude limit
+    (first elastic mode: mode index n_rigid). A static load with a resultant has no equilibrium
+    on a free structure: a clear error."""
+    free = _plates(free=True)
+    st = free.preload()
+    assert st.n_rigid == 6 and free.rigid_modes().shape == (free.n, 6)
+    assert abs(st.resultant - 5e3) <= 1e-10 * 5e3
+    assert st.freq_hz[0] > 1e3
+    drive = int(np.argmax(np.abs(st.shapes[:, 0])))
+    sys = free.hb_system(st, np.zeros((free.n, free.n)), 1, fex=drive, dof=drive)
+    d = dnnm(sys, (1e-9, 1e-8), st.n_rigid, max_steps=3)
+    assert abs(d.w0[0] / (2 * math.pi) - st.freq_hz[0]) <= 1e-9 * st.freq_hz[0]
+    pushed = BoltedJoint(free.K, free.M, free.contacts, free.bolts,
+                         fext=np.where(np.arange(free.n) == drive, 1.0, 0.0))
+    with pytest.raises(ModelError, match="resultant"):
+        pushed.preload()

@@ -32,6 +32,7 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
+from scipy.linalg import eigh
 
 from ..errors import ConvergenceError, ModelError, ParameterError, check_count, check_positive
 from ..io import Result, summary_record
@@ -141,8 +142,8 @@ class BoltedJoint:
     ----------
     K, M : (n, n) arrays
         Stiffness (N/m) and mass (kg) of the structure without contacts and bolts (physical or
-        reduced coordinates). ``K`` with the closed contacts stuck must hold the structure
-        (no rigid-body motion left): clamp it or keep enough contacts.
+        reduced coordinates). Held (clamped) or free: the rigid-body modes of the structure
+        with every contact stuck (:meth:`rigid_modes`) are kept out of the static solution.
     contacts : list of ContactElement
         The interface: :class:`~fesub.hbm.friction3d.Friction3D` laws (``n0``: the normal load
         at zero normal displacement, 0 for faces that touch unloaded, < 0 for a gap) with
@@ -221,6 +222,16 @@ class BoltedJoint:
                 Ks = Ks + G.T @ (np.array([el.kt, el.kt, el.kn])[:, None] * G)
         return Ks
 
+    def rigid_modes(self, rtol: float = 1e-10):
+        """Rigid-body modes (n, r) of the structure with every contact stuck and the bolts as
+        springs: the mass-normalised eigenvectors whose ``w^2`` is below ``rtol`` times the
+        largest (rounding leaves them near 1e-16 of it; none for a held structure). A free
+        structure is solved with ``R^T M q = 0`` (its static state without rigid motion, the
+        loads self-equilibrated)."""
+        Ks = self.stuck_stiffness()
+        w2, V = eigh(0.5 * (Ks + Ks.T), self.M)
+        return V[:, w2 < rtol * abs(w2).max()]
+
     def preload(self, n_modes: int = 6, *, q0=None, rtol: float = RTOL, max_iter: int = 100):
         """Solve the static state under the bolt loads and the stuck-interface modes about it.
 
@@ -240,13 +251,37 @@ class BoltedJoint:
         PreloadState
         """
         n_modes = check_count("n_modes", n_modes, 1, self.n)
+        R0 = self.rigid_modes()
+        nr = R0.shape[1]
+        MR = self.M @ R0
+        A = np.block([[self.stuck_stiffness(), MR], [MR.T, np.zeros((nr, nr))]])
         if q0 is None:
             try:
-                q0 = np.linalg.solve(self.stuck_stiffness(), self.fext - self._fbolt)
+                q0 = np.linalg.solve(A, np.concatenate([self.fext - self._fbolt,
+                                                        np.zeros(nr)]))[:self.n]
             except np.linalg.LinAlgError:
                 raise ModelError("the structure with every contact stuck is not held (singular "
                                  "stiffness): clamp it or add contacts") from None
-        q, st = damped_newton(self.residual, q0, rtol=rtol, max_iter=max_iter)
+        q0 = np.asarray(q0, float)
+        if q0.shape != (self.n,):
+            raise ParameterError(f"q0 must have {self.n} entries, got shape {q0.shape}")
+
+        def fun(x):     # the equilibrium bordered by R0^T M q = 0 (no rigid motion)
+            q, lam = x[:self.n], x[self.n:]
+            R, J, sc = self.residual(q)
+            Ja = np.block([[J, MR], [MR.T, np.zeros((nr, nr))]])
+            return (np.concatenate([R + MR @ lam, MR.T @ q]), Ja,
+                    np.concatenate([sc + np.abs(MR) @ np.abs(lam),
+                                    np.abs(MR.T) @ np.abs(q) + 1e-300]))
+
+        x, st = damped_newton(fun, np.concatenate([q0, np.zeros(nr)]), rtol=rtol,
+                              max_iter=max_iter)
+        q, lam = x[:self.n], x[self.n:]
+        if nr and st.converged and np.abs(MR @ lam).max() > 1e-9 * max(
+                np.abs(self._fbolt).max(), np.abs(self.fext).max()):
+            raise ModelError(f"the structure is free ({nr} rigid-body modes) and the static loads "
+                             "fext have a resultant: no static equilibrium (hold it, or give "
+                             "self-equilibrated loads)")
         f, _, state = self.contact_forces(q)
         if not np.any(state != OPEN):
             raise ModelError("separation everywhere: no contact carries load under the bolt "
@@ -264,12 +299,13 @@ class BoltedJoint:
         gap = np.maximum(-(n0 + kn * U[:, 2]) / kn, 0.0)
         Ks = self.stuck_stiffness(state != OPEN)
         w, V = linear_modes(self.M, 0.5 * (Ks + Ks.T))
+        w, V = w[nr:], V[:, nr:]        # the rigid-body modes of a free structure left out
         return PreloadState(
             q=q, normal=f[:, 2].copy(), gap=gap, tangential=f[:, :2].copy(), state=state,
             mu=np.array([e.mu for e in els]),
             bolt_load=np.array([b.preload for b in self.bolts]),
             bolt_shortening=np.array([-(b.g @ q) for b in self.bolts]),
-            freq_hz=w[:n_modes] / (2 * math.pi), shapes=V[:, :n_modes],
+            freq_hz=w[:n_modes] / (2 * math.pi), shapes=V[:, :n_modes], n_rigid=nr,
             iterations=st.iterations, relative_residual=st.relative_residual,
             names=[c.name or f"contact {i}" for i, c in enumerate(self.contacts)])
 
@@ -324,6 +360,10 @@ class PreloadState(Result):
         Their mode shapes, mass-normalised (1/sqrt(kg)).
     iterations : int
         Newton iterations of the static solve.
+    n_rigid : int
+        Rigid-body modes of the structure (0 when held; a free one's are left out of
+        ``freq_hz``: give ``mode=n_rigid`` to :func:`~fesub.hbm.dnnm` for its first elastic
+        mode).
     relative_residual : float
         Its final residual in units of the rounding scale (-).
     names : list of str
@@ -343,6 +383,7 @@ class PreloadState(Result):
     iterations: int
     relative_residual: float
     names: list
+    n_rigid: int = 0
 
     kind = "bolt-preload"
 
@@ -384,7 +425,7 @@ class PreloadState(Result):
              "freq_hz": v("mode", self.freq_hz, "Hz", "stuck-interface natural frequency"),
              "shapes": v(("dof", "mode"), self.shapes, "1/sqrt(kg)", "mass-normalised shape")},
             coords={"contact": np.array(self.names, dtype=object)},
-            attrs={"iterations": int(self.iterations),
+            attrs={"iterations": int(self.iterations), "n_rigid": int(self.n_rigid),
                    "relative_residual": float(self.relative_residual)})
 
     @classmethod
@@ -395,7 +436,7 @@ class PreloadState(Result):
                    ds["bolt_shortening"].values.copy(), ds["freq_hz"].values.copy(),
                    ds["shapes"].values.copy(), int(ds.attrs["iterations"]),
                    float(ds.attrs["relative_residual"]),
-                   [str(x) for x in ds["contact"].values])
+                   [str(x) for x in ds["contact"].values], int(ds.attrs.get("n_rigid", 0)))
 
     def summary(self) -> dict:
         c = self.counts
@@ -406,5 +447,6 @@ class PreloadState(Result):
                "max_gap": (float(self.gap.max()), "m"),
                "open": (c["open"], None), "stuck": (c["stuck"], None), "slip": (c["slip"], None),
                "freq_hz": (self.freq_hz, "Hz"), "iterations": (int(self.iterations), None)}
+        res["rigid_modes"] = (int(self.n_rigid), None)
         return summary_record(self.kind, {"bolts": (len(self.bolt_load), None),
                                           "contacts": (len(self.normal), None)}, res)
