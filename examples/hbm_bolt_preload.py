@@ -23,12 +23,11 @@ from pathlib import Path
 import matplotlib
 
 matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import scipy.sparse as sp  # noqa: E402
 
 from fesub.fe import Solid, box, solid_mesh_matrices  # noqa: E402
-from fesub.hbm import Bolt, BoltedJoint, ContactElement, Friction3D, dnnm  # noqa: E402
+from fesub.hbm import Bolt, BoltedJoint, ContactElement, Friction3D, dnnm, plots  # noqa: E402
 from fesub.substructure import CraigBampton  # noqa: E402
 
 out = Path(sys.argv[1] if len(sys.argv) > 1 else "fesub-out/hbm_bolt_preload")
@@ -103,24 +102,6 @@ f_nl = mode.w0 / (2 * math.pi)
 print(f"dNNM: {f_nl[0]:.4f} Hz at small amplitude (stuck modes: {state.freq_hz[0]:.4f} Hz), "
       f"{f_nl[-1]:.2f} Hz and damping ratio {mode.zeta[-1]:.2e} at the last point")
 
-xy = lower.points[[i for i, _ in pairs], :2] * 1e3
-fig, (ax1, ax2, ax3) = plt.subplots(1, 3, figsize=(13, 3.8))
-sc = ax1.scatter(xy[:, 0], xy[:, 1], c=state.normal, s=90, cmap="viridis")
-ax1.scatter(*xy[state.state == 0].T, marker="x", c="r", label="open")
-ax1.scatter(*xy[state.state == 2].T, marker="o", facecolors="none", edgecolors="k", s=140,
-            label="slipping")
-fig.colorbar(sc, ax=ax1, label="normal force (N)")
-ax1.set_aspect("equal")
-ax1.set_xlabel("x (mm)")
-ax1.set_ylabel("y (mm)")
-ax1.legend(fontsize=7, loc="lower left", bbox_to_anchor=(0.0, 1.02), ncol=2)
-ax2.semilogx(mode.Am, f_nl, label="dNNM")
-ax2.axhline(state.freq_hz[0], ls="--", c="k", lw=0.8, label="stuck-interface mode")
-ax2.set_xlabel("RMS amplitude at the drive (m)")
-ax2.set_ylabel("frequency (Hz)")
-ax2.legend(fontsize=8)
-ax3.loglog(mode.Am, mode.zeta)
-ax3.set_xlabel("RMS amplitude at the drive (m)")
-ax3.set_ylabel("damping ratio (-)")
-fig.tight_layout()
-fig.savefig(out / "bolt_preload.png", dpi=120)
+xy = lower.points[[i for i, _ in pairs], :2]                   # m
+plots.preload_map(state, xy, path=out / "preload_map.png", case="5 kN")
+plots.joint_backbone(mode, state, path=out / "backbone.png", case="first bending mode")

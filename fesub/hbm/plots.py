@@ -13,7 +13,7 @@ import math
 import numpy as np
 
 __all__ = ["frf_family", "method_comparison", "nh_comparison", "contact_timeline", "energy",
-           "stability"]
+           "stability", "preload_map", "joint_backbone"]
 
 
 def _plt():
@@ -287,4 +287,65 @@ def stability(curves, *, hz=True, path=None, title="Forced response and its stab
         axm.set_title("largest Floquet multiplier (unstable above 1)", fontsize=9)
         axm.grid(True, alpha=0.3)
     ax.set_xlabel(_freq_label(hz))
+    return _save(fig, path)
+
+
+def preload_map(state, xy, *, path=None, case=""):
+    """The contact state at a bolt preload over the interface: normal force (N) with the open
+    (x) and slipping (circled) contacts marked, and the tangential load ratio
+    ``|f_t| / (mu N)`` (-; 1 = on the slip circle).
+
+    Parameters
+    ----------
+    state : fesub.hbm.PreloadState
+    xy : (ne, 2) array
+        In-plane coordinates of the contacts (m), drawn in mm.
+    """
+    plt = _plt()
+    xy = 1e3 * np.asarray(xy, float)
+    if xy.shape != (len(state.normal), 2):
+        raise ValueError(f"xy must have shape ({len(state.normal)}, 2), got {xy.shape}")
+    fig, axs = plt.subplots(1, 2, figsize=(11, 4), layout="constrained")
+    sc = axs[0].scatter(*xy.T, c=state.normal, s=80, cmap="viridis")
+    fig.colorbar(sc, ax=axs[0], label="normal force [N]")
+    for mask, kw in ((state.state == 0, dict(marker="x", c="r", label="open")),
+                     (state.state == 2, dict(marker="o", facecolors="none", edgecolors="k",
+                                             s=150, label="slipping"))):
+        if np.any(mask):
+            axs[0].scatter(*xy[mask].T, **kw)
+    axs[0].set_title(f"normal force (sum {state.resultant:.6g} N)")
+    r = state.slip_ratio
+    closed = state.state != 0
+    sc = axs[1].scatter(*xy[closed].T, c=r[closed], s=80, cmap="plasma", vmin=0.0, vmax=1.0)
+    axs[1].scatter(*xy[~closed].T, marker="x", c="0.6", label="open")
+    fig.colorbar(sc, ax=axs[1], label="|f_t| / (mu N) [-]")
+    axs[1].set_title("tangential load ratio")
+    for ax in axs:
+        ax.set_aspect("equal")
+        ax.set_xlabel("x [mm]")
+        ax.set_ylabel("y [mm]")
+    if np.any(state.state != 1):
+        axs[0].legend(fontsize=7, loc="lower left", bbox_to_anchor=(0.0, 1.08), ncol=2)
+    fig.suptitle(_titled("Contact state at the bolt preload", case))
+    return _save(fig, path)
+
+
+def joint_backbone(dn, state=None, *, path=None, case=""):
+    """Frequency (Hz) and damping ratio (-) of a damped nonlinear mode against its RMS
+    amplitude at the monitor DOF (m), with the stuck-interface frequency of ``state``
+    (a :class:`fesub.hbm.PreloadState`) as its small-amplitude limit."""
+    plt = _plt()
+    fig, axs = plt.subplots(1, 2, figsize=(10, 4), layout="constrained")
+    axs[0].semilogx(dn.Am, np.asarray(dn.w0) / (2 * math.pi), "k-", label="dNNM")
+    if state is not None:
+        axs[0].axhline(state.freq_hz[0], ls="--", c="tab:blue", lw=0.8,
+                       label="stuck-interface mode")
+    axs[0].set_ylabel("frequency [Hz]")
+    axs[0].legend(fontsize=7)
+    axs[1].loglog(dn.Am, dn.zeta, "k-")
+    axs[1].set_ylabel("damping ratio [-]")
+    for ax in axs:
+        ax.set_xlabel("RMS amplitude at the monitor DOF [m]")
+        ax.grid(True, which="both", alpha=0.3)
+    fig.suptitle(_titled("Backbone of the jointed structure", case))
     return _save(fig, path)
