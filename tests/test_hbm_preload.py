@@ -176,8 +176,10 @@ def test_save_load_and_summary(state, tmp_path):
 def test_figures(joint, state, tmp_path):
     """The contact map and the backbone figure are written (the dNNM a short one)."""
     from fesub.hbm import plots
+    from fesub.plots.style import check_figure
 
     xy = np.array([[float(np.flatnonzero(G[2])[0]), 0.0] for G in joint.G]) * 1e-3
+    assert check_figure(plots.preload_map(state, xy)) == []
     fig = plots.preload_map(state, xy, path=tmp_path / "map.png")
     assert (tmp_path / "map.png").stat().st_size > 0 and len(fig.axes) == 4   # two colour bars
     with pytest.raises(ValueError, match="xy"):
@@ -185,6 +187,7 @@ def test_figures(joint, state, tmp_path):
     drive = int(np.argmax(np.abs(state.shapes[:, 0])))
     d = dnnm(joint.hb_system(state, np.zeros((joint.n, joint.n)), 1, fex=drive, dof=drive),
              (1e-9, 1e-8), 0, max_steps=2)
+    assert check_figure(plots.joint_backbone(d, state)) == []
     plots.joint_backbone(d, state, path=tmp_path / "bb.png")
     assert (tmp_path / "bb.png").stat().st_size > 0
 
