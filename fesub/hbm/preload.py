@@ -304,7 +304,8 @@ class BoltedJoint:
             q=q, normal=f[:, 2].copy(), gap=gap, tangential=f[:, :2].copy(), state=state,
             mu=np.array([e.mu for e in els]),
             bolt_load=np.array([b.preload for b in self.bolts]),
-            bolt_shortening=np.array([-(b.g @ q) for b in self.bolts]),
+            bolt_shortening=np.array([b.preload / b.stiffness - b.g @ q if b.stiffness > 0
+                                      else math.nan for b in self.bolts]),
             freq_hz=w[:n_modes] / (2 * math.pi), shapes=V[:, :n_modes], n_rigid=nr,
             iterations=st.iterations, relative_residual=st.relative_residual,
             names=[c.name or f"contact {i}" for i, c in enumerate(self.contacts)])
@@ -353,7 +354,9 @@ class PreloadState(Result):
     mu : (ne,) ndarray
         Friction coefficients (-).
     bolt_load, bolt_shortening : (nb,) ndarray
-        Bolt tension (N) and the shortening of the shank spring that gives it (m).
+        Bolt tension (N), and the shortening of the shank's free length that gives it (m; the
+        nut's turn: ``P / k_b`` minus the elongation ``g @ q`` of the clamped length; nan for a
+        bolt without stiffness).
     freq_hz : (nm,) ndarray
         Linearised stuck-interface natural frequencies (Hz).
     shapes : (n, nm) ndarray
@@ -421,7 +424,8 @@ class PreloadState(Result):
                         "contact state: 0 open, 1 stuck, 2 slip"),
              "mu": v("contact", self.mu, "1", "friction coefficient"),
              "bolt_load": v("bolt", self.bolt_load, "N", "bolt tension"),
-             "bolt_shortening": v("bolt", self.bolt_shortening, "m", "shank spring shortening"),
+             "bolt_shortening": v("bolt", self.bolt_shortening, "m",
+                                  "shortening of the shank's free length (nut turn)"),
              "freq_hz": v("mode", self.freq_hz, "Hz", "stuck-interface natural frequency"),
              "shapes": v(("dof", "mode"), self.shapes, "1/sqrt(kg)", "mass-normalised shape")},
             coords={"contact": np.array(self.names, dtype=object)},
