@@ -2,7 +2,7 @@
 
 A 100 x 2 plane-stress block (404 modes) on a belt, 101 sliding contact nodes, mu = 0.3: the
 constrained pencil has N = 303 coordinates, 606 eigenvalues. The band 1000-1100 Hz
-(|Re| <= 100 1/s) holds a few of them. Timed: ``band_eigenvalues`` with its certificate (the
+(``|Re| <= 100`` 1/s) holds a few of them. Timed: ``band_eigenvalues`` with its certificate (the
 constrained projection included, as in the dense path); baselines in the same run: the dense
 ``LinearisedSystem.eigenvalues`` (every eigenvalue: the cost of a dense sweep per mu value), and
 the band without the certificate. Goal recorded: 20x against the dense eig (not met: measured

@@ -8,7 +8,7 @@ the eigenvalues found divided out).
 
 * left, a plane-stress block (0.4 x 0.02 m, 40 x 2 elements, clamped at its top, 41 contact
   nodes) sliding on a belt at mu = 0.3: every eigenvalue of the linearised system (grey, a dense
-  eig), the band 1000-1300 Hz with |Re| <= 100 1/s (the rectangle, in rad/s), the shifts and the
+  eig), the band 1000-1300 Hz with ``|Re| <= 100`` 1/s (the rectangle, in rad/s), the shifts and the
   disks they searched, and the band's eigenvalues (circles), equal to the dense ones in the
   rectangle;
 * right, the textbook belt model beside a chain of 40 masses that no contact touches: the
