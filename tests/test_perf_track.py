@@ -5,6 +5,7 @@ unchanged kernel passes."""
 from __future__ import annotations
 
 import importlib.util
+import time
 from pathlib import Path
 
 import pytest
@@ -252,3 +253,26 @@ def test_calibration_from_runs_measured_earlier(track, tmp_path, monkeypatch):
     assert hist["margins"]["y"] == track.MARGIN_MIN
     assert [r["ratios"]["x"] for r in hist["runs"]] == [10.0, 9.0, 7.0]
     assert all(r["calibration"] for r in hist["runs"])
+
+
+def test_a_run_busier_than_the_calibration_is_judged_with_wider_margins(track):
+    """Margins hold for the load the calibration saw: a run whose mean load average is above the
+    calibration's highest is judged with BUSY_WIDEN times the margin (a drop of 30 % passes a
+    20 % margin there), and a slowdown beyond the wider margin still fails; the load is sampled
+    while a run lasts."""
+    cal = [{"calibration": True, "date": "d", "ratios": {"a": 10.0}, "load_average": [1.0, 2.0]},
+           {"calibration": True, "date": "d", "ratios": {"a": 10.0}, "load_average": [2.5, 1.5],
+            "load_peak": 3.0}]
+    hist = {"machine": "m", "margins": {"a": 0.2}, "runs": cal}
+    assert track.calibrated_load(hist) == 3.0
+    calm = {"ratios": {"a": 7.0}, "load_average": [2.0, 2.0], "load_mean": 2.0}
+    busy = dict(calm, load_mean=6.0)
+    assert not track.busier(calm, hist) and track.busier(busy, hist)
+    assert list(track.floors(calm, hist)) == ["a"]            # 7 < 10 * (1 - 0.2)
+    assert track.floors(busy, hist) == {}                     # 7 > 10 * (1 - 2 * 0.2)
+    assert list(track.floors(dict(busy, ratios={"a": 5.0}), hist)) == ["a"]
+    # without sampled loads: the mean of the run's start and end
+    assert track.busier({"ratios": {}, "load_average": [5.0, 2.0]}, hist)
+    with track.LoadSampler(every=0.01) as ls:
+        time.sleep(0.05)
+    assert len(ls.samples) >= 3 and ls.peak >= ls.mean >= 0.0
