@@ -42,6 +42,9 @@ Method (the choices and why):
   is exact when, on every final step, that sum is below pi in magnitude: then the principal
   values add up to the true winding. The answer is certified when the winding is 0 (within 0.05:
   the found eigenvalues' errors leave a tiny dipole each).
+* **Retry**: a failed certificate repeats the search once with ``k`` doubled (more eigenvalues
+  divided out near the region, smoother steps); a wide band with many eigenvalues near its
+  boundary was refused twice in 20 cases of the tests' block without it, never with it.
 * **Dense eig** below ``dense_below`` first-order coordinates (ARPACK needs ``k < 2N - 1``),
   certified by the same count.
 
@@ -318,7 +321,7 @@ def _divisor(near, region):
 
 def band_eigenvalues(system, f_lo: float, f_hi: float, *, max_rate: float | None = None, k: int = 16,
                      tol: float = 1e-10, certify: bool = True, dense_below: int = 40,
-                     max_shifts: int = 200) -> BandSpectrum:
+                     max_shifts: int = 200, retries: int = 1) -> BandSpectrum:
     """Every eigenvalue of a linearised system in the band [f_lo, f_hi] (Hz), certified.
 
     Parameters
@@ -343,6 +346,10 @@ def band_eigenvalues(system, f_lo: float, f_hi: float, *, max_rate: float | None
         Systems of fewer first-order coordinates (2N) are solved by a dense eig.
     max_shifts : int
         Shifts at most (the certificate tells when they did not cover the band).
+    retries : int
+        Times the search is repeated with ``k`` doubled when the certificate fails (more
+        eigenvalues found near the region: the contour's steps become smoother); the last
+        attempt is returned.
 
     Returns
     -------
@@ -356,7 +363,21 @@ def band_eigenvalues(system, f_lo: float, f_hi: float, *, max_rate: float | None
     rho = 0.1 * w2 if max_rate is None else check_positive("max_rate (1/s)", max_rate)
     k = check_count("k", k, lo=1)
     tol = check_positive("tol", tol)
+    retries = check_count("retries", retries, lo=0)
     Mt, Ct, Kt = projected_matrices(system)
+    t0 = time.perf_counter()
+    spent = 0.0
+    for attempt in range(retries + 1):
+        res = _solve(Mt, Ct, Kt, f_lo, f_hi, w1, w2, rho, k * 2 ** attempt, tol, certify, dense_below, max_shifts)
+        spent += res.certify_seconds
+        if res.certified or not certify:
+            break
+    res.certify_seconds = spent
+    res.seconds = time.perf_counter() - t0 - spent
+    return res
+
+
+def _solve(Mt, Ct, Kt, f_lo, f_hi, w1, w2, rho, k, tol, certify, dense_below, max_shifts):
     n = Mt.shape[0]
     t0 = time.perf_counter()
     shifts, radii, found, known = [], [], [], {}
