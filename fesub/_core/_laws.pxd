@@ -19,7 +19,7 @@ root of ``F(mu) = mu_law(|y_t(mu)| / h) - mu``, bracketed since ``F(mu_k) >= 0 >
 closed by regula falsi (Illinois) to a few ulps of ``mu_s``.
 """
 
-from libc.math cimport fabs, exp
+from libc.math cimport fabs, exp, INFINITY
 
 
 cdef inline double _slip_yt(double wn, double wc, double wt, double bn, double bt, double s,
@@ -95,3 +95,86 @@ cdef inline bint law_closed(const double* W, const double* b, long code, const d
     lam[1] = s * m * ln
     mu_used[0] = m
     return True
+
+
+cdef inline void pgs_laws(const double* J, Py_ssize_t k, Py_ssize_t n, const double* w, const double* b,
+                          const long* node, const long* code, const double* par, double h, double* lam,
+                          double* z, double tol, long max_iter, double* status, double* mu_used) noexcept nogil:
+    """Projected block Gauss-Seidel over ``k`` coupled constraints, each with its own law: every
+    constraint's problem solved by ``law_closed`` with the others' forces frozen (code 0 is the
+    law of one coefficient ``par[1]``; ``law_closed`` then gives ``coulomb_closed``'s solution).
+
+    ``J`` (2k, n) rows (normal, tangential per constraint), ``w`` (n), ``b`` (2k), ``node`` (k)
+    the index of each constraint's law in ``code`` and ``par`` (3 a law), ``lam`` (2k, in: warm
+    start, out: forces), ``z`` (n, out: ``diag(w) J' lam``), ``status`` (3, out: sweeps, last
+    largest change ``|W_ii d_i|`` (m) of a sweep, converged 1/0), ``mu_used`` (k, out: the
+    coefficient each reached the cone's edge at). A constraint without the closed form (see
+    ``law_closed``) stops the sweeps unconverged. The caller has checked ``k > 0``, ``n > 0``."""
+    cdef Py_ssize_t p, kk
+    cdef long sweeps = 0, c
+    cdef double change = INFINITY, converged = 0.0, wk, yn, yt, d0, d1, dv
+    cdef double W[3]
+    cdef double bb[2]
+    cdef double l2[2]
+    cdef const double* Jn
+    cdef const double* Jt
+    for kk in range(n):
+        z[kk] = 0.0
+    for p in range(k):
+        d0 = lam[2 * p]
+        d1 = lam[2 * p + 1]
+        if d0 != 0.0 or d1 != 0.0:
+            Jn = &J[2 * p * n]
+            Jt = &J[(2 * p + 1) * n]
+            for kk in range(n):
+                z[kk] += Jn[kk] * d0 + Jt[kk] * d1
+    for kk in range(n):
+        z[kk] *= w[kk]
+    while sweeps < max_iter:
+        sweeps += 1
+        change = 0.0
+        for p in range(k):
+            Jn = &J[2 * p * n]
+            Jt = &J[(2 * p + 1) * n]
+            W[0] = 0.0
+            W[1] = 0.0
+            W[2] = 0.0
+            yn = 0.0
+            yt = 0.0
+            for kk in range(n):  # the node's block and its relative displacement in one pass
+                wk = w[kk]
+                W[0] += Jn[kk] * Jn[kk] * wk
+                W[1] += Jn[kk] * Jt[kk] * wk
+                W[2] += Jt[kk] * Jt[kk] * wk
+                yn += Jn[kk] * z[kk]
+                yt += Jt[kk] * z[kk]
+            l2[0] = lam[2 * p]
+            l2[1] = lam[2 * p + 1]
+            # the free displacement of this node: the others' forces in, its own out
+            bb[0] = b[2 * p] + yn - (W[0] * l2[0] + W[1] * l2[1])
+            bb[1] = b[2 * p + 1] + yt - (W[1] * l2[0] + W[2] * l2[1])
+            c = node[p]
+            if not law_closed(W, bb, code[c], &par[3 * c], h, l2, &mu_used[p]):
+                change = INFINITY
+                break
+            d0 = l2[0] - lam[2 * p]
+            d1 = l2[1] - lam[2 * p + 1]
+            if d0 != 0.0 or d1 != 0.0:
+                lam[2 * p] = l2[0]
+                lam[2 * p + 1] = l2[1]
+                for kk in range(n):
+                    z[kk] += w[kk] * (Jn[kk] * d0 + Jt[kk] * d1)
+                dv = fabs(W[0] * d0 + W[1] * d1)
+                if dv > change:
+                    change = dv
+                dv = fabs(W[1] * d0 + W[2] * d1)
+                if dv > change:
+                    change = dv
+        if change == INFINITY:
+            break
+        if change <= tol:
+            converged = 1.0
+            break
+    status[0] = sweeps
+    status[1] = change
+    status[2] = converged

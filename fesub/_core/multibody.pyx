@@ -27,8 +27,11 @@ coefficients formed once per call, e_next written over e* and the predictor into
 buffer): one pass over the modal coordinates per step. The node's contact problem is solved in
 closed form where it has one solution (``_pgs.coulomb_one``), by the sweeps otherwise; a node
 whose law code ``lcode`` is not 0 (static/kinetic 1, Stribeck 2; ``lpar`` its stick limit, slip
-coefficient and Stribeck speed, m/s) by ``_laws.law_closed`` (one node only: the caller keeps
-laws of several nodes off this kernel; no closed form: the step is reported unconverged). Without
+coefficient and Stribeck speed, m/s) by ``_laws.law_closed`` (no closed form: the step is
+reported unconverged). Several slave nodes of which any has such a law: the contact problem is
+solved by ``_laws.pgs_laws`` (block Gauss-Seidel, each node's 2 x 2 problem by ``law_closed``
+with its own law, Coulomb nodes included) instead of ``pgs_solve``; the state test takes each
+node's coefficient at the cone's edge. Without
 the work accounts, while the node stays closed on the segment of the last step's pass and the
 closed form applies, a step is taken from the locals of that node alone (``slide`` in ``march``:
 its frame on that segment, no walk, active set or per-node arrays; the same arithmetic as the
@@ -52,7 +55,7 @@ node, global index), ``off`` (1: off its master surface), ``lam`` (forces of the
 from libc.math cimport NAN, INFINITY
 from libc.stdlib cimport malloc, free
 from fesub._core._pgs cimport pgs_solve, coulomb_one, coulomb_closed
-from fesub._core._laws cimport law_closed
+from fesub._core._laws cimport law_closed, pgs_laws
 from fesub._core._multibody_nodes cimport Nodes, _time, _driven, _disp, _cached
 from fesub._core._multibody_series cimport Series, _series_start, _series_add, _series_move, _series_work
 from fesub._core._multibody_search cimport _frame, _walk
@@ -122,7 +125,7 @@ cdef inline void _swap(double** E, long a, long b) noexcept nogil:
 
 def work_sizes(long nm, long m, long n_master, long n_itf):
     """(doubles, integers) of the work arrays of :func:`march`."""
-    return (8 * nm + 4 * m * nm + 24 * m + 8 * n_master + 4 * n_itf + 36, 6 * m + 4 * n_master)
+    return (8 * nm + 4 * m * nm + 26 * m + 8 * n_master + 4 * n_itf + 36, 7 * m + 4 * n_master)
 
 
 def march(double h, long n_steps, long dec, long i0, double tol, long max_iter, long stop_on_change, long accounts,
@@ -158,6 +161,7 @@ def march(double h, long n_steps, long dec, long i0, double tol, long max_iter, 
     cdef bint conv, any_new, allact, record, sampled = fs.shape[0] > 0, solved
     cdef bint slide            # the step of one node sliding on its segment (below)
     cdef bint fast = m == 1 and nm > 0 and M > 0
+    cdef bint laws = False    # several nodes (or one off the one-node path) with laws: ``pgs_laws``
     cdef bint fused, fused2   # one node, no sampled forces: predictor and update fused with the node rows
     cdef bint left            # a slave node left its master surface in the search
     cdef bint grid            # the step is on the output grid (n % dec == 0)
@@ -205,6 +209,9 @@ def march(double h, long n_steps, long dec, long i0, double tol, long max_iter, 
     cdef double* MC[4]
     cdef long* MS[4]
     cdef double* fsum
+    cdef double* mue          # (m) with ``laws``: the edge coefficient of each solved node, in order
+    cdef double* mun          # (m) ... of each slave node (its stick limit where not solved)
+    cdef long* lidx           # (m) ... the nodes of the active subset, in order
     cdef long* ab
     cdef long* idx
     cdef long* act
@@ -255,6 +262,12 @@ def march(double h, long n_steps, long dec, long i0, double tol, long max_iter, 
         MS[k] = &iwork[6 * m + k * M]
     fsum = &work[q + 8 * M]        # (n_itf, 4) per-interface sums of the works
     G6 = &work[q + 8 * M + 4 * n_itf]   # one slave node: Gram matrix of its rows (6 x 6)
+    mue = &work[q + 8 * M + 4 * n_itf + 36]
+    mun = &mue[m]
+    lidx = &iwork[6 * m + 4 * M]
+    for i in range(m):
+        if lcode[i] != 0 and not fast:
+            laws = True
     ab = &iwork[0]                 # (m, 2) master nodes of each slave's segment
     idx = &iwork[2 * m]            # nodes on their master surface, in order
     act = &iwork[3 * m]            # active flag of each of them
@@ -579,6 +592,9 @@ def march(double h, long n_steps, long dec, long i0, double tol, long max_iter, 
                 st3[0] = 0.0
                 st3[1] = 0.0
                 st3[2] = 1.0
+                if laws:  # (a node not solved keeps its stick limit for the state test)
+                    for i in range(m):
+                        mun[i] = mu[i]
                 val = 0.0  # sweeps of the step
                 passes = 0
                 conv = True
@@ -632,7 +648,11 @@ def march(double h, long n_steps, long dec, long i0, double tol, long max_iter, 
                             allact = False
                             break
                     if allact:
-                        if na and nm:
+                        if na and nm and laws:
+                            pgs_laws(J, na, nm, w, b, idx, &lcode[0], &lpar[0, 0], h, lall, z, tol, max_iter, st3, mue)
+                            for p in range(na):
+                                mun[idx[p]] = mue[p]
+                        elif na and nm:
                             pgs_solve(J, 2 * na, nm, w, b, muo, lall, z, tol, max_iter, st3)
                         elif na:
                             for k in range(2 * na):
@@ -648,8 +668,13 @@ def march(double h, long n_steps, long dec, long i0, double tol, long max_iter, 
                                 ba[2 * nd + r] = b[2 * p + r]
                                 la[2 * nd + r] = lall[2 * p + r]
                             mua[nd] = muo[p]
+                            lidx[nd] = idx[p]
                             nd += 1
-                    if nd and nm:
+                    if nd and nm and laws:
+                        pgs_laws(Ja, nd, nm, w, ba, lidx, &lcode[0], &lpar[0, 0], h, la, z, tol, max_iter, st3, mue)
+                        for p in range(nd):
+                            mun[lidx[p]] = mue[p]
+                    elif nd and nm:
                         pgs_solve(Ja, 2 * nd, nm, w, ba, mua, la, z, tol, max_iter, st3)
                     elif nd:
                         for k in range(2 * nd):
@@ -831,7 +856,7 @@ def march(double h, long n_steps, long dec, long i0, double tol, long max_iter, 
                         if accounts:
                             _node_works(&ss, &ms, i, ia, ib, al, nx, ny, tx, ty, ln, lt, ax, ay, bx, by, Ep, tt_p, tt_x,
                                         s, n, SU[slot_x], SU[slot_p], MC[slot_p], MS[slot_p], &fsum[4 * node_itf[i]])
-                        st = _node_state(ln, lt, mul if fast else mu[i], rt0)
+                        st = _node_state(ln, lt, mul if fast else (mun[i] if laws else mu[i]), rt0)
                         _count_change(st, oldc[i], &changes[i], &stop_lift, &stop_stick)
                         code[i] = st
                         gap[i] = g

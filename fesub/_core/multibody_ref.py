@@ -189,12 +189,49 @@ def _law_closed(W, b, code, p, h, lam):
 
 def work_sizes(nm, m, n_master, n_itf):
     """(doubles, integers) of the work arrays of :func:`march`."""
-    return (8 * nm + 4 * m * nm + 24 * m + 8 * n_master + 4 * n_itf + 36, 6 * m + 4 * n_master)
+    return (8 * nm + 4 * m * nm + 26 * m + 8 * n_master + 4 * n_itf + 36, 7 * m + 4 * n_master)
 
 
-def _contact(J, b, muo, lall, act, na, nm, w, tol, max_iter):
+def _pgs_laws(J, w, b, nodes, lcode, lpar, h, lam, z, tol, max_iter, status, mu_used):
+    """Twin of ``_laws.pgs_laws``: block Gauss-Seidel over the constraints of ``J`` (2k rows),
+    each solved by ``_law_closed`` with its own law (``nodes`` index ``lcode``, ``lpar``), the
+    others' forces frozen; ``lam``, ``z``, ``status`` and ``mu_used`` (k) out."""
+    k = nodes.size
+    z[:] = w * (J.T @ lam)
+    sweeps, change, converged = 0, math.inf, 0.0
+    while sweeps < max_iter:
+        sweeps += 1
+        change = 0.0
+        for p in range(k):
+            Jn, Jt = J[2 * p], J[2 * p + 1]
+            W = [float(Jn @ (Jn * w)), float(Jn @ (Jt * w)), float(Jt @ (Jt * w))]
+            l2 = [lam[2 * p], lam[2 * p + 1]]
+            bb = [b[2 * p] + float(Jn @ z) - (W[0] * l2[0] + W[1] * l2[1]),
+                  b[2 * p + 1] + float(Jt @ z) - (W[1] * l2[0] + W[2] * l2[1])]
+            c = nodes[p]
+            mu = _law_closed(W, bb, lcode[c], lpar[c], h, l2)
+            if mu is None:
+                change = math.inf
+                break
+            mu_used[p] = mu
+            d0, d1 = l2[0] - lam[2 * p], l2[1] - lam[2 * p + 1]
+            if d0 != 0.0 or d1 != 0.0:
+                lam[2 * p], lam[2 * p + 1] = l2
+                z += w * (Jn * d0 + Jt * d1)
+                change = max(change, abs(W[0] * d0 + W[1] * d1), abs(W[1] * d0 + W[2] * d1))
+        if change == math.inf:
+            break
+        if change <= tol:
+            converged = 1.0
+            break
+    status[:] = (sweeps, change, converged)
+
+
+def _contact(J, b, muo, lall, act, na, nm, w, tol, max_iter, laws=None):
     """The contact problem of the nodes on their surface with the active-set passes: z, the
-    sweeps, the passes, the kernel status (the kernel's loop, ``friction_lcp_ref.solve``)."""
+    sweeps, the passes, the kernel status (the kernel's loop, ``friction_lcp_ref.solve``; with
+    ``laws`` = (idx, lcode, lpar, h, mun) each node's own law, ``_pgs_laws``, its edge
+    coefficient into ``mun``)."""
     z = np.zeros(nm)
     st3 = np.array([0.0, 0.0, 1.0])
     sweeps, passes, conv = 0.0, 0, True
@@ -203,7 +240,13 @@ def _contact(J, b, muo, lall, act, na, nm, w, tol, max_iter):
         z[:] = 0.0
         st3[:] = (0.0, 0.0, 1.0)
         if act[:na].all():
-            if na and nm:
+            if na and nm and laws:
+                idx, lcode, lpar, h, mun = laws
+                mue = np.zeros(na)
+                _pgs_laws(J[:2 * na], w, b[:2 * na], idx[:na], lcode, lpar, h, lall[:2 * na], z, tol, max_iter, st3,
+                          mue)
+                mun[idx[:na]] = mue
+            elif na and nm:
                 _pgs_solve(J[:2 * na], w, b[:2 * na], muo[:na], lall[:2 * na], z, tol, max_iter, st3)
             elif na:
                 lall[:2 * na] = 0.0
@@ -212,7 +255,13 @@ def _contact(J, b, muo, lall, act, na, nm, w, tol, max_iter):
         a = np.flatnonzero(act[:na])
         rows = (2 * a[:, None] + np.arange(2)).ravel()
         la = lall[rows]
-        if a.size and nm:
+        if a.size and nm and laws:
+            idx, lcode, lpar, h, mun = laws
+            mue = np.zeros(a.size)
+            _pgs_laws(np.ascontiguousarray(J[rows]), w, b[rows], idx[a], lcode, lpar, h, la, z, tol, max_iter, st3,
+                      mue)
+            mun[idx[a]] = mue
+        elif a.size and nm:
             _pgs_solve(np.ascontiguousarray(J[rows]), w, b[rows], muo[a], la, z, tol, max_iter, st3)
         elif a.size:
             la[:] = 0.0
@@ -289,7 +338,8 @@ def march(h, n_steps, dec, i0, tol, max_iter, stop_on_change, accounts, w2, cdam
     lcode, lpar : (m,) int array, (m, 3) array
         Friction law of each slave node (``fesub.contact.engine.friction.law_arrays``): code 0
         one coefficient (``mu``), 1 static/kinetic, 2 Stribeck; stick limit, slip coefficient,
-        Stribeck speed (m/s). A code other than 0 only with one slave node (``_law_closed``).
+        Stribeck speed (m/s). One slave node: its closed form (``_law_closed``); several (any
+        code other than 0 among them): every node's law in the block sweeps (``_pgs_laws``).
     hint, off, lam, code, changes : node state (see the kernel's docstring), in/out.
     acc : (4,) array
         Damping loss, external work, friction dissipation, impact loss (J), accumulated.
@@ -329,6 +379,9 @@ def march(h, n_steps, dec, i0, tol, max_iter, stop_on_change, accounts, w2, cdam
     J, b, lall, muo = np.zeros((2 * m, nm)), np.zeros(2 * m), np.zeros(2 * m), np.zeros(m)
     law = m == 1 and lcode[0] != 0  # one node with a law beyond one coefficient
     mul = mu[0] if m else 0.0
+    fast = m == 1 and nm > 0 and M > 0
+    laws = not fast and bool(np.any(lcode[:m] != 0))  # several nodes with laws: ``_pgs_laws``
+    mun = mu
     act, idx, ab = np.zeros(m, np.int64), np.zeros(m, np.int64), np.zeros((m, 2), np.int64)
     alpha, gnv, gap, cpt = np.zeros(m), np.zeros((m, 4)), np.zeros(m), np.zeros((m, 2))
     for i in range(m):
@@ -434,7 +487,9 @@ def march(h, n_steps, dec, i0, tol, max_iter, stop_on_change, accounts, w2, cdam
             elif na == 1:
                 lall[:2] = 0.0
         else:
-            z, sweeps, passes, st3, conv = _contact(J, b, muo, lall, act, na, nm, w, tol, max_iter)
+            mun = mu.astype(float)  # (a node not solved keeps its stick limit for the state test)
+            z, sweeps, passes, st3, conv = _contact(J, b, muo, lall, act, na, nm, w, tol, max_iter,
+                                                    (idx, lcode, lpar, h, mun) if laws else None)
         stats[1] += sweeps
         stats[0] = max(stats[0], sweeps)
         stats[2] = max(stats[2], passes)
@@ -499,7 +554,7 @@ def march(h, n_steps, dec, i0, tol, max_iter, stop_on_change, accounts, w2, cdam
                                   ln * (r3x * nx + r3y * ny), lt * (r3x * tx + r3y * ty))
             if not ln > 0:
                 st = 0
-            elif abs(lt) >= (mul if law else mu[i]) * ln * (1 - 1e-12):
+            elif abs(lt) >= (mul if fast else mun[i]) * ln * (1 - 1e-12):
                 st = 2 if (rt0 if rt0 != 0 else -lt) >= 0 else 3
             else:
                 st = 1

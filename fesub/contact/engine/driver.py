@@ -79,8 +79,6 @@ def unsupported(model) -> str | None:
     plane = [c for c in model.contacts if c.get("dim", 2) == 2]
     if any(c["law_user"].any() for c in plane):
         return "a slave node has a friction law of its own (a Python callable)"
-    if sum(c["mu"].size for c in plane) > 1 and any(c["law_code"].any() for c in plane):
-        return "several slave nodes with a friction law beyond one coefficient (the kernel takes one such node)"
     return None
 
 

@@ -52,10 +52,9 @@ class ContactInterface:
         (stick while ``|lambda_t| <= mu_s lambda_n``, slip at ``mu_k``), ``Stribeck`` (slip at
         ``mu(v)`` of the step's slip speed v, m/s) or ``UserLaw`` (a callable ``mu(v)``), one for
         all slave nodes or one per node. Not with ``mu`` (one error when both are given, unless
-        every law is a ``Coulomb`` of the same coefficients). The compiled march takes a law
-        beyond one coefficient for one slave node of a model; several such nodes, and
-        ``UserLaw``, run in the Python step loop (the slower path; ``info['python_loop_reason']``
-        of the result says so).
+        every law is a ``Coulomb`` of the same coefficients). The compiled march takes the
+        built-in laws, each node its own; a ``UserLaw`` runs in the Python step loop (the slower
+        path; ``info['python_loop_reason']`` of the result says so).
     name : str, optional
         Label of the interface in results.
     geometry : 'deformed' (default), 'undeformed' or 'frozen'
