@@ -4,7 +4,9 @@ sweeps on the dense operator (``block_gs`` given ``W`` formed here by NumPy), bo
 random coupled problems with every law: the same cases, sweeps and impulses to round-off, ``z``
 and the node blocks equal to their NumPy products. Also with rows of zeros (a direction nothing
 moves), where both raise the diagonal to the same floor. And ``frame_rows``, which forms each
-node's rows from its frame, against NumPy's products node by node.
+node's rows from its frame, against NumPy's products node by node; and ``block_gs_frames``, the
+same sweeps on rows given as frames times component rows (a subset of the nodes, over a window of
+the columns), against ``block_gs_rows`` on those rows formed by NumPy.
 """
 
 from __future__ import annotations
@@ -132,3 +134,83 @@ def test_frame_rows_are_the_products_of_each_node(backend):
         np.testing.assert_allclose(J[i, :, c0:c0 + ns], J0[i, :, c0:c0 + ns] - F[i] @ S[i], rtol=1e-14, atol=1e-14)
     np.testing.assert_array_equal(J[:, :, :c0], J0[:, :, :c0])
     np.testing.assert_array_equal(J[:, :, c0 + ns:], J0[:, :, c0 + ns:])
+
+
+def frames_problem(rng, m, kd, ns, n, c0):
+    """A problem of m nodes picked (shuffled) among kd: component rows D (kd, 3, ns) over the
+    columns c0 .. c0 + ns of n, random orthonormal frames F (kd, 3, 3), and the rows J (3m, n)
+    formed by NumPy."""
+    D = random_rows(rng, kd, ns)[0].reshape(kd, 3, ns)
+    F = np.stack([np.linalg.qr(rng.standard_normal((3, 3)))[0] for _ in range(kd)])
+    nodes = rng.permutation(kd)[:m].astype(np.int64)
+    J = np.zeros((3 * m, n))
+    for i, j in enumerate(nodes):
+        J[3 * i:3 * i + 3, c0:c0 + ns] = F[j] @ D[j]
+    _, w, q, laws = random_rows(rng, m, n, mu_max=0.3)  # as the singular cases above: no cycling sweeps
+    return D, F, nodes, J, w, q, laws
+
+
+@pytest.mark.parametrize("m, kd, ns, n, c0", [(1, 1, 6, 6, 0), (5, 9, 30, 40, 7), (20, 25, 150, 160, 10)])
+def test_frames_solve_equals_rows_solve(backend, m, kd, ns, n, c0):
+    """Cold and warm started, Gram matrices formed and then given: the cases, sweep counts and
+    impulses of ``block_gs_rows`` on the rows formed by NumPy (the blocks ``F G F'`` against
+    ``J_i diag(w) J_i'`` differ by round-off only: the tolerance of the rows against the dense
+    solve holds), ``z`` and the Gram matrices equal to their NumPy products."""
+    K = _backend.kernels("cone")
+    rng = np.random.default_rng(50 + m + n)
+    worst = 0.0
+    for trial in range(6):
+        D, F, nodes, J, w, q, laws = frames_problem(rng, m, kd, ns, n, c0)
+        code, params, _ = law_arrays(laws, m)
+        lam0 = np.zeros(3 * m) if trial % 2 == 0 else np.abs(rng.standard_normal(3 * m)) * 0.1
+        lam_r, case_r, st_r, z_r = lam0.copy(), np.zeros(m, np.int64), np.zeros(3), np.zeros(n)
+        K.block_gs_rows(J, w, q, code, params, 0.0, lam_r, z_r, np.zeros((m, 3, 3)), case_r, 1e-13, 500, st_r)
+        gram = np.full((kd, 3, 3), np.nan)
+        for given in (False, True):
+            lam, case, st, z = lam0.copy(), np.zeros(m, np.int64), np.zeros(3), np.full(n, np.nan)
+            K.block_gs_frames(D, nodes, c0, F, w, q, code, params, 0.0, lam, z, gram, given, case, 1e-13, 500, st)
+            assert st[2] == st_r[2] == 1.0, (st, st_r)
+            np.testing.assert_array_equal(case, case_r)
+            assert st[0] == st_r[0]
+            scale = max(np.abs(lam_r).max(), 1e-300)
+            np.testing.assert_allclose(lam, lam_r, rtol=0, atol=RTOL * scale)
+            worst = max(worst, np.abs(lam - lam_r).max() / scale)
+            np.testing.assert_allclose(z, w * (J.T @ lam), rtol=0, atol=1e-13 * np.abs(z).max())
+        for j in nodes:
+            np.testing.assert_allclose(gram[j], (D[j] * w[c0:c0 + ns]) @ D[j].T, rtol=1e-13, atol=1e-15)
+        left = np.setdiff1d(np.arange(kd), nodes)
+        assert np.isnan(gram[left]).all()  # only the problem's nodes are formed
+    assert worst < RTOL
+
+
+def test_frames_refuse_indices_outside():
+    """A node index or a column window outside the arrays is refused by both backends (the
+    compiled loops read and write without bounds checks)."""
+    rng = np.random.default_rng(8)
+    D, F, nodes, J, w, q, laws = frames_problem(rng, 3, 4, 10, 12, 1)
+    code, params, _ = law_arrays(laws, 3)
+    for name in ("compiled", "python") if _backend.compiled_available("cone") else ("python",):
+        with _backend.use(name):
+            K = _backend.kernels("cone")
+            for bad_nodes, c0 in ((np.array([0, 1, 4]), 1), (nodes, 3), (nodes, -1)):
+                with pytest.raises((ValueError, Exception)):
+                    K.block_gs_frames(D, bad_nodes, c0, F, w, q, code, params, 0.0, np.zeros(9), np.zeros(12),
+                                      np.zeros((4, 3, 3)), False, np.zeros(3, np.int64), 1e-12, 50, np.zeros(3))
+
+
+def test_backends_agree_on_frames():
+    """The compiled kernel and its twin on the same 20-node problem: impulses to round-off."""
+    if not _backend.compiled_available("cone"):
+        pytest.skip("compiled kernels not built")
+    rng = np.random.default_rng(78)
+    D, F, nodes, J, w, q, laws = frames_problem(rng, 20, 24, 100, 110, 5)
+    code, params, _ = law_arrays(laws, 20)
+    out = {}
+    for name in ("compiled", "python"):
+        lam, case = np.zeros(60), np.zeros(20, np.int64)
+        with _backend.use(name):
+            _backend.kernels("cone").block_gs_frames(D, nodes, 5, F, w, q, code, params, 0.0, lam, np.zeros(110),
+                                                     np.zeros((24, 3, 3)), False, case, 1e-13, 500, np.zeros(3))
+        out[name] = lam, case
+    np.testing.assert_array_equal(out["compiled"][1], out["python"][1])
+    np.testing.assert_allclose(out["compiled"][0], out["python"][0], rtol=0, atol=RTOL * np.abs(out["python"][0]).max())

@@ -62,7 +62,14 @@ O(rows^2 x columns) to form the dense ``W``; ``floor`` raises every block's diag
 that fraction of the largest diagonal entry (a row of zeros still gives a definite block).
 ``frame_rows`` forms such rows: each node's three directions (a 3 x 3) times its (3, ns)
 component rows, added into a window of its columns.
+``block_gs_frames`` runs the same sweeps on rows given that way without forming them:
+``J_i = F_j D_j`` for the problem's node j (an index into D, F and the Gram matrices), over a
+window of the columns; the block is ``F_j G_j F_j'`` with ``G_j = D_j diag(w) D_j'`` the Gram
+matrix of the components' rows, which does not depend on the frame (formed in the first pass,
+or given by a caller whose component rows stay fixed).
 """
+
+import numpy as np
 
 from libc.math cimport sqrt, cos, sin, exp, fabs, INFINITY, M_PI
 
@@ -406,6 +413,19 @@ def block_gs(const double[:, ::1] W, const double[::1] q, const long[::1] code,
     status[2] = converged
 
 
+cdef inline void _frame_block(const double* f, const double* G, double* Wi) noexcept nogil:
+    """A node's block in its frame, ``Wi = F G F'`` (F the 3 x 3 directions by components, G the
+    components' 3 x 3 Gram matrix, both row-major)."""
+    cdef double FG[9]
+    cdef int a, b
+    for a in range(3):
+        for b in range(3):
+            FG[3 * a + b] = f[3 * a] * G[b] + f[3 * a + 1] * G[3 + b] + f[3 * a + 2] * G[6 + b]
+    for a in range(3):
+        for b in range(3):
+            Wi[3 * a + b] = FG[3 * a] * f[3 * b] + FG[3 * a + 1] * f[3 * b + 1] + FG[3 * a + 2] * f[3 * b + 2]
+
+
 def block_gs_rows(const double[:, ::1] J, const double[::1] w, const double[::1] q, const long[::1] code,
                   const double[:, ::1] params, double floor, double[::1] lam, double[::1] z,
                   double[:, :, ::1] blocks, long[::1] case, double tol, long max_iter,
@@ -414,10 +434,29 @@ def block_gs_rows(const double[:, ::1] J, const double[::1] w, const double[::1]
     ``W = J diag(w) J'`` never formed): ``z = diag(w) J' lam`` kept up to date node by node, each
     node's 3 x 3 block from its own rows, its problem solved exactly. O(rows x columns) a sweep;
     see the module docstring and the twin ``cone_ref.block_gs_rows`` for every argument."""
-    cdef Py_ssize_t m = code.shape[0], n = J.shape[1], i, k, o
+    # the rows are the frames' special case: identity frames, each node its own component rows
+    cdef Py_ssize_t m = code.shape[0]
+    if J.shape[0] != 3 * m or blocks.shape[0] != m:
+        raise ValueError("block_gs_rows: inconsistent shapes (see cone_ref.block_gs_rows)")
+    block_gs_frames(np.asarray(J).reshape(m, 3, J.shape[1]), np.arange(m, dtype=np.int_), 0,
+                    np.tile(np.eye(3), (m, 1, 1)), w, q, code, params, floor, lam, z, blocks, False, case,
+                    tol, max_iter, status)
+
+
+def block_gs_frames(const double[:, :, ::1] D, const long[::1] nodes, Py_ssize_t c0,
+                    const double[:, :, ::1] F, const double[::1] w, const double[::1] q,
+                    const long[::1] code, const double[:, ::1] params, double floor, double[::1] lam,
+                    double[::1] z, double[:, :, ::1] gram, bint given, long[::1] case, double tol,
+                    long max_iter, double[::1] status):
+    """The sweeps of ``block_gs_rows`` on rows given as frames times component rows:
+    ``J_i = F[j] D[j]`` (j = ``nodes[i]``) over the columns ``c0 .. c0 + ns`` of ``z``, never
+    formed; each node's block ``F[j] gram[j] F[j]'`` from its components' 3 x 3 Gram matrix
+    ``gram[j] = D[j] diag(w) D[j]'`` (formed here unless ``given``). See the module docstring
+    and the twin ``cone_ref.block_gs_frames`` for every argument."""
+    cdef Py_ssize_t m = code.shape[0], ns = D.shape[2], i, j, k, o
     cdef long sweeps = 0
     cdef int c, a, b, failed
-    cdef double change = INFINITY, converged = 0.0, top = 0.0, low, s0, s1, s2, wk
+    cdef double change = INFINITY, converged = 0.0, top = 0.0, low, s0, s1, s2, wk, e0, e1, e2
     cdef double Wi[9]
     cdef double g[6]
     cdef double qi[3]
@@ -425,43 +464,61 @@ def block_gs_rows(const double[:, ::1] J, const double[::1] w, const double[::1]
     cdef const double* r0
     cdef const double* r1
     cdef const double* r2
+    cdef const double* ww
+    cdef double* zz
+    cdef const double* f
+    # the indices reach memory unchecked below: refuse any that would leave the arrays
+    if (c0 < 0 or c0 + ns > z.shape[0] or w.shape[0] != z.shape[0] or F.shape[0] != D.shape[0]
+            or gram.shape[0] != D.shape[0] or nodes.shape[0] != m or q.shape[0] != 3 * m
+            or lam.shape[0] != 3 * m or params.shape[0] != m or case.shape[0] != m or status.shape[0] != 3):
+        raise ValueError("block_gs_frames: inconsistent shapes (see cone_ref.block_gs_frames)")
+    for i in range(m):
+        if nodes[i] < 0 or nodes[i] >= D.shape[0]:
+            raise ValueError(f"block_gs_frames: node {nodes[i]} outside 0..{D.shape[0] - 1}")
+    ww = &w[c0] if ns else NULL
+    zz = &z[c0] if ns else NULL
     with nogil:
-        # each node's block J_i diag(w) J_i' and z = diag(w) J' lam, in one pass over the rows
-        for k in range(n):
+        # the Gram matrices (unless given) and z = diag(w) J' lam, in one pass over the rows
+        for k in range(z.shape[0]):
             z[k] = 0.0
         for i in range(m):
             o = 3 * i
-            r0 = &J[o, 0]
-            r1 = &J[o + 1, 0]
-            r2 = &J[o + 2, 0]
-            for a in range(6):
-                g[a] = 0.0
-            for k in range(n):
-                wk = w[k]
-                g[0] += r0[k] * wk * r0[k]
-                g[1] += r0[k] * wk * r1[k]
-                g[2] += r0[k] * wk * r2[k]
-                g[3] += r1[k] * wk * r1[k]
-                g[4] += r1[k] * wk * r2[k]
-                g[5] += r2[k] * wk * r2[k]
-            blocks[i, 0, 0] = g[0]
-            blocks[i, 0, 1] = g[1]
-            blocks[i, 1, 0] = g[1]
-            blocks[i, 0, 2] = g[2]
-            blocks[i, 2, 0] = g[2]
-            blocks[i, 1, 1] = g[3]
-            blocks[i, 1, 2] = g[4]
-            blocks[i, 2, 1] = g[4]
-            blocks[i, 2, 2] = g[5]
-            if g[0] > top:
-                top = g[0]
-            if g[3] > top:
-                top = g[3]
-            if g[5] > top:
-                top = g[5]
+            j = nodes[i]
+            r0 = &D[j, 0, 0]
+            r1 = &D[j, 1, 0]
+            r2 = &D[j, 2, 0]
+            if not given:
+                for a in range(6):
+                    g[a] = 0.0
+                for k in range(ns):
+                    wk = ww[k]
+                    g[0] += r0[k] * wk * r0[k]
+                    g[1] += r0[k] * wk * r1[k]
+                    g[2] += r0[k] * wk * r2[k]
+                    g[3] += r1[k] * wk * r1[k]
+                    g[4] += r1[k] * wk * r2[k]
+                    g[5] += r2[k] * wk * r2[k]
+                gram[j, 0, 0] = g[0]
+                gram[j, 0, 1] = g[1]
+                gram[j, 1, 0] = g[1]
+                gram[j, 0, 2] = g[2]
+                gram[j, 2, 0] = g[2]
+                gram[j, 1, 1] = g[3]
+                gram[j, 1, 2] = g[4]
+                gram[j, 2, 1] = g[4]
+                gram[j, 2, 2] = g[5]
+            # the node's block in its frame, F G F'
+            f = &F[j, 0, 0]
+            _frame_block(f, &gram[j, 0, 0], Wi)
+            for a in range(3):
+                if Wi[4 * a] > top:
+                    top = Wi[4 * a]
             if lam[o] != 0.0 or lam[o + 1] != 0.0 or lam[o + 2] != 0.0:
-                for k in range(n):
-                    z[k] += w[k] * (r0[k] * lam[o] + r1[k] * lam[o + 1] + r2[k] * lam[o + 2])
+                e0 = f[0] * lam[o] + f[3] * lam[o + 1] + f[6] * lam[o + 2]
+                e1 = f[1] * lam[o] + f[4] * lam[o + 1] + f[7] * lam[o + 2]
+                e2 = f[2] * lam[o] + f[5] * lam[o + 1] + f[8] * lam[o + 2]
+                for k in range(ns):
+                    zz[k] += ww[k] * (r0[k] * e0 + r1[k] * e1 + r2[k] * e2)
         low = floor * top
         while sweeps < max_iter:
             sweeps += 1
@@ -469,23 +526,23 @@ def block_gs_rows(const double[:, ::1] J, const double[::1] w, const double[::1]
             failed = 0
             for i in range(m):
                 o = 3 * i
-                r0 = &J[o, 0]
-                r1 = &J[o + 1, 0]
-                r2 = &J[o + 2, 0]
+                j = nodes[i]
+                r0 = &D[j, 0, 0]
+                r1 = &D[j, 1, 0]
+                r2 = &D[j, 2, 0]
+                f = &F[j, 0, 0]
                 s0 = 0.0
                 s1 = 0.0
                 s2 = 0.0
-                for k in range(n):
-                    s0 += r0[k] * z[k]
-                    s1 += r1[k] * z[k]
-                    s2 += r2[k] * z[k]
-                for a in range(3):
-                    for b in range(3):
-                        Wi[3 * a + b] = blocks[i, a, b]
+                for k in range(ns):
+                    s0 += r0[k] * zz[k]
+                    s1 += r1[k] * zz[k]
+                    s2 += r2[k] * zz[k]
+                _frame_block(f, &gram[j, 0, 0], Wi)
                 # the node's free value: its value less its own block's part
-                qi[0] = q[o] + s0 - (Wi[0] * lam[o] + Wi[1] * lam[o + 1] + Wi[2] * lam[o + 2])
-                qi[1] = q[o + 1] + s1 - (Wi[3] * lam[o] + Wi[4] * lam[o + 1] + Wi[5] * lam[o + 2])
-                qi[2] = q[o + 2] + s2 - (Wi[6] * lam[o] + Wi[7] * lam[o + 1] + Wi[8] * lam[o + 2])
+                for a in range(3):
+                    qi[a] = (q[o + a] + (f[3 * a] * s0 + f[3 * a + 1] * s1 + f[3 * a + 2] * s2)
+                             - (Wi[3 * a] * lam[o] + Wi[3 * a + 1] * lam[o + 1] + Wi[3 * a + 2] * lam[o + 2]))
                 for a in range(3):
                     if Wi[4 * a] < low:
                         Wi[4 * a] = low
@@ -494,8 +551,11 @@ def block_gs_rows(const double[:, ::1] J, const double[::1] w, const double[::1]
                 if c == FAILED_:
                     failed = 1
                 elif d[0] != 0.0 or d[1] != 0.0 or d[2] != 0.0:
-                    for k in range(n):
-                        z[k] += w[k] * (r0[k] * d[0] + r1[k] * d[1] + r2[k] * d[2])
+                    e0 = f[0] * d[0] + f[3] * d[1] + f[6] * d[2]
+                    e1 = f[1] * d[0] + f[4] * d[1] + f[7] * d[2]
+                    e2 = f[2] * d[0] + f[5] * d[1] + f[8] * d[2]
+                    for k in range(ns):
+                        zz[k] += ww[k] * (r0[k] * e0 + r1[k] * e1 + r2[k] * e2)
             if failed:
                 change = INFINITY
             if change <= tol:
@@ -504,7 +564,6 @@ def block_gs_rows(const double[:, ::1] J, const double[::1] w, const double[::1]
     status[0] = sweeps
     status[1] = change
     status[2] = converged
-
 
 def frame_rows(const double[:, :, ::1] F, const double[:, :, ::1] S, double sign, Py_ssize_t c0,
                double[:, :, ::1] J):

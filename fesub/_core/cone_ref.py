@@ -367,28 +367,77 @@ def block_gs_rows(J, w, q, code, params, floor, lam, z, blocks, case, tol, max_i
     """
     m = code.shape[0]
     n = J.shape[1] if J.ndim == 2 else -1
-    for name, arr, shape in (("J", J, (3 * m, n)), ("w", w, (n,)), ("q", q, (3 * m,)), ("params", params, (m, 3)),
-                             ("lam", lam, (3 * m,)), ("z", z, (n,)), ("blocks", blocks, (m, 3, 3)),
-                             ("case", case, (m,)), ("status", status, (3,))):
+    for name, arr, shape in (("J", J, (3 * m, n)), ("blocks", blocks, (m, 3, 3))):
         if arr.shape != shape:
             raise ParameterError(f"{name} must have shape {shape}, got {arr.shape}")
+    # the rows are the frames' special case: identity frames, each node its own component rows
+    block_gs_frames(J.reshape(m, 3, n), np.arange(m), 0, np.tile(np.eye(3), (m, 1, 1)), w, q, code, params, floor,
+                    lam, z, blocks, False, case, tol, max_iter, status)
+
+
+def block_gs_frames(D, nodes, c0, F, w, q, code, params, floor, lam, z, gram, given, case, tol, max_iter, status):
+    """The sweeps of :func:`block_gs_rows` on rows given as each node's frame times its
+    components' rows, never formed: node i of the problem is j = ``nodes[i]``, its rows
+    ``J_i = F[j] D[j]`` over the columns ``c0 .. c0 + ns`` of ``z`` (zero elsewhere), its block
+    ``F[j] gram[j] F[j]'`` with ``gram[j] = D[j] diag(w) D[j]'`` the 3 x 3 Gram matrix of its
+    components (which does not change with the frame: a caller whose rows stay fixed over many
+    problems forms it once). The sweeps, the floor, the convergence measure and the status are
+    those of :func:`block_gs_rows` on ``J``; the blocks differ from ``J_i diag(w) J_i'`` by
+    round-off.
+
+    Parameters
+    ----------
+    D : (kd, 3, ns) float array
+        Rows of the x, y, z components of kd nodes over ns columns.
+    nodes : (m,) int array
+        The problem's nodes, indices into ``D``, ``F`` and ``gram``.
+    c0 : int
+        First column of ``z`` (and ``w``) the rows cover.
+    F : (kd, 3, 3) float array
+        Each node's directions (normal, t1, t2: rows) by their components.
+    w : (n,) float array
+        Column weights (>= 0), n >= c0 + ns.
+    q, code, params, floor, lam : as in :func:`block_gs_rows` (m nodes).
+    z : (n,) float array
+        Out: ``diag(w) J' lam``.
+    gram : (kd, 3, 3) float array
+        In (``given``) or out (written for the problem's nodes): ``D[j] diag(w) D[j]'``.
+    given : bool
+        Take ``gram`` as given.
+    case, tol, max_iter, status : as in :func:`block_gs_rows`.
+    """
+    m = code.shape[0]
+    kd, ns = (D.shape[0], D.shape[2]) if D.ndim == 3 else (-1, -1)
+    n = z.shape[0]
+    for name, arr, shape in (("D", D, (kd, 3, ns)), ("nodes", nodes, (m,)), ("F", F, (kd, 3, 3)), ("w", w, (n,)),
+                             ("q", q, (3 * m,)), ("params", params, (m, 3)), ("lam", lam, (3 * m,)),
+                             ("gram", gram, (kd, 3, 3)), ("case", case, (m,)), ("status", status, (3,))):
+        if arr.shape != shape:
+            raise ParameterError(f"{name} must have shape {shape}, got {arr.shape}")
+    if not 0 <= c0 <= n - ns:
+        raise ParameterError(f"c0 must be in 0..{n - ns} (z has {n} columns, D {ns}), got {c0}")
+    if m and (nodes.min() < 0 or nodes.max() >= kd):
+        raise ParameterError(f"nodes must be indices in 0..{kd - 1}")
+    win = slice(c0, c0 + ns)
+    ww = w[win]
     z[:] = 0.0
-    top = 0.0
-    for i in range(m):
-        rows = J[3 * i:3 * i + 3]
-        blocks[i] = (rows * w) @ rows.T
-        top = max(top, float(blocks[i].diagonal().max()))
-        if lam[3 * i] != 0.0 or lam[3 * i + 1] != 0.0 or lam[3 * i + 2] != 0.0:
-            z += w * (lam[3 * i:3 * i + 3] @ rows)
+    if not given:
+        for j in nodes:
+            gram[j] = (D[j] * ww) @ D[j].T
+    blocks = [F[j] @ gram[j] @ F[j].T for j in nodes]
+    top = max((float(b.diagonal().max()) for b in blocks), default=0.0)
+    for i, j in enumerate(nodes):
+        li = lam[3 * i:3 * i + 3]
+        if li[0] != 0.0 or li[1] != 0.0 or li[2] != 0.0:
+            z[win] += ww * ((li @ F[j]) @ D[j])
     low = floor * top
     sweeps, change, converged = 0, math.inf, 0.0
     while sweeps < max_iter:
         sweeps += 1
         change, failed = 0.0, False
-        for i in range(m):
+        for i, j in enumerate(nodes):
             o = 3 * i
-            rows = J[o:o + 3]
-            s = rows @ z
+            s = F[j] @ (D[j] @ z[win])
             Wi = [float(x) for x in blocks[i].ravel()]
             old = [float(lam[o]), float(lam[o + 1]), float(lam[o + 2])]
             # the node's free value: its value less its own block's part
@@ -402,14 +451,13 @@ def block_gs_rows(J, w, q, code, params, floor, lam, z, blocks, case, tol, max_i
             if c == FAILED:
                 failed = True
             elif d[0] != 0.0 or d[1] != 0.0 or d[2] != 0.0:
-                z += w * (d[0] * rows[0] + d[1] * rows[1] + d[2] * rows[2])
+                z[win] += ww * ((np.array(d) @ F[j]) @ D[j])
         if failed:
             change = math.inf
         if change <= tol:
             converged = 1.0
             break
     status[0], status[1], status[2] = sweeps, change, converged
-
 
 def frame_rows(F, S, sign, c0, J):
     """Each node's rows in its frame, added into ``J``: ``J[i, r, c0 + j] += sign * sum_c F[i, r, c]

@@ -19,15 +19,16 @@ the step, lambda the contact forces (N). Divided by h it is the cone problem of
 per N) and ``q = b / h`` (m/s): open (lambda = 0, u_n >= 0), stick (u = 0, |lambda_t| <= mu_s
 lambda_n) or slip (u_n = 0, lambda_t = -mu(|u_t|) lambda_n u_t/|u_t|, the slip speed |u_t| the
 node's slip of the step over h). It is solved by the projected block Gauss-Seidel of the ``cone``
-kernel on the rows themselves (``block_gs_rows``): ``W`` is never formed; the modal impulse
-``z = h J' lambda`` is updated node by node, each node's 3 x 3 block ``h J_i J_i'`` formed from
-its own three rows and its problem solved exactly, so a sweep costs O(k n_modes) (the dense
-``J J'`` cost O(k^2 n_modes) a step). Nodes with a Python-callable law
+kernel on the rows themselves, given as each node's frame times the rows of its components
+(``block_gs_frames``): neither ``W`` nor ``J`` is formed; the modal impulse ``z = h J' lambda``
+is updated node by node, each node's 3 x 3 block ``F_i (h D_i D_i') F_i'`` from the Gram matrix
+of its components' rows ``D_i`` and its problem solved exactly, so a sweep costs O(k n_modes).
+On one interface whose master has no modes, ``D_i`` are the slave's own modal rows, fixed over
+the march: used in place, their Gram matrices formed once. Nodes with a Python-callable law
 (:class:`~fesub.contact.engine.friction.UserLaw`) send the step's sweeps to Python over the dense
-``W`` (the slower path). The step loop itself is Python (the compiled step loop is 2D): on a
-200-node bed (600 modes) a 3D step costs about 10 times the compiled 2D step (400 modes), 1.5 ms
-of its ~7 ms in the solve, the rest the step's array work in Python; its cost grows linearly
-with the active nodes (10 to 1000: benchmarks/test_bench_contact3d.py).
+``W`` (the slower path). The step loop itself is Python (the compiled step loop is 2D); its
+cost grows linearly with the active nodes (10 to 1000) and is compared with the 2D engine's
+step in benchmarks/test_bench_contact3d.py.
 
 States after a step: 0 open, 1 stick, 2 slip (the slip direction is the slip velocity vector).
 
@@ -123,6 +124,11 @@ class InterfaceState3D:
         self.faces = c["faces"]
         #: the master nodes of each face, in the numbering of the projections
         self.face_nodes = self.faces.conn[np.argsort(self.faces.order)]
+        # nodes of the largest face of the set: the columns of the shape values that can be nonzero
+        self._width = int((self.face_nodes >= 0).sum(1).max()) if self.face_nodes.size else 1
+        #: a master that never moves (no modes, no drive): its faces stay where they were
+        #: prepared and the relative motion of a slave is its own
+        self.still = not c["master"].R.shape[2] and not c["master"].drivers
         self.tracker = self.faces.tracker(m)
         self.lam = np.zeros((m, 3))
         self.state = np.zeros(m, np.int64)
@@ -133,6 +139,10 @@ class InterfaceState3D:
         self.us_prev, self.ds_prev = self.us, self.ds
         #: storage for the rows of a step (see :func:`contact_step3d`)
         self.buffer = np.zeros(0)
+        #: the 3 x 3 Gram matrix ``h R_i R_i'`` of each slave node's modal rows, formed the first
+        #: time the node is solved (used when the master has no modes: the rows are then fixed)
+        self.gram = np.zeros((m, 3, 3))
+        self.gram_done = np.zeros(m, bool)
 
     def displacements(self, eta, up):
         """((slave, master) total displacements, (slave, master) driven parts), each (k, 3) in m."""
@@ -142,44 +152,46 @@ class InterfaceState3D:
 
     def search(self, u, d=None):
         """Closest points on the master faces at the displacements ``u`` = (slave, master):
-        (on, (face nodes (k, 9), shape values (k, 9)), face, gap (m), n, t1, t2, point (m))."""
+        (on, (face nodes (k, w), shape values (k, w)), face, gap (m), n, t1, t2, point (m))."""
         c = self.c
-        P, Q = c["slave"].X + u[0], c["master"].X + u[1]
-        self.faces.refit(Q)
+        P = c["slave"].X + u[0]
+        if not self.still:
+            self.faces.refit(c["master"].X + u[1])
         pr = self.tracker.project(P)
         on = pr.faces_master
         self.left = bool(np.any(self.on & ~on))
         self.on = on
         face = np.where(on, pr.face, 0)
-        N = self.faces.shape_values(face, pr.param)
-        conn = self.face_nodes[face]
+        N = self.faces.shape_values(face, pr.param)[:, :self._width]
+        conn = self.face_nodes[face, :self._width]
         N[~on] = 0.0
         gap = np.where(on, pr.gap, np.nan)
         point = np.where(on[:, None], pr.point, np.nan)
         return on, (conn, N), np.where(on, pr.face, -1), gap, pr.normal, pr.tangent1, pr.tangent2, point
 
-    @staticmethod
-    def relative(u_new, u_old, shape):
+    def relative(self, u_new, u_old, shape):
         """(k, 3) relative displacement of each slave against its master point between two
         states (slave, master) of displacements."""
+        if self.still:
+            return u_new[0] - u_old[0]
         conn, N = shape
         dm = u_new[1] - u_old[1]
         return (u_new[0] - u_old[0]) - np.einsum("kj,kjc->kc", N, dm[np.maximum(conn, 0)])
 
-    def rows(self, idx, shape, frame, J):
-        """Add the rows of the nodes ``idx`` (normal, t1, t2 per node) into ``J`` (k, 3,
-        n_modes), zero on entry: the products of the directions with the node rows, in the
-        ``cone`` kernel's ``frame_rows``."""
+    def components(self, idx, shape, D):
+        """Add the rows of the x, y, z components of the relative displacement of the nodes
+        ``idx`` (slave node less its master point) into ``D`` (k, 3, n_modes), zero on entry, in
+        the ``cone`` kernel's ``frame_rows`` (identity frames)."""
         c = self.c
         conn, N = shape
         kernel = _backend.kernels("cone")
         S = c["slave"].R if idx.size == c["slave"].R.shape[0] else c["slave"].R[idx]
+        I = np.broadcast_to(np.eye(3), (idx.size, 3, 3)).copy()
+        kernel.frame_rows(I, S, 1.0, c["slave"].cols.start, D)
         Mr = c["master"].R
-        F = np.ascontiguousarray(np.stack([d[idx] for d in frame], axis=1))  # (k, direction, component)
-        kernel.frame_rows(F, S, 1.0, c["slave"].cols.start, J)
         if Mr.shape[2]:
             Mi = np.ascontiguousarray(np.einsum("kj,kjcm->kcm", N[idx], Mr[np.maximum(conn[idx], 0)]))
-            kernel.frame_rows(F, Mi, -1.0, c["master"].cols.start, J)
+            kernel.frame_rows(I, Mi, -1.0, c["master"].cols.start, D)
 
     def advance(self, eta_next, up_next, geo, lam, acc):
         """Close the step: the gaps after it (m), the slip vectors of the step (m), the states;
@@ -190,7 +202,7 @@ class InterfaceState3D:
         conn, N = shape
         P = self.c["slave"].X + u_new[0]
         Q = self.c["master"].X + u_new[1]
-        xm = np.einsum("kj,kjc->kc", N, Q[np.maximum(conn, 0)])
+        xm = np.einsum("kj,kjc->kc", N, Q[np.maximum(conn, 0)], optimize=False)
         gap = np.where(on, ((P - xm) * nv).sum(1), np.nan)  # from the master point of the step
         rel = [self.relative(a, b, shape) for a, b in ((u_new, self.us), (u_new, self.us_prev),
                                                        (d_new, self.ds_prev))]
@@ -219,40 +231,56 @@ def contact_step3d(contacts, eta_star, up_next, nm, h, tol, max_iter, stop_off=F
     active nodes (predicted gap <= 0, or pressed at the previous step); a node left out whose gap
     the others' forces close (below -tol) joins, and the problem is solved again, warm started.
 
+    The kernel takes each node's rows as its frame (normal, t1, t2) times the rows of its
+    components: on one interface whose master has no modes those are the slave's own modal rows,
+    fixed over the march (nothing is copied, and their Gram matrices are formed once); otherwise
+    the components' rows of every interface are written into a buffer kept over the steps.
+
     Returns (per contact: on, shape values, face, n, t1, t2, point), per contact (m, 3) forces
     (N), the modal correction z, status [sweeps, last change, converged, passes]; None when
     ``stop_off`` and a node on its master surface left it."""
     if not contacts:
         return [], [], np.zeros(nm), np.array([0.0, 0.0, 1.0, 0.0])
-    geo, bs, lam0, act, sizes, laws = [], [], [], [], [], []
+    geo, bs, lam0, act, sizes, laws, frames = [], [], [], [], [], [], []
     for ct in contacts:
         u_star, d_star = ct.displacements(eta_star, up_next)
         on, shape, face, gap, nv, t1, t2, point = ct.search(u_star, d_star)
         idx = np.flatnonzero(on)
         rel = ct.relative(u_star, ct.us, shape)
+        F = np.empty((on.size, 3, 3))
+        F[:, 0], F[:, 1], F[:, 2] = nv, t1, t2
         bc = np.empty((idx.size, 3))
         bc[:, 0] = gap[idx]
-        bc[:, 1], bc[:, 2] = (rel[idx] * t1[idx]).sum(1), (rel[idx] * t2[idx]).sum(1)
+        bc[:, 1:] = np.einsum("kdc,kc->kd", F[idx, 1:], rel[idx])
         bs.append(bc.ravel())
         lam0.append(ct.lam[idx])
         act.append((gap[idx] <= 0) | (ct.lam[idx, 0] > 0))
         laws.append((ct.code[idx], ct.params[idx], ct.user[idx]))
         geo.append((on, shape, face, nv, t1, t2, point))
         sizes.append(idx)
+        frames.append(F)
     if stop_off and any(ct.left for ct in contacts):
         return None
     b = np.concatenate(bs)
-    # the rows of every interface, written in place into a buffer kept over the steps (a fresh
-    # array of this size costs its page faults every step)
     first = contacts[0]
-    if first.buffer.size < b.size * nm:
-        first.buffer = np.empty(b.size * nm)
-    J3, k0 = first.buffer[:b.size * nm].reshape(-1, 3, nm), 0
-    J3.fill(0.0)
-    for ct, idx, g in zip(contacts, sizes, geo):
-        ct.rows(idx, g[1], g[3:6], J3[k0:k0 + idx.size])
-        k0 += idx.size
-    J = J3.reshape(b.size, nm)
+    if len(contacts) == 1 and not first.c["master"].R.shape[2]:
+        # the rows of the components are the slave's modal rows: used in place
+        D, c0, F, at = first.c["slave"].R, first.c["slave"].cols.start, frames[0], sizes[0]
+        gram, done = first.gram, first.gram_done
+    else:
+        # the components' rows of every interface, written in place into a buffer kept over the
+        # steps (a fresh array of this size costs its page faults every step)
+        if first.buffer.size < b.size * nm:
+            first.buffer = np.empty(b.size * nm)
+        D, k0 = first.buffer[:b.size * nm].reshape(-1, 3, nm), 0
+        D.fill(0.0)
+        for ct, idx, g in zip(contacts, sizes, geo):
+            ct.components(idx, g[1], D[k0:k0 + idx.size])
+            k0 += idx.size
+        c0, at = 0, np.arange(b.size // 3)
+        F = np.concatenate([f[idx] for f, idx in zip(frames, sizes)]) if len(contacts) > 1 else frames[0][sizes[0]]
+        gram, done = np.empty((at.size, 3, 3)), np.zeros(at.size, bool)
+    win = slice(c0, c0 + D.shape[2])
     lam_all, active = np.concatenate(lam0), np.concatenate(act)
     code, params = np.concatenate([x[0] for x in laws]), np.concatenate([x[1] for x in laws])
     user = np.concatenate([x[2] for x in laws])
@@ -267,10 +295,13 @@ def contact_step3d(contacts, eta_star, up_next, nm, h, tol, max_iter, stop_off=F
         z[:] = 0.0
         if a.size:
             rows = (3 * a[:, None] + np.arange(3)).ravel()
-            Ja = J if a.size == active.size else J[rows]
             q = b[rows] / h
             lam = np.ascontiguousarray(lam_all[a].ravel())
+            nodes = at[a]
             if user[a].any():
+                Ja = np.zeros((a.size, 3, nm))
+                Ja[:, :, win] = np.einsum("krc,kcj->krj", F[nodes], D[nodes])
+                Ja = Ja.reshape(-1, nm)
                 W = h * (Ja @ Ja.T)
                 d = np.einsum("ii->i", W)
                 np.maximum(d, _FLOOR * d.max(), out=d)
@@ -280,17 +311,24 @@ def contact_step3d(contacts, eta_star, up_next, nm, h, tol, max_iter, stop_off=F
                 z = h * h * (Ja.T @ lam)
             else:
                 case, stat = np.zeros(a.size, np.int64), np.zeros(3)
-                kernel.block_gs_rows(Ja, w, q, code[a], np.ascontiguousarray(params[a]), _FLOOR, lam, z,
-                                     np.empty((a.size, 3, 3)), case, tol / h, max_iter, stat)
+                given = bool(done[nodes].all())
+                kernel.block_gs_frames(D, nodes, c0, F, w, q, code[a], np.ascontiguousarray(params[a]), _FLOOR, lam,
+                                       z, gram, given, case, tol / h, max_iter, stat)
+                done[nodes] = True
                 z *= h  # the modal correction h^2 J' lam
             lam_all[a] = lam.reshape(-1, 3)
             case_all[:] = OPEN
             case_all[a] = case
             out[:3] = (out[0] + stat[0], stat[1] * h, stat[2])
-        new = ~active & (b[0::3] + J[0::3] @ z < -tol)
-        if out[2] != 1.0 or not new.any():
+        rest = np.flatnonzero(~active)
+        if out[2] != 1.0 or not rest.size:
             break
-        active |= new
+        # the normal gaps of the nodes left out, after the others' forces
+        nodes = at[rest]
+        new = rest[b[3 * rest] + np.einsum("kc,kc->k", F[nodes, 0], D[nodes] @ z[win]) < -tol]
+        if not new.size:
+            break
+        active[new] = True
     else:
         out[2] = 0.0
     out[3] = passes

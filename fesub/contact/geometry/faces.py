@@ -447,12 +447,11 @@ class FaceSet:
         if not hasattr(self, "_local_conn"):
             self._local_conn = np.ascontiguousarray(np.where(self.conn >= 0, np.arange(9)[None, :], -1))
             self._inverse = np.argsort(self.order)
+            self._bases = [np.ascontiguousarray(np.eye(9)[:, 3 * c:3 * c + 3]) for c in range(3)]
         face = np.ascontiguousarray(self._inverse[face])
         N = np.zeros((face.size, 9))
         out = np.empty((face.size, 18))
-        for c in range(3):
-            basis = np.zeros((9, 3))
-            basis[3 * c:3 * c + 3] = np.eye(3)
+        for c, basis in enumerate(self._bases):
             self._kernel.face_eval(basis, self._local_conn, self.ftype, face, param, out)
             N[:, 3 * c:3 * c + 3] = out[:, :3]
         return N
