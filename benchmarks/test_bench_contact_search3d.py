@@ -7,7 +7,10 @@
 * Query time against the number of faces, 1e3 to 1e6 (one surface refined): O(1) per query
   shows as a flat line (a growth of the time per query from 1e3 to 1e6 faces below that of
   log n, 2x, is the goal); the faces examined per query (the search's work, flat for O(1))
-  are recorded beside the times (the time also grows as the data leave the CPU's caches).
+  are recorded beside the times (the time also grows as the data leave the CPU's caches). The
+  points come in random order (each query's data cold at 1e6 faces); the same points in strips
+  along the surface (the order of a mesh's slave nodes, neighbours' data shared) are timed
+  beside them (``per_query_sorted_s_*``).
 
 The surface: a wavy plate z = 0.05 sin(6 x) cos(4 y) over the unit square, n x n quad4 faces;
 the slave points near it (within a fifth of a face's size, as nodes in contact are).
@@ -16,6 +19,7 @@ the slave points near it (within a fifth of a face's size, as nodes in contact a
 from __future__ import annotations
 
 import math
+import os
 
 import numpy as np
 import pytest
@@ -82,6 +86,8 @@ def test_query_time_against_face_count(benchmark, goal, plate_1e6):
         n = round(math.sqrt(m))
         fs = fs if fs is not None else FaceSet(*_plate(n), "quad")
         P = _slaves(n, N_QUERY, seed=1)
+        Ps = P[np.lexsort((P[:, 1], np.floor(P[:, 0] * 50)))]  # in 50 strips along y
+        benchmark.extra_info[f"per_query_sorted_s_{m}"] = median_time(fs.project, Ps, rounds=5) / N_QUERY
         if m == 1_000_000:
             benchmark(fs.project, P)
             med = bench_median(benchmark)
@@ -94,6 +100,7 @@ def test_query_time_against_face_count(benchmark, goal, plate_1e6):
     sizes_ = np.array(sorted(per_query))
     t = np.array([per_query[m] for m in sizes_])
     slope = float(np.polyfit(np.log(sizes_), np.log(t), 1)[0])
+    benchmark.extra_info["load_average"] = os.getloadavg()[0]
     benchmark.extra_info["loglog_slope"] = slope  # 0 for O(1), about 0.1 for O(log n) here
     if bench_median(benchmark) is not None:
         # the time per query at 1e6 faces over that at 1e3: 1 for O(1), 2 for O(log n)

@@ -112,10 +112,10 @@ def test_shape_functions_against_fe_and_finite_differences(backend, ftype):
     rng = np.random.default_rng(1)
     k = FACE_TYPES[ftype][1]
     X = rng.normal(size=(k, 3))
-    conn = np.full((1, 9), -1, dtype=np.int64)
+    conn = np.full((1, 9), -1, dtype=np.int32)
     conn[0, :k] = np.arange(k)
     ab = rng.uniform(0, 0.45, (6, 2)) if ftype.startswith("triangle") else rng.uniform(-1, 1, (6, 2))
-    code = np.array([FACE_TYPES[ftype][0]], dtype=np.int64)
+    code = np.array([FACE_TYPES[ftype][0]], dtype=np.int32)
     with _backend.use(backend):
         K = _backend.kernels("search3d")
 

@@ -4,8 +4,12 @@
 Twin: ``search3d_ref.py`` (same functions and signatures). Used by
 :class:`fesub.contact.geometry.FaceSet`, which validates every input and allocates every array.
 
-Faces: ``conn`` is (m, 9), the node indices of each face padded with -1; ``ftype`` its type code:
-0 triangle (3 nodes), 1 quad (4), 2 triangle6 (6), 3 quad8 (8), 4 quad9 (9), meshio node order.
+Faces: ``conn`` is (m, 9) int32, the node indices of each face padded with -1; ``ftype`` (int32)
+its type code: 0 triangle (3 nodes), 1 quad (4), 2 triangle6 (6), 3 quad8 (8), 4 quad9 (9),
+meshio node order. The arrays a query reads are compact (the search's time at 1e6 faces is the
+memory it touches, not its arithmetic): int32 indices, the face boxes ``boxes`` and padded boxes
+``fat`` float32 (rounded outward by the caller, so a box still holds its face and its distance
+stays a lower bound), each grid entry an int32 face with 32 bits of its cell's hash (``_tag``).
 Parameters: (a, b) in the triangle (0, 0), (1, 0), (0, 1) or the square [-1, 1]^2.
 
 Broad phase: a uniform grid of cubic cells of side ``h`` stored as a hash table (``start`` of
@@ -26,7 +30,7 @@ an edge, 2 at a vertex), off (1: on a free edge of the surface and not along the
 ``fout`` (n, 15) = a, b, closest point (3), signed gap, normal (3), tangent 1 (3), tangent 2 (3).
 """
 
-from libc.math cimport sqrt, fabs, floor, INFINITY, NAN
+from libc.math cimport sqrt, fabs, floor, nextafterf, INFINITY, NAN
 
 ctypedef unsigned long ulong
 
@@ -197,7 +201,7 @@ cdef int _shape(long t, double a, double b, double* N, double* Na, double* Nb, d
     return 9
 
 
-cdef void _eval(const double* X, const long* cf, long t, double a, double b, double* x,
+cdef void _eval(const double* X, const int* cf, long t, double a, double b, double* x,
                 double* d) noexcept nogil:
     """Point x (3) and derivatives d (15: x_a, x_b, x_aa, x_ab, x_bb) of a face at (a, b)."""
     cdef double N[9]
@@ -234,7 +238,7 @@ cdef inline void _cross(const double* u, const double* v, double* w) noexcept no
     w[2] = u[0] * v[1] - u[1] * v[0]
 
 
-cdef inline double _f(const double* X, const long* cf, long t, double a, double b,
+cdef inline double _f(const double* X, const int* cf, long t, double a, double b,
                       const double* p) noexcept nogil:
     """Half the squared distance from p to the face point at (a, b)."""
     cdef double N[9]
@@ -296,7 +300,7 @@ cdef inline long _bits(bint tri, double a, double b) noexcept nogil:
     return s
 
 
-cdef double _newton2(const double* X, const long* cf, long t, const double* p, double* ab) noexcept nogil:
+cdef double _newton2(const double* X, const int* cf, long t, const double* p, double* ab) noexcept nogil:
     """Closest point in the face's domain from the best of a few samples: returns f."""
     cdef bint tri = (t == 0 or t == 2)
     cdef double x[3]
@@ -396,7 +400,7 @@ cdef double _newton2(const double* X, const long* cf, long t, const double* p, d
     return fa
 
 
-cdef double _newton1(const double* X, const long* cf, long t, const double* p, double a0,
+cdef double _newton1(const double* X, const int* cf, long t, const double* p, double a0,
                      double b0, double a1, double b1, double* ab) noexcept nogil:
     """Closest point on the edge (a0, b0)-(a1, b1) of the domain: returns f."""
     cdef double x[3]
@@ -456,7 +460,7 @@ cdef double _newton1(const double* X, const long* cf, long t, const double* p, d
     return fs
 
 
-cdef double _closest(const double* X, const long* cf, long t, const double* p, double* ab) noexcept nogil:
+cdef double _closest(const double* X, const int* cf, long t, const double* p, double* ab) noexcept nogil:
     """Closest point of a face to p: parameters in ab, returns the distance."""
     cdef bint tri = (t == 0 or t == 2)
     cdef double e[2]
@@ -482,10 +486,10 @@ cdef double _closest(const double* X, const long* cf, long t, const double* p, d
     return sqrt(2.0 * f0)
 
 
-cdef void _consider(const double* X, const long* conn, const long* ftype, long f,
+cdef void _consider(const double* X, const int* conn, const int* ftype, long f,
                     const double* p, double tol, Best* B) noexcept nogil:
     """Closest point of face f, kept in B when nearer (ties at one point: normals summed)."""
-    cdef const long* cf = conn + 9 * f
+    cdef const int* cf = conn + 9 * f
     cdef long t = ftype[f]
     cdef double ab[2]
     cdef double x[3]
@@ -532,7 +536,7 @@ cdef inline void _reset(Best* B) noexcept nogil:
     B.d = INFINITY
 
 
-cdef void _finish(Best* B, const double* p, const long* fflags, const double* ref, double tol,
+cdef void _finish(Best* B, const double* p, const int* fflags, const double* ref, double tol,
                   long* io, double* fo) noexcept nogil:
     cdef double r[3]
     cdef double n[3]
@@ -607,7 +611,13 @@ cdef inline ulong _key(long i, long j, long k) noexcept nogil:
             ^ (<ulong>k * <ulong>83492791))
 
 
-cdef inline double _boxdist(const double* bx, const double* p) noexcept nogil:
+cdef inline int _tag(ulong key) noexcept nogil:
+    """Bits 16..47 of a cell's hash, stored with each entry: with the bucket (its low bits) they
+    hold all the hash tells apart for cell indices below 2^20 (the products stay below 2^48)."""
+    return <int>(<unsigned int>(key >> 16))
+
+
+cdef inline double _boxdist(const float* bx, const double* p) noexcept nogil:
     cdef double s = 0.0, e
     cdef int c
     for c in range(3):
@@ -619,10 +629,11 @@ cdef inline double _boxdist(const double* bx, const double* p) noexcept nogil:
     return sqrt(s)
 
 
-def face_boxes(const double[:, ::1] X, const long[:, ::1] conn, const long[::1] ftype,
-               double[:, ::1] boxes):
+def face_boxes(const double[:, ::1] X, const int[:, ::1] conn, const int[::1] ftype,
+               double[:, ::1] boxes, float[:, ::1] small):
     """Boxes (m, 6: lo xyz, hi xyz) holding each face: those of its Bezier control points (the
-    corners and, for quadratic faces, 2 m - (a + b) / 2 per edge, the tensor form for quad8/9)."""
+    corners and, for quadratic faces, 2 m - (a + b) / 2 per edge, the tensor form for quad8/9);
+    ``small`` the same in float32 rounded outward (the queries' boxes)."""
     cdef long m = conn.shape[0], f, t
     cdef int i, j, c, k
     cdef double P[9][3]
@@ -667,13 +678,20 @@ def face_boxes(const double[:, ::1] X, const long[:, ::1] conn, const long[::1] 
                         boxes[f, c] = P[i][c]
                     if P[i][c] > boxes[f, 3 + c]:
                         boxes[f, 3 + c] = P[i][c]
+                small[f, c] = <float>boxes[f, c]
+                if small[f, c] > boxes[f, c]:
+                    small[f, c] = nextafterf(small[f, c], -INFINITY)
+                small[f, 3 + c] = <float>boxes[f, 3 + c]
+                if small[f, 3 + c] < boxes[f, 3 + c]:
+                    small[f, 3 + c] = nextafterf(small[f, 3 + c], INFINITY)
 
 
-def grid_bin(const double[:, ::1] fat, const double[::1] origin, double h, long[::1] start,
-             long[::1] entries, long[::1] keys):
+def grid_bin(const float[:, ::1] fat, const double[::1] origin, double h, int[::1] start,
+             int[::1] entries, int[::1] keys):
     """Enter each face in the hashed cells its box ``fat`` overlaps: bucket b holds
-    ``entries[start[b]:start[b + 1]]`` (faces ascending), ``keys`` the hash of each entry's
-    cell (a query skips the entries of other cells without reading their faces). Returns the
+    ``entries[start[b]:start[b + 1]]`` (faces ascending), ``keys`` 32 bits of the hash of each
+    entry's cell (``_tag``) (a query skips the entries of most other cells without reading their
+    faces; one with the same bits fails the box tests). Returns the
     number of entries; when ``entries`` is too short, nothing is filled (call again with that
     many)."""
     cdef long m = fat.shape[0], T = start.shape[0] - 1, f, i, j, k, total = 0, q
@@ -704,8 +722,8 @@ def grid_bin(const double[:, ::1] fat, const double[::1] origin, double h, long[
                     for j in range(lo[1], hi[1] + 1):
                         for k in range(lo[2], hi[2] + 1):
                             q = <long>(_key(i, j, k) & mask)
-                            entries[start[q]] = f
-                            keys[start[q]] = <long>_key(i, j, k)
+                            entries[start[q]] = <int>f
+                            keys[start[q]] = _tag(_key(i, j, k))
                             start[q] += 1
             for q in range(T, 0, -1):
                 start[q] = start[q - 1]
@@ -713,9 +731,9 @@ def grid_bin(const double[:, ::1] fat, const double[::1] origin, double h, long[
     return total
 
 
-cdef long _grid(const double* X, const long* conn, const long* ftype, const double[:, ::1] boxes,
-                const double[:, ::1] fat, const long[::1] start, const long[::1] entries,
-                const long[::1] keys, const double[::1] origin, double h, const double* p, double reach, double wide,
+cdef long _grid(const double* X, const int* conn, const int* ftype, const float[:, ::1] boxes,
+                const float[:, ::1] fat, const int[::1] start, const int[::1] entries,
+                const int[::1] keys, const double[::1] origin, double h, const double* p, double reach, double wide,
                 double tol, Best* B, long* cand, double* cbd, long K, bint project) noexcept nogil:
     """Faces whose box lies within ``wide`` of p, each once: written to ``cand`` with their box
     distances ``cbd`` (up to K); with ``project``, those within ``reach`` are projected on the
@@ -723,7 +741,9 @@ cdef long _grid(const double* X, const long* conn, const long* ftype, const doub
     cdef ulong mask = <ulong>(start.shape[0] - 2)
     cdef long lo[3]
     cdef long hi[3]
-    cdef long i, j, k, e, f, q, n = 0, key
+    cdef long i, j, k, e, f, q, n = 0
+    cdef ulong key
+    cdef int tag
     cdef double bd
     cdef int c
     cdef bint own
@@ -733,10 +753,11 @@ cdef long _grid(const double* X, const long* conn, const long* ftype, const doub
     for i in range(lo[0], hi[0] + 1):
         for j in range(lo[1], hi[1] + 1):
             for k in range(lo[2], hi[2] + 1):
-                key = <long>_key(i, j, k)
-                q = <long>(<ulong>key & mask)
+                key = _key(i, j, k)
+                tag = _tag(key)
+                q = <long>(key & mask)
                 for e in range(start[q], start[q + 1]):
-                    if keys[e] != key:
+                    if keys[e] != tag:
                         continue  # another cell in the same bucket
                     f = entries[e]
                     own = True
@@ -764,7 +785,7 @@ cdef long _grid(const double* X, const long* conn, const long* ftype, const doub
     return n
 
 
-cdef void _narrow(const double* X, const long* conn, const long* ftype, const double[:, ::1] boxes,
+cdef void _narrow(const double* X, const int* conn, const int* ftype, const float[:, ::1] boxes,
                   const long* cand, long n, const double* p, double reach, double tol, Best* B,
                   long* wc, double* wd) noexcept nogil:
     """Project p on the faces ``cand`` within ``reach`` (box distance), nearest box first,
@@ -790,9 +811,9 @@ cdef void _narrow(const double* X, const long* conn, const long* ftype, const do
         _consider(X, conn, ftype, wc[e], p, tol, B)
 
 
-def grid_query(const double[:, ::1] X, const long[:, ::1] conn, const long[::1] ftype,
-               const long[::1] fflags, const double[:, ::1] boxes, const double[:, ::1] fat,
-               const long[::1] start, const long[::1] entries, const long[::1] keys,
+def grid_query(const double[:, ::1] X, const int[:, ::1] conn, const int[::1] ftype,
+               const int[::1] fflags, const float[:, ::1] boxes, const float[:, ::1] fat,
+               const int[::1] start, const int[::1] entries, const int[::1] keys,
                const double[::1] origin, double h, const double[:, ::1] P, double reach,
                const double[::1] ref, double tol, long[:, ::1] wc, double[:, ::1] wd, long[:, ::1] iout, double[:, ::1] fout):
     """Closest point within ``reach`` of each point P through the grid (rows as the module
@@ -823,9 +844,9 @@ def grid_query(const double[:, ::1] X, const long[:, ::1] conn, const long[::1] 
     return work
 
 
-def tracked_query(const double[:, ::1] X, const long[:, ::1] conn, const long[::1] ftype,
-                  const long[::1] fflags, const double[:, ::1] boxes, const double[:, ::1] fat,
-                  const long[::1] start, const long[::1] entries, const long[::1] keys,
+def tracked_query(const double[:, ::1] X, const int[:, ::1] conn, const int[::1] ftype,
+                  const int[::1] fflags, const float[:, ::1] boxes, const float[:, ::1] fat,
+                  const int[::1] start, const int[::1] entries, const int[::1] keys,
                   const double[::1] origin, double h, const double[:, ::1] P, double reach,
                   double margin, double drift,
                   const double[::1] ref, double tol, double[:, ::1] p0, double[::1] drift0,
@@ -867,8 +888,8 @@ def tracked_query(const double[:, ::1] X, const long[:, ::1] conn, const long[::
     return searches
 
 
-def brute_query(const double[:, ::1] X, const long[:, ::1] conn, const long[::1] ftype,
-                const long[::1] fflags, const double[:, ::1] boxes, const double[:, ::1] P,
+def brute_query(const double[:, ::1] X, const int[:, ::1] conn, const int[::1] ftype,
+                const int[::1] fflags, const float[:, ::1] boxes, const double[:, ::1] P,
                 double reach, const double[::1] ref, double tol, bint prune, long[:, ::1] iout,
                 double[:, ::1] fout):
     """Every face examined for every point (the reference of :func:`grid_query`): each face
@@ -889,7 +910,7 @@ def brute_query(const double[:, ::1] X, const long[:, ::1] conn, const long[::1]
             _finish(&B, &P[s, 0], &fflags[0], &ref[0], tol, &iout[s, 0], &fout[s, 0])
 
 
-def face_eval(const double[:, ::1] X, const long[:, ::1] conn, const long[::1] ftype,
+def face_eval(const double[:, ::1] X, const int[:, ::1] conn, const int[::1] ftype,
               const long[::1] face, const double[:, ::1] ab, double[:, ::1] out):
     """Point and parameter derivatives (out (n, 18): x, x_a, x_b, x_aa, x_ab, x_bb) of the
     faces ``face`` at the parameters ``ab`` (n, 2)."""

@@ -365,19 +365,36 @@ def _key(i, j, k):
     return u - (1 << 64) if u >= (1 << 63) else u
 
 
+def _tag(key):
+    """Bits 16..47 of a cell's hash as the kernel stores them (a signed 32-bit integer)."""
+    u = ((key & _MASK64) >> 16) & 0xFFFFFFFF
+    return u - (1 << 32) if u >= (1 << 31) else u
+
+
 def _boxdist(bx, p):
     s = 0.0
     for c in range(3):
-        e = bx[c] - p[c]
+        e = float(bx[c]) - p[c]
         if e < 0.0:
-            e = p[c] - bx[3 + c]
+            e = p[c] - float(bx[3 + c])
         if e > 0.0:
             s += e * e
     return math.sqrt(s)
 
 
-def face_boxes(X, conn, ftype, boxes):
-    """Boxes (m, 6: lo xyz, hi xyz) of each face's Bezier control points."""
+def _outward32(b):
+    """float32 boxes rounded outward (lo down, hi up)."""
+    out = b.astype(np.float32)
+    lo, hi = out[..., :3], out[..., 3:]
+    down, up = lo > b[..., :3], hi < b[..., 3:]
+    lo[down] = np.nextafter(lo[down], np.float32(-np.inf))
+    hi[up] = np.nextafter(hi[up], np.float32(np.inf))
+    return out
+
+
+def face_boxes(X, conn, ftype, boxes, small):
+    """Boxes (m, 6: lo xyz, hi xyz) of each face's Bezier control points; ``small`` the same in
+    float32 rounded outward."""
     for f in range(conn.shape[0]):
         t = int(ftype[f])
         P = np.array(X[conn[f, :_NNODES[t]]], dtype=float)
@@ -396,10 +413,11 @@ def face_boxes(X, conn, ftype, boxes):
             P = Q.reshape(9, 3)
         boxes[f, :3] = P.min(axis=0)
         boxes[f, 3:] = P.max(axis=0)
+    small[:] = _outward32(boxes)
 
 
 def _ranges(fat, f, origin, h):
-    return [range(_cell(fat[f, c], origin[c], h), _cell(fat[f, 3 + c], origin[c], h) + 1)
+    return [range(_cell(float(fat[f, c]), origin[c], h), _cell(float(fat[f, 3 + c]), origin[c], h) + 1)
             for c in range(3)]
 
 
@@ -424,7 +442,7 @@ def grid_bin(fat, origin, h, start, entries, keys):
             start[q + 1] += start[q]
         for q, f, key in cells:
             entries[start[q]] = f
-            keys[start[q]] = key
+            keys[start[q]] = _tag(key)
             start[q] += 1
         start[1:] = start[:-1].copy()
         start[0] = 0
@@ -442,11 +460,12 @@ def _grid(X, conn, ftype, boxes, fat, start, entries, keys, origin, h, p, reach,
             for k in range(lo[2], hi[2] + 1):
                 key = _key(i, j, k)
                 q = key & mask
+                tag = _tag(key)
                 for e in range(start[q], start[q + 1]):
-                    if keys[e] != key:
+                    if keys[e] != tag:
                         continue
                     f = int(entries[e])
-                    bx = fat[f]
+                    bx = [float(v) for v in fat[f]]
                     if any(bx[3 + c] < p[c] - wide or bx[c] > p[c] + wide for c in range(3)):
                         continue
                     if (_cell(max(bx[0], p[0] - wide), origin[0], h) != i

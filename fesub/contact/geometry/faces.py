@@ -146,6 +146,21 @@ def _connectivity(points, faces, face_type):
     return np.ascontiguousarray(np.vstack(conns)), np.ascontiguousarray(np.concatenate(types))
 
 
+def _i32(a) -> np.ndarray:
+    """The int32 copy of an index array the kernel reads."""
+    return np.ascontiguousarray(a, dtype=np.int32)
+
+
+def _outward32(boxes) -> np.ndarray:
+    """Boxes (m, 6: lo, hi) in float32, rounded outward (each still holds its double box)."""
+    out = boxes.astype(np.float32)
+    lo, hi = out[:, :3], out[:, 3:]
+    down, up = lo > boxes[:, :3], hi < boxes[:, 3:]
+    lo[down] = np.nextafter(lo[down], np.float32(-np.inf))
+    hi[up] = np.nextafter(hi[up], np.float32(np.inf))
+    return np.ascontiguousarray(out)
+
+
 def _points(P, name="slave points"):
     try:
         P = np.asarray(P, dtype=float)
@@ -222,7 +237,8 @@ class FaceSet:
         self.fflags = self._check_topology()
         mean_normal = self._check_areas()
         boxes = np.empty((len(conn), 6))
-        self._kernel.face_boxes(X, conn, ftype, boxes)
+        small = np.empty((len(conn), 6), np.float32)
+        self._kernel.face_boxes(X, _i32(conn), _i32(ftype), boxes, small)
         ext = (boxes[:, 3:] - boxes[:, :3]).max(axis=1)
         self.size = float(np.median(ext))  # a typical face's extent (m)
         self.reach = self.size if reach is None else check_positive("reach", reach)
@@ -236,6 +252,17 @@ class FaceSet:
         self.conn, self.ftype = np.ascontiguousarray(conn[self.order]), np.ascontiguousarray(ftype[self.order])
         self.fflags = np.ascontiguousarray(self.fflags[self.order])
         self.boxes = np.ascontiguousarray(boxes[self.order])
+        # what a query reads, compact: the nodes renumbered in the order the faces first use them
+        # (the nodes of neighbouring faces close in memory), int32 indices, float32 boxes
+        flat = self.conn.ravel()
+        used, first = np.unique(flat[flat >= 0], return_index=True)
+        self._knodes = used[np.argsort(first)]
+        local = np.full(len(X), -1, dtype=np.int64)
+        local[self._knodes] = np.arange(len(self._knodes))
+        self._kconn = _i32(np.where(self.conn >= 0, local[np.maximum(self.conn, 0)], -1))
+        self._kX = np.ascontiguousarray(X[self._knodes])
+        self._kftype, self._kflags = _i32(self.ftype), _i32(self.fflags)
+        self._kboxes = np.ascontiguousarray(small[self.order])
         if tangent_ref is None:
             tangent_ref = np.eye(3)[int(np.argmin(np.abs(mean_normal)))]
         ref = np.asarray(tangent_ref, dtype=float)
@@ -246,7 +273,9 @@ class FaceSet:
         self._lebesgue = float(_LEBESGUE[np.unique(ftype)].max())
         self.drift = 0.0  # bound on how far any face point moved since the set was made (m)
         self._tables = 1 << int(np.ceil(np.log2(2 * len(conn) + 1)))
-        self.entries = self.keys = np.empty(0, dtype=np.int64)
+        if len(conn) >= 2 ** 28:
+            raise ParameterError(f"at most 2^28 faces in one FaceSet, got {len(conn)}")
+        self.entries = self.keys = np.empty(0, dtype=np.int32)
         self._wc = self._wd = None
         self.examined = 0
         self._bin()
@@ -361,7 +390,7 @@ class FaceSet:
             quad = ~_TRI[self.ftype][face]
             pts[quad] = 2.0 * pts[quad] - 1.0
             d = np.empty((len(face), 18))
-            self._kernel.face_eval(self.points, self.conn, self.ftype, np.ascontiguousarray(face),
+            self._kernel.face_eval(self.points, _i32(self.conn), _i32(self.ftype), np.ascontiguousarray(face),
                                    np.ascontiguousarray(pts), d)
             d = d.reshape(len(f), len(ab), 18)
             av = np.cross(d[:, :, 3:6], d[:, :, 6:9])
@@ -378,12 +407,13 @@ class FaceSet:
         return total / norm if norm > 0 else np.array([0.0, 0.0, 1.0])
 
     def _bin(self):
-        self.fat = np.ascontiguousarray(np.hstack([self.boxes[:, :3] - self.margin,
-                                                   self.boxes[:, 3:] + self.margin]))
-        self.start = np.empty(self._tables + 1, dtype=np.int64)
+        self.fat = _outward32(np.hstack([self.boxes[:, :3] - self.margin, self.boxes[:, 3:] + self.margin]))
+        self.start = np.empty(self._tables + 1, dtype=np.int32)
         need = self._kernel.grid_bin(self.fat, self.origin, self.h, self.start, self.entries, self.keys)
         if need > len(self.entries):
-            self.entries = np.empty(int(1.25 * need), dtype=np.int64)
+            if need >= 2 ** 31:
+                raise ParameterError(f"the grid needs {need} entries, more than int32 indices hold")
+            self.entries = np.empty(int(1.25 * need), dtype=np.int32)
             self.keys = np.empty_like(self.entries)
             self._kernel.grid_bin(self.fat, self.origin, self.h, self.start, self.entries, self.keys)
 
@@ -405,7 +435,7 @@ class FaceSet:
         through the grid (O(1) per point)."""
         P = _points(P)
         iout, fout = self._out(len(P))
-        self.examined = self._kernel.grid_query(self.points, self.conn, self.ftype, self.fflags, self.boxes,
+        self.examined = self._kernel.grid_query(self._kX, self._kconn, self._kftype, self._kflags, self._kboxes,
                                 self.fat, self.start, self.entries, self.keys, self.origin, self.h, P,
                                 self.reach, self.tangent_ref, self.tol, *self._work(256), iout, fout)
         return FaceProjection._from_rows(iout, fout, self.order)
@@ -416,7 +446,7 @@ class FaceSet:
         and within the nearest distance found so far (a linear scan)."""
         P = _points(P)
         iout, fout = self._out(len(P))
-        self._kernel.brute_query(self.points, self.conn, self.ftype, self.fflags, self.boxes, P,
+        self._kernel.brute_query(self._kX, self._kconn, self._kftype, self._kflags, self._kboxes, P,
                                  self.reach, self.tangent_ref, self.tol, bool(prune), iout, fout)
         return FaceProjection._from_rows(iout, fout, self.order)
 
@@ -429,7 +459,8 @@ class FaceSet:
             raise ParameterError(f"points must have the prepared shape {self.points.shape}, got {X.shape}")
         self.drift += self._lebesgue * float(np.sqrt(((X - self.points) ** 2).sum(axis=1).max()))
         self.points = X
-        self._kernel.face_boxes(X, self.conn, self.ftype, self.boxes)
+        self._kX = np.ascontiguousarray(X[self._knodes])
+        self._kernel.face_boxes(self._kX, self._kconn, self._kftype, self.boxes, self._kboxes)
         if np.all(self.boxes[:, :3] >= self.fat[:, :3]) and np.all(self.boxes[:, 3:] <= self.fat[:, 3:]):
             return 0
         self.origin = np.minimum(self.origin, self.boxes[:, :3].min(axis=0) - self.margin)
@@ -445,14 +476,14 @@ class FaceSet:
         face = np.asarray(face, dtype=np.int64)
         param = np.ascontiguousarray(param, dtype=float).reshape(-1, 2)
         if not hasattr(self, "_local_conn"):
-            self._local_conn = np.ascontiguousarray(np.where(self.conn >= 0, np.arange(9)[None, :], -1))
+            self._local_conn = _i32(np.where(self.conn >= 0, np.arange(9)[None, :], -1))
             self._inverse = np.argsort(self.order)
             self._bases = [np.ascontiguousarray(np.eye(9)[:, 3 * c:3 * c + 3]) for c in range(3)]
         face = np.ascontiguousarray(self._inverse[face])
         N = np.zeros((face.size, 9))
         out = np.empty((face.size, 18))
         for c, basis in enumerate(self._bases):
-            self._kernel.face_eval(basis, self._local_conn, self.ftype, face, param, out)
+            self._kernel.face_eval(basis, self._local_conn, self._kftype, face, param, out)
             N[:, 3 * c:3 * c + 3] = out[:, :3]
         return N
 
@@ -506,7 +537,7 @@ class SlaveTracker:
             raise ParameterError(f"slave points must be ({len(self.p0)}, 3), got {P.shape}")
         iout, fout = fs._out(len(P))
         self.searches += fs._kernel.tracked_query(
-            fs.points, fs.conn, fs.ftype, fs.fflags, fs.boxes, fs.fat, fs.start, fs.entries, fs.keys,
+            fs._kX, fs._kconn, fs._kftype, fs._kflags, fs._kboxes, fs.fat, fs.start, fs.entries, fs.keys,
             fs.origin, fs.h, P, fs.reach, fs.margin, fs.drift, fs.tangent_ref, fs.tol, self.p0,
             self.drift0, self.cand, self.ncand, *fs._work(self.cand.shape[1]), iout, fout)
         self.queries += len(P)
