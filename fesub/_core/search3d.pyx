@@ -827,7 +827,7 @@ def grid_query(const double[:, ::1] X, const int[:, ::1] conn, const int[::1] ft
             # first the faces within half a cell: when the nearest lies within that, no other
             # can be nearer; else everything within reach
             for rnd in range(2):
-                wide = 0.5 * h if (rnd == 0 and 0.5 * h < reach) else reach
+                wide = 0.25 * h if (rnd == 0 and 0.25 * h < reach) else reach
                 _reset(&B)
                 cnt = _grid(&X[0, 0], &conn[0, 0], &ftype[0], boxes, fat, start, entries, keys,
                             origin, h, &P[s, 0], wide, wide, tol, &B, &wc[0, 0], &wd[0, 0], K, False)

@@ -514,7 +514,7 @@ def grid_query(X, conn, ftype, fflags, boxes, fat, start, entries, keys, origin,
     work = 0
     for s in range(P.shape[0]):
         for rnd in range(2):
-            wide = 0.5 * h if (rnd == 0 and 0.5 * h < reach) else reach
+            wide = 0.25 * h if (rnd == 0 and 0.25 * h < reach) else reach
             B = _Best()
             cnt = _grid(X, conn, ftype, boxes, fat, start, entries, keys, origin, h, P[s], wide,
                         wide, tol, B, wc[0], wd[0], K, False)
