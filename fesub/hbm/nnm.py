@@ -105,6 +105,8 @@ def phase_resonance(sys: HBSystem, alpha_range, w_guess, *, force_dof=None, ds=0
 
     ``force_dof`` (default: the DOF with the largest entry of the load pattern) is the DOF
     whose cosine fundamental must vanish. ``w_guess`` (rad/s) is near the stuck resonance.
+    The rows are scaled at the start point (the dynamic ones by the rounding scale of their
+    terms, the quadrature row by ``max |Q / alpha|``), so the corrector's tolerance is relative.
     A KeyboardInterrupt during the continuation returns the points computed so far with
     ``stop_reason = 'interrupted'``.
 
@@ -140,11 +142,18 @@ def phase_resonance(sys: HBSystem, alpha_range, w_guess, *, force_dof=None, ds=0
     e = np.zeros(N)
     e[k] = 1.0
 
+    # row scales, set at the start point: the dynamic rows by the rounding scale of their terms
+    # (|D(w)| |Qt| + |F_nl| / alpha + |f_ex|, N/N), the quadrature row by max |Qt| (m/N). The
+    # corrector's absolute tolerance then means the same relative accuracy for any structure:
+    # unscaled, a stiff interface (K ~ 1e10 N/m, Qt ~ 1e-4 m/N: terms ~ 1e6, rounding ~ 1e-10)
+    # put it at the rounding of the residual and the corrector failed at the first step.
+    rs = np.ones(N + 1)
+
     def res(y, s):
         a = math.exp(s)
         Qt, w = y[:N], y[N]
         F, _, _ = sys.fnl(a * Qt)
-        return np.append(sys.D(w) @ Qt + F / a - sys.fex, Qt[k])
+        return rs * np.append(sys.D(w) @ Qt + F / a - sys.fex, Qt[k])
 
     def jac(y, s):
         a = math.exp(s)
@@ -156,7 +165,7 @@ def phase_resonance(sys: HBSystem, alpha_range, w_guess, *, force_dof=None, ds=0
         J[N, :N] = e
         Js = np.zeros(N + 1)
         Js[:N] = (K @ (a * Qt) - F) / a
-        return J, Js
+        return rs[:, None] * J, rs * Js
 
     # start: linear (stuck) quadrature point near w_guess
     s0 = math.log(a0)
@@ -172,7 +181,12 @@ def phase_resonance(sys: HBSystem, alpha_range, w_guess, *, force_dof=None, ds=0
     if not st.converged:
         raise ConvergenceError(f"phase resonance cannot start near w={w_guess:g} rad/s "
                                f"({st.describe()})")
-    sc = np.append(np.full(N, np.abs(y[:N]).max()), [y[N], 1.0])
+    qmax = np.abs(y[:N]).max()
+    F, _, _ = sys.fnl(a0 * y[:N])
+    rs[:N] = 1.0 / max(np.max(abs_dynamic_stiffness(sys, y[N]) @ np.abs(y[:N]) + np.abs(F) / a0
+                              + np.abs(sys.fex)), 1e-300)
+    rs[N] = 1.0 / max(qmax, 1e-300)
+    sc = np.append(np.full(N, qmax), [y[N], 1.0])
     br = continue_branch(res, jac, y, s0, ds=ds, ds_max=ds_max, ds_min=1e-7,
                          lam_range=(s0, math.log(a1)), max_steps=max_steps, tol=1e-10,
                          max_angle_deg=10.0, scale=sc, progress=progress, kink_ds=1e-5)
