@@ -36,6 +36,7 @@ from ..errors import ConvergenceError, ModelError, ParameterError, check_count
 from ..limits import check_memory
 from .fourier import basis, check_nh, n_rows
 from .friction3d import Friction3D, evaluate_many
+from .newton import damped_newton
 
 __all__ = ["HBSystem", "ContactElement", "wants_constant"]
 
@@ -231,34 +232,28 @@ class HBSystem:
                              if _has_constant(c.element) else 0.0 for c in self.contacts]
 
     def _static_solution(self, fs, tol=1e-12, max_iter=100):
-        """``q_s`` (m) of ``K q + sum G^T f(G q, 0) = f_s`` by damped Newton (laws of
-        :mod:`fesub.hbm.laws`; the friction elements carry no static force here)."""
-        laws = [(c.element, np.atleast_2d(c.G)) for c in self.contacts if _has_constant(c.element)]
+        """``q_s`` (m) of ``K q + sum G^T f(G q, 0) = f_s`` by the damped Newton method of
+        :mod:`fesub.hbm.newton` (laws of :mod:`fesub.hbm.laws`; the friction elements carry no
+        static force here). Converged when ``|R_k| <= max(tol max|f_s|, rtol s_k)``, ``s`` the
+        rounding scale ``|K| |q| + |f_s| + sum |G|^T |f|`` of the residual."""
+        laws = [(el, G, np.abs(G)) for el, G in ((c.element, np.atleast_2d(c.G))
+                                                 for c in self.contacts if _has_constant(c.element))]
+        aK = np.abs(self.K)
 
         def resid(q):
-            R, J = self.K @ q - fs, self.K.copy()
-            for el, G in laws:
+            R, J, sc = self.K @ q - fs, self.K.copy(), aK @ np.abs(q) + np.abs(fs)
+            for el, G, aG in laws:
                 f, k = el.static(G @ q)
                 R += G.T @ f
                 J += G.T @ (k[:, None] * G)
-            return R, J
+                sc += aG.T @ np.abs(f)
+            return R, J, sc
 
-        q = np.zeros(self.n)
-        R, J = resid(q)
-        scale = max(np.abs(fs).max(), 1e-300)
-        for _ in range(max_iter):
-            if np.abs(R).max() <= tol * scale:
-                return q
-            dq = np.linalg.lstsq(J, -R, rcond=None)[0]
-            step = 1.0
-            while step > 1e-6:
-                Rn, Jn = resid(q + step * dq)
-                if np.abs(Rn).max() < np.abs(R).max():
-                    break
-                step *= 0.5
-            q, R, J = q + step * dq, Rn, Jn
-        raise ConvergenceError("static preload: no equilibrium found "
-                               f"(|R|={np.abs(R).max():.3e} N after {max_iter} iterations)")
+        q, st = damped_newton(resid, np.zeros(self.n), atol=tol * max(np.abs(fs).max(), 1e-300),
+                              max_iter=max_iter)
+        if not st.converged:
+            raise ConvergenceError(f"static preload: no equilibrium found ({st.describe()})")
+        return q
 
     def mean(self, Q, dof=None):
         """Mean displacement (m) of a DOF (default: the monitor): ``Q^0`` with the constant
