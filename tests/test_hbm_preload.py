@@ -12,7 +12,7 @@ from fesub.errors import ModelError, ParameterError
 from fesub.fe.assembly3d import solid_mesh_matrices
 from fesub.fe.materials import Solid
 from fesub.fe.solid_mesh import box
-from fesub.hbm import ContactElement, Friction3D, dnnm, phase_resonance
+from fesub.hbm import ContactElement, Friction3D, dnnm, forced_response, phase_resonance
 from fesub.hbm.preload import OPEN, SLIP, STUCK, Bolt, BoltedJoint, PreloadState
 from fesub.substructure import CraigBampton
 
@@ -182,6 +182,17 @@ def test_backbone_dnnm_against_phase_resonance(joint, state):
     zd = np.interp(la, np.log(d.Am), d.zeta)
     np.testing.assert_allclose(pr.w[past], wd, rtol=1e-3)
     np.testing.assert_allclose(z[past], zd, rtol=2e-2)
+    # a third method: the forced response at the dNNM's equivalent force of a point past slip
+    # onset (zeta ~ 3e-3) peaks at that point. Its default step scale once came from the
+    # all-closed stuck model (resonance 2979 Hz, 100x too small an amplitude here): it used its
+    # 2000 steps on 0.4 % of the window. The peak is sampled every ~3e-5 of the frequency and
+    # the damped peak lies below the natural frequency by ~zeta^2 (1e-5): 2e-4 on the
+    # frequency; the amplitude's curvature over one sample (dw / (zeta w))^2 ~ 1e-4: 1e-3 on it.
+    i = int(np.searchsorted(d.zeta, 3e-3))
+    fr = forced_response(sys, d.F_eq[i], (0.99 * d.w0[i], 1.01 * d.w0[i]), max_steps=1000)
+    assert fr.stop_reason == "lam_range"
+    k = int(np.argmax(fr.Am))
+    assert abs(fr.w[k] / d.w0[i] - 1) <= 2e-4 and abs(fr.Am[k] / d.Am[i] - 1) <= 1e-3
 
 
 def test_jacobian_against_central_differences(joint, state):

@@ -344,6 +344,9 @@ def forced_response(sys: HBSystem, alpha, w_range, *, Q0=None, ds=0.02, ds_max=0
     if qscale is None:
         ws = np.linspace(min(w0, w1), max(w0, w1), 60)
         qscale = max(np.abs(sys.linear_response(w, alpha)).max() for w in ws)
+        # the stuck-linear model can miss the range (contacts open in a preload count as
+        # closed there): never below the first solved point
+        qscale = max(qscale, np.abs(Qs).max())
     sc = np.append(np.full(sys.N, qscale), abs(w0))
 
     last = {}  # the driver asks for the Jacobian first: keep R from the same contact evaluation
