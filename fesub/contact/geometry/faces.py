@@ -194,7 +194,7 @@ class FaceSet:
     margin : float, optional
         Motion (m) a tracked slave may make, master drift included, before its candidate faces
         are searched again (:meth:`tracker`); also the padding of the faces' boxes in the grid.
-        Default: a quarter of ``reach``.
+        Default: a tenth of ``reach``.
     tangent_ref : (3,) array, optional
         Reference direction of the first tangent (default: the coordinate axis least aligned
         with the surface's mean normal).
