@@ -28,12 +28,14 @@ and plotted but not judged (its noise alone moves it by a quarter). Ratios may a
 (benchmarks are added, renamed, removed): a new ratio is recorded and judged once a calibration
 gives it a margin; a ratio on record that a run did not measure is reported, not a failure.
 
-A regression is a drop below the floor that a second measurement repeats: ``run`` measures the
-ratios found below their floor again (only those: their benchmarks, kernels or studies;
-``--confirm`` times, default 1) and fails on those still below it every time. With some eighty
-judged ratios, each margin twice its measured spread, one ratio in a run dips below its floor by
-noise alone now and then (CI on unchanged code failed on two different ratios in two runs); a
-slowed kernel stays below its floor when measured again. A run on a machine busier than every
+A regression is a drop below the floor that the next measurements repeat: ``run`` measures the
+ratios found below their floor again (only those: their benchmarks, kernels or studies), up to
+``--confirm`` times (default 2), each time those still below it, and fails on those below it
+every time. With some fifty judged ratios, each margin twice its measured spread, one or two
+ratios of a run dip below their floor by noise alone (CI on unchanged code failed on two
+different ratios in two runs; three runs of unchanged code at load 3-6 had two dips each, the
+second measurement of two of them within 11 % of their floor); a slowed kernel stays below its
+floor however often it is measured. A run on a machine busier than every
 calibration run (its mean load average above the highest the calibration saw) is judged with
 margins :data:`BUSY_WIDEN` times wider, and says so: under contention some ratios move beyond
 their calibrated spread, every time they are measured.
@@ -674,9 +676,9 @@ def main(argv=None) -> int:
     sub.choices["run"].add_argument("--record", action="store_true",
                                     help="append the run to the machine's history")
     sub.choices["run"].add_argument(
-        "--confirm", type=int, default=1, metavar="N",
+        "--confirm", type=int, default=2, metavar="N",
         help="measure the ratios below their floor again, N times; a regression is a drop that "
-             "every measurement repeats (default 1; 0: one measurement decides)")
+             "every measurement repeats (default 2; 0: one measurement decides)")
     sub.choices["calibrate"].add_argument("-n", type=int, default=3, help="runs (>= 2)")
     sub.choices["calibrate"].add_argument(
         "--from", dest="from_runs", nargs="+", type=Path, default=None,
