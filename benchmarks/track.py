@@ -508,18 +508,26 @@ def floors(run: dict, hist: dict) -> dict:
     failures (:func:`missing` names them)."""
     if not hist.get("runs"):
         return {}
-    ref = reference(hist)
-    widen = BUSY_WIDEN if busier(run, hist) else 1.0
+    ref, margins = reference(hist), run_margins(run, hist)
     out = {}
     for name, value in run["ratios"].items():
-        m = hist.get("margins", {}).get(name)
+        m = margins.get(name)
         if name not in ref or m is None:
             continue
-        m = min(widen * m, 0.95)
         floor = ref[name] * (1.0 - m)
         if value < floor:
             out[name] = (value, ref[name], floor, m)
     return out
+
+
+def run_margins(run: dict, hist: dict) -> dict:
+    """The margins ``run`` is judged with: the calibrated ones, :data:`BUSY_WIDEN` times wider
+    (at most 95 %) when the run was :func:`busier` than the calibration; ``None`` stays not
+    judged."""
+    margins = hist.get("margins", {})
+    if not busier(run, hist):
+        return dict(margins)
+    return {n: None if m is None else min(BUSY_WIDEN * m, 0.95) for n, m in margins.items()}
 
 
 def calibrated_load(hist: dict) -> float | None:
@@ -615,15 +623,13 @@ def _print_check(run, hist, times: int = 1, **kw) -> int:
     again = run.get("again", [])
     last = hist["runs"][-1]
     refs = reference(hist)
-    margins, spreads = hist.get("margins", {}), hist.get("spread", {})
+    margins, spreads = run_margins(run, hist), hist.get("spread", {})
     print(f"compared with the median of the last records (the last of {last['date']}, commit "
           f"{last.get('commit')}), machine {hist['machine']}:")
     if busier(run, hist):
         mean = run.get("load_mean", statistics.fmean(run["load_average"]))
         print(f"the machine was busier than in the calibration (mean load {mean:.2f} against at "
               f"most {calibrated_load(hist):.2f}): margins {BUSY_WIDEN:g} times wider")
-        margins = {n: None if m is None else min(BUSY_WIDEN * m, 0.95)
-                   for n, m in hist.get("margins", {}).items()}
     width = max([24] + [len(n) for n in run["ratios"]])
     for name, v in sorted(run["ratios"].items()):
         ref, m = refs.get(name), margins.get(name)
