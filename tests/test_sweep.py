@@ -1067,7 +1067,9 @@ def test_warnings_of_a_case_are_recorded_in_its_file_not_printed(probe_dir, tmp_
         warnings.simplefilter("always")
         rep = sw.run_sweep("probe", tmp_path / "s", grid={"x": [1.0, 2.0]}, fixed={"warn": "careful"},
                            executor="serial", progress=False)
-    assert rep.complete and [str(w.message) for w in shown] == []
+    # only the cases' own warnings are this test's business: a library imported for the first time
+    # in this process (the order of tests differs between workers) may warn on its own
+    assert rep.complete and [str(w.message) for w in shown if "careful" in str(w.message)] == []
     d = rep.data
     assert d.warnings == [{"index": 0, "warnings": ["UserWarning: careful at x = 1.0"]},
                           {"index": 1, "warnings": ["UserWarning: careful at x = 2.0"]}]
