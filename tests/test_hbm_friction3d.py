@@ -335,14 +335,6 @@ def test_system_forced_response_with_two_elements():
     assert np.any(sy.stuck_margin(Q) > 0)
 
 
-def test_newmark_refuses_3d():
-    from fesub.errors import ModelError
-    from fesub.hbm import newmark
-    sy = _system([(Friction3D(1e4, 5e4, 0.3, 20.0), np.eye(3))])
-    with pytest.raises(ModelError):
-        newmark(sy, 1.0, 200.0, periods=1)
-
-
 def test_system_condensed_route_and_hill_stability():
     """The condensed solver (unknowns: the contact coordinates only, an independent route) gives
     the full harmonic balance's solution; Hill's method runs on it."""

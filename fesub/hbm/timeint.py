@@ -2,12 +2,22 @@
 friction contact elements.
 
 Each step solves ``M a + C v + K q + G^T f_c(G q) = alpha f_ex cos(w t)`` implicitly. The
-linear part is condensed once on the contact coordinates (``S = G K_eff^{-1} G^T``), and the
-contact laws (stick / slip+ / slip- / separation per element) are affine for a given state
-combination: the combination is found by a fixed point on the states (start: previous step),
-with an exhaustive search as fallback, so the return mapping is solved exactly (no Newton
-tolerance). The static preload is balanced by a static load (decoupled scheme, as in the
-harmonic balance): the normal contact force enters as ``f_n - N0``.
+linear part is condensed once on the contact coordinates (``S = G K_eff^{-1} G^T``).
+
+* Jenkins and stick-slip-separation contacts: the laws (stick / slip+ / slip- / separation per
+  element) are affine for a given state combination; the combination is found by a fixed point
+  on the states (start: previous step), with an exhaustive search as fallback, so the return
+  mapping is solved exactly (no Newton tolerance).
+* :class:`~fesub.hbm.Friction3D` contacts: the step applies the element's own time-discrete law
+  (the one its AFT marches: elastic predictor, radial return onto the circle ``mu f_n`` of the
+  current normal load, force zero when separated, re-contact from the interpolated crossing of
+  ``N0 + kn un = 0``) at the end of the step; the contact displacements solve
+  ``u + S (f(u) - f_0) = u_lin`` by a semismooth Newton method (exact derivative of the law,
+  backtracking on the residual), to rounding.
+
+The static preload is balanced by a static load (decoupled scheme, as in the harmonic
+balance): the normal contact force enters as ``f_n - N0``. A system mixes no 3D contact with
+the scalar ones.
 """
 
 from __future__ import annotations
@@ -20,6 +30,7 @@ import numpy as np
 
 from ..errors import ConvergenceError, ModelError, ParameterError, check_positive
 from ..parallel import single_thread_blas
+from .step3d import ReturnMap3D
 from .system import HBSystem
 
 __all__ = ["TimeResult", "newmark", "fundamental", "initial_from_hb"]
@@ -136,13 +147,18 @@ def _newmark(sys: HBSystem, alpha, w, *, periods=100, steps_per_period=512, q0=N
     """
     alpha = float(alpha)
     w = check_positive("w (rad/s)", w)
-    if any(c.element.ncomp > 2 for c in sys.contacts):
-        raise ModelError("newmark integrates the Jenkins and stick-slip-separation elements; "
-                         "a Friction3D contact has no time stepper here")
+    three = [c.element.ncomp == 3 for c in sys.contacts]
+    if any(three) and not all(three):
+        raise ModelError("newmark integrates either Friction3D contacts or the scalar ones "
+                         "(Jenkins, stick-slip-separation), not a mix of both")
     periods = int(periods)
     spp = int(steps_per_period)
     if periods < 1 or spp < 8:
         raise ParameterError("periods must be >= 1 and steps_per_period >= 8")
+    record_periods = int(record_periods)
+    if not 1 <= record_periods <= periods:
+        raise ParameterError(f"record_periods must be in [1, periods={periods}], "
+                             f"got {record_periods}")
     n = sys.n
     M, C, K = sys.M, sys.C, sys.K
     f0 = sys.fex[:n] * alpha
@@ -161,8 +177,15 @@ def _newmark(sys: HBSystem, alpha, w, *, periods=100, steps_per_period=512, q0=N
     G = np.vstack(Gs) if Gs else np.zeros((0, n))
     offs = np.cumsum([0] + [g.shape[0] for g in Gs])
     Z = Kinv @ G.T
-    rmap = _ReturnMap(els, offs, G @ Z)
-    q, v, a, fprev, uprev, states = _initial_state(sys, els, G, offs, f0, q0, v0, contact_init)
+    q = np.zeros(n) if q0 is None else np.asarray(q0, float).copy()
+    v = np.zeros(n) if v0 is None else np.asarray(v0, float).copy()
+    if q.shape != (n,) or v.shape != (n,):
+        raise ParameterError(f"q0 and v0 must have shape ({n},)")
+    if els and all(three):
+        rmap = ReturnMap3D(els, G @ Z, G @ q, contact_init)
+    else:
+        rmap = _ReturnMap(els, offs, G @ Z, G @ q, contact_init)
+    a = np.linalg.solve(M, f0 - C @ v - K @ q - G.T @ rmap.fc)
     nsteps = periods * spp
     nrec = record_periods * spp
     t_rec = np.empty(nrec)
@@ -184,22 +207,15 @@ def _newmark(sys: HBSystem, alpha, w, *, periods=100, steps_per_period=512, q0=N
         t = step * dt
         cwt = math.cos(w * t)
         ulin = GB[0] * cwt + GB[1] @ q + GB[2] @ v + GB[3] @ a
-        st, uc, fcs = rmap.step(states, ulin, fprev, uprev, t)
+        st, fcs = rmap.step(ulin, t)
         qn = kf * cwt + Bq @ q + Bv @ v + Ba @ a - Z @ fcs
         an = a1 * (qn - q) - a2 * v - a3 * a
         v = v + dt * ((1 - gamma) * a + gamma * an)
         q, a = qn, an
-        states = st
-        for i, el in enumerate(els):
-            fprev[i] = 0.0 if st[i] == 3 else float(fcs[offs[i]])
-            uprev[i] = uc[offs[i]:offs[i + 1]]
         k = step - (nsteps - nrec) - 1
         if k >= 0:
             t_rec[k], q_rec[k], s_rec[k] = t, q, st
-            f_rec[k] = fcs
-            for i, el in enumerate(els):
-                if el.ncomp == 2:
-                    f_rec[k, offs[i] + 1] += el.n0
+            f_rec[k] = rmap.total(fcs)
         if bar is not None:
             bar.update(1)
     if bar is not None:
@@ -207,37 +223,51 @@ def _newmark(sys: HBSystem, alpha, w, *, periods=100, steps_per_period=512, q0=N
     return TimeResult(t_rec, q_rec, f_rec, s_rec, spp, w)
 
 
-def _initial_state(sys, els, G, offs, f0, q0, v0, contact_init):
-    """Displacement (m), velocity (m/s) and acceleration (m/s^2) at t = 0, and per contact the
-    tangential force (N), local displacement (m) and state at t = 0."""
-    n = sys.n
-    q = np.zeros(n) if q0 is None else np.asarray(q0, float).copy()
-    v = np.zeros(n) if v0 is None else np.asarray(v0, float).copy()
-    fprev = [0.0] * len(els) if contact_init is None else [float(x) for x in contact_init]
-    u = G @ q
-    uprev = [u[offs[i]:offs[i + 1]].copy() for i in range(len(els))]
-    states = [_state_of(el, fprev[i], uprev[i], uprev[i]) for i, el in enumerate(els)]
-    fc = np.zeros(G.shape[0])
-    for i, el in enumerate(els):
-        if el.ncomp == 1:
-            fc[offs[i]] = fprev[i]
-        else:
-            N = max(el.n0 + el.kn * uprev[i][1], 0.0)
-            fc[offs[i]:offs[i + 1]] = [fprev[i] if N > 0 else 0.0, N - el.n0]
-    a = np.linalg.solve(sys.M, f0 - sys.C @ v - sys.K @ q - G.T @ fc)
-    return q, v, a, fprev, uprev, states
-
-
 class _ReturnMap:
-    """Exact return mapping of the contacts in one step, condensed on the contact coordinates
-    (``S = G K_eff^{-1} G^T``): for a combination of states the laws are affine and the contact
-    displacements follow from one linear solve."""
+    """Exact return mapping of the scalar contacts in one step, condensed on the contact
+    coordinates (``S = G K_eff^{-1} G^T``): for a combination of states the laws are affine and
+    the contact displacements follow from one linear solve. Holds each contact's tangential
+    force (N), local displacement (m) and state of the last step."""
 
-    def __init__(self, els, offs, S):
+    def __init__(self, els, offs, S, u0, contact_init):
         self.els, self.offs, self.S = els, offs, S
         self.nc = S.shape[0]
         self.combos = list(itertools.product(*[range(4 if el.ncomp == 2 else 3) for el in els]))
         self.slopes = {}
+        self.fprev = [0.0] * len(els) if contact_init is None else \
+            [float(x) for x in contact_init]
+        if len(self.fprev) != len(els):
+            raise ParameterError(f"contact_init must hold {len(els)} tangential forces (N)")
+        self.uprev = [u0[offs[i]:offs[i + 1]].copy() for i in range(len(els))]
+        self.states = [_state_of(el, self.fprev[i], self.uprev[i], self.uprev[i])
+                       for i, el in enumerate(els)]
+        fc = np.zeros(self.nc)
+        for i, el in enumerate(els):
+            if el.ncomp == 1:
+                fc[offs[i]] = self.fprev[i]
+            else:
+                N = max(el.n0 + el.kn * self.uprev[i][1], 0.0)
+                fc[offs[i]:offs[i + 1]] = [self.fprev[i] if N > 0 else 0.0, N - el.n0]
+        #: contact forces at t = 0 (N; normal ones minus N0)
+        self.fc = fc
+
+    def step(self, ulin, t):
+        """States and contact forces (N; normal ones minus N0) at the end of the step at time
+        ``t`` (s) from the linear predictor ``ulin`` (m); the history is advanced."""
+        st, uc, fcs = self._consistent(self.states, ulin, self.fprev, self.uprev, t)
+        for i, el in enumerate(self.els):
+            self.fprev[i] = 0.0 if st[i] == 3 else float(fcs[self.offs[i]])
+            self.uprev[i] = uc[self.offs[i]:self.offs[i + 1]]
+        self.states = st
+        return st, fcs
+
+    def total(self, fcs):
+        """The contact forces (N) with the normal preload N0 added back."""
+        out = fcs.copy()
+        for i, el in enumerate(self.els):
+            if el.ncomp == 2:
+                out[self.offs[i] + 1] += el.n0
+        return out
 
     def solve(self, st, ulin, fprev, uprev):
         """Contact displacements (m) and forces (N) for the states ``st``, from the linear
@@ -263,7 +293,7 @@ class _ReturnMap:
         return [_state_of(el, fprev[i], uprev[i], uc[offs[i]:offs[i + 1]])
                 for i, el in enumerate(self.els)]
 
-    def step(self, states, ulin, fprev, uprev, t):
+    def _consistent(self, states, ulin, fprev, uprev, t):
         """The consistent state combination at time ``t`` (s), its contact displacements (m)
         and forces (N): a fixed point on the states from ``states`` (the previous step), else an
         exhaustive search. ConvergenceError when no combination is consistent."""
@@ -314,7 +344,7 @@ def fundamental(res: TimeResult, dof: int, harmonic: int = 1):
     return math.hypot(c, s)
 
 
-def initial_from_hb(sys: HBSystem, Q, w):
+def initial_from_hb(sys: HBSystem, Q, w, *, nt: int = 2048):
     """(q0, v0, contact_init) at t = 0 from a harmonic-balance solution (m, m/s, N).
 
     Parameters
@@ -324,7 +354,11 @@ def initial_from_hb(sys: HBSystem, Q, w):
     Q : (N,) array
         Harmonic coefficients (m), blocks of the n DOFs: cos 1, sin 1, cos 2, ...
     w : float
-        Excitation frequency (rad/s).
+        Frequency of the solution (rad/s).
+    nt : int, optional
+        Samples per period of the contact force histories whose value at t = 0 is taken
+        (default 2048; for :class:`~fesub.hbm.Friction3D` contacts, the time integration's
+        steps per period puts the integrator on the same samples).
 
     Returns
     -------
@@ -332,10 +366,14 @@ def initial_from_hb(sys: HBSystem, Q, w):
         Displacement at t = 0 (m).
     v0 : (n,) ndarray
         Velocity at t = 0 (m/s).
-    contact_init : list of float
-        Tangential force of each contact at t = 0 (N).
+    contact_init : list of float, or (ncontacts, 2) ndarray
+        Tangential force of each contact at t = 0 (N); both tangential components for
+        :class:`~fesub.hbm.Friction3D` contacts, whose sample at t = 0 is taken less the
+        mean over the period (the harmonic balance has no mean; onto the circle ``mu f_n`` if
+        that puts it outside).
     """
     from .contact import force_history
+    from .friction3d import force_history_3d
 
     n, nh = sys.n, sys.nh
     Qm = np.asarray(Q).reshape(2 * nh, n)
@@ -344,6 +382,17 @@ def initial_from_hb(sys: HBSystem, Q, w):
     v0 = (w * k * Qm[1::2]).sum(axis=0)
     finit = []
     for c, P in zip(sys.contacts, sys.P):
-        fx, _, _ = force_history(c.element, P @ Q, nh, 2048)
+        if c.element.ncomp == 3:
+            # the harmonic balance drops the mean of the force (decoupled scheme): a stuck
+            # element's march from f = 0 leaves one that the structure does not carry
+            H = force_history_3d(c.element, P @ Q, nh, nt)
+            ft = H[0, :2] - H[:, :2].mean(axis=0)
+            lim = c.element.mu * H[0, 2]
+            r = math.hypot(*ft)
+            finit.append(ft * (lim / r) if r > lim else ft)
+            continue
+        fx, _, _ = force_history(c.element, P @ Q, nh, nt)
         finit.append(float(fx[0]))
+    if sys.contacts and sys.contacts[0].element.ncomp == 3:
+        finit = np.array(finit)
     return q0, v0, finit

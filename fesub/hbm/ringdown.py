@@ -1,0 +1,233 @@
+"""Ring-down: the free decay of a structure with friction contacts started on a nonlinear mode,
+and the frequency and damping ratio read from it cycle by cycle.
+
+:func:`ring_down` starts :func:`fesub.hbm.newmark` (no load) from a point of a damped nonlinear
+mode (:class:`~fesub.hbm.DNNM`): displacement, velocity and contact forces at t = 0 from its
+harmonics (:func:`fesub.hbm.initial_from_hb`), and records an observed signal, a DOF or a
+weighted sum of the DOFs (``phi^T M q``, the modal coordinate of a mode, filters the other
+modes out). :func:`decay_rates` reads the signal **half-swing by half-swing**: its extrema
+(parabola through the three samples around each), the half-swings ``s_j = |x_{j+1} - x_j| / 2``
+at the mid-times, the frequency ``2 pi / (t_{j+1} - t_{j-1})`` (one period between the mid-times
+two half-swings apart) and the decay rate ``sigma = ln(s_j / s_{j+1}) / (t_{j+1} - t_j)`` between
+neighbours, the damping ratio ``zeta = sigma / w`` and the amplitude ``sqrt(s_j s_{j+1})``.
+Half-swings cancel the static offset a friction contact leaves (the centre of a Coulomb decay
+moves by the friction force each half cycle). The reading is that of the slow flow (the
+amplitude changes little per cycle), the assumption under the damped nonlinear mode too:
+where the damping ratio changes quickly with the amplitude the two read different averages.
+
+:meth:`RingDown.compare` sets a ring-down beside the mode it started from at the same
+half-swing of the same signal (the mode's periodic motion sampled over its period).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..errors import ParameterError, check_count
+from ..io import Result, summary_record
+from .timeint import initial_from_hb, newmark
+
+__all__ = ["RingDown", "ring_down", "decay_rates", "swing"]
+
+
+def decay_rates(t, x):
+    """Frequency and damping ratio of a free decay, half-swing by half-swing (module docstring).
+
+    Parameters
+    ----------
+    t : (ns,) array
+        Sample times (s), uniform.
+    x : (ns,) array
+        The observed signal (m, or any unit).
+
+    Returns
+    -------
+    tc : (nc,) ndarray
+        Time of each reading (s).
+    amp : (nc,) ndarray
+        Amplitude (half-swing, unit of ``x``).
+    w : (nc,) ndarray
+        Frequency (rad/s).
+    zeta : (nc,) ndarray
+        Damping ratio (-).
+    """
+    t = np.asarray(t, float)
+    x = np.asarray(x, float)
+    if t.ndim != 1 or t.shape != x.shape or t.size < 8:
+        raise ParameterError("t and x must be 1-D arrays of the same length (>= 8)")
+    dt = t[1] - t[0]
+    j = np.flatnonzero((x[1:-1] - x[:-2]) * (x[2:] - x[1:-1]) < 0) + 1
+    a, b, c = x[j - 1], x[j], x[j + 1]
+    den = a - 2 * b + c
+    d = np.where(den != 0, 0.5 * (a - c) / np.where(den != 0, den, 1.0), 0.0)
+    te = t[j] + d * dt
+    xe = b - 0.25 * (a - c) * d
+    s = 0.5 * np.abs(np.diff(xe))
+    ts = 0.5 * (te[1:] + te[:-1])
+    if s.size < 4:
+        raise ParameterError("the signal holds fewer than four half-swings")
+    m = np.arange(1, s.size - 2)
+    w = 2 * math.pi / (ts[m + 1] - ts[m - 1])
+    sigma = np.log(s[m] / s[m + 1]) / (ts[m + 1] - ts[m])
+    return 0.5 * (ts[m] + ts[m + 1]), np.sqrt(s[m] * s[m + 1]), w, sigma / w
+
+
+def swing(Q, n, nh, weights, nt=4096):
+    """Half peak-to-peak (unit of the signal) of ``weights @ q(t)`` over one period of the
+    harmonic coefficients ``Q`` (m, blocks of the n DOFs: cos 1, sin 1, ...)."""
+    tau = np.linspace(0.0, 2 * math.pi, nt, endpoint=False)
+    Qm = np.asarray(Q, float).reshape(2 * nh, n) @ weights
+    h = np.arange(1, nh + 1)[:, None]
+    x = (Qm[0::2, None] * np.cos(h * tau) + Qm[1::2, None] * np.sin(h * tau)).sum(axis=0)
+    return 0.5 * (x.max() - x.min())
+
+
+@dataclass
+class RingDown(Result):
+    """A free decay and its half-swing reading.
+
+    Saved files: dimensions ``sample`` and ``reading``.
+
+    Parameters
+    ----------
+    t : (ns,) ndarray
+        Time (s).
+    x : (ns,) ndarray
+        The observed signal (m for a DOF; sqrt(kg) m for a modal coordinate ``phi^T M q``).
+    tc : (nc,) ndarray
+        Time of each reading (s).
+    amp : (nc,) ndarray
+        Half-swing amplitude (unit of ``x``).
+    w : (nc,) ndarray
+        Frequency (rad/s).
+    zeta : (nc,) ndarray
+        Damping ratio (-).
+    weights : (n,) ndarray
+        The observation ``x = weights @ q``.
+    steps_per_period : int
+        Time steps per period of the start frequency.
+    """
+
+    t: np.ndarray
+    x: np.ndarray
+    tc: np.ndarray
+    amp: np.ndarray
+    w: np.ndarray
+    zeta: np.ndarray
+    weights: np.ndarray
+    steps_per_period: int
+
+    kind = "ring-down"
+
+    def to_xarray(self):
+        import xarray as xr
+
+        f = lambda v: np.asarray(v, float)  # noqa: E731
+        return xr.Dataset(
+            {"x": ("sample", f(self.x), {"units": "m", "long_name": "observed signal"}),
+             "amp": ("reading", f(self.amp), {"units": "m", "long_name": "half-swing"}),
+             "w": ("reading", f(self.w), {"units": "rad/s", "long_name": "frequency"}),
+             "zeta": ("reading", f(self.zeta), {"units": "1", "long_name": "damping ratio"}),
+             "weights": ("dof", f(self.weights), {"units": "1",
+                                                  "long_name": "observation x = weights @ q"})},
+            {"t": ("sample", f(self.t), {"units": "s", "long_name": "time"}),
+             "tc": ("reading", f(self.tc), {"units": "s", "long_name": "time of the reading"})},
+            attrs={"steps_per_period": int(self.steps_per_period)})
+
+    @classmethod
+    def from_xarray(cls, ds):
+        return cls(*(ds[k].values.copy() for k in ("t", "x", "tc", "amp", "w", "zeta",
+                                                   "weights")),
+                   int(ds.attrs["steps_per_period"]))
+
+    def summary(self) -> dict:
+        res = {"readings": (len(self.tc), None), "steps_per_period": (self.steps_per_period, None)}
+        if len(self.tc):
+            res.update(w_first=(float(self.w[0]), "rad/s"), w_last=(float(self.w[-1]), "rad/s"),
+                       zeta_first=(float(self.zeta[0]), "1"),
+                       zeta_last=(float(self.zeta[-1]), "1"),
+                       amp_first=(float(self.amp[0]), "m"), amp_last=(float(self.amp[-1]), "m"),
+                       duration=(float(self.t[-1] - self.t[0]), "s"))
+        return summary_record(self.kind, {}, res)
+
+    def compare(self, mode, n: int, nh: int):
+        """Relative differences of frequency and damping ratio against a damped nonlinear mode
+        at the same half-swing of the same signal.
+
+        Parameters
+        ----------
+        mode : DNNM
+            The mode (its ``Q`` in m, ``w0`` in rad/s, ``zeta``).
+        n, nh : int
+            DOFs and harmonics of the system the mode was computed on.
+
+        Returns
+        -------
+        dw, dzeta : (nc,) ndarray
+            ``w / w_mode - 1`` and ``zeta / zeta_mode - 1`` at each reading (NaN outside the
+            mode's range of half-swings).
+        """
+        S = np.array([swing(q, n, nh, self.weights) for q in mode.Q])
+        order = np.argsort(S)
+        ls = np.log(S[order])
+        la = np.log(self.amp)
+        inside = (la >= ls[0]) & (la <= ls[-1])
+        wm = np.interp(la, ls, np.asarray(mode.w0)[order])
+        zm = np.interp(la, ls, np.asarray(mode.zeta)[order])
+        return (np.where(inside, self.w / wm - 1, np.nan),
+                np.where(inside, self.zeta / zm - 1, np.nan))
+
+
+def ring_down(sys, mode, point: int, *, periods: int = 20, steps_per_period: int = 256,
+              observe=None, progress: bool = False) -> RingDown:
+    """Free decay of ``sys`` from a point of a damped nonlinear mode, read half-swing by half-swing.
+
+    Parameters
+    ----------
+    sys : HBSystem
+        The system the mode was computed on (its load is not used).
+    mode : DNNM
+        The mode (harmonic coefficients ``Q`` in m, frequency ``w0`` in rad/s).
+    point : int
+        Index of the mode's point to start from.
+    periods : int, optional
+        Periods of the start frequency integrated (>= 3); default 20.
+    steps_per_period : int, optional
+        Time steps per period of the start frequency (>= 8); default 256.
+    observe : int or (n,) array, optional
+        The observed signal: a DOF, or weights ``x = weights @ q`` (``phi^T M`` for a modal
+        coordinate); default the system's monitor DOF.
+    progress : bool, optional
+        tqdm progress bar over the steps.
+
+    Returns
+    -------
+    RingDown
+        The signal and its readings (frequency in rad/s, damping ratio, half-swing).
+    """
+    npts = len(mode.w0)
+    if int(point) != point or not -npts <= point < npts:
+        raise ParameterError(f"point must be an index of the mode's {npts} points, got {point!r}")
+    periods = check_count("periods", periods, 3)
+    n = sys.n
+    if observe is None:
+        weights = np.zeros(n)
+        weights[sys.dof] = 1.0
+    elif np.ndim(observe) == 0:
+        weights = np.zeros(n)
+        weights[check_count("observe (DOF)", observe, 0, n - 1)] = 1.0
+    else:
+        weights = np.asarray(observe, float)
+        if weights.shape != (n,):
+            raise ParameterError(f"observe must be a DOF or ({n},) weights")
+    Q, w0 = mode.Q[point], float(mode.w0[point])
+    q0, v0, finit = initial_from_hb(sys, Q, w0, nt=steps_per_period)
+    res = newmark(sys, 0.0, w0, periods=periods, steps_per_period=steps_per_period, q0=q0,
+                  v0=v0, contact_init=finit, record_periods=periods, progress=progress)
+    t = np.concatenate([[0.0], res.t])
+    x = np.concatenate([[q0 @ weights], res.q @ weights])
+    tc, amp, w, zeta = decay_rates(t, x)
+    return RingDown(t, x, tc, amp, w, zeta, weights, int(steps_per_period))
