@@ -168,15 +168,19 @@ class RingDown(Result):
         -------
         dw, dzeta : (nc,) ndarray
             ``w / w_mode - 1`` and ``zeta / zeta_mode - 1`` at each reading (NaN outside the
-            mode's range of half-swings).
+            mode's range of half-swings), the mode read as a free decay: its
+            :attr:`~fesub.hbm.DNNM.damped_frequency` and damping ratio
+            ``decay_rate / damped_frequency`` (the definitions of the readings; they differ
+            from the mode's ``w0`` and ``zeta`` by ``zeta^2 / 2``).
         """
         S = np.array([swing(q, n, nh, self.weights) for q in mode.Q])
         order = np.argsort(S)
         ls = np.log(S[order])
         la = np.log(self.amp)
         inside = (la >= ls[0]) & (la <= ls[-1])
-        wm = np.interp(la, ls, np.asarray(mode.w0)[order])
-        zm = np.interp(la, ls, np.asarray(mode.zeta)[order])
+        wd = np.asarray(mode.damped_frequency)
+        wm = np.interp(la, ls, wd[order])
+        zm = np.interp(la, ls, (np.asarray(mode.decay_rate) / wd)[order])
         return (np.where(inside, self.w / wm - 1, np.nan),
                 np.where(inside, self.zeta / zm - 1, np.nan))
 
