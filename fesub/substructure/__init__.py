@@ -18,6 +18,9 @@
 ``submesh``               the cells of part of a solid mesh as a mesh of its own (volumes.py)
 ``read_volumes``          a solid mesh file cut along its physical volumes, one mesh each
                           (volumes.py)
+``reduction``             Craig-Bampton reductions of several parts (``PartSpec``,
+                          ``reduce_parts``): on a process pool or a Dask cluster, cached on disk
+                          by a content key (``ReducedPart``, a fesub result)
 ``ties``                  node pairing, node-to-surface weights, mortar rows, sparse null space of
                           tie rows
 ========================  ==========================================================================
@@ -27,8 +30,9 @@ from .assembly import Interface, SubstructureAssembly  # noqa: F401
 from .coupled_modes import CoupledModes  # noqa: F401
 from .craig_bampton import CraigBampton  # noqa: F401
 from .fixed_interface import FixedInterfaceBasis  # noqa: F401
+from .reduction import PartSpec, ReducedPart, reduce_parts  # noqa: F401
 from .substructure import Substructure  # noqa: F401
 from .volumes import read_volumes, submesh  # noqa: F401
 
 __all__ = ["CraigBampton", "FixedInterfaceBasis", "Substructure", "Interface", "SubstructureAssembly",
-           "CoupledModes", "submesh", "read_volumes"]
+           "CoupledModes", "submesh", "read_volumes", "PartSpec", "ReducedPart", "reduce_parts"]

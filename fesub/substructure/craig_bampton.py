@@ -116,6 +116,31 @@ class CraigBampton:
         self.Kr = 0.5 * ((T.T @ KT) + (T.T @ KT).T)
         self.Mr = 0.5 * ((T.T @ MT) + (T.T @ MT).T)
 
+    @classmethod
+    def from_reduced(cls, substructure, boundary, n_modes: int, Kr, Mr, T, mode_freqs_hz, *,
+                     info: dict | None = None) -> "CraigBampton":
+        """A fixed-interface reduction computed before (no solve): its substructure, boundary
+        DOFs (model numbering), number of modes, reduced matrices ``Kr`` (N/m), ``Mr`` (kg), the
+        transformation ``T`` (n, n_modes + nb) and the modes' frequencies (Hz). The cache of
+        :mod:`fesub.substructure.reduction` restores reductions this way."""
+        self = cls.__new__(cls)
+        n = substructure.n_dofs
+        b = np.asarray(boundary, np.int64).ravel()
+        T = np.asarray(T, float)
+        k = int(n_modes)
+        if T.shape != (n, k + b.size) or np.shape(Kr) != (k + b.size,) * 2 or np.shape(Mr) != np.shape(Kr) or \
+                b.size == 0 or b.min() < 0 or b.max() >= n:
+            raise ModelError(f"a stored reduction of {substructure.name!r} does not fit its substructure "
+                             f"({n} DOFs): T {T.shape}, Kr {np.shape(Kr)}, {b.size} boundary DOFs, {k} modes")
+        self.substructure, self.boundary, self.n_modes = substructure, b, k
+        self.interior = np.setdiff1d(np.arange(n), b)
+        self.free_interface, self._basis, self._T = False, None, T
+        self._K, self._M = substructure.K, substructure.M
+        self.Kr, self.Mr = np.asarray(Kr, float), np.asarray(Mr, float)
+        self.mode_freqs_hz = np.asarray(mode_freqs_hz, float)
+        self.info = dict(info or {"method": "stored"})
+        return self
+
     def _fixed_interface_T(self, K, M, b, i, k):
         n = K.shape[0]
         Kii = sp.csc_matrix(K[i][:, i])

@@ -65,6 +65,27 @@ class Substructure:
                              f"{type(material).__name__}")
         assemble = solid_mesh_matrices if solid_mesh else mesh_matrices
         K, M, dm = assemble(mesh, material, incompatible=incompatible, lumped=lumped)
+        self._constrain(K, M, dm, clamped, rayleigh)
+
+    @classmethod
+    def from_matrices(cls, mesh, material, K, M, dofmap, *, clamped=(), rayleigh=(0.0, 0.0),
+                      name: str = "substructure") -> "Substructure":
+        """A substructure of matrices already assembled on ``mesh`` (no assembly): ``K`` (N/m) and
+        ``M`` (kg) over every DOF of ``dofmap`` (before clamping), as
+        :func:`fesub.fe.assembly3d.solid_mesh_matrices` or :func:`fesub.fe.mesh_matrices` return
+        them; clamps, damping and name as in the constructor. A reduction cache restores
+        substructures this way (:mod:`fesub.substructure.reduction`)."""
+        self = cls.__new__(cls)
+        self.mesh, self.material, self.name = mesh, material, name
+        if K.shape != (dofmap.n_dofs, dofmap.n_dofs) or M.shape != K.shape:
+            raise ModelError(f"substructure {name!r}: K and M must be ({dofmap.n_dofs}, {dofmap.n_dofs}) "
+                             f"over the DOF map, got {K.shape} and {M.shape}")
+        self._constrain(K, M, dofmap, clamped, rayleigh)
+        return self
+
+    def _constrain(self, K, M, dm, clamped, rayleigh) -> None:
+        """Clamps, retained DOFs, the retained matrices and the Rayleigh damping."""
+        mesh = self.mesh
         self.dofmap: DofMap = dm
         if isinstance(clamped, dict):
             items = clamped.items()
