@@ -6,16 +6,27 @@
 // The mesh is structured (eight-node hexahedra) and conforming through the whole beam: the lap
 // face z = 12.7 mm is one surface whose nodes each half's volume holds, so a model that cuts the
 // beam along its two physical volumes gets node pairs on the two lap faces.
-// Make the bundled mesh with:  gmsh brake_reuss.geo -3 -format msh22 -o brake_reuss.msh
+// Make the bundled meshes with:  gmsh brake_reuss.geo -3 -format msh22 -o brake_reuss.msh
+// and  gmsh brake_reuss.geo -setnumber coarse 1 -3 -format msh22 -o brake_reuss_coarse.msh
 SetFactory("Built-in");
 b = 25.4e-3;  h = 12.7e-3;  e = 1e-6;
 // cross-section grid (x = 0): y breaks at the washer patches' edges (16 mm wide, centred)
+// coarse = 1 (gmsh -setnumber coarse 1) makes the small mesh of the tests and the example
+If (!Exists(coarse))
+  coarse = 0;
+EndIf
 Y[] = {0, 4.7e-3, 20.7e-3, b};
-NY[] = {3, 6, 3};                          // nodes per segment in y (2, 5, 2 elements)
-NZ = 4;                                    // nodes across a half thickness (3 elements)
 // segments along x: full section, the lap (washer patches 16 mm long at 330, 360, 390 mm), full
 X[] = {0, 0.300, 0.322, 0.338, 0.352, 0.368, 0.382, 0.398, 0.420, 0.720};
-NX[] = {25, 3, 3, 2, 3, 2, 3, 3, 25};      // elements per segment in x
+If (coarse)
+  NY[] = {2, 3, 2};                        // nodes per segment in y (1, 2, 1 elements)
+  NZ = 3;                                  // nodes across a half thickness (2 elements)
+  NX[] = {12, 1, 2, 1, 2, 1, 2, 1, 12};    // elements per segment in x
+Else
+  NY[] = {3, 6, 3};                        // nodes per segment in y (2, 5, 2 elements)
+  NZ = 4;                                  // nodes across a half thickness (3 elements)
+  NX[] = {25, 3, 3, 2, 3, 2, 3, 3, 25};    // elements per segment in x
+EndIf
 For j In {0:2}
   For i In {0:3}
     P[j * 4 + i] = newp; Point(P[j * 4 + i]) = {0, Y[i], j * h};

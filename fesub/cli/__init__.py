@@ -28,6 +28,7 @@ COMMANDS = {
     "pad-on-plate": ("fesub.cli.pad_on_plate", "an elastic pad pressed and dragged on a plate in 3D: the contact state over the interface"),
     "coulomb": ("fesub.cli.coulomb", "closed-form steady state of MDOF chains with Coulomb contact"),
     "backbone": ("fesub.cli.backbone", "harmonic balance with friction: FRFs, backbones, dNNM"),
+    "joint": ("fesub.cli.joint", "a bolted lap-joint beam: bolt preload, frequency and damping of its first bending mode against amplitude"),
     "freeplay": ("fesub.cli.freeplay", "free-play oscillators: bifurcations, basins"),
     "circular": ("fesub.cli.circular", "friction force and torque over a circular contact"),
     "sweep": ("fesub.cli.sweep", "parameter sweeps on a local pool or a Dask cluster"),

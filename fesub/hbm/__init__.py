@@ -20,6 +20,9 @@ Modules, by what a user does:
                 loads (:class:`Bolt`: a shank spring tightened to its pretension), the
                 stuck-interface modes about it (:class:`PreloadState`) and the harmonic balance
                 about that state
+``interface``   :func:`interface_states` (:class:`InterfaceStates`): pressure, slip, opening
+                and dissipation of every ``Friction3D`` contact over the period at points of a
+                backbone
 ``cubic``       :class:`Cubic`: cubic (Duffing) stiffness ``f = k3 u^3``, placed like a contact law
 ``laws``        scalar laws ``f(u, v)`` evaluated by AFT, with the constant term:
                 :class:`UnilateralContact` (penalty contact with a gap), :class:`RegularisedCoulomb`
@@ -65,6 +68,7 @@ from .laws import AFTLaw, RegularisedCoulomb, UnilateralContact, UserLaw
 from .newton import NewtonStatus
 from .nnm import DNNM, PhaseResonance, dnnm, linear_modes, phase_resonance
 from .optimality import backbone_point
+from .interface import InterfaceStates, interface_states
 from .preload import Bolt, BoltedJoint, PreloadState
 from .stability import Floquet, Stability, backbone_stability, floquet, frf_stability
 from .system import ContactElement, HBSystem
@@ -76,7 +80,7 @@ __all__ = [
     "HBSystem", "ContactElement", "Jenkins", "StickSlipSeparation", "ContactResult",
     "force_history", "Friction3D", "evaluate_many", "force_history_3d", "Cubic", "UnilateralContact", "RegularisedCoulomb", "UserLaw", "AFTLaw",
     # bolt preload
-    "Bolt", "BoltedJoint", "PreloadState",
+    "Bolt", "BoltedJoint", "PreloadState", "InterfaceStates", "interface_states",
     # forced responses
     "FRF", "forced_response", "solve_at", "solve_condensed", "frf_peak", "forced_response_point",
     "NewtonStatus",

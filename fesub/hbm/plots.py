@@ -13,7 +13,8 @@ import math
 import numpy as np
 
 __all__ = ["frf_family", "method_comparison", "nh_comparison", "contact_timeline", "energy",
-           "stability", "preload_map", "joint_backbone"]
+           "stability", "preload_map", "joint_backbone",
+           "interface_maps"]
 
 
 def _plt():
@@ -330,22 +331,62 @@ def preload_map(state, xy, *, path=None, case=""):
     return _save(fig, path)
 
 
-def joint_backbone(dn, state=None, *, path=None, case=""):
-    """Frequency (Hz) and damping ratio (-) of a damped nonlinear mode against its RMS
-    amplitude at the monitor DOF (m), with the stuck-interface frequency of ``state``
-    (a :class:`fesub.hbm.PreloadState`) as its small-amplitude limit."""
+def joint_backbone(dn, state=None, *, mode: int = 0, amplitude=None,
+                   amplitude_label="RMS amplitude at the monitor DOF [m]", path=None, case=""):
+    """Frequency (Hz) and damping ratio (-) of a damped nonlinear mode against its amplitude
+    (``amplitude``, m, one per point; default the RMS amplitude at the monitor DOF), with the
+    stuck-interface frequency of mode ``mode`` of ``state`` (a :class:`fesub.hbm.PreloadState`)
+    as its small-amplitude limit."""
     plt = _plt()
+    x = dn.Am if amplitude is None else np.asarray(amplitude, float)
     fig, axs = plt.subplots(1, 2, figsize=(10, 4), layout="constrained")
-    axs[0].semilogx(dn.Am, np.asarray(dn.w0) / (2 * math.pi), "k-", label="dNNM")
+    axs[0].semilogx(x, np.asarray(dn.w0) / (2 * math.pi), "k-", label="dNNM")
     if state is not None:
-        axs[0].axhline(state.freq_hz[0], ls="--", c="tab:blue", lw=0.8,
+        axs[0].axhline(state.freq_hz[mode], ls="--", c="tab:blue", lw=0.8,
                        label="stuck-interface mode")
     axs[0].set_ylabel("frequency [Hz]")
     axs[0].legend(fontsize=7)
-    axs[1].loglog(dn.Am, dn.zeta, "k-")
+    axs[1].loglog(x, dn.zeta, "k-")
     axs[1].set_ylabel("damping ratio [-]")
     for ax in axs:
-        ax.set_xlabel("RMS amplitude at the monitor DOF [m]")
+        ax.set_xlabel(amplitude_label)
         ax.grid(True, which="both", alpha=0.3)
     fig.suptitle(_titled("Backbone of the jointed structure", case))
+    return _save(fig, path)
+
+
+def interface_maps(maps, *, path=None, case=""):
+    """Mean contact pressure (MPa) and slip amplitude (um) over the interface at each point of
+    an :class:`fesub.hbm.InterfaceStates` (one row per point; slip-free contacts grey, contacts
+    open over part of the period circled)."""
+    plt = _plt()
+    xy = 1e3 * np.asarray(maps.xy, float)
+    npts = len(maps.a)
+    fig, axs = plt.subplots(npts, 2, figsize=(11, 1.2 + 1.6 * npts), layout="constrained",
+                            squeeze=False)
+    pmax = float(np.nanmax(maps.pressure_mean)) / 1e6 or 1.0
+    smax = float(np.nanmax(maps.slip)) * 1e6 or 1.0
+    for j in range(npts):
+        sc = axs[j, 0].scatter(*xy.T, c=maps.pressure_mean[j] / 1e6, s=30, cmap="viridis",
+                               vmin=0.0, vmax=pmax)
+        part = (maps.open_fraction[j] > 0) & (maps.open_fraction[j] < 1)
+        if np.any(part):
+            axs[j, 0].scatter(*xy[part].T, marker="o", facecolors="none", edgecolors="r",
+                              s=60, lw=0.8)
+        fig.colorbar(sc, ax=axs[j, 0], label="pressure [MPa]")
+        sl = maps.slip[j] > 0
+        axs[j, 1].scatter(*xy[~sl].T, c="0.8", s=30)
+        sc = axs[j, 1].scatter(*xy[sl].T, c=maps.slip[j][sl] * 1e6, s=30, cmap="plasma",
+                               vmin=0.0, vmax=smax)
+        fig.colorbar(sc, ax=axs[j, 1], label="slip amplitude [um]")
+        f = maps.w[j] / (2 * math.pi)
+        axs[j, 0].set_title(f"mean pressure, {f:.2f} Hz, amplitude {maps.amplitude[j]:.3g} m "
+                            "(red: opens in the cycle)", fontsize=8)
+        axs[j, 1].set_title(f"slip ({int(sl.sum())} of {sl.size} contacts slip)", fontsize=8)
+        for ax in axs[j]:
+            ax.set_aspect("equal")
+            ax.set_ylabel("y [mm]")
+    for ax in axs[-1]:
+        ax.set_xlabel("x [mm]")
+    fig.suptitle(_titled("Contact pressure and slip over the interface", case))
     return _save(fig, path)

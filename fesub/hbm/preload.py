@@ -205,22 +205,22 @@ class BoltedJoint:
         the rounding scale of ``R`` per component (N)."""
         q = np.asarray(q, float)
         f, k, _ = self.contact_forces(q)
-        fc = np.einsum("eci,ec->i", self.G, f)
+        Gs = self.G.reshape(-1, self.n)                     # (3 ne, n)
+        fc = Gs.T @ f.ravel()
         R = self.K @ q + fc + self._fbolt - self.fext
-        J = self.K + np.einsum("eci,ecd,edj->ij", self.G, k, self.G)
-        s = (np.abs(self.K) @ np.abs(q) + np.einsum("eci,ec->i", np.abs(self.G), np.abs(f))
+        J = self.K + Gs.T @ np.einsum("ecd,edj->ecj", k, self.G).reshape(-1, self.n)
+        s = (np.abs(self.K) @ np.abs(q) + np.abs(Gs).T @ np.abs(f).ravel()
              + np.abs(self._fbolt) + np.abs(self.fext))
         return R, J, s
 
     def stuck_stiffness(self, closed=None):
         """``K`` + bolt springs + the stuck springs ``(kt, kt, kn)`` of the contacts ``closed``
         (bool (ne,), default all) (N/m)."""
-        Ks = self.K + self.K_bolts
-        for i, c in enumerate(self.contacts):
-            if closed is None or closed[i]:
-                el, G = c.element, self.G[i]
-                Ks = Ks + G.T @ (np.array([el.kt, el.kt, el.kn])[:, None] * G)
-        return Ks
+        k = np.array([[c.element.kt, c.element.kt, c.element.kn] for c in self.contacts])
+        if closed is not None:
+            k = k * np.asarray(closed, bool)[:, None]
+        Gs = self.G.reshape(-1, self.n)
+        return self.K + self.K_bolts + Gs.T @ (k.reshape(-1, 1) * Gs)
 
     def rigid_modes(self, rtol: float = 1e-10):
         """Rigid-body modes (n, r) of the structure with every contact stuck and the bolts as

@@ -1,0 +1,126 @@
+"""The bolted lap-joint beam (fesub.models.bolted_beam) and the ``fesub joint`` study, on the
+bundled coarse mesh (55 node pairs): the preload against the bolt loads, the reduction onto the
+contacts against the model before it, the backbone's small-amplitude limit against the
+stuck-interface modes, the interface maps against the harmonic-balance energy, the study's
+files."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import numpy as np
+import pytest
+
+from fesub.hbm import dnnm, interface_states
+from fesub.models.bolted_beam import build, bundled_mesh, tributary_areas
+
+TWO_PI = 2 * math.pi
+
+
+@pytest.fixture(scope="module")
+def beam():
+    model = build(mesh=bundled_mesh(coarse=True), n_modes_half=8, n_modes=8)
+    state = model.joint.preload(n_modes=8)
+    return model, state
+
+
+def test_preload_balances_the_bolts(beam):
+    model, state = beam
+    assert model.n_contacts == 55 and state.n_rigid == 6
+    # three bolts of 12 kN: the normal contact forces carry exactly their sum (free beam, no
+    # other load; measured 2e-16: the Newton solution's rounding)
+    np.testing.assert_allclose(state.resultant, 3 * 12e3, rtol=1e-10)
+    np.testing.assert_allclose(state.bolt_load, 12e3, rtol=1e-15)
+    # tributary areas cover the lap face exactly
+    np.testing.assert_allclose(model.area.sum(), 0.120 * 0.0254, rtol=1e-12)
+    assert np.all(state.state[state.normal > 0] != 0)
+
+
+def test_reduction_onto_the_contacts_keeps_the_stuck_modes(beam):
+    model, state = beam
+    # the model before the reduction onto the relative displacements (two Craig-Bampton halves,
+    # every contact closed, bolts as springs) against the reduced one: the second reduction
+    # keeps the relative displacements exactly and 8 modes of the welded beam, so the lowest
+    # bending modes agree to its truncation (measured 2.0e-6, 3e-10, 1.1e-6; 1e-4 allowed)
+    from fesub.hbm import linear_modes
+
+    Ks = model.joint.stuck_stiffness()
+    w, _ = linear_modes(model.joint.M, 0.5 * (Ks + Ks.T))
+    f = w[6:9] / TWO_PI
+    np.testing.assert_allclose(f, model.freq_full_hz[6:9], rtol=1e-4)
+    # the first bending mode is a vertical one between the rigid-body modes and 300 Hz
+    i = model.bending_mode(state.shapes, state.freq_hz)
+    assert 150 < state.freq_hz[i] < 300
+
+
+def test_backbone_starts_at_the_stuck_interface_mode_and_maps_the_interface(beam):
+    model, state = beam
+    i = model.bending_mode(state.shapes, state.freq_hz)
+    drive = int(np.argmax(np.abs(state.shapes[:, i])))
+    hb = model.hb_system(state, 1, TWO_PI * state.freq_hz[i], dof=drive)
+    M, _, K = hb.linear_matrices(stuck=True)
+    from fesub.hbm import linear_modes
+
+    _, V = linear_modes(M, K)
+    start = int(np.argmax(np.abs(V.T @ (M @ state.shapes[:, i]))))
+    dn = dnnm(hb, (1e-7, 2e-4), start, force_dof=drive, max_steps=25)
+    # small-amplitude limit = the linearised stuck-interface mode of the preload (open contacts
+    # absent, closed ones as springs), a separate eigenproblem; Newton's tolerance 1e-10
+    np.testing.assert_allclose(dn.w0[0] / TWO_PI, state.freq_hz[i], rtol=1e-8)
+    np.testing.assert_allclose(dn.zeta[0], model.params.zeta, rtol=1e-6)
+    pick = [0, len(dn.a) - 1]
+    amp = np.ones(2)
+    maps = interface_states(hb, dn.Q[pick], dn.w0[pick], dn.a[pick], amp, model.xy,
+                            model.area, nt=2048)
+    # stuck and closed at the first point: the mean normal force over the period is the static
+    # one, so the pressures integrate to the bolt loads; nothing slips or dissipates
+    np.testing.assert_allclose(maps.pressure_mean[0] @ model.area, 36e3, rtol=1e-9)
+    assert np.all(maps.slip[0] == 0) and abs(maps.dissipation[0].sum()) < 1e-12
+    # at the last point the contacts dissipate what the harmonic balance's work says (the
+    # harmonic sum pi sum_k k (F^c Q^s - F^s Q^c) against the time-domain integral of f . du
+    # over nt = 2048 samples; du has only the nh harmonics, so the two differ only by the
+    # march's sampling: the harmonic balance's forces come from 128 samples per period, the
+    # return map being first order in the step: measured 1.9e-4 at nt = 512, 2048 and 8192)
+    E_hb = hb.energy_dissipated(dn.Q[-1])
+    assert E_hb > 0 and np.any(maps.slip[1] > 0)
+    np.testing.assert_allclose(maps.dissipation[1].sum(), E_hb, rtol=1e-3)
+
+
+def test_tributary_areas_of_a_plain_face():
+    from fesub.fe import box
+
+    m = box(0.04, 0.02, 0.01, 4, 2, 1)
+    top = m.node_sets["zmax"]
+    a = tributary_areas(m, top)
+    np.testing.assert_allclose(a.sum(), 0.04 * 0.02, rtol=1e-14)
+    # corner nodes carry a quarter of one element, inner nodes a whole one
+    np.testing.assert_allclose(sorted(a)[0], 0.01 * 0.01 / 4, rtol=1e-12)
+    np.testing.assert_allclose(sorted(a)[-1], 0.01 * 0.01, rtol=1e-12)
+
+
+def test_joint_study_files_and_reload(tmp_path):
+    import fesub
+    from fesub.cli import main
+
+    out = tmp_path / "joint"
+    rc = main(["joint", "--mesh", str(bundled_mesh(coarse=True)), "--nh", "1",
+               "--a-max", "1e-4", "--max-steps", "12", "--maps", "2", "--no-figures", "-q",
+               "--out", str(out)])
+    assert rc == 0
+    s = json.loads((out / "summary.json").read_text())
+    r = s["results"]
+    assert r["contacts"]["value"] == 55
+    np.testing.assert_allclose(r["contact_resultant"]["value"], 36e3, rtol=1e-10)
+    assert (out / "report.html").is_file()
+    for part in ("preload", "dnnm", "interface"):
+        obj = fesub.load(out / f"{part}.nc")
+        assert obj is not None
+    dn = fesub.load(out / "dnnm.nc")
+    np.testing.assert_allclose(dn.w0[0] / TWO_PI, r["f_stuck"]["value"], rtol=1e-8)
+    # a rerun with the same flags reuses every part
+    assert main(["joint", "--mesh", str(bundled_mesh(coarse=True)), "--nh", "1",
+                 "--a-max", "1e-4", "--max-steps", "12", "--maps", "2", "--no-figures", "-q",
+                 "--out", str(out)]) == 0
+    s2 = json.loads((out / "summary.json").read_text())
+    assert sorted(s2["details"]["resumed_parts"]) == ["dnnm", "interface", "preload"]
