@@ -5,9 +5,11 @@
 ``secular``        the same eigenvalues as certified roots of the secular function (Aberth-Ehrlich)
 ``primal``         null-space bases of a contact row and the primal projection L_E' X L_C
 ``deformed``       the deformed sliding state (Newton) and its eigenvalues (rows linearised about it)
-``linearised``     the steady sliding state of a plane multibody model (many nodes open, sticking or
-                   sliding) and its linearised equations: geometric stiffness, friction follower
-                   terms, the slope of a velocity-dependent law; the eigenvalues
+``linearised``     the steady sliding state of a multibody model, plane or solid (many nodes open,
+                   sticking or sliding) and its linearised equations: geometric stiffness, friction
+                   follower terms, the slope of a velocity-dependent law; the eigenvalues
+``linearised3d``   its node-to-surface terms for solid bodies: the contact point on curved faces, the
+                   sliding direction in the tangent plane and its damping mu lambda_n / v across it
 ``band``           every eigenvalue in a frequency band (shift-invert Arnoldi, several shifts) with
                    an argument-principle count that none is missed
 ``mode_coupling``  eigenvalues over mu (all, or those of a band) and the critical mu of each pair;

@@ -1,4 +1,12 @@
-"""The steady sliding state of a plane multibody contact model and its linearised equations of motion.
+"""The steady sliding state of a multibody contact model and its linearised equations of motion.
+
+Plane bodies (node-to-segment :class:`~fesub.contact.engine.interfaces.ContactInterface`) are
+described below; solid bodies (node-to-surface
+:class:`~fesub.contact.engine.surfaces.ContactInterface3D`) take the same functions, with the
+terms of :mod:`fesub.contact.analyses.linearised3d`: each sliding node's friction force along
+the tangential part of its velocity relative to the master, the sliding direction turning in
+the tangent plane with a transverse slip (a damping ``mu lambda_n / |v|`` across it), the
+geometric stiffness of the normal and of that direction on curved faces.
 
 A :class:`~fesub.contact.engine.bodies.MultibodyModel` of plane bodies whose drives move at
 constant velocities (a belt, a dragged pad) slides steadily when its modal coordinates ``eta``
@@ -62,6 +70,7 @@ from ..engine.contacts import OPEN, SLIP_M, SLIP_P, STICK
 from ..engine.friction import node_laws
 from ..engine.interfaces import frames
 from .deformed import frame_gradients, local_contact
+from .linearised3d import SurfaceGeometry, derivatives3d, forces3d, slide_state
 from .secular import first_order_matrix
 
 __all__ = ["NodeFrame", "SteadyState", "steady_state", "contact_forces", "contact_derivatives",
@@ -154,7 +163,10 @@ def contact_forces(model, frames_, drive, eta, deta, lam):
     directions held): F (n_modes,) in N per unit modal mass (minus the contact forces on the
     modal coordinates) and the constraints (m): -gap of each sliding node, the relative
     position (x, y) of each sticking node from its bonded master point, in the order of the
-    multipliers ``lam`` (N)."""
+    multipliers ``lam`` (N). A solid model's nodes: see :mod:`~fesub.contact.analyses.linearised3d`
+    (sliding: -gap; sticking: the (x, y, z) offset from the bonded master point)."""
+    if model.dim == 3:
+        return forces3d(model, frames_, drive, eta, deta, lam)
     F = np.zeros(model.n_modes)
     out, k = [], 0
     for fr in frames_:
@@ -174,7 +186,11 @@ def contact_forces(model, frames_, drive, eta, deta, lam):
 def contact_derivatives(model, frames_, drive, eta, deta, lam):
     """Derivatives of :func:`contact_forces`: dF/deta (N/m per unit modal mass squared: the
     geometric stiffness with the law's slope), dF/deta' (the law's damping), the force rows
-    B = (dF/dlambda)' and the constraint gradient G, each over the modal coordinates."""
+    B = (dF/dlambda)' and the constraint gradient G, each over the modal coordinates (a solid
+    model's: see :mod:`~fesub.contact.analyses.linearised3d`; its sliding nodes' dF/deta' also
+    holds the damping ``mu lambda_n / v`` across the sliding direction)."""
+    if model.dim == 3:
+        return derivatives3d(model, frames_, drive, eta, deta, lam)
     n = model.n_modes
     K, C = np.zeros((n, n)), np.zeros((n, n))
     B, G = [], []
@@ -200,10 +216,13 @@ def contact_derivatives(model, frames_, drive, eta, deta, lam):
 class SteadyState:
     """The steady sliding state at time ``t`` (s): modal coordinates ``eta`` (m kg^0.5) and the
     closed nodes' ``frames`` with their multipliers ``lam`` (N); per slave node of every interface
-    (in the order of ``ContactRunResult.node_id``): ``state`` (0 open, 1 stick, 2 slip along +t,
-    3 along -t), ``lambda_n`` and ``lambda_t`` (N, the master's force on the slave along n and t),
-    ``gap`` (m), ``slip_speed`` (m/s) and ``mu`` (the coefficient at that speed; the stick limit for
-    sticking and open nodes); Newton ``iterations`` and the final force ``residual`` (N)."""
+    (in the order of ``ContactRunResult.node_id``): ``state`` (plane: 0 open, 1 stick, 2 slip along
+    +t, 3 along -t; solid: 0 open, 1 stick, 2 slip), ``lambda_n`` (N, the master's normal force on
+    the slave), ``lambda_t`` (N: plane, (m,) along t; solid, (m, 2) along the node's tangents t1
+    and t2 of :class:`~fesub.contact.geometry.FaceSet`), ``gap`` (m), ``slip_speed`` (m/s) and
+    ``mu`` (the coefficient at that speed; the stick limit for sticking and open nodes); Newton
+    ``iterations`` and the final force ``residual`` (N); for a solid model ``direction`` (m, 3),
+    each sliding node's sliding direction (unit, in its tangent plane; 0 for the others)."""
 
     t: float
     eta: np.ndarray
@@ -218,11 +237,13 @@ class SteadyState:
     iterations: int
     residual: float
     drive: list = field(repr=False, default=None)
+    direction: np.ndarray | None = field(repr=False, default=None)
 
 
 def _node_laws(model, friction):
     if friction is None:
-        return [list(c["node_laws"]) for c in model.contacts]
+        return [list(c["node_laws"]) if "node_laws" in c else node_laws(c["interface"].laws, c["slave"].nodes.size)
+                for c in model.contacts]
     return [node_laws(friction, c["slave"].nodes.size) for c in model.contacts]
 
 
@@ -272,14 +293,56 @@ def _search(model, drive, frames_, eta):
         fr.seg = int(seg)
 
 
-def _newton(model, frames_, drive, f, eta, tol, max_iter):
+class _PlaneGeometry:
+    """The searches of a plane model's steady state (the segments of its interfaces)."""
+
+    frame_of = staticmethod(_frame_of)
+
+    def __init__(self, model):
+        self.model = model
+
+    def reference(self, drive):
+        return _reference(self.model, drive)
+
+    def search(self, drive, frames_, eta):
+        _search(self.model, drive, frames_, eta)
+
+    def gaps(self, drive, ci, eta):
+        return _gaps(self.model, drive, ci, eta)
+
+    def normal_forces(self, drive, frames_, eta, lam):
+        """lambda_n (N) of each closed node."""
+        out, k = [], 0
+        for fr in frames_:
+            out.append(lam[k] if fr.state != STICK else _stick_forces(self.model, drive, fr, eta, lam[k:k + 2])[0])
+            k += fr.size
+        return out
+
+
+class _SolidGeometry(SurfaceGeometry):
+    """:class:`SurfaceGeometry` with the normal forces of the active-set loop."""
+
+    def normal_forces(self, drive, frames_, eta, lam):
+        """lambda_n (N) of each closed node."""
+        fr3 = {ci: self.frames(drive, ci, eta)[1:] for ci in {fr.interface for fr in frames_ if fr.state == STICK}}
+        out, k = [], 0
+        for fr in frames_:
+            if fr.state == STICK:
+                out.append(self.stick_forces(fr, lam[k:k + 3], [a[fr.node] for a in fr3[fr.interface]])[0])
+            else:
+                out.append(lam[k])
+            k += fr.size
+        return out
+
+
+def _newton(model, geo, frames_, drive, f, eta, tol, max_iter):
     w2 = model.omega2
     m = sum(fr.size for fr in frames_)
     lam = np.zeros(m)
     n = model.n_modes
     zero = np.zeros(n)
     for it in range(1, max_iter + 1):
-        _search(model, drive, frames_, eta)
+        geo.search(drive, frames_, eta)
         F, g = contact_forces(model, frames_, drive, eta, zero, lam)
         K, _, B, G = contact_derivatives(model, frames_, drive, eta, zero, lam)
         A = np.zeros((n + m, n + m))
@@ -301,19 +364,52 @@ def _newton(model, frames_, drive, f, eta, tol, max_iter):
     raise ConvergenceError(f"steady state: Newton's method did not converge in {max_iter} iterations")
 
 
-def steady_state(model: MultibodyModel, t: float = 0.0, *, friction=None, tol: float = 1e-11,
-                 max_iter: int = 50, max_passes: int = 30) -> SteadyState:
-    """The preloaded steady sliding state of a plane multibody model at time ``t`` (s).
+def _imposed(model, drive, sliding_velocity):
+    """The drives' node motions with ``sliding_velocity`` added to each slave node's velocity
+    (m/s), and the largest imposed speed (m/s)."""
+    if sliding_velocity is None:
+        return drive, 0.0
+    out, top = [], 0.0
+    for ci, (c, (ds, dm, vs, vm)) in enumerate(zip(model.contacts, drive)):
+        pts = c["slave"].X + ds
+        try:
+            V = sliding_velocity(pts) if callable(sliding_velocity) else sliding_velocity[ci]
+            V = np.asarray(V, float)
+        except (TypeError, ValueError, IndexError, KeyError):
+            V = None
+        if V is None or V.shape != vs.shape or not np.all(np.isfinite(V)):
+            raise ParameterError(f"sliding_velocity must give ({vs.shape[0]}, {vs.shape[1]}) finite velocities (m/s) "
+                                 f"for the slave nodes of interface {ci} (a callable of their positions (m) or one "
+                                 f"array per interface)")
+        out.append((ds, dm, vs + V, vm))
+        top = max(top, float(np.abs(V).max(initial=0.0)))
+    return out, top
+
+
+def steady_state(model: MultibodyModel, t: float = 0.0, *, friction=None, sliding_velocity=None,
+                 tol: float = 1e-11, max_iter: int = 50, max_passes: int = 30) -> SteadyState:
+    """The preloaded steady sliding state of a multibody model (plane or solid bodies) at time
+    ``t`` (s).
 
     Parameters
     ----------
     model : MultibodyModel
-        Plane bodies, drives at constant velocities (m/s).
+        Plane bodies with :class:`~fesub.contact.engine.interfaces.ContactInterface` (node to
+        segment) or solid bodies with :class:`~fesub.contact.engine.surfaces.ContactInterface3D`
+        (node to surface). The sliding comes from the drives (prescribed coordinates at constant
+        velocities, m/s: a belt, a dragged pad) and/or ``sliding_velocity``.
     t : float
         Time (s) at which the drives' positions are taken.
     friction : law or float, optional
         A law (or a number: Coulomb mu) for every slave node instead of the interfaces' own laws
         (:mod:`fesub.contact.engine.friction`); a sweep over mu passes it.
+    sliding_velocity : callable or sequence, optional
+        A velocity (m/s) of each slave node relative to its master imposed on top of the drives'
+        motion, as the steady sliding of a part whose motion the drives do not describe (a disc
+        turning under pads: ``lambda X: np.cross([0, 0, omega], X)`` in the frame of the pads):
+        ``f(X) -> V`` of the slave nodes' positions ``X`` (k, dim) in m (undeformed, moved by
+        the drives), or one (k, dim) array per interface. Only its part in the master's tangent
+        plane counts (the sliding direction and speed); it moves nothing (a steady state).
     tol : float
         Newton's convergence on the step of the modal coordinates, relative to their largest
         value (dimensionless; the force residual is checked after it).
@@ -324,44 +420,41 @@ def steady_state(model: MultibodyModel, t: float = 0.0, *, friction=None, tol: f
     Returns
     -------
     SteadyState. Each slave node on its master with a non-positive gap in the reference
-    configuration starts closed: sliding when the drives move it relative to the master (its slip
-    direction along t fixed by that motion), sticking otherwise; a closed node pulled by its master
-    (lambda_n < 0) opens, an open node pushed through it closes, until no node changes.
-    :class:`ModelError` if a sticking node's force leaves the friction cone, the model is solid,
-    or a drive's velocity is not constant.
+    configuration starts closed: sliding when the imposed motion moves it relative to the
+    master's material point (its sliding direction: along +-t in a plane model, the tangential
+    part of that relative velocity in a solid one), sticking otherwise; a closed node pulled by
+    its master (lambda_n < 0) opens, an open node pushed through it closes, until no node
+    changes. :class:`ModelError` if a sticking node's force leaves the friction cone or a
+    drive's velocity is not constant.
     """
     if not isinstance(model, MultibodyModel):
         raise ParameterError(f"model must be a MultibodyModel, got {type(model).__name__}")
-    if model.dim != 2:
-        raise ModelError("the steady sliding state is implemented for plane bodies (2D)")
     speeds = [v for b in model.bodies for v in b.prescribed.values()]
     if any(callable(v) for v in speeds):
         raise ModelError("the steady sliding state needs drives at constant velocities (prescribed as floats, m/s)")
     t = check_real("t (s)", t)
     max_iter, max_passes = check_count("max_iter", max_iter, lo=1), check_count("max_passes", max_passes, lo=1)
-    drive = _drive(model, t)
-    vtol = 1e-9 * max([abs(v) for v in speeds] + [0.0])
+    drive, top = _imposed(model, _drive(model, t), sliding_velocity)
+    vtol = 1e-9 * max([abs(v) for v in speeds] + [top, 0.0])
     laws = _node_laws(model, friction)
-    ref = _reference(model, drive)
+    geo = _SolidGeometry(model) if model.dim == 3 else _PlaneGeometry(model)
+    ref = geo.reference(drive)
     size = max(max(np.ptp(c["master"].X, axis=0).max(), np.ptp(c["slave"].X, axis=0).max()) for c in model.contacts) \
         if model.contacts else 1.0
     closed = [[r is not None and r[2] <= 1e-9 * size for r in rows] for rows in ref]
     f = model.modal_force(t)
     eta = np.zeros(model.n_modes)
     for passes in range(1, max_passes + 1):
-        frames_ = [_frame_of(ci, i, r, laws[ci][i], vtol) for ci, rows in enumerate(ref)
+        frames_ = [geo.frame_of(ci, i, r, laws[ci][i], vtol) for ci, rows in enumerate(ref)
                    for i, r in enumerate(rows) if closed[ci][i]]
-        eta, lam, it = _newton(model, frames_, drive, f, eta, tol, max_iter)
+        eta, lam, it = _newton(model, geo, frames_, drive, f, eta, tol, max_iter)
         changed = False
-        k = 0
-        for fr in frames_:
-            ln = lam[k] if fr.state != STICK else _stick_forces(model, drive, fr, eta, lam[k:k + 2])[0]
+        for fr, ln in zip(frames_, geo.normal_forces(drive, frames_, eta, lam)):
             if ln < 0:
                 closed[fr.interface][fr.node] = False
                 changed = True
-            k += fr.size
         for ci, rows in enumerate(ref):
-            gaps = _gaps(model, drive, ci, eta)
+            gaps = geo.gaps(drive, ci, eta)
             for i, r in enumerate(rows):
                 if r is not None and not closed[ci][i] and gaps[i] < -1e-9 * size:
                     closed[ci][i] = True
@@ -370,6 +463,8 @@ def steady_state(model: MultibodyModel, t: float = 0.0, *, friction=None, tol: f
             break
     else:
         raise ConvergenceError(f"steady state: the active set did not settle in {max_passes} passes")
+    if model.dim == 3:
+        return _finish3d(model, geo, t, drive, frames_, eta, lam, it, f, laws)
     return _finish(model, t, drive, frames_, eta, lam, it, f, laws)
 
 
@@ -395,6 +490,21 @@ def _gaps(model, drive, ci, eta):
     return out
 
 
+def _residual(model, frames_, drive, eta, lam, f):
+    """The force residual (N) of the state and its scale; ConvergenceError above 1e-8 of it."""
+    F, _ = contact_forces(model, frames_, drive, eta, np.zeros(model.n_modes), lam)
+    res = float(np.abs(model.omega2 * eta + F - f).max(initial=0.0))
+    scale = np.abs(f).max(initial=0.0) + np.abs(F).max(initial=0.0) + 1e-300
+    if res > 1e-8 * scale:
+        raise ConvergenceError(f"steady state: force residual {res:.3g} N (of {scale:.3g} N)")
+    return res
+
+
+def _refuse_slip(j, lt, ln, mu):
+    raise ModelError(f"steady state: sticking node {j} needs |lambda_t| = {lt:.4g} N above "
+                     f"mu_s lambda_n = {mu * ln:.4g} N (it would slide)")
+
+
 def _finish(model, t, drive, frames_, eta, lam, it, f, laws):
     m_all = sum(c["slave"].nodes.size for c in model.contacts)
     start = np.cumsum([0] + [c["slave"].nodes.size for c in model.contacts])
@@ -402,8 +512,6 @@ def _finish(model, t, drive, frames_, eta, lam, it, f, laws):
     ln, lt, spd = np.zeros(m_all), np.zeros(m_all), np.zeros(m_all)
     mu = np.array([law.mu_static for rows in laws for law in rows], float)
     gap = np.concatenate([_gaps(model, drive, ci, eta) for ci in range(len(model.contacts))] or [np.zeros(0)])
-    F, _ = contact_forces(model, frames_, drive, eta, np.zeros(model.n_modes), lam)
-    res = float(np.abs(model.omega2 * eta + F - f).max(initial=0.0))
     k = 0
     for fr in frames_:
         j = start[fr.interface] + fr.node
@@ -411,18 +519,40 @@ def _finish(model, t, drive, frames_, eta, lam, it, f, laws):
         if fr.state == STICK:
             ln[j], lt[j] = _stick_forces(model, drive, fr, eta, lam[k:k + 2])
             if abs(lt[j]) > mu[j] * ln[j] * (1 + 1e-9):
-                raise ModelError(f"steady state: sticking node {j} needs |lambda_t| = {abs(lt[j]):.4g} N above "
-                                 f"mu_s lambda_n = {mu[j] * ln[j]:.4g} N (it would slide)")
+                _refuse_slip(j, abs(lt[j]), ln[j], mu[j])
         else:
             x, xd, _ = _local(model, drive, fr, eta, np.zeros(model.n_modes))
             *_, spd[j], mu[j] = _slide_terms(x, xd, fr)
             ln[j], lt[j] = lam[k], -fr.sign * mu[j] * lam[k]
         k += fr.size
-    scale = np.abs(f).max(initial=0.0) + np.abs(F).max(initial=0.0) + 1e-300
-    if res > 1e-8 * scale:
-        raise ConvergenceError(f"steady state: force residual {res:.3g} N (of {scale:.3g} N)")
+    res = _residual(model, frames_, drive, eta, lam, f)
     return SteadyState(float(t), eta, frames_, lam, state, ln, lt, gap, spd, mu, it, res, drive)
 
+
+def _finish3d(model, geo, t, drive, frames_, eta, lam, it, f, laws):
+    m_all = sum(c["slave"].nodes.size for c in model.contacts)
+    start = np.cumsum([0] + [c["slave"].nodes.size for c in model.contacts])
+    state = np.full(m_all, OPEN, np.int64)
+    ln, lt, spd, dirs = np.zeros(m_all), np.zeros((m_all, 2)), np.zeros(m_all), np.zeros((m_all, 3))
+    mu = np.array([law.mu_static for rows in laws for law in rows], float)
+    per = [geo.frames(drive, ci, eta) for ci in range(len(model.contacts))]
+    gap = np.concatenate([p[0] for p in per] or [np.zeros(0)])
+    k = 0
+    for fr in frames_:
+        j = start[fr.interface] + fr.node
+        frame = [a[fr.node] for a in per[fr.interface][1:]]
+        state[j] = fr.state
+        if fr.state == STICK:
+            ln[j], lt[j] = geo.stick_forces(fr, lam[k:k + 3], frame)
+            if np.hypot(*lt[j]) > mu[j] * ln[j] * (1 + 1e-9):
+                _refuse_slip(j, np.hypot(*lt[j]), ln[j], mu[j])
+        else:
+            spd[j], mu[j], dirs[j] = slide_state(model, drive, fr, eta)
+            ln[j] = lam[k]
+            lt[j] = -mu[j] * lam[k] * np.array([dirs[j] @ frame[1], dirs[j] @ frame[2]])
+        k += fr.size
+    res = _residual(model, frames_, drive, eta, lam, f)
+    return SteadyState(float(t), eta, frames_, lam, state, ln, lt, gap, spd, mu, it, res, drive, dirs)
 
 # ------------------------------------------------------------------------------- linearised system
 @dataclass(eq=False)
@@ -483,7 +613,22 @@ def _null_space(A, rtol: float = 1e-12):
 def linearise(model: MultibodyModel, state: SteadyState) -> LinearisedSystem:
     """The linearised equations of motion of ``model`` about ``state`` (see the module
     docstring): contact rows at the deformed configuration with their geometric stiffness, the
-    friction force's follower terms and the slope of a velocity-dependent law."""
+    friction force's follower terms and the slope of a velocity-dependent law; for solid bodies
+    also the damping ``mu lambda_n / v`` of the friction direction across the sliding.
+
+    Parameters
+    ----------
+    model : MultibodyModel
+        The model ``state`` was found for (plane or solid bodies).
+    state : SteadyState
+        From :func:`steady_state` (its drives' motion and imposed sliding velocities included).
+
+    Returns
+    -------
+    LinearisedSystem over the model's modal coordinates (unit modal masses; M 1, C in 1/s, K in
+    1/s^2, rows B and G in 1/kg^0.5): its :meth:`~LinearisedSystem.eigenvalues` (1/s), or
+    :func:`~fesub.contact.analyses.band.band_eigenvalues` for those of a band.
+    """
     n = model.n_modes
     K, C, B, G = contact_derivatives(model, state.frames, state.drive, state.eta, np.zeros(n), state.lam)
     return LinearisedSystem(np.eye(n), model.Cm + C, np.diag(model.omega2) + K, B, G, state)

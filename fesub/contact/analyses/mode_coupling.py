@@ -1,4 +1,4 @@
-"""Mode coupling of a plane multibody sliding state over the friction coefficient.
+"""Mode coupling of a multibody sliding state (plane or solid bodies) over the friction coefficient.
 
 :func:`mu_sweep` finds the steady sliding state and the complex eigenvalues of its linearised
 equations (:mod:`fesub.contact.analyses.linearised`) at each friction coefficient of a grid, and
@@ -44,14 +44,15 @@ from .linearised import linearise, steady_state
 __all__ = ["MuSweep", "mu_sweep", "spectrum_at_mu", "BeltTwoDof", "belt_two_dof"]
 
 
-def spectrum_at_mu(model, mu, *, t=0.0, law=None, band=None):
+def spectrum_at_mu(model, mu, *, t=0.0, law=None, band=None, sliding_velocity=None):
     """Every eigenvalue (1/s) of the steady sliding state of ``model`` at time ``t`` (s) with the
-    friction law ``law(mu)`` on every slave node (default Coulomb(mu)), and that state. With
+    friction law ``law(mu)`` on every slave node (default Coulomb(mu)), and that state
+    (``sliding_velocity``: see :func:`~fesub.contact.analyses.linearised.steady_state`). With
     ``band`` (a dict of :func:`~fesub.contact.analyses.band.band_eigenvalues`' arguments:
     ``f_lo``, ``f_hi`` in Hz, ``max_rate`` in 1/s...), the eigenvalues in that band only (and
     their conjugates), by the band-limited method: ``(lam, state, BandSpectrum)``."""
     fr = Coulomb(mu) if law is None else law(mu)
-    st = steady_state(model, t, friction=fr)
+    st = steady_state(model, t, friction=fr, sliding_velocity=sliding_velocity)
     if band is None:
         return linearise(model, st).eigenvalues(), st
     res = band_eigenvalues(linearise(model, st), **band)
@@ -76,7 +77,8 @@ class MuSweep(Result):
     there), ``kind`` ('unstable': a pair turns unstable as mu rises; 'stable': one turns back)
     and ``contact_change`` (the nodes' states differ at the two ends of the bracket: a node opened
     or closed there, and the eigenvalues jumped rather than crossed); ``states[a, j]`` the state
-    of slave node j at ``mus[a]`` (0 open, 1 stick, 2 and 3 slip along +t and -t); ``t`` (s) the drives' time; ``rtol`` the relative real part below which an eigenvalue counts as
+    of slave node j at ``mus[a]`` (0 open, 1 stick, 2 and 3 slip along +t and -t; a solid model's
+    2 slip); ``t`` (s) the drives' time; ``rtol`` the relative real part below which an eigenvalue counts as
     stable; ``unstable_at_start``: pairs already unstable at ``mus[0]``; ``status``; for a
     band-limited sweep ``band`` ((f_lo, f_hi) in Hz) and ``certified[a]`` (the band's eigenvalues
     at ``mus[a]`` certified complete).
@@ -154,7 +156,8 @@ class MuSweep(Result):
                                  {"units": "1", "long_name": "1: the band's eigenvalues certified complete"})
         states = self.states if self.states is not None else np.zeros((self.mus.size, 0), np.int64)
         data["state"] = (("mu", "node"), states,
-                         {"units": "1", "long_name": "node state: 0 open, 1 stick, 2 slip +t, 3 slip -t"})
+                         {"units": "1",
+                          "long_name": "node state: 0 open, 1 stick, 2 slip (+t in a plane model), 3 slip -t"})
         return xr.Dataset(
             {"lam": (("mu", "mode"), self.lam,
                      {"units": "1/s", "long_name": "complex eigenvalue: growth rate + j angular frequency"}),
@@ -195,14 +198,14 @@ class MuSweep(Result):
 
 
 def mu_sweep(model: MultibodyModel, mus, *, t: float = 0.0, law=None, tol: float = 1e-10, rtol: float = 1e-7,
-             band=None, progress: bool = False) -> MuSweep:
+             band=None, sliding_velocity=None, progress: bool = False) -> MuSweep:
     """Eigenvalues of the linearised steady sliding state at each friction coefficient of
     ``mus``, and the critical coefficient of each pair that changes stability between them.
 
     Parameters
     ----------
     model : MultibodyModel
-        Plane bodies, drives at constant velocities (m/s).
+        Plane or solid bodies, drives at constant velocities (m/s).
     mus : array_like
         Increasing friction coefficients (dimensionless, >= 0), at least two.
     t : float
@@ -224,6 +227,9 @@ def mu_sweep(model: MultibodyModel, mus, *, t: float = 0.0, law=None, tol: float
         that band, by the band-limited method with its certificate at every mu of ``mus``
         (``certified`` per mu in the result; the bisection's coefficients are not certified);
         the critical mu are those of the pairs in the band.
+    sliding_velocity : callable or sequence, optional
+        A sliding velocity (m/s) of the slave nodes on their masters beside the drives' (see
+        :func:`~fesub.contact.analyses.linearised.steady_state`).
     progress : bool
         Show a progress bar.
 
@@ -254,7 +260,7 @@ def mu_sweep(model: MultibodyModel, mus, *, t: float = 0.0, law=None, tol: float
         # the band's certificate at the grid's coefficients (recorded); the bisection counts
         # unstable eigenvalues found by the same shifts
         bnd = band if band is None or record else {**band, "certify": False}
-        out = spectrum_at_mu(model, mu, t=t, law=law, band=bnd)
+        out = spectrum_at_mu(model, mu, t=t, law=law, band=bnd, sliding_velocity=sliding_velocity)
         lam, st = out[0], out[1]
         if record and band is not None:
             certified.append(out[2].certified)

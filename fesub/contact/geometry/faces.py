@@ -487,6 +487,22 @@ class FaceSet:
             N[:, 3 * c:3 * c + 3] = out[:, :3]
         return N
 
+    def shape_derivatives(self, face, param) -> np.ndarray:
+        """Shape functions of the faces ``face`` ((n,) int, the caller's numbering) at
+        ``param`` ((n, 2), not clamped: a face's polynomial continues past its edges) with their
+        first and second parameter derivatives: (6, n, 9) array ``[N, N_a, N_b, N_aa, N_ab,
+        N_bb]`` (column j the face's j-th node, 0 past its last), from the kernel's face
+        interpolation as :meth:`shape_values`."""
+        face = np.asarray(face, dtype=np.int64)
+        param = np.ascontiguousarray(param, dtype=float).reshape(-1, 2)
+        self.shape_values(face[:0], param[:0])  # the local connectivity and bases, made once
+        face = np.ascontiguousarray(self._inverse[face])
+        out, D = np.empty((face.size, 18)), np.zeros((6, face.size, 9))
+        for c, basis in enumerate(self._bases):
+            self._kernel.face_eval(basis, self._local_conn, self._kftype, face, param, out)
+            D[:, :, 3 * c:3 * c + 3] = out.reshape(-1, 6, 3).transpose(1, 0, 2)
+        return D
+
     def tracker(self, n_slaves: int, *, capacity: int = 16) -> "SlaveTracker":
         """A :class:`SlaveTracker` for ``n_slaves`` slave nodes (candidates kept per node)."""
         return SlaveTracker(self, n_slaves, capacity=capacity)

@@ -1,0 +1,331 @@
+"""The node-to-surface terms of a solid (3D) multibody sliding state and their derivatives.
+
+The 3D half of :mod:`fesub.contact.analyses.linearised` (whose public functions take plane and
+solid models alike and call these for a model of solid bodies): for each closed slave node ``P``
+of a :class:`~fesub.contact.engine.surfaces.ContactInterface3D` on a master face with nodes
+``x_j`` (k of them; tri3, quad4, tri6, quad8, quad9), the local coordinates are
+``x = [x_1, ..., x_k, P]`` (3(k+1), m) and
+
+* the contact point is the closest point ``x_c = sum_j N_j(a, b) x_j`` of the face, its
+  parameters ``(a, b)`` solving ``(P - x_c) . x_,a = (P - x_c) . x_,b = 0`` (Newton's method on
+  the face's polynomial, which continues past its edges: a node on an edge takes the face the
+  search reported, a one-sided linearisation there);
+* the normal ``n = x_,a x x_,b / |x_,a x x_,b|`` (outwards), the gap ``n . (P - x_c)`` (m);
+* a **sliding** node carries one multiplier, the normal force ``lambda_n`` (N), and the force on
+  the slave ``lambda_n p``, ``p = n - mu(v) e``, with ``v_rel = P' - sum_j N_j x_j'`` its
+  velocity relative to the master's material point, ``v_t = (I - n n') v_rel`` its tangential
+  part, the slip speed ``v = |v_t|`` (m/s) and the sliding direction ``e = v_t / v`` in the
+  tangent plane (the master receives ``-N_j lambda_n p`` at its nodes); the generalised force
+  over ``x`` is ``b lambda_n``, ``b = [N_1 p, ..., N_k p, -p]`` (with the sign of
+  ``F = -(contact forces)``: ``b`` equals the gradient of ``-gap`` at mu = 0);
+* a **sticking** node is bonded to the master point at its reference parameters (three
+  multipliers, the bond force's components in x, y, z; linear, no geometric stiffness).
+
+Derivatives of ``b`` by the chain rule through the parameters (the closest-point Hessian
+``H_ij = x_,i . x_,j - (P - x_c) . x_,ij``), the shape functions, the normal and the sliding
+direction: over the positions, the geometric stiffness (the normal and friction forces turn
+with the face, move with the contact point, the sliding direction turns with the normal and
+with the master's velocity at the moving contact point) and the law's slope; over the
+velocities
+
+    d p / d v_rel = -(mu / v) (I - e e') (I - n n') - mu'(v) e e' (I - n n'),
+
+the first term the damping ``mu lambda_n / v`` across the sliding direction in the tangent
+plane (a transverse slip turns the friction force), the second the slope of a
+velocity-dependent law along it. :class:`SurfaceGeometry` does the searches of the steady
+state (its own copy of each master surface, moved to the deformed positions).
+
+Units: SI (m, N, s).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import scipy.sparse as sps
+
+from ...errors import ModelError
+from ..engine.contacts3d import OPEN, SLIP, STICK
+from ..geometry import FaceSet
+from ..geometry.faces import FACE_TYPES
+
+__all__ = ["NodeFrame3D", "SurfaceGeometry", "forces3d", "derivatives3d"]
+
+_I3 = np.eye(3)
+
+
+@dataclass(eq=False)
+class NodeFrame3D:
+    """A closed node of a solid model's steady state: interface ``interface``, slave node
+    ``node`` (index among the interface's slave nodes), ``state`` 1 (stick) or 2 (slip; the
+    codes of :mod:`fesub.contact.engine.contacts3d`), master ``face`` (the interface's
+    numbering), its parameters ``param`` (the contact point of a sliding node, updated by the
+    searches; the bonded master point of a sticking one) and the friction ``law``."""
+
+    interface: int
+    node: int
+    state: int
+    face: int
+    param: np.ndarray
+    law: object
+
+    @property
+    def size(self) -> int:
+        """Multipliers of the node: 1 sliding (normal force), 3 sticking (x, y, z force)."""
+        return 3 if self.state == STICK else 1
+
+
+def face_nodes(c) -> np.ndarray:
+    """(faces, 9) master nodes of each face of interface entry ``c`` in its numbering (-1 past
+    a face's last node)."""
+    fs = c["faces"]
+    return fs.conn[np.argsort(fs.order)]
+
+
+def _skew(a):
+    return np.array([[0.0, -a[2], a[1]], [a[2], 0.0, -a[0]], [-a[1], a[0], 0.0]])
+
+
+def _closest(faces, face, param, Xm, P, max_iter: int = 30):
+    """Parameters (2,) of the closest point of ``P`` on face ``face`` (its polynomial, not
+    clamped) from ``param``, and the shape values with derivatives there ((6, k))."""
+    k = Xm.shape[0]
+    rs = np.array(param, float)
+    for _ in range(max_iter):
+        D = faces.shape_derivatives([face], rs)[:, 0, :k]
+        xc, xa, xb, xaa, xab, xbb = D @ Xm
+        u = P - xc
+        H = np.array([[xa @ xa - u @ xaa, xa @ xb - u @ xab], [xa @ xb - u @ xab, xb @ xb - u @ xbb]])
+        step = np.linalg.solve(H, [u @ xa, u @ xb])
+        rs = rs + step
+        if np.abs(step).max() <= 1e-15 * (1.0 + np.abs(rs).max()):
+            break
+    return rs, faces.shape_derivatives([face], rs)[:, 0, :k]
+
+
+def _slide(D, Xm, P, Vm, Vp, law, derivatives=True):
+    """One sliding node: b (m,), -gap (m), and with ``derivatives`` db/dx (1/m), db/dx' (s/m),
+    d(-gap)/dx (1), the slip speed v (m/s) and mu; x = [master face nodes, slave] (m = 3(k+1))."""
+    N, Na, Nb, Naa, Nab, Nbb = D
+    k = N.size
+    xc, xa, xb, xaa, xab, xbb = D @ Xm
+    u = P - xc
+    c = np.cross(xa, xb)
+    cn = np.linalg.norm(c)
+    n = c / cn
+    vrel = Vp - N @ Vm
+    vt = vrel - n * (n @ vrel)
+    v = float(np.linalg.norm(vt))
+    e = vt / v if v > 0 else np.zeros(3)
+    mu = float(law.coefficient(v))
+    p = n - mu * e
+    b = np.concatenate([np.outer(N, p).ravel(), -p])
+    g = -float(n @ u)
+    if not derivatives:
+        return b, g, v, mu, e
+    E = np.kron(np.r_[-N, 1.0][None, :], _I3)         # d u / d x at fixed parameters (3, m)
+    Ea = np.kron(np.r_[Na, 0.0][None, :], _I3)        # d x_,a / d x at fixed parameters
+    Eb = np.kron(np.r_[Nb, 0.0][None, :], _I3)
+    H = np.array([[xa @ xa - u @ xaa, xa @ xb - u @ xab], [xa @ xb - u @ xab, xb @ xb - u @ xbb]])
+    Jrs = np.linalg.solve(H, np.vstack([xa @ E + u @ Ea, xb @ E + u @ Eb]))    # (2, m)
+    JN = np.outer(Na, Jrs[0]) + np.outer(Nb, Jrs[1])                            # (k, m)
+    dxa = Ea + np.outer(xaa, Jrs[0]) + np.outer(xab, Jrs[1])
+    dxb = Eb + np.outer(xab, Jrs[0]) + np.outer(xbb, Jrs[1])
+    Jn = (_I3 - np.outer(n, n)) @ (-_skew(xb) @ dxa + _skew(xa) @ dxb) / cn
+    Ju = E - np.outer(xa, Jrs[0]) - np.outer(xb, Jrs[1])
+    dg = -(n @ Ju + u @ Jn)
+    Pt = _I3 - np.outer(n, n)
+    Jvt_x = Pt @ (-(Vm.T @ JN)) - np.outer(n, vrel @ Jn) - (n @ vrel) * Jn
+    Jvt_v = Pt @ E
+    mu1 = float(law.slope(v))
+    if v > 0:
+        Pe = (_I3 - np.outer(e, e)) / v
+        Jp_x = Jn - mu * Pe @ Jvt_x - mu1 * np.outer(e, e @ Jvt_x)
+        Jp_v = -mu * Pe @ Jvt_v - mu1 * np.outer(e, e @ Jvt_v)
+    else:
+        Jp_x, Jp_v = Jn, np.zeros_like(Jvt_v)
+    m = 3 * (k + 1)
+    Jb_x = np.vstack([(N[:, None, None] * Jp_x[None] + p[None, :, None] * JN[:, None, :]).reshape(3 * k, m), -Jp_x])
+    Jb_v = np.vstack([(N[:, None, None] * Jp_v[None]).reshape(3 * k, m), -Jp_v])
+    return b, g, Jb_x, Jb_v, dg, v, mu
+
+
+def _positions(model, drive, eta, deta):
+    """Per interface: slave and master positions (m) and velocities (m/s) at ``eta``, ``deta``."""
+    out = []
+    for ci, c in enumerate(model.contacts):
+        ds, dm, vs, vm = drive[ci]
+        out.append((c["slave"].X + ds + c["slave"].free(eta), c["master"].X + dm + c["master"].free(eta),
+                    vs + c["slave"].free(deta), vm + c["master"].free(deta)))
+    return out
+
+
+def _rows(model, c, i, conn):
+    """(3(k+1), n_modes) rows of [face nodes, slave node i] over the modal coordinates."""
+    k = conn.size
+    R = np.zeros((3 * (k + 1), model.n_modes))
+    Mr = c["master"].R
+    if Mr.shape[2]:
+        R[:3 * k, c["master"].cols] = Mr[conn].reshape(3 * k, -1)
+    R[3 * k:, c["slave"].cols] = c["slave"].R[i]
+    return R
+
+
+def _node(model, fr, pos, fn, derivatives):
+    """The local terms of closed node ``fr``: (kind, rows R, local results)."""
+    c = model.contacts[fr.interface]
+    conn = fn[fr.interface][fr.face]
+    conn = conn[conn >= 0]
+    P, Q, Vp, Vm = (a[fr.node] if j in (0, 2) else a[conn] for j, a in enumerate(pos[fr.interface]))
+    R = _rows(model, c, fr.node, conn)
+    if fr.state == STICK:
+        N = c["faces"].shape_values([fr.face], fr.param[None])[0, :conn.size]
+        T = np.kron(np.r_[-N, 1.0][None, :], _I3)
+        return R, (T, T @ np.r_[Q.ravel(), P])
+    rs, D = _closest(c["faces"], fr.face, fr.param, Q, P)
+    return R, _slide(D, Q, P, Vm, Vp, fr.law, derivatives)
+
+
+def forces3d(model, frames_, drive, eta, deta, lam):
+    """F (n_modes,) and the constraints, as :func:`fesub.contact.analyses.linearised.contact_forces`."""
+    F = np.zeros(model.n_modes)
+    pos = _positions(model, drive, eta, deta)
+    fn = [face_nodes(c) for c in model.contacts]
+    out, k = [], 0
+    for fr in frames_:
+        R, loc = _node(model, fr, pos, fn, False)
+        if fr.state == STICK:
+            T, gap = loc
+            F += R.T @ (T.T @ lam[k:k + 3])
+            out.extend(gap)
+        else:
+            b, g = loc[:2]
+            F += R.T @ b * lam[k]
+            out.append(g)
+        k += fr.size
+    return F, np.array(out)
+
+
+def derivatives3d(model, frames_, drive, eta, deta, lam):
+    """(dF/deta, dF/deta', B, G), as :func:`fesub.contact.analyses.linearised.contact_derivatives`:
+    the local matrices of every node assembled by one product ``R' A R`` (A block diagonal)."""
+    n = model.n_modes
+    pos = _positions(model, drive, eta, deta)
+    fn = [face_nodes(c) for c in model.contacts]
+    Rs, Ks, Cs, B, G = [], [], [], [], []
+    k = 0
+    for fr in frames_:
+        R, loc = _node(model, fr, pos, fn, True)
+        if fr.state == STICK:
+            rows = loc[0] @ R
+            B.extend(rows)
+            G.extend(rows)
+        else:
+            b, _, Jb_x, Jb_v, dg, _, _ = loc
+            Rs.append(R)
+            Ks.append(lam[k] * Jb_x)
+            Cs.append(lam[k] * Jb_v)
+            B.append(b @ R)
+            G.append(dg @ R)
+        k += fr.size
+    if Rs:
+        Rall = np.vstack(Rs)
+        K = Rall.T @ (sps.block_diag(Ks, format="csr") @ Rall)
+        C = Rall.T @ (sps.block_diag(Cs, format="csr") @ Rall)
+    else:
+        K, C = np.zeros((n, n)), np.zeros((n, n))
+    return K, C, np.array(B, float).reshape(-1, n), np.array(G, float).reshape(-1, n)
+
+
+class SurfaceGeometry:
+    """The searches of a solid model's steady state: a copy of every interface's master surface
+    (moved to the positions asked for; the model's own stays as prepared)."""
+
+    def __init__(self, model):
+        self.model = model
+        self.fn = [face_nodes(c) for c in model.contacts]
+        self.surfaces = []
+        for c, conn in zip(model.contacts, self.fn):
+            fs = c["faces"]
+            ftype = fs.ftype[np.argsort(fs.order)]
+            blocks = {name: conn[ftype == code, :k] for name, (code, k) in FACE_TYPES.items() if np.any(ftype == code)}
+            self.surfaces.append(FaceSet(c["master"].X, blocks, reach=fs.reach, tangent_ref=fs.tangent_ref))
+
+    def project(self, ci, P, Q):
+        """Projection (:class:`~fesub.contact.geometry.FaceProjection`) of the slave positions
+        ``P`` on interface ``ci``'s master at ``Q`` (m)."""
+        fs = self.surfaces[ci]
+        fs.refit(Q)
+        return fs.project(P)
+
+    def reference(self, drive):
+        """Per interface, per slave node: (face, parameters, gap in m, relative velocity (3,) in
+        m/s, normal) of the undeformed slave on the undeformed master moved by the drives (None
+        off the master)."""
+        out = []
+        for ci, c in enumerate(self.model.contacts):
+            ds, dm, vs, vm = drive[ci]
+            pr = self.project(ci, c["slave"].X + ds, c["master"].X + dm)
+            N = c["faces"].shape_values(np.maximum(pr.face, 0), pr.param)
+            rows = []
+            for i in range(pr.face.size):
+                if not pr.faces_master[i]:
+                    rows.append(None)
+                    continue
+                conn = self.fn[ci][pr.face[i]]
+                vrel = vs[i] - N[i, conn >= 0] @ vm[conn[conn >= 0]]
+                rows.append((int(pr.face[i]), pr.param[i].copy(), float(pr.gap[i]), vrel, pr.normal[i].copy()))
+            out.append(rows)
+        return out
+
+    @staticmethod
+    def frame_of(ci, i, ref, law, vtol):
+        """The closed node's frame: sticking when the imposed motion moves it less than ``vtol``
+        (m/s) along the master's tangent plane, sliding otherwise."""
+        face, param, _, vrel, n = ref
+        vt = vrel - n * (n @ vrel)
+        state = STICK if np.linalg.norm(vt) <= vtol else SLIP
+        return NodeFrame3D(ci, i, state, face, param.copy(), law)
+
+    def _deformed(self, drive, ci, eta):
+        c = self.model.contacts[ci]
+        ds, dm = drive[ci][:2]
+        return c["slave"].X + ds + c["slave"].free(eta), c["master"].X + dm + c["master"].free(eta)
+
+    def search(self, drive, frames_, eta):
+        """Find again the face and parameters of each sliding node at ``eta``."""
+        for ci in {fr.interface for fr in frames_ if fr.state != STICK}:
+            pr = self.project(ci, *self._deformed(drive, ci, eta))
+            for fr in frames_:
+                if fr.interface != ci or fr.state == STICK:
+                    continue
+                if not pr.faces_master[fr.node]:
+                    c = self.model.contacts[ci]
+                    raise ModelError(f"steady state: slave node {int(c['slave'].nodes[fr.node])} of interface {ci} "
+                                     f"left its master surface")
+                fr.face, fr.param = int(pr.face[fr.node]), pr.param[fr.node].copy()
+
+    def gaps(self, drive, ci, eta):
+        """Gap (m) of every slave node of interface ``ci`` from the deformed master (inf off it)."""
+        return self.frames(drive, ci, eta)[0]
+
+    def frames(self, drive, ci, eta):
+        """(gap (m; inf off the master), n, t1, t2) of every slave node of interface ``ci``."""
+        pr = self.project(ci, *self._deformed(drive, ci, eta))
+        return np.where(pr.faces_master, pr.gap, np.inf), pr.normal, pr.tangent1, pr.tangent2
+
+    @staticmethod
+    def stick_forces(fr, lam, frame):
+        """(lambda_n, (lambda_t1, lambda_t2)) in N of a sticking node: its bond force on the
+        slave (``-lam``) in the node's frame ``frame`` = (n, t1, t2)."""
+        f = -np.asarray(lam, float)
+        return float(f @ frame[0]), np.array([f @ frame[1], f @ frame[2]])
+
+
+def slide_state(model, drive, fr, eta):
+    """(slip speed (m/s), coefficient, sliding direction (3,)) of sliding node ``fr`` at ``eta``
+    (no perturbation velocity)."""
+    pos = _positions(model, drive, eta, np.zeros(model.n_modes))
+    _, (_, _, v, mu, e) = _node(model, fr, pos, [face_nodes(c) for c in model.contacts], False)
+    return v, mu, e
