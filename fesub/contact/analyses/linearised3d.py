@@ -61,7 +61,8 @@ class NodeFrame3D:
     ``node`` (index among the interface's slave nodes), ``state`` 1 (stick) or 2 (slip; the
     codes of :mod:`fesub.contact.engine.contacts3d`), master ``face`` (the interface's
     numbering), its parameters ``param`` (the contact point of a sliding node, updated by the
-    searches; the bonded master point of a sticking one) and the friction ``law``."""
+    searches; the bonded master point of a sticking one) and the friction ``law``; ``size`` its
+    multipliers: 1 sliding (normal force), 3 sticking (x, y, z force)."""
 
     interface: int
     node: int
@@ -72,7 +73,7 @@ class NodeFrame3D:
 
     @property
     def size(self) -> int:
-        """Multipliers of the node: 1 sliding (normal force), 3 sticking (x, y, z force)."""
+        # documented in the class docstring (one 'size' target in the docs)
         return 3 if self.state == STICK else 1
 
 
