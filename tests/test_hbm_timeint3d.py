@@ -157,3 +157,17 @@ def test_newmark_refuses_a_mix_of_3d_and_scalar_contacts():
     sy = HBSystem(np.eye(3), 1e-4 * K, K, 3, cts, fex=[1.0, 0, 0], dof=0)
     with pytest.raises(ModelError, match="mix"):
         newmark(sy, 1.0, 200.0, periods=1)
+
+
+def test_open_contact_at_rest_stays_at_rest():
+    """An open contact (gap: n0 < 0) carries no static force: the structure at rest, unloaded,
+    stays at rest (the static normal load balanced by the decoupled scheme is max(n0, 0), so a
+    gap's negative n0 pushes nothing); a closed one beside it likewise."""
+    K = np.diag([4e4, 5e4, 6e4])
+    cts = [ContactElement(Friction3D(1e4, 5e4, 0.3, -20.0), np.eye(3), "open"),
+           ContactElement(Friction3D(1e4, 5e4, 0.3, 20.0), GB, "closed")]
+    sy = HBSystem(np.eye(3), 1e-4 * K, K, 1, cts, fex=[1.0, 0, 0], dof=0)
+    res = newmark(sy, 0.0, 200.0, periods=2, steps_per_period=32, record_periods=2)
+    assert np.abs(res.q).max() == 0.0
+    assert set(res.state[:, 0]) == {3} and set(res.state[:, 1]) == {0}
+    np.testing.assert_array_equal(res.fc[:, 5], 20.0)

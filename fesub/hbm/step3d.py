@@ -10,8 +10,8 @@ period (:mod:`fesub.hbm.friction3d`), with ``u = [u1, u2, un]`` its local displa
 * radial return onto the circle: ``f_t = t`` when ``|t| <= mu N``, else ``mu N t / |t|``.
 
 Condensed on the contact coordinates, the step solves ``r(u) = u + S (f(u) - f_0) - u_lin = 0``
-(``S = G K_eff^{-1} G^T``, ``f_0`` the preloads ``N0`` on the normal components, the decoupled
-scheme) by a semismooth Newton method with the law's exact derivative (the radial return's
+(``S = G K_eff^{-1} G^T``, ``f_0`` the static normal loads ``max(N0, 0)``, balanced by the
+static load: the decoupled scheme; an open contact has none) by a semismooth Newton method with the law's exact derivative (the radial return's
 ``mu t^ dN + (mu N / |t|)(I - t^ t^T) dt``, theta's derivative after separation) and
 backtracking on ``|r|``. The law is monotone in ``u_t`` (a projection) and ``S`` is symmetric
 positive definite, so the iteration converges from the previous step's displacements; it
@@ -138,12 +138,14 @@ class ReturnMap3D:
                                  "load at t = 0")
         ft[self.Np <= 0] = 0.0
         self.ft = ft
+        # the static state's contact forces, balanced by the static load (decoupled scheme):
+        # the normal preload of a closed contact, nothing for an open one (N0 < 0: a gap)
         self.f0 = np.zeros((ne, 3))
-        self.f0[:, 2] = self.par[:, 3]
+        self.f0[:, 2] = np.maximum(self.par[:, 3], 0.0)
         f = np.zeros((ne, 3))
         f[:, :2] = ft
         f[:, 2] = np.maximum(self.Np, 0.0)
-        #: contact forces at t = 0 (N; normal ones minus N0)
+        #: contact forces at t = 0 (N; normal ones minus max(N0, 0))
         self.fc = (f - self.f0).ravel()
         self.eye = np.eye(self.nc)
         self.iterations = 0
@@ -154,7 +156,8 @@ class ReturnMap3D:
         return u + self.S @ fc - ulin, fc, D, st
 
     def step(self, ulin, t):
-        """States (0 stick, 1 slip, 3 separated) and contact forces (N; normal ones minus N0)
+        """States (0 stick, 1 slip, 3 separated) and contact forces (N; normal ones minus
+        max(N0, 0))
         at the end of the step at time ``t`` (s) from the linear predictor ``ulin`` (m); the
         history is advanced. ConvergenceError when the Newton method does not converge."""
         u = self.up.ravel().copy()
@@ -187,7 +190,7 @@ class ReturnMap3D:
         self.Np = self.par[:, 3] + self.par[:, 1] * uu[:, 2]
 
     def total(self, fcs):
-        """The contact forces (N) with the normal preload N0 added back."""
+        """The contact forces (N) with the static normal load max(N0, 0) added back."""
         return fcs + self.f0.ravel()
 
 
