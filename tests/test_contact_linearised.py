@@ -293,11 +293,11 @@ def test_bad_input():
         L.steady_state(dragged_block(Coulomb(0.5), v=0.0), 0.01)
 
 
-def leading_pole(model, duration, t_fit):
+def leading_pole(model, duration, t_fit, frac=10):
     """The leading eigenvalue z (1/s) of the linearised steady state, and the pole of largest real
     part fitted (matrix pencil, 8 exponentials) to the difference of the normal forces of two
-    transients of the engine from the state, one perturbed by 1 nm along z's mode, after
-    ``t_fit`` (s)."""
+    transients of the engine (h = h_c / frac) from the state (every slave node sliding), one
+    perturbed by 1 nm along z's mode, after ``t_fit`` (s)."""
     from fesub.contact.analyses.perturb import matrix_pencil
 
     st = L.steady_state(model)
@@ -313,8 +313,8 @@ def leading_pole(model, duration, t_fit):
     u0, shape = coords(st.eta), coords(modes[:, k].real)
     du = 1e-9 * shape / np.abs(shape).max()
     # a tenth of the stability limit: the central differences' period error (w h)^2 / 24 ~ 3e-4
-    h = model.critical_step() / 10
-    runs = [simulate_multibody(model, duration=duration, h=h, fs_out=None, initial_states=[2] * 5,
+    h = model.critical_step() / frac
+    runs = [simulate_multibody(model, duration=duration, h=h, fs_out=None, initial_states=[2] * st.state.size,
                                initial={"block": (u0 + d, np.zeros_like(u0))}) for d in (0 * du, du)]
     assert all(r.status == "completed" and np.all(r.nodes["state"] == 2) for r in runs)
     diff = runs[1].nodes["lambda_n"] - runs[0].nodes["lambda_n"]
