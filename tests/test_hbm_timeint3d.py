@@ -70,8 +70,11 @@ def test_forced_steady_state_against_harmonic_balance():
     Same samples: the integrator's steps per period equal the AFT's nt (1024), so both apply
     the same discrete element law at the same instants; what differs is the harmonic
     truncation (Nh = 13: the coefficients change by 6e-6..7e-6 of the largest from Nh = 11,
-    7e-5..1e-4 from 5 to 7) and the integrator's step (average acceleration, second order:
-    measured 1.6e-5..2e-5 at 1024 steps, about four times that at 512, asserted below).
+    7e-5..1e-4 from 5 to 7) and the integrator's step (average acceleration, second order).
+    Measured: 2.0e-5 and 1.5e-5 at 1024 steps. Step check: at 512 steps (the harmonic balance
+    kept at 1024 samples) 1.2e-4 and 3.2e-4, as the law is then applied at other instants
+    (its first-order error in the samples) besides the doubled step; with samples and steps
+    halved together (c = 2e-4 K, Nh = 11) 6.5e-4, 2.3e-4, 5e-5 at 256, 512, 1024.
     Damping c = 1e-3 K (zeta ~ 0.1) lets the start transient (from the harmonic-balance state)
     settle within four periods (period to period change < 1e-6 after three).
     Normal rows are zero on purpose: the harmonic balance drops every force's mean (the
@@ -93,7 +96,7 @@ def test_forced_steady_state_against_harmonic_balance():
         assert np.any(res.state == 1) and np.any(res.state == 0)     # stick-slip
     for alpha in (5.0, 40.0):
         assert errs[(alpha, nt)] < 1e-4, errs
-    # the difference is the integrator's step: halving it divides it by about four
+    # the 1024-step difference is no floor of another kind: the coarser step moves it
     assert errs[(40.0, nt // 2)] > 2.5 * errs[(40.0, nt)], errs
 
 
