@@ -4,8 +4,8 @@
 References, each independent of the code under test:
 * every derivative of the nonlinear contact terms against central differences of those terms, on
   an elastic hexahedral block dragged obliquely over an elastic plate (bilinear faces that warp
-  as the plate deforms, contact points that move, a falling friction law, generic velocities);
-  sliding and sticking;
+  as the plate deforms, or quadratic triangles, contact points that move, a falling friction law,
+  generic velocities); sliding and sticking;
 * a 3D model that is effectively plane (the plane block on a belt extruded through its
   thickness, out-of-plane motion held) against the plane linearisation of the plane model;
 * a point mass sliding on a belt in 3D against the closed form written here: along the sliding
@@ -45,14 +45,17 @@ def distance(a, b):
 
 
 # ------------------------------------------------------------------------------- derivatives
-def block_on_plate(law, v=(0.04, 0.02), interference=2e-5):
+def block_on_plate(law, v=(0.04, 0.02), interference=2e-5, curved=False):
     """An elastic block (0.02 x 0.02 x 0.01 m, 2 x 2 x 1 hexahedra, E = 2 MPa) whose top face is
     dragged in the plane at ``v`` (m/s, x and y; z held) over an elastic plate (0.05 x 0.05 x
     0.005 m, 3 x 3 x 1 hexahedra, E = 5 MPa, clamped underneath), pressed onto it by an
-    interference (m): nine slave nodes on the plate's quad4 top faces, none on a face's edge."""
-    plate_mesh = box(0.05, 0.05, 0.005, 3, 3, 1, origin=(-0.005, -0.005, -0.005))
+    interference (m): nine slave nodes on the plate's quad4 top faces, none on a face's edge.
+    ``curved``: a block of one hexahedron (four slave nodes) on a plate of 2 x 2 x 1 tetra10
+    cubes, curved tri6 faces as it deforms, modes up to 3 kHz."""
+    n, element = ((2, 1), "tetra10") if curved else ((3, 2), "hexahedron")
+    plate_mesh = box(0.05, 0.05, 0.005, n[0], n[0], 1, origin=(-0.005, -0.005, -0.005), element=element)
     plate = Substructure(plate_mesh, Solid(5e6, 0.3, 1000.0), clamped=["zmin"], rayleigh=(0.0, 1e-5), name="plate")
-    mesh = box(0.02, 0.02, 0.01, 2, 2, 1, origin=(0.007, 0.008, -interference))
+    mesh = box(0.02, 0.02, 0.01, n[1], n[1], 1, origin=(0.007, 0.008, -interference))
     sub = Substructure(mesh, Solid(2e6, 0.3, 1000.0), rayleigh=(0.0, 1e-5), name="block")
     top = mesh.nodes("zmax")
     pres = {int(k): v[0] for k in sub.dofs(top, "x")}
@@ -60,7 +63,8 @@ def block_on_plate(law, v=(0.04, 0.02), interference=2e-5):
     pres.update({int(k): 0.0 for k in sub.dofs(top, "z")})
     itf = ContactInterface3D("block", mesh.nodes("zmin"), "plate", FaceSet.from_mesh(plate_mesh, "zmax"),
                              friction=law)
-    return MultibodyModel([Body.from_substructure(sub, prescribed=pres), Body.from_substructure(plate)], [itf])
+    return MultibodyModel([Body.from_substructure(sub, prescribed=pres), Body.from_substructure(plate)], [itf],
+                          modal_cutoff_hz=3000.0 if curved else None)
 
 
 def central(fun, x, h):
@@ -72,13 +76,14 @@ def central(fun, x, h):
     return np.array(cols).T
 
 
-@pytest.mark.parametrize("stick", [False, True])
-def test_every_derivative_against_central_differences(stick):
+@pytest.mark.parametrize("stick, curved", [(False, False), (True, False), (False, True)])
+def test_every_derivative_against_central_differences(stick, curved):
     # bonded, the pressed block's rim pulls outwards (Poisson): a stick limit of 3 holds it
     law = Stribeck(3.0 if stick else 0.5, 0.3, 0.02)
-    model = block_on_plate(law, v=(0.0, 0.0) if stick else (0.04, 0.02))
+    model = block_on_plate(law, v=(0.0, 0.0) if stick else (0.04, 0.02), curved=curved)
+    assert np.all(model.contacts[0]["faces"].ftype == (2 if curved else 1))     # tri6 or quad4
     st = L.steady_state(model, 0.01)
-    assert st.state.tolist() == [1 if stick else 2] * 9
+    assert st.state.tolist() == [1 if stick else 2] * (4 if curved else 9)
     if not stick:
         # every node slides along the drag (0.04, 0.02) m/s, on the plate's (slightly tilted) faces
         e = np.array([0.04, 0.02, 0.0]) / np.hypot(0.04, 0.02)
@@ -98,13 +103,16 @@ def test_every_derivative_against_central_differences(stick):
     def F(e, d, x):
         return L.contact_forces(model, st.frames, st.drive, e, d, x)
 
-    # steps: as the plane test (truncation of the exponential law (2e-7 / 0.02)^2 ~ 1e-10)
-    he, hv, hl = 1e-6 * np.abs(eta).max(), 1e-8, 1e-6 * np.abs(lam).max()
+    # steps: as the plane test (truncation of the exponential law (2e-7 / 0.02)^2 ~ 1e-10); on
+    # the truncated curved model the stiffness is 16 times smaller and round-off leads at 1e-6
+    # (5e-7 measured): a coordinate step of 1e-5 (6.7e-8 measured)
+    he, hv, hl = (1e-5 if curved else 1e-6) * np.abs(eta).max(), 1e-8, 1e-6 * np.abs(lam).max()
     fd = {"dF/deta": (K, central(lambda x: F(x, deta, lam)[0], eta, he)),
           "dg/deta": (G, central(lambda x: F(x, deta, lam)[1], eta, he)),
           "dF/deta'": (C, central(lambda x: F(eta, x, lam)[0], deta, hv)),
           "B'": (B.T, central(lambda x: F(eta, deta, x)[0], lam, hl))}
-    # 1e-6 of each matrix's largest entry (measured 1.2e-7 on dF/deta, <1e-9 on the others)
+    # 1e-6 of each matrix's largest entry (measured 1.2e-7 on dF/deta, <1e-9 on the others;
+    # curved faces: 6.7e-8 and <1e-9)
     for name, (a, b) in fd.items():
         scale = np.abs(b).max()
         if not stick or name in ("dg/deta", "B'"):   # a bond is linear: no stiffness, no damping
