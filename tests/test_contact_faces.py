@@ -211,6 +211,31 @@ def test_random_points_against_brute_force(backend, ftype):
     np.testing.assert_allclose(np.cross(pr.normal, pr.tangent1), pr.tangent2, atol=1e-12)
 
 
+@pytest.mark.parametrize("backend", _backends())
+@pytest.mark.parametrize("ftype", sorted(FACE_TYPES))
+def test_small_faces_far_from_the_origin(backend, ftype):
+    """The random case shrunk 1000x and moved 10 m away (faces 0.2 mm at coordinates of 10 m, as
+    a fine master mesh on a large part): the same closest points scaled (against the brute
+    force), and Newton stops as soon on it as on the unit surface (it stops when its step is
+    below the round-off of the coordinates, not of the face parameters)."""
+    X, F, P, above, ref = _random_case(ftype)
+    s, o = 1e-3, np.array([10.0, -7.0, 3.0])
+    with _backend.use(backend):
+        unit = FaceSet(X, F, ftype, reach=0.2)
+        small = FaceSet(o + s * X, F, ftype, reach=0.2 * s)
+        pu, ps = unit.project(P), small.project(o + s * P)
+    np.testing.assert_array_equal(ps.face, pu.face)
+    # the brute force's 1e-9 m on the unit surface scales by s; the coordinates' round-off at
+    # 10 m is 2e-15 m (a few units of it in the gap)
+    np.testing.assert_allclose(np.abs(ps.gap), s * ref, rtol=0, atol=s * 1e-9 + 1e-13)
+    np.testing.assert_allclose(ps.gap, s * pu.gap, rtol=0, atol=1e-13)
+    np.testing.assert_allclose(ps.normal, pu.normal, rtol=0, atol=1e-8)
+    # iterations per point: 2-6 on the unit surface; a fixed parameter tolerance (1e-14) never
+    # met on the small faces ran each projection to the 40-iteration limit (10x)
+    assert small.newton_iterations <= 1.5 * unit.newton_iterations, \
+        (small.newton_iterations, unit.newton_iterations)
+
+
 def _icosphere(level, R):
     """tri6 faces of a sphere of radius R (icosahedron split ``level`` times), nodes on it."""
     t = (1 + 5 ** 0.5) / 2

@@ -23,7 +23,8 @@ examined once, in the cell holding the low corner of the overlap of its padded b
 query box. Narrow phase: the closest point of each candidate face by Newton's method in its
 parameters (exact Hessian, Gauss-Newton where it is not positive definite, a line search,
 clamped to the parameter domain), then, when that point lies on the domain's boundary, Newton
-along each edge.
+along each edge; each stops when its step moves the face point by less than the round-off of
+the coordinates (``_RES``). ``grid_query`` counts the Newton iterations (``stats[0]``).
 
 Result rows: ``iout`` (n, 3) = face (-1: none within ``reach``), feature (0 inside the face, 1 on
 an edge, 2 at a vertex), off (1: on a free edge of the surface and not along the face normal);
@@ -31,12 +32,18 @@ an edge, 2 at a vertex), off (1: on a free edge of the surface and not along the
 """
 
 from libc.math cimport sqrt, fabs, floor, nextafterf, INFINITY, NAN
+from libc.float cimport DBL_EPSILON
 
 ctypedef unsigned long ulong
 
 # a step is accepted when it does not raise the squared distance beyond its round-off: near the
 # minimum a descent is below what the subtraction resolves
 cdef double _ROUND = 1.0 + 1e-12
+# Newton stops when its step moves the face point by no more than the round-off of the point's
+# coordinates (this many units in the last place of |p| + |x|): below that the iterates only
+# wander in the round-off of r = x - p (a face small beside its coordinates would otherwise run
+# to the iteration limit, its parameter steps never falling below a fixed parameter tolerance)
+cdef double _RES = 4.0 * DBL_EPSILON
 
 cdef double _QA[4]
 cdef double _QB[4]
@@ -61,6 +68,7 @@ _CB[:] = [0.0, 0.0, 1.0]
 cdef struct Best:
     long face
     long bits
+    long iters
     double d
     double a
     double b
@@ -300,13 +308,14 @@ cdef inline long _bits(bint tri, double a, double b) noexcept nogil:
     return s
 
 
-cdef double _newton2(const double* X, const int* cf, long t, const double* p, double* ab) noexcept nogil:
+cdef double _newton2(const double* X, const int* cf, long t, const double* p, double* ab,
+                     long* iters) noexcept nogil:
     """Closest point in the face's domain from the best of a few samples: returns f."""
     cdef bint tri = (t == 0 or t == 2)
     cdef double x[3]
     cdef double d[15]
     cdef double r[3]
-    cdef double a, b, fa, fbest, na, nb, fn, ga, gb, haa, hab, hbb, det, da, db, step, g11, g12, g22
+    cdef double a, b, fa, fbest, na, nb, fn, ga, gb, haa, hab, hbb, det, da, db, step, g11, g12, g22, res
     cdef int i, j, it, ls
     cdef bint act_a, act_b, act_h
     fbest = INFINITY
@@ -329,6 +338,7 @@ cdef double _newton2(const double* X, const int* cf, long t, const double* p, do
                     b = j - 1.0
     fa = fbest
     for it in range(40):
+        iters[0] += 1
         _eval(X, cf, t, a, b, x, d)
         r[0] = x[0] - p[0]
         r[1] = x[1] - p[1]
@@ -389,11 +399,14 @@ cdef double _newton2(const double* X, const int* cf, long t, const double* p, do
             step *= 0.5
         if not fn <= fa * _ROUND:
             break
-        step = fabs(na - a) + fabs(nb - b)
+        da = na - a
+        db = nb - b
+        step = fabs(da) + fabs(db)
+        res = _RES * (fabs(p[0]) + fabs(p[1]) + fabs(p[2]) + fabs(x[0]) + fabs(x[1]) + fabs(x[2]))
         a = na
         b = nb
         fa = fn
-        if step < 1e-14:
+        if step < 1e-14 or g11 * da * da + 2.0 * g12 * da * db + g22 * db * db <= res * res:
             break
     ab[0] = a
     ab[1] = b
@@ -401,7 +414,7 @@ cdef double _newton2(const double* X, const int* cf, long t, const double* p, do
 
 
 cdef double _newton1(const double* X, const int* cf, long t, const double* p, double a0,
-                     double b0, double a1, double b1, double* ab) noexcept nogil:
+                     double b0, double a1, double b1, double* ab, long* iters) noexcept nogil:
     """Closest point on the edge (a0, b0)-(a1, b1) of the domain: returns f."""
     cdef double x[3]
     cdef double d[15]
@@ -420,6 +433,7 @@ cdef double _newton1(const double* X, const int* cf, long t, const double* p, do
             s = 0.5 * i
     fs = fbest
     for it in range(40):
+        iters[0] += 1
         _eval(X, cf, t, a0 + s * ua, b0 + s * ub, x, d)
         for c in range(3):
             r[c] = x[c] - p[c]
@@ -447,7 +461,8 @@ cdef double _newton1(const double* X, const int* cf, long t, const double* p, do
         step = fabs(ns - s)
         s = ns
         fs = fn
-        if step < 1e-15:
+        if step < 1e-15 or step * step * _dot(c1, c1) <= (_RES * (fabs(p[0]) + fabs(p[1]) + fabs(p[2])
+                                                                  + fabs(x[0]) + fabs(x[1]) + fabs(x[2]))) ** 2:
             break
     ab[0] = a0 + s * ua
     ab[1] = b0 + s * ub
@@ -460,14 +475,16 @@ cdef double _newton1(const double* X, const int* cf, long t, const double* p, do
     return fs
 
 
-cdef double _closest(const double* X, const int* cf, long t, const double* p, double* ab) noexcept nogil:
-    """Closest point of a face to p: parameters in ab, returns the distance."""
+cdef double _closest(const double* X, const int* cf, long t, const double* p, double* ab,
+                     long* iters) noexcept nogil:
+    """Closest point of a face to p: parameters in ab, returns the distance (Newton iterations
+    added to ``iters``)."""
     cdef bint tri = (t == 0 or t == 2)
     cdef double e[2]
     cdef double f0, fe
     cdef int k
     cdef long bits
-    f0 = _newton2(X, cf, t, p, ab)
+    f0 = _newton2(X, cf, t, p, ab, iters)
     bits = _bits(tri, ab[0], ab[1])
     if bits == 0:
         return sqrt(2.0 * f0)
@@ -476,9 +493,9 @@ cdef double _closest(const double* X, const int* cf, long t, const double* p, do
         if not (bits >> k) & 1:
             continue
         if tri:
-            fe = _newton1(X, cf, t, p, _CA[k], _CB[k], _CA[(k + 1) % 3], _CB[(k + 1) % 3], e)
+            fe = _newton1(X, cf, t, p, _CA[k], _CB[k], _CA[(k + 1) % 3], _CB[(k + 1) % 3], e, iters)
         else:
-            fe = _newton1(X, cf, t, p, _QA[k], _QB[k], _QA[(k + 1) % 4], _QB[(k + 1) % 4], e)
+            fe = _newton1(X, cf, t, p, _QA[k], _QB[k], _QA[(k + 1) % 4], _QB[(k + 1) % 4], e, iters)
         if fe < f0:
             f0 = fe
             ab[0] = e[0]
@@ -497,7 +514,7 @@ cdef void _consider(const double* X, const int* conn, const int* ftype, long f,
     cdef double n[3]
     cdef double d, ln, sep
     cdef int c
-    d = _closest(X, cf, t, p, ab)
+    d = _closest(X, cf, t, p, ab, &B.iters)
     _eval(X, cf, t, ab[0], ab[1], x, dd)
     _cross(dd, dd + 3, n)
     ln = sqrt(_dot(n, n))
@@ -534,6 +551,7 @@ cdef void _consider(const double* X, const int* conn, const int* ftype, long f,
 cdef inline void _reset(Best* B) noexcept nogil:
     B.face = -1
     B.d = INFINITY
+    B.iters = 0
 
 
 cdef void _finish(Best* B, const double* p, const int* fflags, const double* ref, double tol,
@@ -815,11 +833,13 @@ def grid_query(const double[:, ::1] X, const int[:, ::1] conn, const int[::1] ft
                const int[::1] fflags, const float[:, ::1] boxes, const float[:, ::1] fat,
                const int[::1] start, const int[::1] entries, const int[::1] keys,
                const double[::1] origin, double h, const double[:, ::1] P, double reach,
-               const double[::1] ref, double tol, long[:, ::1] wc, double[:, ::1] wd, long[:, ::1] iout, double[:, ::1] fout):
+               const double[::1] ref, double tol, long[:, ::1] wc, double[:, ::1] wd, long[:, ::1] iout,
+               double[:, ::1] fout, long[::1] stats):
     """Closest point within ``reach`` of each point P through the grid (rows as the module
     says); ``wc``, ``wd`` (2, K): room for K candidates (beyond it the faces are projected in
-    the grid's order). Returns the number of candidate faces met (the search's work)."""
-    cdef long n = P.shape[0], K = wc.shape[1], s, cnt, rnd, work = 0
+    the grid's order). Returns the number of candidate faces met (the search's work);
+    ``stats[0]``: the Newton iterations of the projections (on faces and their edges)."""
+    cdef long n = P.shape[0], K = wc.shape[1], s, cnt, rnd, work = 0, newton = 0
     cdef double wide
     cdef Best B
     with nogil:
@@ -838,9 +858,11 @@ def grid_query(const double[:, ::1] X, const int[:, ::1] conn, const int[::1] ft
                 else:
                     _grid(&X[0, 0], &conn[0, 0], &ftype[0], boxes, fat, start, entries, keys,
                           origin, h, &P[s, 0], wide, wide, tol, &B, &wc[0, 0], &wd[0, 0], K, True)
+                newton += B.iters
                 if wide == reach or (B.face >= 0 and B.d + tol <= wide):
                     break
             _finish(&B, &P[s, 0], &fflags[0], &ref[0], tol, &iout[s, 0], &fout[s, 0])
+    stats[0] = newton
     return work
 
 

@@ -22,6 +22,9 @@ _NNODES = (3, 4, 6, 8, 9)
 _MASK64 = (1 << 64) - 1
 # a step is accepted when it does not raise the squared distance beyond its round-off
 _ROUND = 1.0 + 1e-12
+# Newton stops when its step moves the face point by no more than the round-off of the point's
+# coordinates (this many units in the last place of |p| + |x|)
+_RES = 4.0 * np.finfo(float).eps
 
 
 def _lag(s):
@@ -163,7 +166,7 @@ def _bits(tri, a, b):
     return s
 
 
-def _newton2(X, cf, t, p):
+def _newton2(X, cf, t, p, it):
     tri = t in (0, 2)
     samples = zip(_TA, _TB) if tri else ((i - 1.0, j - 1.0) for i in range(3) for j in range(3))
     fbest, a, b = math.inf, 0.0, 0.0
@@ -173,6 +176,7 @@ def _newton2(X, cf, t, p):
             fbest, a, b = fa, sa, sb
     fa = fbest
     for _ in range(40):
+        it[0] += 1
         x, d = _eval(X, cf, t, a, b)
         r = [x[c] - p[c] for c in range(3)]
         ga, gb = _dot(r, d, 0, 0), _dot(r, d, 0, 3)
@@ -218,14 +222,15 @@ def _newton2(X, cf, t, p):
             step *= 0.5
         if not fn <= fa * _ROUND:
             break
-        step = abs(na - a) + abs(nb - b)
+        da, db = na - a, nb - b
+        res = _RES * (sum(abs(v) for v in p) + sum(abs(v) for v in x))
         a, b, fa = na, nb, fn
-        if step < 1e-14:
+        if abs(da) + abs(db) < 1e-14 or g11 * da * da + 2.0 * g12 * da * db + g22 * db * db <= res * res:
             break
     return fa, a, b
 
 
-def _newton1(X, cf, t, p, a0, b0, a1, b1):
+def _newton1(X, cf, t, p, a0, b0, a1, b1, it):
     ua, ub = a1 - a0, b1 - b0
     fbest, s = math.inf, 0.0
     for i in range(3):
@@ -234,6 +239,7 @@ def _newton1(X, cf, t, p, a0, b0, a1, b1):
             fbest, s = fs, 0.5 * i
     fs = fbest
     for _ in range(40):
+        it[0] += 1
         x, d = _eval(X, cf, t, a0 + s * ua, b0 + s * ub)
         r = [x[c] - p[c] for c in range(3)]
         c1 = [d[c] * ua + d[3 + c] * ub for c in range(3)]
@@ -257,7 +263,8 @@ def _newton1(X, cf, t, p, a0, b0, a1, b1):
             break
         step = abs(ns - s)
         s, fs = ns, fn
-        if step < 1e-15:
+        res = _RES * (sum(abs(v) for v in p) + sum(abs(v) for v in x))
+        if step < 1e-15 or step * step * _dot(c1, c1) <= res * res:
             break
     if s <= 0.0:
         return fs, a0, b0
@@ -266,9 +273,9 @@ def _newton1(X, cf, t, p, a0, b0, a1, b1):
     return fs, a0 + s * ua, b0 + s * ub
 
 
-def _closest(X, cf, t, p):
+def _closest(X, cf, t, p, it):
     tri = t in (0, 2)
-    f0, a, b = _newton2(X, cf, t, p)
+    f0, a, b = _newton2(X, cf, t, p, it)
     bits = _bits(tri, a, b)
     if bits == 0:
         return math.sqrt(2.0 * f0), a, b
@@ -276,24 +283,24 @@ def _closest(X, cf, t, p):
         if not (bits >> k) & 1:
             continue
         if tri:
-            fe, ea, eb = _newton1(X, cf, t, p, _CA[k], _CB[k], _CA[(k + 1) % 3], _CB[(k + 1) % 3])
+            fe, ea, eb = _newton1(X, cf, t, p, _CA[k], _CB[k], _CA[(k + 1) % 3], _CB[(k + 1) % 3], it)
         else:
-            fe, ea, eb = _newton1(X, cf, t, p, _QA[k], _QB[k], _QA[(k + 1) % 4], _QB[(k + 1) % 4])
+            fe, ea, eb = _newton1(X, cf, t, p, _QA[k], _QB[k], _QA[(k + 1) % 4], _QB[(k + 1) % 4], it)
         if fe < f0:
             f0, a, b = fe, ea, eb
     return math.sqrt(2.0 * f0), a, b
 
 
 class _Best:
-    __slots__ = ("face", "bits", "d", "a", "b", "x", "nf", "nacc")
+    __slots__ = ("face", "bits", "d", "a", "b", "x", "nf", "nacc", "iters")
 
     def __init__(self):
-        self.face, self.d = -1, math.inf
+        self.face, self.d, self.iters = -1, math.inf, [0]
 
 
 def _consider(X, conn, ftype, f, p, tol, B):
     cf, t = conn[f], int(ftype[f])
-    d, a, b = _closest(X, cf, t, p)
+    d, a, b = _closest(X, cf, t, p, B.iters)
     x, dd = _eval(X, cf, t, a, b)
     n = _cross(dd[0:3], dd[3:6])
     ln = math.sqrt(_dot(n, n))
@@ -507,11 +514,11 @@ def _narrow(X, conn, ftype, boxes, cand, n, p, reach, tol, B, wc, wd):
 
 
 def grid_query(X, conn, ftype, fflags, boxes, fat, start, entries, keys, origin, h, P, reach, ref, tol,
-               wc, wd, iout, fout):
+               wc, wd, iout, fout, stats):
     """Closest point within ``reach`` of each point P through the grid; returns the number of
-    candidate faces met."""
+    candidate faces met (``stats[0]``: the Newton iterations)."""
     K = wc.shape[1]
-    work = 0
+    work = newton = 0
     for s in range(P.shape[0]):
         for rnd in range(2):
             wide = 0.25 * h if (rnd == 0 and 0.25 * h < reach) else reach
@@ -524,9 +531,11 @@ def grid_query(X, conn, ftype, fflags, boxes, fat, start, entries, keys, origin,
             else:
                 _grid(X, conn, ftype, boxes, fat, start, entries, keys, origin, h, P[s], wide,
                       wide, tol, B, wc[0], wd[0], K, True)
+            newton += B.iters[0]
             if wide == reach or (B.face >= 0 and B.d + tol <= wide):
                 break
         _finish(B, P[s], fflags, ref, tol, iout[s], fout[s])
+    stats[0] = newton
     return work
 
 

@@ -48,6 +48,23 @@ _CORNERS = np.array([3, 4, 3, 4, 4])
 _TRI = np.array([True, False, True, False, False])
 # grid cell side over a typical face's extent
 _CELL = 1.0
+# the grid's origin this many cells below the lowest padded box: on a structured mesh whose
+# spacing is the cell side, a padded box (1.2 cells) then overlaps 2 cells along an axis, not 3
+# (its low side would otherwise fall on a cell border, rounded outward into the cell below)
+_SHIFT = 0.37
+
+
+def _morton(cells) -> np.ndarray:
+    """Morton (Z-order) codes of non-negative integer cells (n, 3): the bits of i, j, k
+    interleaved (21 bits each; larger indices are clipped, which only loosens the order)."""
+    code = np.zeros(len(cells), dtype=np.uint64)
+    for c in range(3):
+        v = np.clip(cells[:, c], 0, (1 << 21) - 1).astype(np.uint64)
+        for shift, mask in ((32, 0x1F00000000FFFF), (16, 0x1F0000FF0000FF), (8, 0x100F00F00F00F00F),
+                            (4, 0x10C30C30C30C30C3), (2, 0x1249249249249249)):
+            v = (v | (v << np.uint64(shift))) & np.uint64(mask)
+        code |= v << np.uint64(c)
+    return code
 
 
 @dataclass(frozen=True)
@@ -212,12 +229,16 @@ class FaceSet:
     reach, margin : float
         As given, or their defaults (m).
     order : (m,) int
-        The faces in the grid's order (they are kept renumbered along the cells, neighbours
-        close in memory); every face number returned is the caller's.
+        The faces in the grid's order (they are kept renumbered along a Morton curve through
+        the grid's cells, neighbours close in memory); every face number returned is the
+        caller's.
     backend : str
         'compiled' or 'python': the ``search3d`` kernel chosen when the set was made.
     examined : int
         Candidate faces met by the last :meth:`project` (the search's work, for all its points).
+    newton_iterations : int
+        Newton iterations of the last :meth:`project`'s closest-point projections (on faces and
+        along their edges), all its points together.
 
     Notes
     -----
@@ -245,10 +266,12 @@ class FaceSet:
         self.margin = 0.1 * self.reach if margin is None else check_positive("margin", margin)
         self.h = _CELL * self.size
         self.tol = 1e-9 * self.size
-        # the faces renumbered along the grid's cells (neighbours close in memory: a query reads
-        # a few contiguous rows rather than scattered ones); ``order`` maps back to the caller's
+        # the faces renumbered along a Morton (Z-order) curve through the cells of their box
+        # centres: a cell's faces and its neighbours' close in memory, in all three directions
+        # (a query reads a few nearby rows rather than rows a surface's width apart); ``order``
+        # maps back to the caller's numbering
         cells = np.floor((boxes[:, :3] + boxes[:, 3:] - 2 * boxes[:, :3].min(axis=0)) / (2 * self.h))
-        self.order = np.lexsort(cells.T[::-1])
+        self.order = np.argsort(_morton(cells), kind="stable")
         self.conn, self.ftype = np.ascontiguousarray(conn[self.order]), np.ascontiguousarray(ftype[self.order])
         self.fflags = np.ascontiguousarray(self.fflags[self.order])
         self.boxes = np.ascontiguousarray(boxes[self.order])
@@ -269,7 +292,7 @@ class FaceSet:
         if ref.shape != (3,) or not np.all(np.isfinite(ref)) or np.linalg.norm(ref) == 0:
             raise ParameterError(f"tangent_ref must be a non-zero 3-vector, got {tangent_ref!r}")
         self.tangent_ref = ref / np.linalg.norm(ref)
-        self.origin = self.boxes[:, :3].min(axis=0) - self.margin
+        self.origin = self.boxes[:, :3].min(axis=0) - self.margin - _SHIFT * self.h
         self._lebesgue = float(_LEBESGUE[np.unique(ftype)].max())
         self.drift = 0.0  # bound on how far any face point moved since the set was made (m)
         self._tables = 1 << int(np.ceil(np.log2(2 * len(conn) + 1)))
@@ -277,7 +300,7 @@ class FaceSet:
             raise ParameterError(f"at most 2^28 faces in one FaceSet, got {len(conn)}")
         self.entries = self.keys = np.empty(0, dtype=np.int32)
         self._wc = self._wd = None
-        self.examined = 0
+        self.examined = self.newton_iterations = 0
         self._bin()
 
     # -- construction ---------------------------------------------------------------------------
@@ -435,9 +458,11 @@ class FaceSet:
         through the grid (O(1) per point)."""
         P = _points(P)
         iout, fout = self._out(len(P))
+        stats = np.zeros(1, dtype=np.int64)
         self.examined = self._kernel.grid_query(self._kX, self._kconn, self._kftype, self._kflags, self._kboxes,
                                 self.fat, self.start, self.entries, self.keys, self.origin, self.h, P,
-                                self.reach, self.tangent_ref, self.tol, *self._work(256), iout, fout)
+                                self.reach, self.tangent_ref, self.tol, *self._work(256), iout, fout, stats)
+        self.newton_iterations = int(stats[0])
         return FaceProjection._from_rows(iout, fout, self.order)
 
     def project_brute(self, P, *, prune: bool = True) -> FaceProjection:
@@ -463,7 +488,7 @@ class FaceSet:
         self._kernel.face_boxes(self._kX, self._kconn, self._kftype, self.boxes, self._kboxes)
         if np.all(self.boxes[:, :3] >= self.fat[:, :3]) and np.all(self.boxes[:, 3:] <= self.fat[:, 3:]):
             return 0
-        self.origin = np.minimum(self.origin, self.boxes[:, :3].min(axis=0) - self.margin)
+        self.origin = np.minimum(self.origin, self.boxes[:, :3].min(axis=0) - self.margin - _SHIFT * self.h)
         self._bin()
         return 1
 
