@@ -178,13 +178,14 @@ def _node(model, fr, pos, fn, derivatives):
     c = model.contacts[fr.interface]
     conn = fn[fr.interface][fr.face]
     conn = conn[conn >= 0]
-    P, Q, Vp, Vm = (a[fr.node] if j in (0, 2) else a[conn] for j, a in enumerate(pos[fr.interface]))
+    slaves, masters, v_slaves, v_masters = pos[fr.interface]
+    P, Q, Vp, Vm = slaves[fr.node], masters[conn], v_slaves[fr.node], v_masters[conn]
     R = _rows(model, c, fr.node, conn)
     if fr.state == STICK:
         N = c["faces"].shape_values([fr.face], fr.param[None])[0, :conn.size]
         T = np.kron(np.r_[-N, 1.0][None, :], _I3)
         return R, (T, T @ np.r_[Q.ravel(), P])
-    rs, D = _closest(c["faces"], fr.face, fr.param, Q, P)
+    D = _closest(c["faces"], fr.face, fr.param, Q, P)[1]
     return R, _slide(D, Q, P, Vm, Vp, fr.law, derivatives)
 
 
