@@ -42,13 +42,22 @@ _blas: dict = {"libs": None}
 
 def _openblas() -> list:
     """``[(set, get), ...]`` of every OpenBLAS loaded in this process (NumPy and SciPy each
-    bundle their own), searched again when a new one has been loaded since."""
+    bundle their own), searched again when a new one has been loaded since.
+
+    A library is loaded by an import (an extension module and what it links), so the search
+    (a read of ``/proc/self/maps``: 4 ms in a process holding SciPy, matplotlib and xarray,
+    paid at every entry of :func:`single_thread_blas`) is repeated only when modules were
+    imported since the last one."""
+    if _blas["libs"] is not None and _blas.get("modules") == len(sys.modules):
+        return _blas["libs"]
+    modules = len(sys.modules)
     try:
         with open("/proc/self/maps") as fh:
             paths = sorted({ln.split()[-1] for ln in fh if "openblas" in ln.lower() and ".so" in ln})
     except OSError:
         return []
     if _blas["libs"] is not None and _blas["paths"] == paths:
+        _blas["modules"] = modules
         return _blas["libs"]
     libs = []
     for p in paths:
@@ -66,7 +75,7 @@ def _openblas() -> list:
                     found = (s, g)
         if found is not None:
             libs.append(found)
-    _blas.update(libs=libs, paths=paths)
+    _blas.update(libs=libs, paths=paths, modules=modules)
     return libs
 
 

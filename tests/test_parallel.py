@@ -37,6 +37,29 @@ def test_single_thread_blas_sets_one_and_restores():
         parallel.set_blas_threads(0)
 
 
+def test_openblas_search_repeated_only_after_an_import(monkeypatch):
+    """The loaded libraries are searched again (a read of /proc/self/maps) only when modules
+    were imported since the last search: an OpenBLAS comes with an import."""
+    import builtins
+    import sys
+    import types
+
+    parallel._openblas()
+    reads = []
+    real_open = builtins.open
+
+    def counting_open(path, *a, **k):
+        if str(path) == "/proc/self/maps":
+            reads.append(path)
+        return real_open(path, *a, **k)
+
+    monkeypatch.setattr(builtins, "open", counting_open)
+    first = parallel._openblas()
+    assert reads == [] and parallel._openblas() is first
+    monkeypatch.setitem(sys.modules, "fesub_test_new_module", types.ModuleType("x"))
+    assert parallel._openblas() == first and len(reads) == 1
+
+
 def _worker_state(_):
     return ({v: os.environ.get(v) for v in parallel.THREAD_VARS}, _live())
 

@@ -278,3 +278,29 @@ def test_a_run_busier_than_the_calibration_is_judged_with_wider_margins(track):
     with track.LoadSampler(every=0.01) as ls:
         time.sleep(0.05)
     assert len(ls.samples) >= 3 and ls.peak >= ls.mean >= 0.0
+
+
+def test_studies_run_as_a_user_runs_them_against_their_own_baseline(track, monkeypatch,
+                                                                      tmp_path):
+    """The study ratios' command lines, without running a study: the default list leaves the
+    opt-in studies out; a study of AS_USER gets its default flags (only --out), the others
+    --quiet --no-figures; a study with its own baseline is run on that commit's build and its
+    goal is recorded."""
+    calls, trees = [], []
+    monkeypatch.setattr(track, "baseline_commit", lambda: "a" * 40)
+    monkeypatch.setattr(track, "baseline_tree", lambda c: trees.append(c) or tmp_path / c[:12])
+    monkeypatch.setattr(track, "_study", lambda argv, tree, out, as_user=False:
+                        calls.append((tuple(argv), tree, as_user)))
+    run = track.measure(rounds=1, kernels=False, log=lambda *a: None)
+    names = {k[len("study:"):] for k in run["ratios"]}
+    assert names == set(track.STUDIES) - set(track.OPT_IN) and "backbone-beam" in track.OPT_IN
+    assert ("backbone",) in [c[0] for c in calls if c[2]] and "goals" not in run
+    assert all(c[2] == (name in track.AS_USER) for c in calls
+               for name in [n for n, a in track.STUDIES.items() if tuple(a) == c[0]])
+    calls.clear()
+    run = track.measure(rounds=1, kernels=False, studies=["backbone-beam"], log=lambda *a: None)
+    base = track.STUDY_BASELINES["backbone-beam"]
+    assert base.startswith("189b089") and trees[-1] == base
+    assert {c[1] for c in calls} == {None, tmp_path / base[:12]} and all(c[2] for c in calls)
+    assert run["goals"] == {"study:backbone-beam": 3.0}
+    assert "(default flags)" in run["what"]["study:backbone-beam"]
