@@ -262,3 +262,36 @@ def test_a_missing_kernel_is_not_a_convergence_failure():
 
     x, ok, its, nr = newton(singular, [1.0])
     assert not ok and its == 0 and nr == float("inf")
+
+
+def _zigzag(lam):
+    """A branch x = g(lam) with kinks every 0.1: slope 1 and 1.6 in turn (the tangent turns by
+    13 degrees at each), and its slope."""
+    k = np.floor(lam / 0.1)
+    slope = np.where(k % 2 == 1, 1.6, 1.0)
+    base = 0.1 * k + 0.06 * np.floor(k / 2)          # g at the start of interval k
+    return base + slope * (lam - 0.1 * k), slope
+
+
+def test_kinks_are_passed_without_crawling_after_them():
+    """On a branch with kinks (the Jacobian jumps), the step is cut until the kink is located
+    (kink_ds) and accepted; past it the branch is smooth again, and the step goes on from half
+    the step the smooth branch had before the kink, not from the tiny one that located it
+    (which would take ~19 growths by 1.5 from 1e-6 back to 0.02 after each of the ten kinks)."""
+    def R(x, lam):
+        return x - _zigzag(lam)[0]
+
+    def J(x, lam):
+        return np.eye(1), -_zigzag(lam)[1]
+
+    br = continue_branch(R, J, np.zeros(1), 0.0, ds=0.02, ds_max=0.02, ds_min=1e-9,
+                         lam_range=(0.0, 1.0), max_angle_deg=10.0, kink_ds=1e-6, tol=1e-12,
+                         max_steps=500)
+    assert br.stop_reason == "lam_range"
+    np.testing.assert_allclose(br.x[:, 0], _zigzag(br.lam)[0], atol=1e-12)
+    kinks = [e for e in br.events if e.kind == "kink"]
+    assert len(kinks) >= 9
+    # arclength of the branch in (x, lam) ~ 1.66, steps of <= 0.02: >= 83 points; locating
+    # each kink takes ~8 accepted steps closing in on it (measured 168 points), and without the
+    # restored step another ~17 growing ones after it (343 points)
+    assert len(br.lam) < 200

@@ -230,6 +230,7 @@ def _march(prob, trace: _Trace, ds, max_steps, events, stability, callback, bar,
     ``stop_info`` (code, step and, for a failure, its cause)."""
     gvals = {k: float(g(*prob.unpack(trace.ys[0]))) for k, g in events.items()}
     step_no = 0
+    ds_turned = None        # the step at which a turn was first refused since the last kink
     while step_no < int(max_steps):
         y0, t0 = trace.ys[-1], trace.ts[-1]
         step = _predict_correct(prob, y0, t0, ds, s)
@@ -238,10 +239,14 @@ def _march(prob, trace: _Trace, ds, max_steps, events, stability, callback, bar,
                 _, lam_here = prob.unpack(y0)
                 return (f"corrector_failed at lam={lam_here:.10g} ({step.reason}, ds={ds:.3e})",
                         {"code": "min_step", "ds": ds, **step.failure()})
+            if step.cause == "tangent_turned" and ds_turned is None:
+                ds_turned = ds
             ds = max(0.5 * ds, s.ds_min)
             continue
+        restore = None
         if step.kink_angle is not None:
             trace.record("kink", step.y, len(trace.ys) - 1, {"angle_deg": step.kink_angle})
+            restore, ds_turned = ds_turned, None
         x1, lam1 = prob.unpack(step.y)
         if lam1 < s.lo or lam1 > s.hi:
             _end_at_bound(prob, trace, y0, t0, step.y, step.its, stability, s)
@@ -254,6 +259,10 @@ def _march(prob, trace: _Trace, ds, max_steps, events, stability, callback, bar,
         if callback is not None and callback(x1, lam1):
             return "user", {"code": "user", "ds": ds}
         ds = _next_ds(ds, step.its, s)
+        if restore is not None:
+            # past a kink the branch is smooth again: go on with the step the smooth branch
+            # had before it (halved), not with the tiny step that located the kink
+            ds = min(max(ds, 0.5 * restore), s.ds_max)
     return "max_steps", {"code": "max_steps", "ds": ds}
 
 

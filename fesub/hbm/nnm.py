@@ -383,7 +383,9 @@ def dnnm(sys: HBSystem, a_range, mode: int = 0, *, force_dof=None, harmonics="al
     psi0[:n] = phi
     cm = phi @ sys.C @ phi
     y0 = np.concatenate([psi0, [wm[mode], -cm]])
-    sc = np.concatenate([np.full(N, np.abs(phi).max()), [wm[mode], max(abs(cm), 1e-3 * wm[mode])],
+    # xi by the extra damping of a damping ratio of 0.5 % (not the viscous one alone: a
+    # friction damping ratio of a few per cent would then take a hundred steps of ds_max)
+    sc = np.concatenate([np.full(N, np.abs(phi).max()), [wm[mode], max(abs(cm), 1e-2 * wm[mode])],
                          [1.0]])
     br = continue_branch(res, jac, y0, s0, ds=ds, ds_max=ds_max, ds_min=1e-7,
                          lam_range=(s0, math.log(a1)), max_steps=max_steps, tol=1e-10,
