@@ -136,6 +136,13 @@ def test_shape_functions_against_fe_and_finite_differences(backend, ftype):
         np.testing.assert_allclose(got[:, 12:15], db[:, 3:6], atol=1e-7)
         np.testing.assert_allclose(got[:, 12:15], da[:, 6:9], atol=1e-7)
         np.testing.assert_allclose(got[:, 15:18], db[:, 6:9], atol=1e-7)
+        # the shape values alone (what the engine interpolates with): fe's, zero past the nodes
+        S = np.full((len(ab), 9), np.nan)
+        K.face_shapes(code, np.zeros(len(ab), dtype=np.int64), np.ascontiguousarray(ab), S)
+        np.testing.assert_allclose(S[:, :k], N, rtol=0, atol=1e-14)
+        assert np.all(S[:, k:] == 0.0)
+        with pytest.raises(ValueError, match="not in 0..0"):
+            K.face_shapes(code, np.ones(len(ab), dtype=np.int64), np.ascontiguousarray(ab), S)
 
 
 @pytest.mark.parametrize("ftype", sorted(FACE_TYPES))

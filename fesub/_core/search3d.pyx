@@ -941,3 +941,28 @@ def face_eval(const double[:, ::1] X, const int[:, ::1] conn, const int[::1] fty
         for s in range(n):
             _eval(&X[0, 0], &conn[face[s], 0], ftype[face[s]], ab[s, 0], ab[s, 1], &out[s, 0],
                   &out[s, 3])
+
+
+def face_shapes(const int[::1] ftype, const long[::1] face, const double[:, ::1] ab, double[:, ::1] out):
+    """Shape functions (out (n, 9): column j the face's j-th node, 0 past its last) of the faces
+    ``face`` at the parameters ``ab`` (n, 2)."""
+    cdef long n = face.shape[0], s
+    cdef double N[9]
+    cdef double Na[9]
+    cdef double Nb[9]
+    cdef double Naa[9]
+    cdef double Nab[9]
+    cdef double Nbb[9]
+    cdef int k, i
+    if ab.shape[0] != n or out.shape[0] != n or out.shape[1] < 9:
+        raise ValueError(f"face_shapes: ab must be ({n}, 2) and out ({n}, 9)")
+    for s in range(n):
+        if not 0 <= face[s] < ftype.shape[0]:
+            raise ValueError(f"face_shapes: face {face[s]} is not in 0..{ftype.shape[0] - 1}")
+    with nogil:
+        for s in range(n):
+            k = _shape(ftype[face[s]], ab[s, 0], ab[s, 1], N, Na, Nb, Naa, Nab, Nbb)
+            for i in range(k):
+                out[s, i] = N[i]
+            for i in range(k, 9):
+                out[s, i] = 0.0

@@ -586,3 +586,17 @@ def face_eval(X, conn, ftype, face, ab, out):
         x, d = _eval(X, conn[face[s]], int(ftype[face[s]]), ab[s, 0], ab[s, 1])
         out[s, :3] = x
         out[s, 3:] = d
+
+
+def face_shapes(ftype, face, ab, out):
+    """Shape functions (out (n, 9), 0 past a face's last node) of the faces ``face`` at ``ab``."""
+    n = face.shape[0]
+    if ab.shape[0] != n or out.shape[0] != n or out.shape[1] < 9:
+        raise ValueError(f"face_shapes: ab must be ({n}, 2) and out ({n}, 9)")
+    for s in range(n):
+        if not 0 <= face[s] < ftype.shape[0]:
+            raise ValueError(f"face_shapes: face {face[s]} is not in 0..{ftype.shape[0] - 1}")
+    for s in range(n):
+        N = _shape(int(ftype[face[s]]), ab[s, 0], ab[s, 1])[0]
+        out[s, :len(N)] = N
+        out[s, len(N):] = 0.0

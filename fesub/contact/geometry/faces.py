@@ -496,8 +496,7 @@ class FaceSet:
         """Shape functions of the faces ``face`` ((n,) int, in the caller's numbering, as
         :class:`FaceProjection` gives them) at their parameters ``param`` ((n, 2)): (n, 9) values, column j the weight of the
         face's j-th node (0 past its last node), so that the point is ``sum_j N_j x_j``; they
-        sum to 1. Evaluated by the kernel's own face interpolation (the point of a face whose
-        nodes sit on unit vectors)."""
+        sum to 1. The kernel's own shape functions (those its projections use)."""
         face = np.asarray(face, dtype=np.int64)
         param = np.ascontiguousarray(param, dtype=float).reshape(-1, 2)
         if not hasattr(self, "_local_conn"):
@@ -505,11 +504,10 @@ class FaceSet:
             self._inverse = np.argsort(self.order)
             self._bases = [np.ascontiguousarray(np.eye(9)[:, 3 * c:3 * c + 3]) for c in range(3)]
         face = np.ascontiguousarray(self._inverse[face])
-        N = np.zeros((face.size, 9))
-        out = np.empty((face.size, 18))
-        for c, basis in enumerate(self._bases):
-            self._kernel.face_eval(basis, self._local_conn, self._kftype, face, param, out)
-            N[:, 3 * c:3 * c + 3] = out[:, :3]
+        if param.shape[0] != face.size:
+            raise ParameterError(f"param must be ({face.size}, 2) face parameters, got {param.shape[0]} rows")
+        N = np.empty((face.size, 9))
+        self._kernel.face_shapes(self._kftype, face, param, N)
         return N
 
     def shape_derivatives(self, face, param) -> np.ndarray:
