@@ -25,6 +25,7 @@ EPILOG = ("Start with 'fesub beam-on-beam', the main study. 'fesub STUDY --help'
 COMMANDS = {
     "beam-on-beam": ("fesub.cli.beam_on_beam", "sliding contact of two beams (main study)"),
     "pad-on-beam": ("fesub.cli.pad_on_beam", "an elastic pad pressed and dragged on a beam: stick, partial slip, sliding"),
+    "brake": ("fesub.cli.brake", "a disc brake's complex eigenvalues against mu, its unstable modes and a transient that confirms them (3D)"),
     "pad-on-plate": ("fesub.cli.pad_on_plate", "an elastic pad pressed and dragged on a plate in 3D: the contact state over the interface"),
     "coulomb": ("fesub.cli.coulomb", "closed-form steady state of MDOF chains with Coulomb contact"),
     "backbone": ("fesub.cli.backbone", "harmonic balance with friction: FRFs, backbones, dNNM"),

@@ -11,6 +11,9 @@ name                      kind       builder
                                      :class:`fesub.contact.MultibodyModel`)
 ``pad_on_plate``          contact    :func:`fesub.models.pad_on_plate.build` (3D: a hexahedral
                                      pad on a rigid plate, node-to-surface contact)
+``brake``                 contact    :func:`fesub.models.brake.build` (3D: a disc clamped at its
+                                     hub, two pads pressed and driven around it; Craig-Bampton
+                                     parts reduced in parallel and cached)
 ========================  =========  ============================================================
 
 ``hb`` builders return a harmonic-balance :class:`fesub.hbm.HBSystem`; ``contact`` builders
@@ -83,6 +86,8 @@ MODELS: dict[str, ModelEntry] = {e.name: e for e in (
                "elastic pad pressed and dragged on a clamped beam, 21 contact nodes (multibody contact)"),
     ModelEntry("pad_on_plate", "fesub.models.pad_on_plate:build", "contact",
                "hexahedral pad pressed and dragged on a rigid plate in 3D, 81 contact nodes (node-to-surface)"),
+    ModelEntry("brake", "fesub.models.brake:build", "contact",
+               "disc brake in 3D: a disc clamped at its hub, two pads pressed and driven around it, 56 contact nodes"),
 )}
 
 
