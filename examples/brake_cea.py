@@ -8,9 +8,9 @@ two friction coefficients and the eigenvalues in the band 4-6 kHz are found by t
 certified method (:func:`~fesub.contact.analyses.band.band_eigenvalues`):
 
 * left, the eigenvalues of the band at mu = 0.3 (circles) and 0.6 (crosses): the pair at 4.79 kHz
-  has crossed into the right half-plane (its critical mu is 0.418, ``fesub brake``'s sweep);
-* right, that pair's mode at mu = 0.6 (the axial displacement of the disc's top face, phase-aligned
-  real part): a travelling wave of the disc coupled through the pads.
+  has crossed into the right half-plane (its critical mu is 0.415, ``fesub brake``'s sweep);
+* right, that pair's mode at mu = 0.6 (the axial displacement of the disc's nodes, phase-aligned
+  real part): five nodal diameters, the disc's doublet coupled through the pads.
 
 Writes the figure and the results to ``fesub-out/brake_cea`` (or the directory given as the first
 argument). The study ``fesub brake`` adds the sweep over mu, the critical mu of every pair, mode
@@ -37,7 +37,7 @@ print(f"reduced {model.reduction['reduced']}, read from the cache {model.reducti
 m = model.model
 bands = {}
 for mu in (0.3, 0.6):
-    state = steady_state(m, friction=Coulomb(mu))
+    state = steady_state(m, friction=Coulomb(mu), sliding_velocity=model.sliding_velocity())
     bands[mu] = band_eigenvalues(linearise(m, state), 4000.0, 6000.0, max_rate=200.0)
     bands[mu].save(out / f"band_mu_{mu:g}")
     lam = bands[mu].lam
@@ -45,7 +45,7 @@ for mu in (0.3, 0.6):
           f"part {lam.real.max():+.3g} 1/s at {lam[np.argmax(lam.real)].imag / (2 * np.pi):.1f} Hz")
 
 # the unstable pair's mode at mu = 0.6 (the full eig of the same system gives the mode)
-state = steady_state(m, friction=Coulomb(0.6))
+state = steady_state(m, friction=Coulomb(0.6), sliding_velocity=model.sliding_velocity())
 lam, modes = linearise(m, state).eigenvalues(return_modes=True)
 target = bands[0.6].lam[np.argmax(bands[0.6].lam.real)]
 k = int(np.argmin(np.abs(lam - target)))
@@ -69,7 +69,7 @@ ax = axes[1]
 lim = np.abs(u[top, 2]).max()
 sc = ax.scatter(disc.points[top, 0], disc.points[top, 1], c=u[top, 2], s=14, cmap="RdBu_r", vmin=-lim, vmax=lim)
 ax.set_aspect("equal")
-ax.set_title(f"unstable mode at mu = 0.6: {lam[k].imag / (2 * np.pi):.0f} Hz, {lam[k].real:+.3g} 1/s")
+ax.set_title(f"unstable mode at mu = 0.6\n{lam[k].imag / (2 * np.pi):.0f} Hz, {lam[k].real:+.3g} 1/s")
 ax.set_xlabel("x [m]")
 ax.set_ylabel("y [m]")
 fig.colorbar(sc, ax=ax, label="axial displacement (normalised)")

@@ -108,7 +108,8 @@ def run(args) -> int:
     m = model.model
     mus = np.linspace(0.0, args.mu_max, args.mu_points)
     band = {"f_lo": f_lo, "f_hi": f_hi, "max_rate": args.max_rate}
-    sweep = d.compute(SWEEP, lambda: mu_sweep(m, mus, band=band, tol=args.mu_tol, progress=not args.quiet))
+    sweep = d.compute(SWEEP, lambda: mu_sweep(m, mus, band=band, tol=args.mu_tol, progress=not args.quiet,
+                                              sliding_velocity=model.sliding_velocity()))
     raise_pending_interrupt()
     # the operating point: every eigenvalue, the leading one and its mode
     st, lam, modes, k_lead = brk.leading_eigenvalue(model, args.mu)
