@@ -4,6 +4,7 @@ The reference is a direct :class:`CraigBampton` reduction of each part: the pool
 cluster-free serial path's and the cache's models must equal it (bit for bit: the same code on
 the same inputs), and the cache must be keyed by every input."""
 
+import warnings
 from dataclasses import replace
 from pathlib import Path
 
@@ -14,7 +15,7 @@ from fesub.errors import ModelError
 from fesub.fe import Solid
 from fesub.io import load
 from fesub.substructure import CraigBampton, read_volumes
-from fesub.substructure.reduction import PartSpec, ReducedPart, part_key, reduce_parts
+from fesub.substructure.reduction import PartSpec, ReducedPart, part_key, reduce_part, reduce_parts
 
 MESH = Path(__file__).resolve().parents[1] / "meshes" / "brake.msh"
 
@@ -44,14 +45,18 @@ def test_parallel_and_cached_reductions_equal_the_direct_one(pads, tmp_path):
             assert np.array_equal(got.Kr, cb.Kr) and np.array_equal(got.Mr, cb.Mr)
             assert np.array_equal(got.T, cb.T) and np.array_equal(got.boundary, cb.boundary)
             assert np.array_equal(got.rayleigh(0.0, 1e-7), cb.rayleigh(0.0, 1e-7))
+            for what in ("K", "M", "C"):                 # the substructure's matrices, entry for entry
+                a, b = getattr(got.substructure, what), getattr(cb.substructure, what)
+                assert (a != b).nnz == 0 and np.array_equal(a.indptr, b.indptr)
             u = np.linspace(-1, 1, cb.n_dofs)
             # the direct model recovers by its implicit blocks, the stored one by the dense T:
             # the same sums in another order (round-off, 1e-13 of the field)
             w = cb.recover(u)
             assert np.abs(got.recover(u) - w).max() <= 1e-13 * np.abs(w).max()
-    # the stored file is a fesub result, reopened by fesub.load
-    stored = load(tmp_path / f"{part_key(pads[0])}.nc")
-    assert isinstance(stored, ReducedPart) and stored.name == "pad_top"
+    # a reduction is a fesub result: saved and reopened by fesub.load
+    part = reduce_part(pads[0])
+    stored = load(part.save(tmp_path / "pad_top"))
+    assert isinstance(stored, ReducedPart) and stored.name == "pad_top" and np.array_equal(stored.T, part.T)
     assert stored.summary()["results"]["modes"]["value"] == 8
 
 
@@ -67,13 +72,23 @@ def test_the_key_changes_with_every_input(pads):
     assert part_key(s) == part_key(replace(s))                   # a copy: the same key
 
 
-def test_a_damaged_cache_file_is_recomputed(pads, tmp_path):
-    reduce_parts(pads[:1], cache=tmp_path)
-    f = tmp_path / f"{part_key(pads[0])}.nc"
-    f.write_bytes(b"not a result")
-    _, info = reduce_parts(pads[:1], cache=tmp_path)
-    assert info["reduced"] == ["pad_top"]
-    assert isinstance(load(f), ReducedPart)
+def test_a_damaged_or_stale_cache_file_is_recomputed(pads, tmp_path):
+    ref, _ = reduce_parts(pads[:1], cache=False)
+    reduce_parts(pads, cache=tmp_path)
+    f = tmp_path / f"{part_key(pads[0])}.npz"
+    good = f.read_bytes()
+    other = (tmp_path / f"{part_key(pads[1])}.npz").read_bytes()
+    i = good.index(b"\x93NUMPY", good.index(b"T.npy")) + 200     # a byte inside the stored T
+    flipped = good[:i] + bytes([good[i] ^ 0xFF]) + good[i + 1:]
+    for bad in (b"not a result", good[: len(good) // 2], flipped, other):
+        f.write_bytes(bad)
+        with pytest.warns(RuntimeWarning, match="reducing it again"):
+            models, info = reduce_parts(pads[:1], cache=tmp_path)
+        assert info["reduced"] == ["pad_top"] and np.array_equal(models["pad_top"].T, ref["pad_top"].T)
+        with warnings.catch_warnings():                            # replaced by the right one
+            warnings.simplefilter("error")
+            again, info = reduce_parts(pads[:1], cache=tmp_path)
+        assert info["cached"] == ["pad_top"] and np.array_equal(again["pad_top"].T, ref["pad_top"].T)
 
 
 def test_bad_parts_are_refused(pads):

@@ -39,7 +39,7 @@ import numpy as np
 from ..errors import ParameterError, check_names
 from .common import spectrum_summary
 
-__all__ = ["BrakeParams", "Brake", "build", "mesh_path", "leading_eigenvalue", "steady_velocity", "perturbed_start",
+__all__ = ["BrakeParams", "Brake", "build", "mesh_path", "part_specs", "leading_eigenvalue", "steady_velocity", "perturbed_start",
            "fit_growth", "R_MEAN", "PADS"]
 
 #: mean radius of the pads (m): the drive's rate is ``speed / R_MEAN``
@@ -123,6 +123,29 @@ class BrakeParams:
         return asdict(self)
 
 
+def part_specs(params: BrakeParams | None = None) -> list:
+    """The brake's parts as reduced: one :class:`~fesub.substructure.reduction.PartSpec` each for
+    the disc (clamped at its hub, boundary its two contact faces) and the pads (boundary their
+    contact face and their back), on the mesh, material, modes and damping of ``params``
+    (default :class:`BrakeParams`)."""
+    from ..fe import Solid
+    from ..substructure import read_volumes
+    from ..substructure.reduction import PartSpec
+
+    p = (params or BrakeParams()).validate()
+    _, vols = read_volumes(p.mesh or mesh_path())
+    missing = [n for n in ("disc", "pad_top", "pad_bottom") if n not in vols]
+    if missing:
+        raise ParameterError(f"brake mesh {p.mesh or mesh_path()}: no physical volume(s) {missing}")
+    steel = Solid(p.E, p.nu, p.rho)
+    damping = (p.alpha, p.beta)
+    specs = [PartSpec("disc", vols["disc"], steel, ("disc_top_contact", "disc_bottom_contact"), p.disc_modes,
+                      clamped=("hub",), rayleigh=damping)]
+    specs += [PartSpec(name, vols[name], steel, (contact, back), p.pad_modes, rayleigh=damping)
+              for name, contact, back, _ in PADS]
+    return specs
+
+
 class Brake:
     """The built brake: meshes, reduced parts, bodies, contact interfaces and the multibody model.
 
@@ -151,22 +174,12 @@ class Brake:
     def __init__(self, params: BrakeParams, *, jobs: int = 1, client=None, cache=None):
         from ..contact import Body, ContactInterface3D, MultibodyModel
         from ..contact.geometry import FaceSet
-        from ..fe import Solid, face_load
-        from ..substructure import read_volumes
-        from ..substructure.reduction import PartSpec, reduce_parts
+        from ..fe import face_load
+        from ..substructure.reduction import reduce_parts
 
         p = self.params = params.validate()
-        _, vols = read_volumes(p.mesh or mesh_path())
-        missing = [n for n in ("disc", "pad_top", "pad_bottom") if n not in vols]
-        if missing:
-            raise ParameterError(f"brake mesh {p.mesh or mesh_path()}: no physical volume(s) {missing}")
-        self.meshes = vols
-        steel = Solid(p.E, p.nu, p.rho)
-        damping = (p.alpha, p.beta)
-        specs = [PartSpec("disc", vols["disc"], steel, ("disc_top_contact", "disc_bottom_contact"), p.disc_modes,
-                          clamped=("hub",), rayleigh=damping)]
-        specs += [PartSpec(name, vols[name], steel, (contact, back), p.pad_modes, rayleigh=damping)
-                  for name, contact, back, _ in PADS]
+        specs = part_specs(p)
+        self.meshes = vols = {s.name: s.mesh for s in specs}
         self.parts, self.reduction = reduce_parts(specs, jobs=jobs, client=client, cache=cache)
         bodies = [Body.from_craig_bampton(self.parts["disc"], name="disc")]
         interfaces, self.slave_nodes, self._unit_loads = [], {}, {}

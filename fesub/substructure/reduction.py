@@ -8,13 +8,17 @@ and returns their :class:`~fesub.substructure.CraigBampton` models:
 * in parallel: the parts are spread over a local process pool (``jobs`` workers, one BLAS
   thread each, :func:`fesub.parallel.worker_pool`) or over a Dask cluster (``client``: a
   ``distributed.Client``, as ``fesub sweep --scheduler`` uses), largest part first;
-* cached: each reduction is written as a :class:`ReducedPart` (a :mod:`fesub.io` result, its
-  file reopened by :func:`fesub.load`) named by :func:`part_key`, the SHA-256 of everything it
-  depends on: the mesh (coordinates, cells, node sets), the material, the clamps, the boundary
-  sets, the number of modes, the damping, the element options, the fesub version and the source
-  text of the reduction code (FE assembly, substructure, Craig-Bampton). A second call with the
-  same inputs reads the file instead of reducing; any change of an input or of that code gives
-  another key. A damaged or foreign file is recomputed and replaced.
+* cached: each reduction is written to a file named by :func:`part_key`, the SHA-256 of
+  everything it depends on: the mesh (coordinates, cells, node sets), the material, the clamps,
+  the boundary sets, the number of modes, the damping, the element options, the fesub version and
+  the source text of the reduction code (FE assembly, substructure, Craig-Bampton). A second call
+  with the same inputs reads the file instead of reducing; any change of an input or of that code
+  gives another key. The file is an uncompressed NumPy ``.npz`` archive (written atomically by
+  :func:`fesub.io.atomic_write`; every member CRC-checked when read) holding the reduced matrices,
+  the transformation, the modes' frequencies and the substructure's stiffness and mass over its
+  retained DOFs: a rerun reads arrays and assembles nothing. A damaged, foreign or stale file is
+  recomputed and replaced, with a warning. The reduction itself is a :class:`ReducedPart`, a
+  :mod:`fesub.io` result (``save`` / :func:`fesub.load`) like every other.
 
 The cache folder is ``cache=`` (a path), else ``$FESUB_CACHE_DIR``, else
 ``$XDG_CACHE_HOME/fesub/reduced`` (``~/.cache/fesub/reduced``); ``cache=False`` turns it off.
@@ -27,13 +31,20 @@ from __future__ import annotations
 import hashlib
 import os
 import time
+import warnings
+import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 
 from ..errors import FesubError, ModelError, ParameterError
-from ..io import Result, summary_record
+import scipy.sparse as sp
+
+from ..fe.assembly import DofMap
+from ..fe.assembly3d import SolidDofMap
+from ..fe.solid_mesh import SolidMesh
+from ..io import Result, atomic_write, summary_record
 from .craig_bampton import CraigBampton
 from .substructure import Substructure
 
@@ -146,6 +157,11 @@ def part_key(spec: PartSpec) -> str:
     return h.hexdigest()
 
 
+def _cache_file(folder: Path, key: str) -> Path:
+    """The cache file of the part of content key ``key`` in ``folder``."""
+    return Path(folder) / f"{key}.npz"
+
+
 def cache_dir(cache=None) -> Path | None:
     """The cache folder: ``cache`` (a path), else ``$FESUB_CACHE_DIR``, else
     ``$XDG_CACHE_HOME/fesub/reduced`` (default ``~/.cache/fesub/reduced``); None when ``cache`` is
@@ -239,31 +255,88 @@ class ReducedPart(Result):
 
 
 def reduce_part(spec: PartSpec, key: str | None = None, jobs: int | None = 1) -> ReducedPart:
-    """Assemble and reduce one part (a worker's task): a :class:`ReducedPart`.
+    """Assemble and reduce one part: a :class:`ReducedPart`.
 
     ``jobs`` is passed to :class:`~fesub.substructure.CraigBampton` (1 inside a pool's worker)."""
+    return _reduce(spec, key, jobs)[0]
+
+
+def _reduce(spec: PartSpec, key: str | None = None, jobs: int | None = 1):
+    """A worker's task: ``(ReducedPart, Substructure)`` of one part (the substructure travels
+    back with its reduction: it is not assembled a second time)."""
     t0 = time.perf_counter()
     sub = spec.substructure()
     b = spec.boundary_dofs(sub)
     if b.size == 0:
         raise ModelError(f"part {spec.name!r}: its boundary sets {spec.boundary} hold no free DOF")
     cb = CraigBampton(sub, boundary=b, n_modes=int(spec.n_modes), jobs=jobs)
-    return ReducedPart(name=spec.name, key=key or part_key(spec), n_dofs=sub.n_dofs,
-                       boundary=cb.boundary, Kr=cb.Kr, Mr=cb.Mr, T=cb.T, mode_freqs_hz=cb.mode_freqs_hz,
-                       seconds=time.perf_counter() - t0)
+    part = ReducedPart(name=spec.name, key=key or part_key(spec), n_dofs=sub.n_dofs, boundary=cb.boundary,
+                       Kr=cb.Kr, Mr=cb.Mr, T=cb.T, mode_freqs_hz=cb.mode_freqs_hz, seconds=time.perf_counter() - t0)
+    return part, sub
 
 
-def _cached(path: Path, key: str):
-    """The stored part at ``path`` when it is one and carries ``key``; else None."""
-    from ..io import load
+#: the cache file's layout (a file of another layout is recomputed)
+_FORMAT = "fesub reduced part, npz 1"
+_CACHE_ERRORS = (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile, FesubError)
 
+
+def _cache_write(path: Path, part: ReducedPart, sub: Substructure) -> None:
+    """Write ``part`` and ``sub``'s retained stiffness and mass to ``path`` (uncompressed .npz,
+    atomically)."""
+    arrays = {"format": np.array(_FORMAT), "name": np.array(part.name), "key": np.array(part.key),
+              "n_dofs": np.array(part.n_dofs), "seconds": np.array(part.seconds),
+              "boundary": np.asarray(part.boundary, np.int64), "Kr": part.Kr, "Mr": part.Mr, "T": part.T,
+              "mode_freqs_hz": np.asarray(part.mode_freqs_hz, float), "retained": sub.retained,
+              "ndpn": np.array(sub.dofmap.ndpn)}
+    for what in ("K", "M"):
+        m = getattr(sub, what)
+        arrays.update({f"{what}_data": m.data, f"{what}_indices": m.indices, f"{what}_indptr": m.indptr})
+
+    def write(tmp):
+        with open(tmp, "wb") as fh:
+            np.savez(fh, **arrays)
+
+    atomic_write(path, write)
+
+
+def _embedded(a: dict, what: str, retained: np.ndarray, n: int):
+    """The stored retained matrix ``what`` placed in the rows and columns ``retained`` of an
+    (n, n) CSR matrix (clamped rows and columns empty): the retained block taken out of it again
+    is the stored matrix, entry for entry."""
+    counts = np.zeros(n, np.int64)
+    counts[retained] = np.diff(a[f"{what}_indptr"])
+    indptr = np.concatenate([[0], np.cumsum(counts)])
+    return sp.csr_matrix((a[f"{what}_data"], retained[a[f"{what}_indices"]], indptr), shape=(n, n))
+
+
+def _cache_read(path: Path, key: str, spec: PartSpec):
+    """``(ReducedPart, Substructure)`` from the cache file ``path`` when it holds ``key``'s
+    reduction; None when there is no such file, or (with a warning) when it is damaged, foreign or
+    stale."""
     if not path.is_file():
         return None
     try:
-        part = load(path)
-    except (FesubError, OSError, ValueError, KeyError):
+        with np.load(path, allow_pickle=False) as z:
+            a = {name: z[name] for name in z.files}         # reads every member: CRC-checked
+        if str(a["format"]) != _FORMAT or str(a["key"]) != key or str(a["name"]) != spec.name:
+            raise ValueError("it holds another part or another layout")
+        mesh = spec.mesh
+        n = mesh.n_points
+        dm = SolidDofMap(n) if isinstance(mesh, SolidMesh) else DofMap(n, int(a["ndpn"]))
+        retained = a["retained"]
+        K = _embedded(a, "K", retained, dm.n_dofs)
+        M = _embedded(a, "M", retained, dm.n_dofs)
+        sub = Substructure.from_matrices(mesh, spec.material, K, M, dm, clamped=spec.clamped,
+                                         rayleigh=spec.rayleigh, name=spec.name)
+        if not np.array_equal(sub.retained, retained):
+            raise ValueError("its retained DOFs differ from the part's")
+        part = ReducedPart(name=spec.name, key=key, n_dofs=int(a["n_dofs"]), boundary=a["boundary"], Kr=a["Kr"],
+                           Mr=a["Mr"], T=a["T"], mode_freqs_hz=a["mode_freqs_hz"], seconds=float(a["seconds"]))
+    except _CACHE_ERRORS as exc:
+        warnings.warn(f"the cached reduction of part {spec.name!r} ({path}) cannot be used ({exc}); "
+                      "reducing it again", RuntimeWarning, stacklevel=3)
         return None
-    return part if isinstance(part, ReducedPart) and part.key == key else None
+    return part, sub
 
 
 def reduce_parts(specs, *, jobs: int = 1, client=None, cache=None, progress: bool = False):
@@ -299,11 +372,11 @@ def reduce_parts(specs, *, jobs: int = 1, client=None, cache=None, progress: boo
         raise ParameterError(f"part names must be distinct, got {names}")
     folder = cache_dir(cache)
     keys = [part_key(s) for s in specs]
-    parts, todo = {}, []
+    parts, subs, todo = {}, {}, []
     for s, k in zip(specs, keys):
-        hit = _cached(folder / f"{k}.nc", k) if folder is not None else None
+        hit = _cache_read(_cache_file(folder, k), k, s) if folder is not None else None
         if hit is not None:
-            parts[s.name] = hit
+            parts[s.name], subs[s.name] = hit
         else:
             todo.append((s, k))
     cached = [n for n in names if n in parts]
@@ -315,28 +388,28 @@ def reduce_parts(specs, *, jobs: int = 1, client=None, cache=None, progress: boo
 
         bar = tqdm(total=len(todo), desc="reducing parts", unit="part")
     if client is not None:
-        futures = [client.submit(reduce_part, s, k, 1, pure=False) for s, k in todo]
+        futures = [client.submit(_reduce, s, k, 1, pure=False) for s, k in todo]
         for (s, _), fut in zip(todo, futures):
-            parts[s.name] = fut.result()
+            parts[s.name], subs[s.name] = fut.result()
             bar is not None and bar.update()
     else:
         with worker_pool(min(int(jobs), max(len(todo), 1))) as pool:
             if pool == "serial":
                 for s, k in todo:
-                    parts[s.name] = reduce_part(s, k, 1)
+                    parts[s.name], subs[s.name] = _reduce(s, k, 1)
                     bar is not None and bar.update()
             else:
-                futures = [pool.submit(reduce_part, s, k, 1) for s, k in todo]
+                futures = [pool.submit(_reduce, s, k, 1) for s, k in todo]
                 for (s, _), fut in zip(todo, futures):
-                    parts[s.name] = fut.result()
+                    parts[s.name], subs[s.name] = fut.result()
                     bar is not None and bar.update()
     if bar is not None:
         bar.close()
     if folder is not None and todo:
         folder.mkdir(parents=True, exist_ok=True)
         for s, k in todo:
-            parts[s.name].save(folder / f"{k}.nc")
-    models = {s.name: parts[s.name].craig_bampton(s) for s in specs}
+            _cache_write(_cache_file(folder, k), parts[s.name], subs[s.name])
+    models = {s.name: parts[s.name].craig_bampton(s, subs[s.name]) for s in specs}
     return models, {"reduced": [s.name for s, _ in todo], "cached": cached,
                     "seconds": {n: float(parts[n].seconds) for n in names},
                     "cache": None if folder is None else str(folder), "wall_time": time.perf_counter() - t0}
