@@ -7,21 +7,27 @@ element the three sampled histories are formed once in ``work``, a first march o
 finds the number of periods, a second one carries the derivative row pair ``D`` (2, 3m) and
 projects the last period: only the ``m`` columns of the predictor's block change in a stick step
 (``D += kt (e_i - e_prev)``), the full rows only in slip and after re-contact. ``K`` is
-accumulated as ``(2/nt) e_i D_a^T`` per sample.
+accumulated as ``(2/nt) e_i D_a^T`` per sample. The march starts from rest (slider at the
+origin, its basis row a row of zeros in ``work``).
 """
 
 from libc.math cimport sqrt
 
 
 cdef inline void _values(int nt, const double* a1, const double* a2, const double* nn,
-                         double kt, double mu, int periods, double* f) noexcept nogil:
-    """March ``periods`` periods of values only from the state ``f`` (2)."""
+                         double kt, double mu, int periods, int first,
+                         double* f) noexcept nogil:
+    """March ``periods`` periods of values only from the state ``f`` (2); ``first``: the
+    first of them starts from the rest state (slider at the origin) unless separated."""
     cdef int p, i
     cdef double up1, up2, Np, Ni, th, t1, t2, tn, lim, s
     for p in range(periods):
         up1 = a1[nt - 1]
         up2 = a2[nt - 1]
         Np = nn[nt - 1]
+        if first and p == 0 and Np > 0:
+            up1 = 0.0
+            up2 = 0.0
         for i in range(nt):
             Ni = nn[i]
             if Ni <= 0:
@@ -59,9 +65,12 @@ def aft_march(const double[:, ::1] P, const double[:, ::1] par, const double[:, 
     cdef double* nn = &work[2 * nt]
     cdef double* D0 = &work[3 * nt]
     cdef double* D1 = &work[3 * nt + m3]
+    cdef double* Z = &work[3 * nt + 2 * m3]     # the rest state's basis row (zeros)
     cdef const double* Ei
     cdef const double* Ep
     with nogil:
+        for j in range(m):
+            Z[j] = 0.0
         for e in range(ne):
             kt = par[e, 0]
             kn = par[e, 1]
@@ -92,7 +101,7 @@ def aft_march(const double[:, ::1] P, const double[:, ::1] par, const double[:, 
             for period in range(1, max_periods + 1):
                 s0 = f[0]
                 s1 = f[1]
-                _values(nt, a1, a2, nn, kt, mu, 1, f)
+                _values(nt, a1, a2, nn, kt, mu, 1, period == 1, f)
                 periods = period
                 r = sqrt((f[0] - s0) * (f[0] - s0) + (f[1] - s1) * (f[1] - s1))
                 if r <= tol * scale:
@@ -114,6 +123,10 @@ def aft_march(const double[:, ::1] P, const double[:, ::1] par, const double[:, 
                 up2 = a2[nt - 1]
                 Np = nn[nt - 1]
                 Ep = &E[nt - 1, 0]
+                if period == 1 and Np > 0:   # from rest: slider at the origin
+                    up1 = 0.0
+                    up2 = 0.0
+                    Ep = Z
                 for i in range(nt):
                     Ni = nn[i]
                     Ei = &E[i, 0]

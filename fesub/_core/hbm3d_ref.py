@@ -12,7 +12,9 @@ sample ``i - 1`` (``nt - 1`` before ``0``, the sequence is periodic):
   ``theta = -n_prev / (n_i - n_prev)``), then the radial return: ``f = t`` when
   ``|t| <= mu n_i``, else ``f = mu n_i t / |t|``; ``fn = n_i``.
 
-The march starts from ``f = 0`` and runs whole periods until the value at the end of a period
+The march starts from the rest state (``f = 0`` with the slider at the origin ``a = 0``: the
+first predictor is ``kt a_0``; a contact separated at the last sample starts from the
+interpolated crossing as in every period) and runs whole periods until the value at the end of a period
 differs from its value at the start by at most ``tol * mu max(n)`` (the next period would then
 repeat the last one to that bound: the return map is non-expansive) or ``max_periods`` are
 done. The derivative ``D = d f / d p`` (2, 3m) is carried through every step by the chain rule
@@ -60,6 +62,18 @@ def _histories(P, par, E):
     return a1, a2, nn
 
 
+def _start(a1, a2, nn, period):
+    """State before the first sample of a period: the last sample of the previous period, and
+    before the first period the rest state (slider at the origin, ``f = 0``: a contact that
+    stays stuck is the linear spring ``kt u``, its mean included), unless the last sample is
+    separated (then the crossing of ``n = 0`` is interpolated as in every period)."""
+    Np = nn[:, -1]
+    sep = Np <= 0
+    if period == 1:
+        return np.where(sep, a1[:, -1], 0.0), np.where(sep, a2[:, -1], 0.0), Np, sep
+    return a1[:, -1], a2[:, -1], Np, sep
+
+
 def _step_values(f1, f2, a1, a2, up1, up2, Ni, Np, sep, kt, mu):
     """One step of the map on arrays over elements (values only)."""
     contact = Ni > 0
@@ -94,8 +108,7 @@ def aft_march(P, par, E, tol, max_periods, F, K, H, info, res, work):
     active = np.ones(ne, bool)
     for period in range(1, max_periods + 1):
         s1, s2 = f1.copy(), f2.copy()
-        up1, up2, Np = a1[:, -1], a2[:, -1], nn[:, -1]
-        sep = Np <= 0
+        up1, up2, Np, sep = _start(a1, a2, nn, period)
         for i in range(nt):
             Ni = nn[:, i]
             f1, f2, *_ = _step_values(f1, f2, a1[:, i], a2[:, i], up1, up2, Ni, Np, sep, kt, mu)
@@ -118,9 +131,9 @@ def aft_march(P, par, E, tol, max_periods, F, K, H, info, res, work):
     D = np.zeros((ne, 2, 3 * m))
     for period in range(1, int(periods.max()) + 1):
         rec = periods == period
-        up1, up2, Np = a1[:, -1], a2[:, -1], nn[:, -1]
-        ep = E[-1]
-        sep = Np <= 0
+        up1, up2, Np, sep = _start(a1, a2, nn, period)
+        # the previous sample's basis row; the rest state before the first period is fixed
+        ep = np.where((sep | (period > 1))[:, None], E[-1][None, :], 0.0)
         for i in range(nt):
             Ni, ei = nn[:, i], E[i]
             f1, f2, th, t1, t2, tn, slip, contact = _step_values(
@@ -128,13 +141,13 @@ def aft_march(P, par, E, tol, max_periods, F, K, H, info, res, work):
             # predictor derivative
             Dt = np.where(sep[:, None, None], 0.0, D)
             w = kt * (1.0 - th)
-            de = ei - ep
+            de = ei[None, :] - ep
             Dt[:, 0, b1] += w[:, None] * de
             Dt[:, 1, b2] += w[:, None] * de
             rc = sep & contact
             if rc.any():
                 den = (Ni - Np)[rc] ** 2
-                dth = kn[rc, None] * (Np[rc, None] * ei - Ni[rc, None] * ep) / den[:, None]
+                dth = kn[rc, None] * (Np[rc, None] * ei - Ni[rc, None] * ep[rc]) / den[:, None]
                 Dt[rc, 0, bn] -= (kt[rc] * (a1[rc, i] - up1[rc]))[:, None] * dth
                 Dt[rc, 1, bn] -= (kt[rc] * (a2[rc, i] - up2[rc]))[:, None] * dth
             # radial return derivative
@@ -160,4 +173,5 @@ def aft_march(P, par, E, tol, max_periods, F, K, H, info, res, work):
                 K[rec, b2, :] += c * ei[None, :, None] * D[rec, 1][:, None, :]
                 kc = rec & contact
                 K[kc, bn, bn] += (c * kn[kc])[:, None, None] * np.outer(ei, ei)[None]
-            up1, up2, Np, sep, ep = a1[:, i], a2[:, i], Ni, Ni <= 0, ei
+            up1, up2, Np, sep = a1[:, i], a2[:, i], Ni, Ni <= 0
+            ep = np.broadcast_to(ei, ep.shape)

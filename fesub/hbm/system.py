@@ -8,6 +8,10 @@ and the static preload ``f_s`` (N) is balanced together with the dynamics:
 (``constant=None``) switches it on when a contact law that can take it is asymmetric (not odd,
 ``f(-u, -v) != -f(u, v)``: its mean force depends on the motion) and no law present lacks it.
 
+``constant=True`` also takes :class:`~fesub.hbm.friction3d.Friction3D` contacts (their static
+normal loads ``max(n0, 0)`` at rest are balanced by a static load, as in the time integration);
+the default leaves them in the decoupled scheme below.
+
 Without the constant term (the friction elements of :mod:`fesub.hbm.contact`, which have none)
 the static preload is given and the mean of every force is discarded, the paper's
 static/dynamic decoupled scheme; a preload ``f_s`` given then is balanced once, statically
@@ -97,13 +101,19 @@ def wants_constant(contacts) -> bool:
             and any(not getattr(el, "symmetric", True) for el in laws))
 
 
+def _takes_constant(law) -> bool:
+    """True for a law whose force has a mean in this system's basis: the laws of
+    :mod:`fesub.hbm.laws` and :class:`~fesub.hbm.friction3d.Friction3D`."""
+    return _has_constant(law) or isinstance(law, Friction3D)
+
+
 def _constant_choice(constant, contacts) -> bool:
     if constant is None:
         return wants_constant(contacts)
     if constant not in (True, False):
         raise ParameterError(f"constant must be True, False or None, got {constant!r}")
     if constant:
-        lacking = [type(c.element).__name__ for c in contacts if not _has_constant(c.element)]
+        lacking = [type(c.element).__name__ for c in contacts if not _takes_constant(c.element)]
         if lacking:
             raise ModelError(f"constant=True: the contact laws {lacking} have no constant term "
                              "(static/dynamic decoupled scheme); use constant=False")
@@ -225,7 +235,12 @@ class HBSystem:
         self.q_static = np.zeros(n)   # decoupled scheme: static state the dynamics is about
         self._offsets = [0.0] * len(self.contacts)
         if self.constant:
-            self.fs[:n] = fs
+            # a Friction3D contact carries its static normal load max(n0, 0) at rest; a static
+            # load balances it there (the time integration's convention), so that the mean of
+            # its force is what the motion adds
+            self.fs[:n] = fs + sum((max(c.element.n0, 0.0) * np.atleast_2d(c.G)[2]
+                                    for c in self.contacts if isinstance(c.element, Friction3D)),
+                                   np.zeros(n))
         elif np.any(fs != 0):
             self.q_static = self._static_solution(fs)
             self._offsets = [float((np.atleast_2d(c.G) @ self.q_static)[0])
@@ -455,11 +470,12 @@ class HBSystem:
                 out.append(math.nan)
                 continue
             p = P @ Q
+            if el.ncomp == 3:
+                Hc = np.column_stack([np.ones(len(Hb)), Hb]) if self.constant else Hb
+                out.append(_margin_3d(el, Hc, p, self.m))
+                continue
             m = 2 * self.nh
             x = Hb @ p[:m]
-            if el.ncomp == 3:
-                out.append(_margin_3d(el, Hb, p, m))
-                continue
             if el.ncomp == 2:
                 N = el.n0 + el.kn * (Hb @ p[m:])
             else:

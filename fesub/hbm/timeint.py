@@ -161,7 +161,7 @@ def _newmark(sys: HBSystem, alpha, w, *, periods=100, steps_per_period=512, q0=N
                              f"got {record_periods}")
     n = sys.n
     M, C, K = sys.M, sys.C, sys.K
-    f0 = sys.fex[:n] * alpha
+    f0 = sys.fex[sys.h0 * n:(sys.h0 + 1) * n] * alpha     # the cosine of the fundamental
     dt = 2 * math.pi / w / spp
     beta, gamma = 0.25, 0.5
     a1 = 1.0 / (beta * dt * dt)
@@ -368,25 +368,28 @@ def initial_from_hb(sys: HBSystem, Q, w, *, nt: int = 2048):
         Velocity at t = 0 (m/s).
     contact_init : list of float, or (ncontacts, 2) ndarray
         Tangential force of each contact at t = 0 (N); both tangential components for
-        :class:`~fesub.hbm.Friction3D` contacts, whose sample at t = 0 is taken less the
-        mean over the period (the harmonic balance has no mean; onto the circle ``mu f_n`` if
-        that puts it outside).
+        :class:`~fesub.hbm.Friction3D` contacts; without the constant term their sample at
+        t = 0 is taken less the mean over the period (the decoupled scheme has no mean; onto
+        the circle ``mu f_n`` if that puts it outside).
     """
     from .contact import force_history
     from .friction3d import force_history_3d
 
-    n, nh = sys.n, sys.nh
-    Qm = np.asarray(Q).reshape(2 * nh, n)
-    q0 = Qm[0::2].sum(axis=0)
+    n, nh, h0 = sys.n, sys.nh, sys.h0
+    Qm = np.asarray(Q).reshape(sys.m, n)
+    q0 = Qm[h0::2].sum(axis=0) + (Qm[0] if h0 else 0.0)     # the cosines and the mean
     k = np.arange(1, nh + 1)[:, None]
-    v0 = (w * k * Qm[1::2]).sum(axis=0)
+    v0 = (w * k * Qm[h0 + 1::2]).sum(axis=0)
     finit = []
     for c, P in zip(sys.contacts, sys.P):
         if c.element.ncomp == 3:
-            # the harmonic balance drops the mean of the force (decoupled scheme): a stuck
-            # element's march from f = 0 leaves one that the structure does not carry
             H = force_history_3d(c.element, P @ Q, nh, nt)
-            ft = H[0, :2] - H[:, :2].mean(axis=0)
+            ft = H[0, :2].copy()
+            if not sys.constant:
+                # the decoupled scheme drops the mean of the force: the time integration
+                # starts without it (a stuck element would otherwise keep one that the
+                # structure does not carry)
+                ft -= H[:, :2].mean(axis=0)
             lim = c.element.mu * H[0, 2]
             r = math.hypot(*ft)
             finit.append(ft * (lim / r) if r > lim else ft)
