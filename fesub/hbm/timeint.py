@@ -54,6 +54,8 @@ class TimeResult:
         Time steps per excitation period.
     w : float
         Excitation frequency (rad/s).
+    v : (nrec, n) ndarray
+        Velocities (m/s).
     """
 
     t: np.ndarray
@@ -62,6 +64,7 @@ class TimeResult:
     state: np.ndarray
     steps_per_period: int
     w: float
+    v: np.ndarray | None = None
 
 
 def _laws(el, fprev, uprev, state):
@@ -190,6 +193,7 @@ def _newmark(sys: HBSystem, alpha, w, *, periods=100, steps_per_period=512, q0=N
     nrec = record_periods * spp
     t_rec = np.empty(nrec)
     q_rec = np.empty((nrec, n))
+    v_rec = np.empty((nrec, n))
     f_rec = np.empty((nrec, rmap.nc))
     s_rec = np.empty((nrec, len(els)), int)
     # condensed step operators: qlin = kf cos(w t) + Bq q + Bv v + Ba a
@@ -214,13 +218,13 @@ def _newmark(sys: HBSystem, alpha, w, *, periods=100, steps_per_period=512, q0=N
         q, a = qn, an
         k = step - (nsteps - nrec) - 1
         if k >= 0:
-            t_rec[k], q_rec[k], s_rec[k] = t, q, st
+            t_rec[k], q_rec[k], v_rec[k], s_rec[k] = t, q, v, st
             f_rec[k] = rmap.total(fcs)
         if bar is not None:
             bar.update(1)
     if bar is not None:
         bar.close()
-    return TimeResult(t_rec, q_rec, f_rec, s_rec, spp, w)
+    return TimeResult(t_rec, q_rec, f_rec, s_rec, spp, w, v_rec)
 
 
 class _ReturnMap:
