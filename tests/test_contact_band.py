@@ -130,3 +130,61 @@ def test_bad_input(block):
         band_eigenvalues((np.eye(2), np.eye(3), np.eye(2)), 0.0, 1.0)
     with pytest.raises(ParameterError):
         mu_sweep(belt_two_dof().model, [0.0, 0.1], band=5.0)
+
+
+def test_projection_by_elimination_has_the_orthonormal_projections_eigenvalues(block):
+    """The constrained pencil over the elimination bases (O(n^2 m)) against the one over the
+    orthonormal null-space bases (pivoted QR, the reference): the same eigenvalues, one to one."""
+    from fesub.contact.analyses.linearised import LinearisedSystem
+    from fesub.contact.analyses.secular import first_order_matrix
+
+    lin, dense = block
+    LG, LB = lin.eliminated()
+    QG, QB = lin.bases()
+    scale = np.abs(lin.G).max()
+    assert LG.shape == QG.shape and np.abs(lin.G @ LG).max() < 1e-12 * scale and np.abs(lin.B @ LB).max() < 1e-12 * scale
+    ref = np.linalg.eigvals(first_order_matrix(*(QB.T @ X @ QG for X in (lin.M, lin.C, lin.K))))
+    D = np.abs(dense[:, None] - ref[None, :])
+    i, j = linear_sum_assignment(D)
+    # two similar pencils (bases of the same null spaces): round-off of the dense eig only,
+    # ~1e-13 of the largest modulus here
+    assert np.all(D[i, j] <= 1e-9 * np.abs(ref).max())
+    # rows of G that are dependent: the orthonormal bases are used (rank from the pivoted QR)
+    dup = LinearisedSystem(lin.M, lin.C, lin.K, np.vstack([lin.B, lin.B[:1]]), np.vstack([lin.G, lin.G[:1]]),
+                           lin.state)
+    assert np.allclose(dup.eliminated()[0].T @ dup.eliminated()[0], np.eye(LG.shape[1]), atol=1e-12)
+    lam = dup.eigenvalues()
+    D = np.abs(dense[:, None] - lam[None, :])
+    i, j = linear_sum_assignment(D)
+    assert lam.size == dense.size and np.all(D[i, j] <= 1e-9 * np.abs(dense).max())
+
+
+def test_divisor_divides_each_found_pair_once():
+    """A shift's disk that reaches below the real axis finds both members of a pair: the
+    certificate's divisor holds each value once (a value divided out twice is a pole of h)."""
+    from fesub.contact.analyses.band import _divisor
+
+    region = (-10.0, 10.0, 100.0, 200.0)
+    # -5 +- 250j both found; the conjugates of 3 + 150j (in the region) and 2 + 50j were not
+    near = np.array([3 + 150j, -5 + 250j, -5 - 250j, 2 + 50j])
+    div = _divisor(near, region)
+    assert sorted(div.tolist(), key=lambda z: (z.imag, z.real)) == sorted(
+        [3 + 150j, 3 - 150j, -5 + 250j, -5 - 250j, 2 + 50j, 2 - 50j], key=lambda z: (z.imag, z.real))
+
+
+def test_mu_sweep_solves_each_coefficient_once(monkeypatch):
+    """The bisection's bracket ends are not solved again after it."""
+    from fesub.contact.analyses import mode_coupling as mc
+
+    calls = []
+    real = mc.spectrum_at_mu
+
+    def counted(model, mu, **kw):
+        calls.append(float(mu))
+        return real(model, mu, **kw)
+
+    monkeypatch.setattr(mc, "spectrum_at_mu", counted)
+    b = belt_two_dof()
+    sweep = mc.mu_sweep(b.model, [0.0, 0.5], tol=1e-3)
+    assert len(sweep.onsets) == 1
+    assert len(calls) == len(set(calls))

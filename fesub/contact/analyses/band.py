@@ -16,23 +16,33 @@ Method (the choices and why):
   on the real (undamped, symmetric-part) modes, as the commercial complex eigenvalue analyses do,
   gives the eigenvalues of the projected system: their error is the truncation of the basis, which
   nothing bounds a priori, and the friction terms (unsymmetric stiffness, the law's damping)
-  change with mu and the steady state, so the basis must be rebuilt or checked at each mu anyway.
+  change with mu and the steady state, so the basis must be rebuilt or checked at each mu anyway
+  (on the disc brake of ``fesub brake``, the parts' modes below 2 f_hi with one block of static
+  corrections, 92 vectors: errors up to 2e-4 of |lam| in the band; the contact constraints
+  change the modes under the pads much).
   Shift-invert Arnoldi gives eigenvalues of the system itself, to the Arnoldi tolerance. For a
   shift ``sigma`` on the imaginary axis, the operator ``(A - sigma B)^-1 B`` of the first-order
   pencil ``B u' = A u``, ``u = (q, q')``, is applied through one complex LU of ``T(sigma)``
   (N x N, 1/50 to 1/130 of a dense eig of the 2N first-order matrix for N = 300):
-  ``x1 = -T(sigma)^-1 (Mt y2 + (Ct + sigma Mt) y1)``, ``x2 = y1 + sigma x1`` (with
-  ``T(sigma)^-1 [Ct + sigma Mt, Mt]`` formed once); its eigenvalues
-  ``theta = 1/(lam - sigma)``. ARPACK returns the ``k`` eigenvalues nearest the shift: the disk
-  of radius ``r`` (the farthest of them) around the shift is searched, and covers the band's
-  rectangle over ``[Im sigma - w, Im sigma + w]``, ``w = sqrt(r^2 - max_rate^2)``.
-* **Several shifts** cover the band: each one is placed in the middle of the part of the band not
-  yet covered (``k`` doubles when a disk is narrower than the rectangle). An eigenvalue found by
-  two shifts is kept from the nearer one.
+  ``x1 = -T(sigma)^-1 (Ct y1 + Mt (sigma y1 + y2))``, ``x2 = y1 + sigma x1`` (two products of the
+  real ``Ct``, ``Mt`` with the real and imaginary parts and a pair of triangular solves, O(N^2)
+  a product); its eigenvalues ``theta = 1/(lam - sigma)``. ARPACK returns the ``k`` eigenvalues
+  nearest the shift: the disk of radius ``r`` (the farthest of them) around the shift is
+  searched, and covers the band's rectangle over ``[Im sigma - w, Im sigma + w]``,
+  ``w = sqrt(r^2 - max_rate^2)``.
+* **Several shifts** cover the band: the band's two ends first (their LUs are points of the
+  certificate's contour), then each one in the middle of the part of the band not yet covered
+  (``k`` doubles when a disk is narrower than the rectangle). By default (``k`` not given) the
+  first shift keeps 16 eigenvalues and each later one as many as reach the far end of its part
+  of the band, from the eigenvalues per unit radius of the disk before (with a quarter more):
+  the shift at the band's top then closes the band where, with a fixed ``k``, a third shift
+  (an LU, ARPACK's products, certificate points near it) filled a sliver between two disks. An
+  eigenvalue found by two shifts is kept from the nearer one.
 * **Certificate** (argument principle): the number of eigenvalues in ``Omega`` is the winding
   number of ``det T`` around its boundary. With the eigenvalues found (in and near the region)
-  and their conjugates divided out, ``h(z) = det T(z) / prod_j (z - lam_j)`` winds once per eigenvalue in ``Omega``
-  that was *not* found. Its phase is followed along the rectangle (one complex LU per point,
+  and their conjugates divided out (each value once: a disk reaching below the real axis finds
+  both members of a pair), ``h(z) = det T(z) / prod_j (z - lam_j)`` winds once per eigenvalue
+  in ``Omega`` that was *not* found. Its phase is followed along the rectangle (one complex LU per point,
   ``det T`` from the LU's diagonal and pivots), each step refined until its phase change is below
   pi/4 and its change of log|h| below 1. The eigenvalues not divided out give log h a smooth
   trend, nearly a quadratic polynomial p over the region (several pi of phase per side): p is
@@ -47,6 +57,12 @@ Method (the choices and why):
   boundary was refused twice in 20 cases of the tests' block without it, never with it.
 * **Dense eig** below ``dense_below`` first-order coordinates (ARPACK needs ``k < 2N - 1``),
   certified by the same count.
+
+Cost: every step is a dense LU of ``T(z)`` (N x N complex) or a product with one; the certificate
+needs at least six LUs (four corners, the trend's two short differences). On the disc brake of
+``fesub brake`` (N = 534, 19 eigenvalues in 1-10 kHz) a dense eig costs about 60 LUs; the
+analysis takes two shifts, 8 to 10 LUs and 140 to 160 products (see the benchmarks). Much more
+needs a count of the eigenvalues that does not factor ``T(z)`` at every contour point.
 
 Units: eigenvalues in 1/s (growth rate + j angular frequency), frequencies in Hz, rates in 1/s.
 """
@@ -67,6 +83,8 @@ __all__ = ["BandSpectrum", "band_eigenvalues", "contour_count", "projected_matri
 
 #: largest phase change (rad) and change of log|h| of one step of the certificate's contour
 PHASE_STEP, LOG_STEP = np.pi / 4, 1.0
+#: largest default number of eigenvalues per shift (ARPACK's work per product grows with k)
+K_MAX = 96
 #: winding accepted as zero (the found eigenvalues' errors leave a dipole of winding ~|error|/distance)
 WINDING_TOL = 0.05
 
@@ -270,24 +288,36 @@ class BandSpectrum(Result):
             details={"frequencies_hz": self.frequencies_hz.tolist(), "real_parts_1_s": self.lam.real.tolist()})
 
 
-def _arnoldi(Mt, Ct, Kt, sigma, k, tol):
-    """The ``k`` eigenvalues nearest ``sigma`` (1/s) by shift-invert Arnoldi, and (log|det|, arg
-    det) of ``T(sigma)`` from the same LU."""
+def _factor(Mt, Ct, Kt, sigma):
+    """(lu, piv, (log|det|, arg det)) of ``T(sigma)``."""
+    lu, piv = sla.lu_factor(sigma * sigma * Mt + sigma * Ct + Kt, check_finite=False)
+    d = np.diag(lu)
+    return lu, piv, (float(np.log(np.abs(d)).sum()),
+                     float(np.angle(d).sum() + np.pi * np.count_nonzero(piv != np.arange(piv.size))))
+
+
+def _arnoldi(Mt, Ct, sigma, k, tol, fac):
+    """The ``k`` eigenvalues nearest ``sigma`` (1/s) by shift-invert Arnoldi with the LU ``fac``
+    of ``T(sigma)`` (:func:`_factor`)."""
     from scipy.sparse.linalg import ArpackNoConvergence, LinearOperator, eigs
 
     n = Mt.shape[0]
-    lu, piv = sla.lu_factor(sigma * sigma * Mt + sigma * Ct + Kt, check_finite=False)
-    d = np.diag(lu)
-    logdet = (float(np.log(np.abs(d)).sum()),
-              float(np.angle(d).sum() + np.pi * np.count_nonzero(piv != np.arange(piv.size))))
-    # W = T(sigma)^-1 [Ct + sigma Mt, Mt] once (a solve with 2N right-hand sides, BLAS 3): each
-    # product is then one matrix-vector product instead of two and a pair of triangular solves
-    W = -sla.lu_solve((lu, piv), np.hstack([Ct + sigma * Mt, Mt]).astype(complex), check_finite=False)
+    lu, piv = fac[:2]
+    # each product: the real Ct and Mt on the real and imaginary parts (no complex copy of
+    # them) and a pair of triangular solves with the LU, O(N^2); forming T(sigma)^-1 [Ct +
+    # sigma Mt, Mt] once instead is a solve with 2N right-hand sides (O(N^3), several LUs' worth),
+    # more than the few dozen products ARPACK asks per shift
+    getrs = sla.get_lapack_funcs("getrs", (lu,))
+    Mr, Cr = np.ascontiguousarray(Mt), np.ascontiguousarray(Ct)
+
+    def real_product(X, v):
+        return (X @ v.view(float).reshape(n, 2)).view(complex).ravel()
 
     def op(y):
-        y = np.asarray(y).ravel()
-        x1 = W @ y
-        return np.concatenate([x1, y[:n] + sigma * x1])
+        y = np.asarray(y, complex).ravel()
+        y1 = y[:n].copy()
+        x1, _ = getrs(lu, piv, -(real_product(Cr, y1) + real_product(Mr, sigma * y1 + y[n:])))
+        return np.concatenate([x1, y1 + sigma * x1])
 
     A = LinearOperator((2 * n, 2 * n), matvec=op, dtype=complex)
     v0 = np.ones(2 * n, complex) / np.sqrt(2 * n) + 1e-3 * np.cos(np.arange(2 * n))  # deterministic
@@ -296,7 +326,7 @@ def _arnoldi(Mt, Ct, Kt, sigma, k, tol):
     except ArpackNoConvergence as e:  # the converged ones; the certificate judges the rest
         theta = e.eigenvalues
     theta = theta[np.abs(theta) > 0]
-    return sigma + 1.0 / theta, logdet
+    return sigma + 1.0 / theta
 
 
 def _searched(lam, sigma):
@@ -312,14 +342,26 @@ def _divisor(near, region):
     (in the region and near it) and their conjugates outside the region (eigenvalues too: the
     matrices are real). Points outside the region do not change the winding; they keep the phase
     of h smooth along the contour (without the conjugates, the hundreds of eigenvalues of the
-    lower half-plane add a smooth phase of several pi per side)."""
+    lower half-plane add a smooth phase of several pi per side). A conjugate that is itself among
+    those found (a shift's disk reaching below the real axis finds both members of a pair) is
+    not added again: divided out twice, it would leave a pole of h near the contour."""
     a, b, c, d = region
     conj = np.conj(near)
     out = (conj.real < a) | (conj.real > b) | (conj.imag < c) | (conj.imag > d)
+    if near.size:
+        order = np.argsort(near.real)
+        srt = near[order]
+        # nearest found value to each conjugate (sorted by real part: a search over a window)
+        pos = np.searchsorted(srt.real, conj.real)
+        gap = np.full(conj.size, np.inf)
+        for off in range(-8, 9):
+            j = np.clip(pos + off, 0, srt.size - 1)
+            gap = np.minimum(gap, np.abs(srt[j] - conj))
+        out &= gap > 1e-8 * np.abs(conj)
     return np.concatenate([near, conj[out]])
 
 
-def band_eigenvalues(system, f_lo: float, f_hi: float, *, max_rate: float | None = None, k: int = 16,
+def band_eigenvalues(system, f_lo: float, f_hi: float, *, max_rate: float | None = None, k: int | None = None,
                      tol: float = 1e-10, certify: bool = True, dense_below: int = 40,
                      max_shifts: int = 200, retries: int = 1) -> BandSpectrum:
     """Every eigenvalue of a linearised system in the band [f_lo, f_hi] (Hz), certified.
@@ -335,8 +377,10 @@ def band_eigenvalues(system, f_lo: float, f_hi: float, *, max_rate: float | None
         Bound on the real part (1/s) of the eigenvalues sought: the region is
         ``|Re lam| <= max_rate`` over the band. Default ``0.1 * 2 pi f_hi`` (damping ratios and
         growth rates up to about 10 %).
-    k : int
-        Eigenvalues per shift (doubled where a shift's disk is narrower than the region).
+    k : int, optional
+        Eigenvalues per shift (doubled where a shift's disk is narrower than the region). Default:
+        16 at the first shift, then as many as each shift needs to reach the far end of the part
+        of the band left (at least 16, at most :data:`K_MAX`): see the module docstring.
     tol : float
         ARPACK's relative tolerance on the Ritz values (dimensionless).
     certify : bool
@@ -361,14 +405,16 @@ def band_eigenvalues(system, f_lo: float, f_hi: float, *, max_rate: float | None
         raise ParameterError(f"the band needs f_lo < f_hi (Hz), got [{f_lo}, {f_hi}]")
     w1, w2 = 2 * np.pi * f_lo, 2 * np.pi * f_hi
     rho = 0.1 * w2 if max_rate is None else check_positive("max_rate (1/s)", max_rate)
-    k = check_count("k", k, lo=1)
+    Mt, Ct, Kt = projected_matrices(system)
+    grow = k is None
+    k = 16 if grow else check_count("k", k, lo=1)
     tol = check_positive("tol", tol)
     retries = check_count("retries", retries, lo=0)
-    Mt, Ct, Kt = projected_matrices(system)
     t0 = time.perf_counter()
     spent = 0.0
     for attempt in range(retries + 1):
-        res = _solve(Mt, Ct, Kt, f_lo, f_hi, w1, w2, rho, k * 2 ** attempt, tol, certify, dense_below, max_shifts)
+        res = _solve(Mt, Ct, Kt, f_lo, f_hi, w1, w2, rho, k * 2 ** attempt, tol, certify, dense_below, max_shifts,
+                     grow)
         spent += res.certify_seconds
         if res.certified or not certify:
             break
@@ -377,7 +423,7 @@ def band_eigenvalues(system, f_lo: float, f_hi: float, *, max_rate: float | None
     return res
 
 
-def _solve(Mt, Ct, Kt, f_lo, f_hi, w1, w2, rho, k, tol, certify, dense_below, max_shifts):
+def _solve(Mt, Ct, Kt, f_lo, f_hi, w1, w2, rho, k, tol, certify, dense_below, max_shifts, grow=False):
     n = Mt.shape[0]
     t0 = time.perf_counter()
     shifts, radii, found, known = [], [], [], {}
@@ -393,8 +439,17 @@ def _solve(Mt, Ct, Kt, f_lo, f_hi, w1, w2, rho, k, tol, certify, dense_below, ma
         while todo and len(shifts) < max_shifts:
             a, b = todo.pop()
             sigma = 1j * (starts.pop(0) if starts else 0.5 * (a + b))
-            lam, ld = _arnoldi(Mt, Ct, Kt, sigma, kk, tol)
+            if grow and shifts and radii[-1] > 0:
+                # sized from the last disk: its eigenvalues per unit radius, times the radius
+                # that reaches the far end of this part of the band (one shift where the last
+                # one fell short by a little, not two)
+                span = max(abs(b - sigma.imag), abs(sigma.imag - a))
+                need = 1.25 * found[-1].size / radii[-1] * np.hypot(span, rho)
+                kk = int(min(max(np.ceil(need) + 4, k), K_MAX, 2 * n - 2))
+            fac = _factor(Mt, Ct, Kt, sigma)
+            lam = _arnoldi(Mt, Ct, sigma, kk, tol, fac)
             r = _searched(lam, sigma)
+            ld = fac[2]
             shifts.append(sigma)
             radii.append(r)
             found.append(lam)

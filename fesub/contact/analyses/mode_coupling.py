@@ -255,16 +255,21 @@ def mu_sweep(model: MultibodyModel, mus, *, t: float = 0.0, law=None, tol: float
             raise ParameterError(f"band must be (f_lo, f_hi) in Hz or a dict, got {band!r:.60}") from None
         band = {"f_lo": f_lo, "f_hi": f_hi}
     certified = []
+    solved = {}
 
     def count(mu, record=False):
         # the band's certificate at the grid's coefficients (recorded); the bisection counts
-        # unstable eigenvalues found by the same shifts
+        # unstable eigenvalues found by the same shifts. A coefficient already solved (a
+        # bracket's ends after its bisection) is not solved again.
+        if mu in solved and not record:
+            return solved[mu]
         bnd = band if band is None or record else {**band, "certify": False}
         out = spectrum_at_mu(model, mu, t=t, law=law, band=bnd, sliding_velocity=sliding_velocity)
         lam, st = out[0], out[1]
         if record and band is not None:
             certified.append(out[2].certified)
-        return _unstable(lam, rtol), lam, st.state
+        solved[mu] = (_unstable(lam, rtol), lam, st.state)
+        return solved[mu]
 
     rows, counts, states, status = [], [], [], "completed"
     onsets = []
