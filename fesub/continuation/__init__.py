@@ -6,6 +6,8 @@ oscillators). The branch is followed in the scaled unknowns ``y = (x, lam) / sca
 * tangent predictor ``y_p = y_k + ds t_k``;
 * Newton corrector on the bordered system ``[R(y); t_k^T (y - y_p)] = 0``;
 * the new tangent solves ``[J(y); t_k^T] t = e_{n+1}`` (keeps the orientation), then is normalised;
+* the linear systems of both: factored each time, or (``reuse_factorization``, for large dense
+  Jacobians) solved by GMRES preconditioned with an earlier Jacobian's LU factors;
 * step control: halve ``ds`` on corrector failure or when the angle between consecutive tangents
   exceeds ``max_angle_deg``; grow it by 1.5 after a fast (<= 3 iterations) convergence;
 * events: the built-in ``'fold'`` (sign change of the ``lam`` part of the tangent: the branch
@@ -29,6 +31,8 @@ Map
 ``driver``     :func:`continue_branch`: validation, start, predictor-corrector loop, step
                control, parameter bounds, bookkeeping
 ``corrector``  :func:`newton`, the scaled problem with its bordered corrector and tangent
+``linsolve``   the corrector's linear solves: direct, or GMRES preconditioned by the LU
+               factors of an earlier Jacobian (``continue_branch(reuse_factorization=True)``)
 ``events``     test functions of a step located on the arclength (folds, branch points,
                user, stability)
 ``result``     :class:`Branch` and :class:`Event` on the :mod:`fesub.io` protocol

@@ -9,6 +9,7 @@ import math
 import numpy as np
 
 from ..errors import BackendError, FesubError
+from .linsolve import DirectSolver
 
 __all__ = ["newton", "ScaledProblem", "fixed_at"]
 
@@ -25,20 +26,7 @@ def _evaluation_failed(exc) -> bool:
     return True
 
 
-def _solve(A, b):
-    try:
-        import scipy.sparse as sp
-
-        if sp.issparse(A):
-            import scipy.sparse.linalg as spla
-
-            return spla.spsolve(A.tocsc(), b)
-    except ImportError:  # pragma: no cover
-        pass
-    return np.linalg.solve(A, b)
-
-
-def newton(fun, x0, *, tol=1e-10, max_iter=10, xtol=1e-14):
+def newton(fun, x0, *, tol=1e-10, max_iter=10, xtol=1e-14, solver=None, last=None):
     """Plain Newton iteration for ``fun(x) -> (r, J)``.
 
     Parameters
@@ -54,6 +42,12 @@ def newton(fun, x0, *, tol=1e-10, max_iter=10, xtol=1e-14):
         Maximum number of iterations.
     xtol : float
         Relative step size below which the iteration stops (dimensionless).
+    solver : object, optional
+        Linear solver with ``solve(A, b)`` (:mod:`fesub.continuation.linsolve`); default
+        :class:`~fesub.continuation.linsolve.DirectSolver`.
+    last : dict, optional
+        Filled with ``'r'`` and ``'J'``, the residual and Jacobian at the returned ``x`` (when
+        they were evaluated there), for callers that need them next.
 
     Returns
     -------
@@ -63,6 +57,9 @@ def newton(fun, x0, *, tol=1e-10, max_iter=10, xtol=1e-14):
         :class:`~fesub.errors.BackendError` (a missing compiled kernel), which surfaces.
     """
     x = np.array(x0, dtype=float)
+    solver = DirectSolver() if solver is None else solver
+    if last is not None:
+        last.clear()
     try:
         r, J = fun(x)
     except _EVAL_ERRORS as exc:
@@ -71,21 +68,27 @@ def newton(fun, x0, *, tol=1e-10, max_iter=10, xtol=1e-14):
     nr = float(np.linalg.norm(r, np.inf))
     if not np.isfinite(nr):
         return x, False, 0, nr
+    if last is not None:
+        last.update(r=r, J=J)
     for it in range(1, max_iter + 1):
         if nr <= tol:
             return x, True, it - 1, nr
         try:
-            dx = _solve(J, -r)
+            dx = solver.solve(J, -r)
         except np.linalg.LinAlgError:
             return x, False, it, nr
         if not np.all(np.isfinite(dx)):
             return x, False, it, nr
         x = x + dx
+        if last is not None:
+            last.clear()
         try:
             r, J = fun(x)
         except _EVAL_ERRORS as exc:
             _evaluation_failed(exc)
             return x, False, it, math.inf
+        if last is not None:
+            last.update(r=r, J=J)
         nr = float(np.linalg.norm(r, np.inf))
         if not np.isfinite(nr):
             return x, False, it, nr
@@ -107,38 +110,56 @@ class ScaledProblem:
         Number of states.
     scale : numpy.ndarray, shape (n + 1,)
         Characteristic magnitude of each unknown (units of ``x``, then of ``lam``).
+    solver : object, optional
+        Linear solver of the corrector and the tangent (``solve(A, b)``,
+        :mod:`fesub.continuation.linsolve`); default a
+        :class:`~fesub.continuation.linsolve.DirectSolver`.
+
+    Attributes
+    ----------
+    last_A : numpy.ndarray or None
+        The bordered ``(n + 1, n + 1)`` matrix ``[J; t^T]`` of the last :meth:`correct` at the
+        point it returned (None when it failed): the Jacobian there and the tangent's matrix,
+        which then need no new evaluation.
     """
 
-    def __init__(self, residual, jacobian, n, scale):
+    def __init__(self, residual, jacobian, n, scale, solver=None):
         self.residual = residual
         self.jacobian = jacobian
         self.n = n
         self.s = scale
+        self.solver = DirectSolver() if solver is None else solver
+        self.last_A = None
 
     def unpack(self, y):
         """``(x, lam)`` in the units of the problem from scaled ``y``."""
         z = y * self.s
         return z[:-1], float(z[-1])
 
-    def RJ(self, y):
-        """Residual and the ``(n, n + 1)`` Jacobian with respect to the scaled ``y``."""
+    def RJ(self, y, border=None):
+        """Residual and the ``(n, n + 1)`` Jacobian with respect to the scaled ``y``; with a
+        ``border`` (n + 1,) the ``(n + 1, n + 1)`` bordered matrix ``[J; border^T]`` instead
+        (filled in place: no copy of the large Jacobian)."""
         x, lam = self.unpack(y)
         Rx, Rl = self.jacobian(x, lam)  # Jacobian first: callers may cache R alongside it
         R = np.asarray(self.residual(x, lam), dtype=float)
         Rx = np.asarray(Rx.toarray() if hasattr(Rx, "toarray") else Rx, dtype=float)
-        J = np.empty((self.n, self.n + 1))
-        J[:, :-1] = Rx * self.s[:-1][None, :]
-        J[:, -1] = np.asarray(Rl, dtype=float).ravel() * self.s[-1]
+        J = np.empty((self.n + (border is not None), self.n + 1))
+        np.multiply(Rx, self.s[:-1][None, :], out=J[:self.n, :-1])
+        J[:self.n, -1] = np.asarray(Rl, dtype=float).ravel() * self.s[-1]
+        if border is not None:
+            J[-1] = border
         return R, J
 
-    def tangent(self, J, t_ref):
+    def tangent(self, J, t_ref, bordered=False):
         """Unit tangent solving ``[J; t_ref^T] t = e_{n+1}`` (oriented like ``t_ref``), or None
-        when that bordered matrix is singular."""
-        A = np.vstack([J, t_ref[None, :]])
+        when that bordered matrix is singular. ``bordered``: ``J`` is already
+        ``[J; t_ref^T]`` (as :attr:`last_A`)."""
+        A = J if bordered else np.vstack([J, t_ref[None, :]])
         b = np.zeros(self.n + 1)
         b[-1] = 1.0
         try:
-            t = np.linalg.solve(A, b)
+            t = self.solver.solve(A, b)
         except np.linalg.LinAlgError:
             return None
         nt = np.linalg.norm(t)
@@ -153,11 +174,13 @@ class ScaledProblem:
             y_base, s_target = y_pred, 0.0
 
         def fun(y):
-            R, J = self.RJ(y)
-            r = np.append(R, t @ (y - y_base) - s_target)
-            return r, np.vstack([J, t[None, :]])
+            R, A = self.RJ(y, border=t)
+            return np.append(R, t @ (y - y_base) - s_target), A
 
-        y, ok, its, nr = newton(fun, y_pred, tol=tol, max_iter=max_iter)
+        last = {}
+        y, ok, its, nr = newton(fun, y_pred, tol=tol, max_iter=max_iter, solver=self.solver,
+                                last=last)
+        self.last_A = last["J"] if ok and "J" in last else None
         return y, ok, its, nr
 
 

@@ -12,6 +12,7 @@ from ..errors import ConvergenceError, ParameterError, check_positive
 from .corrector import ScaledProblem, fixed_at, newton
 from .events import (Segment, augmented_det, branch_point_event, fold_event, stability_event,
                      user_events)
+from .linsolve import ReusedFactorization
 from .result import Branch, Event
 
 __all__ = ["continue_branch"]
@@ -133,7 +134,7 @@ def _start(prob: ScaledProblem, x0, lam0, direction, s: _Settings):
     (in ``lam``); returns scaled ``(y, t)``. Raises ConvergenceError if Newton fails."""
     sc = prob.s
     x_start, ok, its0, nr0 = newton(fixed_at(prob, lam0), x0, tol=s.tol,
-                                    max_iter=max(s.max_iter, 20))
+                                    max_iter=max(s.max_iter, 20), solver=prob.solver)
     if not ok:
         raise ConvergenceError(
             f"continuation cannot start: Newton at fixed lam={lam0:g} did not converge "
@@ -164,8 +165,11 @@ def _predict_correct(prob: ScaledProblem, y0, t0, ds, s: _Settings) -> _Step:
     if not ok:
         step.cause = "not_converged"
         return step
-    _, step.J = prob.RJ(y1)
-    step.t = prob.tangent(step.J, t0)
+    A = prob.last_A
+    if A is None:  # pragma: no cover (a converged corrector keeps its last matrix)
+        A = prob.RJ(y1, border=t0)[1]
+    step.J = A[:-1]
+    step.t = prob.tangent(A, t0, bordered=True)
     if step.t is None:
         step.ok, step.reason, step.cause = False, "singular bordered Jacobian", "singular_jacobian"
     elif step.t @ t0 < s.cos_max:
@@ -194,7 +198,7 @@ def _end_at_bound(prob: ScaledProblem, trace: _Trace, y0, t0, y1, its, stability
     frac = (bound - lam_prev) / (lam1 - lam_prev) if lam1 != lam_prev else 1.0
     yg = y0 + frac * (y1 - y0)
     xb, okb, _, _ = newton(fixed_at(prob, bound), yg[:-1] * sc[:-1], tol=s.tol,
-                           max_iter=s.max_iter + 5)
+                           max_iter=s.max_iter + 5, solver=prob.solver)
     if okb:
         yb = np.append(xb / sc[:-1], bound / sc[-1])
         _, Jb = prob.RJ(yb)
@@ -270,7 +274,7 @@ def continue_branch(residual, jacobian, x0, lam0, *, ds=0.01, ds_min=1e-8, ds_ma
                     lam_range=(-math.inf, math.inf), max_steps=1000, tol=1e-10, max_iter=10,
                     direction=+1, max_angle_deg=15.0, events=None, stability=None,
                     progress=False, scale=None, callback=None, kink_ds=None,
-                    branch_points=False) -> Branch:
+                    branch_points=False, reuse_factorization=False) -> Branch:
     """Follow the branch of ``residual(x, lam) = 0`` from ``(x0, lam0)``.
 
     Parameters
@@ -319,6 +323,14 @@ def continue_branch(residual, jacobian, x0, lam0, *, ds=0.01, ds_min=1e-8, ds_ma
         (scaled variables) and record each change, located on the branch, as an event
         ``'branch_point'`` (a candidate where another branch crosses; a regular fold does not
         change that sign). Costs one determinant per step. Default False.
+    reuse_factorization : bool
+        Solve the corrector's and the tangent's dense linear systems by GMRES preconditioned
+        with the LU factors of an earlier Jacobian, factoring afresh only when GMRES needs
+        many iterations (:class:`~fesub.continuation.linsolve.ReusedFactorization`): for
+        large dense Jacobians (thousands of unknowns), whose factorisation dominates a step.
+        The points are those of the direct solves to the corrector's tolerance. Default
+        False (every system factored). ``stop_info`` then also holds ``'factorizations'``
+        and ``'krylov_iterations'``.
 
     Returns
     -------
@@ -343,7 +355,8 @@ def continue_branch(residual, jacobian, x0, lam0, *, ds=0.01, ds_min=1e-8, ds_ma
                            lam_range=lam_range, scale=scale, max_angle_deg=max_angle_deg,
                            kink_ds=kink_ds)
     events = dict(events or {})
-    prob = ScaledProblem(residual, jacobian, n, sc)
+    prob = ScaledProblem(residual, jacobian, n, sc,
+                         ReusedFactorization() if reuse_factorization else None)
     y, t = _start(prob, x0, lam0, direction, s)
     trace = _Trace(prob, y, t, bool(stability(*prob.unpack(y))) if stability is not None
                    else None)
@@ -364,4 +377,7 @@ def continue_branch(residual, jacobian, x0, lam0, *, ds=0.01, ds_min=1e-8, ds_ma
     finally:
         if bar is not None:
             bar.close()
+    if reuse_factorization:
+        info.update(factorizations=prob.solver.factorizations,
+                    krylov_iterations=prob.solver.krylov_iterations)
     return trace.branch(stop, info)

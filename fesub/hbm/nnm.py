@@ -19,7 +19,12 @@ from ._common import _Curve, _dof_or_load, _increasing_range, _single, _steps
 from .newton import abs_dynamic_stiffness, damped_newton
 from .system import HBSystem
 
-__all__ = ["linear_modes", "PhaseResonance", "phase_resonance", "DNNM", "dnnm"]
+__all__ = ["linear_modes", "PhaseResonance", "phase_resonance", "DNNM", "dnnm", "REUSE_FROM"]
+
+#: harmonic unknowns (-) from which :func:`dnnm` reuses its Jacobian's factorisation: below,
+#: a dense LU costs less than the few GMRES iterations and their checks (at N = 1000, 25 ms
+#: against ~10 ms for five iterations; at 3700, 1 s against ~50 ms)
+REUSE_FROM = 1000
 
 
 def linear_modes(M, K):
@@ -291,7 +296,7 @@ class DNNM(_Curve):
 
 @_single
 def dnnm(sys: HBSystem, a_range, mode: int = 0, *, force_dof=None, harmonics="all", ds=0.05,
-         ds_max=0.3, max_steps=600, progress=False) -> DNNM:
+         ds_max=0.3, max_steps=600, progress=False, reuse_factorization=None) -> DNNM:
     """dNNM continuation in ``log a`` (spec 3.1, paper eqs. 8-12, printed typos fixed).
 
     These are the equations of the extended periodic motion concept (EPMC): a periodic motion
@@ -326,6 +331,10 @@ def dnnm(sys: HBSystem, a_range, mode: int = 0, *, force_dof=None, harmonics="al
         Continuation steps allowed; default 600.
     progress : bool, optional
         tqdm progress bar.
+    reuse_factorization : bool, optional
+        Solve the continuation's linear systems by GMRES preconditioned with an earlier
+        Jacobian's LU factors (``continue_branch(reuse_factorization=True)``); default None:
+        on from ``N >= REUSE_FROM`` unknowns, where the dense factorisation dominates a step.
 
     Returns
     -------
@@ -356,26 +365,41 @@ def dnnm(sys: HBSystem, a_range, mode: int = 0, *, force_dof=None, harmonics="al
     # N/sqrt(kg) would be below rounding for stiff structures (beam: K ~ 1e9 N/m)
     rs = 1.0 / max(wm[mode] ** 2 * np.abs(M @ phi).max(), 1e-300)
 
+    # the continuation evaluates the Jacobian first, then the residual at the same point: the
+    # contact forces of the Jacobian's evaluation are kept for it
+    memo = {}
+
+    def forces(y, s, K_out=None):
+        if K_out is None and memo.get("s") == s and np.array_equal(memo.get("y"), y):
+            return memo["F"]
+        F, _, _ = sys.fnl(math.exp(s) * y[:N], K_out=K_out)
+        memo.update(s=s, y=np.array(y), F=F)
+        return F
+
     def res(y, s):
         a = math.exp(s)
         psi, w0, xi = y[:N], y[N], y[N + 1]
-        F, _, _ = sys.fnl(a * psi)
-        return np.concatenate([rs * (sys.D(w0, extra_xi=xi) @ psi + F / a),
+        F = forces(y, s)
+        return np.concatenate([rs * (sys.D_dot(w0, psi, extra_xi=xi) + F / a),
                                [psi @ blkM @ psi - 1.0, psi[ks]]])
 
     def jac(y, s):
+        # assembled in place (N x N arrays of 100 MB at the joint's size: every temporary or
+        # copy costs as much as a few contact evaluations): the contacts' stiffness straight
+        # into the Jacobian, then D's blocks, then the row scale
         a = math.exp(s)
         psi, w0, xi = y[:N], y[N], y[N + 1]
-        F, K, _ = sys.fnl(a * psi)
         J = np.zeros((N + 2, N + 2))
-        J[:N, :N] = sys.D(w0, extra_xi=xi) + K
-        J[:N, N] = sys.D(w0, 1, extra_xi=xi) @ psi
-        J[:N, N + 1] = sys.D_xi(w0) @ psi
-        J[N, :N] = 2 * blkM @ psi
-        J[:N] *= rs
-        J[N + 1, ks] = 1.0
+        K = J[:N, :N]
+        F = forces(y, s, K_out=K)
         Js = np.zeros(N + 2)
         Js[:N] = rs * (K @ (a * psi) - F) / a
+        sys.add_D(K, w0, extra_xi=xi)
+        K *= rs
+        J[:N, N] = rs * sys.D_dot(w0, psi, 1, extra_xi=xi)
+        J[:N, N + 1] = rs * sys.D_xi_dot(w0, psi)
+        J[N, :N] = 2 * blkM @ psi
+        J[N + 1, ks] = 1.0
         return J, Js
 
     s0 = math.log(a0)
@@ -389,7 +413,9 @@ def dnnm(sys: HBSystem, a_range, mode: int = 0, *, force_dof=None, harmonics="al
                          [1.0]])
     br = continue_branch(res, jac, y0, s0, ds=ds, ds_max=ds_max, ds_min=1e-7,
                          lam_range=(s0, math.log(a1)), max_steps=max_steps, tol=1e-10,
-                         max_angle_deg=10.0, scale=sc, progress=progress, kink_ds=1e-5)
+                         max_angle_deg=10.0, scale=sc, progress=progress, kink_ds=1e-5,
+                         reuse_factorization=(N >= REUSE_FROM if reuse_factorization is None
+                                              else bool(reuse_factorization)))
     a = np.exp(br.lam)
     psi = br.x[:, :N]
     w0 = br.x[:, N]

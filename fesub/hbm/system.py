@@ -310,29 +310,56 @@ class HBSystem:
 
         ``extra_xi`` (1/s) adds ``xi M`` to the damping matrix (dNNM, spec eq. 8).
         """
-        n, nh = self.n, self.nh
-        Cx = self.C + extra_xi * self.M
         out = np.zeros((self.N, self.N))
-        if self.constant and d == 0:
-            out[:n, :n] = self.K
-        for k in range(1, nh + 1):
+        self.add_D(out, w, d, extra_xi)
+        return out
+
+    def _blocks(self, w, d, extra_xi):
+        """Per harmonic ``k``: the slices of its cosine and sine rows and the blocks ``A``
+        (on the diagonal) and ``B`` (``+B`` cosine-sine, ``-B`` sine-cosine) of ``D``'s
+        ``d``-th derivative."""
+        n = self.n
+        Cx = self.C + extra_xi * self.M if extra_xi else self.C
+        for k in range(1, self.nh + 1):
             i = (2 * (k - 1) + self.h0) * n
             c, s = slice(i, i + n), slice(i + n, i + 2 * n)
             if d == 0:
-                A = self.K - (k * w) ** 2 * self.M
-                B = k * w * Cx
+                A, B = self.K - (k * w) ** 2 * self.M, k * w * Cx
             elif d == 1:
-                A = -2 * k * k * w * self.M
-                B = k * Cx
+                A, B = -2 * k * k * w * self.M, k * Cx
             elif d == 2:
-                A = -2 * k * k * self.M
-                B = 0 * Cx
+                A, B = -2 * k * k * self.M, None
             else:
                 raise ParameterError("d must be 0, 1 or 2")
-            out[c, c] = A
-            out[s, s] = A
-            out[c, s] = B
-            out[s, c] = -B
+            yield c, s, A, B
+
+    def add_D(self, out, w, d: int = 0, extra_xi: float = 0.0):
+        """Add ``D(w, d, extra_xi)`` to the (N, N) array ``out`` in place (its blocks only:
+        no N x N temporary) and return ``out``."""
+        n = self.n
+        if self.constant and d == 0:
+            out[:n, :n] += self.K
+        for c, s, A, B in self._blocks(w, d, extra_xi):
+            out[c, c] += A
+            out[s, s] += A
+            if B is not None:
+                out[c, s] += B
+                out[s, c] -= B
+        return out
+
+    def D_dot(self, w, v, d: int = 0, extra_xi: float = 0.0):
+        """``D(w, d, extra_xi) @ v`` block by block, without forming ``D`` (N)."""
+        v = np.asarray(v, float)
+        out = np.zeros(self.N)
+        n = self.n
+        if self.constant and d == 0:
+            out[:n] = self.K @ v[:n]
+        for c, s, A, B in self._blocks(w, d, extra_xi):
+            out[c] = A @ v[c]
+            out[s] = A @ v[s]
+            if B is not None:
+                out[c] += B @ v[s]
+                out[s] -= B @ v[c]
         return out
 
     def D_xi(self, w):
@@ -344,6 +371,18 @@ class HBSystem:
             c, s = slice(i, i + n), slice(i + n, i + 2 * n)
             out[c, s] = k * w * self.M
             out[s, c] = -k * w * self.M
+        return out
+
+    def D_xi_dot(self, w, v):
+        """``D_xi(w) @ v`` block by block, without forming ``D_xi`` (N)."""
+        v = np.asarray(v, float)
+        n = self.n
+        out = np.zeros(self.N)
+        for k in range(1, self.nh + 1):
+            i = (2 * (k - 1) + self.h0) * n
+            c, s = slice(i, i + n), slice(i + n, i + 2 * n)
+            out[c] = k * w * (self.M @ v[s])
+            out[s] = -k * w * (self.M @ v[c])
         return out
 
     # ------------------------------------------------------------------ contacts
@@ -363,7 +402,7 @@ class HBSystem:
         return el.evaluate(p, self.nh, lam=lam, constant=self.constant, offset=self._offsets[i],
                            w=w, nt=nt)
 
-    def fnl(self, Q, *, lam=None, method="event", nt=None, w=None, dw=False):
+    def fnl(self, Q, *, lam=None, method="event", nt=None, w=None, dw=False, K_out=None):
         """Contact forces ``F_nl`` (N), ``K_f = dF_nl/dQ`` and optionally ``d(K_f^T lam)/dQ``.
 
         Assembly ``P_e^T (.) P_e`` is done on the few structural DOFs each contact touches
@@ -371,10 +410,12 @@ class HBSystem:
         ``w`` (rad/s) is needed by velocity-dependent laws (:mod:`fesub.hbm.laws`; ``method``
         applies to the friction elements, the other laws are evaluated by AFT with their own
         ``nt`` unless ``nt`` is given). With ``dw=True`` a fourth value ``dF_nl/dw``
-        (N s/rad) is returned.
+        (N s/rad) is returned. ``K_out``: a zero-filled (N, N) array (a view into a larger
+        matrix may do) into which ``K_f`` is assembled and returned, for callers that place it
+        in a bordered Jacobian without a copy.
         """
         F = np.zeros(self.N)
-        K = np.zeros((self.N, self.N))
+        K = np.zeros((self.N, self.N)) if K_out is None else K_out
         HL = np.zeros((self.N, self.N)) if lam is not None else None
         Fw = np.zeros(self.N)
         m = self.m

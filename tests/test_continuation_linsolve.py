@@ -1,0 +1,153 @@
+"""The continuation's reused factorisation (GMRES preconditioned by an earlier LU) against direct
+solves: single systems, a branch followed both ways, and a damped nonlinear mode both ways;
+the harmonic-balance operators applied block by block against the dense matrices."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from fesub.continuation import continue_branch
+from fesub.continuation.linsolve import ReusedFactorization, gmres_right
+
+
+def _matrix(n, seed):
+    rng = np.random.default_rng(seed)
+    return rng.standard_normal((n, n)) + n ** 0.5 * np.eye(n), rng
+
+
+def test_gmres_with_an_exact_preconditioner_takes_no_iteration():
+    A, rng = _matrix(40, 0)
+    b = rng.standard_normal(40)
+    Ainv = np.linalg.inv(A)
+    x, ok, its = gmres_right(A, b, lambda v: Ainv @ v, Ainv @ b, rtol=1e-12, maxiter=10)
+    assert ok and its == 0
+    # without a preconditioner and a zero start GMRES ends at n iterations at most (exact
+    # arithmetic); the residual it reports is the true one
+    x, ok, its = gmres_right(A, b, lambda v: v, np.zeros(40), rtol=1e-10, maxiter=40)
+    assert ok and its <= 40
+    assert np.linalg.norm(b - A @ x) <= 1e-10 * np.linalg.norm(b)
+
+
+def test_reused_factorization_solves_a_sequence_of_nearby_matrices():
+    n = 120
+    A, rng = _matrix(n, 1)
+    solver = ReusedFactorization()
+    for k in range(6):
+        # a slowly drifting matrix with a low-rank change (the continuation's Jacobians from
+        # one Newton iteration or step to the next)
+        Ak = A + 0.02 * k * np.outer(rng.standard_normal(n), rng.standard_normal(n)) / n \
+            + 1e-3 * k * rng.standard_normal((n, n)) / n ** 0.5
+        b = rng.standard_normal(n)
+        x = solver.solve(Ak, b)
+        x_ref = np.linalg.solve(Ak, b)
+        # GMRES stops at |b - A x| <= 1e-12 |b|: the error is that residual times the
+        # condition number (~10 here), far below the 1e-9 asked
+        np.testing.assert_allclose(x, x_ref, rtol=0, atol=1e-9 * np.abs(x_ref).max())
+    # one factorisation served the whole sequence, at a few GMRES iterations per solve
+    assert solver.factorizations == 1
+    assert 0 < solver.krylov_iterations <= 6 * 15
+
+
+def test_reused_factorization_refactors_a_matrix_far_from_its_factors():
+    n = 60
+    A, rng = _matrix(n, 2)
+    solver = ReusedFactorization(max_krylov=10)
+    b = rng.standard_normal(n)
+    solver.solve(A, b)
+    B, _ = _matrix(n, 3)    # unrelated: GMRES cannot reach the tolerance in 10 iterations
+    x = solver.solve(B, b)
+    assert solver.factorizations == 2
+    np.testing.assert_allclose(B @ x, b, atol=1e-10)
+    # another size is factored, not preconditioned
+    solver.solve(np.eye(5), np.ones(5))
+    assert solver.factorizations == 3
+    # an exactly singular matrix raises like the direct solve
+    S = A.copy()
+    S[:, 3] = 0.0
+    with pytest.raises(np.linalg.LinAlgError):
+        ReusedFactorization().solve(S, b)
+
+
+def _cubic_branch(n, seed):
+    """``R(x, lam) = K x + c (x^3) - lam f`` (coupled cubic springs): a branch with a fold
+    in ``lam`` once the softening terms dominate."""
+    rng = np.random.default_rng(seed)
+    L = rng.standard_normal((n, n)) / n
+    K = L @ L.T + np.eye(n)
+    c = -rng.uniform(0.5, 1.5, n)
+    f = rng.standard_normal(n)
+
+    def res(x, lam):
+        return K @ x + c * x ** 3 - lam * f
+
+    def jac(x, lam):
+        return K + np.diag(3 * c * x ** 2), -f
+
+    return res, jac
+
+
+def test_branch_with_reused_factorization_equals_the_direct_one():
+    res, jac = _cubic_branch(30, 4)
+    kw = dict(ds=0.05, ds_max=0.2, max_steps=80, lam_range=(0.0, 10.0))
+    ref = continue_branch(res, jac, np.zeros(30), 0.0, **kw)
+    new = continue_branch(res, jac, np.zeros(30), 0.0, reuse_factorization=True, **kw)
+    # the same steps (the iterates differ by the GMRES residual, 1e-12 relative) and the same
+    # points to the corrector's tolerance (1e-10 on |R|, the branch's slope O(1))
+    assert len(new.lam) == len(ref.lam) and new.stop_reason == ref.stop_reason
+    np.testing.assert_allclose(new.lam, ref.lam, atol=1e-8)
+    np.testing.assert_allclose(new.x, ref.x, atol=1e-8)
+    assert [e.kind for e in new.events] == [e.kind for e in ref.events]
+    assert any(e.kind == "fold" for e in ref.events)
+    # fewer factorisations than linear solves: the factors were reused
+    assert 1 <= new.stop_info["factorizations"] < 0.5 * len(new.lam)
+
+
+def test_damped_mode_with_reused_factorization_equals_the_direct_one():
+    from fesub.hbm import ContactElement, Friction3D, HBSystem, dnnm
+
+    # two DOFs, a 3D element in stick-slip with a varying normal load (both directions of the
+    # element driven), three harmonics
+    G = np.array([[1.0, 0.0], [0.3, 0.5], [0.0, 0.4]])
+    M = np.diag([1.0, 0.5])
+    K = np.array([[5e4, -1e4], [-1e4, 3e4]])
+    sy = HBSystem(M, 1e-6 * K, K, 3, [ContactElement(Friction3D(2e3, 5e3, 0.3, 2.0, nt=128),
+                                                     G, "c")], fex=[1.0, 0.0], dof=0)
+    kw = dict(max_steps=30)
+    ref = dnnm(sy, (1e-5, 3e-3), 0, reuse_factorization=False, **kw)
+    new = dnnm(sy, (1e-5, 3e-3), 0, reuse_factorization=True, **kw)
+    assert ref.zeta[-1] > 10 * ref.zeta[0]   # the slip's damping was reached
+    assert len(new.a) == len(ref.a)
+    # the points to the corrector's tolerance (1e-10 on the scaled rows)
+    np.testing.assert_allclose(new.w0, ref.w0, rtol=1e-9)
+    np.testing.assert_allclose(new.zeta, ref.zeta, rtol=1e-7, atol=1e-12)
+
+
+def test_dynamic_stiffness_applied_block_by_block_equals_the_dense_matrix():
+    from fesub.hbm.system import HBSystem
+
+    rng = np.random.default_rng(5)
+    n = 4
+    L = rng.standard_normal((n, n))
+    K = L @ L.T + n * np.eye(n)
+    M = np.eye(n) + 0.1 * np.diag(rng.random(n))
+    C = 1e-2 * K + 1e-3 * M
+    for constant in (False, True):
+        sy = HBSystem(M, C, K, 3, constant=constant)
+        v = rng.standard_normal(sy.N)
+        w, xi = 1.7, -0.3
+        for d in (0, 1, 2):
+            Dd = sy.D(w, d, extra_xi=xi)
+            np.testing.assert_allclose(sy.D_dot(w, v, d, extra_xi=xi), Dd @ v, rtol=1e-13,
+                                       atol=1e-13 * np.abs(Dd).max() * np.abs(v).max())
+            out = rng.standard_normal((sy.N, sy.N))
+            np.testing.assert_allclose(sy.add_D(out.copy(), w, d, extra_xi=xi), out + Dd,
+                                       rtol=0, atol=1e-14 * np.abs(Dd).max())
+        np.testing.assert_allclose(sy.D_xi_dot(w, v), sy.D_xi(w) @ v,
+                                   atol=1e-13 * np.abs(sy.D_xi(w)).max() * np.abs(v).max())
+        # D's xi-derivative by a central difference of D (linear in xi: exact up to rounding)
+        h = 1e-3
+        fd = (sy.D(w, extra_xi=xi + h) - sy.D(w, extra_xi=xi - h)) / (2 * h)
+        np.testing.assert_allclose(fd, sy.D_xi(w), atol=1e-9 * math.fabs(w))
