@@ -214,3 +214,84 @@ def test_backends_agree_on_frames():
         out[name] = lam, case
     np.testing.assert_array_equal(out["compiled"][1], out["python"][1])
     np.testing.assert_allclose(out["compiled"][0], out["python"][0], rtol=0, atol=RTOL * np.abs(out["python"][0]).max())
+
+
+def close_problem(rng, k=9, nq=7, w=4):
+    """Random nodes over a master of nq nodes: faces of 3 or 4 nodes (a -1 after a 3-node face),
+    frames from random rotations, some nodes off their master."""
+    P, Q = rng.standard_normal((k, 3)), rng.standard_normal((nq, 3))
+    conn = np.array([rng.choice(nq, w, replace=False) for _ in range(k)], dtype=np.int64)
+    N = rng.uniform(0.0, 1.0, (k, w))
+    conn[::3, w - 1] = -1  # a tri3 face in a set of quads: no fourth node
+    N[::3, w - 1] = 0.0
+    F = np.linalg.qr(rng.standard_normal((k, 3, 3)))[0].transpose(0, 2, 1).copy()
+    lam = rng.standard_normal((k, 3))
+    on = (rng.uniform(size=k) > 0.2).astype(np.uint8)
+    S, M = rng.standard_normal((5, k, 3)), rng.standard_normal((5, nq, 3))
+    return P, Q, conn, N, F, lam, on, S, M
+
+
+def close_by_node(P, Q, conn, N, F, lam, on, S, M):
+    """The close of a step written node by node in plain Python: (gap, force, slip, works)."""
+    k = P.shape[0]
+    gap, force, slip, works = np.empty(k), np.empty((k, 3)), np.empty((k, 3)), np.zeros(3)
+
+    def rel(i, a, b):
+        r = S[a, i] - S[b, i]
+        for j, m in enumerate(conn[i]):
+            if m >= 0:
+                r = r - N[i, j] * (M[a, m] - M[b, m])
+        return r
+
+    for i in range(k):
+        n, t1, t2 = F[i]
+        x = sum((N[i, j] * Q[m] for j, m in enumerate(conn[i]) if m >= 0), np.zeros(3))
+        gap[i] = float(np.dot(P[i] - x, n)) if on[i] else np.nan
+        force[i] = lam[i, 0] * n + lam[i, 1] * t1 + lam[i, 2] * t2
+        r0, r1, r2 = rel(i, 0, 1), rel(i, 0, 2), rel(i, 3, 4)
+        slip[i] = r0 - np.dot(r0, n) * n
+        works += [np.dot(lam[i, 1] * t1 + lam[i, 2] * t2, r1), lam[i, 0] * np.dot(r1, n), np.dot(force[i], r2)]
+    return gap, force, slip, works
+
+
+def run_close(K, args):
+    k = args[0].shape[0]
+    out = np.empty(k), np.empty((k, 3)), np.empty((k, 3)), np.empty(3)
+    K.close_nodes(*args, *out)
+    return out
+
+
+def test_close_nodes_against_a_loop_over_the_nodes(backend):
+    """``close_nodes`` (the close of a 3D contact step in one pass) against the same quantities
+    written node by node here: gaps (NaN off the master), forces, the tangential part of the
+    step's relative motion and the three sums of work. Tolerance: a few products and sums of
+    O(1) numbers in another order, ~1e-15; 1e-13 leaves a wide margin."""
+    rng = np.random.default_rng(31)
+    args = close_problem(rng)
+    got = run_close(_backend.kernels("cone"), args)
+    ref = close_by_node(*args)
+    on = args[6].astype(bool)
+    assert np.all(np.isnan(got[0][~on])) and on.sum() < on.size
+    for g, r in zip(got, ref):
+        np.testing.assert_allclose(g, r, rtol=0, atol=1e-13)
+
+
+def test_close_nodes_backends_agree_and_refuse_outside():
+    """The compiled ``close_nodes`` and its twin on the same problem to round-off; a master node
+    index outside the master refused by both."""
+    if not _backend.compiled_available("cone"):
+        pytest.skip("compiled kernels not built")
+    rng = np.random.default_rng(32)
+    args = close_problem(rng, k=40, nq=30)
+    out = {}
+    for name in ("compiled", "python"):
+        with _backend.use(name):
+            K = _backend.kernels("cone")
+            out[name] = run_close(K, args)
+            bad = list(args)
+            bad[2] = args[2].copy()
+            bad[2][5, 0] = 30
+            with pytest.raises((ValueError, Exception)):
+                run_close(K, bad)
+    for c, p in zip(out["compiled"], out["python"]):
+        np.testing.assert_allclose(c, p, rtol=0, atol=1e-14 * max(1.0, np.nanmax(np.abs(p))))

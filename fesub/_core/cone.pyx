@@ -67,11 +67,16 @@ component rows, added into a window of its columns.
 window of the columns; the block is ``F_j G_j F_j'`` with ``G_j = D_j diag(w) D_j'`` the Gram
 matrix of the components' rows, which does not depend on the frame (formed in the first pass,
 or given by a caller whose component rows stay fixed).
+
+``close_nodes`` closes a step of node-to-surface contact in one pass over the nodes: each node's
+gap from its point and its master point (the shape-value weighted sum of its master nodes), its
+force from its components in its frame, the tangential part of its relative motion (its own
+displacement less its master point's, between two states) and three sums of work.
 """
 
 import numpy as np
 
-from libc.math cimport sqrt, cos, sin, exp, fabs, INFINITY, M_PI
+from libc.math cimport sqrt, cos, sin, exp, fabs, INFINITY, NAN, M_PI
 
 cdef enum:
     SAMPLES = 64      # angles sampled on [0, 2 pi) to bracket the roots of the slip equation
@@ -589,3 +594,72 @@ def frame_rows(const double[:, :, ::1] F, const double[:, :, ::1] S, double sign
                 out = &J[i, r, c0]
                 for j in range(ns):
                     out[j] += f0 * s0[j] + f1 * s1[j] + f2 * s2[j]
+
+def close_nodes(const double[:, ::1] P, const double[:, ::1] Q, const long[:, :] conn, const double[:, :] N,
+                const double[:, :, ::1] F, const double[:, ::1] lam, const unsigned char[::1] on,
+                const double[:, :, ::1] S, const double[:, :, ::1] M, double[::1] gap, double[:, ::1] force,
+                double[:, ::1] slip, double[::1] works):
+    """The close of a step of node-to-surface contact, node by node, in one pass: gaps, forces in
+    x, y, z, the tangential part of a relative motion and three sums of work; see the twin
+    ``cone_ref.close_nodes`` for every argument."""
+    cdef Py_ssize_t k = P.shape[0], w = conn.shape[1], nq = Q.shape[0], i, j, p
+    cdef int a, c
+    cdef double x[3]
+    cdef double r[3][3]
+    cdef double fo[3]
+    cdef double ft[3]
+    cdef double wj, s, l0, l1, l2, w0 = 0.0, w1 = 0.0, w2 = 0.0
+    cdef long m
+    cdef int pa[3]
+    cdef int pb[3]
+    pa[0], pb[0], pa[1], pb[1], pa[2], pb[2] = 0, 1, 0, 2, 3, 4
+    # the indices reach memory unchecked below: refuse any that would leave the arrays
+    if (N.shape[0] != k or N.shape[1] != w or conn.shape[0] != k or F.shape[0] != k or lam.shape[0] != k
+            or on.shape[0] != k or S.shape[0] != 5 or S.shape[1] != k or M.shape[0] != 5 or M.shape[1] != nq
+            or gap.shape[0] != k or force.shape[0] != k or slip.shape[0] != k or works.shape[0] != 3
+            or P.shape[1] != 3 or Q.shape[1] != 3 or S.shape[2] != 3 or M.shape[2] != 3 or lam.shape[1] != 3
+            or force.shape[1] != 3 or slip.shape[1] != 3):
+        raise ValueError("close_nodes: inconsistent shapes (see cone_ref.close_nodes)")
+    for i in range(k):
+        for j in range(w):
+            if conn[i, j] >= nq:
+                raise ValueError(f"close_nodes: master node {conn[i, j]} outside 0..{nq - 1}")
+    with nogil:
+        for i in range(k):
+            # the master point and the relative motions
+            for c in range(3):
+                x[c] = 0.0
+                for a in range(3):
+                    r[a][c] = 0.0
+            for j in range(w):
+                m = conn[i, j]
+                if m < 0:
+                    continue
+                wj = N[i, j]
+                for c in range(3):
+                    x[c] += wj * Q[m, c]
+                    for a in range(3):
+                        r[a][c] += wj * (M[pa[a], m, c] - M[pb[a], m, c])
+            for a in range(3):
+                for c in range(3):
+                    r[a][c] = (S[pa[a], i, c] - S[pb[a], i, c]) - r[a][c]
+            if on[i]:
+                gap[i] = (P[i, 0] - x[0]) * F[i, 0, 0] + (P[i, 1] - x[1]) * F[i, 0, 1] + (P[i, 2] - x[2]) * F[i, 0, 2]
+            else:
+                gap[i] = NAN
+            l0 = lam[i, 0]
+            l1 = lam[i, 1]
+            l2 = lam[i, 2]
+            for c in range(3):
+                fo[c] = l0 * F[i, 0, c] + l1 * F[i, 1, c] + l2 * F[i, 2, c]
+                ft[c] = fo[c] - l0 * F[i, 0, c]
+                force[i, c] = fo[c]
+            s = r[0][0] * F[i, 0, 0] + r[0][1] * F[i, 0, 1] + r[0][2] * F[i, 0, 2]
+            for c in range(3):
+                slip[i, c] = r[0][c] - s * F[i, 0, c]
+            w0 += ft[0] * r[1][0] + ft[1] * r[1][1] + ft[2] * r[1][2]
+            w1 += l0 * (r[1][0] * F[i, 0, 0] + r[1][1] * F[i, 0, 1] + r[1][2] * F[i, 0, 2])
+            w2 += fo[0] * r[2][0] + fo[1] * r[2][1] + fo[2] * r[2][2]
+    works[0] = w0
+    works[1] = w1
+    works[2] = w2

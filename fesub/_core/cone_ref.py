@@ -483,3 +483,71 @@ def frame_rows(F, S, sign, c0, J):
     if J.ndim != 3 or J.shape[:2] != (k, 3) or not 0 <= c0 <= J.shape[2] - ns:
         raise ParameterError(f"J must have shape ({k}, 3, >= {c0 + ns}), got {J.shape}")
     J[:, :, c0:c0 + ns] += sign * np.einsum("krc,kcj->krj", F, S)
+
+
+def close_nodes(P, Q, conn, N, F, lam, on, S, M, gap, force, slip, works):
+    """The close of a step of node-to-surface contact, node by node: gaps from the points, forces
+    from their components in each node's frame, the tangential part of a relative motion, and
+    three sums of work.
+
+    A node's relative motion between two states a, b of the displacements is its own less that of
+    its master point: ``rel_ab[i] = (S[a, i] - S[b, i]) - sum_j N[i, j] (M[a] - M[b])[conn[i, j]]``
+    (entries with ``conn < 0`` left out). The pairs used are (0, 1), (0, 2) and (3, 4).
+
+    Parameters
+    ----------
+    P : (k, 3) float array
+        The nodes' points.
+    Q : (nq, 3) float array
+        The points of the master nodes.
+    conn : (k, w) int array
+        Each node's master nodes (negative: none).
+    N : (k, w) float array
+        Each node's weights of its master nodes (the shape values of its master point).
+    F : (k, 3, 3) float array
+        Each node's frame: normal, first and second tangent (rows) by their x, y, z components.
+    lam : (k, 3) float array
+        Each node's force components along its frame.
+    on : (k,) uint8 array
+        1 where a node has a master point (else its gap is NaN).
+    S : (5, k, 3) float array
+        Five states of the nodes' displacements.
+    M : (5, nq, 3) float array
+        The same five states of the master nodes' displacements.
+    gap : (k,) float array
+        Out: ``(P[i] - sum_j N[i, j] Q[conn[i, j]]) . F[i, 0]`` (NaN where not ``on``).
+    force : (k, 3) float array
+        Out: ``lam[i] @ F[i]``, the force in x, y, z.
+    slip : (k, 3) float array
+        Out: the tangential part of ``rel_01``, ``rel_01 - (rel_01 . n) n``.
+    works : (3,) float array
+        Out: sums over the nodes of ``(force - lam_n n) . rel_02``, ``lam_n (rel_02 . n)`` and
+        ``force . rel_34``.
+    """
+    k = P.shape[0]
+    w = conn.shape[1] if conn.ndim == 2 else -1
+    for name, arr, shape in (("Q", Q, (Q.shape[0], 3)), ("conn", conn, (k, w)), ("N", N, (k, w)),
+                             ("F", F, (k, 3, 3)), ("lam", lam, (k, 3)), ("on", on, (k,)), ("S", S, (5, k, 3)),
+                             ("M", M, (5, Q.shape[0], 3)), ("gap", gap, (k,)), ("force", force, (k, 3)),
+                             ("slip", slip, (k, 3)), ("works", works, (3,))):
+        if arr.shape != shape:
+            raise ParameterError(f"{name} must have shape {shape}, got {arr.shape}")
+    if conn.size and (conn.max() >= Q.shape[0]):
+        raise ParameterError(f"conn refers to master nodes outside 0..{Q.shape[0] - 1}")
+    Nm = np.where(conn >= 0, N, 0.0)
+    at = np.maximum(conn, 0)
+
+    def rel(a, b):
+        if not Q.shape[0]:
+            return S[a] - S[b]
+        return (S[a] - S[b]) - np.einsum("kj,kjc->kc", Nm, (M[a] - M[b])[at], optimize=False)
+
+    nv = F[:, 0]
+    xm = np.einsum("kj,kjc->kc", Nm, Q[at], optimize=False) if Q.shape[0] else np.zeros((k, 3))
+    gap[:] = np.where(on != 0, ((P - xm) * nv).sum(1), np.nan)
+    force[:] = lam[:, :1] * nv + lam[:, 1:2] * F[:, 1] + lam[:, 2:3] * F[:, 2]
+    r0, r1, r2 = rel(0, 1), rel(0, 2), rel(3, 4)
+    slip[:] = r0 - (r0 * nv).sum(1)[:, None] * nv
+    works[0] = np.sum((force - lam[:, :1] * nv) * r1)
+    works[1] = np.sum(lam[:, 0] * (r1 * nv).sum(1))
+    works[2] = np.sum(force * r2)

@@ -26,9 +26,10 @@ of its components' rows ``D_i`` and its problem solved exactly, so a sweep costs
 On one interface whose master has no modes, ``D_i`` are the slave's own modal rows, fixed over
 the march: used in place, their Gram matrices formed once. Nodes with a Python-callable law
 (:class:`~fesub.contact.engine.friction.UserLaw`) send the step's sweeps to Python over the dense
-``W`` (the slower path). The step loop itself is Python (the compiled step loop is 2D); its
-cost grows linearly with the active nodes (10 to 1000) and is compared with the 2D engine's
-step in benchmarks/test_bench_contact3d.py.
+``W`` (the slower path). The close of the step (gaps, forces, slip vectors and the works of every node)
+is one pass of the ``cone`` kernel's ``close_nodes``. The step loop itself is Python (the compiled
+step loop is 2D); its cost grows linearly with the active nodes (10 to 1000) and is compared with
+the 2D engine's step in benchmarks/test_bench_contact3d.py.
 
 States after a step: 0 open, 1 stick, 2 slip (the slip direction is the slip velocity vector).
 
@@ -122,6 +123,8 @@ class InterfaceState3D:
         #: the law of each node (the Python path of a user law needs them; else the arrays do)
         self.per_node = node_laws(c["interface"].laws, m) if self.user.any() else [None] * m
         self.faces = c["faces"]
+        #: the ``cone`` kernel (compiled or its twin), chosen once for the march
+        self.kernel = _backend.kernels("cone")
         #: the master nodes of each face, in the numbering of the projections
         self.face_nodes = self.faces.conn[np.argsort(self.faces.order)]
         # nodes of the largest face of the set: the columns of the shape values that can be nonzero
@@ -143,6 +146,10 @@ class InterfaceState3D:
         #: time the node is solved (used when the master has no modes: the rows are then fixed)
         self.gram = np.zeros((m, 3, 3))
         self.gram_done = np.zeros(m, bool)
+        #: the indices of every slave node (the active set of a step where all are over a face)
+        self.every = np.arange(m)
+        #: the column weights of the step's problem (h per modal coordinate), kept over the steps
+        self.w = np.full(model.n_modes, h)
 
     def displacements(self, eta, up):
         """((slave, master) total displacements, (slave, master) driven parts), each (k, 3) in m."""
@@ -159,6 +166,11 @@ class InterfaceState3D:
             self.faces.refit(c["master"].X + u[1])
         pr = self.tracker.project(P)
         on = pr.faces_master
+        if on.all():  # every node over its master (the common case): nothing to mask
+            self.left, self.on = False, on
+            N = self.faces.shape_values(pr.face, pr.param)[:, :self._width]
+            conn = self.face_nodes[pr.face, :self._width]
+            return on, (conn, N), pr.face, pr.gap, pr.normal, pr.tangent1, pr.tangent2, pr.point
         self.left = bool(np.any(self.on & ~on))
         self.on = on
         face = np.where(on, pr.face, 0)
@@ -184,7 +196,7 @@ class InterfaceState3D:
         the ``cone`` kernel's ``frame_rows`` (identity frames)."""
         c = self.c
         conn, N = shape
-        kernel = _backend.kernels("cone")
+        kernel = self.kernel
         S = c["slave"].R if idx.size == c["slave"].R.shape[0] else c["slave"].R[idx]
         I = np.broadcast_to(np.eye(3), (idx.size, 3, 3)).copy()
         kernel.frame_rows(I, S, 1.0, c["slave"].cols.start, D)
@@ -195,23 +207,24 @@ class InterfaceState3D:
 
     def advance(self, eta_next, up_next, geo, lam, acc):
         """Close the step: the gaps after it (m), the slip vectors of the step (m), the states;
-        the friction, impact and drive works added to ``acc`` (J). Returns (the node signals of
-        the step by name, state, state before the step)."""
-        on, shape, face, nv, t1, t2, point = geo
+        the friction, impact and drive works added to ``acc`` (J), all in one pass of the
+        ``cone`` kernel's ``close_nodes``. Returns (the node signals of the step by name, state,
+        state before the step)."""
+        on, shape, face, F, point = geo
         u_new, d_new = self.displacements(eta_next, up_next)
         conn, N = shape
         P = self.c["slave"].X + u_new[0]
         Q = self.c["master"].X + u_new[1]
-        xm = np.einsum("kj,kjc->kc", N, Q[np.maximum(conn, 0)], optimize=False)
-        gap = np.where(on, ((P - xm) * nv).sum(1), np.nan)  # from the master point of the step
-        rel = [self.relative(a, b, shape) for a, b in ((u_new, self.us), (u_new, self.us_prev),
-                                                       (d_new, self.ds_prev))]
-        force = lam[:, :1] * nv + lam[:, 1:2] * t1 + lam[:, 2:3] * t2  # on the slave (N)
-        ft = force - lam[:, :1] * nv
-        acc["friction_dissipation"] -= 0.5 * float(np.sum(ft * rel[1]))
-        acc["impact_loss"] -= 0.5 * float(np.sum(lam[:, 0] * (rel[1] * nv).sum(1)))
-        acc["external_work"] -= 0.5 * float(np.sum(force * rel[2]))
-        slip = rel[0] - (rel[0] * nv).sum(1)[:, None] * nv  # tangential part of the step's motion
+        # the five states of the relative motions: the step's (new - now), the central one over
+        # two steps (new - previous, the works' discrete power) and the drives' (driven parts)
+        S = np.stack((u_new[0], self.us[0], self.us_prev[0], d_new[0], self.ds_prev[0]))
+        M = np.stack((u_new[1], self.us[1], self.us_prev[1], d_new[1], self.ds_prev[1]))
+        k = on.size
+        gap, force, slip, works = np.empty(k), np.empty((k, 3)), np.empty((k, 3)), np.empty(3)
+        self.kernel.close_nodes(P, Q, conn, N, F, lam, on.view(np.uint8), S, M, gap, force, slip, works)
+        acc["friction_dissipation"] -= 0.5 * float(works[0])
+        acc["impact_loss"] -= 0.5 * float(works[1])
+        acc["external_work"] -= 0.5 * float(works[2])
         st = np.where(lam[:, 0] > 0, np.where(self.case == SLIP, SLIP, STICK), OPEN).astype(np.int64)
         old = self.state
         self.lam, self.state = lam, st
@@ -236,7 +249,7 @@ def contact_step3d(contacts, eta_star, up_next, nm, h, tol, max_iter, stop_off=F
     fixed over the march (nothing is copied, and their Gram matrices are formed once); otherwise
     the components' rows of every interface are written into a buffer kept over the steps.
 
-    Returns (per contact: on, shape values, face, n, t1, t2, point), per contact (m, 3) forces
+    Returns (per contact: on, shape values, face, frames (m, 3, 3: n, t1, t2), point), per contact (m, 3) forces
     (N), the modal correction z, status [sweeps, last change, converged, passes]; None when
     ``stop_off`` and a node on its master surface left it."""
     if not contacts:
@@ -245,23 +258,26 @@ def contact_step3d(contacts, eta_star, up_next, nm, h, tol, max_iter, stop_off=F
     for ct in contacts:
         u_star, d_star = ct.displacements(eta_star, up_next)
         on, shape, face, gap, nv, t1, t2, point = ct.search(u_star, d_star)
-        idx = np.flatnonzero(on)
+        every = on.all()
+        idx = ct.every if every else np.flatnonzero(on)
+        pick = slice(None) if every else idx  # every node: views, no gathers
         rel = ct.relative(u_star, ct.us, shape)
         F = np.empty((on.size, 3, 3))
         F[:, 0], F[:, 1], F[:, 2] = nv, t1, t2
         bc = np.empty((idx.size, 3))
-        bc[:, 0] = gap[idx]
-        bc[:, 1:] = np.einsum("kdc,kc->kd", F[idx, 1:], rel[idx])
+        bc[:, 0] = gap[pick]
+        bc[:, 1:] = np.einsum("kdc,kc->kd", F[pick, 1:], rel[pick])
         bs.append(bc.ravel())
-        lam0.append(ct.lam[idx])
-        act.append((gap[idx] <= 0) | (ct.lam[idx, 0] > 0))
-        laws.append((ct.code[idx], ct.params[idx], ct.user[idx]))
-        geo.append((on, shape, face, nv, t1, t2, point))
+        lam0.append(ct.lam[pick])
+        lp = ct.lam[pick, 0]
+        act.append((gap[pick] <= 0) | (lp > 0))
+        laws.append((ct.code[pick], ct.params[pick], ct.user[pick]))
+        geo.append((on, shape, face, F, point))
         sizes.append(idx)
         frames.append(F)
     if stop_off and any(ct.left for ct in contacts):
         return None
-    b = np.concatenate(bs)
+    b = np.concatenate(bs) if len(bs) > 1 else bs[0]
     first = contacts[0]
     if len(contacts) == 1 and not first.c["master"].R.shape[2]:
         # the rows of the components are the slave's modal rows: used in place
@@ -281,12 +297,16 @@ def contact_step3d(contacts, eta_star, up_next, nm, h, tol, max_iter, stop_off=F
         F = np.concatenate([f[idx] for f, idx in zip(frames, sizes)]) if len(contacts) > 1 else frames[0][sizes[0]]
         gram, done = np.empty((at.size, 3, 3)), np.zeros(at.size, bool)
     win = slice(c0, c0 + D.shape[2])
-    lam_all, active = np.concatenate(lam0), np.concatenate(act)
-    code, params = np.concatenate([x[0] for x in laws]), np.concatenate([x[1] for x in laws])
-    user = np.concatenate([x[2] for x in laws])
+    lam_all, active = np.concatenate(lam0), np.concatenate(act)  # (copies: the forces are new)
+    if len(laws) == 1:
+        code, params, user = laws[0]
+    else:
+        code, params = np.concatenate([x[0] for x in laws]), np.concatenate([x[1] for x in laws])
+        user = np.concatenate([x[2] for x in laws])
     case_all = np.zeros(active.size, np.int64)
-    kernel = _backend.kernels("cone")
-    w = np.full(nm, h)  # W = J diag(w) J' = h J J'
+    kernel = first.kernel
+    # W = J diag(w) J' = h J J'
+    w = first.w if first.w.shape == (nm,) and first.h == h else np.full(nm, h)
     z, out = np.zeros(nm), np.array([0.0, 0.0, 1.0, 0.0])
     passes = 0
     for passes in range(1, _PASSES + 1):
@@ -294,11 +314,11 @@ def contact_step3d(contacts, eta_star, up_next, nm, h, tol, max_iter, stop_off=F
         lam_all[~active] = 0.0
         z[:] = 0.0
         if a.size:
-            rows = (3 * a[:, None] + np.arange(3)).ravel()
-            q = b[rows] / h
-            lam = np.ascontiguousarray(lam_all[a].ravel())
-            nodes = at[a]
-            if user[a].any():
+            whole = a.size == active.size  # every node: the arrays as they are, no gathers
+            q = b / h if whole else b[(3 * a[:, None] + np.arange(3)).ravel()] / h
+            lam = lam_all.ravel().copy() if whole else np.ascontiguousarray(lam_all[a].ravel())
+            nodes = at if whole else at[a]
+            if user.any() if whole else user[a].any():
                 Ja = np.zeros((a.size, 3, nm))
                 Ja[:, :, win] = np.einsum("krc,kcj->krj", F[nodes], D[nodes])
                 Ja = Ja.reshape(-1, nm)
@@ -312,17 +332,18 @@ def contact_step3d(contacts, eta_star, up_next, nm, h, tol, max_iter, stop_off=F
             else:
                 case, stat = np.zeros(a.size, np.int64), np.zeros(3)
                 given = bool(done[nodes].all())
-                kernel.block_gs_frames(D, nodes, c0, F, w, q, code[a], np.ascontiguousarray(params[a]), _FLOOR, lam,
-                                       z, gram, given, case, tol / h, max_iter, stat)
+                kernel.block_gs_frames(D, nodes, c0, F, w, q, code if whole else code[a],
+                                       np.ascontiguousarray(params if whole else params[a]), _FLOOR, lam, z, gram,
+                                       given, case, tol / h, max_iter, stat)
                 done[nodes] = True
                 z *= h  # the modal correction h^2 J' lam
             lam_all[a] = lam.reshape(-1, 3)
             case_all[:] = OPEN
             case_all[a] = case
             out[:3] = (out[0] + stat[0], stat[1] * h, stat[2])
-        rest = np.flatnonzero(~active)
-        if out[2] != 1.0 or not rest.size:
+        if out[2] != 1.0 or a.size == active.size:
             break
+        rest = np.flatnonzero(~active)
         # the normal gaps of the nodes left out, after the others' forces
         nodes = at[rest]
         new = rest[b[3 * rest] + np.einsum("kc,kc->k", F[nodes, 0], D[nodes] @ z[win]) < -tol]
@@ -334,6 +355,10 @@ def contact_step3d(contacts, eta_star, up_next, nm, h, tol, max_iter, stop_off=F
     out[3] = passes
     lams, k0 = [], 0
     for ct, idx in zip(contacts, sizes):
+        if idx is ct.every and len(contacts) == 1:  # every node of the one interface: as they are
+            lams.append(lam_all)
+            ct.case = case_all
+            continue
         lc = np.zeros_like(ct.lam)
         lc[idx] = lam_all[k0:k0 + idx.size]
         ct.case = np.zeros(ct.mu.size, np.int64)
