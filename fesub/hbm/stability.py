@@ -32,8 +32,12 @@ their part of ``Delta_1`` (``df/dv`` times the ``lambda du`` of the perturbed ve
 AFT. A
 friction law remembers the displacement at the start of each stick interval; for the 1D
 Jenkins element that memory is carried exactly (a nonlinear eigenproblem in ``lambda`` solved
-by Newton from the Hill estimates, see :func:`floquet`); the 2D stick-slip-separation element
-keeps the Jacobian of periodic perturbations (exact at folds only; flagged and warned).
+by Newton from the Hill estimates, see :func:`floquet`); the 2D stick-slip-separation and 3D
+friction elements keep the Jacobian of periodic perturbations (exact at folds only; flagged and
+warned). Against the monodromy matrix of the time integration, on a preloaded 3D contact's
+S-curve (the user guide's example) the leading multiplier agrees within 5e-5 where the contact is
+stuck, or stuck and open in turn; where it also slips within the cycle Hill's leading multiplier
+can be far off (0.60 against 0.84 at 185 rad/s on that curve's upper branch).
 """
 
 from __future__ import annotations
