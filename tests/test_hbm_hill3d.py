@@ -148,10 +148,11 @@ def test_hill_multipliers_against_the_monodromy_of_time_integration(s_curve):
 def test_perturbations_grow_and_decay_at_the_leading_multiplier(s_curve):
     """A small perturbation of the displacements (1e-6 of the amplitude) integrated for eight
     periods beside the unperturbed run: on the middle branch it grows by Hill's leading
-    multiplier per period (geometric mean over periods 3 to 8 within 1 %, the transient of
-    the other multipliers, |rho| <= 0.57, then below 1 % of the leading mode), on the lower
-    branch it dies out at the rate of its leading pair (within 3 %: a complex pair beats in
-    a norm sampled once per period)."""
+    multiplier per period, on the lower branch it dies out at the rate of its leading pair.
+    Measured (geometric mean over periods 3 to 8): 1.6349 against 1.6328 and 0.8282 against
+    0.8266. Bounds 0.5 % and 1 %: the other multipliers (|rho| <= 0.57 on the middle branch)
+    leave a transient of (0.57/1.63)^3 ~ 4 % of the leading mode at period 3 and 2e-4 at
+    period 8, and a complex pair beats in a norm sampled once per period."""
     sy, frf = s_curve
     rho = np.abs(frf.stability.multipliers).max(axis=1)
     periods = 8
@@ -168,8 +169,8 @@ def test_perturbations_grow_and_decay_at_the_leading_multiplier(s_curve):
         dev = np.maximum(dq, dv).reshape(periods, NT, 3).max(axis=(1, 2))
         rate = (dev[-1] / dev[2]) ** (1.0 / (periods - 3))
         if i == -1:
-            assert dev[-1] > 20 * dev[0]                      # it departs
-            assert abs(rate - rho[i]) < 1e-2 * rho[i], (rate, rho[i])
+            assert dev[-1] > 20 * dev[0]                      # it departs (28x)
+            assert abs(rate - rho[i]) < 5e-3 * rho[i], (rate, rho[i])
         else:
-            assert dev[-1] < 0.3 * dev[0]                     # it returns
-            assert abs(rate - rho[i]) < 3e-2 * rho[i], (rate, rho[i])
+            assert dev[-1] < 0.5 * dev[0]                     # it returns (0.26x)
+            assert abs(rate - rho[i]) < 1e-2 * rho[i], (rate, rho[i])

@@ -80,7 +80,8 @@ def test_forced_steady_state_against_harmonic_balance():
     Normal rows are zero on purpose: the harmonic balance drops every force's mean (the
     decoupled scheme) while the integrator keeps it; with a moving normal load the friction
     forces get a mean, the structure a static offset and the contacts another normal load, so
-    the two would solve different problems (a 3-DOF example: 0.5-1 % apart)."""
+    the two would solve different problems (test_forced_steady_state_with_moving_normal_loads:
+    the constant term keeps those means)."""
     nh, nt = 13, 1024
     errs = {}
     for alpha in (5.0, 40.0):
