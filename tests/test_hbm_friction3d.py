@@ -262,6 +262,8 @@ def test_no_slip_is_linear_spring(backend):
     Fc[2 * (M + 1)] += 100.0
     np.testing.assert_allclose(rc.F, Fc, atol=1e-12 * np.abs(Fc).max())
     np.testing.assert_allclose(rc.K, np.diag(kc), atol=1e-12 * kn)
+    # a contact stuck throughout repeats after the first period: one period marched
+    assert r.periods == 1 and rc.periods == 1
 
 
 @pytest.mark.parametrize("backend", BACKENDS)

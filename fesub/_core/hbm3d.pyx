@@ -101,6 +101,11 @@ def aft_march(const double[:, ::1] P, const double[:, ::1] par, const double[:, 
             for period in range(1, max_periods + 1):
                 s0 = f[0]
                 s1 = f[1]
+                if period == 1 and nn[nt - 1] > 0:
+                    # the rest state gives sample 0 the predictor of f = kt a_-1 held at a_-1:
+                    # a period ending there repeats (a contact stuck throughout: one period)
+                    s0 = kt * a1[nt - 1]
+                    s1 = kt * a2[nt - 1]
                 _values(nt, a1, a2, nn, kt, mu, 1, period == 1, f)
                 periods = period
                 r = sqrt((f[0] - s0) * (f[0] - s0) + (f[1] - s1) * (f[1] - s1))

@@ -15,7 +15,8 @@ sample ``i - 1`` (``nt - 1`` before ``0``, the sequence is periodic):
 The march starts from the rest state (``f = 0`` with the slider at the origin ``a = 0``: the
 first predictor is ``kt a_0``; a contact separated at the last sample starts from the
 interpolated crossing as in every period) and runs whole periods until the value at the end of a period
-differs from its value at the start by at most ``tol * mu max(n)`` (the next period would then
+differs from its value at the start (for the first period ``kt a_-1``, the force at ``a_-1`` that
+gives sample 0 the same predictor as the rest state) by at most ``tol * mu max(n)`` (the next period would then
 repeat the last one to that bound: the return map is non-expansive) or ``max_periods`` are
 done. The derivative ``D = d f / d p`` (2, 3m) is carried through every step by the chain rule
 (predictor ``D_prev + kt (e_i - e_prev)`` in the block of each component, interpolation
@@ -109,6 +110,11 @@ def aft_march(P, par, E, tol, max_periods, F, K, H, info, res, work):
     for period in range(1, max_periods + 1):
         s1, s2 = f1.copy(), f2.copy()
         up1, up2, Np, sep = _start(a1, a2, nn, period)
+        if period == 1:
+            # the rest state gives sample 0 the predictor of f = kt a_-1 held at a_-1: a period
+            # ending there repeats (a contact stuck throughout converges in one period)
+            s1 = np.where(sep, 0.0, kt * a1[:, -1])
+            s2 = np.where(sep, 0.0, kt * a2[:, -1])
         for i in range(nt):
             Ni = nn[:, i]
             f1, f2, *_ = _step_values(f1, f2, a1[:, i], a2[:, i], up1, up2, Ni, Np, sep, kt, mu)
