@@ -453,7 +453,7 @@ def test_refit_and_tracker_equal_a_fresh_build(backend):
     S0 = np.c_[xy, _height(xy[:, 0], xy[:, 1]) + rng.uniform(-0.02, 0.03, m)]
     with _backend.use(backend):
         fs = FaceSet(X0, F, "quad8", reach=0.15, margin=0.0375)
-        tr = fs.tracker(m)
+        tr, tr_rows = fs.tracker(m), fs.tracker(m)
         rebuilt = 0
         for k in range(1, 9):
             u = 0.006 * k * np.c_[np.sin(4 * X0[:, 1]), np.cos(3 * X0[:, 0]), np.sin(5 * X0[:, 0] * X0[:, 1])]
@@ -463,6 +463,14 @@ def test_refit_and_tracker_equal_a_fresh_build(backend):
             fresh = FaceSet(X0 + u, F, "quad8", reach=0.15).project(S)
             np.testing.assert_array_equal(got.face, fresh.face)
             np.testing.assert_array_equal(tracked.face, fresh.face)
+            # the same query as its rows (what the 3D contact step reads): the same numbers
+            iout, fout = tr_rows.project_rows(S)
+            np.testing.assert_array_equal(np.where(iout[:, 0] >= 0, fs.order[np.maximum(iout[:, 0], 0)], -1),
+                                          tracked.face)
+            np.testing.assert_array_equal(iout[:, 2] == 1, tracked.off_surface)
+            np.testing.assert_array_equal(fout[:, 5], tracked.gap)
+            np.testing.assert_array_equal(fout[:, 6:15].reshape(-1, 3, 3),
+                                          np.stack([tracked.normal, tracked.tangent1, tracked.tangent2], 1))
             for a, b in ((got, fresh), (tracked, fresh)):
                 np.testing.assert_allclose(a.gap, b.gap, rtol=0, atol=1e-14)
                 np.testing.assert_allclose(a.normal, b.normal, rtol=0, atol=1e-12)

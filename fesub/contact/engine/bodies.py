@@ -553,6 +553,8 @@ class MultibodyModel:
         """Modal forces (N, per unit modal mass) at time ``t`` on the relative coordinates: the
         loads and the coupling forces ``-(Gk u_p + Gc v_p + Gm a_p)`` of the prescribed
         coordinates (see :meth:`_prepare_forces`)."""
+        if not (self._f_t or self._f_p):  # constant loads only (checked when prepared)
+            return self._f0.copy()
         return self.modal_forces([self.force_inputs(t)])[0]
 
     def force_inputs(self, t: float):

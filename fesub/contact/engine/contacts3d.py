@@ -159,27 +159,31 @@ class InterfaceState3D:
 
     def search(self, u, d=None):
         """Closest points on the master faces at the displacements ``u`` = (slave, master):
-        (on, (face nodes (k, w), shape values (k, w)), face, gap (m), n, t1, t2, point (m))."""
+        (on, (face nodes (k, w), shape values (k, w)), face, gap (m), frames (k, 3, 3: n, t1, t2),
+        point (m))."""
         c = self.c
         P = c["slave"].X + u[0]
         if not self.still:
             self.faces.refit(c["master"].X + u[1])
-        pr = self.tracker.project(P)
-        on = pr.faces_master
+        iout, fout = self.tracker.project_rows(P)
+        stored = iout[:, 0]
+        on = (stored >= 0) & (iout[:, 2] != 1)  # a face within reach, not off the master's border
+        F = fout[:, 6:15].reshape(-1, 3, 3).copy()  # normal, t1, t2 of each node: its frame
         if on.all():  # every node over its master (the common case): nothing to mask
             self.left, self.on = False, on
-            N = self.faces.shape_values(pr.face, pr.param)[:, :self._width]
-            conn = self.face_nodes[pr.face, :self._width]
-            return on, (conn, N), pr.face, pr.gap, pr.normal, pr.tangent1, pr.tangent2, pr.point
+            face = self.faces.order[stored]
+            N = self.faces.shape_values(face, fout[:, 0:2])[:, :self._width]
+            conn = self.face_nodes[face, :self._width]
+            return on, (conn, N), face, fout[:, 5], F, fout[:, 2:5]
         self.left = bool(np.any(self.on & ~on))
         self.on = on
-        face = np.where(on, pr.face, 0)
-        N = self.faces.shape_values(face, pr.param)[:, :self._width]
+        face = np.where(on, self.faces.order[np.maximum(stored, 0)], 0)
+        N = self.faces.shape_values(face, fout[:, 0:2])[:, :self._width]
         conn = self.face_nodes[face, :self._width]
         N[~on] = 0.0
-        gap = np.where(on, pr.gap, np.nan)
-        point = np.where(on[:, None], pr.point, np.nan)
-        return on, (conn, N), np.where(on, pr.face, -1), gap, pr.normal, pr.tangent1, pr.tangent2, point
+        gap = np.where(on, fout[:, 5], np.nan)
+        point = np.where(on[:, None], fout[:, 2:5], np.nan)
+        return on, (conn, N), np.where(on, face, -1), gap, F, point
 
     def relative(self, u_new, u_old, shape):
         """(k, 3) relative displacement of each slave against its master point between two
@@ -257,13 +261,11 @@ def contact_step3d(contacts, eta_star, up_next, nm, h, tol, max_iter, stop_off=F
     geo, bs, lam0, act, sizes, laws, frames = [], [], [], [], [], [], []
     for ct in contacts:
         u_star, d_star = ct.displacements(eta_star, up_next)
-        on, shape, face, gap, nv, t1, t2, point = ct.search(u_star, d_star)
+        on, shape, face, gap, F, point = ct.search(u_star, d_star)
         every = on.all()
         idx = ct.every if every else np.flatnonzero(on)
         pick = slice(None) if every else idx  # every node: views, no gathers
         rel = ct.relative(u_star, ct.us, shape)
-        F = np.empty((on.size, 3, 3))
-        F[:, 0], F[:, 1], F[:, 2] = nv, t1, t2
         bc = np.empty((idx.size, 3))
         bc[:, 0] = gap[pick]
         bc[:, 1:] = np.einsum("kdc,kc->kd", F[pick, 1:], rel[pick])

@@ -570,6 +570,14 @@ class SlaveTracker:
 
     def project(self, P) -> FaceProjection:
         """Closest points of the slaves at ``P`` ((n_slaves, 3), m)."""
+        return FaceProjection._from_rows(*self.project_rows(P), self.faces.order)
+
+    def project_rows(self, P):
+        """:meth:`project` as the query's rows, not copied into a :class:`FaceProjection`:
+        ``iout`` (n, 3) int (the face in the set's storage order, -1 for none, then ``feature``
+        and ``off_surface`` as 0/1) and ``fout`` (n, 15) float (``param`` (2), ``point`` (3),
+        ``gap``, then ``normal``, ``tangent1``, ``tangent2``: each row's frame as a 3 x 3 in
+        place). ``FaceSet.order`` maps a stored face to its number."""
         fs = self.faces
         P = _points(P)
         if P.shape != self.p0.shape:
@@ -583,4 +591,4 @@ class SlaveTracker:
         if (self.ncand < 0).any():  # more candidates than kept: room for twice as many
             self.cand = np.empty((len(P), 2 * self.cand.shape[1]), dtype=np.int64)
             self.ncand[:] = -1
-        return FaceProjection._from_rows(iout, fout, fs.order)
+        return iout, fout
