@@ -7,8 +7,8 @@ import pytest
 
 import fesub
 from fesub.errors import ModelError
-from fesub.hbm import (ContactElement, Friction3D, HBSystem, Jenkins, dnnm, initial_from_hb,
-                       newmark, solve_at)
+from fesub.hbm import (ContactElement, Friction3D, HBSystem, Jenkins, dnnm, harmonics,
+                       initial_from_hb, newmark, solve_at)
 from fesub.hbm.ringdown import RingDown, decay_rates, ring_down
 
 TH = 0.5
@@ -27,14 +27,19 @@ def _three_dof(nh, nt, c=1e-3):
     return HBSystem(np.eye(3), c * K, K, nh, els, fex=np.array([1.0, 0.5, 0.0]), dof=0)
 
 
-def _harmonics(res, nh):
-    """Fourier coefficients (m) of the last recorded period, the layout of Q."""
-    spp = res.steps_per_period
-    x, th = res.q[-spp:], res.w * res.t[-spp:]
-    rows = []
-    for h in range(1, nh + 1):
-        rows += [2.0 / spp * (np.cos(h * th) @ x), 2.0 / spp * (np.sin(h * th) @ x)]
-    return np.concatenate(rows)
+def test_harmonics_of_a_known_signal():
+    """The last period's coefficients in the layout of Q against a signal built from them
+    (two DOFs: mean, cos 1, sin 3; exact for a trigonometric polynomial sampled evenly:
+    rounding, 1e-15)."""
+    from fesub.hbm import TimeResult
+    w, spp = 7.0, 64
+    t = np.arange(1, 3 * spp + 1) * (2 * math.pi / w / spp)
+    q = np.column_stack([0.3 + 2.0 * np.cos(w * t) - 0.5 * np.sin(3 * w * t),
+                         -1.0 * np.sin(w * t) + 0.25 * np.cos(2 * w * t)])
+    res = TimeResult(t, q, np.zeros((t.size, 0)), np.zeros((t.size, 0), int), spp, w)
+    want = [0.3, 0.0, 2.0, 0.0, 0.0, -1.0, 0.0, 0.25, 0.0, 0.0, 0.0, 0.0, -0.5, 0.0]
+    np.testing.assert_allclose(harmonics(res, 3, constant=True), want, atol=1e-14)
+    np.testing.assert_allclose(harmonics(res, 3), want[2:], atol=1e-14)
 
 
 def test_one_direction_equals_exact_jenkins_integrator():
@@ -92,24 +97,13 @@ def test_forced_steady_state_against_harmonic_balance():
         for spp in ((nt, nt // 2) if alpha == 40.0 else (nt,)):
             res = newmark(sy, alpha, w, periods=4, steps_per_period=spp, q0=q0, v0=v0,
                           contact_init=fi)
-            err = np.abs(_harmonics(res, nh) - Q).max() / np.abs(Q).max()
+            err = np.abs(harmonics(res, nh) - Q).max() / np.abs(Q).max()
             errs[(alpha, spp)] = err
         assert np.any(res.state == 1) and np.any(res.state == 0)     # stick-slip
     for alpha in (5.0, 40.0):
         assert errs[(alpha, nt)] < 1e-4, errs
     # the 1024-step difference is no floor of another kind: the coarser step moves it
     assert errs[(40.0, nt // 2)] > 2.5 * errs[(40.0, nt)], errs
-
-
-def _harmonics_with_mean(res, nh):
-    """Mean and Fourier coefficients (m) of the last recorded period, the layout of Q with the
-    constant term."""
-    spp = res.steps_per_period
-    x, th = res.q[-spp:], res.w * res.t[-spp:]
-    rows = [x.mean(axis=0)]
-    for h in range(1, nh + 1):
-        rows += [2.0 / spp * (np.cos(h * th) @ x), 2.0 / spp * (np.sin(h * th) @ x)]
-    return np.concatenate(rows)
 
 
 @pytest.mark.slow
@@ -142,7 +136,7 @@ def test_forced_steady_state_with_moving_normal_loads():
             q0, v0, fi = initial_from_hb(sy, Q, w, nt=nt)
             res = newmark(sy, alpha, w, periods=4, steps_per_period=nt, q0=q0, v0=v0,
                           contact_init=fi)
-            ti = _harmonics_with_mean(res, nh)
+            ti = harmonics(res, nh, constant=True)
             hb = Q if constant else np.concatenate([np.zeros(3), Q])
             scale = np.abs(hb).max()
             # the decoupled scheme's mean is the static state (zero), not compared

@@ -48,7 +48,8 @@ Modules, by what a user does:
                 (:class:`Stability`: along a curve, folds / period doublings / Neimark-Sacker)
 ``timeint``     :func:`newmark`: time integration with an exact return mapping, to validate
                 (the Jenkins and 2D elements by their affine states, :class:`Friction3D` by
-                the step of ``step3d``: its own time-discrete law, solved by Newton)
+                the step of ``step3d``: its own time-discrete law, solved by Newton);
+                :func:`harmonics`: its last period in the layout of ``Q``
 ``ringdown``    :func:`ring_down` (:class:`RingDown`): the free decay from a point of a damped
                 nonlinear mode, frequency and damping ratio read half-swing by half-swing
 ``plots``       figures of the study (imported on its own: ``from fesub.hbm import plots``)
@@ -72,7 +73,7 @@ from .interface import InterfaceStates, interface_states
 from .preload import Bolt, BoltedJoint, PreloadState
 from .stability import Floquet, Stability, backbone_stability, floquet, frf_stability
 from .system import ContactElement, HBSystem
-from .timeint import TimeResult, fundamental, initial_from_hb, newmark
+from .timeint import TimeResult, fundamental, harmonics, initial_from_hb, newmark
 from .ringdown import RingDown, decay_rates, ring_down
 
 __all__ = [
@@ -90,6 +91,6 @@ __all__ = [
     # stability (Hill's method)
     "Floquet", "floquet", "Stability", "frf_stability", "backbone_stability",
     # time integration
-    "TimeResult", "newmark", "fundamental", "initial_from_hb",
+    "TimeResult", "newmark", "fundamental", "harmonics", "initial_from_hb",
     "RingDown", "ring_down", "decay_rates",
 ]

@@ -324,13 +324,16 @@ class BoltedJoint:
             out.append(ContactElement(dyn, c.G, c.name))
         return out
 
-    def hb_system(self, state: "PreloadState", C, nh: int, fex=0, dof: int = 0) -> HBSystem:
+    def hb_system(self, state: "PreloadState", C, nh: int, fex=0, dof: int = 0, *,
+                  constant: bool = False) -> HBSystem:
         """Harmonic balance of the vibrations about the preloaded ``state``: ``K`` + bolt
         springs, the contacts of :meth:`dynamic_contacts`, damping ``C`` (N s/m), ``nh``
         harmonics, load pattern ``fex`` and monitor ``dof`` as in
-        :class:`~fesub.hbm.system.HBSystem`."""
+        :class:`~fesub.hbm.system.HBSystem`. ``constant=True`` keeps the mean of the contact
+        forces (the mean displacement solved with the harmonics; it needs a supported
+        structure, whose mean block is regular); the default drops it (the decoupled scheme)."""
         return HBSystem(self.M, C, self.K + self.K_bolts, nh, self.dynamic_contacts(state),
-                        fex, dof, constant=False)
+                        fex, dof, constant=bool(constant))
 
 
 @dataclass

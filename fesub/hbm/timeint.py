@@ -28,12 +28,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..errors import ConvergenceError, ModelError, ParameterError, check_positive
+from ..errors import ConvergenceError, ModelError, ParameterError, check_count, check_positive
 from ..parallel import single_thread_blas
 from .step3d import ReturnMap3D
 from .system import HBSystem
 
-__all__ = ["TimeResult", "newmark", "fundamental", "initial_from_hb"]
+__all__ = ["TimeResult", "newmark", "fundamental", "harmonics", "initial_from_hb"]
 
 
 @dataclass
@@ -346,6 +346,34 @@ def fundamental(res: TimeResult, dof: int, harmonic: int = 1):
     c = 2.0 / spp * np.sum(x * np.cos(th))
     s = 2.0 / spp * np.sum(x * np.sin(th))
     return math.hypot(c, s)
+
+
+def harmonics(res: TimeResult, nh: int, *, constant: bool = False):
+    """Fourier coefficients (m) of all DOFs over the last recorded period, in the layout of a
+    harmonic balance's ``Q`` (blocks of the n DOFs: cos 1, sin 1, ..., cos nh, sin nh; with
+    ``constant`` the mean block first).
+
+    Parameters
+    ----------
+    res : TimeResult
+        A time integration (displacements in m, frequency ``w`` in rad/s).
+    nh : int
+        Harmonics (>= 1).
+    constant : bool, optional
+        Put the mean first (the layout of ``HBSystem(constant=True)``); default False.
+
+    Returns
+    -------
+    ((2 nh + constant) n,) ndarray
+        The coefficients (m).
+    """
+    nh = check_count("nh", nh, 1)
+    spp = res.steps_per_period
+    x, th = res.q[-spp:], res.w * res.t[-spp:]
+    rows = [x.mean(axis=0)] if constant else []
+    for h in range(1, nh + 1):
+        rows += [2.0 / spp * (np.cos(h * th) @ x), 2.0 / spp * (np.sin(h * th) @ x)]
+    return np.concatenate(rows)
 
 
 def initial_from_hb(sys: HBSystem, Q, w, *, nt: int = 2048):
