@@ -15,6 +15,7 @@ from fesub.fe.solid_mesh import box
 from fesub.hbm import (ContactElement, Friction3D, dnnm, forced_response, harmonics,
                        initial_from_hb, newmark, phase_resonance, solve_at)
 from fesub.hbm.preload import OPEN, SLIP, STUCK, Bolt, BoltedJoint, PreloadState
+from fesub.hbm.ringdown import swing
 from fesub.substructure import CraigBampton
 
 L, W, H = 40e-3, 20e-3, 5e-3   # plate length, width, thickness (m)
@@ -265,6 +266,41 @@ def test_forced_steady_state_with_the_mean_against_time_integration(joint, state
     _, Q3 = hb(3, 256, w, alpha)
     e3 = np.abs(X[n:7 * n] - Q3[n:]).max() / np.abs(Q3).max()
     assert e5 <= 3e-3 and e3 >= 2 * e5, (e3, e5)
+
+
+def test_backbone_with_the_mean(joint, state):
+    """The dNNM with the constant term (the mean of the contact forces solved with the
+    harmonics; the load's DOF read from the fundamental's block, not the mean's). Against the
+    stuck-interface modes at small amplitude (an eigenvalue problem; the damping moves the
+    mode's frequency by 2e-8: 1e-7) and the decoupled dNNM there (1e-9), and past the onset of microslip against a forced response with the constant
+    term at the dNNM's equivalent force, which peaks at the dNNM's point (tolerances of
+    test_backbone_dnnm_against_phase_resonance's forced check: 2e-4 on the frequency, 1e-3 on
+    the amplitude). The mean is there (2.7e-3 of the largest coefficient at the top) but small:
+    the backbone stands within 3.8e-6 (frequency; 1e-5) and 1.8e-3 (damping ratio) of the
+    decoupled one, linear interpolation across the kinks of slip onset included."""
+    drive = int(np.argmax(np.abs(state.shapes[:, 0])))
+    C = 1e-7 * (joint.K + joint.K_bolts)
+    sys = joint.hb_system(state, C, 1, fex=drive, dof=drive, constant=True)
+    d = dnnm(sys, (1e-9, 4.2e-7), 0, max_steps=150)
+    dd = dnnm(joint.hb_system(state, C, 1, fex=drive, dof=drive), (1e-9, 4.2e-7), 0,
+              max_steps=150)
+    # the damping (zeta 6e-4) moves the mode's w0 off the undamped eigenvalue by 2.1e-8
+    assert abs(d.w0[0] / (2 * math.pi) / state.freq_hz[0] - 1) <= 1e-7
+    assert abs(d.w0[0] / dd.w0[0] - 1) <= 1e-9 and abs(d.zeta[0] / dd.zeta[0] - 1) <= 1e-6
+    assert d.w0[-1] < 0.995 * d.w0[0] and d.zeta[-1] > 10 * d.zeta[0]
+    n = joint.n
+    assert np.abs(d.Q[-1, :n]).max() > 1e-3 * np.abs(d.Q[-1]).max()     # a mean
+    i = int(np.searchsorted(d.zeta, 3e-3))
+    fr = forced_response(sys, d.F_eq[i], (0.99 * d.w0[i], 1.01 * d.w0[i]), max_steps=1000)
+    assert fr.stop_reason == "lam_range"
+    k = int(np.argmax(fr.Am))
+    assert abs(fr.w[k] / d.w0[i] - 1) <= 2e-4 and abs(fr.Am[k] / d.Am[i] - 1) <= 1e-3
+    # the half-swing of a signal does not see the mean block
+    obs = state.shapes[:, 0] @ joint.M
+    assert swing(d.Q[-1], n, 1, obs) == swing(d.Q[-1, n:], n, 1, obs) > 0
+    la = np.log(d.Am[d.zeta > 1.5 * d.zeta[0]])
+    np.testing.assert_allclose(np.interp(la, np.log(dd.Am), dd.w0),
+                               np.interp(la, np.log(d.Am), d.w0), rtol=1e-5)
 
 
 def test_jacobian_against_central_differences(joint, state):

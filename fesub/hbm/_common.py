@@ -55,7 +55,8 @@ def _go_on(result):
 
 def _dof_or_load(name, sys, dof):
     if dof is None:
-        return int(np.argmax(np.abs(sys.fex[:sys.n])))
+        h = sys.h0 * sys.n           # the fundamental's cosine (after the mean block, if any)
+        return int(np.argmax(np.abs(sys.fex[h:h + sys.n])))
     return check_count(name, dof, 0, sys.n - 1)
 
 

@@ -306,7 +306,10 @@ def dnnm(sys: HBSystem, a_range, mode: int = 0, *, force_dof=None, harmonics="al
     Unknowns ``(psi, w0, xi)``: ``Dbar(w0, xi) psi + F_nl(a psi)/a = 0`` with ``C -> C + xi M``,
     ``psi^c1 . M psi^c1 + psi^s1 . M psi^s1 = 1``, phase ``psi^s1_k = 0`` (k = force DOF).
     Energy balance: ``E_d = -xi pi w0 sum_n n^2 (Q^cn.M Q^cn + Q^sn.M Q^sn)`` (``harmonics='all'``)
-    or the fundamental only; ``F_eq = E_d / (pi |Q^1_k|)``.
+    or the fundamental only; ``F_eq = E_d / (pi |Q^1_k|)``. With the constant term
+    (``sys.constant``) the mean ``Q^0`` is solved with the harmonics (the contact forces' mean
+    kept, against the static load ``sys.fs`` that holds the structure at rest) and comes first
+    in ``Q``.
     A KeyboardInterrupt during the continuation returns the points computed so far with
     ``stop_reason = 'interrupted'``.
 
@@ -357,10 +360,14 @@ def dnnm(sys: HBSystem, a_range, mode: int = 0, *, force_dof=None, harmonics="al
     phi = V[:, mode]
     if phi[k] < 0:
         phi = -phi
+    h0 = sys.h0 * n                  # the mean block first with the constant term
     blkM = np.zeros((N, N))
-    blkM[:n, :n] = M
-    blkM[n:2 * n, n:2 * n] = M
-    ks = n + k
+    blkM[h0:h0 + n, h0:h0 + n] = M
+    blkM[h0 + n:h0 + 2 * n, h0 + n:h0 + 2 * n] = M
+    ks = h0 + n + k
+    # with the constant term the static load balancing the contacts' normal loads at rest
+    # (sys.fs) is part of the mean's equilibrium: (F(a psi) - fs) / a
+    fs = sys.fs
     # the dynamic rows are scaled to O(1) (w^2 M phi): an absolute corrector tolerance on
     # N/sqrt(kg) would be below rounding for stiff structures (beam: K ~ 1e9 N/m)
     rs = 1.0 / max(wm[mode] ** 2 * np.abs(M @ phi).max(), 1e-300)
@@ -380,7 +387,7 @@ def dnnm(sys: HBSystem, a_range, mode: int = 0, *, force_dof=None, harmonics="al
         a = math.exp(s)
         psi, w0, xi = y[:N], y[N], y[N + 1]
         F = forces(y, s)
-        return np.concatenate([rs * (sys.D_dot(w0, psi, extra_xi=xi) + F / a),
+        return np.concatenate([rs * (sys.D_dot(w0, psi, extra_xi=xi) + (F - fs) / a),
                                [psi @ blkM @ psi - 1.0, psi[ks]]])
 
     def jac(y, s):
@@ -393,7 +400,7 @@ def dnnm(sys: HBSystem, a_range, mode: int = 0, *, force_dof=None, harmonics="al
         K = J[:N, :N]
         F = forces(y, s, K_out=K)
         Js = np.zeros(N + 2)
-        Js[:N] = rs * (K @ (a * psi) - F) / a
+        Js[:N] = rs * (K @ (a * psi) - F + fs) / a
         sys.add_D(K, w0, extra_xi=xi)
         K *= rs
         J[:N, N] = rs * sys.D_dot(w0, psi, 1, extra_xi=xi)
@@ -404,7 +411,7 @@ def dnnm(sys: HBSystem, a_range, mode: int = 0, *, force_dof=None, harmonics="al
 
     s0 = math.log(a0)
     psi0 = np.zeros(N)
-    psi0[:n] = phi
+    psi0[h0:h0 + n] = phi
     cm = phi @ sys.C @ phi
     y0 = np.concatenate([psi0, [wm[mode], -cm]])
     # xi by the extra damping of a damping ratio of 0.5 % (not the viscous one alone: a
@@ -426,11 +433,11 @@ def dnnm(sys: HBSystem, a_range, mode: int = 0, *, force_dof=None, harmonics="al
     for i in range(len(a)):
         tot = 0.0
         for h in range(1, (nh if harmonics == "all" else 1) + 1):
-            j = 2 * (h - 1) * n
+            j = 2 * (h - 1) * n + h0
             qc, qs = Q[i, j:j + n], Q[i, j + n:j + 2 * n]
             tot += h * h * (qc @ M @ qc + qs @ M @ qs)
         Ed[i] = -xi[i] * math.pi * w0[i] * tot
-    q1 = np.hypot(Q[:, k], Q[:, n + k])
+    q1 = np.hypot(Q[:, h0 + k], Q[:, h0 + n + k])
     Feq = Ed / (math.pi * q1)
     return DNNM(a, w0, xi, -xi / (2 * w0), Q, np.array([sys.amplitude(q) for q in Q]), Feq,
                 br.stop_reason)

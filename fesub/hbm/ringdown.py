@@ -77,9 +77,11 @@ def decay_rates(t, x):
 
 def swing(Q, n, nh, weights, nt=4096):
     """Half peak-to-peak (unit of the signal) of ``weights @ q(t)`` over one period of the
-    harmonic coefficients ``Q`` (m, blocks of the n DOFs: cos 1, sin 1, ...)."""
+    harmonic coefficients ``Q`` (m, blocks of the n DOFs: cos 1, sin 1, ...; with the constant
+    term the mean block first, which a half peak-to-peak does not see)."""
     tau = np.linspace(0.0, 2 * math.pi, nt, endpoint=False)
-    Qm = np.asarray(Q, float).reshape(2 * nh, n) @ weights
+    Q = np.asarray(Q, float)
+    Qm = Q[Q.size - 2 * nh * n:].reshape(2 * nh, n) @ weights     # a mean block first is skipped
     h = np.arange(1, nh + 1)[:, None]
     x = (Qm[0::2, None] * np.cos(h * tau) + Qm[1::2, None] * np.sin(h * tau)).sum(axis=0)
     return 0.5 * (x.max() - x.min())
