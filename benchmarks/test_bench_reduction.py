@@ -5,7 +5,7 @@
   into an empty folder: assemble, reduce, write) on a pool of 2 workers against 1 worker (in this
   process). Each part is a steel plate 300 x 300 x 10 mm of 24 x 24 x 2 hexahedra (1875 nodes,
   5400 retained DOFs), clamped along one edge, its opposite edge the boundary (225 DOFs),
-  40 fixed-interface modes: 0.7 to 0.9 s of reduction each on a free core. Both run with one
+  40 fixed-interface modes: about 0.65 s of reduction each on a free core. Both run with one
   BLAS thread per process (the reduction's solves hold one BLAS thread wherever they run, and a
   pool's workers are set to one): the same work on one core against two. The two are timed
   alternately (the one-worker call in the benchmark's untimed setup, timed by hand), so that a
