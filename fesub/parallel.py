@@ -12,12 +12,7 @@ basins, regime maps) share two needs:
   :func:`shutdown_now`);
 * one large computation beside another on a second core, its arrays written into memory shared
   with the parent (:class:`ForkedCall`, :func:`spare_cores`): the constraint modes of a
-  Craig-Bampton reduction while the parent finds the fixed-interface modes;
-* large results sent back from a pool's workers without a pipe (:func:`transfer_folder`,
-  :func:`send_result`, :func:`receive_result`): the worker writes the arrays to a file in memory,
-  the parent maps it. Through the pool's pipe, two reductions of 20 MB each took 0.25-0.44 s to
-  arrive (pickled, sent in 64 KiB chunks, each a switch between the processes, then unpickled;
-  measured on two loaded cores, load 3.6); through the file, 0.06-0.09 s.
+  Craig-Bampton reduction while the parent finds the fixed-interface modes.
 """
 
 from __future__ import annotations
@@ -26,11 +21,8 @@ import contextlib
 import ctypes
 import mmap
 import os
-import pickle
-import shutil
 import signal
 import sys
-import tempfile
 import time
 import traceback
 
@@ -39,8 +31,7 @@ import numpy as np
 from .errors import check_count
 
 __all__ = ["THREAD_VARS", "set_blas_threads", "single_thread_blas", "init_worker", "worker_pool",
-           "shutdown_now", "ForkedCall", "spare_cores", "transfer_folder", "send_result", "receive_result",
-           "FORK_START"]
+           "shutdown_now", "ForkedCall", "spare_cores"]
 
 #: environment variables that cap the threads of BLAS/OpenMP libraries (read when they load)
 THREAD_VARS = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS",
@@ -338,16 +329,8 @@ def shutdown_now(executor) -> None:
         manager.join(timeout=5)
 
 
-#: start method of pools asked to fork (``worker_pool(fork=True)``): ``"fork"`` on Linux, where a
-#: worker then starts as a copy of the parent with every module already imported (~10 ms); None
-#: elsewhere (the platform's default: macOS's system libraries are not safe to fork). A worker
-#: started afresh ("spawn", or "forkserver", Python 3.14's default on Linux) imports fesub,
-#: NumPy and SciPy again first: 2.7-3.1 s each, measured on the shared two cores at load 5
-FORK_START = "fork" if sys.platform.startswith("linux") else None
-
-
 @contextlib.contextmanager
-def worker_pool(jobs: int | None = None, *, fork: bool = False):
+def worker_pool(jobs: int | None = None):
     """A local process pool of ``jobs`` workers (``os.cpu_count()`` when None; ``'serial'`` for
     one job), shut down on exit; on an exception or Ctrl-C its workers are terminated at once.
 
@@ -355,119 +338,17 @@ def worker_pool(jobs: int | None = None, *, fork: bool = False):
     ----------
     jobs : int or None
         Number of worker processes (>= 1).
-    fork : bool
-        Start the workers by forking this process (:data:`FORK_START`) whatever Python's default:
-        for a short parallel step, whose workers must not spend seconds importing first.
     """
-    import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
 
     jobs = (os.cpu_count() or 1) if jobs is None else check_count("jobs (worker processes)", jobs, 1)
     if jobs == 1:
         yield "serial"
         return
-    context = multiprocessing.get_context(FORK_START) if fork and FORK_START else None
-    ex = ProcessPoolExecutor(max_workers=jobs, initializer=init_worker, mp_context=context)
+    ex = ProcessPoolExecutor(max_workers=jobs, initializer=init_worker)
     try:
         yield ex
     except BaseException:
         shutdown_now(ex)
         raise
     ex.shutdown(wait=True)
-
-
-#: buffers of at most this many bytes stay inside the pickle that :func:`send_result` returns
-_INLINE_BYTES = 1 << 16
-#: offset alignment of the arrays in a transfer file (bytes: a cache line)
-_ALIGN = 64
-
-
-@contextlib.contextmanager
-def transfer_folder():
-    """A private folder for :func:`send_result`'s files, removed with what is left in it on exit
-    (a worker stopped between writing its file and the parent reading it leaves nothing behind).
-    In memory (``/dev/shm``) where there is one, else the temporary folder.
-
-    Yields
-    ------
-    str
-        The folder's path.
-    """
-    shm = "/dev/shm"
-    base = shm if os.path.isdir(shm) and os.access(shm, os.W_OK | os.X_OK) else None
-    path = tempfile.mkdtemp(prefix="fesub-transfer-", dir=base)
-    try:
-        yield path
-    finally:
-        shutil.rmtree(path, ignore_errors=True)
-
-
-def send_result(obj, folder) -> tuple:
-    """In a worker: write ``obj``'s large arrays (contiguous NumPy arrays above 64 KiB) to a file
-    in ``folder`` (:func:`transfer_folder`) and return a small handle for :func:`receive_result`.
-
-    Parameters
-    ----------
-    obj : object
-        Any picklable result.
-    folder : str or os.PathLike
-        Folder shared with the parent.
-
-    Returns
-    -------
-    tuple
-        ``(pickle, path, [(offset, bytes), ...])``: the object pickled without its large arrays,
-        the file holding them and where each is (bytes).
-    """
-    bufs = []
-
-    def in_band(buf) -> bool:  # small buffers stay in the pickle, large ones go to the file
-        if buf.raw().nbytes <= _INLINE_BYTES:
-            return True
-        bufs.append(buf)
-        return False
-
-    head = pickle.dumps(obj, protocol=5, buffer_callback=in_band)
-    if not bufs:
-        return head, None, []
-    fd, path = tempfile.mkstemp(prefix="result-", dir=folder)
-    spans, off = [], 0
-    with os.fdopen(fd, "wb") as fh:
-        for b in bufs:
-            raw = b.raw()
-            pad = -off % _ALIGN
-            fh.write(bytes(pad))
-            off += pad
-            spans.append((off, raw.nbytes))
-            fh.write(raw)
-            off += raw.nbytes
-    return head, path, spans
-
-
-def receive_result(handle):
-    """In the parent: the object sent by :func:`send_result`. Its large arrays are mapped from
-    the file copy-on-write (writable, nothing copied until written) and the file is removed
-    (the mapping keeps its pages while an array uses them).
-
-    Parameters
-    ----------
-    handle : tuple
-        What :func:`send_result` returned: the pickle, the file and the arrays' offsets and
-        lengths in it (counts of bytes, -).
-
-    Returns
-    -------
-    object
-        The object, equal to the one sent (bit for bit).
-    """
-    head, path, spans = handle
-    if path is None:
-        return pickle.loads(head)
-    try:
-        with open(path, "rb") as fh:
-            mm = mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_COPY)
-    finally:
-        with contextlib.suppress(OSError):
-            os.unlink(path)
-    view = memoryview(mm)
-    return pickle.loads(head, buffers=[view[o:o + n] for o, n in spans])

@@ -7,13 +7,7 @@ and returns their :class:`~fesub.substructure.CraigBampton` models:
 
 * in parallel: the parts are spread over a local process pool (``jobs`` workers, one BLAS
   thread each, :func:`fesub.parallel.worker_pool`) or over a Dask cluster (``client``: a
-  ``distributed.Client``, as ``fesub sweep --scheduler`` uses), largest part first. The pool's
-  workers are forked (they start with every module imported: a fresh interpreter would import
-  fesub, NumPy and SciPy first, seconds on a loaded machine), each writes its part's cache file
-  and sends its reduction back through a file in memory that the parent maps
-  (:func:`fesub.parallel.send_result`), not through the pool's pipe. One worker (``jobs=1``)
-  reduces in this process, also with one BLAS thread: 2 workers against 1 is two cores against
-  one;
+  ``distributed.Client``, as ``fesub sweep --scheduler`` uses), largest part first;
 * cached: each reduction is written to a file named by :func:`part_key`, the SHA-256 of
   everything it depends on: the mesh (coordinates, cells, node sets), the material, the clamps,
   the boundary sets, the number of modes, the damping, the element options, the fesub version and
@@ -281,19 +275,6 @@ def _reduce(spec: PartSpec, key: str | None = None, jobs: int | None = 1):
     return part, sub
 
 
-def _reduce_in_worker(spec: PartSpec, key: str, path: Path | None, shared: str):
-    """A pool worker's task: reduce ``spec``, write its cache file ``path`` (unless None: the
-    workers write theirs at the same time) and send ``(ReducedPart, Substructure)`` back through
-    a file in ``shared`` (:func:`fesub.parallel.send_result`; the pool's pipe took 3 to 5 times
-    as long for a 20 MB reduction on a loaded machine)."""
-    from ..parallel import send_result
-
-    part, sub = _reduce(spec, key, 1)
-    if path is not None:
-        _cache_write(path, part, sub)
-    return send_result((part, sub), shared)
-
-
 #: the cache file's layout (a file of another layout is recomputed)
 _FORMAT = "fesub reduced part, npz 1"
 _CACHE_ERRORS = (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile, FesubError)
@@ -382,7 +363,7 @@ def reduce_parts(specs, *, jobs: int = 1, client=None, cache=None, progress: boo
         ``reduced`` and ``cached`` (part names), ``seconds`` (name -> reduction wall time, s, of
         the run that made it), ``cache`` (the folder or None), ``wall_time`` (s).
     """
-    from ..parallel import receive_result, transfer_folder, worker_pool
+    from ..parallel import worker_pool
 
     t0 = time.perf_counter()
     specs = list(specs)
@@ -406,35 +387,28 @@ def reduce_parts(specs, *, jobs: int = 1, client=None, cache=None, progress: boo
         from tqdm.auto import tqdm
 
         bar = tqdm(total=len(todo), desc="reducing parts", unit="part")
-    if folder is not None and todo:
-        folder.mkdir(parents=True, exist_ok=True)
-    written = set()
     if client is not None:
         futures = [client.submit(_reduce, s, k, 1, pure=False) for s, k in todo]
         for (s, _), fut in zip(todo, futures):
             parts[s.name], subs[s.name] = fut.result()
             bar is not None and bar.update()
     else:
-        # the workers are forked (no imports to wait for); their results come back through files
-        # in memory, removed after the pool has stopped
-        with transfer_folder() as shared, worker_pool(min(int(jobs), max(len(todo), 1)), fork=True) as pool:
+        with worker_pool(min(int(jobs), max(len(todo), 1))) as pool:
             if pool == "serial":
                 for s, k in todo:
                     parts[s.name], subs[s.name] = _reduce(s, k, 1)
                     bar is not None and bar.update()
             else:
-                futures = [pool.submit(_reduce_in_worker, s, k, None if folder is None else _cache_file(folder, k),
-                                       shared) for s, k in todo]
+                futures = [pool.submit(_reduce, s, k, 1) for s, k in todo]
                 for (s, _), fut in zip(todo, futures):
-                    parts[s.name], subs[s.name] = receive_result(fut.result())
-                    written.add(s.name)
+                    parts[s.name], subs[s.name] = fut.result()
                     bar is not None and bar.update()
     if bar is not None:
         bar.close()
-    if folder is not None:
+    if folder is not None and todo:
+        folder.mkdir(parents=True, exist_ok=True)
         for s, k in todo:
-            if s.name not in written:
-                _cache_write(_cache_file(folder, k), parts[s.name], subs[s.name])
+            _cache_write(_cache_file(folder, k), parts[s.name], subs[s.name])
     models = {s.name: parts[s.name].craig_bampton(s, subs[s.name]) for s in specs}
     return models, {"reduced": [s.name for s, _ in todo], "cached": cached,
                     "seconds": {n: float(parts[n].seconds) for n in names},
