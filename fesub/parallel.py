@@ -7,9 +7,10 @@ basins, regime maps) share two needs:
   computing on systems of a few hundred unknowns, and thrashes on a shared machine
   (:func:`single_thread_blas`, :func:`set_blas_threads`, :data:`THREAD_VARS`);
 * worker processes that leave Ctrl-C to their parent and die quietly on SIGTERM, so that an
-  interrupted study prints one message, not a traceback per worker (:func:`init_worker`), and a
+  interrupted study prints one message, not a traceback per worker (:func:`init_worker`), a
   pool that is stopped at once when the parent is interrupted (:func:`worker_pool`,
-  :func:`shutdown_now`);
+  :func:`shutdown_now`), and workers that are never forked beside a running thread
+  (:func:`process_pool`, :func:`pool_start_method`);
 * one large computation beside another on a second core, its arrays written into memory shared
   with the parent (:class:`ForkedCall`, :func:`spare_cores`): the constraint modes of a
   Craig-Bampton reduction while the parent finds the fixed-interface modes.
@@ -31,7 +32,7 @@ import numpy as np
 from .errors import check_count
 
 __all__ = ["THREAD_VARS", "set_blas_threads", "single_thread_blas", "init_worker", "worker_pool",
-           "shutdown_now", "ForkedCall", "spare_cores"]
+           "process_pool", "pool_start_method", "openmp_team_running", "shutdown_now", "ForkedCall", "spare_cores"]
 
 #: environment variables that cap the threads of BLAS/OpenMP libraries (read when they load)
 THREAD_VARS = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS",
@@ -268,13 +269,22 @@ class ForkedCall:
         return False
 
 
-def init_worker():
+def init_worker(env: dict | None = None):
     """Initializer of worker processes: one BLAS/OpenMP thread each (environment for libraries
     still to load, the live OpenBLAS for one already loaded), SIGINT ignored (the parent stops
     the pool), SIGTERM back to its default (a forked worker would inherit the parent's handler),
-    and killed with its parent (Linux), even when the parent is killed by SIGKILL."""
+    and killed with its parent (Linux), even when the parent is killed by SIGKILL.
+
+    Parameters
+    ----------
+    env : dict, optional
+        Environment variables to set first (names to strings, unitless): the parent's
+        ``FESUB_*`` settings (backend, instruction set) for a worker that did not start as a copy
+        of the parent (:func:`process_pool` passes them).
+    """
     _die_with_parent()
     _state["worker"] = True
+    os.environ.update(env or {})
     for v in THREAD_VARS:
         os.environ[v] = "1"
     try:
@@ -286,6 +296,92 @@ def init_worker():
         set_blas_threads(1)
     except Exception:  # noqa: BLE001 - best effort: a worker must start whatever its BLAS
         pass
+
+
+def _stop_progress_monitors() -> None:
+    """Stop tqdm's monitor threads (one per progress-bar class that has made a bar; tqdm starts
+    one again with its next bar): housekeeping threads that this process need not run while it
+    forks."""
+    if "tqdm" not in sys.modules:
+        return
+    import threading
+
+    try:
+        from tqdm._monitor import TMonitor
+    except ImportError:
+        return
+    for th in threading.enumerate():
+        if isinstance(th, TMonitor):
+            th.exit()
+
+
+def openmp_team_running() -> bool:
+    """True when GNU OpenMP (libgomp) is loaded in this process and the process runs threads that
+    Python did not start (Linux; False where ``/proc`` does not tell). CHOLMOD's supernodal
+    factorisation keeps a team of libgomp threads after it returns; a forked copy of the process
+    sees that team as its own, and its first parallel region waits for threads that do not exist
+    in it, for ever."""
+    import threading
+
+    try:
+        with open("/proc/self/maps") as fh:
+            if not any("libgomp" in line for line in fh):
+                return False
+        return len(os.listdir("/proc/self/task")) > threading.active_count()
+    except OSError:
+        return False
+
+
+def pool_start_method() -> str | None:
+    """How :func:`process_pool` starts its workers: ``"fork"`` when this process runs no thread
+    but its main one (of Python's, and no OpenMP team), ``"forkserver"`` otherwise; None (the
+    platform's default) where there is no ``fork``.
+
+    A forked worker is a copy of its parent: it starts at once, with the parent's modules loaded,
+    but also with every lock in the state it had at the fork. A lock that another thread of the
+    parent held at that instant stays held in the copy for ever, and a worker that needs it waits
+    for ever; an OpenMP team of the parent (CHOLMOD's, after a factorisation) is taken by the copy
+    for its own and waited for, for ever. So tqdm's monitor threads (which fesub's progress bars
+    start) are stopped first; with other Python threads or an OpenMP team still running, the
+    workers are forked from a server process started once per process (``forkserver``), which
+    runs no thread. It imports the fesub modules this process has loaded, so that its workers
+    start with them; like any process started afresh it also imports the main script, whose own
+    work must then sit under ``if __name__ == "__main__":``.
+    """
+    import multiprocessing
+    import threading
+
+    methods = multiprocessing.get_all_start_methods()
+    if "fork" not in methods:
+        return None
+    _stop_progress_monitors()
+    if threading.active_count() == 1 and not openmp_team_running():
+        return "fork"
+    return "forkserver" if "forkserver" in methods else "spawn"
+
+
+def process_pool(jobs: int):
+    """A :class:`~concurrent.futures.ProcessPoolExecutor` of ``jobs`` workers set up by
+    :func:`init_worker`, started as :func:`pool_start_method` says (the caller shuts it down;
+    :func:`worker_pool` does both).
+
+    Parameters
+    ----------
+    jobs : int
+        Number of worker processes (>= 1).
+    """
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    jobs = check_count("jobs (worker processes)", jobs, 1)
+    method = pool_start_method()
+    ctx = multiprocessing.get_context(method)
+    if method == "forkserver":
+        # taken when the server starts (the first such pool of this process), ignored after
+        ctx.set_forkserver_preload(sorted(m for m in sys.modules
+                                          if m.split(".")[0] == "fesub" and "__main__" not in m))
+    env = {k: v for k, v in os.environ.items() if k.startswith("FESUB_")}
+    return ProcessPoolExecutor(max_workers=jobs, mp_context=ctx, initializer=init_worker, initargs=(env,))
 
 
 def shutdown_now(executor) -> None:
@@ -339,16 +435,29 @@ def worker_pool(jobs: int | None = None):
     jobs : int or None
         Number of worker processes (>= 1).
     """
-    from concurrent.futures import ProcessPoolExecutor
-
     jobs = (os.cpu_count() or 1) if jobs is None else check_count("jobs (worker processes)", jobs, 1)
     if jobs == 1:
         yield "serial"
         return
-    ex = ProcessPoolExecutor(max_workers=jobs, initializer=init_worker)
+    ex = process_pool(jobs)
     try:
         yield ex
-    except BaseException:
+    except BaseException as exc:
         shutdown_now(ex)
+        _explain_broken_pool(exc, ex)
         raise
     ex.shutdown(wait=True)
+
+
+def _explain_broken_pool(exc: BaseException, executor) -> None:
+    """Add to a broken pool's error what a user can do about a worker that ended as it started:
+    a worker that is not a copy of its parent imports the main script, whose own work must sit
+    under ``if __name__ == "__main__":``."""
+    from concurrent.futures.process import BrokenProcessPool
+
+    method = getattr(getattr(executor, "_mp_context", None), "get_start_method", lambda: None)()
+    if isinstance(exc, BrokenProcessPool) and method in ("forkserver", "spawn"):
+        exc.add_note(f"fesub started these workers by {method!r} (this process runs other threads or "
+                     "an OpenMP team; see fesub.parallel.pool_start_method): each imports the main "
+                     "script, so a script that starts a pool must do its work under "
+                     "'if __name__ == \"__main__\":'")

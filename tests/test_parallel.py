@@ -106,6 +106,107 @@ def test_workers_die_with_their_parent_even_after_sigkill(subprocess_env, tmp_pa
     assert alive == []
 
 
+#: held most of the time by a thread of the parent in the test below; a worker that is a copy of
+#: the parent made while the thread held it would find it held for ever
+_HELD = __import__("threading").Lock()
+
+
+def _worker_setting(_):
+    free = _HELD.acquire(timeout=2.0)  # s: the thread holds it for 1 ms at a time
+    if free:
+        _HELD.release()
+    return free, os.environ.get("FESUB_TEST_SETTING"), os.environ.get("OMP_NUM_THREADS"), parallel._state["worker"]
+
+
+def test_workers_are_not_forked_beside_a_running_thread(monkeypatch):
+    """A worker forked while another thread of the parent holds a lock keeps that lock held for
+    ever: with a thread running, the pool starts its workers from a server process instead, and
+    they still get the parent's fesub settings and the workers' set-up."""
+    import threading
+
+    if parallel.pool_start_method() is None:
+        pytest.skip("no fork here: the platform's own start method")
+    monkeypatch.setenv("FESUB_TEST_SETTING", "from the parent")
+    stop = threading.Event()
+
+    def hold():  # a thread that holds a lock most of the time, as a progress bar's monitor may
+        while not stop.is_set():
+            with _HELD:
+                stop.wait(0.001)
+
+    th = threading.Thread(target=hold, daemon=True)
+    th.start()
+    try:
+        assert parallel.pool_start_method() in ("forkserver", "spawn")
+        with parallel.worker_pool(2) as ex:
+            got = [f.result(timeout=120) for f in [ex.submit(_worker_setting, i) for i in range(4)]]
+    finally:
+        stop.set()
+        th.join()
+    assert got == [(True, "from the parent", "1", True)] * 4
+    if threading.active_count() == 1 and not parallel.openmp_team_running():
+        assert parallel.pool_start_method() == "fork"
+
+
+def test_a_progress_bar_monitor_does_not_keep_the_pool_from_forking():
+    """tqdm's monitor thread (started by a progress bar) is stopped before the workers are forked,
+    so a study with progress bars keeps the fast start; the next bar starts it again."""
+    import threading
+
+    from tqdm import tqdm
+    from tqdm._monitor import TMonitor
+
+    if parallel.pool_start_method() is None:
+        pytest.skip("no fork here: the platform's own start method")
+    others = [t for t in threading.enumerate() if t is not threading.main_thread() and not isinstance(t, TMonitor)]
+    if others or parallel.openmp_team_running():
+        pytest.skip(f"threads other than tqdm's run in this process: {others or 'an OpenMP team'}")
+    with open(os.devnull, "w") as sink:
+        for _ in tqdm(range(2), file=sink):
+            pass
+        assert tqdm.monitor is not None and tqdm.monitor.is_alive()
+        assert parallel.pool_start_method() == "fork"
+        assert not any(isinstance(t, TMonitor) for t in threading.enumerate())
+        for _ in tqdm(range(2), file=sink):
+            pass
+        assert tqdm.monitor.is_alive()
+
+
+def test_a_pool_after_a_cholmod_factorisation_starts_and_agrees(subprocess_env, tmp_path):
+    """CHOLMOD's supernodal factorisation leaves an OpenMP (libgomp) team running; a worker forked
+    after it that factorises again waits for that team for ever. The pool then starts its workers
+    from a server instead, and they give the numbers of the same factorisation in this process."""
+    import subprocess
+    import sys
+
+    pytest.importorskip("sksparse.cholmod")
+    code = (
+        "import os, threading, numpy as np, scipy.sparse as sp\n"
+        "from fesub import parallel\n"
+        "from fesub.fe import factorize\n"
+        "def solve(K):\n"
+        "    return factorize(K, method='cholmod').solve(np.ones(K.shape[0]))\n"
+        "if __name__ == '__main__':\n"
+        "    n = 20\n"  # 8000 unknowns: supernodes large enough for CHOLMOD's parallel loop
+        "    A = sp.diags([-1.0, 2.001, -1.0], [-1, 0, 1], shape=(n, n))\n"
+        "    K = sp.kronsum(sp.kronsum(A, A), A).tocsc()\n"
+        "    x = solve(K)\n"
+        "    team = len(os.listdir('/proc/self/task')) > threading.active_count()\n"
+        "    print('TEAM', team, parallel.openmp_team_running(), parallel.pool_start_method(), flush=True)\n"
+        "    with parallel.worker_pool(2) as ex:\n"
+        "        xs = [f.result(timeout=120) for f in [ex.submit(solve, K) for _ in range(2)]]\n"
+        "    print('SAME', all(np.array_equal(x, y) for y in xs), flush=True)\n")
+    script = tmp_path / "study.py"  # a script of the user's: its workers import it
+    script.write_text(code)
+    proc = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, env=subprocess_env,
+                          timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    team = "TEAM True" in proc.stdout
+    # without a team (a CHOLMOD built without OpenMP) the fast start stays
+    assert f"TEAM {team} {team} {'forkserver' if team else 'fork'}" in proc.stdout, proc.stdout
+    assert "SAME True" in proc.stdout, proc.stdout
+
+
 def _running(pid):
     try:
         with open(f"/proc/{pid}/stat") as fh:

@@ -92,13 +92,13 @@ def _map_points(chain_params, jobs, points):
         for ib, ir, r, b in points:
             yield ib, ir, _serial_point(chain_params, r, b)
         return
-    from concurrent.futures import ProcessPoolExecutor, as_completed
+    from concurrent.futures import as_completed
 
     from .._backend import active
-    from ..parallel import init_worker
+    from ..parallel import process_pool
 
     backend = active("coulomb")
-    ex = ProcessPoolExecutor(max_workers=jobs, initializer=init_worker)
+    ex = process_pool(jobs)
     try:
         futs = {ex.submit(_map_point, (backend, chain_params, r, b)): (ib, ir)
                 for ib, ir, r, b in points}

@@ -12,7 +12,7 @@ from __future__ import annotations
 import contextlib
 import math
 import os
-from concurrent.futures import Executor, ProcessPoolExecutor
+from concurrent.futures import Executor
 from dataclasses import dataclass
 
 import numpy as np
@@ -20,7 +20,7 @@ import numpy as np
 from .. import _backend
 from ..errors import ParameterError, check_positive
 from ..io import Result, summary_record
-from ..parallel import THREAD_VARS, init_worker, shutdown_now, worker_pool  # noqa: F401 - part of this face
+from ..parallel import THREAD_VARS, init_worker, process_pool, shutdown_now, worker_pool
 from ._dataset import MASS_COORD, POSITION, VELOCITY, join_state, split_state, var
 from .system import get_params
 
@@ -257,7 +257,7 @@ def batch_parallel(params, X0, W, *, executor=None, n_chunks=None, progress=Fals
     own = executor is None
     if own:
         nw = os.cpu_count() or 1
-        executor = ProcessPoolExecutor(max_workers=nw, initializer=init_worker)
+        executor = process_pool(nw)
     elif not (isinstance(executor, Executor) or hasattr(executor, "submit")):
         raise ParameterError("executor must be a concurrent.futures Executor, 'serial' or None")
     nw = getattr(executor, "_max_workers", None) or os.cpu_count() or 1
