@@ -154,13 +154,33 @@ def test_an_interrupt_that_a_finaliser_swallowed_still_stops_the_study(tmp_path,
     assert signal.getsignal(signal.SIGINT) is signal.default_int_handler  # the handler restored
 
 
+def test_a_second_ctrl_c_while_the_command_exits_keeps_status_130(subprocess_env):
+    """The command (``exiting``): once a study is stopped by Ctrl-C, another Ctrl-C while the
+    process stops its workers and exits leaves the status 130 and the one message, where it
+    would otherwise end the process by the signal. In-process callers get their handler back
+    (above)."""
+    code = ("import argparse, os, signal, sys\n"
+            "from fesub.cli.common import run_study\n"
+            "def run(args):\n"
+            "    os.kill(os.getpid(), signal.SIGINT)\n"
+            "    return 0\n"
+            "st = run_study(argparse.Namespace(study='demo', out=None, _run=run), exiting=True)\n"
+            "os.kill(os.getpid(), signal.SIGINT)  # the second Ctrl-C, as the command exits\n"
+            "print('STATUS', st, flush=True)\n"
+            "sys.exit(st)\n")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=subprocess_env,
+                          timeout=120)
+    assert proc.returncode == 130 and "STATUS 130" in proc.stdout, (proc.returncode, proc.stderr)
+    assert proc.stderr.count("interrupted by SIGINT") == 1 and "Traceback" not in proc.stderr, proc.stderr
+
+
 @pytest.mark.parametrize("preset", [None, "2"])
 def test_progress_bars_to_a_log_update_every_ten_seconds(preset, subprocess_env):
     """A study whose stderr is a pipe (here: captured) draws its tqdm bars once every
     LOG_BAR_INTERVAL seconds rather than ten times a second; a user's TQDM_MININTERVAL stands."""
     code = ("import io, fesub.cli.common as c\n"
             "from fesub.cli import main\n"
-            "def fake(args):\n"
+            "def fake(args, **kw):\n"
             "    from tqdm import tqdm\n"
             "    print('INTERVAL', tqdm(total=1, file=io.StringIO()).mininterval)\n"
             "    return 0\n"

@@ -62,6 +62,7 @@ def main(argv=None) -> int:
     """Entry point of the ``fesub`` command; returns the exit status."""
     from .common import run_study
 
+    argv_given = argv is not None  # None: the command itself, whose process ends with the study
     argv = list(sys.argv[1:] if argv is None else argv)
     study = next((a for a in argv if not a.startswith("-")), None)
     if study not in COMMANDS:
@@ -75,7 +76,7 @@ def main(argv=None) -> int:
         parser.print_help()
         return 2
     _sparse_bars_in_logs()
-    return run_study(args)
+    return run_study(args, exiting=not argv_given)
 
 
 #: seconds between two updates of a progress bar written to a log or a pipe

@@ -433,10 +433,15 @@ def _on_sigint(signum, frame):
     raise KeyboardInterrupt
 
 
-def run_study(args) -> int:
+def run_study(args, *, exiting: bool = False) -> int:
     """Run a parsed study: exit status 0, 2 (any error: bad input, an unreadable or damaged file,
     a run that failed or gave results that are not numbers; one line on stderr), 130/143
-    (interrupted)."""
+    (interrupted).
+
+    With ``exiting`` (the ``fesub`` command, whose process ends with the study), a study stopped
+    by a signal ignores any further Ctrl-C from then on: a second Ctrl-C while it stops its
+    workers, prints where it is and exits would otherwise end the process by the signal instead
+    of the status 130."""
     from ..errors import FesubError
 
     prog = f"fesub {args.study}"
@@ -452,6 +457,9 @@ def run_study(args) -> int:
         raise_pending_interrupt()  # one that a finaliser swallowed after the last part
         return status
     except KeyboardInterrupt:
+        if exiting and signal.SIGINT in old:
+            signal.signal(signal.SIGINT, signal.SIG_IGN)
+            old.pop(signal.SIGINT)  # not restored: the process ends
         term = _received["signal"] == signal.SIGTERM or isinstance(sys.exc_info()[1], Interrupted)
         out = getattr(args, "out", None)
         where = f"finished parts are kept in {out}; " if out else ""
