@@ -734,6 +734,10 @@ def test_unreachable_scheduler_raises_before_any_work(probe_dir, tmp_path):
     assert time.monotonic() - t0 < 30  # the timeout is honoured (Dask adds its own retries)
     with pytest.raises(ParameterError, match="bad scheduler address"):
         sw.run_sweep("probe", store, grid={"x": [1.0]}, scheduler="no-port-here", progress=False)
+    from distributed import default_client
+
+    with pytest.raises(ValueError, match="No clients found"):  # none left behind as the default
+        default_client()
     with pytest.raises(ParameterError, match="connect_timeout"):
         sw.run_sweep("probe", store, grid={"x": [1.0]}, scheduler=address, connect_timeout=0,
                      progress=False)

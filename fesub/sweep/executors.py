@@ -100,18 +100,21 @@ def _connect(scheduler, cluster, connect_timeout):
     except ImportError as exc:  # pragma: no cover
         raise SchedulerError(f"dask.distributed is needed for scheduler/cluster sweeps: {exc}") from None
     timeout = check_positive("connect_timeout (s)", connect_timeout)
+    # never the process's default client: one that failed to connect would stay the default,
+    # and every later dask computation of the process (xarray's writes among them) would
+    # try to reach it
     if cluster is not None:
         if isinstance(cluster, Client):
             return cluster, False
         try:
-            return Client(cluster, timeout=timeout), True
+            return Client(cluster, timeout=timeout, set_as_default=False), True
         except Exception as exc:  # noqa: BLE001 - whatever the transport raises
             raise SchedulerError(f"cannot connect to the cluster {cluster!r}: "
                                  f"{type(exc).__name__}: {exc}") from None
     if not isinstance(scheduler, str) or not scheduler.strip():
         raise ParameterError(f"scheduler must be an address such as 'tcp://host:8786', got {scheduler!r}")
     try:
-        return Client(scheduler, timeout=timeout), True
+        return Client(scheduler, timeout=timeout, set_as_default=False), True
     except ValueError as exc:  # malformed address: unknown scheme, no port
         raise ParameterError(f"bad scheduler address {scheduler!r}: {exc}") from None
     except Exception as exc:  # noqa: BLE001 - refused, timed out, or something else answered
