@@ -436,6 +436,13 @@ BENCH_OPTIONS = ["--benchmark-min-rounds=3", "--benchmark-max-time=0.2",
                  "--benchmark-warmup=off", "--benchmark-sort=fullname",
                  "--benchmark-columns=median,iqr,rounds"]
 
+#: s: a benchmark still running after this long has every thread's stack printed (pytest's
+#: faulthandler; the run goes on), so that a hang shows where it waits
+STACKS_AFTER_S = 600
+#: s: a pytest run of the profile stopped after this long (a hang must not hold the machine
+#: for ever); the quick profile takes minutes
+PYTEST_LIMIT_S = 1200
+
 
 def bench_key(fullname: str, label: str) -> str:
     """``bench:<file>::<test>:<label>`` for the ratio ``ratio_<label>`` of a benchmark
@@ -492,11 +499,10 @@ def run_benchmarks(out: Path, log=print, nodes=None) -> tuple[int, float]:
     imported only when its kernels are built in place."""
     t0 = time.perf_counter()
     base = [sys.executable, "-P", "-m", "pytest", "-q", "-p", "no:cacheprovider",
-            f"--rootdir={ROOT}"]
+            f"--rootdir={ROOT}", "-o", f"faulthandler_timeout={STACKS_AFTER_S}"]
     if nodes:
         log(f"  benchmarks (timed): {len(nodes)} of them")
-        status = subprocess.run(base + list(nodes) + [f"--benchmark-json={out}", *BENCH_OPTIONS],
-                                cwd=str(ROOT), env=_pytest_env()).returncode
+        status = _pytest(base + list(nodes) + [f"--benchmark-json={out}", *BENCH_OPTIONS], log)
         return status, time.perf_counter() - t0
     # node ids relative to the repository root (pytest's rootdir), as --deselect compares them;
     # an entry that names no benchmark any more (removed or renamed) is reported and dropped
@@ -512,13 +518,22 @@ def run_benchmarks(out: Path, log=print, nodes=None) -> tuple[int, float]:
     timed = base + ["benchmarks", f"--benchmark-json={out}", *BENCH_OPTIONS]
     timed += [a for n in untimed for a in ("--deselect", n)]
     log(f"  benchmarks (timed): pytest benchmarks {' '.join(BENCH_OPTIONS)}")
-    status = subprocess.run(timed, cwd=str(ROOT), env=_pytest_env()).returncode
+    status = _pytest(timed, log)
     if untimed:
         log(f"  benchmarks (once, untimed): {', '.join(UNTIMED)}")
-        st = subprocess.run(base + ["--benchmark-disable", *untimed], cwd=str(ROOT),
-                            env=_pytest_env()).returncode
+        st = _pytest(base + ["--benchmark-disable", *untimed], log)
         status = status or st
     return status, time.perf_counter() - t0
+
+
+def _pytest(cmd: list, log) -> int:
+    """Run one pytest of the profile (stopped after :data:`PYTEST_LIMIT_S`: status 1)."""
+    try:
+        return subprocess.run(cmd, cwd=str(ROOT), env=_pytest_env(), timeout=PYTEST_LIMIT_S).returncode
+    except subprocess.TimeoutExpired:
+        log(f"  pytest did not finish in {PYTEST_LIMIT_S} s and was stopped (a hang? the stacks of "
+            f"a benchmark running over {STACKS_AFTER_S} s are printed above)")
+        return 1
 
 
 def _git(*args) -> str | None:
