@@ -196,12 +196,8 @@ class HBSystem:
             cols = np.flatnonzero(np.any(G != 0, axis=0))
             rows = (np.arange(m)[:, None] * n + cols[None, :]).ravel()
             self._gather.append((G[:, cols], cols, rows))
-        groups = {}
-        for i, c in enumerate(self.contacts):
-            el = c.element
-            if isinstance(el, Friction3D):
-                groups.setdefault((el.nt, el.tol, el.max_periods), []).append(i)
-        self._groups3d = {key: (idx, self._group_gather(idx)) for key, idx in groups.items()}
+        self._keys3d = None
+        self._groups()
         f = np.zeros(self.N)
         h = self.h0 * n
         if np.ndim(fex) == 0:
@@ -447,7 +443,7 @@ class HBSystem:
         group (``p = P_g Q``, ``F += P_g^T F_l``, ``K += P_g^T blockdiag(K_l) P_g``). Returns
         the indices of the contacts done (none with multipliers: they have no Hessian, and
         the per-contact route names the error)."""
-        if lam is not None or not self._groups3d:
+        if lam is not None or not self._groups():
             return set()
         done = set()
         for (nt_el, tol, per), (idx, Pg) in self._groups3d.items():
@@ -464,6 +460,21 @@ class HBSystem:
             K[Kg.row, Kg.col] += Kg.data
             done.update(idx)
         return done
+
+    def _groups(self):
+        """The :class:`~fesub.hbm.friction3d.Friction3D` contacts grouped by their AFT settings
+        ``(nt, tol, max_periods)`` as they are now (regrouped when an element's were changed
+        after the system was built), each group with its ``P_g``."""
+        keys = [(c.element.nt, c.element.tol, c.element.max_periods)
+                if isinstance(c.element, Friction3D) else None for c in self.contacts]
+        if keys != self._keys3d:
+            groups = {}
+            for i, key in enumerate(keys):
+                if key is not None:
+                    groups.setdefault(key, []).append(i)
+            self._keys3d = keys
+            self._groups3d = {k: (idx, self._group_gather(idx)) for k, idx in groups.items()}
+        return self._groups3d
 
     def _group_gather(self, idx):
         """Sparse ``P_g`` (len(idx) 3 m, N): the rows ``P_e`` of the contacts ``idx`` stacked."""
