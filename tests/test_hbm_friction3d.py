@@ -397,3 +397,31 @@ def test_system_batched_assembly_against_dense_projection(backend):
     np.testing.assert_allclose(F, Fr, atol=1e-12 * np.abs(Fr).max())
     np.testing.assert_allclose(K, Kr, atol=1e-12 * np.abs(Kr).max())
     assert len(sy._groups3d) == 2
+
+
+def test_system_follows_settings_changed_after_it_was_built():
+    """An element's AFT samples (and periodicity settings) set after the system was built are
+    the ones used: the batched route regroups and agrees with every contact evaluated on its
+    own with its current settings (rounding of the sums, as above), and the samples do change
+    the forces (96 samples against the default 128 at NH = 3: the first-order return map moves
+    them by far more than rounding). Once the batched route kept the settings of construction."""
+    rng = np.random.default_rng(7)
+    n = 4
+    cts = [ContactElement(Friction3D(1e4 * (1 + i), 5e4, 0.3, 10.0 + 5 * i),
+                          rng.normal(size=(3, n)) + np.eye(n)[i]) for i in range(3)]
+    K0 = np.eye(n) * 1e5
+    sy = HBSystem(np.eye(n), 1e-4 * K0, K0, NH, cts, fex=0, dof=0)
+    Q = rng.normal(size=sy.N) * 3e-4
+    F0 = sy.fnl(Q)[0]
+    for c in cts[:2]:
+        c.element.nt = 96
+    F, K, _ = sy.fnl(Q)
+    Fr, Kr = np.zeros(sy.N), np.zeros((sy.N, sy.N))
+    for i, P in enumerate(sy.P):
+        r = sy.evaluate_contact(i, P @ Q)
+        Fr += P.T @ r.F
+        Kr += P.T @ r.K @ P
+    np.testing.assert_allclose(F, Fr, atol=1e-12 * np.abs(Fr).max())
+    np.testing.assert_allclose(K, Kr, atol=1e-12 * np.abs(Kr).max())
+    assert len(sy._groups3d) == 2
+    assert np.abs(F - F0).max() > 1e-6 * np.abs(F0).max()
