@@ -287,7 +287,12 @@ def test_tied_bodies_move_as_one():
     assert model.n_modes == 1
     np.testing.assert_allclose(model.omega2, (k1 + k2) / (M1 + M2), rtol=1e-12)
     res = simulate_multibody(model, duration=0.5, h=1e-3, initial={"a": ([0.01], [0.0]), "b": ([0.01], [0.0])})
-    np.testing.assert_array_equal(res.channels["u_xa"], res.channels["u_xb"])
+    # the two outputs are the same modal motion through two equal rows of the basis; the BLAS
+    # product may round the two rows differently (its vector kernels depend on the CPU and the
+    # rows' positions): equal to a few units in the last place of the largest displacement
+    ua, ub = res.channels["u_xa"], res.channels["u_xb"]
+    np.testing.assert_allclose(ua, ub, rtol=0, atol=4 * np.finfo(float).eps * np.abs(ua).max())
+    assert np.abs(ua).max() > 0.009  # it moves: 0.01 m at the start
 
 
 def test_bad_arguments_are_refused():
