@@ -183,6 +183,38 @@ def test_frames_solve_equals_rows_solve(backend, m, kd, ns, n, c0):
     assert worst < RTOL
 
 
+@pytest.mark.parametrize("m, kd, ns, n, c0", [(1, 1, 6, 6, 0), (5, 9, 30, 40, 7), (20, 25, 150, 160, 10)])
+def test_frames_carried_z_equals_formed_z(backend, m, kd, ns, n, c0):
+    """Bit 2 of ``given``: ``z`` taken as ``diag(w) J' lam`` of the warm start instead of formed.
+    Given as NumPy forms it (and the Gram matrices given), the sweeps are those of a solve that
+    forms both: the same cases and sweep counts, impulses and ``z`` to round-off; a second solve
+    started from the first one's ``z`` and impulses (a step whose rows and forces are unchanged)
+    is converged at once (one sweep, no change beyond the tolerance)."""
+    K = _backend.kernels("cone")
+    rng = np.random.default_rng(90 + m + n)
+    for trial in range(4):
+        D, F, nodes, J, w, q, laws = frames_problem(rng, m, kd, ns, n, c0)
+        code, params, _ = law_arrays(laws, m)
+        lam0 = np.abs(rng.standard_normal(3 * m)) * 0.1
+        gram = np.zeros((kd, 3, 3))
+        lam_f, case_f, st_f, z_f = lam0.copy(), np.zeros(m, np.int64), np.zeros(3), np.zeros(n)
+        K.block_gs_frames(D, nodes, c0, F, w, q, code, params, 0.0, lam_f, z_f, gram, 0, case_f, 1e-13, 500, st_f)
+        lam, case, st, z = lam0.copy(), np.zeros(m, np.int64), np.zeros(3), w * (J.T @ lam0)
+        K.block_gs_frames(D, nodes, c0, F, w, q, code, params, 0.0, lam, z, gram, 3, case, 1e-13, 500, st)
+        assert st[2] == st_f[2] == 1.0 and st[0] == st_f[0], (st, st_f)
+        np.testing.assert_array_equal(case, case_f)
+        scale = max(np.abs(lam_f).max(), 1e-300)
+        np.testing.assert_allclose(lam, lam_f, rtol=0, atol=RTOL * scale)  # (see RTOL)
+        # z against NumPy's product of the final impulses (as in the test above), to the round-off
+        # of the largest vector it held: the start's (an opened node's updates leave ~1e-16 of it)
+        big = max(np.abs(z).max(), np.abs(w * (J.T @ lam0)).max())
+        np.testing.assert_allclose(z, w * (J.T @ lam), rtol=0, atol=1e-13 * big)
+        # the next problem on the same rows and free values, warm started from this one's end
+        st2 = np.zeros(3)
+        K.block_gs_frames(D, nodes, c0, F, w, q, code, params, 0.0, lam, z, gram, 3, case, 1e-13, 500, st2)
+        assert st2[0] == 1.0 and st2[1] <= 1e-13 and st2[2] == 1.0, st2
+
+
 def test_frames_refuse_indices_outside():
     """A node index or a column window outside the arrays is refused by both backends (the
     compiled loops read and write without bounds checks)."""

@@ -451,13 +451,14 @@ def block_gs_rows(const double[:, ::1] J, const double[::1] w, const double[::1]
 def block_gs_frames(const double[:, :, ::1] D, const long[::1] nodes, Py_ssize_t c0,
                     const double[:, :, ::1] F, const double[::1] w, const double[::1] q,
                     const long[::1] code, const double[:, ::1] params, double floor, double[::1] lam,
-                    double[::1] z, double[:, :, ::1] gram, bint given, long[::1] case, double tol,
+                    double[::1] z, double[:, :, ::1] gram, int given, long[::1] case, double tol,
                     long max_iter, double[::1] status):
     """The sweeps of ``block_gs_rows`` on rows given as frames times component rows:
     ``J_i = F[j] D[j]`` (j = ``nodes[i]``) over the columns ``c0 .. c0 + ns`` of ``z``, never
     formed; each node's block ``F[j] gram[j] F[j]'`` from its components' 3 x 3 Gram matrix
-    ``gram[j] = D[j] diag(w) D[j]'`` (formed here unless ``given``). See the module docstring
-    and the twin ``cone_ref.block_gs_frames`` for every argument."""
+    ``gram[j] = D[j] diag(w) D[j]'`` (formed here unless bit 1 of ``given``); bit 2: ``z``
+    already holds ``diag(w) J' lam`` on entry (not formed again). See the module docstring and
+    the twin ``cone_ref.block_gs_frames`` for every argument."""
     cdef Py_ssize_t m = code.shape[0], ns = D.shape[2], i, j, k, o
     cdef long sweeps = 0
     cdef int c, a, b, failed
@@ -483,16 +484,18 @@ def block_gs_frames(const double[:, :, ::1] D, const long[::1] nodes, Py_ssize_t
     ww = &w[c0] if ns else NULL
     zz = &z[c0] if ns else NULL
     with nogil:
-        # the Gram matrices (unless given) and z = diag(w) J' lam, in one pass over the rows
-        for k in range(z.shape[0]):
-            z[k] = 0.0
+        # the Gram matrices (unless given) and z = diag(w) J' lam (unless given), in one pass
+        # over the rows
+        if not (given & 2):
+            for k in range(z.shape[0]):
+                z[k] = 0.0
         for i in range(m):
             o = 3 * i
             j = nodes[i]
             r0 = &D[j, 0, 0]
             r1 = &D[j, 1, 0]
             r2 = &D[j, 2, 0]
-            if not given:
+            if not (given & 1):
                 for a in range(6):
                     g[a] = 0.0
                 for k in range(ns):
@@ -518,7 +521,7 @@ def block_gs_frames(const double[:, :, ::1] D, const long[::1] nodes, Py_ssize_t
             for a in range(3):
                 if Wi[4 * a] > top:
                     top = Wi[4 * a]
-            if lam[o] != 0.0 or lam[o + 1] != 0.0 or lam[o + 2] != 0.0:
+            if not (given & 2) and (lam[o] != 0.0 or lam[o + 1] != 0.0 or lam[o + 2] != 0.0):
                 e0 = f[0] * lam[o] + f[3] * lam[o + 1] + f[6] * lam[o + 2]
                 e1 = f[1] * lam[o] + f[4] * lam[o + 1] + f[7] * lam[o + 2]
                 e2 = f[2] * lam[o] + f[5] * lam[o + 1] + f[8] * lam[o + 2]

@@ -399,11 +399,14 @@ def block_gs_frames(D, nodes, c0, F, w, q, code, params, floor, lam, z, gram, gi
         Column weights (>= 0), n >= c0 + ns.
     q, code, params, floor, lam : as in :func:`block_gs_rows` (m nodes).
     z : (n,) float array
-        Out: ``diag(w) J' lam``.
+        In (bit 2 of ``given``) or zero on entry: ``diag(w) J' lam`` of the warm start; out:
+        ``diag(w) J' lam``.
     gram : (kd, 3, 3) float array
-        In (``given``) or out (written for the problem's nodes): ``D[j] diag(w) D[j]'``.
-    given : bool
-        Take ``gram`` as given.
+        In (bit 1 of ``given``) or out (written for the problem's nodes): ``D[j] diag(w) D[j]'``.
+    given : int
+        Bit flags: 1, take ``gram`` as given; 2, take ``z`` as given (a caller that holds it
+        from the problem before, with the same rows and impulses: not formed again).
+        ``True``/``False`` are 1 and 0.
     case, tol, max_iter, status : as in :func:`block_gs_rows`.
     """
     m = code.shape[0]
@@ -420,15 +423,16 @@ def block_gs_frames(D, nodes, c0, F, w, q, code, params, floor, lam, z, gram, gi
         raise ParameterError(f"nodes must be indices in 0..{kd - 1}")
     win = slice(c0, c0 + ns)
     ww = w[win]
-    z[:] = 0.0
-    if not given:
+    if not given & 2:
+        z[:] = 0.0
+    if not given & 1:
         for j in nodes:
             gram[j] = (D[j] * ww) @ D[j].T
     blocks = [F[j] @ gram[j] @ F[j].T for j in nodes]
     top = max((float(b.diagonal().max()) for b in blocks), default=0.0)
     for i, j in enumerate(nodes):
         li = lam[3 * i:3 * i + 3]
-        if li[0] != 0.0 or li[1] != 0.0 or li[2] != 0.0:
+        if not given & 2 and (li[0] != 0.0 or li[1] != 0.0 or li[2] != 0.0):
             z[win] += ww * ((li @ F[j]) @ D[j])
     low = floor * top
     sweeps, change, converged = 0, math.inf, 0.0

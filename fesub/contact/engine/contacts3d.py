@@ -53,6 +53,10 @@ __all__ = ["prepare_surface", "InterfaceState3D", "contact_step3d", "OPEN", "STI
 OPEN, STICK, SLIP = 0, 1, 2
 #: most passes of the active-set loop of a step
 _PASSES = 50
+#: steps over which the modal impulse of the sweeps is carried from one step's end to the next
+#: step's start (rows, frames and forces unchanged: the same vector, up to the round-off of its
+#: updates) before it is formed again from the forces, so that its round-off stays bounded
+_REFRESH = 64
 #: a direction no free coordinate moves (the out-of-plane tangent of a model held in its plane)
 #: has a zero row: its diagonal of W gets this fraction of the largest diagonal entry, so that
 #: every node's 3 x 3 block is definite; its velocity is then q (0: nothing moves it) and its
@@ -150,6 +154,10 @@ class InterfaceState3D:
         self.every = np.arange(m)
         #: the column weights of the step's problem (h per modal coordinate), kept over the steps
         self.w = np.full(model.n_modes, h)
+        #: the sweeps' ``diag(w) J' lam`` at the end of the last step whose final problem held every
+        #: node on fixed rows (else None), the frames it was formed with and the steps it has been
+        #: carried over (see :data:`_REFRESH`)
+        self.z_end, self.F_end, self.carried = None, None, 0
 
     def displacements(self, eta, up):
         """((slave, master) total displacements, (slave, master) driven parts), each (k, 3) in m."""
@@ -281,10 +289,16 @@ def contact_step3d(contacts, eta_star, up_next, nm, h, tol, max_iter, stop_off=F
         return None
     b = np.concatenate(bs) if len(bs) > 1 else bs[0]
     first = contacts[0]
-    if len(contacts) == 1 and not first.c["master"].R.shape[2]:
+    fixed = len(contacts) == 1 and not first.c["master"].R.shape[2]
+    if fixed:
         # the rows of the components are the slave's modal rows: used in place
         D, c0, F, at = first.c["slave"].R, first.c["slave"].cols.start, frames[0], sizes[0]
         gram, done = first.gram, first.gram_done
+        # the last step ended with every node on these rows, its frames are these and its forces
+        # the warm start (they are: ``advance`` keeps them): its sweeps' z is this start's
+        carry = (first.z_end is not None and first.carried < _REFRESH and first.h == h and at is first.every
+                 and np.array_equal(F, first.F_end))
+        z_start, first.z_end = first.z_end if carry else None, None  # (kept again only by a solve of every node, the last of the step)
     else:
         # the components' rows of every interface, written in place into a buffer kept over the
         # steps (a fresh array of this size costs its page faults every step)
@@ -333,11 +347,16 @@ def contact_step3d(contacts, eta_star, up_next, nm, h, tol, max_iter, stop_off=F
                 z = h * h * (Ja.T @ lam)
             else:
                 case, stat = np.zeros(a.size, np.int64), np.zeros(3)
-                given = bool(done[nodes].all())
+                given = int(done[nodes].all())  # bit 1: the Gram matrices; bit 2: z
+                if fixed and whole and passes == 1 and carry:
+                    z[:] = z_start
+                    given |= 2
                 kernel.block_gs_frames(D, nodes, c0, F, w, q, code if whole else code[a],
                                        np.ascontiguousarray(params if whole else params[a]), _FLOOR, lam, z, gram,
                                        given, case, tol / h, max_iter, stat)
                 done[nodes] = True
+                if fixed and whole and at is first.every:
+                    first.z_end, first.F_end, first.carried = z.copy(), F, (first.carried + 1 if given & 2 else 0)
                 z *= h  # the modal correction h^2 J' lam
             lam_all[a] = lam.reshape(-1, 3)
             case_all[:] = OPEN
