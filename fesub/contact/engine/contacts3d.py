@@ -136,12 +136,21 @@ class InterfaceState3D:
         #: a master that never moves (no modes, no drive): its faces stay where they were
         #: prepared and the relative motion of a slave is its own
         self.still = not c["master"].R.shape[2] and not c["master"].drivers
+        # the displacements of a side that nothing drives (and of a still master: none at all),
+        # read only: shared by every step
+        self._zero = tuple(np.zeros((side.nodes.size, 3)) for side in (c["slave"], c["master"]))
+        for z in self._zero:
+            z.flags.writeable = False
+        #: the five states of the relative motions that close a step (see :meth:`advance`), kept
+        #: over the steps for the slave and the master nodes
+        self._S, self._M = np.empty((5, m, 3)), np.empty((5, c["master"].nodes.size, 3))
         self.tracker = self.faces.tracker(m)
         self.lam = np.zeros((m, 3))
         self.state = np.zeros(m, np.int64)
         self.case = np.zeros(m, np.int64)
         self.left = False
         self.on = np.zeros(m, bool)
+        self._ahead = None
         self.us, self.ds = self.displacements(eta, up)
         self.us_prev, self.ds_prev = self.us, self.ds
         #: storage for the rows of a step (see :func:`contact_step3d`)
@@ -159,11 +168,40 @@ class InterfaceState3D:
         #: carried over (see :data:`_REFRESH`)
         self.z_end, self.F_end, self.carried = None, None, 0
 
-    def displacements(self, eta, up):
-        """((slave, master) total displacements, (slave, master) driven parts), each (k, 3) in m."""
+    def displacements(self, eta, up, ahead=None):
+        """((slave, master) total displacements, (slave, master) driven parts), each (k, 3) in m.
+
+        ``ahead`` = (eta2, up2): those of a second state formed in the same products over the
+        nodes' rows (one pass over them for both) and kept for the next call with ``eta2`` (the
+        step's end and the next step's prediction). A call with the kept state returns them."""
+        kept, self._ahead = self._ahead, None
+        if kept is not None and kept[0] is eta:
+            return kept[1]
         c = self.c
-        ds = (c["slave"].driven(up), c["master"].driven(up))
-        return (c["slave"].free(eta) + ds[0], c["master"].free(eta) + ds[1]), ds
+        sl, ma = c["slave"], c["master"]
+        if ahead is not None:
+            E = np.stack((eta, ahead[0]))
+            pair = [self._driven(x) for x in (up, ahead[1])]
+            us = sl.free(E)
+            um = None if self.still else ma.free(E)
+            out = [self._total(us[i], None if um is None else um[i], pair[i]) for i in range(2)]
+            self._ahead = (ahead[0], out[1])
+            return out[0]
+        ds = self._driven(up)
+        return self._total(sl.free(eta), None if self.still else ma.free(eta), ds)
+
+    def _driven(self, up):
+        sl, ma = self.c["slave"], self.c["master"]
+        return sl.driven(up) if sl.drivers else self._zero[0], ma.driven(up) if ma.drivers else self._zero[1]
+
+    def _total(self, us, um, ds):
+        """(the free parts ``us``, ``um`` plus the driven ones ``ds``, ``ds``); ``um`` None: a still
+        master."""
+        c = self.c
+        us = us + ds[0] if c["slave"].drivers else us
+        if um is None:
+            return (us, self._zero[1]), ds
+        return (us, um + ds[1] if c["master"].drivers else um), ds
 
     def search(self, u, d=None):
         """Closest points on the master faces at the displacements ``u`` = (slave, master):
@@ -217,20 +255,23 @@ class InterfaceState3D:
             Mi = np.ascontiguousarray(np.einsum("kj,kjcm->kcm", N[idx], Mr[np.maximum(conn[idx], 0)]))
             kernel.frame_rows(I, Mi, -1.0, c["master"].cols.start, D)
 
-    def advance(self, eta_next, up_next, geo, lam, acc):
+    def advance(self, eta_next, up_next, geo, lam, acc, ahead=None):
         """Close the step: the gaps after it (m), the slip vectors of the step (m), the states;
         the friction, impact and drive works added to ``acc`` (J), all in one pass of the
-        ``cone`` kernel's ``close_nodes``. Returns (the node signals of the step by name, state,
-        state before the step)."""
+        ``cone`` kernel's ``close_nodes``. ``ahead``: the next step's prediction (eta*, prescribed
+        displacements), whose displacements are formed with the step's end (see
+        :meth:`displacements`). Returns (the node signals of the step by name, state, state
+        before the step)."""
         on, shape, face, F, point = geo
-        u_new, d_new = self.displacements(eta_next, up_next)
+        u_new, d_new = self.displacements(eta_next, up_next, ahead)
         conn, N = shape
         P = self.c["slave"].X + u_new[0]
         Q = self.c["master"].X + u_new[1]
         # the five states of the relative motions: the step's (new - now), the central one over
         # two steps (new - previous, the works' discrete power) and the drives' (driven parts)
-        S = np.stack((u_new[0], self.us[0], self.us_prev[0], d_new[0], self.ds_prev[0]))
-        M = np.stack((u_new[1], self.us[1], self.us_prev[1], d_new[1], self.ds_prev[1]))
+        S, M = self._S, self._M
+        for X, i in ((S, 0), (M, 1)):
+            X[0], X[1], X[2], X[3], X[4] = u_new[i], self.us[i], self.us_prev[i], d_new[i], self.ds_prev[i]
         k = on.size
         gap, force, slip, works = np.empty(k), np.empty((k, 3)), np.empty((k, 3)), np.empty(3)
         self.kernel.close_nodes(P, Q, conn, N, F, lam, on.view(np.uint8), S, M, gap, force, slip, works)

@@ -70,7 +70,10 @@ class NodeRows:
             self.drivers.append((d, P2))
 
     def free(self, eta) -> np.ndarray:
-        """(k, dim) displacement (m) from the modal coordinates."""
+        """(k, dim) displacement (m) from the modal coordinates; (s, k, dim) from s states of them
+        (an (s, n_modes) array: one pass over the rows for all)."""
+        if eta.ndim == 2:
+            return (eta[:, self.cols] @ self._R2.T).reshape(eta.shape[0], -1, self.dim)
         return (self._R2 @ eta[self.cols]).reshape(-1, self.dim)
 
     def driven(self, ups) -> np.ndarray:

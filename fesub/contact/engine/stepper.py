@@ -555,16 +555,22 @@ def _python_loop(model, h, n_steps, dec, tol, max_iter, on_stick, eta, eta_prev,
     changes = np.zeros(sum(ct.mu.size for ct in contacts), np.int64)
     w2 = model.omega2
     Cm = np.diag(model.Cm).copy() if model.damping_diagonal else model.Cm
+
+    def predict(n, eta, eta_prev):
+        """(force, damping force, eta*, prescribed displacements at its end) of step n."""
+        t = n * h
+        f = model.modal_force(t)
+        if series is not None:
+            f = f + series[2][n] @ series[0]
+        damp = Cm * (eta - eta_prev) / h if model.damping_diagonal else Cm @ ((eta - eta_prev) / h)
+        return f, damp, 2 * eta - eta_prev + h * h * (f - damp - w2 * eta), [m(t + h) for m in motion]
+
     status, j, n = "completed", 0, 0
+    ahead = None  # solid bodies: the next step's prediction, made with the close of this one
     try:
         for n in range(n_steps):
             t = n * h
-            f = model.modal_force(t)
-            if series is not None:
-                f = f + series[2][n] @ series[0]
-            damp = Cm * (eta - eta_prev) / h if model.damping_diagonal else Cm @ ((eta - eta_prev) / h)
-            eta_star = 2 * eta - eta_prev + h * h * (f - damp - w2 * eta)
-            up_next = [m(t + h) for m in motion]
+            f, damp, eta_star, up_next = ahead if ahead is not None else predict(n, eta, eta_prev)
             if solid:
                 step = contact_step3d(contacts, eta_star, up_next, nm, h, tol, max_iter, on_stick == "stop")
             else:
@@ -587,7 +593,14 @@ def _python_loop(model, h, n_steps, dec, tol, max_iter, on_stick, eta, eta_prev,
             acc["damping_loss"] += float(damp @ a_mod)
             acc["external_work"] += float(f @ a_mod)
             record = n % dec == 0
-            done = [ct.advance(eta_next, up_next, g, lc, acc) for ct, g, lc in zip(contacts, geo, lams)]
+            if solid:
+                # the next step's prediction now: its node displacements are formed with the ones
+                # of this step's end, in one pass over the nodes' rows
+                ahead = predict(n + 1, eta_next, eta) if n + 1 < n_steps else None
+                nxt = None if ahead is None else ahead[2:]
+                done = [ct.advance(eta_next, up_next, g, lc, acc, nxt) for ct, g, lc in zip(contacts, geo, lams)]
+            else:
+                done = [ct.advance(eta_next, up_next, g, lc, acc) for ct, g, lc in zip(contacts, geo, lams)]
             stop = _stop(done) if on_stick == "stop" else None
             record = record or stop is not None
             col = 0
