@@ -66,7 +66,9 @@ component rows, added into a window of its columns.
 ``J_i = F_j D_j`` for the problem's node j (an index into D, F and the Gram matrices), over a
 window of the columns; the block is ``F_j G_j F_j'`` with ``G_j = D_j diag(w) D_j'`` the Gram
 matrix of the components' rows, which does not depend on the frame (formed in the first pass,
-or given by a caller whose component rows stay fixed).
+or given by a caller whose component rows stay fixed). A caller that holds ``z`` of the warm
+start (the same rows and impulses as the problem before) gives it too: the first pass over the
+rows is then left out.
 
 ``close_nodes`` closes a step of node-to-surface contact in one pass over the nodes: each node's
 gap from its point and its master point (the shape-value weighted sum of its master nodes), its

@@ -24,12 +24,19 @@ kernel on the rows themselves, given as each node's frame times the rows of its 
 is updated node by node, each node's 3 x 3 block ``F_i (h D_i D_i') F_i'`` from the Gram matrix
 of its components' rows ``D_i`` and its problem solved exactly, so a sweep costs O(k n_modes).
 On one interface whose master has no modes, ``D_i`` are the slave's own modal rows, fixed over
-the march: used in place, their Gram matrices formed once. Nodes with a Python-callable law
+the march: used in place, their Gram matrices formed once; when every node was solved at the
+last step's end and is again, with the same frame (a flat rigid master) and its force as the
+warm start, the sweeps start from that step's ``diag(w) J' lambda`` instead of forming it (a
+pass over the rows less; formed again every :data:`_REFRESH` steps, so that its round-off stays
+that of a few steps). Nodes with a Python-callable law
 (:class:`~fesub.contact.engine.friction.UserLaw`) send the step's sweeps to Python over the dense
 ``W`` (the slower path). The close of the step (gaps, forces, slip vectors and the works of every node)
-is one pass of the ``cone`` kernel's ``close_nodes``. The step loop itself is Python (the compiled
-step loop is 2D); its cost grows linearly with the active nodes (10 to 1000) and is compared with
-the 2D engine's step in benchmarks/test_bench_contact3d.py.
+is one pass of the ``cone`` kernel's ``close_nodes``; the node displacements at the step's end
+and at the next step's prediction are formed in one product over the nodes' rows
+(:meth:`InterfaceState3D.displacements`, the stepper predicting the next step with the close of
+this one). The step loop itself is Python (the compiled step loop is 2D); its cost grows linearly
+with the active nodes (10 to 1000) and is compared with the 2D engine's step in
+benchmarks/test_bench_contact3d.py.
 
 States after a step: 0 open, 1 stick, 2 slip (the slip direction is the slip velocity vector).
 
