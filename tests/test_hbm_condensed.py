@@ -276,7 +276,11 @@ def test_condensed_backbone_stability_equals_the_full_one(beam, backbones, cond_
     # the two largest multiplier moduli (the lightly damped mode that decides stability)
     # move with the solution (~4e-9 apart, above): measured 6e-9. (Among the strongly
     # damped high modes, moduli < 0.1, the choice of the physical exponents by Hill's
-    # sorting can differ between two solutions 1e-8 apart: not compared.)
+    # sorting can differ between two solutions 1e-8 apart: not compared. Where the lightly
+    # damped mode gives one real multiplier, the second largest is such a modulus: at one
+    # point of this backbone 0.085 against 0.028, with the largest equal.)
     rho_c = np.sort(np.abs(st_at.multipliers), axis=1)[:, -2:]
     rho_f = np.sort(np.abs(full.stability.multipliers), axis=1)[:, -2:]
-    assert np.abs(rho_c - rho_f).max() <= 1e-6
+    light = (rho_c >= 0.1) & (rho_f >= 0.1)
+    assert light[:, -1].all()  # the largest always among them
+    assert np.abs(rho_c - rho_f)[light].max() <= 1e-6
