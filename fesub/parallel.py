@@ -344,9 +344,9 @@ def pool_start_method() -> str | None:
     for its own and waited for, for ever. So tqdm's monitor threads (which fesub's progress bars
     start) are stopped first; with other Python threads or an OpenMP team still running, the
     workers are forked from a server process started once per process (``forkserver``), which
-    runs no thread. It imports the fesub modules this process has loaded, so that its workers
-    start with them; like any process started afresh it also imports the main script, whose own
-    work must then sit under ``if __name__ == "__main__":``.
+    runs no thread. It imports NumPy and SciPy once for them; each worker imports fesub and, like
+    any process started afresh, the main script, whose own work must then sit under
+    ``if __name__ == "__main__":``.
     """
     import multiprocessing
     import threading
@@ -358,6 +358,10 @@ def pool_start_method() -> str | None:
     if threading.active_count() == 1 and not openmp_team_running():
         return "fork"
     return "forkserver" if "forkserver" in methods else "spawn"
+
+
+#: modules the forkserver imports once for all its workers (those this process has loaded)
+_SERVER_PRELOAD = ("numpy", "scipy.linalg", "scipy.sparse", "scipy.sparse.linalg")
 
 
 def process_pool(jobs: int):
@@ -377,9 +381,11 @@ def process_pool(jobs: int):
     method = pool_start_method()
     ctx = multiprocessing.get_context(method)
     if method == "forkserver":
-        # taken when the server starts (the first such pool of this process), ignored after
-        ctx.set_forkserver_preload(sorted(m for m in sys.modules
-                                          if m.split(".")[0] == "fesub" and "__main__" not in m))
+        # taken when the server starts (the first such pool of this process), ignored after. Not
+        # fesub itself: the server imports with the working directory first on its path (Python
+        # 3.11), where a source checkout would shadow the installed package; each worker imports
+        # fesub on this process's path
+        ctx.set_forkserver_preload([m for m in _SERVER_PRELOAD if m in sys.modules])
     env = {k: v for k, v in os.environ.items() if k.startswith("FESUB_")}
     return ProcessPoolExecutor(max_workers=jobs, mp_context=ctx, initializer=init_worker, initargs=(env,))
 
