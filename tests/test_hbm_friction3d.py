@@ -388,15 +388,22 @@ def test_system_batched_assembly_against_dense_projection(backend):
     Q = rng.normal(size=sy.N) * 3e-4
     with use(backend):
         F, K, _ = sy.fnl(Q)
-        Fr, Kr = np.zeros(sy.N), np.zeros((sy.N, sy.N))
-        for i, P in enumerate(sy.P):
-            r = sy.evaluate_contact(i, P @ Q)
-            Fr += P.T @ r.F
-            Kr += P.T @ r.K @ P
+        Fr, Kr = _each_contact(sy, Q)
     # same numbers summed in another order: rounding of the sums only
     np.testing.assert_allclose(F, Fr, atol=1e-12 * np.abs(Fr).max())
     np.testing.assert_allclose(K, Kr, atol=1e-12 * np.abs(Kr).max())
     assert len(sy._groups3d) == 2
+
+
+def _each_contact(sy, Q):
+    """The nonlinear forces and their Jacobian of ``sy`` at ``Q`` summed contact by contact, each
+    evaluated on its own with its current settings."""
+    Fr, Kr = np.zeros(sy.N), np.zeros((sy.N, sy.N))
+    for i, P in enumerate(sy.P):
+        r = sy.evaluate_contact(i, P @ Q)
+        Fr += P.T @ r.F
+        Kr += P.T @ r.K @ P
+    return Fr, Kr
 
 
 def test_system_follows_settings_changed_after_it_was_built():
@@ -416,11 +423,7 @@ def test_system_follows_settings_changed_after_it_was_built():
     for c in cts[:2]:
         c.element.nt = 96
     F, K, _ = sy.fnl(Q)
-    Fr, Kr = np.zeros(sy.N), np.zeros((sy.N, sy.N))
-    for i, P in enumerate(sy.P):
-        r = sy.evaluate_contact(i, P @ Q)
-        Fr += P.T @ r.F
-        Kr += P.T @ r.K @ P
+    Fr, Kr = _each_contact(sy, Q)
     np.testing.assert_allclose(F, Fr, atol=1e-12 * np.abs(Fr).max())
     np.testing.assert_allclose(K, Kr, atol=1e-12 * np.abs(Kr).max())
     assert len(sy._groups3d) == 2
