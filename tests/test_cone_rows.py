@@ -215,16 +215,55 @@ def test_frames_carried_z_equals_formed_z(backend, m, kd, ns, n, c0):
         assert st2[0] == 1.0 and st2[1] <= 1e-13 and st2[2] == 1.0, st2
 
 
+@pytest.mark.parametrize("m, kd, ns, n", [(1, 1, 3, 9), (6, 9, 12, 40), (24, 30, 40, 160)])
+def test_frames_windows_of_each_node(backend, m, kd, ns, n):
+    """Each node its own window of the columns (``c0`` a (kd, 2) array of first column and
+    width): the cases, sweep counts and impulses of ``block_gs_rows`` on the rows placed by
+    NumPy into their windows (zero elsewhere), ``z`` and the Gram matrices their NumPy products;
+    the columns of ``D`` past a node's width (NaN here) are never read."""
+    K = _backend.kernels("cone")
+    rng = np.random.default_rng(400 + m + n)
+    for trial in range(4):
+        D, F, nodes, _, w, q, laws = frames_problem(rng, m, kd, ns, n, 0)
+        width = rng.integers(min(3, ns), ns + 1, kd)
+        for j in range(kd):  # each node's rows mostly on three columns of its window (definite blocks)
+            D[j] = 0.3 * rng.standard_normal((3, ns)) / np.sqrt(width[j])
+            D[j][:, rng.choice(width[j], 3, replace=False)] += np.eye(3) + 0.2 * rng.standard_normal((3, 3))
+        win = np.column_stack([rng.integers(0, n - width + 1), width]).astype(np.int64)
+        J = np.zeros((3 * m, n))
+        for i, j in enumerate(nodes):
+            J[3 * i:3 * i + 3, win[j, 0]:win[j, 0] + width[j]] = F[j] @ D[j, :, :width[j]]
+        for j in range(kd):
+            D[j, :, width[j]:] = np.nan
+        code, params, _ = law_arrays(laws, m)
+        lam0 = np.zeros(3 * m) if trial % 2 == 0 else np.abs(rng.standard_normal(3 * m)) * 0.1
+        lam_r, case_r, st_r, z_r = lam0.copy(), np.zeros(m, np.int64), np.zeros(3), np.zeros(n)
+        K.block_gs_rows(J, w, q, code, params, 1e-12, lam_r, z_r, np.zeros((m, 3, 3)), case_r, 1e-13, 500, st_r)
+        lam, case, st, z = lam0.copy(), np.zeros(m, np.int64), np.zeros(3), np.full(n, np.nan)
+        gram = np.zeros((kd, 3, 3))
+        K.block_gs_frames(D, nodes, win, F, w, q, code, params, 1e-12, lam, z, gram, 0, case, 1e-13, 500, st)
+        assert st[2] == st_r[2] == 1.0 and st[0] == st_r[0], (st, st_r)
+        np.testing.assert_array_equal(case, case_r)
+        np.testing.assert_allclose(lam, lam_r, rtol=0, atol=RTOL * max(np.abs(lam_r).max(), 1e-300))  # (see RTOL)
+        np.testing.assert_allclose(z, w * (J.T @ lam), rtol=0, atol=1e-13 * np.abs(z).max())
+        for j in nodes:
+            Dj = D[j, :, :width[j]]
+            np.testing.assert_allclose(gram[j], (Dj * w[win[j, 0]:win[j, 0] + width[j]]) @ Dj.T, rtol=1e-13,
+                                       atol=1e-15)
+
+
 def test_frames_refuse_indices_outside():
-    """A node index or a column window outside the arrays is refused by both backends (the
-    compiled loops read and write without bounds checks)."""
+    """A node index or a column window (one for all nodes or one per node) outside the arrays is
+    refused by both backends (the compiled loops read and write without bounds checks)."""
     rng = np.random.default_rng(8)
     D, F, nodes, J, w, q, laws = frames_problem(rng, 3, 4, 10, 12, 1)
     code, params, _ = law_arrays(laws, 3)
     for name in ("compiled", "python") if _backend.compiled_available("cone") else ("python",):
         with _backend.use(name):
             K = _backend.kernels("cone")
-            for bad_nodes, c0 in ((np.array([0, 1, 4]), 1), (nodes, 3), (nodes, -1)):
+            # per-node windows leaving z (12 columns) or D (10), starting before 0, or too few
+            wins = [np.array([[3, 10]] * 4), np.array([[0, 11]] * 4), np.array([[-1, 5]] * 4), np.array([[0, 10]] * 3)]
+            for bad_nodes, c0 in ((np.array([0, 1, 4]), 1), (nodes, 3), (nodes, -1), *((nodes, c) for c in wins)):
                 with pytest.raises((ValueError, Exception)):
                     K.block_gs_frames(D, bad_nodes, c0, F, w, q, code, params, 0.0, np.zeros(9), np.zeros(12),
                                       np.zeros((4, 3, 3)), False, np.zeros(3, np.int64), 1e-12, 50, np.zeros(3))

@@ -64,7 +64,8 @@ that fraction of the largest diagonal entry (a row of zeros still gives a defini
 component rows, added into a window of its columns.
 ``block_gs_frames`` runs the same sweeps on rows given that way without forming them:
 ``J_i = F_j D_j`` for the problem's node j (an index into D, F and the Gram matrices), over a
-window of the columns; the block is ``F_j G_j F_j'`` with ``G_j = D_j diag(w) D_j'`` the Gram
+window of the columns, one for all nodes or each node its own (rows nonzero on a few of many
+columns are swept over those only); the block is ``F_j G_j F_j'`` with ``G_j = D_j diag(w) D_j'`` the Gram
 matrix of the components' rows, which does not depend on the frame (formed in the first pass,
 or given by a caller whose component rows stay fixed). A caller that holds ``z`` of the warm
 start (the same rows and impulses as the problem before) gives it too: the first pass over the
@@ -92,6 +93,7 @@ cdef enum:
     STICK_ = 1
     SLIP_ = 2
 
+ctypedef const double* cdptr  # a pointer into a read-only array
 cdef double ANGLE_TOL = 2e-15  # rad: the bracket of a root closed to a few ulps of 2 pi
 
 CONSTANT, STATIC_KINETIC, STRIBECK = 0, 1, 2
@@ -354,8 +356,7 @@ def slip_nodes(const double[:, :, ::1] W, const double[:, ::1] q, const double[:
     cdef double out[3]
     cdef double s
     cdef double r[2]
-    cdef const double* Wi
-    cdef const double* qi
+    cdef cdptr Wi, qi
     with nogil:
         for i in range(m):
             Wi = &W[i, 0, 0]
@@ -415,9 +416,7 @@ def block_gs(const double[:, ::1] W, const double[::1] q, const long[::1] code,
             if change <= tol:
                 converged = 1.0
                 break
-    status[0] = sweeps
-    status[1] = change
-    status[2] = converged
+    status[0], status[1], status[2] = sweeps, change, converged
 
 
 cdef inline void _frame_block(const double* f, const double* G, double* Wi) noexcept nogil:
@@ -450,57 +449,65 @@ def block_gs_rows(const double[:, ::1] J, const double[::1] w, const double[::1]
                     tol, max_iter, status)
 
 
-def block_gs_frames(const double[:, :, ::1] D, const long[::1] nodes, Py_ssize_t c0,
+def block_gs_frames(const double[:, :, ::1] D, const long[::1] nodes, object c0,
                     const double[:, :, ::1] F, const double[::1] w, const double[::1] q,
                     const long[::1] code, const double[:, ::1] params, double floor, double[::1] lam,
                     double[::1] z, double[:, :, ::1] gram, int given, long[::1] case, double tol,
                     long max_iter, double[::1] status):
     """The sweeps of ``block_gs_rows`` on rows given as frames times component rows:
-    ``J_i = F[j] D[j]`` (j = ``nodes[i]``) over the columns ``c0 .. c0 + ns`` of ``z``, never
-    formed; each node's block ``F[j] gram[j] F[j]'`` from its components' 3 x 3 Gram matrix
-    ``gram[j] = D[j] diag(w) D[j]'`` (formed here unless bit 1 of ``given``); bit 2: ``z``
-    already holds ``diag(w) J' lam`` on entry (not formed again). See the module docstring and
-    the twin ``cone_ref.block_gs_frames`` for every argument."""
-    cdef Py_ssize_t m = code.shape[0], ns = D.shape[2], i, j, k, o
+    ``J_i = F[j] D[j]`` (j = ``nodes[i]``) over a window of the columns of ``z``, never formed:
+    ``c0 .. c0 + ns`` for every node (``c0`` an int), or ``c0[j, 0] .. c0[j, 0] + c0[j, 1]`` from
+    the first ``c0[j, 1]`` columns of ``D[j]`` (``c0`` a (kd, 2) array); each node's block
+    ``F[j] gram[j] F[j]'`` from its components' 3 x 3 Gram matrix ``gram[j] = D[j] diag(w) D[j]'``
+    (formed here unless bit 1 of ``given``); bit 2: ``z`` already holds ``diag(w) J' lam`` on
+    entry (not formed again). See the module docstring and the twin ``cone_ref.block_gs_frames``."""
+    cdef Py_ssize_t m = code.shape[0], ns = D.shape[2], n = z.shape[0], i, j, k, o, cs = 0, nj = ns
     cdef long sweeps = 0
-    cdef int c, a, b, failed
+    cdef int c, a, failed
     cdef double change = INFINITY, converged = 0.0, top = 0.0, low, s0, s1, s2, wk, e0, e1, e2
     cdef double Wi[9]
     cdef double g[6]
     cdef double qi[3]
     cdef double d[3]
-    cdef const double* r0
-    cdef const double* r1
-    cdef const double* r2
-    cdef const double* ww
+    cdef cdptr r0, r1, r2, ww, f
     cdef double* zz
-    cdef const double* f
+    cdef const long[:, ::1] win = None
+    cdef bint per = isinstance(c0, np.ndarray)
+    if per:
+        win = c0
+    else:
+        cs = c0
     # the indices reach memory unchecked below: refuse any that would leave the arrays
-    if (c0 < 0 or c0 + ns > z.shape[0] or w.shape[0] != z.shape[0] or F.shape[0] != D.shape[0]
-            or gram.shape[0] != D.shape[0] or nodes.shape[0] != m or q.shape[0] != 3 * m
-            or lam.shape[0] != 3 * m or params.shape[0] != m or case.shape[0] != m or status.shape[0] != 3):
+    if ((not per and (cs < 0 or cs + ns > n)) or (per and (win.shape[0] != D.shape[0] or win.shape[1] != 2))
+            or w.shape[0] != n or F.shape[0] != D.shape[0] or gram.shape[0] != D.shape[0] or nodes.shape[0] != m
+            or q.shape[0] != 3 * m or lam.shape[0] != 3 * m or params.shape[0] != m or case.shape[0] != m
+            or status.shape[0] != 3):
         raise ValueError("block_gs_frames: inconsistent shapes (see cone_ref.block_gs_frames)")
     for i in range(m):
-        if nodes[i] < 0 or nodes[i] >= D.shape[0]:
-            raise ValueError(f"block_gs_frames: node {nodes[i]} outside 0..{D.shape[0] - 1}")
-    ww = &w[c0] if ns else NULL
-    zz = &z[c0] if ns else NULL
+        j = nodes[i]
+        if j < 0 or j >= D.shape[0]:
+            raise ValueError(f"block_gs_frames: node {j} outside 0..{D.shape[0] - 1}")
+        if per and (win[j, 0] < 0 or win[j, 1] < 0 or win[j, 1] > ns or win[j, 0] + win[j, 1] > n):
+            raise ValueError(f"block_gs_frames: the window of node {j} leaves the columns")
     with nogil:
         # the Gram matrices (unless given) and z = diag(w) J' lam (unless given), in one pass
         # over the rows
         if not (given & 2):
-            for k in range(z.shape[0]):
+            for k in range(n):
                 z[k] = 0.0
         for i in range(m):
             o = 3 * i
             j = nodes[i]
+            if per:
+                cs, nj = win[j, 0], win[j, 1]
+            ww = &w[0] + cs
+            zz = &z[0] + cs
             r0 = &D[j, 0, 0]
             r1 = &D[j, 1, 0]
             r2 = &D[j, 2, 0]
             if not (given & 1):
-                for a in range(6):
-                    g[a] = 0.0
-                for k in range(ns):
+                g[0] = g[1] = g[2] = g[3] = g[4] = g[5] = 0.0
+                for k in range(nj):
                     wk = ww[k]
                     g[0] += r0[k] * wk * r0[k]
                     g[1] += r0[k] * wk * r1[k]
@@ -508,15 +515,10 @@ def block_gs_frames(const double[:, :, ::1] D, const long[::1] nodes, Py_ssize_t
                     g[3] += r1[k] * wk * r1[k]
                     g[4] += r1[k] * wk * r2[k]
                     g[5] += r2[k] * wk * r2[k]
-                gram[j, 0, 0] = g[0]
-                gram[j, 0, 1] = g[1]
-                gram[j, 1, 0] = g[1]
-                gram[j, 0, 2] = g[2]
-                gram[j, 2, 0] = g[2]
-                gram[j, 1, 1] = g[3]
-                gram[j, 1, 2] = g[4]
-                gram[j, 2, 1] = g[4]
-                gram[j, 2, 2] = g[5]
+                for a in range(3):
+                    gram[j, a, a] = g[(7 - a) * a // 2]
+                gram[j, 0, 1], gram[j, 1, 0], gram[j, 0, 2] = g[1], g[1], g[2]
+                gram[j, 2, 0], gram[j, 1, 2], gram[j, 2, 1] = g[2], g[4], g[4]
             # the node's block in its frame, F G F'
             f = &F[j, 0, 0]
             _frame_block(f, &gram[j, 0, 0], Wi)
@@ -527,7 +529,7 @@ def block_gs_frames(const double[:, :, ::1] D, const long[::1] nodes, Py_ssize_t
                 e0 = f[0] * lam[o] + f[3] * lam[o + 1] + f[6] * lam[o + 2]
                 e1 = f[1] * lam[o] + f[4] * lam[o + 1] + f[7] * lam[o + 2]
                 e2 = f[2] * lam[o] + f[5] * lam[o + 1] + f[8] * lam[o + 2]
-                for k in range(ns):
+                for k in range(nj):
                     zz[k] += ww[k] * (r0[k] * e0 + r1[k] * e1 + r2[k] * e2)
         low = floor * top
         while sweeps < max_iter:
@@ -537,14 +539,16 @@ def block_gs_frames(const double[:, :, ::1] D, const long[::1] nodes, Py_ssize_t
             for i in range(m):
                 o = 3 * i
                 j = nodes[i]
+                if per:
+                    cs, nj = win[j, 0], win[j, 1]
+                ww = &w[0] + cs
+                zz = &z[0] + cs
                 r0 = &D[j, 0, 0]
                 r1 = &D[j, 1, 0]
                 r2 = &D[j, 2, 0]
                 f = &F[j, 0, 0]
-                s0 = 0.0
-                s1 = 0.0
-                s2 = 0.0
-                for k in range(ns):
+                s0 = s1 = s2 = 0.0
+                for k in range(nj):
                     s0 += r0[k] * zz[k]
                     s1 += r1[k] * zz[k]
                     s2 += r2[k] * zz[k]
@@ -564,16 +568,14 @@ def block_gs_frames(const double[:, :, ::1] D, const long[::1] nodes, Py_ssize_t
                     e0 = f[0] * d[0] + f[3] * d[1] + f[6] * d[2]
                     e1 = f[1] * d[0] + f[4] * d[1] + f[7] * d[2]
                     e2 = f[2] * d[0] + f[5] * d[1] + f[8] * d[2]
-                    for k in range(ns):
+                    for k in range(nj):
                         zz[k] += ww[k] * (r0[k] * e0 + r1[k] * e1 + r2[k] * e2)
             if failed:
                 change = INFINITY
             if change <= tol:
                 converged = 1.0
                 break
-    status[0] = sweeps
-    status[1] = change
-    status[2] = converged
+    status[0], status[1], status[2] = sweeps, change, converged
 
 def frame_rows(const double[:, :, ::1] F, const double[:, :, ::1] S, double sign, Py_ssize_t c0,
                double[:, :, ::1] J):
@@ -583,9 +585,7 @@ def frame_rows(const double[:, :, ::1] F, const double[:, :, ::1] S, double sign
     cdef Py_ssize_t k = S.shape[0], ns = S.shape[2], i, j
     cdef int r
     cdef double f0, f1, f2
-    cdef const double* s0
-    cdef const double* s1
-    cdef const double* s2
+    cdef cdptr s0, s1, s2
     cdef double* out
     with nogil:
         for i in range(k):

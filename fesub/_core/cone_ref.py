@@ -378,7 +378,7 @@ def block_gs_rows(J, w, q, code, params, floor, lam, z, blocks, case, tol, max_i
 def block_gs_frames(D, nodes, c0, F, w, q, code, params, floor, lam, z, gram, given, case, tol, max_iter, status):
     """The sweeps of :func:`block_gs_rows` on rows given as each node's frame times its
     components' rows, never formed: node i of the problem is j = ``nodes[i]``, its rows
-    ``J_i = F[j] D[j]`` over the columns ``c0 .. c0 + ns`` of ``z`` (zero elsewhere), its block
+    ``J_i = F[j] D[j]`` over a window of the columns of ``z`` (zero elsewhere), its block
     ``F[j] gram[j] F[j]'`` with ``gram[j] = D[j] diag(w) D[j]'`` the 3 x 3 Gram matrix of its
     components (which does not change with the frame: a caller whose rows stay fixed over many
     problems forms it once). The sweeps, the floor, the convergence measure and the status are
@@ -391,8 +391,11 @@ def block_gs_frames(D, nodes, c0, F, w, q, code, params, floor, lam, z, gram, gi
         Rows of the x, y, z components of kd nodes over ns columns.
     nodes : (m,) int array
         The problem's nodes, indices into ``D``, ``F`` and ``gram``.
-    c0 : int
-        First column of ``z`` (and ``w``) the rows cover.
+    c0 : int or (kd, 2) int array
+        The first column of ``z`` (and ``w``) the rows cover: one for every node (its rows over
+        ``c0 .. c0 + ns``), or each node's (first column, width <= ns): node j's rows are the first
+        ``c0[j, 1]`` columns of ``D[j]``, over ``c0[j, 0] .. c0[j, 0] + c0[j, 1]`` (rows that are
+        nonzero on a few of many columns: each node's sweeps over its own).
     F : (kd, 3, 3) float array
         Each node's directions (normal, t1, t2: rows) by their components.
     w : (n,) float array
@@ -417,23 +420,33 @@ def block_gs_frames(D, nodes, c0, F, w, q, code, params, floor, lam, z, gram, gi
                              ("gram", gram, (kd, 3, 3)), ("case", case, (m,)), ("status", status, (3,))):
         if arr.shape != shape:
             raise ParameterError(f"{name} must have shape {shape}, got {arr.shape}")
-    if not 0 <= c0 <= n - ns:
-        raise ParameterError(f"c0 must be in 0..{n - ns} (z has {n} columns, D {ns}), got {c0}")
     if m and (nodes.min() < 0 or nodes.max() >= kd):
         raise ParameterError(f"nodes must be indices in 0..{kd - 1}")
-    win = slice(c0, c0 + ns)
-    ww = w[win]
+    if isinstance(c0, np.ndarray):
+        if c0.shape != (kd, 2):
+            raise ParameterError(f"c0 must have shape {(kd, 2)}, got {c0.shape}")
+        a, b = c0[nodes, 0], c0[nodes, 1]
+        if m and (a.min() < 0 or b.min() < 0 or b.max() > ns or (a + b).max() > n):
+            raise ParameterError(f"the nodes' windows must lie in 0..{n} and be at most {ns} wide")
+        # each node's window of z and w and its rows over it
+        cut = {int(j): (slice(int(c0[j, 0]), int(c0[j, 0] + c0[j, 1])), D[j, :, :int(c0[j, 1])]) for j in nodes}
+    else:
+        if not 0 <= c0 <= n - ns:
+            raise ParameterError(f"c0 must be in 0..{n - ns} (z has {n} columns, D {ns}), got {c0}")
+        cut = {int(j): (slice(c0, c0 + ns), D[j]) for j in nodes}
     if not given & 2:
         z[:] = 0.0
     if not given & 1:
         for j in nodes:
-            gram[j] = (D[j] * ww) @ D[j].T
+            win, Dj = cut[int(j)]
+            gram[j] = (Dj * w[win]) @ Dj.T
     blocks = [F[j] @ gram[j] @ F[j].T for j in nodes]
     top = max((float(b.diagonal().max()) for b in blocks), default=0.0)
     for i, j in enumerate(nodes):
         li = lam[3 * i:3 * i + 3]
         if not given & 2 and (li[0] != 0.0 or li[1] != 0.0 or li[2] != 0.0):
-            z[win] += ww * ((li @ F[j]) @ D[j])
+            win, Dj = cut[int(j)]
+            z[win] += w[win] * ((li @ F[j]) @ Dj)
     low = floor * top
     sweeps, change, converged = 0, math.inf, 0.0
     while sweeps < max_iter:
@@ -441,7 +454,8 @@ def block_gs_frames(D, nodes, c0, F, w, q, code, params, floor, lam, z, gram, gi
         change, failed = 0.0, False
         for i, j in enumerate(nodes):
             o = 3 * i
-            s = F[j] @ (D[j] @ z[win])
+            win, Dj = cut[int(j)]
+            s = F[j] @ (Dj @ z[win])
             Wi = [float(x) for x in blocks[i].ravel()]
             old = [float(lam[o]), float(lam[o + 1]), float(lam[o + 2])]
             # the node's free value: its value less its own block's part
@@ -455,7 +469,7 @@ def block_gs_frames(D, nodes, c0, F, w, q, code, params, floor, lam, z, gram, gi
             if c == FAILED:
                 failed = True
             elif d[0] != 0.0 or d[1] != 0.0 or d[2] != 0.0:
-                z[win] += ww * ((np.array(d) @ F[j]) @ D[j])
+                z[win] += w[win] * ((np.array(d) @ F[j]) @ Dj)
         if failed:
             change = math.inf
         if change <= tol:

@@ -22,13 +22,16 @@ node's slip of the step over h). It is solved by the projected block Gauss-Seide
 kernel on the rows themselves, given as each node's frame times the rows of its components
 (``block_gs_frames``): neither ``W`` nor ``J`` is formed; the modal impulse ``z = h J' lambda``
 is updated node by node, each node's 3 x 3 block ``F_i (h D_i D_i') F_i'`` from the Gram matrix
-of its components' rows ``D_i`` and its problem solved exactly, so a sweep costs O(k n_modes).
+of its components' rows ``D_i`` and its problem solved exactly. Each node's rows are swept over
+its own columns only: those of its slave's group and, if its master has modes, its master's (the
+window of its interface), so that a sweep costs O(k n_window), whatever the other bodies' modes.
 On one interface whose master has no modes, ``D_i`` are the slave's own modal rows, fixed over
 the march: used in place, their Gram matrices formed once; when every node was solved at the
 last step's end and is again, with the same frame (a flat rigid master) and its force as the
 warm start, the sweeps start from that step's ``diag(w) J' lambda`` instead of forming it (a
 pass over the rows less; formed again every :data:`_REFRESH` steps, so that its round-off stays
-that of a few steps). Nodes with a Python-callable law
+that of a few steps). On several interfaces whose masters have no modes, the slave rows of all
+are stacked once (fixed too, their Gram matrices formed once). Nodes with a Python-callable law
 (:class:`~fesub.contact.engine.friction.UserLaw`) send the step's sweeps to Python over the dense
 ``W`` (the slower path). The close of the step (gaps, forces, slip vectors and the works of every node)
 is one pass of the ``cone`` kernel's ``close_nodes``; the node displacements at the step's end
@@ -162,6 +165,15 @@ class InterfaceState3D:
         self.us_prev, self.ds_prev = self.us, self.ds
         #: storage for the rows of a step (see :func:`contact_step3d`)
         self.buffer = np.zeros(0)
+        #: the columns where this interface's rows can be nonzero, [start, stop): the slave's
+        #: group's, and its master's if that has modes (each group's modal coordinates are one
+        #: block of the model's)
+        sc, mc = c["slave"].cols, c["master"].cols
+        self.window = ((sc.start, sc.stop) if not c["master"].R.shape[2] else
+                       (min(sc.start, mc.start), max(sc.stop, mc.stop)))
+        #: the rows of several interfaces whose masters have no modes, fixed over the march (see
+        #: :func:`_stack`): built at the first step, held by the first interface
+        self.stack = None
         #: the 3 x 3 Gram matrix ``h R_i R_i'`` of each slave node's modal rows, formed the first
         #: time the node is solved (used when the master has no modes: the rows are then fixed)
         self.gram = np.zeros((m, 3, 3))
@@ -249,18 +261,20 @@ class InterfaceState3D:
 
     def components(self, idx, shape, D):
         """Add the rows of the x, y, z components of the relative displacement of the nodes
-        ``idx`` (slave node less its master point) into ``D`` (k, 3, n_modes), zero on entry, in
-        the ``cone`` kernel's ``frame_rows`` (identity frames)."""
+        ``idx`` (slave node less its master point) into ``D`` (k, 3, >= the width of
+        :attr:`window`), zero on entry, over the columns of :attr:`window` (the first of ``D``
+        its first), in the ``cone`` kernel's ``frame_rows`` (identity frames)."""
         c = self.c
         conn, N = shape
         kernel = self.kernel
         S = c["slave"].R if idx.size == c["slave"].R.shape[0] else c["slave"].R[idx]
         I = np.broadcast_to(np.eye(3), (idx.size, 3, 3)).copy()
-        kernel.frame_rows(I, S, 1.0, c["slave"].cols.start, D)
+        lo = self.window[0]
+        kernel.frame_rows(I, S, 1.0, c["slave"].cols.start - lo, D)
         Mr = c["master"].R
         if Mr.shape[2]:
             Mi = np.ascontiguousarray(np.einsum("kj,kjcm->kcm", N[idx], Mr[np.maximum(conn[idx], 0)]))
-            kernel.frame_rows(I, Mi, -1.0, c["master"].cols.start, D)
+            kernel.frame_rows(I, Mi, -1.0, c["master"].cols.start - lo, D)
 
     def advance(self, eta_next, up_next, geo, lam, acc, ahead=None):
         """Close the step: the gaps after it (m), the slip vectors of the step (m), the states;
@@ -306,8 +320,9 @@ def contact_step3d(contacts, eta_star, up_next, nm, h, tol, max_iter, stop_off=F
 
     The kernel takes each node's rows as its frame (normal, t1, t2) times the rows of its
     components: on one interface whose master has no modes those are the slave's own modal rows,
-    fixed over the march (nothing is copied, and their Gram matrices are formed once); otherwise
-    the components' rows of every interface are written into a buffer kept over the steps.
+    fixed over the march (nothing is copied, and their Gram matrices are formed once); on several
+    such interfaces they are stacked once; otherwise the components' rows of every interface are
+    written, over the interface's columns only, into a buffer kept over the steps.
 
     Returns (per contact: on, shape values, face, frames (m, 3, 3: n, t1, t2), point), per contact (m, 3) forces
     (N), the modal correction z, status [sweeps, last change, converged, passes]; None when
@@ -337,7 +352,8 @@ def contact_step3d(contacts, eta_star, up_next, nm, h, tol, max_iter, stop_off=F
         return None
     b = np.concatenate(bs) if len(bs) > 1 else bs[0]
     first = contacts[0]
-    fixed = len(contacts) == 1 and not first.c["master"].R.shape[2]
+    rigid = not any(ct.c["master"].R.shape[2] for ct in contacts)
+    fixed = len(contacts) == 1 and rigid
     if fixed:
         # the rows of the components are the slave's modal rows: used in place
         D, c0, F, at = first.c["slave"].R, first.c["slave"].cols.start, frames[0], sizes[0]
@@ -347,20 +363,31 @@ def contact_step3d(contacts, eta_star, up_next, nm, h, tol, max_iter, stop_off=F
         carry = (first.z_end is not None and first.carried < _REFRESH and first.h == h and at is first.every
                  and np.array_equal(F, first.F_end))
         z_start, first.z_end = first.z_end if carry else None, None  # (kept again only by a solve of every node, the last of the step)
+    elif rigid:
+        # several interfaces on masters without modes: their slave rows, fixed, stacked once;
+        # each node's sweeps over its own group's columns
+        if first.stack is None or first.stack[-1] != h:  # (the Gram matrices are of w = h)
+            first.stack = _stack(contacts, h)
+        D, c0, starts, gram, done, _ = first.stack
+        at = np.concatenate([k0 + idx for k0, idx in zip(starts, sizes)])
+        F = np.concatenate(frames)
     else:
-        # the components' rows of every interface, written in place into a buffer kept over the
-        # steps (a fresh array of this size costs its page faults every step)
-        if first.buffer.size < b.size * nm:
-            first.buffer = np.empty(b.size * nm)
-        D, k0 = first.buffer[:b.size * nm].reshape(-1, 3, nm), 0
+        # the components' rows of every interface over its columns (:attr:`InterfaceState3D.window`),
+        # written in place into a buffer kept over the steps (a fresh array of this size costs its
+        # page faults every step)
+        ns = max(ct.window[1] - ct.window[0] for ct in contacts)
+        if first.buffer.size < b.size * ns:
+            first.buffer = np.empty(b.size * ns)
+        D, k0 = first.buffer[:b.size * ns].reshape(-1, 3, ns), 0
         D.fill(0.0)
+        c0 = np.empty((D.shape[0], 2), np.int64)
         for ct, idx, g in zip(contacts, sizes, geo):
             ct.components(idx, g[1], D[k0:k0 + idx.size])
+            c0[k0:k0 + idx.size] = ct.window[0], ct.window[1] - ct.window[0]
             k0 += idx.size
-        c0, at = 0, np.arange(b.size // 3)
+        at = np.arange(b.size // 3)
         F = np.concatenate([f[idx] for f, idx in zip(frames, sizes)]) if len(contacts) > 1 else frames[0][sizes[0]]
         gram, done = np.empty((at.size, 3, 3)), np.zeros(at.size, bool)
-    win = slice(c0, c0 + D.shape[2])
     lam_all, active = np.concatenate(lam0), np.concatenate(act)  # (copies: the forces are new)
     if len(laws) == 1:
         code, params, user = laws[0]
@@ -384,7 +411,8 @@ def contact_step3d(contacts, eta_star, up_next, nm, h, tol, max_iter, stop_off=F
             nodes = at if whole else at[a]
             if user.any() if whole else user[a].any():
                 Ja = np.zeros((a.size, 3, nm))
-                Ja[:, :, win] = np.einsum("krc,kcj->krj", F[nodes], D[nodes])
+                for sel, cols, width in _windows(c0, nodes, D.shape[2]):
+                    Ja[sel, :, cols] = np.einsum("krc,kcj->krj", F[nodes[sel]], D[nodes[sel], :, :width])
                 Ja = Ja.reshape(-1, nm)
                 W = h * (Ja @ Ja.T)
                 d = np.einsum("ii->i", W)
@@ -415,7 +443,10 @@ def contact_step3d(contacts, eta_star, up_next, nm, h, tol, max_iter, stop_off=F
         rest = np.flatnonzero(~active)
         # the normal gaps of the nodes left out, after the others' forces
         nodes = at[rest]
-        new = rest[b[3 * rest] + np.einsum("kc,kc->k", F[nodes, 0], D[nodes] @ z[win]) < -tol]
+        u = np.empty((nodes.size, 3))
+        for sel, cols, width in _windows(c0, nodes, D.shape[2]):
+            u[sel] = D[nodes[sel], :, :width] @ z[cols]
+        new = rest[b[3 * rest] + np.einsum("kc,kc->k", F[nodes, 0], u) < -tol]
         if not new.size:
             break
         active[new] = True
@@ -435,3 +466,28 @@ def contact_step3d(contacts, eta_star, up_next, nm, h, tol, max_iter, stop_off=F
         k0 += idx.size
         lams.append(lc)
     return geo, lams, z, out
+
+
+def _stack(contacts, h):
+    """The rows of the interfaces ``contacts`` whose masters have no modes, fixed over the march:
+    (the slave rows of all their nodes (kd, 3, ns), each node's window of the columns (kd, 2: first
+    column, width), the first node of each interface, Gram matrices (kd, 3, 3), formed (kd,), the
+    step h (s) they are for), the rows of each node on the first columns (the rest zero)."""
+    R = [ct.c["slave"].R for ct in contacts]
+    starts = np.cumsum([0] + [r.shape[0] for r in R])
+    D = np.zeros((starts[-1], 3, max(r.shape[2] for r in R)))
+    win = np.empty((starts[-1], 2), np.int64)
+    for ct, r, k0 in zip(contacts, R, starts):
+        D[k0:k0 + r.shape[0], :, :r.shape[2]] = r
+        win[k0:k0 + r.shape[0]] = ct.c["slave"].cols.start, r.shape[2]
+    return D, win, starts[:-1], np.zeros((starts[-1], 3, 3)), np.zeros(starts[-1], bool), h
+
+
+def _windows(c0, nodes, ns):
+    """The nodes (indices into the rows ``D``) by their window of the columns: (selection of
+    ``nodes``, columns, width) of each window; ``c0`` one first column for every node (an int,
+    the width ``ns``) or each node's (first column, width) (see ``cone.block_gs_frames``)."""
+    if not isinstance(c0, np.ndarray):
+        return [(slice(None), slice(c0, c0 + ns), ns)]
+    wins, inv = np.unique(c0[nodes], axis=0, return_inverse=True)
+    return [(inv.ravel() == i, slice(int(lo), int(lo + width)), int(width)) for i, (lo, width) in enumerate(wins)]
