@@ -7,12 +7,15 @@ consistent mass: the contact rows are coupled) pressed on a rigid face by 1 N pe
 along a direction of the plane by a growing force until every node slides (and, held by its
 springs, sticks again): the same velocity weakening law as a built-in ``Stribeck`` and as a
 ``UserLaw`` of the same formula give the same forces, states and slips. And a master face with modes of its own (a sprung plate under a
-sticking block) against the central-difference march of the pair written in the test.
+sticking block) against the central-difference march of the pair written in the test. And
+several interfaces in one model (two beds on one ground, with and without a block on the sprung
+plate besides) against each one's model run alone.
 """
 
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from fesub.contact import (
     Body,
@@ -26,13 +29,14 @@ from fesub.contact import (
 NODES = 4
 
 
-def bed(friction):
+def bed(friction, name="bed", y=0.0, model=True):
+    """The bed on the ground (or, not ``model``: its body and interface), its nodes at ``y`` (m)."""
     n = NODES
     lap = 2 * np.eye(n) - np.eye(n, k=1) - np.eye(n, k=-1)
     lap[0, 0] = lap[-1, -1] = 1.0
     K = np.kron(1e1 * np.eye(n) + 1e3 * lap, np.eye(3))
     M = np.kron(0.1 / 6 * (4 * np.eye(n) + np.eye(n, k=1) + np.eye(n, k=-1)), np.eye(3))
-    X = np.column_stack([np.linspace(0.0, 0.05, n), np.zeros(n), np.zeros(n)])
+    X = np.column_stack([np.linspace(0.0, 0.05, n), np.full(n, y), np.zeros(n)])
     e = np.array([np.cos(0.5), np.sin(0.5), 0.0])
 
     def loads(t):
@@ -41,11 +45,25 @@ def bed(friction):
         f += (0.35 + 1.0 * t) * e * np.linspace(1.0, 1.1, n)[:, None]  # mu_s N at t = 0.01-0.05 s
         return f.ravel()
 
-    body = Body(M, K, X, np.arange(3 * n).reshape(n, 3), name="bed", loads=loads)
+    body = Body(M, K, X, np.arange(3 * n).reshape(n, 3), name=name, loads=loads)
+    itf = ContactInterface3D(name, np.arange(n), "ground", [[0, 1, 2, 3]], friction=friction, face_type="quad4")
+    return MultibodyModel([body, ground()], [itf]) if model else (body, itf)
+
+
+def ground():
     G = np.array([[-0.1, -0.1, 0.0], [0.2, -0.1, 0.0], [0.2, 0.1, 0.0], [-0.1, 0.1, 0.0]])
-    ground = Body(np.zeros((0, 0)), np.zeros((0, 0)), G, -np.ones((4, 3), int), name="ground")
-    return MultibodyModel([body, ground], [ContactInterface3D("bed", np.arange(n), "ground", [[0, 1, 2, 3]],
-                                                              friction=friction, face_type="quad4")])
+    return Body(np.zeros((0, 0)), np.zeros((0, 0)), G, -np.ones((4, 3), int), name="ground")
+
+
+def sprung_plate(P, m1=1.0, m2=3.0, k=400.0, W=9.81):
+    """A block (mass m1, weight W) pulled along e by P(t) on a rigid plate (mass m2) on springs
+    k in x and y: (block, plate, interface, e)."""
+    e = np.array([np.cos(0.4), np.sin(0.4), 0.0])
+    Xp = np.array([[-1, -1, 0], [1, -1, 0], [1, 1, 0], [-1, 1, 0.0]])
+    plate = Body(m2 * np.eye(2), k * np.eye(2), Xp, [[0, 1, -1]] * 4, name="plate")
+    block = Body(m1 * np.eye(3), np.zeros((3, 3)), [[0.0, 0.0, 0.0]], [[0, 1, 2]], name="block",
+                 loads=lambda t: P(t) * e + (0.0, 0.0, -W))
+    return block, plate, ContactInterface3D("block", [0], "plate", [[0, 1, 2, 3]], 0.3, face_type="quad4"), e
 
 
 def test_user_law_equals_builtin_law_on_coupled_nodes(backend):
@@ -76,14 +94,9 @@ def test_block_sticking_on_a_sprung_plate_moves_it(backend):
     move as one: (m1 + m2) x'' + k x = P, whose central-difference march is written here; the
     friction force on the block is m1 x'' - P and the normal force W."""
     m1, m2, k, W, h = 1.0, 3.0, 400.0, 9.81, 1e-3
-    e = np.array([np.cos(0.4), np.sin(0.4), 0.0])
     P = lambda t: 2.0 * min(t / 0.1, 1.0)  # below mu N = 2.94 N
-    Xp = np.array([[-1, -1, 0], [1, -1, 0], [1, 1, 0], [-1, 1, 0.0]])
-    plate = Body(m2 * np.eye(2), k * np.eye(2), Xp, [[0, 1, -1]] * 4, name="plate")
-    block = Body(m1 * np.eye(3), np.zeros((3, 3)), [[0.0, 0.0, 0.0]], [[0, 1, 2]], name="block",
-                 loads=lambda t: P(t) * e + (0.0, 0.0, -W))
-    model = MultibodyModel([block, plate], [ContactInterface3D("block", [0], "plate", [[0, 1, 2, 3]], 0.3,
-                                                               face_type="quad4")])
+    block, plate, itf, e = sprung_plate(P, m1, m2, k, W)
+    model = MultibodyModel([block, plate], [itf])
     res = simulate_multibody(model, duration=0.3, h=h, tol=1e-12)
     n = res.steps
     x = np.zeros(n + 2)  # x[j + 1]: the pair's displacement along e at step j (x[0] at -h)
@@ -99,3 +112,45 @@ def test_block_sticking_on_a_sprung_plate_moves_it(backend):
     np.testing.assert_allclose(F @ e, f[:F.shape[0]], rtol=0, atol=1e-9 * W)
     np.testing.assert_allclose(F[:, 2], W, rtol=1e-12)
     np.testing.assert_allclose(F @ np.array([-e[1], e[0], 0.0]), 0.0, atol=1e-9 * W)
+
+
+@pytest.mark.parametrize("plate", [False, True])
+def test_interfaces_side_by_side_run_as_each_alone(backend, plate):
+    """Two beds on one ground (their slave rows stacked once, each node swept over its own bed's
+    columns) and, with ``plate``, a block on a sprung plate besides (a master with modes: every
+    interface's rows formed each step over its own columns): nothing couples the bodies, so each
+    interface's forces, slips and states are those of its model run alone (the one-interface
+    paths: a rigid master's rows used in place, a moving master's formed over all columns)."""
+    kw = {"duration": 0.2, "h": 1e-3, "tol": 1e-12}
+    P = lambda t: 4.0 * min(t / 0.1, 1.0)  # above mu N = 2.94 N: the block slides
+    laws = Stribeck(0.4, 0.25, 0.05), Stribeck(0.35, 0.2, 0.02)
+    (b1, i1), (b2, i2) = bed(laws[0], "bed1", 0.0, False), bed(laws[1], "bed2", 0.05, False)
+    parts = [MultibodyModel([b1, ground()], [i1]), MultibodyModel([b2, ground()], [i2])]
+    bodies, itfs = [b1, b2, ground()], [i1, i2]
+    if plate:
+        block, pl, i3, _ = sprung_plate(P)
+        parts.append(MultibodyModel([block, pl], [i3]))
+        bodies, itfs = [b1, block, b2, ground(), pl], [i1, i3, i2]  # (the block's modes between the beds')
+        parts[1:] = parts[2], parts[1]
+    res = simulate_multibody(MultibodyModel(bodies, itfs), **kw)
+    assert res.status == "completed"
+    col = 0
+    for part in parts:
+        alone = simulate_multibody(part, **kw)
+        k = alone.nodes["state"].shape[1]
+        st = alone.nodes["state"]
+        assert (st == 1).any() and (st == 2).any()  # sticking, then sliding
+        np.testing.assert_array_equal(res.nodes["state"][:, col:col + k], st)
+        # the coupled sweeps run until every interface's change is within tol / h (1e-9 m/s), so
+        # an interface may take a sweep more than alone: both solve the step to that tolerance,
+        # the gaps (m) to tol, the slip velocities to tol / h; forces to that change times a
+        # block's inverse (~1e-9 N here). 1e-7 of the largest force and slip speed leaves margin
+        # (measured, both backends: up to 2e-10 of it, and 4e-18 m)
+        for key, scale in (("lambda_n", "lambda_n"), ("lambda_t1", "lambda_n"), ("lambda_t2", "lambda_n"),
+                           ("slip_velocity_x", None), ("slip_velocity_y", None)):
+            a, b = alone.nodes[key], res.nodes[key][:, col:col + k]
+            top = np.abs(alone.nodes[scale] if scale else a).max()
+            np.testing.assert_allclose(b, a, rtol=0, atol=1e-7 * top, err_msg=key)
+        np.testing.assert_allclose(res.nodes["gap"][:, col:col + k], alone.nodes["gap"], rtol=0, atol=kw["tol"])
+        col += k
+    assert col == res.nodes["state"].shape[1]
