@@ -114,17 +114,26 @@ def test_block_sticking_on_a_sprung_plate_moves_it(backend):
     np.testing.assert_allclose(F @ np.array([-e[1], e[0], 0.0]), 0.0, atol=1e-9 * W)
 
 
-@pytest.mark.parametrize("plate", [False, True])
-def test_interfaces_side_by_side_run_as_each_alone(backend, plate):
+def two_beds(first=None):
+    """Two beds on one ground (bed1 with the law ``first``, default a built-in one): (body,
+    interface) of each."""
+    first = Stribeck(0.4, 0.25, 0.05) if first is None else first
+    return bed(first, "bed1", 0.0, False), bed(Stribeck(0.35, 0.2, 0.02), "bed2", 0.05, False)
+
+
+@pytest.mark.parametrize("variant", ["stacked", "plate", "user"])
+def test_interfaces_side_by_side_run_as_each_alone(backend, variant):
     """Two beds on one ground (their slave rows stacked once, each node swept over its own bed's
-    columns) and, with ``plate``, a block on a sprung plate besides (a master with modes: every
-    interface's rows formed each step over its own columns): nothing couples the bodies, so each
-    interface's forces, slips and states are those of its model run alone (the one-interface
-    paths: a rigid master's rows used in place, a moving master's formed over all columns)."""
+    columns); with a block on a sprung plate besides (a master with modes: every interface's rows
+    formed each step over its own columns); with a user law on the first bed (the whole step in
+    Python over the dense operator). Nothing couples the bodies, so each interface's forces,
+    slips and states are those of its model run alone (the one-interface paths: a rigid master's
+    rows used in place, a moving master's formed over all columns)."""
     kw = {"duration": 0.2, "h": 1e-3, "tol": 1e-12}
     P = lambda t: 4.0 * min(t / 0.1, 1.0)  # above mu N = 2.94 N: the block slides
-    laws = Stribeck(0.4, 0.25, 0.05), Stribeck(0.35, 0.2, 0.02)
-    (b1, i1), (b2, i2) = bed(laws[0], "bed1", 0.0, False), bed(laws[1], "bed2", 0.05, False)
+    plate = variant == "plate"
+    (b1, i1), (b2, i2) = two_beds(UserLaw(lambda v: 0.25 + 0.15 * np.exp(-v / 0.05)) if variant == "user"
+                                  else Stribeck(0.4, 0.25, 0.05))
     parts = [MultibodyModel([b1, ground()], [i1]), MultibodyModel([b2, ground()], [i2])]
     bodies, itfs = [b1, b2, ground()], [i1, i2]
     if plate:
@@ -154,3 +163,27 @@ def test_interfaces_side_by_side_run_as_each_alone(backend, plate):
         np.testing.assert_allclose(res.nodes["gap"][:, col:col + k], alone.nodes["gap"], rtol=0, atol=kw["tol"])
         col += k
     assert col == res.nodes["state"].shape[1]
+
+
+def test_stacked_interfaces_carry_their_modal_impulse(backend, monkeypatch):
+    """Several interfaces on rigid masters start a step's sweeps from the last step's modal
+    impulse as one interface does: the run is that of forming it every step (``_REFRESH`` 0),
+    loaded, sticking and sliding."""
+    from fesub.contact.engine import contacts3d
+
+    (b1, i1), (b2, i2) = two_beds()
+    model = MultibodyModel([b1, b2, ground()], [i1, i2])
+    kw = {"duration": 0.2, "h": 1e-3, "tol": 1e-12}
+    carried = simulate_multibody(model, **kw)
+    monkeypatch.setattr(contacts3d, "_REFRESH", 0)
+    formed = simulate_multibody(model, **kw)
+    st = formed.nodes["state"]
+    assert carried.status == formed.status == "completed" and (st == 1).any() and (st == 2).any()
+    np.testing.assert_array_equal(carried.nodes["state"], st)
+    # the two starts differ by round-off and the sweeps stop once no node's velocity changes by
+    # more than tol / h: forces and slips differ by what a sweep below that leaves, as on one
+    # interface (tests/test_contact_engine3d.py); 1e-8 of the largest value, the gaps to tol
+    for key in ("lambda_n", "lambda_t1", "lambda_t2", "slip_velocity_x", "slip_velocity_y"):
+        a, b = carried.nodes[key], formed.nodes[key]
+        np.testing.assert_allclose(a, b, rtol=0, atol=1e-8 * np.abs(b).max() + kw["tol"] / kw["h"], err_msg=key)
+    np.testing.assert_allclose(carried.nodes["gap"], formed.nodes["gap"], rtol=0, atol=kw["tol"])

@@ -31,7 +31,8 @@ last step's end and is again, with the same frame (a flat rigid master) and its 
 warm start, the sweeps start from that step's ``diag(w) J' lambda`` instead of forming it (a
 pass over the rows less; formed again every :data:`_REFRESH` steps, so that its round-off stays
 that of a few steps). On several interfaces whose masters have no modes, the slave rows of all
-are stacked once (fixed too, their Gram matrices formed once). Nodes with a Python-callable law
+are stacked once (fixed too: their Gram matrices formed once, the sweeps started from the last
+step's modal impulse alike). Nodes with a Python-callable law
 (:class:`~fesub.contact.engine.friction.UserLaw`) send the step's sweeps to Python over the dense
 ``W`` (the slower path). The close of the step (gaps, forces, slip vectors and the works of every node)
 is one pass of the ``cone`` kernel's ``close_nodes``; the node displacements at the step's end
@@ -357,19 +358,15 @@ def contact_step3d(contacts, eta_star, up_next, nm, h, tol, max_iter, stop_off=F
     if fixed:
         # the rows of the components are the slave's modal rows: used in place
         D, c0, F, at = first.c["slave"].R, first.c["slave"].cols.start, frames[0], sizes[0]
-        gram, done = first.gram, first.gram_done
-        # the last step ended with every node on these rows, its frames are these and its forces
-        # the warm start (they are: ``advance`` keeps them): its sweeps' z is this start's
-        carry = (first.z_end is not None and first.carried < _REFRESH and first.h == h and at is first.every
-                 and np.array_equal(F, first.F_end))
-        z_start, first.z_end = first.z_end if carry else None, None  # (kept again only by a solve of every node, the last of the step)
+        gram, done, every = first.gram, first.gram_done, first.every
     elif rigid:
         # several interfaces on masters without modes: their slave rows, fixed, stacked once;
         # each node's sweeps over its own group's columns
         if first.stack is None or first.stack[-1] != h:  # (the Gram matrices are of w = h)
             first.stack = _stack(contacts, h)
-        D, c0, starts, gram, done, _ = first.stack
-        at = np.concatenate([k0 + idx for k0, idx in zip(starts, sizes)])
+        D, c0, starts, gram, done, every, _ = first.stack
+        full = all(idx is ct.every for ct, idx in zip(contacts, sizes))
+        at = every if full else np.concatenate([k0 + idx for k0, idx in zip(starts, sizes)])
         F = np.concatenate(frames)
     else:
         # the components' rows of every interface over its columns (:attr:`InterfaceState3D.window`),
@@ -388,6 +385,12 @@ def contact_step3d(contacts, eta_star, up_next, nm, h, tol, max_iter, stop_off=F
         at = np.arange(b.size // 3)
         F = np.concatenate([f[idx] for f, idx in zip(frames, sizes)]) if len(contacts) > 1 else frames[0][sizes[0]]
         gram, done = np.empty((at.size, 3, 3)), np.zeros(at.size, bool)
+    if rigid:
+        # the last step ended with every node on these rows, its frames are these and its forces
+        # the warm start (they are: ``advance`` keeps them): its sweeps' z is this start's
+        carry = (first.z_end is not None and first.carried < _REFRESH and first.h == h and at is every
+                 and np.array_equal(F, first.F_end))
+        z_start, first.z_end = first.z_end if carry else None, None  # (kept again only by a solve of every node, the last of the step)
     lam_all, active = np.concatenate(lam0), np.concatenate(act)  # (copies: the forces are new)
     if len(laws) == 1:
         code, params, user = laws[0]
@@ -417,6 +420,9 @@ def contact_step3d(contacts, eta_star, up_next, nm, h, tol, max_iter, stop_off=F
                 W = h * (Ja @ Ja.T)
                 d = np.einsum("ii->i", W)
                 np.maximum(d, _FLOOR * d.max(), out=d)
+                for ct in contacts:  # (an interface without user laws has its laws as arrays only)
+                    if ct.per_node[:1] == [None]:
+                        ct.per_node = node_laws(ct.c["interface"].laws, ct.mu.size)
                 per = [ct.per_node[i] for ct, idx in zip(contacts, sizes) for i in idx]
                 sol = solve_coupled(W, q, [per[i] for i in a], lam, tol=tol / h, max_iter=max_iter)
                 lam, case, stat = sol.lam.ravel(), sol.case, (sol.sweeps, sol.change, float(sol.converged))
@@ -424,14 +430,14 @@ def contact_step3d(contacts, eta_star, up_next, nm, h, tol, max_iter, stop_off=F
             else:
                 case, stat = np.zeros(a.size, np.int64), np.zeros(3)
                 given = int(done[nodes].all())  # bit 1: the Gram matrices; bit 2: z
-                if fixed and whole and passes == 1 and carry:
+                if rigid and whole and passes == 1 and carry:
                     z[:] = z_start
                     given |= 2
                 kernel.block_gs_frames(D, nodes, c0, F, w, q, code if whole else code[a],
                                        np.ascontiguousarray(params if whole else params[a]), _FLOOR, lam, z, gram,
                                        given, case, tol / h, max_iter, stat)
                 done[nodes] = True
-                if fixed and whole and at is first.every:
+                if rigid and whole and at is every:
                     first.z_end, first.F_end, first.carried = z.copy(), F, (first.carried + 1 if given & 2 else 0)
                 z *= h  # the modal correction h^2 J' lam
             lam_all[a] = lam.reshape(-1, 3)
@@ -472,7 +478,8 @@ def _stack(contacts, h):
     """The rows of the interfaces ``contacts`` whose masters have no modes, fixed over the march:
     (the slave rows of all their nodes (kd, 3, ns), each node's window of the columns (kd, 2: first
     column, width), the first node of each interface, Gram matrices (kd, 3, 3), formed (kd,), the
-    step h (s) they are for), the rows of each node on the first columns (the rest zero)."""
+    indices of all nodes, the step h (s) they are for), the rows of each node on the first columns
+    (the rest zero)."""
     R = [ct.c["slave"].R for ct in contacts]
     starts = np.cumsum([0] + [r.shape[0] for r in R])
     D = np.zeros((starts[-1], 3, max(r.shape[2] for r in R)))
@@ -480,7 +487,7 @@ def _stack(contacts, h):
     for ct, r, k0 in zip(contacts, R, starts):
         D[k0:k0 + r.shape[0], :, :r.shape[2]] = r
         win[k0:k0 + r.shape[0]] = ct.c["slave"].cols.start, r.shape[2]
-    return D, win, starts[:-1], np.zeros((starts[-1], 3, 3)), np.zeros(starts[-1], bool), h
+    return D, win, starts[:-1], np.zeros((starts[-1], 3, 3)), np.zeros(starts[-1], bool), np.arange(starts[-1]), h
 
 
 def _windows(c0, nodes, ns):
