@@ -7,6 +7,11 @@ against the 2D engine's step per node on the same bed (goal: within 2x), and the
 3D step's cost with the active nodes (10, 50, 200, 1000 closed nodes of beds whose modes stay
 fixed; goal: linear).
 
+Each node's rows are swept over its own bed's 600 columns, not the model's 3000 (a window of
+the columns per node), and the five interfaces' fixed rows are stacked once. Measured in runs
+alternated with the sweeps over all 3000 columns (load 2.0 to 2.9): 1000 over 200 nodes 3.3 to
+3.6 (4.1 to 4.3 ms a step against 1.2 ms), before 6.8 to 7.2 (32 to 36 ms against 4.7 to 5.0).
+
 The goal is below the ratio of the two steps' products over the contact rows on this bed: a 3D
 node has three rows over 600 modes, a 2D node two over 400, 2.25 times the multiplications in
 each pass over the rows (a sweep, the node displacements).
