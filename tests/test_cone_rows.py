@@ -6,7 +6,8 @@ and the node blocks equal to their NumPy products. Also with rows of zeros (a di
 moves), where both raise the diagonal to the same floor. And ``frame_rows``, which forms each
 node's rows from its frame, against NumPy's products node by node; and ``block_gs_frames``, the
 same sweeps on rows given as frames times component rows (a subset of the nodes, over a window of
-the columns), against ``block_gs_rows`` on those rows formed by NumPy.
+the columns, one for all nodes or each node its own), against ``block_gs_rows`` on those rows
+formed by NumPy.
 """
 
 from __future__ import annotations
