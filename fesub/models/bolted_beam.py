@@ -49,8 +49,14 @@ import numpy as np
 
 from ..errors import MeshError, ModelError, ParameterError, check_count, check_positive
 
-__all__ = ["BoltedBeamParams", "BoltedBeam", "build", "bundled_mesh", "tributary_areas",
-           "BOLT_X"]
+__all__ = [
+    "BOLT_X",
+    "BoltedBeam",
+    "BoltedBeamParams",
+    "build",
+    "bundled_mesh",
+    "tributary_areas",
+]
 
 #: bolt positions along the beam (m): -30, 0 and 30 mm from the lap centre
 BOLT_X = (0.330, 0.360, 0.390)
@@ -246,13 +252,18 @@ def _blockdiag(A, B):
 
 def _lowest_modes(K, M, k):
     """The ``k`` lowest eigenpairs ``(w^2, Phi)`` of dense ``(K, M)`` (rad^2/s^2; mass-normalised)
-    by shift-invert Lanczos about a small negative shift (rigid-body modes included)."""
+    by shift-invert Lanczos about a small negative shift (rigid-body modes included). The same
+    matrices give the same modes: a fixed start vector (ARPACK's own is random, so a rebuilt
+    model's coordinates would not be those of results saved from an earlier build) and each
+    mode's largest entry positive."""
     from scipy.sparse.linalg import eigsh
 
     shift = -1e-6 * np.abs(np.diag(K)).max() / np.abs(np.diag(M)).max()
-    w2, Phi = eigsh(K, k, M=M, sigma=shift, which="LM")
+    v0 = np.random.default_rng(0).standard_normal(K.shape[0])
+    w2, Phi = eigsh(K, k, M=M, sigma=shift, which="LM", v0=v0)
     o = np.argsort(w2)
     w2, Phi = w2[o], Phi[:, o]
+    Phi = Phi * np.sign(Phi[np.argmax(np.abs(Phi), axis=0), np.arange(Phi.shape[1])])
     return w2, Phi / np.sqrt(np.einsum("ij,ij->j", Phi, M @ Phi))
 
 
