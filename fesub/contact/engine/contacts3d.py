@@ -249,7 +249,7 @@ class InterfaceState3D:
         if on.all():  # every node over its master (the common case): nothing to mask
             self.left, self.on = False, on
             face = self.faces.order[stored]
-            N = self.faces.shape_values(face, fout[:, 0:2])[:, :self._width]
+            N = self.faces.shape_values(stored, fout[:, 0:2], stored=True)[:, :self._width]
             conn = self.face_nodes[face, :self._width]
             return on, (conn, N), face, fout[:, 5], F, fout[:, 2:5]
         self.left = bool(np.any(self.on & ~on))
@@ -353,13 +353,19 @@ def contact_step3d(contacts, eta_star, up_next, nm, h, tol, max_iter, stop_off=F
         pick = slice(None) if every else idx  # every node: views, no gathers
         rel = ct.relative(u_star, ct.us, shape)
         bc = np.empty((idx.size, 3))
-        bc[:, 0] = gap[pick]
-        bc[:, 1:] = np.einsum("kdc,kc->kd", F[pick, 1:], rel[pick])
+        if every:
+            bc[:, 0] = gap
+            bc[:, 1:] = np.einsum("kdc,kc->kd", F[:, 1:], rel)
+            lam0.append(ct.lam)
+            act.append((gap <= 0) | (ct.lam[:, 0] > 0))
+            laws.append((ct.code, ct.params, ct.user))
+        else:
+            bc[:, 0] = gap[pick]
+            bc[:, 1:] = np.einsum("kdc,kc->kd", F[pick, 1:], rel[pick])
+            lam0.append(ct.lam[pick])
+            act.append((gap[pick] <= 0) | (ct.lam[pick, 0] > 0))
+            laws.append((ct.code[pick], ct.params[pick], ct.user[pick]))
         bs.append(bc.ravel())
-        lam0.append(ct.lam[pick])
-        lp = ct.lam[pick, 0]
-        act.append((gap[pick] <= 0) | (lp > 0))
-        laws.append((ct.code[pick], ct.params[pick], ct.user[pick]))
         geo.append((on, shape, face, F, point))
         sizes.append(idx)
         frames.append(F)
@@ -367,7 +373,8 @@ def contact_step3d(contacts, eta_star, up_next, nm, h, tol, max_iter, stop_off=F
         return None
     b = np.concatenate(bs) if len(bs) > 1 else bs[0]
     first = contacts[0]
-    rigid = not any(ct.c["master"].R.shape[2] for ct in contacts)
+    rigid = not any(ct.c["master"].R.shape[2] for ct in contacts) if len(contacts) > 1 else \
+        not first.c["master"].R.shape[2]
     fixed = len(contacts) == 1 and rigid
     if fixed:
         # the rows of the components are the slave's modal rows: used in place
