@@ -18,7 +18,8 @@ REQUIRE = os.environ.get("FESUB_REQUIRE_EXT", "0") not in ("", "0", "false", "no
 # sweeps of the friction-contact problem; letting the compiler reassociate those sums (no NaN/Inf
 # semantics are changed) vectorises them
 _REASSOCIATE = ["-fassociative-math", "-fno-signed-zeros", "-fno-trapping-math"]
-_EXTRA_FLAGS = {"fesub._core.friction_lcp": _REASSOCIATE, "fesub._core.multibody": _REASSOCIATE}
+_EXTRA_FLAGS = {"fesub._core.friction_lcp": _REASSOCIATE, "fesub._core.multibody": _REASSOCIATE,
+                "fesub._core.cone": _REASSOCIATE}
 # FESUB_NATIVE=1: tune the contact march for the building machine's CPU (AVX2/FMA/...); the
 # binary then runs only on machines like it, so wheels and CI build without it
 if os.environ.get("FESUB_NATIVE", "0") not in ("", "0", "false", "no"):
@@ -27,7 +28,7 @@ if os.environ.get("FESUB_NATIVE", "0") not in ("", "0", "false", "no"):
 
 # kernels whose inner loops vectorise are compiled once more for each wider x86-64 instruction
 # set; fesub._backend imports the widest variant the running CPU has (FESUB_ISA overrides)
-_ISA_KERNELS = ("coulomb", "freeplay", "friction_lcp", "multibody")
+_ISA_KERNELS = ("coulomb", "freeplay", "friction_lcp", "multibody", "cone")
 _ISA_FLAGS = {
     "avx2": ["-mavx2", "-mfma"],
     "avx512": ["-mavx2", "-mfma", "-mavx512f", "-mavx512dq", "-mavx512vl", "-mavx512bw"],

@@ -30,10 +30,10 @@ except metadata.PackageNotFoundError:  # run from a source tree (developers)
 assert dist_version == fesub.__version__, (dist_version, fesub.__version__)
 core = Path(fesub.__file__).parent / "_core"
 if platform.machine().lower() in ("x86_64", "amd64"):
-    for kernel in ("coulomb", "freeplay", "friction_lcp", "multibody"):  # setup.py's _ISA_KERNELS
+    for kernel in ("coulomb", "freeplay", "friction_lcp", "multibody", "cone"):  # setup.py's _ISA_KERNELS
         for isa in ("avx2", "avx512"):
             assert list(core.glob(f"{kernel}_{isa}.*.so")), f"{kernel}_{isa} build missing"
-    print("instruction-set builds:", {k: _backend.isa(k) for k in ("friction_lcp", "multibody")},
+    print("instruction-set builds:", {k: _backend.isa(k) for k in ("friction_lcp", "multibody", "cone")},
           "CPU levels:", _backend.isa_levels())
 from fesub.models import beam_on_beam  # noqa: E402
 

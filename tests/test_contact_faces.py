@@ -442,6 +442,43 @@ def test_free_border_and_reach(backend):
 
 
 @pytest.mark.parametrize("backend", _backends())
+def test_flat_parallelogram_and_triangle_against_the_plane(backend):
+    """Faces whose point is affine in the parameters (a sheared parallelogram quad and a
+    triangle in a tilted plane) take the closest point inside them from their normal equations:
+    against the plane's closed form (gap n.(p - x0), point p - gap n, the parameters mapping to
+    that point through the shape functions of :func:`fesub.fe.face_shapes`), with no Newton
+    iteration; a trapezoid (not affine) is still projected by Newton, as closely."""
+    rot = np.linalg.qr(np.random.default_rng(7).standard_normal((3, 3)))[0]
+    o = np.array([0.3, -0.2, 0.1])
+    flat = {"quad": np.array([[0.0, 0.0], [1.0, 0.2], [1.4, 1.1], [0.4, 0.9]]),
+            "triangle": np.array([[0.0, 0.0], [1.0, 0.1], [0.3, 0.8]]),
+            "trapezoid": np.array([[0.0, 0.0], [1.0, 0.0], [0.8, 0.7], [0.2, 0.7]])}
+    rng = np.random.default_rng(8)
+    for name, xy in flat.items():
+        k = len(xy)
+        X = o + np.c_[xy, np.zeros(k)] @ rot.T
+        ftype = "triangle" if k == 3 else "quad"
+        # random points above and below the face's interior (convex combinations of its corners)
+        w = rng.dirichlet(np.ones(k), 200)
+        P = w @ X + rng.uniform(-0.05, 0.05, (200, 1)) * rot[:, 2]
+        with _backend.use(backend):
+            fs = FaceSet(X, np.arange(k)[None, :], ftype, reach=1.0)
+            pr = fs.project(P)
+        n = rot[:, 2]
+        gap = (P - o) @ n
+        # a face of unit size: its coordinates' round-off is ~1e-16 m
+        np.testing.assert_allclose(pr.gap, gap, rtol=0, atol=1e-14)
+        np.testing.assert_allclose(pr.point, P - gap[:, None] * n, rtol=0, atol=1e-14)
+        np.testing.assert_allclose(np.abs(pr.normal @ n), 1.0, rtol=0, atol=1e-14)
+        N = face_shapes(ftype, pr.param)[0]
+        np.testing.assert_allclose(N @ X, pr.point, rtol=0, atol=1e-14)
+        if name == "trapezoid":
+            assert fs.newton_iterations > 0
+        else:
+            assert fs.newton_iterations == 0
+
+
+@pytest.mark.parametrize("backend", _backends())
 def test_refit_and_tracker_equal_a_fresh_build(backend):
     """A master deformed step by step: the refitted set answers as a set built afresh on the
     deformed nodes; a tracker over moving slaves answers the same and reuses its candidates."""

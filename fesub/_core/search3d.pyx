@@ -24,7 +24,9 @@ query box. Narrow phase: the closest point of each candidate face by Newton's me
 parameters (exact Hessian, Gauss-Newton where it is not positive definite, a line search,
 clamped to the parameter domain), then, when that point lies on the domain's boundary, Newton
 along each edge; each stops when its step moves the face point by less than the round-off of
-the coordinates (``_RES``). ``grid_query`` counts the Newton iterations (``stats[0]``).
+the coordinates (``_RES``). ``grid_query`` counts the Newton iterations (``stats[0]``). A face
+whose point is affine in its parameters (a linear triangle, a flat parallelogram quad) has its
+closest point from its 2 x 2 normal equations when that lies inside it (no iterations).
 
 Result rows: ``iout`` (n, 3) = face (-1: none within ``reach``), feature (0 inside the face, 1 on
 an edge, 2 at a vertex), off (1: on a free edge of the surface and not along the face normal);
@@ -246,16 +248,62 @@ cdef inline void _cross(const double* u, const double* v, double* w) noexcept no
     w[2] = u[0] * v[1] - u[1] * v[0]
 
 
+cdef int _values(long t, double a, double b, double* N) noexcept nogil:
+    """The shape functions of :func:`_shape` alone (the same expressions), without derivatives;
+    returns the count."""
+    cdef double L[3]
+    cdef double l[3]
+    cdef double m[3]
+    cdef double A, B, u, v, sa, sb, ca, cb
+    cdef int i, p, q
+    if t == 0 or t == 2:
+        L[0] = 1.0 - a - b
+        L[1] = a
+        L[2] = b
+        if t == 0:
+            for i in range(3):
+                N[i] = L[i]
+            return 3
+        for i in range(3):
+            N[i] = L[i] * (2.0 * L[i] - 1.0)
+        for i in range(3):
+            N[3 + i] = 4.0 * L[i] * L[(i + 1) % 3]
+        return 6
+    if t == 1:
+        for i in range(4):
+            N[i] = (1.0 + a * _QA[i]) * (1.0 + b * _QB[i]) / 4.0
+        return 4
+    if t == 3:
+        for i in range(4):
+            u = a * _QA[i]
+            v = b * _QB[i]
+            A = 1.0 + u
+            B = 1.0 + v
+            N[i] = A * B * (u + v - 1.0) / 4.0
+        for i in range(4):
+            ca = (_QA[i] + _QA[(i + 1) % 4]) / 2.0
+            cb = (_QB[i] + _QB[(i + 1) % 4]) / 2.0
+            if ca == 0.0:
+                N[4 + i] = (1.0 - a * a) * (1.0 + b * cb) / 2.0
+            else:
+                N[4 + i] = (1.0 + a * ca) * (1.0 - b * b) / 2.0
+        return 8
+    l[0] = a * (a - 1.0) / 2.0
+    l[1] = a * (a + 1.0) / 2.0
+    l[2] = 1.0 - a * a
+    m[0] = b * (b - 1.0) / 2.0
+    m[1] = b * (b + 1.0) / 2.0
+    m[2] = 1.0 - b * b
+    for i in range(9):
+        N[i] = l[_Q9I[i]] * m[_Q9J[i]]
+    return 9
+
+
 cdef inline double _f(const double* X, const int* cf, long t, double a, double b,
                       const double* p) noexcept nogil:
     """Half the squared distance from p to the face point at (a, b)."""
     cdef double N[9]
-    cdef double Na[9]
-    cdef double Nb[9]
-    cdef double Naa[9]
-    cdef double Nab[9]
-    cdef double Nbb[9]
-    cdef int k = _shape(t, a, b, N, Na, Nb, Naa, Nab, Nbb)
+    cdef int k = _values(t, a, b, N)
     cdef int i
     cdef double x0 = -p[0], x1 = -p[1], x2 = -p[2]
     for i in range(k):
@@ -475,15 +523,66 @@ cdef double _newton1(const double* X, const int* cf, long t, const double* p, do
     return fs
 
 
+cdef bint _affine(const double* X, const int* cf, long t, const double* p, double* ab) noexcept nogil:
+    """The closest point of a face whose point is affine in (a, b) (a linear triangle, a quad
+    whose opposite sides are equal vectors to round-off: a flat parallelogram) from its 2 x 2 normal
+    equations: True with its parameters in ab when it lies inside the domain (no edge within
+    ``_bits``' margin), else False (the face is left to Newton)."""
+    cdef const double* x0 = X + 3 * cf[0]
+    cdef const double* x1 = X + 3 * cf[1]
+    cdef const double* x2 = X + 3 * cf[2]
+    cdef const double* x3
+    cdef double u[3]
+    cdef double v[3]
+    cdef double r[3]
+    cdef double g11, g12, g22, det, ru, rv, a, b
+    cdef int c
+    if t == 0:  # x = x0 + a (x1 - x0) + b (x2 - x0)
+        for c in range(3):
+            u[c] = x1[c] - x0[c]
+            v[c] = x2[c] - x0[c]
+            r[c] = p[c] - x0[c]
+    elif t == 1:  # x = c + a u + b v + a b (x0 - x1 + x2 - x3) / 4: the last term, the twist,
+        # within the coordinates' round-off (that of Newton's answer, ``_RES``)
+        x3 = X + 3 * cf[3]
+        for c in range(3):
+            if not fabs(x0[c] - x1[c] + x2[c] - x3[c]) <= _RES * (fabs(x0[c]) + fabs(x1[c]) + fabs(x2[c])
+                                                                 + fabs(x3[c])):
+                return False
+        for c in range(3):
+            u[c] = (x1[c] - x0[c] + x2[c] - x3[c]) / 4.0
+            v[c] = (x3[c] - x0[c] + x2[c] - x1[c]) / 4.0
+            r[c] = p[c] - (x0[c] + x1[c] + x2[c] + x3[c]) / 4.0
+    else:
+        return False
+    g11 = _dot(u, u)
+    g12 = _dot(u, v)
+    g22 = _dot(v, v)
+    det = g11 * g22 - g12 * g12
+    if not det > 1e-12 * g11 * g22:
+        return False
+    ru = _dot(r, u)
+    rv = _dot(r, v)
+    a = (g22 * ru - g12 * rv) / det
+    b = (g11 * rv - g12 * ru) / det
+    if _bits(t == 0, a, b) != 0:
+        return False
+    ab[0] = a
+    ab[1] = b
+    return True
+
+
 cdef double _closest(const double* X, const int* cf, long t, const double* p, double* ab,
                      long* iters) noexcept nogil:
     """Closest point of a face to p: parameters in ab, returns the distance (Newton iterations
-    added to ``iters``)."""
+    added to ``iters``; none for an affine face's point inside it, see :func:`_affine`)."""
     cdef bint tri = (t == 0 or t == 2)
     cdef double e[2]
     cdef double f0, fe
     cdef int k
     cdef long bits
+    if _affine(X, cf, t, p, ab):
+        return sqrt(2.0 * _f(X, cf, t, ab[0], ab[1], p))
     f0 = _newton2(X, cf, t, p, ab, iters)
     bits = _bits(tri, ab[0], ab[1])
     if bits == 0:

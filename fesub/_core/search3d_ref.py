@@ -273,8 +273,37 @@ def _newton1(X, cf, t, p, a0, b0, a1, b1, it):
     return fs, a0 + s * ua, b0 + s * ub
 
 
+def _affine(X, cf, t, p):
+    """(a, b) of the closest point of an affine face inside it, or None (see the kernel)."""
+    if t == 0:
+        x0, x1, x2 = X[cf[0]], X[cf[1]], X[cf[2]]
+        u = [x1[c] - x0[c] for c in range(3)]
+        v = [x2[c] - x0[c] for c in range(3)]
+        r = [p[c] - x0[c] for c in range(3)]
+    elif t == 1:
+        x0, x1, x2, x3 = X[cf[0]], X[cf[1]], X[cf[2]], X[cf[3]]
+        if not all(abs(x0[c] - x1[c] + x2[c] - x3[c]) <= _RES * (abs(x0[c]) + abs(x1[c]) + abs(x2[c]) + abs(x3[c]))
+                   for c in range(3)):
+            return None  # a twist beyond the coordinates' round-off
+        u = [(x1[c] - x0[c] + x2[c] - x3[c]) / 4.0 for c in range(3)]
+        v = [(x3[c] - x0[c] + x2[c] - x1[c]) / 4.0 for c in range(3)]
+        r = [p[c] - (x0[c] + x1[c] + x2[c] + x3[c]) / 4.0 for c in range(3)]
+    else:
+        return None
+    g11, g12, g22 = _dot(u, u), _dot(u, v), _dot(v, v)
+    det = g11 * g22 - g12 * g12
+    if not det > 1e-12 * g11 * g22:
+        return None
+    ru, rv = _dot(r, u), _dot(r, v)
+    a, b = (g22 * ru - g12 * rv) / det, (g11 * rv - g12 * ru) / det
+    return None if _bits(t == 0, a, b) != 0 else (a, b)
+
+
 def _closest(X, cf, t, p, it):
     tri = t in (0, 2)
+    ab = _affine(X, cf, t, p)
+    if ab is not None:
+        return math.sqrt(2.0 * _f(X, cf, t, ab[0], ab[1], p)), ab[0], ab[1]
     f0, a, b = _newton2(X, cf, t, p, it)
     bits = _bits(tri, a, b)
     if bits == 0:

@@ -155,6 +155,16 @@ class InterfaceState3D:
         #: the five states of the relative motions that close a step (see :meth:`advance`), kept
         #: over the steps for the slave and the master nodes
         self._S, self._M = np.empty((5, m, 3)), np.empty((5, c["master"].nodes.size, 3))
+        #: which of those states change from step to step: the slave's displacements (0-2) and,
+        #: for a driven side, its driven parts (3, 4); a still master's stay zero, as do the
+        #: driven parts of an undriven side (set once here)
+        self._moving = (range(5) if c["slave"].drivers else range(3),
+                        () if self.still else (range(5) if c["master"].drivers else range(3)))
+        self._S[3:], self._M[:] = 0.0, 0.0
+        #: the master node positions of a still master (the same every step)
+        self._Q = c["master"].X + self._zero[1] if self.still else None
+        #: the two states of the joint product of :meth:`displacements`
+        self._E = np.empty((2, model.n_modes))
         self.tracker = self.faces.tracker(m)
         self.lam = np.zeros((m, 3))
         self.state = np.zeros(m, np.int64)
@@ -200,7 +210,8 @@ class InterfaceState3D:
         c = self.c
         sl, ma = c["slave"], c["master"]
         if ahead is not None:
-            E = np.stack((eta, ahead[0]))
+            E = self._E
+            E[0], E[1] = eta, ahead[0]
             pair = [self._driven(x) for x in (up, ahead[1])]
             us = sl.free(E)
             um = None if self.still else ma.free(E)
@@ -238,7 +249,7 @@ class InterfaceState3D:
         if on.all():  # every node over its master (the common case): nothing to mask
             self.left, self.on = False, on
             face = self.faces.order[stored]
-            N = self.faces.shape_values(face, fout[:, 0:2])[:, :self._width]
+            N = self.faces.shape_values(stored, fout[:, 0:2], stored=True)[:, :self._width]
             conn = self.face_nodes[face, :self._width]
             return on, (conn, N), face, fout[:, 5], F, fout[:, 2:5]
         self.left = bool(np.any(self.on & ~on))
@@ -288,19 +299,22 @@ class InterfaceState3D:
         u_new, d_new = self.displacements(eta_next, up_next, ahead)
         conn, N = shape
         P = self.c["slave"].X + u_new[0]
-        Q = self.c["master"].X + u_new[1]
+        Q = self._Q if self.still else self.c["master"].X + u_new[1]
         # the five states of the relative motions: the step's (new - now), the central one over
         # two steps (new - previous, the works' discrete power) and the drives' (driven parts)
         S, M = self._S, self._M
-        for X, i in ((S, 0), (M, 1)):
-            X[0], X[1], X[2], X[3], X[4] = u_new[i], self.us[i], self.us_prev[i], d_new[i], self.ds_prev[i]
+        for X, i, moving in ((S, 0, self._moving[0]), (M, 1, self._moving[1])):
+            for r in moving:
+                X[r] = (u_new, self.us, self.us_prev, d_new, self.ds_prev)[r][i]
         k = on.size
         gap, force, slip, works = np.empty(k), np.empty((k, 3)), np.empty((k, 3)), np.empty(3)
         self.kernel.close_nodes(P, Q, conn, N, F, lam, on.view(np.uint8), S, M, gap, force, slip, works)
         acc["friction_dissipation"] -= 0.5 * float(works[0])
         acc["impact_loss"] -= 0.5 * float(works[1])
         acc["external_work"] -= 0.5 * float(works[2])
-        st = np.where(lam[:, 0] > 0, np.where(self.case == SLIP, SLIP, STICK), OPEN).astype(np.int64)
+        pressed = lam[:, 0] > 0
+        st = pressed.astype(np.int64)  # OPEN 0, STICK 1, SLIP 2
+        st += pressed & (self.case == SLIP)
         old = self.state
         self.lam, self.state = lam, st
         self.us_prev, self.ds_prev, self.us, self.ds = self.us, self.ds, u_new, d_new
@@ -339,13 +353,19 @@ def contact_step3d(contacts, eta_star, up_next, nm, h, tol, max_iter, stop_off=F
         pick = slice(None) if every else idx  # every node: views, no gathers
         rel = ct.relative(u_star, ct.us, shape)
         bc = np.empty((idx.size, 3))
-        bc[:, 0] = gap[pick]
-        bc[:, 1:] = np.einsum("kdc,kc->kd", F[pick, 1:], rel[pick])
+        if every:
+            bc[:, 0] = gap
+            bc[:, 1:] = np.einsum("kdc,kc->kd", F[:, 1:], rel)
+            lam0.append(ct.lam)
+            act.append((gap <= 0) | (ct.lam[:, 0] > 0))
+            laws.append((ct.code, ct.params, ct.user))
+        else:
+            bc[:, 0] = gap[pick]
+            bc[:, 1:] = np.einsum("kdc,kc->kd", F[pick, 1:], rel[pick])
+            lam0.append(ct.lam[pick])
+            act.append((gap[pick] <= 0) | (ct.lam[pick, 0] > 0))
+            laws.append((ct.code[pick], ct.params[pick], ct.user[pick]))
         bs.append(bc.ravel())
-        lam0.append(ct.lam[pick])
-        lp = ct.lam[pick, 0]
-        act.append((gap[pick] <= 0) | (lp > 0))
-        laws.append((ct.code[pick], ct.params[pick], ct.user[pick]))
         geo.append((on, shape, face, F, point))
         sizes.append(idx)
         frames.append(F)
@@ -353,7 +373,8 @@ def contact_step3d(contacts, eta_star, up_next, nm, h, tol, max_iter, stop_off=F
         return None
     b = np.concatenate(bs) if len(bs) > 1 else bs[0]
     first = contacts[0]
-    rigid = not any(ct.c["master"].R.shape[2] for ct in contacts)
+    rigid = not any(ct.c["master"].R.shape[2] for ct in contacts) if len(contacts) > 1 else \
+        not first.c["master"].R.shape[2]
     fixed = len(contacts) == 1 and rigid
     if fixed:
         # the rows of the components are the slave's modal rows: used in place
@@ -404,15 +425,18 @@ def contact_step3d(contacts, eta_star, up_next, nm, h, tol, max_iter, stop_off=F
     z, out = np.zeros(nm), np.array([0.0, 0.0, 1.0, 0.0])
     passes = 0
     for passes in range(1, _PASSES + 1):
-        a = np.flatnonzero(active)
-        lam_all[~active] = 0.0
+        whole = active.all()  # every node: the arrays as they are (the forces solved in place)
+        a = every if whole and at is every else np.flatnonzero(active)
+        if not whole:
+            lam_all[~active] = 0.0
         z[:] = 0.0
         if a.size:
-            whole = a.size == active.size  # every node: the arrays as they are, no gathers
             q = b / h if whole else b[(3 * a[:, None] + np.arange(3)).ravel()] / h
-            lam = lam_all.ravel().copy() if whole else np.ascontiguousarray(lam_all[a].ravel())
+            users = user.any() if whole else user[a].any()
+            inplace = whole and not users  # the kernel's forces and cases written where they are kept
+            lam = lam_all.reshape(-1) if inplace else np.ascontiguousarray(lam_all[a].reshape(-1))
             nodes = at if whole else at[a]
-            if user.any() if whole else user[a].any():
+            if users:
                 Ja = np.zeros((a.size, 3, nm))
                 for sel, cols, width in _windows(c0, nodes, D.shape[2]):
                     Ja[sel, :, cols] = np.einsum("krc,kcj->krj", F[nodes[sel]], D[nodes[sel], :, :width])
@@ -428,8 +452,8 @@ def contact_step3d(contacts, eta_star, up_next, nm, h, tol, max_iter, stop_off=F
                 lam, case, stat = sol.lam.ravel(), sol.case, (sol.sweeps, sol.change, float(sol.converged))
                 z = h * h * (Ja.T @ lam)
             else:
-                case, stat = np.zeros(a.size, np.int64), np.zeros(3)
-                given = int(done[nodes].all())  # bit 1: the Gram matrices; bit 2: z
+                case, stat = case_all if whole else np.zeros(a.size, np.int64), np.zeros(3)
+                given = int(done.all() if nodes is every else done[nodes].all())  # bit 1: Gram; bit 2: z
                 if rigid and whole and passes == 1 and carry:
                     z[:] = z_start
                     given |= 2
@@ -438,11 +462,12 @@ def contact_step3d(contacts, eta_star, up_next, nm, h, tol, max_iter, stop_off=F
                                        given, case, tol / h, max_iter, stat)
                 done[nodes] = True
                 if rigid and whole and at is every:
-                    first.z_end, first.F_end, first.carried = z.copy(), F, (first.carried + 1 if given & 2 else 0)
-                z *= h  # the modal correction h^2 J' lam
-            lam_all[a] = lam.reshape(-1, 3)
-            case_all[:] = OPEN
-            case_all[a] = case
+                    first.z_end, first.F_end, first.carried = z, F, (first.carried + 1 if given & 2 else 0)
+                z = z * h  # the modal correction h^2 J' lam
+            if not inplace:
+                lam_all[a] = lam.reshape(-1, 3)
+                case_all[:] = OPEN
+                case_all[a] = case
             out[:3] = (out[0] + stat[0], stat[1] * h, stat[2])
         if out[2] != 1.0 or a.size == active.size:
             break

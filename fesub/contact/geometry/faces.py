@@ -492,18 +492,19 @@ class FaceSet:
         self._bin()
         return 1
 
-    def shape_values(self, face, param) -> np.ndarray:
+    def shape_values(self, face, param, *, stored=False) -> np.ndarray:
         """Shape functions of the faces ``face`` ((n,) int, in the caller's numbering, as
         :class:`FaceProjection` gives them) at their parameters ``param`` ((n, 2)): (n, 9) values, column j the weight of the
         face's j-th node (0 past its last node), so that the point is ``sum_j N_j x_j``; they
-        sum to 1. The kernel's own shape functions (those its projections use)."""
+        sum to 1. The kernel's own shape functions (those its projections use). ``stored``:
+        ``face`` in the set's storage order (as :meth:`SlaveTracker.project_rows` gives them)."""
         face = np.asarray(face, dtype=np.int64)
         param = np.ascontiguousarray(param, dtype=float).reshape(-1, 2)
         if not hasattr(self, "_local_conn"):
             self._local_conn = _i32(np.where(self.conn >= 0, np.arange(9)[None, :], -1))
             self._inverse = np.argsort(self.order)
             self._bases = [np.ascontiguousarray(np.eye(9)[:, 3 * c:3 * c + 3]) for c in range(3)]
-        face = np.ascontiguousarray(self._inverse[face])
+        face = np.ascontiguousarray(face if stored else self._inverse[face])
         if param.shape[0] != face.size:
             raise ParameterError(f"param must be ({face.size}, 2) face parameters, got {param.shape[0]} rows")
         N = np.empty((face.size, 9))
