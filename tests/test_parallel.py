@@ -207,6 +207,50 @@ def test_a_pool_after_a_cholmod_factorisation_starts_and_agrees(subprocess_env, 
     assert "SAME True" in proc.stdout, proc.stdout
 
 
+#: a study whose pool starts from the server (a thread runs): what its worker holds at its first task
+_PRELOAD_SCRIPT = (
+    "import threading\n"
+    "if __name__ == '__main__':\n"
+    "    import fesub, fesub.substructure.reduction\n"
+    "    from fesub import parallel\n"
+    "    stop = threading.Event()\n"
+    "    threading.Thread(target=stop.wait, daemon=True).start()\n"
+    "    print('METHOD', parallel.pool_start_method(), flush=True)\n"
+    "    ask = \"('fesub.substructure.reduction' in __import__('sys').modules, __import__('fesub').__file__)\"\n"
+    "    with parallel.worker_pool(2) as ex:\n"
+    "        loaded, where = ex.submit(eval, ask).result(timeout=120)\n"
+    "    stop.set()\n"
+    "    print('GOT', loaded, where == fesub.__file__, flush=True)\n")
+
+
+def test_the_server_preloads_the_reduction_only_from_this_process_fesub(subprocess_env, tmp_path):
+    """Workers started from the server find the Craig-Bampton reduction already imported when the
+    server finds the caller's fesub; from a folder holding another package named fesub (a source
+    checkout without kernels, first on the server's path) the server imports none of it, and the
+    workers import the caller's fesub."""
+    import multiprocessing
+    import subprocess
+    import sys
+
+    if "forkserver" not in multiprocessing.get_all_start_methods():
+        pytest.skip("no forkserver here")
+    script = tmp_path / "study.py"
+    script.write_text(_PRELOAD_SCRIPT)
+    plain = tmp_path / "plain"
+    other = tmp_path / "checkout"
+    (other / "fesub" / "substructure").mkdir(parents=True)
+    for name in ("__init__.py", "substructure/__init__.py", "substructure/reduction.py"):
+        (other / "fesub" / name).write_text("")  # imports, but is not the fesub under test
+    plain.mkdir()
+    env = {k: v for k, v in subprocess_env.items() if k != "PYTHONSAFEPATH"}  # the working directory first
+    for cwd, expected in ((plain, "GOT True True"), (other, "GOT False True")):
+        proc = subprocess.run([sys.executable, str(script)], check=False, capture_output=True, text=True, env=env,
+                              cwd=cwd, timeout=300)
+        assert proc.returncode == 0, proc.stderr
+        assert "METHOD forkserver" in proc.stdout, proc.stdout
+        assert expected in proc.stdout, (cwd, proc.stdout)
+
+
 def _running(pid):
     try:
         with open(f"/proc/{pid}/stat") as fh:
