@@ -13,7 +13,9 @@ basins, regime maps) share two needs:
   (:func:`process_pool`, :func:`pool_start_method`);
 * one large computation beside another on a second core, its arrays written into memory shared
   with the parent (:class:`ForkedCall`, :func:`spare_cores`): the constraint modes of a
-  Craig-Bampton reduction while the parent finds the fixed-interface modes.
+  Craig-Bampton reduction while the parent finds the fixed-interface modes;
+* large results of a pool's workers sent back through files in memory rather than the pool's
+  pipe (:func:`reply_through_file`, :func:`received`, :func:`reply_folder`).
 """
 
 from __future__ import annotations
@@ -22,8 +24,10 @@ import contextlib
 import ctypes
 import mmap
 import os
+import pickle
 import signal
 import sys
+import tempfile
 import time
 import traceback
 
@@ -32,7 +36,8 @@ import numpy as np
 from .errors import check_count
 
 __all__ = ["THREAD_VARS", "set_blas_threads", "single_thread_blas", "init_worker", "worker_pool",
-           "process_pool", "pool_start_method", "openmp_team_running", "shutdown_now", "ForkedCall", "spare_cores"]
+           "process_pool", "pool_start_method", "openmp_team_running", "shutdown_now", "ForkedCall", "spare_cores",
+           "FileReply", "reply_through_file", "received", "reply_folder"]
 
 #: environment variables that cap the threads of BLAS/OpenMP libraries (read when they load)
 THREAD_VARS = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS",
@@ -432,6 +437,106 @@ def process_pool(jobs: int):
         ctx.set_forkserver_preload(_server_preload())
     env = {k: v for k, v in os.environ.items() if k.startswith("FESUB_")}
     return ProcessPoolExecutor(max_workers=jobs, mp_context=ctx, initializer=init_worker, initargs=(env,))
+
+
+#: results whose arrays hold fewer bytes than this go back through the pool's pipe as they are
+FILE_REPLY_BYTES = 1 << 20
+
+
+class FileReply:
+    """What :func:`reply_through_file` sends back in place of a large result: the result pickled
+    with its arrays left out (pickle protocol 5) and the file holding the arrays' bytes, one after
+    another; :func:`received` turns it back into the result.
+
+    Parameters
+    ----------
+    data : bytes
+        The pickle without the arrays' bytes.
+    path : str
+        The file of the arrays' bytes.
+    sizes : list of int
+        Bytes of each array, in the pickle's order (dimensionless counts).
+    """
+
+    def __init__(self, data: bytes, path: str, sizes: list):
+        self.data, self.path, self.sizes = data, path, sizes
+
+
+def reply_through_file(folder, fn, *args, **kwargs):
+    """A pool's task: ``fn(*args, **kwargs)``, its arrays written to a new file in ``folder`` when
+    they hold :data:`FILE_REPLY_BYTES` or more (a :class:`FileReply`; the caller passes it to
+    :func:`received`), else the value itself.
+
+    Through the pool's pipe a result is pickled into one buffer, sent in pieces of the pipe's size
+    that the parent reads in turn, and copied again when unpickled; two workers' results go one
+    after the other. Measured (two workers, 20 MB each at the same instant, load 2.2): 0.15-0.18 s
+    until both were in the parent, 0.05 s through files in ``/dev/shm``. A file that cannot be
+    written (a memory file system full) leaves the value to the pipe.
+
+    Parameters
+    ----------
+    folder : str or None
+        Folder of the file (:func:`reply_folder`); None: the value itself, always.
+    fn : callable
+        The computation, called with the arguments that follow (unitless here: its value passes
+        unchanged).
+    """
+    value = fn(*args, **kwargs)
+    if folder is None:
+        return value
+    buffers = []
+    data = pickle.dumps(value, protocol=5, buffer_callback=buffers.append)
+    views = [b.raw() for b in buffers]
+    if sum(v.nbytes for v in views) < FILE_REPLY_BYTES:
+        return value
+    try:
+        fd, path = tempfile.mkstemp(dir=folder, suffix=".reply")
+    except OSError:
+        return value
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            for v in views:
+                fh.write(v)
+    except OSError:
+        with contextlib.suppress(OSError):
+            os.unlink(path)
+        return value
+    return FileReply(data, path, [v.nbytes for v in views])
+
+
+def received(value):
+    """The result that :func:`reply_through_file` sent: a :class:`FileReply`'s arrays read into
+    this process's memory and its file removed; any other value as it is.
+
+    Parameters
+    ----------
+    value : FileReply or object
+        What the task returned.
+    """
+    if not isinstance(value, FileReply):
+        return value
+    arrays = []
+    try:
+        with open(value.path, "rb") as fh:
+            for n in value.sizes:
+                a = np.empty(n, np.uint8)
+                if fh.readinto(a) != n:
+                    raise OSError(f"the reply file {value.path} is shorter than its result")
+                arrays.append(a)
+    finally:
+        with contextlib.suppress(OSError):
+            os.unlink(value.path)
+    return pickle.loads(value.data, buffers=arrays)
+
+
+@contextlib.contextmanager
+def reply_folder():
+    """Context manager: a new private folder for :func:`reply_through_file`, in memory
+    (``/dev/shm``) where there is one, else the temporary folder; removed on exit with whatever
+    replies were not received (a failed or interrupted call)."""
+    base = "/dev/shm" if os.path.isdir("/dev/shm") and os.access("/dev/shm", os.W_OK) else None
+    with tempfile.TemporaryDirectory(prefix="fesub-replies-", dir=base, ignore_cleanup_errors=True) as folder:
+        yield folder
 
 
 def shutdown_now(executor) -> None:
