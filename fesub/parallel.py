@@ -380,11 +380,10 @@ _SERVER_PRELOAD_FESUB = ("fesub.substructure.reduction",)
 def _server_finds_this_fesub() -> bool:
     """True when a forkserver started now would import the fesub package of this process.
 
-    The server is a fresh interpreter (this one's executable and flags, environment and working
-    directory) that imports its preload on its own path, with the working directory first (Python
-    3.11 does not apply the caller's path before it): in a source checkout that package can be
-    another than this process's (without compiled kernels). One interpreter is started to ask
-    (40 ms measured, once per working directory); any doubt answers False."""
+    The server is a fresh interpreter (this one's executable, flags, environment and working
+    directory) that imports its preload with the working directory first on its path (Python 3.11
+    does not apply the caller's path first): in a source checkout, another fesub (without compiled
+    kernels). One interpreter is started to ask (40 ms, once per working directory)."""
     cwd = os.getcwd()
     if _state.get("server_fesub", (None,))[0] != cwd:
         import subprocess
@@ -464,14 +463,13 @@ class FileReply:
 
 def reply_through_file(folder, fn, *args, **kwargs):
     """A pool's task: ``fn(*args, **kwargs)``, its arrays written to a new file in ``folder`` when
-    they hold :data:`FILE_REPLY_BYTES` or more (a :class:`FileReply`; the caller passes it to
-    :func:`received`), else the value itself.
+    they hold 1 MB or more (a :class:`FileReply`, for :func:`received`), else the value itself.
 
     Through the pool's pipe a result is pickled into one buffer, sent in pieces of the pipe's size
     that the parent reads in turn, and copied again when unpickled; two workers' results go one
     after the other. Measured (two workers, 20 MB each at the same instant, load 2.2): 0.15-0.18 s
     until both were in the parent, 0.05 s through files in ``/dev/shm``. A file that cannot be
-    written (a memory file system full) leaves the value to the pipe.
+    written leaves the value to the pipe.
 
     Parameters
     ----------
@@ -489,16 +487,14 @@ def reply_through_file(folder, fn, *args, **kwargs):
     views = [b.raw() for b in buffers]
     if sum(v.nbytes for v in views) < FILE_REPLY_BYTES:
         return value
+    path = None
     try:
         fd, path = tempfile.mkstemp(dir=folder, suffix=".reply")
-    except OSError:
-        return value
-    try:
         with os.fdopen(fd, "wb") as fh:
             for v in views:
                 fh.write(v)
-    except OSError:
-        with contextlib.suppress(OSError):
+    except OSError:  # no such folder, or a memory file system full: through the pipe
+        with contextlib.suppress(OSError, TypeError):
             os.unlink(path)
         return value
     return FileReply(data, path, [v.nbytes for v in views])
