@@ -207,6 +207,88 @@ def test_a_pool_after_a_cholmod_factorisation_starts_and_agrees(subprocess_env, 
     assert "SAME True" in proc.stdout, proc.stdout
 
 
+#: a study whose pool starts from the server (a thread runs): what its worker holds at its first task
+_PRELOAD_SCRIPT = (
+    "import threading\n"
+    "if __name__ == '__main__':\n"
+    "    import fesub, fesub.substructure.reduction\n"
+    "    from fesub import parallel\n"
+    "    stop = threading.Event()\n"
+    "    threading.Thread(target=stop.wait, daemon=True).start()\n"
+    "    print('METHOD', parallel.pool_start_method(), flush=True)\n"
+    "    ask = \"('fesub.substructure.reduction' in __import__('sys').modules, __import__('fesub').__file__)\"\n"
+    "    with parallel.worker_pool(2) as ex:\n"
+    "        loaded, where = ex.submit(eval, ask).result(timeout=120)\n"
+    "    stop.set()\n"
+    "    print('GOT', loaded, where == fesub.__file__, flush=True)\n")
+
+
+def test_the_server_preloads_the_reduction_only_from_this_process_fesub(subprocess_env, tmp_path):
+    """Workers started from the server find the Craig-Bampton reduction already imported when the
+    server finds the caller's fesub; from a folder holding another package named fesub (a source
+    checkout without kernels, first on the server's path) the server imports none of it, and the
+    workers import the caller's fesub."""
+    import multiprocessing
+    import subprocess
+    import sys
+
+    if "forkserver" not in multiprocessing.get_all_start_methods():
+        pytest.skip("no forkserver here")
+    script = tmp_path / "study.py"
+    script.write_text(_PRELOAD_SCRIPT)
+    plain = tmp_path / "plain"
+    other = tmp_path / "checkout"
+    (other / "fesub" / "substructure").mkdir(parents=True)
+    for name in ("__init__.py", "substructure/__init__.py", "substructure/reduction.py"):
+        (other / "fesub" / name).write_text("")  # imports, but is not the fesub under test
+    plain.mkdir()
+    env = {k: v for k, v in subprocess_env.items() if k != "PYTHONSAFEPATH"}  # the working directory first
+    for cwd, expected in ((plain, "GOT True True"), (other, "GOT False True")):
+        proc = subprocess.run([sys.executable, str(script)], check=False, capture_output=True, text=True, env=env,
+                              cwd=cwd, timeout=300)
+        assert proc.returncode == 0, proc.stderr
+        assert "METHOD forkserver" in proc.stdout, proc.stdout
+        assert expected in proc.stdout, (cwd, proc.stdout)
+
+
+def _large_result(seed):
+    import scipy.sparse as sp
+
+    rng = np.random.default_rng(seed)
+    a = rng.standard_normal((700, 300))  # 1.7 MB: more than FILE_REPLY_BYTES
+    return {"c": a, "f": np.asfortranarray(a[:, :7]), "strided": a[::3, ::2], "int": np.arange(5),
+            "sparse": sp.random(200, 200, density=0.05, random_state=seed, format="csr"), "seed": seed}
+
+
+def _same(got, ref):
+    assert set(got) == set(ref) and got["seed"] == ref["seed"]
+    for k in ("c", "f", "strided", "int"):
+        assert got[k].dtype == ref[k].dtype and np.array_equal(got[k], ref[k]), k
+        assert got[k].flags.writeable and got[k].flags.aligned, k
+    assert got["f"].flags.f_contiguous and (got["sparse"] != ref["sparse"]).nnz == 0
+
+
+def test_a_large_result_comes_back_through_a_file_bit_for_bit(tmp_path):
+    """A result of 1.7 MB of arrays comes back from a pool's workers through files, equal to the
+    value computed here bit for bit (any layout, a sparse matrix), writable, its file removed; a
+    small one, or one without a folder, comes back as it is."""
+    with parallel.reply_folder() as folder:
+        with parallel.worker_pool(2) as ex:
+            futures = [ex.submit(parallel.reply_through_file, folder, _large_result, seed) for seed in (1, 2)]
+            replies = [f.result(timeout=120) for f in futures]
+        assert all(isinstance(r, parallel.FileReply) for r in replies) and len(os.listdir(folder)) == 2
+        for seed, r in zip((1, 2), replies):
+            _same(parallel.received(r), _large_result(seed))
+        assert os.listdir(folder) == []
+        small = parallel.reply_through_file(folder, dict, x=np.ones(3))
+        assert not isinstance(small, parallel.FileReply) and np.array_equal(small["x"], np.ones(3))
+    assert not os.path.exists(folder)  # removed on exit
+    assert isinstance(parallel.reply_through_file(None, _large_result, 3), dict)
+    # a folder that cannot take the file (gone, or a memory file system full): the value itself
+    direct = parallel.reply_through_file(str(tmp_path / "missing"), _large_result, 4)
+    _same(parallel.received(direct), _large_result(4))
+
+
 def _running(pid):
     try:
         with open(f"/proc/{pid}/stat") as fh:

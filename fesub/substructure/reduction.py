@@ -6,7 +6,8 @@ per part (mesh, material, clamps, boundary node sets, number of fixed-interface 
 and returns their :class:`~fesub.substructure.CraigBampton` models:
 
 * in parallel: the parts are spread over a local process pool (``jobs`` workers, one BLAS
-  thread each, :func:`fesub.parallel.worker_pool`) or over a Dask cluster (``client``: a
+  thread each, :func:`fesub.parallel.worker_pool`; their reductions come back through files in
+  memory, :func:`fesub.parallel.reply_through_file`) or over a Dask cluster (``client``: a
   ``distributed.Client``, as ``fesub sweep --scheduler`` uses), largest part first;
 * cached: each reduction is written to a file named by :func:`part_key`, the SHA-256 of
   everything it depends on: the mesh (coordinates, cells, node sets), the material, the clamps,
@@ -28,6 +29,7 @@ Units: SI (m, kg, N/m, Hz, s).
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import time
@@ -363,7 +365,7 @@ def reduce_parts(specs, *, jobs: int = 1, client=None, cache=None, progress: boo
         ``reduced`` and ``cached`` (part names), ``seconds`` (name -> reduction wall time, s, of
         the run that made it), ``cache`` (the folder or None), ``wall_time`` (s).
     """
-    from ..parallel import worker_pool
+    from ..parallel import received, reply_folder, reply_through_file, worker_pool
 
     t0 = time.perf_counter()
     specs = list(specs)
@@ -393,15 +395,19 @@ def reduce_parts(specs, *, jobs: int = 1, client=None, cache=None, progress: boo
             parts[s.name], subs[s.name] = fut.result()
             bar is not None and bar.update()
     else:
-        with worker_pool(min(int(jobs), max(len(todo), 1))) as pool:
+        # the workers' reductions (20 MB for a 5400-DOF plate) come back through files in memory,
+        # not the pool's pipe (fesub.parallel.reply_through_file); the pool is stopped before the
+        # folder is removed
+        n = min(int(jobs), max(len(todo), 1))
+        with reply_folder() if n > 1 else contextlib.nullcontext() as replies, worker_pool(n) as pool:
             if pool == "serial":
                 for s, k in todo:
                     parts[s.name], subs[s.name] = _reduce(s, k, 1)
                     bar is not None and bar.update()
             else:
-                futures = [pool.submit(_reduce, s, k, 1) for s, k in todo]
+                futures = [pool.submit(reply_through_file, replies, _reduce, s, k, 1) for s, k in todo]
                 for (s, _), fut in zip(todo, futures):
-                    parts[s.name], subs[s.name] = fut.result()
+                    parts[s.name], subs[s.name] = received(fut.result())
                     bar is not None and bar.update()
     if bar is not None:
         bar.close()
