@@ -17,7 +17,6 @@ nodes in an :class:`~fesub.substructure.SubstructureAssembly`.
     python examples/bracket_3d.py [OUTDIR]
 """
 
-import importlib.resources
 import importlib.util
 import sys
 from pathlib import Path
@@ -25,6 +24,7 @@ from pathlib import Path
 import numpy as np
 
 from fesub.fe import Solid
+from fesub.models.common import bundled_file
 from fesub.plots import style
 from fesub.plots.modes import write_modes_vtu
 from fesub.substructure import CraigBampton, Interface, Substructure, SubstructureAssembly, read_volumes
@@ -37,7 +37,7 @@ out.mkdir(parents=True, exist_ok=True)
 # ---------------------------------------------------
 # The two volumes share the nodes of the face ``interface``: each sub-mesh keeps them, with the
 # node sets that fall inside it (``clamp`` on the base, ``tip`` on the flange).
-whole, volumes = read_volumes(importlib.resources.files("fesub.meshes") / "bracket.msh")
+whole, volumes = read_volumes(bundled_file("bracket.msh"))
 for name, mesh in volumes.items():
     print(f"{name:7s}: {mesh.n_cells} tetra10, {mesh.n_points} nodes, node sets {sorted(mesh.node_sets)}")
 

@@ -108,3 +108,24 @@ def test_whole_beam_bending_against_timoshenko(mesh):
     # the reference itself: below Euler-Bernoulli by the shear and rotary inertia correction
     # (0.45 % and 1.26 %), converged (800 elements change it by 7e-6)
     assert np.all((ref < eb) & (ref > 0.98 * eb))
+
+
+def test_bundled_files_found_installed_or_in_a_checkout():
+    """Every bundled model finds its file whether fesub is installed (package data) or run from a
+    checkout (``meshes/`` beside the package): the same bytes as the repository's copy where
+    there is one; an unknown name is refused with its name."""
+    from fesub.errors import MeshError
+    from fesub.models.beam_on_beam import bundled_mesh_dir
+    from fesub.models.bolted_beam import bundled_mesh
+    from fesub.models.brake import mesh_path
+    from fesub.models.common import bundled_file
+
+    found = [bundled_file("bracket.msh"), bundled_mesh(), bundled_mesh(coarse=True), mesh_path(),
+             bundled_mesh_dir() / "beam_on_beam_beam1.msh"]
+    repo = Path(__file__).resolve().parents[1] / "meshes"
+    for p in found:
+        assert p.is_file(), p
+        if (repo / p.name).is_file():
+            assert p.read_bytes() == (repo / p.name).read_bytes()
+    with pytest.raises(MeshError, match="no_such.msh"):
+        bundled_file("no_such.msh")

@@ -22,8 +22,8 @@ turns it into the system the contact transient marches; ``beam_on_beam.transient
 runs that transient on the general multibody stepper).
 
 :func:`build` makes one by name with parameter overrides, :func:`parameters` lists what a builder
-accepts; :mod:`fesub.models.common` holds what the contact models share (their spectrum's
-description). Builders are named by ``"module:function"`` strings and imported on first use: importing
+accepts; :mod:`fesub.models.common` holds what the models share (where their bundled meshes are,
+their spectrum's description). Builders are named by ``"module:function"`` strings and imported on first use: importing
 this package imports none of the analysis packages.
 """
 

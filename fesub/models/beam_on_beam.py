@@ -22,7 +22,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..errors import MeshError, ModelError
+from ..errors import ModelError
 from ..fe.materials import PlaneStress
 from ..fe.generators import rectangle
 from ..fe.mesh import Mesh, read
@@ -150,11 +150,9 @@ def make_meshes(p: BeamOnBeamParams | None = None) -> tuple[Mesh, Mesh]:
 
 def bundled_mesh_dir() -> Path:
     """Directory of the bundled meshes (installed as ``fesub/meshes``, or ``meshes/`` in a checkout)."""
-    here = Path(__file__).resolve().parent.parent
-    for cand in (here / "meshes", here.parent / "meshes"):
-        if (cand / "beam_on_beam_beam1.msh").exists():
-            return cand
-    raise MeshError("bundled beam-on-beam meshes not found (expected fesub/meshes or ./meshes)")
+    from .common import bundled_file
+
+    return bundled_file("beam_on_beam_beam1.msh").parent
 
 
 def mesh_paths(refine: bool = False, directory=None) -> tuple[Path, Path]:

@@ -40,7 +40,6 @@ it.
 
 from __future__ import annotations
 
-import importlib.resources
 import math
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -68,17 +67,9 @@ def bundled_mesh(coarse: bool = False) -> Path:
     """Path of the bundled mesh ``brake_reuss.msh`` (200 node pairs on the lap), or with
     ``coarse`` of ``brake_reuss_coarse.msh`` (55 node pairs: tests and examples); installed as
     ``fesub/meshes``, or ``meshes/`` in a checkout."""
-    name = "brake_reuss_coarse.msh" if coarse else "brake_reuss.msh"
-    try:
-        p = Path(str(importlib.resources.files("fesub.meshes") / name))
-        if p.exists():
-            return p
-    except ModuleNotFoundError:
-        pass
-    p = Path(__file__).resolve().parents[2] / "meshes" / name
-    if p.exists():
-        return p
-    raise MeshError(f"bundled mesh {name} not found (expected fesub/meshes or ./meshes)")
+    from .common import bundled_file
+
+    return bundled_file("brake_reuss_coarse.msh" if coarse else "brake_reuss.msh")
 
 
 @dataclass(frozen=True)

@@ -51,9 +51,9 @@ PADS = (("pad_top", "pad_top_contact", "pad_top_back", "disc_top_contact"),
 
 def mesh_path() -> Path:
     """The bundled ``brake.msh`` (installed as ``fesub/meshes``, or ``meshes/`` in a checkout)."""
-    from .beam_on_beam import bundled_mesh_dir
+    from .common import bundled_file
 
-    return bundled_mesh_dir() / "brake.msh"
+    return bundled_file("brake.msh")
 
 
 @dataclass(frozen=True)

@@ -1,10 +1,38 @@
-"""What the ready-made contact models share: the description of a reduced model's spectrum."""
+"""What the ready-made models share: where their bundled meshes are, and the description of a
+reduced model's spectrum."""
 
 from __future__ import annotations
 
+import importlib.resources
+from pathlib import Path
+
 import numpy as np
 
-__all__ = ["spectrum_summary"]
+from ..errors import MeshError
+
+__all__ = ["bundled_file", "spectrum_summary"]
+
+
+def bundled_file(name: str) -> Path:
+    """Path of a bundled mesh or Gmsh model (``brake.msh``, ``bracket.msh``, ...): installed as
+    the package data ``fesub/meshes``, or the folder ``meshes/`` beside the package in a source
+    checkout (which has no ``fesub.meshes`` to import).
+
+    Raises
+    ------
+    MeshError
+        When neither place holds ``name``.
+    """
+    try:
+        p = Path(str(importlib.resources.files("fesub.meshes") / name))
+        if p.exists():
+            return p
+    except ModuleNotFoundError:
+        pass
+    p = Path(__file__).resolve().parents[2] / "meshes" / name
+    if p.exists():
+        return p
+    raise MeshError(f"bundled file {name} not found (expected in fesub/meshes, or ./meshes in a checkout)")
 
 
 def spectrum_summary(model) -> dict:
