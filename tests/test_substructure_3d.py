@@ -15,17 +15,24 @@ Independent references:
 
 from __future__ import annotations
 
-import importlib.resources
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
-from types import SimpleNamespace
 
 from fesub.errors import MeshError, ModelError
 from fesub.fe import PlaneStress, Solid, box, rectangle
 from fesub.fe import modes as fesub_modes
-from fesub.substructure import (CoupledModes, CraigBampton, Interface, Substructure, SubstructureAssembly,
-                                read_volumes, submesh)
+from fesub.models.common import bundled_file
+from fesub.substructure import (
+    CoupledModes,
+    CraigBampton,
+    Interface,
+    Substructure,
+    SubstructureAssembly,
+    read_volumes,
+    submesh,
+)
 
 STEEL = Solid(E=210e9, nu=0.3, rho=7850.0)
 L, B, H = 0.2, 0.02, 0.01          # box cantilever (m)
@@ -51,7 +58,7 @@ def monolithic_box():
 
 @pytest.fixture(scope="module")
 def bracket():
-    whole, volumes = read_volumes(importlib.resources.files("fesub.meshes") / "bracket.msh")
+    whole, volumes = read_volumes(bundled_file("bracket.msh"))
     return whole, volumes
 
 
