@@ -30,7 +30,7 @@ from ..errors import ParameterError, check_count
 from ..io import Result, summary_record
 from .timeint import initial_from_hb, newmark
 
-__all__ = ["RingDown", "ring_down", "decay_rates", "swing"]
+__all__ = ["RingDown", "decay_rates", "ring_down", "swing"]
 
 
 def decay_rates(t, x):
@@ -127,7 +127,7 @@ class RingDown(Result):
     def to_xarray(self):
         import xarray as xr
 
-        f = lambda v: np.asarray(v, float)  # noqa: E731
+        f = lambda v: np.asarray(v, float)
         return xr.Dataset(
             {"x": ("sample", f(self.x), {"units": "m", "long_name": "observed signal"}),
              "amp": ("reading", f(self.amp), {"units": "m", "long_name": "half-swing"}),
@@ -213,6 +213,13 @@ def ring_down(sys, mode, point: int, *, periods: int = 20, steps_per_period: int
     -------
     RingDown
         The signal and its readings (frequency in rad/s, damping ratio, half-swing).
+
+    Raises
+    ------
+    ConvergenceError
+        From :func:`~fesub.hbm.newmark`: a step's return mapping failed, or the contact laws
+        created more energy than the start held (the step does not resolve the contacts'
+        penalty modes; a :class:`~fesub.errors.StepWarning` comes first, from 1 % of it).
     """
     npts = len(mode.w0)
     if int(point) != point or not -npts <= point < npts:
