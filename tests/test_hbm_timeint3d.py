@@ -197,6 +197,20 @@ def test_ring_down_against_dnnm(one_dof_mode, tmp_path):
     assert s["results"]["w_first"]["unit"] == "rad/s"
 
 
+def test_ring_down_with_hht_dissipation(one_dof_mode):
+    """The same decay with hht = 0.3: its mode is resolved (w dt = 2 pi / 256), where HHT's
+    damping ratio is 2.7e-7, so the readings stay within the tolerances above (5e-4, 2 %)."""
+    sy, d = one_dof_mode
+    point = int(np.searchsorted(d.a, 1.5e-3))
+    rd = ring_down(sy, d, point, periods=12, steps_per_period=256, hht=0.3)
+    plain = ring_down(sy, d, point, periods=3, steps_per_period=256)
+    assert not np.array_equal(rd.x[:len(plain.x)], plain.x)          # it was applied
+    dw, dz = rd.compare(d, sy.n, sy.nh)
+    assert np.isfinite(dz).sum() >= 15
+    assert np.nanmax(np.abs(dw)) < 5e-4
+    assert np.nanmax(np.abs(dz)) < 0.02
+
+
 def test_decay_rates_of_a_linear_decay():
     """A damped sine x = e^{-zeta w0 t} cos(wd t) (zeta 0.02) with an offset: frequency and
     damping ratio to the sampling error (extrema by a parabola through three samples)."""
