@@ -29,10 +29,12 @@ the contact laws create, from each step's balance ``dPhi - du . (f_n + f_n+1) / 
 contact (``Phi`` its stored energy, J; the work by the trapezoidal rule): the normal springs'
 net sum (a conservative law: zero when exact) plus each step's positive excess of the
 tangential ones (dissipative: never positive when exact). It is weighed against the energy put
-in (the initial energy plus the positive work of the load): above ``energy_tol`` of it a :class:`~fesub.errors.StepWarning`
-names the time and ``max w_c dt``; above the whole of it (the run is then dominated by energy
-the integrator made, and grows without bound) a :class:`~fesub.errors.ConvergenceError` stops
-the run.
+in (the initial energy plus the positive work of the load): above ``energy_tol`` of it a
+:class:`~fesub.errors.StepWarning` names the time and ``max w_c dt``; above the whole of it
+(the run is then dominated by energy the integrator made, and grows without bound) a
+:class:`~fesub.errors.ConvergenceError` stops the run. The option ``hht`` (the
+Hilber-Hughes-Taylor rule) damps the unresolved modes instead, ``(1 - hht) / (1 + hht)`` per
+step, and keeps the resolved ones to third order.
 """
 
 from __future__ import annotations
@@ -335,7 +337,8 @@ def _energy_message(t, created, energy_in, wc_dt, spp):
             f"not resolve the contacts' penalty modes (max w_c dt = {wc_dt:.3g} at "
             f"{spp} steps per period; resolved when <= 1), so contacts that close, open or slip "
             f"within a step return energy they did not receive. Use more steps per period "
-            f"(about {math.ceil(spp * wc_dt)} resolve them) or softer contact stiffnesses")
+            f"(about {math.ceil(spp * wc_dt)} resolve them), softer contact stiffnesses, or "
+            f"the numerical dissipation hht (e.g. 0.3) that damps the unresolved modes")
 
 
 class _ReturnMap:
