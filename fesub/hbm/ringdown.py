@@ -211,10 +211,10 @@ def ring_down(sys, mode, point: int, *, periods: int = 20, steps_per_period: int
     hht : float, optional
         :func:`~fesub.hbm.newmark`'s numerical dissipation in [0, 1/3] (default 0: average
         acceleration). On stiff penalty contacts (contact modes ``w_c dt >> 1``) 0.3 damps
-        their step-to-step alternation. It filters those modes, it does not resolve them: on
-        the coarse bolted joint's decay from 1.5e-5 the relative damping error against the
-        dNNM moved by at most 0.09 from 512 to 1024 steps per period, but by up to 1.9 from
-        1024 to 2048 (``w_c dt`` about 4 there).
+        their step-to-step alternation, filtering those modes out: on the coarse bolted
+        joint's decay from 1.5e-5 the relative damping error against the dNNM moved by at
+        most 0.09 from 512 to 2048 steps per period with 0.3, by up to 3 from 256 to 8192
+        without it (not settled).
 
     Returns
     -------
