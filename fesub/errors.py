@@ -8,16 +8,17 @@ from deep inside a routine ever reaches the user.
 from __future__ import annotations
 
 __all__ = [
+    "BackendError",
+    "ContactLost",
+    "ConvergenceError",
     "FesubError",
-    "ParameterError",
     "MeshError",
     "ModelError",
-    "BackendError",
-    "ConvergenceError",
-    "ContactLost",
-    "check_real",
+    "ParameterError",
+    "StepWarning",
     "check_positive",
     "check_range",
+    "check_real",
 ]
 
 
@@ -60,6 +61,11 @@ class ConvergenceError(FesubError, RuntimeError):
 
 class ContactLost(FesubError, RuntimeError):
     """A contact left its admissible state (detachment, slave off the target surface)."""
+
+
+class StepWarning(RuntimeWarning):
+    """A time integration ran, but its step does not resolve the contacts: the discrete contact
+    law returned energy (J) it had not received (see :func:`fesub.hbm.newmark`)."""
 
 
 def check_real(name: str, value, *, error=ParameterError) -> float:

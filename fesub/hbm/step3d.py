@@ -193,6 +193,21 @@ class ReturnMap3D:
         """The contact forces (N) with the static normal load max(N0, 0) added back."""
         return fcs + self.f0.ravel()
 
+    def energies(self):
+        """Energy (J) each contact stores at the last committed step, (ne, 2): tangential
+        ``|f_t|^2 / (2 kt)`` and normal ``max(N, 0)^2 / (2 kn) - f0 un`` less its minimum
+        ``f0^2 / (2 kn)`` (``f0 = max(N0, 0)``, balanced by the static load), both >= 0."""
+        kt, kn = self.par[:, 0], self.par[:, 1]
+        f0 = self.f0[:, 2]
+        return np.column_stack([
+            0.5 * (self.ft ** 2).sum(axis=1) / kt,
+            (np.maximum(self.Np, 0.0) ** 2 - f0 ** 2) / (2 * kn) - f0 * self.up[:, 2]])
+
+    def stiffness_rows(self):
+        """The stiffness (N/m) of each contact component, ``kt, kt, kn``, and whether it is
+        a normal one."""
+        return self.par[:, [0, 0, 1]].ravel(), np.tile([False, False, True], self.ne)
+
 
 def _times_blockdiag(S, D):
     """``S @ blockdiag(D)`` for ``D`` (ne, 3, 3)."""
