@@ -248,62 +248,16 @@ cdef inline void _cross(const double* u, const double* v, double* w) noexcept no
     w[2] = u[0] * v[1] - u[1] * v[0]
 
 
-cdef int _values(long t, double a, double b, double* N) noexcept nogil:
-    """The shape functions of :func:`_shape` alone (the same expressions), without derivatives;
-    returns the count."""
-    cdef double L[3]
-    cdef double l[3]
-    cdef double m[3]
-    cdef double A, B, u, v, sa, sb, ca, cb
-    cdef int i, p, q
-    if t == 0 or t == 2:
-        L[0] = 1.0 - a - b
-        L[1] = a
-        L[2] = b
-        if t == 0:
-            for i in range(3):
-                N[i] = L[i]
-            return 3
-        for i in range(3):
-            N[i] = L[i] * (2.0 * L[i] - 1.0)
-        for i in range(3):
-            N[3 + i] = 4.0 * L[i] * L[(i + 1) % 3]
-        return 6
-    if t == 1:
-        for i in range(4):
-            N[i] = (1.0 + a * _QA[i]) * (1.0 + b * _QB[i]) / 4.0
-        return 4
-    if t == 3:
-        for i in range(4):
-            u = a * _QA[i]
-            v = b * _QB[i]
-            A = 1.0 + u
-            B = 1.0 + v
-            N[i] = A * B * (u + v - 1.0) / 4.0
-        for i in range(4):
-            ca = (_QA[i] + _QA[(i + 1) % 4]) / 2.0
-            cb = (_QB[i] + _QB[(i + 1) % 4]) / 2.0
-            if ca == 0.0:
-                N[4 + i] = (1.0 - a * a) * (1.0 + b * cb) / 2.0
-            else:
-                N[4 + i] = (1.0 + a * ca) * (1.0 - b * b) / 2.0
-        return 8
-    l[0] = a * (a - 1.0) / 2.0
-    l[1] = a * (a + 1.0) / 2.0
-    l[2] = 1.0 - a * a
-    m[0] = b * (b - 1.0) / 2.0
-    m[1] = b * (b + 1.0) / 2.0
-    m[2] = 1.0 - b * b
-    for i in range(9):
-        N[i] = l[_Q9I[i]] * m[_Q9J[i]]
-    return 9
-
-
 cdef inline double _f(const double* X, const int* cf, long t, double a, double b,
                       const double* p) noexcept nogil:
     """Half the squared distance from p to the face point at (a, b)."""
     cdef double N[9]
-    cdef int k = _values(t, a, b, N)
+    cdef double Na[9]
+    cdef double Nb[9]
+    cdef double Naa[9]
+    cdef double Nab[9]
+    cdef double Nbb[9]
+    cdef int k = _shape(t, a, b, N, Na, Nb, Naa, Nab, Nbb)
     cdef int i
     cdef double x0 = -p[0], x1 = -p[1], x2 = -p[2]
     for i in range(k):
