@@ -61,9 +61,9 @@ def _isa_variants(numpy_include):
                 with open(shim, "w") as fh:
                     fh.write(text)
             # Cython does not follow an include's own dependencies: a shim older than the kernel
-            # or one of the .pxd files it cimports is touched, so that an in-place rebuild
-            # regenerates the variant as it does the kernel
-            deps = [pyx] + glob.glob(os.path.join("fesub", "_core", "*.pxd"))
+            # or one of the .pxd files it cimports (.pxi files it includes) is touched, so that
+            # an in-place rebuild regenerates the variant as it does the kernel
+            deps = [pyx] + glob.glob(os.path.join("fesub", "_core", "*.px[di]"))
             if os.path.getmtime(shim) < max(os.path.getmtime(d) for d in deps):
                 os.utime(shim, None)
             name = f"fesub._core.{kernel}_{isa}"
@@ -183,5 +183,5 @@ setup(
     cmdclass={"build_ext": OptionalBuildExt},
     packages=find_packages(include=["fesub", "fesub.*"]) + ["fesub.meshes"],
     package_dir={"fesub.meshes": "meshes"},
-    package_data={"fesub.meshes": ["*.msh", "*.md", "*.geo"], "fesub._core": ["*.pyx", "*.pxd"]},
+    package_data={"fesub.meshes": ["*.msh", "*.md", "*.geo"], "fesub._core": ["*.pyx", "*.pxd", "*.pxi"]},
 )
