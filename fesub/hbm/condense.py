@@ -117,16 +117,19 @@ class CondensedSystem(HBSystem):
         self._cache = {}
         self._setup_operator(method)
         r, i = np.ix_(keep, keep), np.ix_(keep, inner)
+        # the mean block's stiffness (a free structure's mean support included), condensed
+        # statically: the condensed system's K serves its mean block only
+        K0 = full.K0 if full.constant else full.K
         try:
-            Kii = lu_factor(full.K[np.ix_(inner, inner)], check_finite=False)
+            Kii = lu_factor(K0[np.ix_(inner, inner)], check_finite=False)
         except (np.linalg.LinAlgError, ValueError) as exc:
             raise ModelError(f"condensation: stiffness of the eliminated DOFs unusable ({exc})")
-        X = lu_solve(Kii, full.K[np.ix_(inner, keep)])
+        X = lu_solve(Kii, K0[np.ix_(inner, keep)])
         if not np.all(np.isfinite(X)):
             raise ModelError("condensation: the stiffness of the eliminated DOFs is singular "
                              "(a part held only through the retained DOFs); use the full system")
-        Ks = full.K[r] - full.K[i] @ X
-        Ks = 0.5 * (Ks + Ks.T) if np.allclose(full.K, full.K.T) else Ks
+        Ks = K0[r] - K0[i] @ X
+        Ks = 0.5 * (Ks + Ks.T) if np.allclose(K0, K0.T) else Ks
         m, n = full.m, full.n
         contacts = [ContactElement(c.element, np.atleast_2d(c.G)[:, keep], c.name)
                     for c in full.contacts]

@@ -330,10 +330,21 @@ class BoltedJoint:
         springs, the contacts of :meth:`dynamic_contacts`, damping ``C`` (N s/m), ``nh``
         harmonics, load pattern ``fex`` and monitor ``dof`` as in
         :class:`~fesub.hbm.system.HBSystem`. ``constant=True`` keeps the mean of the contact
-        forces (the mean displacement solved with the harmonics; it needs a supported
-        structure, whose mean block is regular); the default drops it (the decoupled scheme)."""
+        forces (the mean displacement solved with the harmonics); on a free structure its mean
+        is held by the support ``M R w^2 R^T M`` on the :meth:`rigid_modes` ``R`` (``w`` the
+        lowest stuck-interface frequency of ``state``, rad/s, for the scaling only), which
+        leaves the mean of the self-equilibrated contact forces free of rigid motion
+        (``R^T M Q^0 = 0``, as in :meth:`preload`). The default drops the mean (the decoupled
+        scheme)."""
+        support = None
+        if constant:
+            R = self.rigid_modes()
+            if R.shape[1]:
+                MR = self.M @ R
+                w2 = (2 * math.pi * float(state.freq_hz[0])) ** 2 if len(state.freq_hz) else 1.0
+                support = w2 * (MR @ MR.T)
         return HBSystem(self.M, C, self.K + self.K_bolts, nh, self.dynamic_contacts(state),
-                        fex, dof, constant=bool(constant))
+                        fex, dof, constant=bool(constant), mean_support=support)
 
 
 @dataclass

@@ -10,7 +10,11 @@ and the static preload ``f_s`` (N) is balanced together with the dynamics:
 
 ``constant=True`` also takes :class:`~fesub.hbm.friction3d.Friction3D` contacts (their static
 normal loads ``max(n0, 0)`` at rest are balanced by a static load, as in the time integration);
-the default leaves them in the decoupled scheme below.
+the default leaves them in the decoupled scheme below. On a free structure the mean block ``K``
+is singular (its rigid-body modes ``R``, and parts held only by the contacts); ``mean_support``
+adds a stiffness to the mean block alone, ``M R s R^T M`` (:meth:`fesub.hbm.BoltedJoint.hb_system`
+builds it), which changes nothing when the loads and contact forces are self-equilibrated: the
+mean is then the free structure's, without rigid motion (``R^T M Q^0 = 0``).
 
 Without the constant term (the friction elements of :mod:`fesub.hbm.contact`, which have none)
 the static preload is given and the mean of every force is discarded, the paper's
@@ -152,9 +156,16 @@ class HBSystem:
         asymmetric and every law present has the term (:func:`wants_constant`).
     fstatic : (n,) array, optional
         Static preload (N), a constant force vector on the structure.
+    mean_support : (n, n) array, optional
+        Stiffness (N/m) added to the mean block only (with the constant term): for a free
+        structure ``M R diag(s) R^T M`` on its rigid-body modes ``R`` (mass-normalised), which
+        makes the mean block regular. When the static load and the contact forces are
+        self-equilibrated (``R^T f = 0``, internal forces) the mean it gives is the free
+        structure's, ``R^T M Q^0 = 0`` (no rigid motion), whatever ``s``.
     """
 
-    def __init__(self, M, C, K, nh, contacts=(), fex=0, dof=0, *, constant=None, fstatic=None):
+    def __init__(self, M, C, K, nh, contacts=(), fex=0, dof=0, *, constant=None, fstatic=None,
+                 mean_support=None):
         self.K = _check_matrix("K", K)
         n = self.K.shape[0]
         self.M = _check_matrix("M", M, n)
@@ -177,6 +188,9 @@ class HBSystem:
                      8.0 * (2.0 * (m * n) ** 2 + ncomp * m * (m * n)),
                      hint="use fewer harmonics")
         self.constant = _constant_choice(constant, self.contacts)
+        self.mean_support = None if mean_support is None else _check_matrix("mean_support", mean_support, n)
+        #: stiffness of the mean block (N/m): K, plus the mean support of a free structure
+        self.K0 = self.K if self.mean_support is None else self.K + self.mean_support
         self.h0 = 1 if self.constant else 0          # rows before the first harmonic
         self.m = n_rows(self.nh, self.constant)      # coefficients per scalar
         self.N = self.m * n
@@ -334,7 +348,7 @@ class HBSystem:
         no N x N temporary) and return ``out``."""
         n = self.n
         if self.constant and d == 0:
-            out[:n, :n] += self.K
+            out[:n, :n] += self.K0
         for c, s, A, B in self._blocks(w, d, extra_xi):
             out[c, c] += A
             out[s, s] += A
@@ -349,7 +363,7 @@ class HBSystem:
         out = np.zeros(self.N)
         n = self.n
         if self.constant and d == 0:
-            out[:n] = self.K @ v[:n]
+            out[:n] = self.K0 @ v[:n]
         for c, s, A, B in self._blocks(w, d, extra_xi):
             out[c] = A @ v[c]
             out[s] = A @ v[s]

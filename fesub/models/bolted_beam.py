@@ -225,11 +225,13 @@ class BoltedBeam:
         the circular frequency ``w1`` (rad/s)."""
         return 2.0 * self.params.zeta * w1 * self.joint.M
 
-    def hb_system(self, state, nh: int, w1: float, dof: int = 0):
+    def hb_system(self, state, nh: int, w1: float, dof: int = 0, *, constant: bool = False):
         """The harmonic balance about the preloaded ``state`` (:class:`fesub.hbm.PreloadState`)
         with ``nh`` harmonics, the damping of :meth:`damping` at ``w1`` (rad/s), a unit load
-        and the amplitude monitor on the coordinate ``dof``."""
-        return self.joint.hb_system(state, self.damping(w1), nh, fex=dof, dof=dof)
+        and the amplitude monitor on the coordinate ``dof``; ``constant`` keeps the mean of
+        the contact forces (:meth:`fesub.hbm.BoltedJoint.hb_system`)."""
+        return self.joint.hb_system(state, self.damping(w1), nh, fex=dof, dof=dof,
+                                    constant=constant)
 
     def summary(self) -> dict:
         return {**{k: v for k, v in asdict(self.params).items()},
