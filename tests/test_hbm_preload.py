@@ -585,3 +585,35 @@ def test_free_structure_with_the_mean_against_elastic_coordinates():
     cs = CondensedSystem(sy)
     assert cs.n < n
     assert np.abs(cs.expand(solve_at(cs, w, alpha), w) - Q).max() <= 1e-9 * sc
+
+
+@pytest.mark.slow
+def test_free_structure_with_the_mean_against_time_integration():
+    """The free plates forced through the bolt (as above, ten of fifteen contacts open over part
+    of the period): the harmonic balance with the supported mean against newmark on the same
+    model (512 steps per period and AFT samples, 20 periods from the harmonic balance; linear
+    damping ratio 7 % at the drive frequency, so the transient is gone), by the number of
+    harmonics. Relative to the largest coefficient, measured: mean 2.4e-2, 2.9e-3, 8.9e-4 and
+    harmonics 0.25, 4.5e-2, 1.35e-2 at Nh = 3, 7, 15 (the same at 256 and 1024 steps: the
+    truncation of a response whose contacts open, not the step), against a mean of 0.22 that
+    the decoupled scheme drops. Asserted: both errors fall with Nh, by at least 10x from 3 to
+    15, and at Nh = 15 within 2e-3 (mean) and 3e-2 (harmonics), about twice the measured."""
+    free = _plates(free=True)
+    st = free.preload()
+    n, g = free.n, free.bolts[0].g
+    w = 2 * math.pi * st.freq_hz[0] * 0.97
+    C = 1e-6 * (free.K + free.K_bolts)
+    em, eh = [], []
+    for nh in (3, 7, 15):
+        sy = free.hb_system(st, C, nh, fex=g, dof=int(np.argmax(np.abs(g))), constant=True)
+        for c in sy.contacts:
+            c.element.nt = 512
+        Q = solve_at(sy, w, 2e3)
+        X = _ti(sy, Q, w, 2e3, 512, 20, nh)
+        sc = np.abs(Q).max()
+        em.append(np.abs(X[:n] - Q[:n]).max() / sc)
+        eh.append(np.abs(X[n:] - Q[n:]).max() / sc)
+    assert np.abs(Q[:n]).max() > 0.15 * sc                  # the mean the decoupled scheme drops
+    assert em[0] > em[1] > em[2] and eh[0] > eh[1] > eh[2], (em, eh)
+    assert em[0] >= 10 * em[2] and eh[0] >= 10 * eh[2], (em, eh)
+    assert em[2] <= 2e-3 and eh[2] <= 3e-2, (em, eh)
