@@ -139,3 +139,15 @@ def test_joint_study_files_and_reload(tmp_path):
                  "--out", str(out)]) == 0
     s2 = json.loads((out / "summary.json").read_text())
     assert sorted(s2["details"]["resumed_parts"]) == ["dnnm", "interface", "preload"]
+    # the mean is kept by default (it comes first in Q); --decoupled drops it. At the start of
+    # the backbone (linear, no mean) both read the same tip amplitude from their fundamental
+    assert s["parameters"]["mean"]["value"] is True and dn.Q.shape[1] == 3 * r["reduced_coordinates"]["value"]
+    dec = tmp_path / "decoupled"
+    assert main(["joint", "--mesh", str(bundled_mesh(coarse=True)), "--nh", "1",
+                 "--a-max", "1e-5", "--max-steps", "4", "--maps", "0", "--no-figures", "-q",
+                 "--decoupled", "--out", str(dec)]) == 0
+    rd = json.loads((dec / "summary.json").read_text())
+    assert rd["parameters"]["mean"]["value"] is False
+    assert fesub.load(dec / "dnnm.nc").Q.shape[1] == 2 * r["reduced_coordinates"]["value"]
+    np.testing.assert_allclose(rd["results"]["tip_amplitude_start"]["value"],
+                               r["tip_amplitude_start"]["value"], rtol=1e-8)

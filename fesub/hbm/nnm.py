@@ -296,7 +296,8 @@ class DNNM(_Curve):
 
 @_single
 def dnnm(sys: HBSystem, a_range, mode: int = 0, *, force_dof=None, harmonics="all", ds=0.05,
-         ds_max=0.3, max_steps=600, progress=False, reuse_factorization=None) -> DNNM:
+         ds_max=0.3, max_steps=600, progress=False, reuse_factorization=None,
+         kink_ds: float = 1e-5) -> DNNM:
     """dNNM continuation in ``log a`` (spec 3.1, paper eqs. 8-12, printed typos fixed).
 
     These are the equations of the extended periodic motion concept (EPMC): a periodic motion
@@ -338,6 +339,12 @@ def dnnm(sys: HBSystem, a_range, mode: int = 0, *, force_dof=None, harmonics="al
         Solve the continuation's linear systems by GMRES preconditioned with an earlier
         Jacobian's LU factors (``continue_branch(reuse_factorization=True)``); default None:
         on from ``N >= REUSE_FROM`` unknowns, where the dense factorisation dominates a step.
+    kink_ds : float, optional
+        Step (arclength, as ``ds``) at or below which a converged point whose tangent still
+        turns too much is taken as a kink of the non-smooth branch (a contact changing state)
+        and the step before it restored (:func:`~fesub.continuation.continue_branch`); default
+        1e-5. A larger value passes the many kinks of a joint's contacts in fewer steps (the
+        points are solutions either way; the kink is located less closely).
 
     Returns
     -------
@@ -420,7 +427,8 @@ def dnnm(sys: HBSystem, a_range, mode: int = 0, *, force_dof=None, harmonics="al
                          [1.0]])
     br = continue_branch(res, jac, y0, s0, ds=ds, ds_max=ds_max, ds_min=1e-7,
                          lam_range=(s0, math.log(a1)), max_steps=max_steps, tol=1e-10,
-                         max_angle_deg=10.0, scale=sc, progress=progress, kink_ds=1e-5,
+                         max_angle_deg=10.0, scale=sc, progress=progress,
+                         kink_ds=check_positive("kink_ds", kink_ds, error=ParameterError),
                          reuse_factorization=(N >= REUSE_FROM if reuse_factorization is None
                                               else bool(reuse_factorization)))
     a = np.exp(br.lam)
