@@ -166,7 +166,7 @@ def linearise(model: MultibodyModel, state: SteadyState) -> LinearisedSystem:
     ----------
     model : MultibodyModel
         The model ``state`` was found for (plane or solid bodies).
-    state : SteadyState
+    state : fesub.contact.analyses.steady.SteadyState
         From :func:`~fesub.contact.analyses.steady.steady_state` (its drives' motion and imposed
         sliding velocities included).
 
