@@ -18,7 +18,7 @@ import statistics
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-#: the smallest margin benchmarks/track.py gives a ratio (its MARGIN_MIN)
+#: the smallest margin benchmarks/track.py gives a ratio (MARGIN_MIN of benchmarks/track_record.py)
 MARGIN_FLOOR = 0.20
 
 

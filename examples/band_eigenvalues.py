@@ -28,8 +28,9 @@ import numpy as np
 
 from fesub.contact import Body, ContactInterface, MultibodyModel
 from fesub.contact.analyses.band import band_eigenvalues
-from fesub.contact.analyses.linearised import linearise, steady_state
+from fesub.contact.analyses.linearised import linearise
 from fesub.contact.analyses.mode_coupling import belt_two_dof, mu_sweep
+from fesub.contact.analyses.steady import steady_state
 from fesub.contact.engine.friction import Coulomb
 from fesub.fe import PlaneStress, rectangle
 from fesub.plots import style

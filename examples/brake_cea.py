@@ -25,7 +25,8 @@ from pathlib import Path
 import numpy as np
 
 from fesub.contact.analyses.band import band_eigenvalues
-from fesub.contact.analyses.linearised import linearise, steady_state
+from fesub.contact.analyses.linearised import linearise
+from fesub.contact.analyses.steady import steady_state
 from fesub.contact.engine.friction import Coulomb
 from fesub.models import brake
 from fesub.plots import style

@@ -26,8 +26,9 @@ from pathlib import Path
 import numpy as np
 
 from fesub.contact import Body, ContactInterface3D, MultibodyModel
-from fesub.contact.analyses import linearised as L
+from fesub.contact.analyses.linearised import linearise
 from fesub.contact.analyses.mode_coupling import mu_sweep
+from fesub.contact.analyses.steady import steady_state
 from fesub.contact.engine.friction import Coulomb
 from fesub.fe import Solid, box
 from fesub.plots import style
@@ -48,7 +49,7 @@ for v in speeds:
     belt = Body(np.eye(2), np.zeros((2, 2)), BELT, [[0, 1, -1]] * 4, name="belt", prescribed={0: v, 1: 0.0})
     model = MultibodyModel([mass, belt], [ContactInterface3D("mass", [0], "belt", np.array([[0, 1, 2, 3]]),
                                                               face_type="quad4", mu=mu)])
-    lam = L.linearise(model, L.steady_state(model)).eigenvalues()
+    lam = linearise(model, steady_state(model)).eigenvalues()
     lam = lam[lam.imag > 0]
     computed.append(lam[np.argmin(lam.real)])   # the transverse pair (the one along x is undamped)
     c = mu * N / v

@@ -26,6 +26,11 @@ fail in any way or hang) refuses a damaged file with a :class:`~fesub.errors.Fes
 the variable whose data changed, or saying that the structure or attributes did; a file without
 the record (written by another tool, or rewritten by one) is refused as untrusted.
 
+Files are written whole or not at all, through :mod:`fesub.atomic` (a temporary file renamed onto
+the path, Ctrl-C held until it is in place), which also writes and reads JSON; its names are
+exported here too (:func:`atomic_write`, :func:`atomic_write_text`, :func:`write_json`,
+:func:`read_json`, :func:`json_default`).
+
 Summaries (a result's ``summary()`` and a study's ``summary.json``) follow one schema,
 :data:`SUMMARY_SCHEMA`, built by :func:`summary_record`: fesub version, study (or result kind),
 creation time (UTC, ISO 8601), the parameters and the headline results, each ``{"value", "unit"}``
@@ -37,16 +42,12 @@ from __future__ import annotations
 import datetime as _dt
 import importlib
 import json
-import contextlib
-import os
-import signal
-import tempfile
-import threading
 from pathlib import Path
 
 import numpy as np
 
 from . import checksums
+from .atomic import atomic_write, atomic_write_text, json_default, read_json, write_json
 from .checksums import verify
 from .errors import FesubError
 
@@ -62,162 +63,6 @@ SUFFIX = ".nc"
 FOLDER_MARKER = "fesub-result.json"
 _CLASS_ATTR = "fesub_class"
 _JSON_TAIL = "__json"
-
-
-# --------------------------------------------------------------------------------------------- JSON
-def json_default(o):
-    """``default=`` hook of :func:`json.dumps` for NumPy scalars and arrays and paths.
-
-    Non-finite floats are written as JSON's NaN/Infinity extensions (which :mod:`json` reads back);
-    any other type is an error rather than a silent string.
-
-    Parameters
-    ----------
-    o : object
-        The value :mod:`json` cannot serialise itself: a NumPy array or scalar (written as a list
-        or a number, its unit unchanged: the caller records it, as in :func:`quantity`) or a
-        :class:`pathlib.Path` (written as a string).
-
-    Returns
-    -------
-    list or int or float or bool or str
-        A JSON-serialisable equivalent of ``o``, values unchanged.
-
-    Raises
-    ------
-    TypeError
-        For any other type.
-    """
-    if isinstance(o, np.ndarray):
-        return o.tolist()
-    if isinstance(o, np.generic):
-        return o.item()
-    if isinstance(o, Path):
-        return str(o)
-    raise TypeError(f"not JSON serialisable: {type(o).__name__}")
-
-
-@contextlib.contextmanager
-def _sigint_held():
-    """Hold SIGINT (Ctrl-C) until the block ends, then deliver it to the handler that was in
-    place: a file being written is finished, not abandoned half-way (an interrupt inside the
-    HDF5 writer's constructor would also leave an object whose finaliser fails at exit). Only in
-    the main thread, where Python delivers signals; elsewhere the block runs as is."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    held = []
-    try:
-        previous = signal.signal(signal.SIGINT, lambda signum, frame: held.append(signum))
-    except ValueError:  # (not the main interpreter)
-        yield
-        return
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGINT, previous)
-        if held:
-            signal.raise_signal(signal.SIGINT)
-
-
-def _atomic(path: Path, write) -> Path:
-    """Call ``write(tmp)`` on a temporary file beside ``path``, give it the umask's permissions,
-    then rename it to ``path``: a reader (or a rerun after an interrupt) sees the old file or the
-    new one, never half of one. A Ctrl-C during the write is held until the file is in place
-    (:func:`_sigint_held`): the write of one result takes well under a second to a few seconds."""
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    os.close(fd)
-    try:
-        with _sigint_held():
-            write(tmp)
-            os.chmod(tmp, _umask_mode())
-            os.replace(tmp, path)
-    except BaseException:
-        _unlink(tmp)
-        raise
-    return path
-
-
-def atomic_write_text(path, text: str) -> Path:
-    """Write ``text`` to ``path`` atomically (through a temporary file and a rename).
-
-    Parameters
-    ----------
-    path : str or os.PathLike
-        File to write; its folder must exist. A reader sees the old file or the new one, never
-        a partial one.
-    text : str
-        Content, written as UTF-8.
-
-    Returns
-    -------
-    pathlib.Path
-        The path written.
-    """
-    return _atomic(Path(path), lambda tmp: Path(tmp).write_text(text, encoding="utf-8"))
-
-
-def atomic_write(path, write) -> Path:
-    """Write a file atomically with a writer of one's own (a VTU file through meshio, say).
-
-    Parameters
-    ----------
-    path : str or os.PathLike
-        File to write; its folder must exist.
-    write : Callable
-        ``write(tmp)`` writes the whole file to the path ``tmp`` (a temporary file beside
-        ``path``, whose name ends in ``.tmp``: a writer that chooses the format by the suffix
-        must be told it).
-
-    Returns
-    -------
-    pathlib.Path
-        The path written; a reader sees the old file or the new one, never a partial one.
-    """
-    return _atomic(Path(path), write)
-
-
-def write_json(path, obj, indent: int = 2) -> Path:
-    """Write ``obj`` (with NumPy values) as JSON to ``path`` atomically; returns the path.
-
-    Parameters
-    ----------
-    path : str or os.PathLike
-        JSON file to write; its folder must exist.
-    obj : object
-        JSON-serialisable data (dicts, lists, numbers, strings, NumPy arrays and scalars, paths;
-        see :func:`json_default`). Numbers are written as they are: their units are the caller's
-        to record (a summary's ``{"value", "unit"}`` entries, see :func:`quantity`).
-    indent : int, optional
-        Spaces of indentation (-); default 2.
-
-    Returns
-    -------
-    pathlib.Path
-        The path written.
-    """
-    return atomic_write_text(path, json.dumps(obj, indent=indent, default=json_default) + "\n")
-
-
-def read_json(path):
-    """Read a JSON file, turning a malformed one into a :class:`FesubError` naming it.
-
-    Parameters
-    ----------
-    path : str or os.PathLike
-        JSON file to read (UTF-8).
-
-    Returns
-    -------
-    object
-        The decoded content (dicts, lists, numbers, strings), numbers in whatever units the file
-        records.
-    """
-    path = Path(path)
-    try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise FesubError(f"cannot read {path}: {exc}") from None
 
 
 # ------------------------------------------------------------------------------------- summaries
@@ -313,20 +158,6 @@ def result_path(path) -> Path:
     return path.with_name(path.name + SUFFIX)
 
 
-def _umask_mode() -> int:
-    """Permissions of a new file under this process's umask (``mkstemp`` makes files 0600)."""
-    mask = os.umask(0)
-    os.umask(mask)
-    return 0o666 & ~mask
-
-
-def _unlink(p):
-    try:
-        os.unlink(p)
-    except OSError:
-        pass
-
-
 def _encode_attrs(attrs: dict) -> dict:
     out = {}
     for k, v in attrs.items():
@@ -416,7 +247,7 @@ def save_dataset(ds, path, cls=None) -> Path:
         ds.to_netcdf(tmp, engine="h5netcdf", encoding=encoding)
         checksums.seal(tmp)
 
-    return _atomic(path, write)
+    return atomic_write(path, write)
 
 
 def open_dataset(path, *, verify_checksums: bool = True):

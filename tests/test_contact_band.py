@@ -10,8 +10,9 @@ from scipy.optimize import linear_sum_assignment
 import fesub
 from fesub.contact import Body, ContactInterface, MultibodyModel
 from fesub.contact.analyses.band import BandSpectrum, band_eigenvalues, contour_count, projected_matrices
-from fesub.contact.analyses.linearised import linearise, steady_state
+from fesub.contact.analyses.linearised import linearise
 from fesub.contact.analyses.mode_coupling import belt_two_dof, mu_sweep
+from fesub.contact.analyses.steady import steady_state
 from fesub.contact.engine.friction import Coulomb
 from fesub.errors import ParameterError
 from fesub.fe import PlaneStress, rectangle

@@ -20,8 +20,10 @@ import numpy as np
 import pytest
 
 import fesub
-from fesub.contact.analyses import linearised as L
+from fesub.contact.analyses.contact_terms import contact_derivatives, contact_forces
+from fesub.contact.analyses.linearised import linearise
 from fesub.contact.analyses.mode_coupling import MuSweep, belt_two_dof, mu_sweep, spectrum_at_mu
+from fesub.contact.analyses.steady import steady_state
 from fesub.contact.engine import Body, ContactInterface, MultibodyModel, simulate_multibody
 from fesub.contact.engine.friction import Coulomb, Stribeck, UserLaw
 from fesub.errors import ModelError, ParameterError
@@ -134,8 +136,8 @@ def test_belt_stribeck_slope_is_a_negative_damping():
     mu0, slope = law.coefficient(v), law.slope(v)
     assert slope == pytest.approx(-(0.35 - 0.05) / 0.5 * np.exp(-2.0), rel=1e-14)
     c = 3.0
-    st = L.steady_state(belt(damping=c).model, friction=law)
-    lam = L.linearise(belt(damping=c).model, st).eigenvalues()
+    st = steady_state(belt(damping=c).model, friction=law)
+    lam = linearise(belt(damping=c).model, st).eigenvalues()
     # the textbook equations with mu = mu(v) and the x damping c + mu'(v) lambda_n
     ref = textbook_eigs(mu0, c + slope * textbook_normal_force(mu0), c)
     ref = ref[np.lexsort((ref.real, ref.imag))]
@@ -167,7 +169,7 @@ def dragged_block(law, v=0.05, interference=2e-5):
 def test_dragged_block_state_obeys_coulomb_and_closes_every_gap():
     law = Stribeck(0.5, 0.3, 0.02)
     model = dragged_block(law)
-    st = L.steady_state(model, 0.01)
+    st = steady_state(model, 0.01)
     # the pressed block bears on its edges: the middle node lifts off the soft strip
     assert st.state.tolist() == [2, 0, 2]
     on = st.state == 2
@@ -178,7 +180,7 @@ def test_dragged_block_state_obeys_coulomb_and_closes_every_gap():
     assert np.allclose(st.mu[on], law.coefficient(st.slip_speed[on]), rtol=1e-14)
     assert np.allclose(st.lambda_t, -st.mu * st.lambda_n, rtol=1e-14)
     # without the interference nothing is pressed: every node open (the active set lets go)
-    st0 = L.steady_state(dragged_block(law, interference=-1e-6), 0.01)
+    st0 = steady_state(dragged_block(law, interference=-1e-6), 0.01)
     assert np.all(st0.state == 0) and np.all(st0.lambda_n == 0)
 
 
@@ -197,7 +199,7 @@ def test_every_derivative_against_central_differences(stick):
     # Poisson expansion): a stick limit of 3 holds them (0.5 is refused, see test_bad_input)
     law = Stribeck(3.0 if stick else 0.5, 0.3, 0.02)
     model = dragged_block(law, v=0.0 if stick else 0.05)
-    st = L.steady_state(model, 0.01)
+    st = steady_state(model, 0.01)
     # the middle node lifts off (see above), the others slide or stick
     assert st.state.tolist() == ([1, 0, 1] if stick else [2, 0, 2])
     rng = np.random.default_rng(3)
@@ -206,10 +208,10 @@ def test_every_derivative_against_central_differences(stick):
     eta = st.eta + 1e-3 * np.abs(st.eta).max() * rng.standard_normal(n)
     deta = 1e-4 * rng.standard_normal(n)    # node velocities ~2e-3 m/s beside the drag's 0.05 m/s
     lam = st.lam * (1 + 0.1 * rng.standard_normal(st.lam.size))
-    K, C, B, G = L.contact_derivatives(model, st.frames, st.drive, eta, deta, lam)
+    K, C, B, G = contact_derivatives(model, st.frames, st.drive, eta, deta, lam)
 
     def F(e, d, l):
-        return L.contact_forces(model, st.frames, st.drive, e, d, l)
+        return contact_forces(model, st.frames, st.drive, e, d, l)
 
     he = 1e-6 * np.abs(eta).max()
     # velocity steps: a node's velocity moves by |R| hv ~ 20 hv m/s (|R| ~ 1 / sqrt(modal mass of a
@@ -268,7 +270,7 @@ def block_on_belt(mu, v=-0.1, interference=1e-4, rayleigh=(0.0, 0.0)):
 
 def test_block_on_belt_state_holds_in_the_transient():
     model, _ = block_on_belt(0.3)
-    st = L.steady_state(model)
+    st = steady_state(model)
     assert np.all(st.state == 2)       # the block slips along +x (+t) on a belt moving along -x
     u = np.zeros(model.bodies[0].n)
     u[model.bodies[0].f_idx] = model.T_body[0] @ st.eta[model.cols[0]]
@@ -288,9 +290,9 @@ def test_bad_input():
     with pytest.raises(ParameterError):
         belt_two_dof(v_belt=0.0)
     with pytest.raises(ParameterError):
-        L.steady_state("model")
+        steady_state("model")
     with pytest.raises(ModelError, match="it would slide"):
-        L.steady_state(dragged_block(Coulomb(0.5), v=0.0), 0.01)
+        steady_state(dragged_block(Coulomb(0.5), v=0.0), 0.01)
 
 
 def leading_pole(model, duration, t_fit, frac=10):
@@ -300,8 +302,8 @@ def leading_pole(model, duration, t_fit, frac=10):
     perturbed by 1 nm along z's mode, after ``t_fit`` (s)."""
     from fesub.contact.analyses.perturb import matrix_pencil
 
-    st = L.steady_state(model)
-    lam, modes = L.linearise(model, st).eigenvalues(return_modes=True)
+    st = steady_state(model)
+    lam, modes = linearise(model, st).eigenvalues(return_modes=True)
     k = int(np.argmax(np.where(lam.imag > 0, lam.real, -np.inf)))
     z = lam[k]
 
@@ -363,3 +365,14 @@ def test_law_slopes_against_central_differences(law):
     # the user law's own slope is a central difference of step 1e-6 max(v, 1e-3): error ~1e-10
     assert np.abs(law.slope(v) - fd).max() <= 1e-6 * scale
     assert np.ndim(law.slope(0.05)) == 0
+
+
+def test_the_moved_names_are_still_importable_from_linearised():
+    """The steady state and the contact terms have modules of their own; the names the module
+    ``linearised`` held before stay importable from it, the same objects."""
+    from fesub.contact.analyses import contact_terms, linearised, steady
+
+    for name in ("steady_state", "SteadyState"):
+        assert getattr(linearised, name) is getattr(steady, name)
+    for name in ("contact_forces", "contact_derivatives", "NodeFrame"):
+        assert getattr(linearised, name) is getattr(contact_terms, name)

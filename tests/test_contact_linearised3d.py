@@ -20,7 +20,9 @@ import numpy as np
 import pytest
 
 from fesub.contact import ContactInterface3D
-from fesub.contact.analyses import linearised as L
+from fesub.contact.analyses.contact_terms import contact_derivatives, contact_forces
+from fesub.contact.analyses.linearised import linearise
+from fesub.contact.analyses.steady import steady_state
 from fesub.contact.engine import Body, ContactInterface, MultibodyModel
 from fesub.contact.engine.friction import Coulomb, Stribeck
 from fesub.contact.geometry import FaceSet
@@ -82,7 +84,7 @@ def test_every_derivative_against_central_differences(stick, curved):
     law = Stribeck(3.0 if stick else 0.5, 0.3, 0.02)
     model = block_on_plate(law, v=(0.0, 0.0) if stick else (0.04, 0.02), curved=curved)
     assert np.all(model.contacts[0]["faces"].ftype == (2 if curved else 1))     # tri6 or quad4
-    st = L.steady_state(model, 0.01)
+    st = steady_state(model, 0.01)
     assert st.state.tolist() == [1 if stick else 2] * (4 if curved else 9)
     if not stick:
         # every node slides along the drag (0.04, 0.02) m/s, on the plate's (slightly tilted) faces
@@ -98,10 +100,10 @@ def test_every_derivative_against_central_differences(stick, curved):
     eta = st.eta + 1e-3 * np.abs(st.eta).max() * rng.standard_normal(n)
     deta = 1e-4 * rng.standard_normal(n)
     lam = st.lam * (1 + 0.1 * rng.standard_normal(st.lam.size))
-    K, C, B, G = L.contact_derivatives(model, st.frames, st.drive, eta, deta, lam)
+    K, C, B, G = contact_derivatives(model, st.frames, st.drive, eta, deta, lam)
 
     def F(e, d, x):
-        return L.contact_forces(model, st.frames, st.drive, e, d, x)
+        return contact_forces(model, st.frames, st.drive, e, d, x)
 
     # steps: as the plane test (truncation of the exponential law (2e-7 / 0.02)^2 ~ 1e-10); on
     # the truncated curved model the stiffness is 16 times smaller and round-off leads at 1e-6
@@ -157,13 +159,13 @@ def extruded(plane, width=0.01):
 def test_effectively_plane_model_has_the_plane_eigenvalues(law):
     plane = block_on_belt_2d(0.3)
     solid = extruded(plane)
-    a, b = (L.steady_state(m, friction=law) for m in (plane, solid))
+    a, b = (steady_state(m, friction=law) for m in (plane, solid))
     assert a.state.tolist() == [2] * 5 and b.state.tolist() == [2] * 5
     np.testing.assert_allclose(b.lambda_n, a.lambda_n, rtol=1e-9)
     # the friction force against the slip along +x (the belt moves along -x)
     np.testing.assert_allclose(np.hypot(*b.lambda_t.T), np.abs(a.lambda_t), rtol=1e-9)
     np.testing.assert_allclose(b.direction, np.tile([1.0, 0.0, 0.0], (5, 1)), atol=1e-12)
-    la, lb = (sorted_eigs(L.linearise(m, s).eigenvalues()) for m, s in ((plane, a), (solid, b)))
+    la, lb = (sorted_eigs(linearise(m, s).eigenvalues()) for m, s in ((plane, a), (solid, b)))
     # the same matrices but for round-off (the 3D terms through z multiply zero rows): measured
     # 0 and 2.8e-15 of the largest modulus; 1e-9 leaves room for another BLAS's summation order
     assert la.size == lb.size and la.real.max() > 100.0
@@ -201,10 +203,10 @@ def test_transverse_slip_is_damped_by_mu_n_over_v(law, angle):
     m, kx, ky, N, speed = 0.5, 4e4, 9e4, 30.0, 0.2
     v = speed * np.array([np.cos(np.radians(angle)), np.sin(np.radians(angle))])
     model = mass_on_belt(law, v=v, m=m, kx=kx, ky=ky, preload=N)
-    st = L.steady_state(model)
+    st = steady_state(model)
     assert st.state.tolist() == [2] and st.lambda_n[0] == pytest.approx(N, rel=1e-12)
     mu, slope = float(law.coefficient(speed)), float(law.slope(speed))
-    lam = sorted_eigs(L.linearise(model, st).eigenvalues())
+    lam = sorted_eigs(linearise(model, st).eigenvalues())
     ref = belt_closed_form(mu, slope, v, m, kx, ky, N)
     # measured <= 4e-16 of the largest modulus (a 4 x 4 eig of matrices equal to round-off)
     assert lam.size == 4 and distance(lam, ref) <= 1e-10 * np.abs(ref).max()
@@ -225,17 +227,17 @@ def test_sliding_velocity_imposed_without_drives():
     v = np.array([0.15, -0.1])
     driven = mass_on_belt(law, v=v)
     still = mass_on_belt(law, v=(0.0, 0.0))
-    a = L.steady_state(driven)
-    b = L.steady_state(still, sliding_velocity=lambda X: np.tile([-v[0], -v[1], 0.0], (len(X), 1)))
-    c = L.steady_state(still, sliding_velocity=[np.array([[-v[0], -v[1], 0.0]])])
+    a = steady_state(driven)
+    b = steady_state(still, sliding_velocity=lambda X: np.tile([-v[0], -v[1], 0.0], (len(X), 1)))
+    c = steady_state(still, sliding_velocity=[np.array([[-v[0], -v[1], 0.0]])])
     for s in (b, c):
         assert s.state.tolist() == [2] and s.slip_speed[0] == pytest.approx(np.hypot(*v), rel=1e-14)
-        la, lb = (sorted_eigs(L.linearise(m, x).eigenvalues()) for m, x in ((driven, a), (still, s)))
+        la, lb = (sorted_eigs(linearise(m, x).eigenvalues()) for m, x in ((driven, a), (still, s)))
         assert distance(la, lb) <= 1e-12 * np.abs(la).max()
     # at rest without it: sticking (bonded)
-    assert L.steady_state(still).state.tolist() == [1]
+    assert steady_state(still).state.tolist() == [1]
     with pytest.raises(ParameterError, match="sliding_velocity"):
-        L.steady_state(still, sliding_velocity=[np.zeros((2, 3))])
+        steady_state(still, sliding_velocity=[np.zeros((2, 3))])
 
 
 # ------------------------------------------------------------------------------- against the transient
@@ -282,7 +284,7 @@ def test_band_eigenvalues_and_mu_sweep_on_a_solid_model():
     from fesub.contact.analyses.mode_coupling import mu_sweep, spectrum_at_mu
 
     model = block_on_belt(0.3)
-    system = L.linearise(model, L.steady_state(model))
+    system = linearise(model, steady_state(model))
     lo, hi, rate = 1000.0, 1400.0, 600.0
     dense = system.eigenvalues()
     inside = dense[(dense.imag >= 2 * np.pi * lo) & (dense.imag <= 2 * np.pi * hi) & (np.abs(dense.real) <= rate)]

@@ -39,6 +39,7 @@ import sys
 import xarray as xr
 
 from fesub import io
+from fesub.atomic import atomic_write
 from fesub.errors import FesubError, ParameterError
 
 
@@ -250,7 +251,7 @@ def test_ctrl_c_during_a_write_is_held_until_the_file_is_in_place(tmp_path):
         Path(tmp).write_text('{"done": true}')
 
     with pytest.raises(KeyboardInterrupt):
-        io._atomic(target, write)
+        atomic_write(target, write)
     assert json.loads(target.read_text()) == {"done": True}
     assert sorted(p.name for p in tmp_path.iterdir()) == ["part.json"]
     assert signal.getsignal(signal.SIGINT) is before  # the caller's handler is back
@@ -282,3 +283,12 @@ def test_a_file_written_before_its_class_moved_still_loads(tmp_path):
     np.testing.assert_array_equal(back.lam, loci.lam)
     for old, new in io.MOVED_MODULES.items():  # every new home exists
         assert __import__(new, fromlist=["_"]).__name__ == new, old
+
+
+def test_the_atomic_writers_are_exported_by_io():
+    """The writers of whole files live in fesub.atomic; fesub.io, their documented home, exports
+    the same objects."""
+    from fesub import atomic
+
+    for name in atomic.__all__:
+        assert name in io.__all__ and getattr(io, name) is getattr(atomic, name)

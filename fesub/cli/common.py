@@ -189,8 +189,8 @@ class StudyDir:
 
     def __init__(self, path, study: str, parameters: dict, *, overwrite=False, figures=True,
                  quiet=False):
+        from ..atomic import read_json, write_json
         from ..errors import ParameterError
-        from ..io import read_json, write_json
 
         self.path, self.study, self.overwrite = Path(path), study, bool(overwrite)
         self.figures_on, self.quiet = bool(figures), bool(quiet)
@@ -294,8 +294,8 @@ class StudyDir:
         of those results, and :class:`~fesub.errors.FesubError` is raised (exit status 2). An
         infinity is a value (a critical friction coefficient that does not exist, loci complete
         at every frequency), not a failure."""
+        from ..atomic import write_json
         from ..errors import FesubError
-        from ..io import write_json
         from .report import write_report
 
         if self.resumed:
@@ -413,7 +413,7 @@ def _plain(obj):
     """JSON-comparable copy of the parameters (tuples as lists, paths as strings)."""
     import json
 
-    from ..io import json_default
+    from ..atomic import json_default
 
     return json.loads(json.dumps(obj, default=json_default))
 

@@ -33,7 +33,7 @@ def write_report(path, summary: dict, figures) -> Path:
 
     ``figures`` is a list of ``(file name relative to the report, one-line caption)``.
     """
-    from ..io import atomic_write_text
+    from ..atomic import atomic_write_text
 
     study = summary.get("study", "fesub")
     notes = "".join(f"<li>{html.escape(str(n))}</li>" for n in summary.get("notes", []))

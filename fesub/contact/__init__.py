@@ -34,8 +34,9 @@ Subpackages, by what a user does:
                   secular roots (``secular``), the primal projection (``primal``), the deformed
                   state (``deformed``), perturbations (``perturb``), FRFs at a frozen position
                   (``receptance``) and along the path (``frf``), bursts (``bursts``); the
-                  steady sliding state of a multibody model with many contact nodes and its
-                  linearisation (``linearised``), eigenvalues over mu (``mode_coupling``)
+                  steady sliding state of a multibody model with many contact nodes
+                  (``steady``) and its linearisation (``linearised``), eigenvalues over mu
+                  (``mode_coupling``)
 ================  =============================================================================
 
 Units: SI throughout (forces in N, lengths in m, times in s, frequencies in Hz or rad/s as named).

@@ -25,7 +25,8 @@ import numpy as np
 
 from ..continuation import continue_branch
 from ..errors import ConvergenceError, ParameterError, check_positive
-from ..io import json_default, summary_record
+from ..atomic import json_default
+from ..io import summary_record
 from ._common import _Curve, _go_on, _increasing_range, _single, _steps
 from .condense import CondensedSystem, worth_condensing
 from .forced import forced_response, frf_peak

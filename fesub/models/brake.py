@@ -238,7 +238,7 @@ class Brake:
         contact); a rigid rotation about the disc's axis is not orthogonal to the tilts in mass
         (the pad's centre of mass lies off its back's plane and off the axis), so the
         quasi-static velocity of the contact nodes differs from the rotation's (by up to 5 % in
-        the plane and 25 % of the speed across it at 1 m/s). :func:`steady_state` takes this
+        the plane and 25 % of the speed across it at 1 m/s). :func:`~fesub.contact.analyses.steady.steady_state` takes this
         difference as the ``sliding_velocity`` beside the drives (its part in the disc's tangent
         plane sets each node's sliding direction and speed)."""
         m = self.model
@@ -292,11 +292,12 @@ def leading_eigenvalue(brake: Brake, mu: float):
     lam : (2n,) complex eigenvalues (1/s); modes : (n_modes, 2n) complex modal shapes.
     k : int, the leading eigenvalue's index.
     """
-    from ..contact.analyses import linearised as L
+    from ..contact.analyses.linearised import linearise
+    from ..contact.analyses.steady import steady_state
     from ..contact.engine.friction import Coulomb
 
-    state = L.steady_state(brake.model, friction=Coulomb(mu), sliding_velocity=brake.sliding_velocity())
-    lam, modes = L.linearise(brake.model, state).eigenvalues(return_modes=True)
+    state = steady_state(brake.model, friction=Coulomb(mu), sliding_velocity=brake.sliding_velocity())
+    lam, modes = linearise(brake.model, state).eigenvalues(return_modes=True)
     k = int(np.argmax(np.where(lam.imag > 0, lam.real, -np.inf)))
     return state, lam, modes, k
 
@@ -305,13 +306,13 @@ def steady_velocity(brake: Brake, mu: float, drive: float = 1e-6) -> np.ndarray:
     """Rate of change (m kg^0.5 / s) of the steady state's modal coordinates as the pads move:
     the disc's deformation travels with them. A central difference of the states at +-``drive``
     (m) of the pads' travel at the mean radius."""
-    from ..contact.analyses import linearised as L
+    from ..contact.analyses.steady import steady_state
     from ..contact.engine.friction import Coulomb
 
     dt = drive / brake.params.speed
     law, v = Coulomb(mu), brake.sliding_velocity()
-    return (L.steady_state(brake.model, dt, friction=law, sliding_velocity=v).eta
-            - L.steady_state(brake.model, -dt, friction=law, sliding_velocity=v).eta) / (2 * dt)
+    return (steady_state(brake.model, dt, friction=law, sliding_velocity=v).eta
+            - steady_state(brake.model, -dt, friction=law, sliding_velocity=v).eta) / (2 * dt)
 
 
 def perturbed_start(brake: Brake, state, mode, velocity, amplitude: float = 1e-12) -> dict:

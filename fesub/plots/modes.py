@@ -409,7 +409,7 @@ def animate_mode(mesh, displacement, path, *, n_frames: int = 16, fps: float = 1
 def _write_gif(path, frames, fps):
     """Write the pictures ``frames`` as an animated GIF at ``fps``, atomically (a reader never sees
     a partial file), with imageio when it is installed, otherwise with Pillow."""
-    from ..io import atomic_write
+    from ..atomic import atomic_write
 
     duration_ms = 1000.0 / fps
 

@@ -75,7 +75,7 @@ def write_pvd(path, times, frames) -> Path:
     """
     import meshio
 
-    from ..io import atomic_write, atomic_write_text
+    from ..atomic import atomic_write, atomic_write_text
 
     t, frames = _check_frames(times, frames)
     path = Path(path)

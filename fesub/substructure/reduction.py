@@ -46,7 +46,8 @@ import scipy.sparse as sp
 from ..fe.assembly import DofMap
 from ..fe.assembly3d import SolidDofMap
 from ..fe.solid_mesh import SolidMesh
-from ..io import Result, atomic_write, summary_record
+from ..atomic import atomic_write
+from ..io import Result, summary_record
 from .craig_bampton import CraigBampton
 from .substructure import Substructure
 

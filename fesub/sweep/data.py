@@ -7,7 +7,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..io import Result, json_default, summary_record
+from ..atomic import json_default
+from ..io import Result, summary_record
 
 #: unit recorded for a parameter or result whose study does not declare one
 UNKNOWN_UNIT = "unknown"

@@ -28,8 +28,9 @@ import warnings
 
 import numpy as np
 
+from ..atomic import write_json
 from ..errors import FesubError, ParameterError
-from ..io import FOLDER_MARKER, write_json
+from ..io import FOLDER_MARKER
 from .cases import Study, _canon, _cases, case_key, get_study
 from .claims import _HOST_TAG, _unlink
 from .data import SweepData

@@ -5,10 +5,14 @@
 ``secular``        the same eigenvalues as certified roots of the secular function (Aberth-Ehrlich)
 ``primal``         null-space bases of a contact row and the primal projection L_E' X L_C
 ``deformed``       the deformed sliding state (Newton) and its eigenvalues (rows linearised about it)
-``linearised``     the steady sliding state of a multibody model, plane or solid (many nodes open,
-                   sticking or sliding) and its linearised equations: geometric stiffness, friction
-                   follower terms, the slope of a velocity-dependent law; the eigenvalues
-``linearised3d``   its node-to-surface terms for solid bodies: the contact point on curved faces, the
+``contact_terms``  the contact forces and constraints of the closed nodes of a multibody model
+                   (sliding or sticking) and their derivatives: geometric stiffness, friction
+                   follower terms, the slope of a velocity-dependent law
+``steady``         the steady sliding state of a multibody model, plane or solid (many nodes open,
+                   sticking or sliding), by Newton's method on the active set
+``linearised``     the equations linearised about it and their eigenvalues (primal projection on
+                   null-space bases by elimination)
+``linearised3d``   the node-to-surface terms for solid bodies: the contact point on curved faces, the
                    sliding direction in the tangent plane and its damping mu lambda_n / v across it
 ``band``           every eigenvalue in a frequency band (shift-invert Arnoldi, several shifts) with
                    an argument-principle count that none is missed

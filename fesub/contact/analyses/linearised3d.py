@@ -190,7 +190,7 @@ def _node(model, fr, pos, fn, derivatives):
 
 
 def forces3d(model, frames_, drive, eta, deta, lam):
-    """F (n_modes,) and the constraints, as :func:`fesub.contact.analyses.linearised.contact_forces`."""
+    """F (n_modes,) and the constraints, as :func:`fesub.contact.analyses.contact_terms.contact_forces`."""
     F = np.zeros(model.n_modes)
     pos = _positions(model, drive, eta, deta)
     fn = [face_nodes(c) for c in model.contacts]
@@ -210,7 +210,7 @@ def forces3d(model, frames_, drive, eta, deta, lam):
 
 
 def derivatives3d(model, frames_, drive, eta, deta, lam):
-    """(dF/deta, dF/deta', B, G), as :func:`fesub.contact.analyses.linearised.contact_derivatives`:
+    """(dF/deta, dF/deta', B, G), as :func:`fesub.contact.analyses.contact_terms.contact_derivatives`:
     the local matrices of every node assembled by one product ``R' A R`` (A block diagonal)."""
     n = model.n_modes
     pos = _positions(model, drive, eta, deta)

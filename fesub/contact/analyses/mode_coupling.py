@@ -39,7 +39,8 @@ from ..engine.bodies import Body, MultibodyModel
 from ..engine.friction import Coulomb
 from ..engine.interfaces import ContactInterface
 from .band import band_eigenvalues
-from .linearised import linearise, steady_state
+from .linearised import linearise
+from .steady import steady_state
 
 __all__ = ["MuSweep", "mu_sweep", "spectrum_at_mu", "BeltTwoDof", "belt_two_dof"]
 
@@ -47,7 +48,7 @@ __all__ = ["MuSweep", "mu_sweep", "spectrum_at_mu", "BeltTwoDof", "belt_two_dof"
 def spectrum_at_mu(model, mu, *, t=0.0, law=None, band=None, sliding_velocity=None):
     """Every eigenvalue (1/s) of the steady sliding state of ``model`` at time ``t`` (s) with the
     friction law ``law(mu)`` on every slave node (default Coulomb(mu)), and that state
-    (``sliding_velocity``: see :func:`~fesub.contact.analyses.linearised.steady_state`). With
+    (``sliding_velocity``: see :func:`~fesub.contact.analyses.steady.steady_state`). With
     ``band`` (a dict of :func:`~fesub.contact.analyses.band.band_eigenvalues`' arguments:
     ``f_lo``, ``f_hi`` in Hz, ``max_rate`` in 1/s...), the eigenvalues in that band only (and
     their conjugates), by the band-limited method: ``(lam, state, BandSpectrum)``."""
@@ -229,7 +230,7 @@ def mu_sweep(model: MultibodyModel, mus, *, t: float = 0.0, law=None, tol: float
         the critical mu are those of the pairs in the band.
     sliding_velocity : callable or sequence, optional
         A sliding velocity (m/s) of the slave nodes on their masters beside the drives' (see
-        :func:`~fesub.contact.analyses.linearised.steady_state`).
+        :func:`~fesub.contact.analyses.steady.steady_state`).
     progress : bool
         Show a progress bar.
 
