@@ -111,8 +111,10 @@ def interface_states(sys, Q, w, a, amplitude, xy, area, *, nt: int = 512,
     Parameters
     ----------
     sys : HBSystem
-        The system the solutions belong to (every contact a :class:`Friction3D`; any constant
-        term is ignored: the decoupled scheme puts the static load in ``n0``).
+        The system the solutions belong to (every contact a :class:`Friction3D`), with or
+        without the constant term (the mean of each relative displacement then moves the
+        contact's mean pressure and slider; without it the static load is ``n0`` alone, the
+        decoupled scheme).
     Q : (npts, N) array
         Harmonic coefficients (m).
     w, a, amplitude : (npts,) arrays
@@ -142,9 +144,10 @@ def interface_states(sys, Q, w, a, amplitude, xy, area, *, nt: int = 512,
     if area.shape != (ne,) or np.any(area <= 0) or xy.shape != (ne, 2):
         raise ParameterError(f"area must be {ne} positive values and xy of shape ({ne}, 2)")
     tau = 2 * np.pi * np.arange(nt) / nt
-    B = basis(nh, tau)                                       # (nt, 2 nh)
-    Bd = basis(nh, tau, d=1)                                 # d/dtau
-    m = 2 * nh
+    c0 = bool(getattr(sys, "constant", False))
+    B = basis(nh, tau, constant=c0)                          # (nt, 2 nh (+ 1))
+    Bd = basis(nh, tau, d=1, constant=c0)                    # d/dtau
+    m = B.shape[1]
     out = {k: np.zeros((len(Q), ne)) for k in ("pm", "px", "slip", "open", "diss")}
     for j, q in enumerate(Q):
         P = sys.local(q)
@@ -152,7 +155,7 @@ def interface_states(sys, Q, w, a, amplitude, xy, area, *, nt: int = 512,
             p = np.asarray(p, float)
             if p.size != 3 * m:
                 raise ModelError(f"contact {i}: {p.size} local coefficients, expected {3 * m} "
-                                 "(a system without a constant term)")
+                                 f"(a system {'with' if c0 else 'without'} a constant term)")
             f = force_history_3d(el, p, nh, nt)              # (nt, 3) N
             u = np.stack([B @ p[c * m:(c + 1) * m] for c in range(3)], axis=1)
             du = np.stack([Bd @ p[c * m:(c + 1) * m] for c in range(3)], axis=1)
