@@ -397,13 +397,23 @@ def dnnm(sys: HBSystem, a_range, mode: int = 0, *, force_dof=None, harmonics="al
         return np.concatenate([rs * (sys.D_dot(w0, psi, extra_xi=xi) + (F - fs) / a),
                                [psi @ blkM @ psi - 1.0, psi[ks]]])
 
+    work = []
+
     def jac(y, s):
         # assembled in place (N x N arrays of 100 MB at the joint's size: every temporary or
         # copy costs as much as a few contact evaluations): the contacts' stiffness straight
-        # into the Jacobian, then D's blocks, then the row scale
+        # into the Jacobian, then D's blocks, then the row scale. One array serves every call
+        # (the continuation copies the Jacobian into its scaled matrix before it asks again):
+        # a fresh one each time costs the kernel's page faults and zeroing, a fifth of the
+        # joint's backbone
         a = math.exp(s)
         psi, w0, xi = y[:N], y[N], y[N + 1]
-        J = np.zeros((N + 2, N + 2))
+        if work:
+            J = work[0]
+            J.fill(0.0)
+        else:
+            J = np.zeros((N + 2, N + 2))
+            work.append(J)
         K = J[:N, :N]
         F = forces(y, s, K_out=K)
         Js = np.zeros(N + 2)
