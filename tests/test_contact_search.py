@@ -109,7 +109,11 @@ def test_beyond_the_ends_is_off_surface(backend, poly, data):
     yr = pos[:, 1]
     P = np.array([x, data.draw(st.floats(yr.min() - 1, yr.max() + 1))])
     ag, cand, shadow = candidates(pos, segs, P)
-    assume(cand.size == 0 and not shadow)
+    # off every segment by more than round-off: at alpha = 1 within an ulp (an inclined end
+    # segment with P on the normal through its end node, e.g. (0, 0.01)-(0.2, 0.05) and
+    # P = (0.21, 0)) the reference and the search may round to either side of the end
+    off = np.all(np.abs(ag[:, 0] - 0.5) > 0.5 + 1e-12)
+    assume(cand.size == 0 and not shadow and off)
     start = data.draw(st.integers(0, len(segs) - 1))
     assert find_segment(pos, segs, P, start)[0] == -1
     assert find_segment_brute(pos, segs, P)[0] == -1
