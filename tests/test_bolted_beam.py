@@ -26,6 +26,21 @@ def beam():
     return model, state
 
 
+def _bending_backbone_system(model, state, nh, mean):
+    """(hb, drive, start, mode): the harmonic balance of the first bending mode about the
+    preload (``nh`` harmonics, the mean kept or not), driven at that mode's largest entry, and
+    the all-stuck mode closest in shape, where the dNNM starts (as ``fesub joint`` does)."""
+    from fesub.hbm import linear_modes
+
+    mode = model.bending_mode(state.shapes, state.freq_hz)
+    drive = int(np.argmax(np.abs(state.shapes[:, mode])))
+    hb = model.hb_system(state, nh, TWO_PI * state.freq_hz[mode], dof=drive, constant=mean)
+    M, _, K = hb.linear_matrices(stuck=True)
+    _, V = linear_modes(M, K)
+    start = int(np.argmax(np.abs(V.T @ (M @ state.shapes[:, mode]))))
+    return hb, drive, start, mode
+
+
 def test_preload_balances_the_bolts(beam):
     model, state = beam
     assert model.n_contacts == 55 and state.n_rigid == 6
@@ -60,14 +75,7 @@ def test_backbone_starts_at_the_stuck_interface_mode_and_maps_the_interface(beam
     """Decoupled, and with the mean of the contact forces (the free beam's mean held on its
     rigid-body modes): the same checks hold for both."""
     model, state = beam
-    i = model.bending_mode(state.shapes, state.freq_hz)
-    drive = int(np.argmax(np.abs(state.shapes[:, i])))
-    hb = model.hb_system(state, 1, TWO_PI * state.freq_hz[i], dof=drive, constant=mean)
-    M, _, K = hb.linear_matrices(stuck=True)
-    from fesub.hbm import linear_modes
-
-    _, V = linear_modes(M, K)
-    start = int(np.argmax(np.abs(V.T @ (M @ state.shapes[:, i]))))
+    hb, drive, start, i = _bending_backbone_system(model, state, 1, mean)
     dn = dnnm(hb, (1e-7, 2e-4), start, force_dof=drive, max_steps=25)
     # small-amplitude limit = the linearised stuck-interface mode of the preload (open contacts
     # absent, closed ones as springs), a separate eigenproblem; Newton's tolerance 1e-10
@@ -177,16 +185,11 @@ def test_default_joint_backbone_with_the_mean_against_a_free_decay():
     backbone's (measured), the gap growing as it decays (a steady periodic motion at each
     amplitude has no memory of the larger ones); asserted between -8 % and 0 (the decoupled
     backbone: -30 %)."""
-    from fesub.hbm import linear_modes, ring_down
+    from fesub.hbm import ring_down
 
     model = build()
     state = model.joint.preload(n_modes=12)
-    mode = model.bending_mode(state.shapes, state.freq_hz)
-    drive = int(np.argmax(np.abs(state.shapes[:, mode])))
-    hb = model.hb_system(state, 3, TWO_PI * state.freq_hz[mode], dof=drive, constant=True)
-    M, _, K = hb.linear_matrices(stuck=True)
-    _, V = linear_modes(M, K)
-    start = int(np.argmax(np.abs(V.T @ (M @ state.shapes[:, mode]))))
+    hb, drive, start, mode = _bending_backbone_system(model, state, 3, True)
     dn = dnnm(hb, (5e-5, 3e-4), start, force_dof=drive, max_steps=300, kink_ds=1e-3)
     assert dn.stop_reason == "lam_range"
     phi = state.shapes[:, mode]

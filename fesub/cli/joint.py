@@ -52,7 +52,7 @@ def add_arguments(parser) -> None:
                              "log amplitude over the top decade of the range)")
     parser.add_argument("--decoupled", action="store_true",
                         help="drop the mean of the contact forces (the static/dynamic decoupled "
-                             "scheme: about 2.5x faster, but the mean opening of the lap that "
+                             "scheme: about 3x faster, but the mean opening of the lap that "
                              "the vibration builds is lost)")
     parser.add_argument("--mesh", default=None, metavar="FILE",
                         help="mesh file with the bundled mesh's physical groups (default: the "

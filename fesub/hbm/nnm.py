@@ -404,7 +404,7 @@ def dnnm(sys: HBSystem, a_range, mode: int = 0, *, force_dof=None, harmonics="al
         # copy costs as much as a few contact evaluations): the contacts' stiffness straight
         # into the Jacobian, then D's blocks, then the row scale. One array serves every call
         # (the continuation copies the Jacobian into its scaled matrix before it asks again):
-        # a fresh one each time costs the kernel's page faults and zeroing, a fifth of the
+        # a fresh one each time costs the kernel's page faults and zeroing, 5 % of the
         # joint's backbone
         a = math.exp(s)
         psi, w0, xi = y[:N], y[N], y[N + 1]
