@@ -71,6 +71,83 @@ def test_reused_factorization_refactors_a_matrix_far_from_its_factors():
         ReusedFactorization().solve(S, b)
 
 
+def test_single_precision_factors_give_double_precision_solutions():
+    n = 200
+    A, rng = _matrix(n, 6)
+    b = rng.standard_normal(n)
+    x_ref = np.linalg.solve(A, b)
+    for single in (True, False):
+        solver = ReusedFactorization(single=single)
+        x = solver.solve(A, b)
+        # the fresh single-precision factors leave a residual of ~1e-6 that GMRES removes
+        # (1e-12 asked, condition number ~10): the solution of a double-precision solve
+        np.testing.assert_allclose(x, x_ref, rtol=0, atol=1e-10 * np.abs(x_ref).max())
+        assert solver._lu[0].dtype == (np.float32 if single else np.float64)
+        # double factors solve directly; single ones need GMRES, a few iterations
+        assert (1 <= solver.krylov_iterations <= 4) if single else solver.krylov_iterations == 0
+        assert solver.factorizations == 1
+
+
+def test_single_precision_factors_fall_back_to_double():
+    n = 80
+    A, rng = _matrix(n, 7)
+    b = rng.standard_normal(n)
+    # entries beyond single precision's range (3.4e38): its factors are not finite, the
+    # double ones solve
+    big = 1e40 * A
+    solver = ReusedFactorization()
+    x = solver.solve(big, b)
+    assert solver._lu[0].dtype == np.float64 and solver.factorizations == 1
+    np.testing.assert_allclose(big @ x, b, atol=1e-10 * np.abs(b).max())
+    # a condition number of 1e12 (beyond single precision's 1/6e-8): GMRES on the single
+    # factors does not reach the tolerance within its iterations, the double factors do
+    U, _ = np.linalg.qr(rng.standard_normal((n, n)))
+    ill = U @ np.diag(np.geomspace(1.0, 1e-12, n)) @ U.T
+    solver = ReusedFactorization(max_krylov=10)
+    x = solver.solve(ill, b)
+    assert solver._lu[0].dtype == np.float64
+    # a backward error of a direct solve: |b - A x| ~ n eps |A| |x|
+    assert np.linalg.norm(ill @ x - b) <= 1e-13 * n * np.linalg.norm(x)
+
+
+def test_entries_far_below_the_largest_leave_the_single_factors():
+    from fesub.continuation.linsolve import SINGLE_DROP
+
+    n = 120
+    A, rng = _matrix(n, 8)
+    # rounding residue (1e-300 relative): subnormal in single precision, dropped from its
+    # factors; the solution is that of the whole matrix (GMRES on A itself)
+    mask = rng.random((n, n)) < 0.3
+    A[mask] = 1e-300 * rng.standard_normal(mask.sum())
+    b = rng.standard_normal(n)
+    solver = ReusedFactorization()
+    x = solver.solve(A, b)
+    lu = solver._lu[0]
+    assert lu.dtype == np.float32
+    tiny = np.abs(lu[lu != 0]).min()
+    assert tiny >= np.finfo(np.float32).tiny   # no subnormal number in the factors
+    assert SINGLE_DROP * np.abs(A).max() > 1e-300
+    np.testing.assert_allclose(A @ x, b, atol=1e-11 * np.abs(b).max())
+
+
+def test_an_absolute_tolerance_stops_gmres_at_it():
+    n = 150
+    A, rng = _matrix(n, 9)
+    b = rng.standard_normal(n)
+    solver = ReusedFactorization(single=False)
+    solver.solve(A, b)       # factors of A
+    A2 = A + 0.05 * rng.standard_normal((n, n)) / n ** 0.5
+    its = []
+    for atol in (None, 1e-6 * np.linalg.norm(b)):
+        before = solver.krylov_iterations
+        x = solver.solve(A2, b, atol=atol)
+        its.append(solver.krylov_iterations - before)
+        bound = 1e-12 * np.linalg.norm(b) if atol is None else atol
+        assert np.linalg.norm(b - A2 @ x) <= bound
+    # the looser stop takes fewer iterations (each one gains about a factor of the drift)
+    assert its[1] < its[0]
+
+
 def _cubic_branch(n, seed):
     """``R(x, lam) = K x + c (x^3) - lam f`` (coupled cubic springs): a branch with a fold
     in ``lam`` once the softening terms dominate."""

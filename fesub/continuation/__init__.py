@@ -7,7 +7,8 @@ oscillators). The branch is followed in the scaled unknowns ``y = (x, lam) / sca
 * Newton corrector on the bordered system ``[R(y); t_k^T (y - y_p)] = 0``;
 * the new tangent solves ``[J(y); t_k^T] t = e_{n+1}`` (keeps the orientation), then is normalised;
 * the linear systems of both: factored each time, or (``reuse_factorization``, for large dense
-  Jacobians) solved by GMRES preconditioned with an earlier Jacobian's LU factors;
+  Jacobians) solved by GMRES preconditioned with an earlier Jacobian's LU factors (kept in
+  single precision), Newton's corrections to a tenth of its tolerance;
 * step control: halve ``ds`` on corrector failure or when the angle between consecutive tangents
   exceeds ``max_angle_deg``; grow it by 1.5 after a fast (<= 3 iterations) convergence;
 * events: the built-in ``'fold'`` (sign change of the ``lam`` part of the tangent: the branch

@@ -328,9 +328,11 @@ def continue_branch(residual, jacobian, x0, lam0, *, ds=0.01, ds_min=1e-8, ds_ma
         with the LU factors of an earlier Jacobian, factoring afresh only when GMRES needs
         many iterations (:class:`~fesub.continuation.linsolve.ReusedFactorization`): for
         large dense Jacobians (thousands of unknowns), whose factorisation dominates a step.
-        The points are those of the direct solves to the corrector's tolerance. Default
-        False (every system factored). ``stop_info`` then also holds ``'factorizations'``
-        and ``'krylov_iterations'``.
+        The points are those of the direct solves to the corrector's tolerance (the factors
+        kept in single precision, Newton's corrections solved to a tenth of that tolerance:
+        :mod:`~fesub.continuation.linsolve`), and the corrector's matrices are filled into
+        two arrays kept for the branch. Default False (every system factored).
+        ``stop_info`` then also holds ``'factorizations'`` and ``'krylov_iterations'``.
 
     Returns
     -------
@@ -355,8 +357,12 @@ def continue_branch(residual, jacobian, x0, lam0, *, ds=0.01, ds_min=1e-8, ds_ma
                            lam_range=lam_range, scale=scale, max_angle_deg=max_angle_deg,
                            kink_ds=kink_ds)
     events = dict(events or {})
+    # the kept arrays of the large dense path: a step's matrix is then overwritten by the
+    # event location's correctors, which the branch-point test (it reads that matrix after
+    # them) does not allow
     prob = ScaledProblem(residual, jacobian, n, sc,
-                         ReusedFactorization() if reuse_factorization else None)
+                         ReusedFactorization() if reuse_factorization else None,
+                         reuse_buffers=bool(reuse_factorization) and not branch_points)
     y, t = _start(prob, x0, lam0, direction, s)
     trace = _Trace(prob, y, t, bool(stability(*prob.unpack(y))) if stability is not None
                    else None)

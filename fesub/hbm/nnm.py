@@ -368,9 +368,15 @@ def dnnm(sys: HBSystem, a_range, mode: int = 0, *, force_dof=None, harmonics="al
     if phi[k] < 0:
         phi = -phi
     h0 = sys.h0 * n                  # the mean block first with the constant term
-    blkM = np.zeros((N, N))
-    blkM[h0:h0 + n, h0:h0 + n] = M
-    blkM[h0 + n:h0 + 2 * n, h0 + n:h0 + 2 * n] = M
+    # the normalisation psi^c1 . M psi^c1 + psi^s1 . M psi^s1 = 1 and its gradient, from the
+    # fundamental's two blocks (not an N x N matrix: a product with one costs as much as a
+    # GMRES iteration at the joint's size)
+    f1 = slice(h0, h0 + 2 * n)
+
+    def mass_grad(psi):
+        g = np.zeros(N)
+        g[f1] = 2 * (M @ psi[f1].reshape(2, n).T).T.ravel()
+        return g
     ks = h0 + n + k
     # with the constant term the static load balancing the contacts' normal loads at rest
     # (sys.fs) is part of the mean's equilibrium: (F(a psi) - fs) / a
@@ -395,7 +401,7 @@ def dnnm(sys: HBSystem, a_range, mode: int = 0, *, force_dof=None, harmonics="al
         psi, w0, xi = y[:N], y[N], y[N + 1]
         F = forces(y, s)
         return np.concatenate([rs * (sys.D_dot(w0, psi, extra_xi=xi) + (F - fs) / a),
-                               [psi @ blkM @ psi - 1.0, psi[ks]]])
+                               [0.5 * psi[f1] @ mass_grad(psi)[f1] - 1.0, psi[ks]]])
 
     work = []
 
@@ -422,7 +428,7 @@ def dnnm(sys: HBSystem, a_range, mode: int = 0, *, force_dof=None, harmonics="al
         K *= rs
         J[:N, N] = rs * sys.D_dot(w0, psi, 1, extra_xi=xi)
         J[:N, N + 1] = rs * sys.D_xi_dot(w0, psi)
-        J[N, :N] = 2 * blkM @ psi
+        J[N, :N] = mass_grad(psi)
         J[N + 1, ks] = 1.0
         return J, Js
 
