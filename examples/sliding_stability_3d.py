@@ -29,7 +29,6 @@ from fesub.contact import Body, ContactInterface3D, MultibodyModel
 from fesub.contact.analyses.linearised import linearise
 from fesub.contact.analyses.mode_coupling import mu_sweep
 from fesub.contact.analyses.steady import steady_state
-from fesub.contact.engine.friction import Coulomb
 from fesub.fe import Solid, box
 from fesub.plots import style
 from fesub.substructure import Substructure

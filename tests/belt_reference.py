@@ -12,7 +12,6 @@ belt (x' = vb), stick phases in closed form (x' = vb until the exit force is rea
 
 from __future__ import annotations
 
-import numpy as np
 from scipy.integrate import solve_ivp
 
 

@@ -20,9 +20,8 @@ import fesub
 from fesub.circular import ExactCircularFriction, HarmonicFriction, LinearEllipsoidalFriction
 from fesub.circular.dynamics import LimitDirection, ReducedContactSystem
 from fesub.circular.sliding import Trajectory
-from fesub.circular.results import (LimitDirectionDiagram, BifurcationValues, CircleCurves,
-                                    DirectionErrorMap, LimitDirections, ProfileCurves,
-                                    bifurcation_table, circle_curves, direction_error_map,
+from fesub.circular.results import (LimitDirectionDiagram, CircleCurves,
+                                    LimitDirections, bifurcation_table, circle_curves, direction_error_map,
                                     profile_curves)
 from fesub.cli import main
 

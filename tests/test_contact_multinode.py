@@ -495,7 +495,7 @@ def test_modal_forces_of_many_times_are_those_of_each_time():
     Cq = C[np.ix_(fi, pi)] + C[np.ix_(fi, fi)] @ S
     Mq = M[np.ix_(fi, pi)] + M[np.ix_(fi, fi)] @ S
     for k, t in enumerate(times):
-        u, v, a = np.sin(t), np.cos(t), -np.sin(t)
+        v, a = np.cos(t), -np.sin(t)   # velocity and acceleration of the prescribed sin(t)
         f = np.arange(1.0, n + 1)[fi] * t - (Cq @ [v] + Mq @ [a])
         # round-off of sums of terms as large as the largest force of the run (at t = 0 the
         # force is 0 and only that round-off is left)

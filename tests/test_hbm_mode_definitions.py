@@ -4,7 +4,6 @@ forms, and its two readings (periodic motion, free decay) at strong damping."""
 import math
 
 import numpy as np
-import pytest
 
 from fesub.hbm import ContactElement, Friction3D, HBSystem, dnnm
 from fesub.hbm.ringdown import ring_down

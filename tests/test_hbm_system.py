@@ -127,7 +127,6 @@ def test_backbone_reference_values(jenkins_backbone):
 def test_global_checks_add_nothing_on_a_single_ridge(tmp_path):
     """1-DOF Jenkins oscillator (Nh = 3): one peak at every force. With a global window the
     checks find only peaks on the traced ridge: no other ridge, no jump, the same backbone."""
-    import json
 
     sy = jenkins_1dof(3)
     bb = backbone(sy, (0.002, 0.2), (1.2, 1.6), ds_max=1.0)

@@ -9,7 +9,6 @@ import importlib
 import re
 from pathlib import Path
 
-import pytest
 
 import fesub
 

@@ -82,7 +82,7 @@ def test_study_through_the_command_presses_drags_and_writes_its_series(tmp_path)
     s = json.loads((out / "summary.json").read_text())
     R = s["results"]
     res = fesub.load(out / "run.nc")
-    mu, load = s["parameters"]["mu"]["value"], s["parameters"]["load"]["value"]
+    mu = s["parameters"]["mu"]["value"]
     # normal load balance: during the hold the normal forces carry the pressing load; the pad's
     # vertical vibration left by the 0.3 ms ramp is damped to 4e-4 of it (measured 3.5e-4)
     assert abs(R["normal_force_ratio_preload"]["value"] - 1.0) < 1e-3

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import math
 
-import numpy as np
 
 
 def _alpha(px, py, x1, y1, x2, y2):

@@ -240,7 +240,7 @@ def contact_system(model: BeamOnBeam, *, modal_cutoff_hz: float | None = None):
     from ..contact.sliding.system import SlidingContactSystem
 
     p = model.params
-    s1, s2 = model.sub1, model.sub2
+    s1 = model.sub1
     A = s1.mesh.nodes("A")
     loads = {int(d): -p.Fy / A.size for d in s1.dofs(A, "y")}
     C = s1.mesh.node("C")

@@ -46,7 +46,7 @@ import numpy as np
 import scipy.sparse as sps
 
 from ...errors import ModelError
-from ..engine.contacts3d import OPEN, SLIP, STICK
+from ..engine.contacts3d import SLIP, STICK
 from ..geometry import FaceSet
 from ..geometry.faces import FACE_TYPES
 

@@ -21,7 +21,6 @@ Units: SI (m, N).
 
 from __future__ import annotations
 
-import numpy as np
 
 from ...errors import ParameterError
 from ..geometry import FaceSet
