@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pytest
 
@@ -295,3 +297,25 @@ def test_kinks_are_passed_without_crawling_after_them():
     # each kink takes ~8 accepted steps closing in on it (measured 168 points), and without the
     # restored step another ~17 growing ones after it (343 points)
     assert len(br.lam) < 200
+
+
+def test_progress_follows_the_share_of_the_range():
+    from fesub.continuation.driver import _Progress, _validated
+
+    _, s, _ = _validated(1, 0.0, ds=0.1, ds_min=1e-8, ds_max=0.1, tol=1e-10, direction=1,
+                         max_steps=50, max_iter=10, lam_range=(-1.0, 3.0), scale=None,
+                         max_angle_deg=15.0, kink_ds=None)
+    for direction, lam, want in ((1, 0.0, 25.0), (1, 2.0, 75.0), (-1, 2.0, 25.0), (1, 4.0, 100.0)):
+        bar = _Progress(0.0, direction, 50, s)
+        bar.step(lam)
+        # percent of the range from its start in the branch's direction, clamped to it
+        assert bar.bar.n == pytest.approx(want) and bar.steps == 1
+        bar.close()
+    # an unbounded range counts steps against max_steps
+    _, s, _ = _validated(1, 0.0, ds=0.1, ds_min=1e-8, ds_max=0.1, tol=1e-10, direction=1,
+                         max_steps=50, max_iter=10, lam_range=(-math.inf, math.inf), scale=None,
+                         max_angle_deg=15.0, kink_ds=None)
+    bar = _Progress(0.0, 1, 50, s)
+    bar.step(7.0)
+    assert bar.bar.n == 1 and bar.bar.total == 50
+    bar.close()

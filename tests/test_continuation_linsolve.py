@@ -248,3 +248,4 @@ def test_branch_point_with_reused_factorization_equals_the_direct_one():
     # located by a secant to 1e-13 in the arclength either way: lam = pi/6 (closed form)
     assert bp_new[0].lam == pytest.approx(math.pi / 6, abs=1e-10)
     assert bp_new[0].lam == pytest.approx(bp_ref[0].lam, abs=1e-10)
+

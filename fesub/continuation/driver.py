@@ -227,6 +227,43 @@ def _detect_events(prob, trace: _Trace, y0, t0, step: _Step, events, gvals, stab
     return stability_event(seg, stability, trace.stab[-1], x1, lam1, trace.record, idx)
 
 
+class _Progress:
+    """The progress bar of a branch: over the share of a finite ``lam_range`` covered (its
+    time estimate then follows the branch, which ends at the range's end long before
+    ``max_steps``), or over the steps for an unbounded range; the steps taken and ``lam`` are
+    shown beside it."""
+
+    def __init__(self, lam0: float, direction: int, max_steps: int, s: _Settings):
+        from tqdm.auto import tqdm
+
+        self.span = (s.lo, s.hi) if math.isfinite(s.lo) and math.isfinite(s.hi) else None
+        self.direction, self.steps = direction, 0
+        if self.span is None:
+            self.bar = tqdm(total=int(max_steps), desc="continuation", leave=False)
+        else:
+            self.bar = tqdm(total=100.0, desc="continuation", leave=False,
+                            bar_format="{desc}: {percentage:3.0f}%|{bar}| "
+                                       "[{elapsed}<{remaining}{postfix}]")
+            self.bar.update(self._share(lam0))
+
+    def _share(self, lam: float) -> float:
+        """Percent of the range between its start (in ``direction``) and ``lam``."""
+        lo, hi = self.span
+        f = (lam - lo) / (hi - lo) if hi > lo else 1.0
+        return 100.0 * min(max(f if self.direction > 0 else 1.0 - f, 0.0), 1.0)
+
+    def step(self, lam: float):
+        self.steps += 1
+        if self.span is None:
+            self.bar.update(1)
+            return
+        self.bar.set_postfix_str(f"{self.steps} steps, lam = {lam:.6g}", refresh=False)
+        self.bar.update(self._share(lam) - self.bar.n)
+
+    def close(self):
+        self.bar.close()
+
+
 def _march(prob, trace: _Trace, ds, max_steps, events, stability, callback, bar,
            s: _Settings):
     """The step loop: returns why it stopped, as the message ``stop_reason`` (``'max_steps'``,
@@ -259,7 +296,7 @@ def _march(prob, trace: _Trace, ds, max_steps, events, stability, callback, bar,
         trace.accept(step.y, step.t, step.its, st1)
         step_no += 1
         if bar is not None:
-            bar.update(1)
+            bar.step(lam1)
         if callback is not None and callback(x1, lam1):
             return "user", {"code": "user", "ds": ds}
         ds = _next_ds(ds, step.its, s)
@@ -307,7 +344,8 @@ def continue_branch(residual, jacobian, x0, lam0, *, ds=0.01, ds_min=1e-8, ds_ma
     stability : callable, optional
         ``stability(x, lam) -> bool`` (True = stable); changes are located as ``'stability'``.
     progress : bool
-        Show a tqdm progress bar over the steps.
+        Show a tqdm progress bar: over the share of ``lam_range`` covered when it is finite
+        (with the steps taken and ``lam`` beside it), else over the ``max_steps`` steps.
     scale : array_like, shape (n + 1,), optional
         Characteristic magnitude of each unknown (x, then lam); the arclength is measured in
         ``(x, lam) / scale``. Default: ones.
@@ -366,11 +404,7 @@ def continue_branch(residual, jacobian, x0, lam0, *, ds=0.01, ds_min=1e-8, ds_ma
     y, t = _start(prob, x0, lam0, direction, s)
     trace = _Trace(prob, y, t, bool(stability(*prob.unpack(y))) if stability is not None
                    else None)
-    bar = None
-    if progress:
-        from tqdm.auto import tqdm
-
-        bar = tqdm(total=int(max_steps), desc="continuation", leave=False)
+    bar = _Progress(float(lam0), direction, max_steps, s) if progress else None
     if branch_points:
         trace.bp_sign = augmented_det(prob.RJ(y)[1], t)[0]
     try:
