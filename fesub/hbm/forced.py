@@ -18,7 +18,7 @@ from ..continuation import continue_branch
 from ..errors import ConvergenceError, ModelError, check_positive
 from ..io import summary_record
 from ..models import build
-from ._common import _Curve, _go_on, _single, _steps
+from ._common import REUSE_FROM, _Curve, _go_on, _single, _steps
 from .newton import RTOL, abs_dynamic_stiffness, damped_newton
 from .stability import Stability, frf_stability, with_stability
 from .system import HBSystem
@@ -286,7 +286,7 @@ def _first_converged(fun, starts, *, atol, rtol, max_iter):
 @_single
 def forced_response(sys: HBSystem, alpha, w_range, *, Q0=None, ds=0.02, ds_max=0.1,
                     max_steps=2000, progress=False, qscale=None, tol=1e-10,
-                    stability=False) -> FRF:
+                    stability=False, reuse_factorization=None) -> FRF:
     """Forced-response curve over ``w_range = (w_start, w_end)`` (rad/s) at force ``alpha`` (N).
 
     Continued by pseudo-arclength in ``w`` (turning points allowed); the unknowns are scaled by
@@ -327,6 +327,11 @@ def forced_response(sys: HBSystem, alpha, w_range, *, Q0=None, ds=0.02, ds_max=0
         Corrector tolerance on ``max |R| / alpha`` (N/N, dimensionless); default 1e-10.
     stability : bool, optional
         Also compute the stability of every point by Hill's method.
+    reuse_factorization : bool, optional
+        Solve the continuation's linear systems by GMRES preconditioned with an earlier
+        Jacobian's LU factors (``continue_branch(reuse_factorization=True)``); default None:
+        on from ``N >= REUSE_FROM`` (1000) harmonic unknowns, where the
+        dense factorisation dominates a step.
 
     Returns
     -------
@@ -366,7 +371,9 @@ def forced_response(sys: HBSystem, alpha, w_range, *, Q0=None, ds=0.02, ds_max=0
     br = continue_branch(res, jac, Qs, w0, ds=ds, ds_max=ds_max, ds_min=1e-7,
                          lam_range=(min(w0, w1), max(w0, w1)), max_steps=max_steps,
                          direction=direction, tol=tol,
-                         max_angle_deg=10.0, scale=sc, progress=progress, kink_ds=1e-5)
+                         max_angle_deg=10.0, scale=sc, progress=progress, kink_ds=1e-5,
+                         reuse_factorization=(sys.N >= REUSE_FROM if reuse_factorization is None
+                                              else bool(reuse_factorization)))
     Am = np.array([sys.amplitude(q) for q in br.x])
     frf = FRF(alpha, br.lam, br.x, Am, br.stop_reason)
     if stability:

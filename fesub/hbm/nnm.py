@@ -15,16 +15,12 @@ import numpy as np
 from ..continuation import continue_branch
 from ..errors import ConvergenceError, ParameterError, check_positive
 from ..io import summary_record
-from ._common import _Curve, _dof_or_load, _increasing_range, _single, _steps
+from ._common import (REUSE_FROM, _Curve, _dof_or_load, _increasing_range, _single,
+                      _steps)
 from .newton import abs_dynamic_stiffness, damped_newton
 from .system import HBSystem
 
 __all__ = ["linear_modes", "PhaseResonance", "phase_resonance", "DNNM", "dnnm", "REUSE_FROM"]
-
-#: harmonic unknowns (-) from which :func:`dnnm` reuses its Jacobian's factorisation: below,
-#: a dense LU costs less than the few GMRES iterations and their checks (at N = 1000, 25 ms
-#: against ~10 ms for five iterations; at 3700, 1 s against ~50 ms)
-REUSE_FROM = 1000
 
 
 def linear_modes(M, K):
