@@ -70,18 +70,6 @@ def _settings(args):
                 maps=args.maps, mesh=args.mesh, mean=not args.decoupled)
 
 
-def tip_amplitude(model, Q, n, h0: int = 0):
-    """Fundamental-harmonic amplitude (m) of the vertical displacement at the upper half's free
-    end for the harmonic coefficients ``Q`` (npts, N) of a system on ``n`` coordinates, with
-    ``h0`` blocks (1: the mean) before the first harmonic."""
-    import numpy as np
-
-    Q = np.atleast_2d(Q)
-    s = model.sensors[3]
-    i = h0 * n
-    return np.hypot(Q[:, i:i + n] @ s, Q[:, i + n:i + 2 * n] @ s)
-
-
 def _summary(s, model, state, dn, maps, mode, times, peak_mb):
     import numpy as np
 
@@ -90,7 +78,7 @@ def _summary(s, model, state, dn, maps, mode, times, peak_mb):
     f = np.asarray(dn.w0) / TWO_PI
     f0 = float(state.freq_hz[mode])
     h0 = 1 if s["mean"] else 0
-    tip = tip_amplitude(model, dn.Q, model.joint.n, h0)
+    tip = model.tip_amplitude(dn.Q, h0)
     ipk = int(np.argmax(f))
     params = {"nh": (s["nh"], None), "a_min": (s["a_min"], "sqrt(kg) m"),
               "a_max": (s["a_max"], "sqrt(kg) m"), "max_steps": (s["max_steps"], None),
@@ -189,15 +177,15 @@ def run(args) -> int:
         pick = sorted({int(np.argmin(np.abs(np.log(a / t)))) for t in targets})
         maps = timed("interface", lambda: interface_states(
             hb, dn.Q[pick], dn.w0[pick], a[pick],
-            tip_amplitude(model, dn.Q[pick], model.joint.n, hb.h0), model.xy, model.area))
+            model.tip_amplitude(dn.Q[pick], hb.h0), model.xy, model.area))
     peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
     if d.figures_on:
         case = f"{model.n_contacts} contacts, Nh = {s['nh']}"
         plots.preload_map(state, model.xy, case=f"{s['preload'] / 1e3:g} kN per bolt",
                           path=d.figure("preload_map.png", "Contact state under the bolt "
                                         "preload over the lap (x along the beam, y across)"))
-        plots.joint_backbone(dn, state, mode=mode, amplitude=tip_amplitude(
-            model, dn.Q, model.joint.n, hb.h0), amplitude_label="tip displacement amplitude [m]",
+        plots.joint_backbone(dn, state, mode=mode, amplitude=model.tip_amplitude(
+            dn.Q, hb.h0), amplitude_label="tip displacement amplitude [m]",
             case=case, path=d.figure("backbone.png", "Frequency and damping ratio of the "
                                      "first bending mode against its amplitude (dNNM)"))
         if maps is not None:

@@ -233,6 +233,16 @@ class BoltedBeam:
         return self.joint.hb_system(state, self.damping(w1), nh, fex=dof, dof=dof,
                                     constant=constant)
 
+    def tip_amplitude(self, Q, h0: int = 0) -> np.ndarray:
+        """Fundamental-harmonic amplitude (m) of the vertical displacement at the centre of the
+        upper half's free end, for harmonic coefficients ``Q`` (npts, N) or (N,) (m) over the
+        reduced coordinates, with ``h0`` blocks before the first harmonic (1: the mean, as
+        ``HBSystem.h0``)."""
+        Q = np.atleast_2d(Q)
+        n, s = self.joint.n, self.sensors[3]
+        i = int(h0) * n
+        return np.hypot(Q[:, i:i + n] @ s, Q[:, i + n:i + 2 * n] @ s)
+
     def summary(self) -> dict:
         return {**{k: v for k, v in asdict(self.params).items()},
                 "kt_per_area": self.params.kt_per_area, **self.info}
