@@ -5,7 +5,9 @@ basins, regime maps) share two needs:
 
 * one BLAS/OpenMP thread per process: a multi-threaded BLAS spends more time synchronising than
   computing on systems of a few hundred unknowns, and thrashes on a shared machine
-  (:func:`single_thread_blas`, :func:`set_blas_threads`, :data:`THREAD_VARS`);
+  (:func:`single_thread_blas`, :func:`set_blas_threads`, :data:`THREAD_VARS`); a harmonic
+  balance of thousands of dense unknowns keeps the threads outside a pool's workers (its
+  products and factorisations gain from them);
 * worker processes that leave Ctrl-C to their parent and die quietly on SIGTERM, so that an
   interrupted study prints one message, not a traceback per worker (:func:`init_worker`), a
   pool that is stopped at once when the parent is interrupted (:func:`worker_pool`,
