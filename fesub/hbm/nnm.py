@@ -290,10 +290,32 @@ class DNNM(_Curve):
         return summary_record(self.kind, {}, res)
 
 
+def _guessed_start(guess, N, f1, mass_grad):
+    """The continuation's start ``(psi, w0, xi)`` from ``guess = (Q, w0, xi)`` (see
+    :func:`dnnm`): ``Q`` padded with zeros to ``N`` and normalised like ``psi``."""
+    try:
+        Q, w0, xi = guess
+        Q = np.asarray(Q, float).ravel()
+        w0, xi = float(w0), float(xi)
+    except (TypeError, ValueError):
+        raise ParameterError("guess must be (Q, w0, xi): harmonic coefficients, frequency "
+                             "and extra damping of a point of a mode") from None
+    if not 0 < Q.size <= N or not np.all(np.isfinite(Q)) or not (w0 > 0 and math.isfinite(xi)):
+        raise ParameterError(f"guess: Q must have at most {N} finite entries (fewer: fewer "
+                             f"harmonics), w0 > 0 and xi finite; got {Q.size} entries, "
+                             f"w0={w0!r}, xi={xi!r}")
+    psi = np.zeros(N)
+    psi[:Q.size] = Q
+    norm = math.sqrt(max(0.5 * psi[f1] @ mass_grad(psi)[f1], 0.0))
+    if not norm > 0:
+        raise ParameterError("guess: Q has no fundamental harmonic")
+    return np.concatenate([psi / norm, [w0, xi]])
+
+
 @_single
 def dnnm(sys: HBSystem, a_range, mode: int = 0, *, force_dof=None, harmonics="all", ds=0.05,
          ds_max=0.3, max_steps=600, progress=False, reuse_factorization=None,
-         kink_ds: float = 1e-5) -> DNNM:
+         kink_ds: float = 1e-5, guess=None) -> DNNM:
     """dNNM continuation in ``log a`` (spec 3.1, paper eqs. 8-12, printed typos fixed).
 
     These are the equations of the extended periodic motion concept (EPMC): a periodic motion
@@ -341,6 +363,13 @@ def dnnm(sys: HBSystem, a_range, mode: int = 0, *, force_dof=None, harmonics="al
         and the step before it restored (:func:`~fesub.continuation.continue_branch`); default
         1e-5. A larger value passes the many kinks of a joint's contacts in fewer steps (the
         points are solutions either way; the kink is located less closely).
+    guess : (Q, w0, xi), optional
+        Start of the first point instead of the stuck mode: harmonic coefficients (m) of a
+        point of a mode of the same system, or of the system with fewer harmonics (``Q``
+        shorter: the harmonics it lacks start at zero), its frequency (rad/s) and extra
+        damping (1/s), e.g. ``(d.Q[i], d.w0[i], d.xi[i])`` of a :class:`DNNM` ``d`` at
+        ``d.a[i]`` near ``a_range[0]``. A branch of many harmonics then starts where the
+        contacts already slip, from a branch of few harmonics that reached it cheaply.
 
     Returns
     -------
@@ -433,6 +462,8 @@ def dnnm(sys: HBSystem, a_range, mode: int = 0, *, force_dof=None, harmonics="al
     psi0[h0:h0 + n] = phi
     cm = phi @ sys.C @ phi
     y0 = np.concatenate([psi0, [wm[mode], -cm]])
+    if guess is not None:
+        y0 = _guessed_start(guess, N, f1, mass_grad)
     # xi by the extra damping of a damping ratio of 0.5 % (not the viscous one alone: a
     # friction damping ratio of a few per cent would then take a hundred steps of ds_max)
     sc = np.concatenate([np.full(N, np.abs(phi).max()), [wm[mode], max(abs(cm), 1e-2 * wm[mode])],
