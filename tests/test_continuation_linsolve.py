@@ -270,3 +270,34 @@ def test_forced_response_with_reused_factorization_equals_the_direct_one():
     # in frequency (measured)
     np.testing.assert_allclose(new.w, ref.w, rtol=1e-9)
     np.testing.assert_allclose(new.Am, ref.Am, rtol=1e-7)
+
+
+def test_damped_mode_from_a_guess_of_fewer_harmonics_equals_the_branch_from_the_start():
+    from fesub.errors import ParameterError
+    from fesub.hbm import ContactElement, Friction3D, HBSystem, dnnm
+
+    G = np.array([[1.0, 0.0], [0.3, 0.5], [0.0, 0.4]])
+    M = np.diag([1.0, 0.5])
+    K = np.array([[5e4, -1e4], [-1e4, 3e4]])
+
+    def system(nh):
+        return HBSystem(M, 1e-6 * K, K, nh, [ContactElement(Friction3D(2e3, 5e3, 0.3, 2.0, nt=128),
+                                                            G, "c")], fex=[1.0, 0.0], dof=0,
+                        constant=True)
+
+    low = dnnm(system(1), (1e-5, 1e-3), 0, max_steps=200)
+    full = dnnm(system(5), (1e-5, 3e-3), 0, max_steps=200)
+    i = int(np.searchsorted(low.a, 8e-4))
+    assert low.zeta[i] > 5 * low.zeta[0]          # the element slips there
+    part = dnnm(system(5), (low.a[i], 3e-3), 0, max_steps=200,
+                guess=(low.Q[i], low.w0[i], low.xi[i]))
+    assert part.stop_reason == full.stop_reason == "lam_range"
+    # the same end point (the corrector's tolerance, 1e-10 on the scaled rows), reached from a
+    # one-harmonic guess whose higher harmonics were zero
+    np.testing.assert_allclose(part.w0[-1], full.w0[-1], rtol=1e-9)
+    np.testing.assert_allclose(part.zeta[-1], full.zeta[-1], rtol=1e-7)
+    np.testing.assert_allclose(part.Q[-1], full.Q[-1], atol=1e-7 * np.abs(full.Q[-1]).max())
+    with pytest.raises(ParameterError, match="guess"):
+        dnnm(system(1), (1e-5, 1e-3), 0, guess=(np.zeros(3), 200.0, 0.0))
+    with pytest.raises(ParameterError, match="guess"):
+        dnnm(system(1), (1e-5, 1e-3), 0, guess=(np.ones(system(5).N), 200.0, 0.0))
