@@ -182,16 +182,24 @@ def test_branch_with_reused_factorization_equals_the_direct_one():
     assert 1 <= new.stop_info["factorizations"] < 0.5 * len(new.lam)
 
 
-def test_damped_mode_with_reused_factorization_equals_the_direct_one():
-    from fesub.hbm import ContactElement, Friction3D, HBSystem, dnnm
+def _two_dofs(nh=3, damping=1e-6, constant=False):
+    """Two DOFs and a 3D element in stick-slip with a varying normal load (both directions of
+    the element driven), forced on the first DOF: stiffness-proportional damping ``damping``
+    (s), ``nh`` harmonics."""
+    from fesub.hbm import ContactElement, Friction3D, HBSystem
 
-    # two DOFs, a 3D element in stick-slip with a varying normal load (both directions of the
-    # element driven), three harmonics
     G = np.array([[1.0, 0.0], [0.3, 0.5], [0.0, 0.4]])
     M = np.diag([1.0, 0.5])
     K = np.array([[5e4, -1e4], [-1e4, 3e4]])
-    sy = HBSystem(M, 1e-6 * K, K, 3, [ContactElement(Friction3D(2e3, 5e3, 0.3, 2.0, nt=128),
-                                                     G, "c")], fex=[1.0, 0.0], dof=0)
+    return HBSystem(M, damping * K, K, nh, [ContactElement(Friction3D(2e3, 5e3, 0.3, 2.0, nt=128),
+                                                           G, "c")], fex=[1.0, 0.0], dof=0,
+                    constant=constant)
+
+
+def test_damped_mode_with_reused_factorization_equals_the_direct_one():
+    from fesub.hbm import dnnm
+
+    sy = _two_dofs()
     kw = dict(max_steps=30)
     ref = dnnm(sy, (1e-5, 3e-3), 0, reuse_factorization=False, **kw)
     new = dnnm(sy, (1e-5, 3e-3), 0, reuse_factorization=True, **kw)
@@ -252,15 +260,10 @@ def test_branch_point_with_reused_factorization_equals_the_direct_one():
 
 
 def test_forced_response_with_reused_factorization_equals_the_direct_one():
-    from fesub.hbm import ContactElement, Friction3D, HBSystem, forced_response
+    from fesub.hbm import forced_response
 
-    # the damped-mode test's two DOFs and 3D element, forced through the resonance at a level
-    # where the element slips over part of the period
-    G = np.array([[1.0, 0.0], [0.3, 0.5], [0.0, 0.4]])
-    M = np.diag([1.0, 0.5])
-    K = np.array([[5e4, -1e4], [-1e4, 3e4]])
-    sy = HBSystem(M, 2e-5 * K, K, 3, [ContactElement(Friction3D(2e3, 5e3, 0.3, 2.0, nt=128),
-                                                     G, "c")], fex=[1.0, 0.0], dof=0)
+    # forced through the resonance at a level where the element slips over part of the period
+    sy = _two_dofs(damping=2e-5)
     kw = {"max_steps": 400}
     ref = forced_response(sy, 30.0, (150.0, 260.0), reuse_factorization=False, **kw)
     new = forced_response(sy, 30.0, (150.0, 260.0), reuse_factorization=True, **kw)
@@ -274,16 +277,10 @@ def test_forced_response_with_reused_factorization_equals_the_direct_one():
 
 def test_damped_mode_from_a_guess_of_fewer_harmonics_equals_the_branch_from_the_start():
     from fesub.errors import ParameterError
-    from fesub.hbm import ContactElement, Friction3D, HBSystem, dnnm
-
-    G = np.array([[1.0, 0.0], [0.3, 0.5], [0.0, 0.4]])
-    M = np.diag([1.0, 0.5])
-    K = np.array([[5e4, -1e4], [-1e4, 3e4]])
+    from fesub.hbm import dnnm
 
     def system(nh):
-        return HBSystem(M, 1e-6 * K, K, nh, [ContactElement(Friction3D(2e3, 5e3, 0.3, 2.0, nt=128),
-                                                            G, "c")], fex=[1.0, 0.0], dof=0,
-                        constant=True)
+        return _two_dofs(nh, constant=True)
 
     low = dnnm(system(1), (1e-5, 1e-3), 0, max_steps=200)
     full = dnnm(system(5), (1e-5, 3e-3), 0, max_steps=200)

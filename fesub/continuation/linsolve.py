@@ -149,7 +149,7 @@ class ReusedFactorization:
                 # far below single precision's 6e-8) are dropped: in single precision they and
                 # their fill-in are subnormal numbers, whose arithmetic is 30x slower (the
                 # bolted joint's Jacobian: 11.9 s against 0.37 s, the same preconditioner)
-                big = float(np.abs(A).max(initial=0.0))
+                big = float(max(A.max(initial=0.0), -A.min(initial=0.0)))  # no |A| temporary
                 if not big < float(np.finfo(np.float32).max):
                     return False
                 B = A.astype(np.float32)
@@ -194,7 +194,8 @@ class ReusedFactorization:
         None: the relative test alone). Newton's corrections ask for ``atol`` a tenth of its
         tolerance on the residual: the next residual's part from the linear solve is then
         below it, and the iterates converge in the same iterations as with exact solves
-        (inexact Newton), at about half the GMRES iterations."""
+        (inexact Newton), with fewer GMRES iterations (the bolted joint's first 40 steps:
+        1323 against 1897)."""
         import scipy.sparse as sp
 
         if sp.issparse(A):
