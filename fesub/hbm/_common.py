@@ -10,7 +10,7 @@ import numpy as np
 
 from ..errors import ParameterError, check_count, check_positive
 from ..io import Result
-from ..limits import check_steps
+from ..limits import check_memory, check_steps
 from ..parallel import single_thread_blas
 
 #: harmonic unknowns (-) from which the continuations of :func:`~fesub.hbm.dnnm` and
@@ -19,6 +19,24 @@ from ..parallel import single_thread_blas
 #: GMRES iterations and their checks (at N = 1000, 25 ms against ~10 ms for five iterations; at
 #: 3700, 1 s against ~50 ms)
 REUSE_FROM = 1000
+
+#: N x N float64 arrays (N harmonic unknowns) that :func:`~fesub.hbm.dnnm` and
+#: :func:`~fesub.hbm.forced_response` hold at their peak, besides the contacts' gather matrices
+#: (:meth:`~fesub.hbm.HBSystem.memory_bytes`): the Jacobian, the corrector's bordered matrices,
+#: the factors and their temporaries. Measured with ``tracemalloc`` at N = 1000 and 2000:
+#: 4.6 and 4.5 (dNNM, reused factorisation; 4.1 with direct solves), 7.6 (forced response;
+#: 7.1 with direct solves). The bolted joint's dNNM at Nh = 13 (N = 16686, 200 contacts)
+#: counts 13.3 GB of arrays so and peaked at 16.4 GB resident (the process also holds the
+#: model and Python, 0.45 GB, and what its allocator keeps).
+DNNM_ARRAYS, FORCED_ARRAYS = 5.0, 8.0
+
+
+def check_analysis_memory(sys, what: str, square_arrays: float) -> None:
+    """Refuse an analysis of ``sys`` whose peak arrays (:meth:`~fesub.hbm.HBSystem.memory_bytes`
+    of ``square_arrays``) exceed :func:`fesub.limits.limits`' ``max_memory_gib``, before its
+    first step."""
+    check_memory(f"{what} of {sys.N} harmonic unknowns (nh = {sys.nh})",
+                 sys.memory_bytes(square_arrays), hint="use fewer harmonics")
 
 
 def _single(fn):

@@ -18,7 +18,15 @@ from ..continuation import continue_branch
 from ..errors import ConvergenceError, ModelError, check_positive
 from ..io import summary_record
 from ..models import build
-from ._common import REUSE_FROM, _Curve, _go_on, _single, _steps
+from ._common import (
+    FORCED_ARRAYS,
+    REUSE_FROM,
+    _Curve,
+    _go_on,
+    _single,
+    _steps,
+    check_analysis_memory,
+)
 from .newton import RTOL, abs_dynamic_stiffness, damped_newton
 from .stability import Stability, frf_stability, with_stability
 from .system import HBSystem
@@ -337,6 +345,12 @@ def forced_response(sys: HBSystem, alpha, w_range, *, Q0=None, ds=0.02, ds_max=0
     -------
     FRF
         Frequencies (rad/s), harmonic coefficients (m), RMS amplitudes at the monitor DOF (m).
+
+    Raises
+    ------
+    ParameterError
+        Before the first step, when the analysis's arrays
+        (:meth:`~fesub.hbm.HBSystem.memory_bytes`) exceed :mod:`fesub.limits`' memory limit.
     """
     alpha = check_positive("alpha (force amplitude, N)", alpha)
     tol = check_positive("tol", tol)
@@ -345,6 +359,7 @@ def forced_response(sys: HBSystem, alpha, w_range, *, Q0=None, ds=0.02, ds_max=0
     check_positive("w_range[0] (rad/s)", w0)
     check_positive("w_range[1] (rad/s)", w1)
     direction = 1 if w1 > w0 else -1
+    check_analysis_memory(sys, "a forced response", FORCED_ARRAYS)
     Qs = solve_at(sys, w0, alpha, Q0)
     if qscale is None:
         ws = np.linspace(min(w0, w1), max(w0, w1), 60)

@@ -15,8 +15,16 @@ import numpy as np
 from ..continuation import continue_branch
 from ..errors import ConvergenceError, ParameterError, check_positive
 from ..io import summary_record
-from ._common import (REUSE_FROM, _Curve, _dof_or_load, _increasing_range, _single,
-                      _steps)
+from ._common import (
+    DNNM_ARRAYS,
+    REUSE_FROM,
+    _Curve,
+    _dof_or_load,
+    _increasing_range,
+    _single,
+    _steps,
+    check_analysis_memory,
+)
 from .newton import abs_dynamic_stiffness, damped_newton
 from .system import HBSystem
 
@@ -376,6 +384,12 @@ def dnnm(sys: HBSystem, a_range, mode: int = 0, *, force_dof=None, harmonics="al
     DNNM
         Natural frequency (rad/s), extra damping (1/s), damping ratio (-), harmonic
         coefficients (m), amplitude (m) and equivalent force (N) along the mode.
+
+    Raises
+    ------
+    ParameterError
+        Before the first step, when the analysis's arrays
+        (:meth:`~fesub.hbm.HBSystem.memory_bytes`) exceed :mod:`fesub.limits`' memory limit.
     """
     if harmonics not in ("all", "fundamental"):
         raise ParameterError(f"harmonics must be 'all' or 'fundamental', got {harmonics!r}")
@@ -386,6 +400,7 @@ def dnnm(sys: HBSystem, a_range, mode: int = 0, *, force_dof=None, harmonics="al
         raise ParameterError(f"mode must be an integer in [0, {n - 1}], got {mode!r}")
     mode = int(mode)
     k = _dof_or_load("force_dof", sys, force_dof)
+    check_analysis_memory(sys, "a damped nonlinear mode", DNNM_ARRAYS)
     M = sys.M
     Mst, Cst, Kst = sys.linear_matrices(stuck=True)
     wm, V = linear_modes(Mst, Kst)

@@ -180,13 +180,6 @@ class HBSystem:
         self.n = n
         self.nh = check_nh(nh)
         self.contacts = list(contacts)
-        m = 2 * self.nh + 1
-        ncomp = sum(int(getattr(getattr(c, "element", None), "ncomp", 1) or 1) for c in self.contacts)
-        # the dense Jacobian and its factor (two N x N), the residual work and every contact's
-        # gather matrix (ncomp m x N), in float64: what one Newton iteration holds
-        check_memory(f"a harmonic balance with nh = {self.nh} harmonics of {n} DOFs",
-                     8.0 * (2.0 * (m * n) ** 2 + ncomp * m * (m * n)),
-                     hint="use fewer harmonics")
         self.constant = _constant_choice(constant, self.contacts)
         self.mean_support = None if mean_support is None else _check_matrix("mean_support", mean_support, n)
         #: stiffness of the mean block (N/m): K, plus the mean support of a free structure
@@ -194,6 +187,10 @@ class HBSystem:
         self.h0 = 1 if self.constant else 0          # rows before the first harmonic
         self.m = n_rows(self.nh, self.constant)      # coefficients per scalar
         self.N = self.m * n
+        # the dense Jacobian and its factor (two N x N), the residual work and every contact's
+        # gather matrix: what one Newton iteration holds
+        check_memory(f"a harmonic balance with nh = {self.nh} harmonics of {n} DOFs",
+                     self.memory_bytes(2.0), hint="use fewer harmonics")
         self.P = []
         self._gather = []
         for i, c in enumerate(self.contacts):
@@ -235,6 +232,28 @@ class HBSystem:
         self.set_dof(dof)
 
     # ------------------------------------------------------------------ static preload
+    def memory_bytes(self, square_arrays: float) -> float:
+        """Bytes (float64) that an analysis of this system holds at its peak: ``square_arrays``
+        arrays of N x N (N harmonic unknowns) and every contact's gather matrix (its
+        components times 2 nh + 1 rows of N, 2 nh without the constant term).
+        :func:`~fesub.hbm.dnnm` counts 5 N x N arrays, :func:`~fesub.hbm.forced_response` 8
+        (measured 4.6 and 7.6) and refuses a system beyond :mod:`fesub.limits`' memory limit
+        before its first step.
+
+        Parameters
+        ----------
+        square_arrays : float
+            How many N x N float64 arrays the analysis holds at once (-).
+
+        Returns
+        -------
+        float
+            Bytes.
+        """
+        m, N = self.m, self.N
+        ncomp = sum(int(getattr(getattr(c, "element", None), "ncomp", 1) or 1) for c in self.contacts)
+        return 8.0 * (float(square_arrays) * N * N + ncomp * m * N)
+
     def _set_static(self, fstatic):
         n = self.n
         fs = np.zeros(n) if fstatic is None else np.asarray(fstatic, float).ravel()
