@@ -301,9 +301,9 @@ def test_damped_mode_from_a_guess_of_fewer_harmonics_equals_the_branch_from_the_
 
 
 def _chain(n=100, nh=5):
-    """A chain of ``n`` unit masses (springs 2e4 N/m, the first grounded through the chain's
-    end) with a 3D element between its first two DOFs, forced on the first: N = 11 n with
-    nh = 5, from REUSE_FROM on (the reused factorisation)."""
+    """A chain of ``n`` unit masses (springs 2e4 N/m, both ends held) with a 3D element on
+    its first two DOFs, forced on the first: N = 2 nh n harmonic unknowns (no constant term),
+    1000 by default, from REUSE_FROM on (the reused factorisation)."""
     from fesub.hbm import ContactElement, Friction3D, HBSystem
 
     K = 2e4 * (2 * np.eye(n) - np.eye(n, k=1) - np.eye(n, k=-1))

@@ -1,6 +1,6 @@
-"""What the harmonic-balance analyses share: argument checks, the single-threaded BLAS
-decorator, the re-raise of an interrupt caught by an inner continuation and the base of their
-results."""
+"""What the harmonic-balance analyses share: argument checks, the memory check of the
+continuations, the single-threaded BLAS decorator, the re-raise of an interrupt caught by an
+inner continuation and the base of their results."""
 
 from __future__ import annotations
 
@@ -25,8 +25,8 @@ REUSE_FROM = 1000
 #: (:meth:`~fesub.hbm.HBSystem.memory_bytes`): the Jacobian, the corrector's bordered matrices,
 #: the factors and their temporaries. Measured with ``tracemalloc`` at N = 1000 and 2000:
 #: 4.6 and 4.5 (dNNM, reused factorisation; 4.1 with direct solves), 7.6 (forced response;
-#: 7.1 with direct solves). The bolted joint's dNNM at Nh = 13 (N = 16686, 200 contacts)
-#: counts 13.3 GB of arrays so and peaked at 16.4 GB resident (the process also holds the
+#: 7.1 with direct solves). For the bolted joint's dNNM at Nh = 13 (N = 16686, 200 contacts)
+#: this count gives 13.3 GB; the run peaked at 16.4 GB resident (the process also holds the
 #: model and Python, 0.45 GB, and what its allocator keeps).
 DNNM_ARRAYS, FORCED_ARRAYS = 5.0, 8.0
 
