@@ -193,10 +193,12 @@ def test_default_joint_backbone_with_the_mean_against_a_free_decay():
     is 1.210 % (Nh 5), 1.284 % (Nh 7), 1.229 % (Nh 9), 1.250 % (Nh 11) and 1.248 % (Nh 13),
     each measured once: successive truncations straddle their limit with shrinking differences
     (Nh 11 and 13 within 0.6 % at every reading here; against them a decay reads the damping
-    0.2-4.2 % higher, 1.8 % on average, also when started on the Nh = 11 orbit: the user
-    guide's bolted-joint page). A decay started from the Nh = 7 point instead read +0.8 % to
-    -1.3 % against Nh = 7 over the same range: a decay's start moves it by 1-2 %. About
-    7 minutes on 2 cores.
+    0.2-4.2 % higher, 1.8 % on average, also when started on the Nh = 11 orbit; the decay the
+    backbone predicts by the energy balance between turning points,
+    :func:`fesub.hbm.decay_prediction`, 2.1-4.9 % faster, reads four decays -0.7 % on average,
+    rms 1.6 %: the user guide's bolted-joint page). A decay started from the Nh = 7 point
+    instead read +0.8 % to -1.3 % against Nh = 7 over the same range: a decay's start moves it
+    by 1-2 %. About 7 minutes on 2 cores.
     """
     from fesub.hbm import ring_down
 

@@ -74,7 +74,7 @@ from .preload import Bolt, BoltedJoint, PreloadState
 from .stability import Floquet, Stability, backbone_stability, floquet, frf_stability
 from .system import ContactElement, HBSystem
 from .timeint import TimeResult, fundamental, harmonics, initial_from_hb, newmark
-from .ringdown import RingDown, decay_rates, ring_down
+from .ringdown import RingDown, decay_prediction, decay_rates, ring_down, turning_energy
 
 __all__ = [
     # systems and contact laws
@@ -92,5 +92,5 @@ __all__ = [
     "Floquet", "floquet", "Stability", "frf_stability", "backbone_stability",
     # time integration
     "TimeResult", "newmark", "fundamental", "harmonics", "initial_from_hb",
-    "RingDown", "ring_down", "decay_rates",
+    "RingDown", "ring_down", "decay_rates", "decay_prediction", "turning_energy",
 ]

@@ -117,6 +117,21 @@ class Friction3D:
     #: index of the normal component
     normal_component = 2
 
+    def stored_energy(self, f, un):
+        """Energy (J) held by the contact with forces ``f`` (..., 3) (N: tangential 1 and 2,
+        normal) at normal displacement ``un`` (...) (m), counted from rest (zero displacement
+        and tangential force) less the work of the rest load ``n0+ = max(n0, 0)``, which a
+        static load on the structure balances: ``|f_t|^2 / (2 kt) + (f_n^2 - n0+^2) / (2 kn)
+        - n0+ un``. Closed: ``kn un^2 / 2`` plus the tangential spring's energy; open: the work
+        done against the rest load. Slip dissipates; the spring keeps only ``|f_t|^2 / (2 kt)``."""
+        f = np.asarray(f, float)
+        n0 = max(self.n0, 0.0)
+        dn = f[..., 2] - n0
+        # (f_n^2 - n0^2) / (2 kn) - n0 un regrouped: closed, dn / kn - un is rounding only, so
+        # a small motion under a large preload keeps its kn un^2 / 2
+        return (0.5 * (f[..., 0] ** 2 + f[..., 1] ** 2) / self.kt + 0.5 * dn * dn / self.kn
+                + n0 * (dn / self.kn - np.asarray(un, float)))
+
     def params(self) -> np.ndarray:
         """``[kt, kn, mu, n0]`` (N/m, N/m, -, N), the kernel's parameter row."""
         return np.array([self.kt, self.kn, self.mu, self.n0])
