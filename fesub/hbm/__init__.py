@@ -51,7 +51,9 @@ Modules, by what a user does:
                 the step of ``step3d``: its own time-discrete law, solved by Newton);
                 :func:`harmonics`: its last period in the layout of ``Q``
 ``ringdown``    :func:`ring_down` (:class:`RingDown`): the free decay from a point of a damped
-                nonlinear mode, frequency and damping ratio read half-swing by half-swing
+                nonlinear mode, frequency and damping ratio read half-swing by half-swing;
+                :func:`decay_prediction`: the decay the mode predicts by the energy balance
+                between turning points (:func:`turning_energy`)
 ``plots``       figures of the study (imported on its own: ``from fesub.hbm import plots``)
 ==============  ==============================================================================
 

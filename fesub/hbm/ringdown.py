@@ -46,6 +46,7 @@ import numpy as np
 
 from ..errors import ParameterError, check_count
 from ..io import Result, summary_record
+from .friction3d import Friction3D, force_history_3d
 from .timeint import initial_from_hb, newmark
 
 __all__ = ["RingDown", "decay_prediction", "decay_rates", "ring_down", "swing", "turning_energy"]
@@ -134,8 +135,6 @@ def turning_energy(sys, Q, w, weights, *, nt: int = 512):
         ``int_0^T q'^T M q' dt`` (J s): the mode's dissipation per cycle is ``2 zeta w0``
         times it.
     """
-    from .friction3d import Friction3D, force_history_3d
-
     nt = check_count("nt (samples per period)", nt, 4 * sys.nh + 2)
     n, nh, h0 = sys.n, sys.nh, sys.h0
     Qm = np.asarray(Q, float).reshape(sys.m, n)
