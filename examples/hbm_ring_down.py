@@ -47,15 +47,17 @@ mode = dnnm(sy, (7e-4, 2e-3), 0)                              # modal amplitude 
 start = int(np.searchsorted(mode.a, 1.5e-3))
 rd = ring_down(sy, mode, start, periods=12, steps_per_period=256)
 dw, dz = rd.compare(mode, sy.n, sy.nh)
-_, dz_energy = rd.compare_energy(sy, mode)
+prediction = decay_prediction(sy, mode, rd.weights)
+_, dz_energy = rd.compare_prediction(prediction)
 print(f"dNNM: {mode.w0[0]:.3f} -> {mode.w0[-1]:.3f} rad/s, zeta {mode.zeta[0]:.3e} -> "
       f"{mode.zeta[-1]:.3e}")
 print(f"ring-down from a = {mode.a[start]:.3e} m: {len(rd.tc)} readings, frequency within "
       f"{np.nanmax(np.abs(dw)):.1e}, damping ratio {np.nanmin(dz):+.1e} to {np.nanmax(dz):+.1e} "
       f"(the mode), {np.nanmin(dz_energy):+.1e} to {np.nanmax(dz_energy):+.1e} (its energy "
       "balance)")
-pred_swing, _, pred_zeta = decay_prediction(sy, mode, rd.weights)
+pred_swing, pred_zeta = prediction.swing, prediction.zeta
 rd.save(out / "ring_down")
+prediction.save(out / "decay_prediction")
 half_swing = np.array([swing(q, sy.n, sy.nh, rd.weights) for q in mode.Q])   # m
 
 fig, ((ax0, ax1), (ax3, ax2)) = plt.subplots(2, 2, figsize=(11, 7.5))

@@ -70,10 +70,18 @@ def test_decay_prediction_of_a_jenkins_mass_in_macroslip_closed_form():
     S = np.array([turning_energy(sy, q, w, np.ones(1))[1] for q, w in zip(d.Q, d.w0)])
     np.testing.assert_allclose(S, d.a, rtol=1e-12)         # unit modal mass: a is the amplitude
     np.testing.assert_allclose(E, 0.5 * 4e4 * S ** 2 + 0.6 ** 2 / (2 * 2e3), rtol=1e-12)
-    _s, wd, zeta = decay_prediction(sy, d, np.ones(1))
+    pred = decay_prediction(sy, d, np.ones(1))
     o = np.argsort(d.a)
     sigma = np.asarray(d.decay_rate)[o] * d.w0[o] ** 2 / 4e4
-    np.testing.assert_allclose(zeta * wd, sigma, rtol=1e-9)
+    np.testing.assert_allclose(pred.zeta * pred.w, sigma, rtol=1e-9)
+    np.testing.assert_allclose(pred.zeta_mode * pred.w, np.asarray(d.decay_rate)[o], rtol=1e-12)
+    # W = 4 mu N (a - u_s) + c pi w0 a^2, the describing function's balance: the mode's
+    # dissipation from the AFT's 512 samples of the kinked force, measured within 1e-5
+    np.testing.assert_allclose(pred.dissipation, 4 * 0.6 * (pred.swing - 3e-4)
+                               + 0.4 * np.pi * d.w0[o] * pred.swing ** 2, rtol=5e-5)
+    # every other point: the same prediction where they are (second-order differences exact)
+    half = decay_prediction(sy, d, np.ones(1), points=o[::2])
+    np.testing.assert_allclose(half.zeta, pred.zeta[::2], rtol=1e-9)
     gain = d.w0 ** 2 / 4e4 - 1
     assert 4e-3 < gain.min() and gain.max() < 2.5e-2
 
@@ -98,9 +106,9 @@ def test_decay_prediction_of_a_linear_mode_equals_the_mode():
                   dof=0, constant=True)
     d = dnnm(sy, (1e-6, 1e-5), 1, max_steps=30)       # the second mode: the DOFs opposed
     weights = np.array([1.0, -0.5])
-    _S, wd, zeta = decay_prediction(sy, d, weights)
+    pred = decay_prediction(sy, d, weights)
     o = np.argsort(d.a)
-    np.testing.assert_allclose(zeta * wd, np.asarray(d.decay_rate)[o], rtol=1e-9)
+    np.testing.assert_allclose(pred.zeta * pred.w, np.asarray(d.decay_rate)[o], rtol=1e-9)
     # the contact's springs carry a large share of the stiffness (its energy matters)
     q = d.Q[-1][2:4] if sy.h0 else d.Q[-1][:2]
     u = G @ q
@@ -112,8 +120,9 @@ def test_decay_prediction_refuses_what_it_cannot_count():
     sy = _jenkins_mass(1)
     d = dnnm(sy, (7e-4, 8e-4), 0, max_steps=100)
     with pytest.raises(ParameterError, match="three points"):
-        decay_prediction(sy, type(d)(d.a[:2], d.w0[:2], d.xi[:2], d.zeta[:2], d.Q[:2],
-                                     d.Am[:2], d.F_eq[:2], d.stop_reason), np.ones(1))
+        decay_prediction(sy, d, np.ones(1), points=[0, 1])
+    with pytest.raises(ParameterError, match="three points"):
+        decay_prediction(sy, d, np.ones(1), points=[0, 1, len(d.a)])
     sj = HBSystem(np.eye(1), 0.4 * np.eye(1), 4e4 * np.eye(1), 1,
                   [ContactElement(Jenkins(2e3, 0.3, 2.0), np.ones((1, 1)), "j")], fex=[1.0],
                   dof=0)
@@ -151,3 +160,23 @@ def test_turning_energy_and_dissipation_against_a_free_decay():
     sc = np.sqrt(s[:-1] * s[1:])
     lost = Ej[:-2] - Ej[2:]
     np.testing.assert_allclose(lost, np.interp(sc, Sm, Wm / Sm ** 2) * sc ** 2, rtol=1e-2)
+
+
+def test_decay_prediction_saved_and_reopened(tmp_path):
+    """A prediction is a result: saved, reopened by ``fesub.load`` with the same arrays, its
+    summary in SI units; a ring-down of another signal is refused by the comparison."""
+    import fesub
+    from fesub.hbm import DecayPrediction, ring_down
+
+    sy = _jenkins_mass(1, nt=256)
+    d = dnnm(sy, (7e-4, 2e-3), 0, max_steps=100)
+    pred = decay_prediction(sy, d, np.ones(1))
+    back = fesub.load(pred.save(tmp_path / "prediction"))
+    assert isinstance(back, DecayPrediction)
+    for k in ("swing", "w", "zeta", "zeta_mode", "energy", "dissipation", "weights"):
+        np.testing.assert_array_equal(getattr(back, k), getattr(pred, k))
+    r = pred.summary()["results"]
+    assert r["swing_max"]["unit"] == "m" and r["decay_over_mode_max"]["value"] > 0
+    rd = ring_down(sy, d, len(d.a) - 1, periods=4, steps_per_period=64, observe=2 * np.ones(1))
+    with pytest.raises(ParameterError, match="another signal"):
+        rd.compare_prediction(pred)

@@ -76,7 +76,14 @@ from .preload import Bolt, BoltedJoint, PreloadState
 from .stability import Floquet, Stability, backbone_stability, floquet, frf_stability
 from .system import ContactElement, HBSystem
 from .timeint import TimeResult, fundamental, harmonics, initial_from_hb, newmark
-from .ringdown import RingDown, decay_prediction, decay_rates, ring_down, turning_energy
+from .ringdown import (
+    DecayPrediction,
+    RingDown,
+    decay_prediction,
+    decay_rates,
+    ring_down,
+    turning_energy,
+)
 
 __all__ = [
     # systems and contact laws
@@ -94,5 +101,6 @@ __all__ = [
     "Floquet", "floquet", "Stability", "frf_stability", "backbone_stability",
     # time integration
     "TimeResult", "newmark", "fundamental", "harmonics", "initial_from_hb",
-    "RingDown", "ring_down", "decay_rates", "decay_prediction", "turning_energy",
+    "RingDown", "ring_down", "decay_rates", "decay_prediction", "DecayPrediction",
+    "turning_energy",
 ]

@@ -30,8 +30,8 @@ every larger amplitude, so ``dE/ds`` is smaller than ``w0^2 s`` and the decay fa
 stiffness without the contact). :func:`decay_prediction` reads ``E`` from the mode's orbit
 (kinetic energy, ``q^T K q / 2`` and each contact's
 :meth:`~fesub.hbm.Friction3D.stored_energy` from its force history, at the turning points of
-the observed signal, the two averaged) and :meth:`RingDown.compare_energy` sets a ring-down
-beside it. The balance takes the periodic orbit's energy and dissipation for the decay's at
+the observed signal, the two averaged; a :class:`DecayPrediction`) and
+:meth:`RingDown.compare_prediction` sets a ring-down beside it. The balance takes the periodic orbit's energy and dissipation for the decay's at
 the same half-swing. The contacts of a decaying motion reach each amplitude from a larger one:
 on the bundled bolted joint the decay held the orbit's energy at its turning points within
 0.3 % but lost per cycle -1.3 % to +2.0 % of the orbit's dissipation (user guide).
@@ -49,7 +49,8 @@ from ..io import Result, summary_record
 from .friction3d import Friction3D, force_history_3d
 from .timeint import initial_from_hb, newmark
 
-__all__ = ["RingDown", "decay_prediction", "decay_rates", "ring_down", "swing", "turning_energy"]
+__all__ = ["DecayPrediction", "RingDown", "decay_prediction", "decay_rates", "ring_down", "swing",
+           "turning_energy"]
 
 
 def decay_rates(t, x):
@@ -161,7 +162,7 @@ def turning_energy(sys, Q, w, weights, *, nt: int = 512):
     return float(E.mean()), 0.5 * float(x.max() - x.min()), action
 
 
-def decay_prediction(sys, mode, weights, *, nt: int = 512):
+def decay_prediction(sys, mode, weights, *, points=None, nt: int = 512) -> "DecayPrediction":
     """The free decay a damped nonlinear mode predicts, by the energy balance between turning
     points (module docstring): ``sigma = W / (T s dE/ds)``, ``W = 2 zeta w0`` times the action
     and ``T = 2 pi / w0`` (for a linear mode ``sigma = zeta w0`` exactly).
@@ -171,36 +172,107 @@ def decay_prediction(sys, mode, weights, *, nt: int = 512):
     sys : HBSystem
         The system the mode was computed on (its contacts :class:`~fesub.hbm.Friction3D`).
     mode : DNNM
-        The mode (``Q`` in m, ``w0`` in rad/s), three points or more.
+        The mode (``Q`` in m, ``w0`` in rad/s).
     weights : (n,) array
         The observed signal ``x = weights @ q`` (unit of ``x`` per m).
+    points : sequence of int, optional
+        Indices of the mode's points to use, three or more (default all): the energy at the
+        turning points costs one force history per contact and point.
     nt : int, optional
         Samples per period of :func:`turning_energy` (default 512).
 
     Returns
     -------
-    swing : (npts,) ndarray
-        Half-swing of the signal (unit of the signal), increasing.
-    w : (npts,) ndarray
-        Frequency of the decay (rad/s): the mode's :attr:`~fesub.hbm.DNNM.damped_frequency`.
-    zeta : (npts,) ndarray
-        The decay's damping ratio, decay rate over ``w`` (-); ``dE/ds`` by second-order
-        differences along the mode.
+    DecayPrediction
+        Frequency and damping ratio of the decay against the half-swing, increasing; ``dE/ds``
+        by second-order differences along the mode.
     """
-    if len(mode.w0) < 3:
-        raise ParameterError(f"the mode needs three points or more, got {len(mode.w0)}")
-    E, S, act = np.array([turning_energy(sys, q, w, weights, nt=nt)
-                          for q, w in zip(mode.Q, mode.w0)]).T
+    idx = np.arange(len(mode.w0)) if points is None else np.asarray(points, int).ravel()
+    if idx.size < 3 or idx.min(initial=0) < 0 or idx.max(initial=0) >= len(mode.w0):
+        raise ParameterError(f"the prediction needs three points or more of the mode's "
+                             f"{len(mode.w0)}, got {idx.tolist()}")
+    weights = np.asarray(weights, float)
+    E, S, act = np.array([turning_energy(sys, mode.Q[i], mode.w0[i], weights, nt=nt)
+                          for i in idx]).T
     order = np.argsort(S)
-    E, S, act = E[order], S[order], act[order]
+    E, S, act, idx = E[order], S[order], act[order], idx[order]
     if np.any(np.diff(S) <= 0):
         raise ParameterError("the mode's half-swings must differ from point to point")
-    w0 = np.asarray(mode.w0, float)[order]
-    wd = np.asarray(mode.damped_frequency, float)[order]
-    W = 2 * np.asarray(mode.zeta, float)[order] * w0 * act
+    w0 = np.asarray(mode.w0, float)[idx]
+    wd = np.asarray(mode.damped_frequency, float)[idx]
+    W = 2 * np.asarray(mode.zeta, float)[idx] * w0 * act
     # over the mode's period 2 pi / w0, whose dissipation W is: exact for a linear mode
     sigma = W * w0 / (2 * math.pi * S * np.gradient(E, S, edge_order=2))
-    return S, wd, sigma / wd
+    return DecayPrediction(S, wd, sigma / wd, np.asarray(mode.decay_rate, float)[idx] / wd, E, W,
+                           weights)
+
+
+@dataclass
+class DecayPrediction(Result):
+    """The free decay a damped nonlinear mode predicts (:func:`decay_prediction`).
+
+    Saved files: dimensions ``point`` and ``dof``.
+
+    Parameters
+    ----------
+    swing : (npts,) ndarray
+        Half-swing of the observed signal (unit of the signal), increasing.
+    w : (npts,) ndarray
+        Frequency of the decay (rad/s): the mode's damped frequency.
+    zeta : (npts,) ndarray
+        Damping ratio of the decay, decay rate over ``w`` (-).
+    zeta_mode : (npts,) ndarray
+        The mode's own damping ratio read as a decay, ``decay_rate / damped_frequency`` (-).
+    energy : (npts,) ndarray
+        Energy held at the turning points (J).
+    dissipation : (npts,) ndarray
+        Energy dissipated per cycle, ``W`` (J).
+    weights : (n,) ndarray
+        The observed signal ``x = weights @ q``.
+    """
+
+    swing: np.ndarray
+    w: np.ndarray
+    zeta: np.ndarray
+    zeta_mode: np.ndarray
+    energy: np.ndarray
+    dissipation: np.ndarray
+    weights: np.ndarray
+
+    kind = "decay-prediction"
+
+    def to_xarray(self):
+        import xarray as xr
+
+        f = lambda v: np.asarray(v, float)
+        pt = "point"
+        return xr.Dataset(
+            {"w": (pt, f(self.w), {"units": "rad/s", "long_name": "frequency of the decay"}),
+             "zeta": (pt, f(self.zeta), {"units": "1", "long_name": "damping ratio of the decay"}),
+             "zeta_mode": (pt, f(self.zeta_mode),
+                           {"units": "1", "long_name": "the mode's damping ratio as a decay"}),
+             "energy": (pt, f(self.energy),
+                        {"units": "J", "long_name": "energy held at the turning points"}),
+             "dissipation": (pt, f(self.dissipation),
+                             {"units": "J", "long_name": "energy dissipated per cycle"}),
+             "weights": ("dof", f(self.weights), {"units": "1",
+                                                  "long_name": "observation x = weights @ q"})},
+            {"swing": (pt, f(self.swing), {"units": "m", "long_name": "half-swing"})})
+
+    @classmethod
+    def from_xarray(cls, ds):
+        return cls(*(ds[k].values.copy() for k in ("swing", "w", "zeta", "zeta_mode", "energy",
+                                                   "dissipation", "weights")))
+
+    def summary(self) -> dict:
+        res = {"points": (len(self.swing), None)}
+        if len(self.swing):
+            gain = np.asarray(self.zeta) / np.asarray(self.zeta_mode) - 1
+            res.update(swing_min=(float(self.swing[0]), "m"),
+                       swing_max=(float(self.swing[-1]), "m"),
+                       decay_over_mode_min=(float(gain.min()), "1"),
+                       decay_over_mode_max=(float(gain.max()), "1"))
+        return summary_record(self.kind, {}, res)
 
 
 @dataclass
@@ -302,21 +374,24 @@ class RingDown(Result):
         return (np.where(inside, self.w / wm - 1, np.nan),
                 np.where(inside, self.zeta / zm - 1, np.nan))
 
-    def compare_energy(self, sys, mode, *, nt: int = 512):
-        """As :meth:`compare`, against the decay the mode predicts by the energy balance
-        between turning points (:func:`decay_prediction`; the system's contacts
-        :class:`~fesub.hbm.Friction3D`).
+    def compare_prediction(self, prediction: DecayPrediction):
+        """As :meth:`compare`, against the decay a mode predicts by its energy balance between
+        turning points (:func:`decay_prediction` of the same observed signal).
 
         Returns
         -------
         dw, dzeta : (nc,) ndarray
-            ``w / w_pred - 1`` and ``zeta / zeta_pred - 1`` (NaN outside the mode's range).
+            ``w / w_pred - 1`` and ``zeta / zeta_pred - 1`` at each reading (NaN outside the
+            prediction's range of half-swings).
         """
-        S, wd, zeta = decay_prediction(sys, mode, self.weights, nt=nt)
-        ls, la = np.log(S), np.log(self.amp)
+        if np.shape(prediction.weights) != np.shape(self.weights) or not np.allclose(
+                prediction.weights, self.weights, rtol=1e-12, atol=0.0):
+            raise ParameterError("the prediction observes another signal than the ring-down "
+                                 "(give decay_prediction the ring-down's weights)")
+        ls, la = np.log(prediction.swing), np.log(self.amp)
         inside = (la >= ls[0]) & (la <= ls[-1])
-        return (np.where(inside, self.w / np.interp(la, ls, wd) - 1, np.nan),
-                np.where(inside, self.zeta / np.interp(la, ls, zeta) - 1, np.nan))
+        return (np.where(inside, self.w / np.interp(la, ls, prediction.w) - 1, np.nan),
+                np.where(inside, self.zeta / np.interp(la, ls, prediction.zeta) - 1, np.nan))
 
 
 def ring_down(sys, mode, point: int, *, periods: int = 20, steps_per_period: int = 256,
