@@ -162,7 +162,7 @@ def turning_energy(sys, Q, w, weights, *, nt: int = 512):
     return float(E.mean()), 0.5 * float(x.max() - x.min()), action
 
 
-def decay_prediction(sys, mode, weights, *, points=None, nt: int = 512) -> "DecayPrediction":
+def decay_prediction(sys, mode, weights, *, points=None, nt: int = 512) -> DecayPrediction:
     """The free decay a damped nonlinear mode predicts, by the energy balance between turning
     points (module docstring): ``sigma = W / (T s dE/ds)``, ``W = 2 zeta w0`` times the action
     and ``T = 2 pi / w0`` (for a linear mode ``sigma = zeta w0`` exactly).
