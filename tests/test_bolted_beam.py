@@ -238,3 +238,35 @@ def test_default_joint_backbone_with_the_mean_against_a_free_decay():
     # and within 2 % of the Nh = 7 backbone's; measured 1.6 % at most (a decay's own
     # dependence on its start is 1-2 %, see above)
     assert np.nanmax(np.abs(dz_by[7])) <= 0.02, dz_by
+
+def test_joint_study_ring_down(tmp_path, capsys):
+    """``--ring-down N``: a free decay from the top of the backbone and the decay the backbone
+    predicts, saved as parts (reopened by ``fesub.load`` and reused by a rerun) and set side by
+    side in the summary, whose differences are those of the reopened results; fewer than three
+    periods are refused (exit status 2)."""
+    import fesub
+    from fesub.cli import main
+
+    out = tmp_path / "joint"
+    flags = ["joint", "--mesh", str(bundled_mesh(coarse=True)), "--nh", "1", "--a-max", "3e-5",
+             "--max-steps", "60", "--maps", "0", "--ring-down", "4", "--no-figures", "-q",
+             "--out", str(out)]
+    assert main(flags) == 0
+    r = json.loads((out / "summary.json").read_text())["results"]
+    rd, pred, dn = (fesub.load(out / f"{k}.nc") for k in ("ring_down", "decay_prediction", "dnnm"))
+    assert r["ring_down_readings"]["value"] >= 3 and len(pred.swing) >= 3
+    # the prediction covers the decay's half-swings (points one beyond each end)
+    assert pred.swing[0] <= rd.amp.min() and pred.swing[-1] >= rd.amp.max()
+    n = r["reduced_coordinates"]["value"]
+    _, dz = rd.compare(dn, n, 1)
+    _, dzp = rd.compare_prediction(pred)
+    ok = np.isfinite(dz) & np.isfinite(dzp)
+    assert r["ring_down_dzeta_backbone_max"]["value"] == pytest.approx(dz[ok].max(), rel=1e-12)
+    assert r["ring_down_dzeta_prediction_min"]["value"] == pytest.approx(dzp[ok].min(), rel=1e-12)
+    assert r["ring_down_dw_max"]["unit"] == "1"
+    assert main(flags) == 0
+    s2 = json.loads((out / "summary.json").read_text())
+    assert {"ring_down", "decay_prediction"} <= set(s2["details"]["resumed_parts"])
+    capsys.readouterr()
+    assert main(flags[:-6] + ["--ring-down", "2", "-q", "--out", str(tmp_path / "x")]) == 2
+    assert "--ring-down must be 0 (none) or 3 periods or more" in capsys.readouterr().err

@@ -13,7 +13,12 @@ reused by a rerun:
   with the mean of the contact forces solved with the harmonics (the mean opening of the lap
   that the vibration builds; ``--decoupled`` drops it);
 * ``interface.nc``: pressure, slip, opening and dissipation over the lap at a few points of the
-  backbone (:func:`fesub.hbm.interface_states`).
+  backbone (:func:`fesub.hbm.interface_states`);
+* with ``--ring-down N``: ``ring_down.nc``, a free decay of the same reduced model started at
+  the top of the backbone (:func:`fesub.hbm.ring_down`: 256 steps per period, ``hht = 0.3``),
+  its modal coordinate read half-swing by half-swing, and ``decay_prediction.nc``, the decay the
+  backbone predicts by its energy balance between turning points
+  (:func:`fesub.hbm.decay_prediction`, on the backbone's points over the decay's half-swings).
 
 ``summary.json`` and ``report.html`` complete the folder; the summary records the wall time and
 the peak memory of the run's parts.
@@ -54,6 +59,9 @@ def add_arguments(parser) -> None:
                         help="drop the mean of the contact forces (the static/dynamic decoupled "
                              "scheme: about 3x faster, but the mean opening of the lap that "
                              "the vibration builds is lost)")
+    parser.add_argument("--ring-down", type=integer(ge=0), default=0, metavar="N",
+                        help="periods [-] of a free decay started at the top of the backbone and "
+                             "set beside it and beside the decay it predicts (0: none; else >= 3)")
     parser.add_argument("--mesh", default=None, metavar="FILE",
                         help="mesh file with the bundled mesh's physical groups (default: the "
                              "bundled brake_reuss.msh)")
@@ -65,12 +73,56 @@ def _settings(args):
 
     if not args.a_min < args.a_max:
         raise ParameterError(f"--a-min must be < --a-max, got {args.a_min:g} and {args.a_max:g}")
+    if 0 < args.ring_down < 3:
+        raise ParameterError(f"--ring-down must be 0 (none) or 3 periods or more, got "
+                             f"{args.ring_down}")
     return dict(nh=args.nh, a_min=args.a_min, a_max=args.a_max, max_steps=args.max_steps,
                 preload=args.preload, mu=args.mu, kn_area=args.kn_area, zeta=args.zeta,
-                maps=args.maps, mesh=args.mesh, mean=not args.decoupled)
+                maps=args.maps, mesh=args.mesh, mean=not args.decoupled,
+                ring_down=args.ring_down)
 
 
-def _summary(s, model, state, dn, maps, mode, times, peak_mb):
+def _decay(hb, dn, weights, periods, progress, timed):
+    """The free decay from the top of the backbone and the decay the backbone predicts, on its
+    points whose half-swings cover the decay's (one more at each end)."""
+    import numpy as np
+
+    from ..hbm import decay_prediction, ring_down
+    from ..hbm.ringdown import swing
+
+    rd = timed("ring_down", lambda: ring_down(hb, dn, len(dn.a) - 1, periods=periods,
+                                              steps_per_period=256, observe=weights,
+                                              progress=progress, hht=0.3))
+    S = np.array([swing(q, hb.n, hb.nh, weights) for q in dn.Q])
+    order = np.argsort(S)
+    lo = max(int(np.searchsorted(S[order], rd.amp.min())) - 1, 0)
+    hi = min(int(np.searchsorted(S[order], rd.amp.max(), side="right")) + 1, len(S))
+    lo = max(min(lo, hi - 3), 0)                  # three points at least
+    pick = order[lo:max(hi, lo + 3)]
+    pred = timed("decay_prediction", lambda: decay_prediction(hb, dn, weights, points=pick))
+    return rd, pred
+
+
+def _decay_results(rd, pred, dn, hb):
+    """Summary entries of the ring-down against the backbone and the decay it predicts."""
+    import numpy as np
+
+    dw, dz = rd.compare(dn, hb.n, hb.nh)
+    _, dzp = rd.compare_prediction(pred)
+    ok = np.isfinite(dz) & np.isfinite(dzp)
+    res = {"ring_down_readings": (int(ok.sum()), None),
+           "ring_down_amp_first": (float(rd.amp[0]), "sqrt(kg) m"),
+           "ring_down_amp_last": (float(rd.amp[-1]), "sqrt(kg) m")}
+    if ok.any():
+        res.update(ring_down_dw_max=(float(np.abs(dw[ok]).max()), "1"),
+                   ring_down_dzeta_backbone_min=(float(dz[ok].min()), "1"),
+                   ring_down_dzeta_backbone_max=(float(dz[ok].max()), "1"),
+                   ring_down_dzeta_prediction_min=(float(dzp[ok].min()), "1"),
+                   ring_down_dzeta_prediction_max=(float(dzp[ok].max()), "1"))
+    return res
+
+
+def _summary(s, model, state, dn, maps, mode, times, peak_mb, decay=None, hb=None):
     import numpy as np
 
     from ..io import summary_record
@@ -86,7 +138,7 @@ def _summary(s, model, state, dn, maps, mode, times, peak_mb):
               "kn_area": (s["kn_area"], "N/m^3"),
               "kt_area": (model.params.kt_per_area, "N/m^3"), "zeta": (s["zeta"], "1"),
               "maps": (s["maps"], None), "mesh": (model.info["mesh"], None),
-              "mean": (bool(s["mean"]), None)}
+              "mean": (bool(s["mean"]), None), "ring_down": (s["ring_down"], None)}
     res = {"contacts": (model.n_contacts, None),
            "reduced_coordinates": (model.joint.n, None),
            "fe_dofs": (model.info["dofs"], None),
@@ -108,6 +160,10 @@ def _summary(s, model, state, dn, maps, mode, times, peak_mb):
            "tip_acceleration_end": (float(tip[-1] * dn.w0[-1] ** 2 / 9.80665), "g"),
            "time_model": (times["model"], "s"), "time_preload": (times.get("preload", 0.0), "s"),
            "time_backbone": (times.get("dnnm", 0.0), "s"), "peak_memory": (peak_mb, "MB")}
+    if decay is not None:
+        res.update(_decay_results(*decay, dn, hb))
+        res["time_ring_down"] = (times.get("ring_down", 0.0) + times.get("decay_prediction", 0.0),
+                                 "s")
     details = {"stuck_frequencies_hz": [float(x) for x in state.freq_hz],
                "first_bending_mode_index": mode,
                "times_note": "wall time of the parts computed in this run (0: reused)"}
@@ -178,6 +234,13 @@ def run(args) -> int:
         maps = timed("interface", lambda: interface_states(
             hb, dn.Q[pick], dn.w0[pick], a[pick],
             model.tip_amplitude(dn.Q[pick], hb.h0), model.xy, model.area))
+    decay = None
+    if s["ring_down"]:
+        phi = state.shapes[:, mode]
+        weights = hb.M @ phi / math.sqrt(phi @ hb.M @ phi)     # the bending mode's coordinate
+        decay = _decay(hb, dn, weights, s["ring_down"], progress, timed)
+        d.say(f"ring-down: {len(decay[0].tc)} readings from a modal amplitude of "
+              f"{decay[0].amp[0]:.3g} to {decay[0].amp[-1]:.3g}")
     peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
     if d.figures_on:
         case = f"{model.n_contacts} contacts, Nh = {s['nh']}"
@@ -192,7 +255,13 @@ def run(args) -> int:
             plots.interface_maps(maps, case=case, path=d.figure(
                 "interface.png", "Contact pressure and slip over the lap at points of the "
                                  "backbone"))
-    d.finish(_summary(s, model, state, dn, maps, mode, times, peak_mb))
+        if decay is not None:
+            plots.ring_down_comparison(*decay, dn, hb.n, hb.nh, case=case, unit="sqrt(kg) m",
+                                       path=d.figure(
+                "ring_down.png", "A free decay from the top of the backbone, read half-swing "
+                                 "by half-swing, against the backbone and the decay it "
+                                 "predicts"))
+    d.finish(_summary(s, model, state, dn, maps, mode, times, peak_mb, decay, hb))
     d.say(f"fesub joint: stuck {state.freq_hz[mode]:.2f} Hz; at the top of the range "
           f"{dn.w0[-1] / TWO_PI:.2f} Hz ({100 * (dn.w0[-1] / dn.w0[0] - 1):+.2f} %), damping "
           f"ratio {100 * dn.zeta[-1]:.3g} %; results in {d.path}")

@@ -14,7 +14,7 @@ import numpy as np
 
 __all__ = ["frf_family", "method_comparison", "nh_comparison", "contact_timeline", "energy",
            "stability", "preload_map", "joint_backbone",
-           "interface_maps"]
+           "interface_maps", "ring_down_comparison"]
 
 
 def _plt():
@@ -390,3 +390,45 @@ def interface_maps(maps, *, path=None, case=""):
         ax.set_xlabel("x [mm]")
     fig.suptitle(_titled("Contact pressure and slip over the interface", case))
     return _save(fig, path)
+
+
+def ring_down_comparison(rd, prediction, dn, n: int, nh: int, *, unit="m", path=None,
+                         case=""):
+    """A free decay (:class:`fesub.hbm.RingDown`: the signal, its half-swings, frequency in Hz
+    and damping ratio) against the damped nonlinear mode ``dn`` it started from (read as a
+    decay at the same half-swing; ``n`` DOFs, ``nh`` harmonics) and the decay the mode
+    predicts by its energy balance (:class:`fesub.hbm.DecayPrediction`), all against the
+    half-swing of the observed signal (in ``unit``)."""
+    from .ringdown import swing
+
+    plt = _plt()
+    S = np.array([swing(q, n, nh, rd.weights) for q in dn.Q])
+    o = np.argsort(S)
+    lo, hi = 0.9 * float(np.min(rd.amp)), 1.1 * float(np.max(rd.amp))
+    near = (S[o] >= lo) & (S[o] <= hi)
+    fig, axs = plt.subplots(1, 3, figsize=(13, 3.8), layout="constrained")
+    axs[0].plot(1e3 * rd.t, rd.x, lw=0.6, c="0.3")
+    axs[0].plot(1e3 * rd.tc, rd.amp, "o", ms=3, c="tab:red", label="half-swing")
+    axs[0].set_xlabel("time [ms]")
+    axs[0].set_ylabel(f"observed signal [{unit}]")
+    axs[0].legend(fontsize=7)
+    wd = np.asarray(dn.damped_frequency)[o]
+    axs[1].plot(S[o][near], wd[near] / (2 * math.pi), "k-", label="backbone (as a decay)")
+    axs[1].plot(rd.amp, rd.w / (2 * math.pi), "o", ms=3, c="tab:red", label="ring-down")
+    axs[1].set_ylabel("frequency [Hz]")
+    zm = (np.asarray(dn.decay_rate) / np.asarray(dn.damped_frequency))[o]
+    axs[2].plot(S[o][near], zm[near], "k-", label="backbone (as a decay)")
+    axs[2].plot(prediction.swing, prediction.zeta, "--", c="tab:blue",
+                label="decay it predicts (energy balance)")
+    axs[2].plot(rd.amp, rd.zeta, "o", ms=3, c="tab:red", label="ring-down")
+    axs[2].set_ylabel("damping ratio [-]")
+    axs[0].ticklabel_format(axis="y", style="sci", scilimits=(-3, 3))
+    for ax in axs[1:]:
+        ax.set_xlabel(f"half-swing [{unit}]")
+        ax.set_xlim(lo, hi)
+        ax.ticklabel_format(axis="x", style="sci", scilimits=(-3, 3))
+        ax.grid(True, alpha=0.3)
+        ax.legend(fontsize=7)
+    fig.suptitle(_titled("Free decay against the backbone", case))
+    return _save(fig, path)
+

@@ -135,6 +135,11 @@ def turning_energy(sys, Q, w, weights, *, nt: int = 512):
     action : float
         ``int_0^T q'^T M q' dt`` (J s): the mode's dissipation per cycle is ``2 zeta w0``
         times it.
+
+    Notes
+    -----
+    The count takes each contact's full force, its mean included, as a system with the constant
+    term does; in the decoupled scheme, which drops that mean, it is an estimate.
     """
     nt = check_count("nt (samples per period)", nt, 4 * sys.nh + 2)
     n, nh, h0 = sys.n, sys.nh, sys.h0
