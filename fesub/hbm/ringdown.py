@@ -18,23 +18,23 @@ where the damping ratio changes quickly with the amplitude the two read differen
 :meth:`RingDown.compare` sets a ring-down beside the mode it started from at the same
 half-swing of the same signal (the mode's periodic motion sampled over its period).
 
-**The decay a mode predicts.** The mode's damping ratio balances the dissipation per cycle
-``W`` against its extra damping: ``W = 2 zeta w0 int q'^T M q' dt``, twice the kinetic energy
-of the cycle. A free decay loses ``W`` between turning points too, but its amplitude falls by
-what the energy **held at the turning points**, ``E(s)``, loses: ``-ds/dt = W / (T dE/ds)``
-(period ``T``, half-swing ``s``). The two agree for a linear mode (``E = w0^2 s^2 / 2`` per
-unit modal mass). Friction does not: a contact that slips adds to the stiffness the cycle
-sees (the frequency) but, slipping, keeps only ``|f_t|^2 / (2 kt)`` in its spring, the same at
-every larger amplitude, so ``dE/ds`` is smaller than ``w0^2 s`` and the decay faster than
-``zeta w0``: on a mass with a Jenkins contact in macroslip exactly by ``w0^2 / k`` (the
-stiffness without the contact). :func:`decay_prediction` reads ``E`` from the mode's orbit
-(kinetic energy, ``q^T K q / 2`` and each contact's
-:meth:`~fesub.hbm.Friction3D.stored_energy` from its force history, at the turning points of
-the observed signal, the two averaged; a :class:`DecayPrediction`) and
-:meth:`RingDown.compare_prediction` sets a ring-down beside it. The balance takes the periodic orbit's energy and dissipation for the decay's at
-the same half-swing. The contacts of a decaying motion reach each amplitude from a larger one:
-on the bundled bolted joint the decay held the orbit's energy at its turning points within
-0.3 % but lost per cycle -1.3 % to +2.0 % of the orbit's dissipation (user guide).
+**The decay a mode predicts.** The mode's damping ratio balances the dissipation per cycle ``W``
+against its extra damping: ``W = 2 zeta w0 int q'^T M q' dt``, twice the kinetic energy of the
+cycle. A free decay loses ``W`` between turning points too, but its amplitude falls by what the
+energy **held at the turning points**, ``E(s)``, loses: ``-ds/dt = W / (T dE/ds)`` (period
+``T``, half-swing ``s``). The two agree for a linear mode (``E = w0^2 s^2 / 2`` per unit modal
+mass). Friction does not: a contact that slips adds to the stiffness the cycle sees (the
+frequency) but, slipping, keeps only ``|f_t|^2 / (2 kt)`` in its spring, the same at every
+larger amplitude, so ``dE/ds`` is smaller than ``w0^2 s`` and the decay faster than ``zeta w0``:
+on a mass with a Jenkins contact in macroslip exactly by ``w0^2 / k`` (the stiffness without the
+contact). :func:`decay_prediction` reads ``E`` from the mode's orbit (kinetic energy,
+``q^T K q / 2`` and each contact's :meth:`~fesub.hbm.Friction3D.stored_energy` from its force
+history, at the turning points of the observed signal, the two averaged; a
+:class:`DecayPrediction`) and :meth:`RingDown.compare_prediction` sets a ring-down beside it.
+The balance takes the periodic orbit's energy and dissipation for the decay's at the same
+half-swing. The contacts of a decaying motion reach each amplitude from a larger one: on the bundled
+bolted joint the decay held the orbit's energy at its turning points within 0.3 % but lost per
+cycle -1.3 % to +2.0 % of the orbit's dissipation (user guide).
 """
 
 from __future__ import annotations
