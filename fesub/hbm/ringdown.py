@@ -370,14 +370,16 @@ class RingDown(Result):
         """
         S = np.array([swing(q, n, nh, self.weights) for q in mode.Q])
         order = np.argsort(S)
-        ls = np.log(S[order])
-        la = np.log(self.amp)
-        inside = (la >= ls[0]) & (la <= ls[-1])
         wd = np.asarray(mode.damped_frequency)
-        wm = np.interp(la, ls, wd[order])
-        zm = np.interp(la, ls, (np.asarray(mode.decay_rate) / wd)[order])
-        return (np.where(inside, self.w / wm - 1, np.nan),
-                np.where(inside, self.zeta / zm - 1, np.nan))
+        return self._against(S[order], wd[order], (np.asarray(mode.decay_rate) / wd)[order])
+
+    def _against(self, S, w, zeta):
+        """``w / w_ref - 1`` and ``zeta / zeta_ref - 1`` at each reading, the reference
+        (increasing half-swings ``S``) interpolated in log half-swing; NaN outside it."""
+        ls, la = np.log(S), np.log(self.amp)
+        inside = (la >= ls[0]) & (la <= ls[-1])
+        return (np.where(inside, self.w / np.interp(la, ls, w) - 1, np.nan),
+                np.where(inside, self.zeta / np.interp(la, ls, zeta) - 1, np.nan))
 
     def compare_prediction(self, prediction: DecayPrediction):
         """As :meth:`compare`, against the decay a mode predicts by its energy balance between
@@ -393,10 +395,7 @@ class RingDown(Result):
                 prediction.weights, self.weights, rtol=1e-12, atol=0.0):
             raise ParameterError("the prediction observes another signal than the ring-down "
                                  "(give decay_prediction the ring-down's weights)")
-        ls, la = np.log(prediction.swing), np.log(self.amp)
-        inside = (la >= ls[0]) & (la <= ls[-1])
-        return (np.where(inside, self.w / np.interp(la, ls, prediction.w) - 1, np.nan),
-                np.where(inside, self.zeta / np.interp(la, ls, prediction.zeta) - 1, np.nan))
+        return self._against(prediction.swing, prediction.w, prediction.zeta)
 
 
 def ring_down(sys, mode, point: int, *, periods: int = 20, steps_per_period: int = 256,
