@@ -26,12 +26,11 @@ Every result has ``save(path)``, ``load(path)``, ``summary()`` and ``to_xarray()
 
 from __future__ import annotations
 
-__version__ = "0.1.0"
-
 from . import errors  # noqa: F401
 from ._backend import isa_levels as _isa_levels
 from ._backend import status as _status
 from .errors import FesubError  # noqa: F401
+from .version import __version__
 
 __all__ = ["__version__", "show_config", "backend_name", "load", "FesubError", "errors"]
 

@@ -50,6 +50,7 @@ from . import checksums
 from .atomic import atomic_write, atomic_write_text, json_default, read_json, write_json
 from .checksums import verify
 from .errors import FesubError
+from .version import __version__
 
 __all__ = ["Result", "SUMMARY_SCHEMA", "FORMAT", "json_default", "write_json", "read_json",
            "summary_record", "quantity", "save_dataset", "open_dataset", "load", "info",
@@ -118,7 +119,6 @@ def summary_record(study: str, parameters: dict, results: dict, *, details=None,
     notes : list of str, optional
         Caveats a reader must see (departures from a paper, incomplete spectra, ...).
     """
-    from . import __version__
 
     rec = {
         "schema": SUMMARY_SCHEMA,
@@ -226,7 +226,6 @@ def save_dataset(ds, path, cls=None) -> Path:
     attrs = dict(ds.attrs)
     if cls is not None:
         attrs[_CLASS_ATTR] = _spec(cls)
-    from . import __version__
 
     attrs.setdefault("fesub_version", __version__)
     attrs.setdefault("created", _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"))

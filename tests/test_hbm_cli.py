@@ -22,7 +22,7 @@ from fesub.errors import ParameterError
 from fesub.hbm.backbone import Backbone, backbone
 from fesub.hbm.forced import FRF, forced_response, solve_at
 from fesub.hbm.nnm import DNNM, PhaseResonance, dnnm, phase_resonance
-from fesub.hbm.forced import forced_response_point
+from fesub.sweep import forced_response_point
 from fesub.models import build
 from fesub.models.jenkins import jenkins_1dof
 

@@ -210,3 +210,59 @@ def test_contact_rooms_import_only_the_rooms_before_them():
                     bad.append(f"{mod}:{node.lineno} imports {t}")
     assert bad == []
     assert {m.split(".")[2] for m in MODULES if m.startswith("fesub.contact.") and room(m) is None} == set()
+
+
+#: the package's layers from the bottom up (ARCHITECTURE.md); a module imports, anywhere in it,
+#: only modules of its own layer or of the layers below. The front door (``fesub/__init__.py``)
+#: stands above layer 2: what it re-exports must not be read back from below.
+LAYERS = (
+    ("fesub._core", "fesub.errors", "fesub.version", "fesub._backend", "fesub.limits", "fesub.parallel",
+     "fesub.atomic", "fesub.checksums", "fesub.io"),
+    ("fesub.fe", "fesub.substructure", "fesub.fbs", "fesub.continuation", "fesub.signal", "fesub.plots"),
+    ("fesub.contact", "fesub.coulomb", "fesub.hbm", "fesub.nonsmooth", "fesub.circular"),
+    ("fesub",),
+    ("fesub.models",),
+    ("fesub.sweep",),
+    ("fesub.cli", "fesub.__main__"),
+)
+
+
+def _layer(mod: str):
+    """The layer of a module (the longest listed prefix), None for a name outside the package."""
+    best, level = "", None
+    for i, names in enumerate(LAYERS):
+        for p in names:
+            if (mod == p or mod.startswith(p + ".")) and len(p) > len(best):
+                best, level = p, i
+    return level
+
+
+def _upward_imports(modules):
+    bad = []
+    for mod in modules:
+        here = _layer(mod)
+        for target, names, node in _imports(mod, top_level_only=False):
+            # `from pkg import submodule` is the submodule; `from pkg import name` is pkg
+            targets = [f"{target}.{n}" if f"{target}.{n}" in MODULES else target for n in names] or [target]
+            for t in targets:
+                there = _layer(t)
+                if there is not None and there > here:
+                    bad.append(f"{mod}:{node.lineno} imports {t}")
+    return bad
+
+
+def test_every_module_imports_only_its_layer_and_those_below():
+    assert {m for m in MODULES if _layer(m) is None} == set()
+    assert _upward_imports(MODULES) == []
+
+
+def test_the_layer_check_can_fail(tmp_path, monkeypatch):
+    """A physics module that imports the model registry (a layer above it), even lazily inside a
+    function, is found, and so is a name read back from the front door; imports downwards are
+    not."""
+    bad = tmp_path / "bad.py"
+    bad.write_text("from ..errors import ParameterError\n\ndef f():\n    from ..models import build\n"
+                   "    from .. import __version__\n    from ..version import __version__\n")
+    monkeypatch.setitem(MODULES, "fesub.hbm.bad", (bad, False))
+    assert _upward_imports(["fesub.hbm.bad"]) == ["fesub.hbm.bad:4 imports fesub.models",
+                                                  "fesub.hbm.bad:5 imports fesub"]

@@ -17,7 +17,7 @@ ROOT = Path(__file__).resolve().parents[1]
 def test_the_build_reads_the_version_from_the_package():
     meta = tomllib.loads((ROOT / "pyproject.toml").read_text())
     assert "version" not in meta["project"] and "version" in meta["project"]["dynamic"]
-    assert meta["tool"]["setuptools"]["dynamic"]["version"] == {"attr": "fesub.__version__"}
+    assert meta["tool"]["setuptools"]["dynamic"]["version"] == {"attr": "fesub.version.__version__"}
     assert re.fullmatch(r"\d+\.\d+\.\d+(\.dev\d+|rc\d+)?", fesub.__version__)
 
 

@@ -44,7 +44,7 @@ def build_parser(study: str | None = None) -> argparse.ArgumentParser:
 
     parser = StudyParser(prog="fesub", description=DESCRIPTION, epilog=EPILOG,
                          formatter_class=HelpFormatter)
-    from .. import __version__
+    from ..version import __version__
 
     parser.add_argument("--version", action="version", version=f"fesub {__version__}")
     sub = parser.add_subparsers(dest="study", metavar="STUDY", parser_class=StudyParser)

@@ -30,7 +30,7 @@ Modules, by what a user does:
 ``fourier``     harmonic basis (optional constant term), interval integrals, harmonic amplitudes
 ``forced``      forced responses: :func:`solve_at`, :func:`solve_condensed` (one frequency),
                 :func:`forced_response` (:class:`FRF`), :func:`frf_peak`,
-                :func:`forced_response_point` (per-case function of parameter sweeps)
+                :func:`forced_response_record` (one response as a JSON-friendly record)
 ``backbone``    :func:`backbone` (:class:`Backbone`): the ridge of the forced responses, local or
                 the global maximum in a frequency window; by default solved on the condensed
                 harmonic balance when the contact, load and monitor DOFs are few
@@ -65,7 +65,7 @@ from .condense import CondensedSystem
 from .contact import ContactResult, Jenkins, StickSlipSeparation, force_history
 from .cubic import Cubic
 from .friction3d import Friction3D, evaluate_many, force_history_3d
-from .forced import (FRF, forced_response, forced_response_point, frf_peak, solve_at,
+from .forced import (FRF, forced_response, forced_response_record, frf_peak, solve_at,
                      solve_condensed)
 from .laws import AFTLaw, RegularisedCoulomb, UnilateralContact, UserLaw
 from .newton import NewtonStatus
@@ -92,7 +92,7 @@ __all__ = [
     # bolt preload
     "Bolt", "BoltedJoint", "PreloadState", "InterfaceStates", "interface_states",
     # forced responses
-    "FRF", "forced_response", "solve_at", "solve_condensed", "frf_peak", "forced_response_point",
+    "FRF", "forced_response", "solve_at", "solve_condensed", "frf_peak", "forced_response_record",
     "NewtonStatus",
     # backbones
     "Backbone", "backbone", "backbone_point", "CondensedSystem",

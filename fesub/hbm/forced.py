@@ -1,7 +1,7 @@
 """Forced responses: one frequency (:func:`solve_at`, :func:`solve_condensed`), a curve over
 frequency (:func:`forced_response`, result :class:`FRF`), its brute-force peak
-(:func:`frf_peak`), and :func:`forced_response_point`, the pure, picklable per-case function of
-parameter sweeps (a registered model of :mod:`fesub.models` at one force and frequency).
+(:func:`frf_peak`), and :func:`forced_response_record`, one forced response as a JSON-friendly
+record (what a parameter sweep's case returns).
 
 Curves use the shared pseudo-arclength driver :func:`fesub.continuation.continue_branch`.
 """
@@ -17,7 +17,6 @@ from scipy.optimize import brentq
 from ..continuation import continue_branch
 from ..errors import ConvergenceError, ModelError, check_positive
 from ..io import summary_record
-from ..models import build
 from ._common import (
     FORCED_ARRAYS,
     REUSE_FROM,
@@ -32,7 +31,7 @@ from .stability import Stability, frf_stability, with_stability
 from .system import HBSystem
 
 __all__ = ["FRF", "forced_response", "solve_at", "frf_peak", "solve_condensed",
-           "forced_response_point"]
+           "forced_response_record"]
 
 
 def _peak_results(w, Am, prefix=""):
@@ -542,22 +541,16 @@ def solve_condensed(sys: HBSystem, w, alpha, *, u0=None, rtol=RTOL, max_iter=60)
     return alpha * Z[:, m] - Z[:, :m] @ F
 
 
-def forced_response_point(model_name: str, params: dict, force: float, omega: float) -> dict:
-    """Periodic forced response of a registered model at one force (N) and frequency (rad/s).
-
-    Pure and picklable (for sweep engines). ``model_name`` is a harmonic-balance model of
-    :data:`fesub.models.MODELS`, ``params`` its builder's parameter overrides. Returns a
-    JSON-friendly dict: ``converged``, ``Am`` (RMS amplitude at the monitor DOF, m),
-    ``harmonic_amplitudes`` (m, k = 1..nh), ``energy_dissipated`` (J per cycle),
-    ``stuck_margin`` (per contact, > 0 = slipping), ``Q`` (list, m) and ``message`` on failure
-    (then NaN values).
+def forced_response_record(sy: HBSystem, force: float, omega: float) -> dict:
+    """Periodic forced response of a harmonic-balance system at one force (N) and frequency
+    (rad/s), as a JSON-friendly record; a solve that does not converge gives NaN values and its
+    message instead of an exception.
 
     Parameters
     ----------
-    model_name : str
-        Name of a harmonic-balance model of :data:`fesub.models.MODELS`.
-    params : dict
-        Overrides of the builder's parameters (in the units that builder documents).
+    sy : HBSystem
+        The system (for instance a model of :mod:`fesub.models` built by
+        :func:`fesub.models.build`).
     force : float
         Force amplitude (N), > 0.
     omega : float
@@ -566,15 +559,14 @@ def forced_response_point(model_name: str, params: dict, force: float, omega: fl
     Returns
     -------
     dict
-        The inputs (``model``, ``params``, ``force`` in N, ``omega`` in rad/s, ``nh``) and
-        ``converged``, ``message``, ``Am`` (m), ``harmonic_amplitudes`` (m),
-        ``energy_dissipated`` (J per cycle), ``stuck_margin`` (N), ``Q`` (m).
+        ``force`` (N), ``omega`` (rad/s), ``nh``, ``converged``, ``message``, ``Am`` (RMS
+        amplitude at the monitor DOF, m), ``harmonic_amplitudes`` (m, k = 1..nh),
+        ``energy_dissipated`` (J per cycle), ``stuck_margin`` (N, per contact, > 0 = slipping)
+        and ``Q`` (list of harmonic coefficients, m).
     """
     from .fourier import harmonic_amplitudes
 
-    sy = build(model_name, **dict(params or {}))
-    out = {"model": model_name, "params": dict(params or {}), "force": float(force),
-           "omega": float(omega), "nh": sy.nh}
+    out = {"force": float(force), "omega": float(omega), "nh": sy.nh}
     try:
         Q = solve_at(sy, float(omega), float(force))
     except ConvergenceError as exc:

@@ -127,7 +127,7 @@ def _code_version() -> str:
     if "v" not in _code_hash:
         import importlib
 
-        from .. import __version__
+        from ..version import __version__
 
         h = hashlib.sha256(__version__.encode())
         for mod in _CODE:

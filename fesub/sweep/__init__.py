@@ -38,12 +38,12 @@ from .engine import SweepReport, check_sweep, run_sweep
 from .executors import SchedulerError, connect_scheduler
 from .store import SweepError, load_store
 from .studies import (beam_on_beam_stability, coulomb_regime, freeplay_basin,
-                      freeplay_bifurcation, hbm_forced_response)
+                      freeplay_bifurcation, hbm_forced_response, forced_response_point)
 
 __all__ = [
     "Param", "Study", "STUDIES", "register_study", "get_study", "SweepError", "SchedulerError",
     "SweepReport", "SweepData", "make_grid", "grid_from_spec", "grid_size", "check_sweep", "run_sweep",
     "load_store", "MAX_CASES", "connect_scheduler",
     "case_key", "beam_on_beam_stability", "coulomb_regime", "freeplay_basin",
-    "freeplay_bifurcation", "hbm_forced_response",
+    "freeplay_bifurcation", "hbm_forced_response", "forced_response_point",
 ]

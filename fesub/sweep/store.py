@@ -86,7 +86,7 @@ def _read_json(path):
 
 
 def _manifest(study: Study, body: dict, n: int, shape) -> dict:
-    from .. import __version__
+    from ..version import __version__
 
     man = {"format": STORE_FORMAT, "study": study.name, **body, "shape": list(shape),
            "n_cases": n, "units": study.unit_table(), "primary": study.primary,

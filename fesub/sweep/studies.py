@@ -4,7 +4,8 @@ Each study wraps one per-case function of a physics package (imported when a cas
 loading the catalogue stays light): ``beam_on_beam_stability`` (complex eigenvalues of the
 beam-on-beam contact model), ``coulomb_regime`` (regime of a chain with a Coulomb contact),
 ``freeplay_basin`` and ``freeplay_bifurcation`` (steady states of the free-play oscillator) and
-``hbm_forced_response`` (harmonic-balance forced response of a model of :mod:`fesub.models`).
+``hbm_forced_response`` (harmonic-balance forced response of a model of :mod:`fesub.models`, through
+:func:`forced_response_point`).
 """
 
 from __future__ import annotations
@@ -217,10 +218,44 @@ def _check_hbm(params):
                                  f"allowed: {sorted(allowed)}")
 
 
+def forced_response_point(model_name: str, params: dict, force: float, omega: float) -> dict:
+    """Periodic forced response of a registered model at one force (N) and frequency (rad/s).
+
+    Pure and picklable (a sweep's case runs it in a worker): the model is built from its name
+    and parameters (:func:`fesub.models.build`) and solved by
+    :func:`fesub.hbm.forced_response_record`.
+
+    Parameters
+    ----------
+    model_name : str
+        Name of a harmonic-balance model of :data:`fesub.models.MODELS`.
+    params : dict
+        Overrides of the builder's parameters (in the units that builder documents).
+    force : float
+        Force amplitude (N), > 0.
+    omega : float
+        Excitation frequency (rad/s), > 0.
+
+    Returns
+    -------
+    dict
+        JSON-friendly: the inputs (``model``, ``params``, ``force`` in N, ``omega`` in rad/s,
+        ``nh``) and ``converged``, ``message``, ``Am`` (m), ``harmonic_amplitudes`` (m),
+        ``energy_dissipated`` (J per cycle), ``stuck_margin`` (N), ``Q`` (m); NaN values where
+        the solve did not converge.
+    """
+    from ..hbm.forced import forced_response_record
+    from ..models import build
+
+    sy = build(model_name, **dict(params or {}))
+    return {"model": model_name, "params": dict(params or {}),
+            **forced_response_record(sy, float(force), float(omega))}
+
+
 def hbm_forced_response(params: dict) -> dict:
     """Periodic forced response of a named harmonic-balance model at one (force, omega).
 
-    Wraps :func:`fesub.hbm.forced.forced_response_point`.
+    Wraps :func:`forced_response_point`.
 
     Parameters
     ----------
@@ -237,8 +272,6 @@ def hbm_forced_response(params: dict) -> dict:
         ``stuck_margin`` (N, per contact, > 0 = slipping); NaN where the solver did not
         converge.
     """
-    from ..hbm.forced import forced_response_point
-
     model_params = {k: v for k, v in params.items() if k not in ("model", "force", "omega")}
     r = forced_response_point(params["model"], model_params, float(params["force"]), float(params["omega"]))
     return {"converged": int(bool(r["converged"])), "Am": float(r["Am"]),
