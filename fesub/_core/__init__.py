@@ -4,6 +4,6 @@ Convention: ``<name>.pyx`` is the compiled kernel module, ``<name>_ref.py`` its 
 identical function names and signatures; a part of a long kernel is ``_<name>_<part>.pxi``,
 included by ``<name>.pyx``, with its twin ``_<name>_<part>.py``, imported by ``<name>_ref.py``.
 Kernels allocate nothing, know no physics and trust their inputs: the Python wrappers in the
-physics packages validate and allocate. The backend chooser (:mod:`fesub._backend`) lists the
-kernels by their twins and imports one or the other.
+physics packages validate and allocate. The backend chooser lists the kernels by their twins and
+imports one or the other.
 """
