@@ -74,6 +74,35 @@ def belt_with_series():
     return belt_model(), dict(duration=1.5, h=1e-3, series=[("mass", 0, fx), (0, 1, -2.0 * t / t[-1])])
 
 
+def block_driven(calls=None):
+    """The block of ``block_model`` pressed by its ramped load, its top edge driven along x by
+    one callable motion after 0.06 s (a constant acceleration of 2 m/s^2 from rest: the sampled
+    drive whose quasi-static motion is added back to the outputs), output channels on a free
+    coordinate (the bottom's middle node, x) and a prescribed one (the top's first node, x),
+    one sample every 4 steps. ``calls``: a list that receives each time the motion is called at."""
+    from fesub.fe import PlaneStress, rectangle
+    from fesub.substructure import Substructure
+
+    model = block_model(rate=0.0)
+    block = model.bodies[0]
+    mesh = rectangle(0.1, 0.02, 10, 2)
+    sub = Substructure(mesh, PlaneStress(2e6, 0.3, 1000.0, 0.01), rayleigh=(200.0, 0.0))
+    top, bottom = mesh.nodes("top"), mesh.nodes("bottom")
+
+    def edge(t):
+        if calls is not None:
+            calls.append(t)
+        s = max(t - 0.06, 0.0)
+        return s * s, 2.0 * s, 2.0 if t > 0.06 else 0.0
+
+    mid = int(bottom[np.argsort(mesh.points[bottom, 0])][5])
+    driven = Body.from_substructure(sub, name="block", loads=block.loads,
+                                    prescribed={int(d): edge for d in sub.dofs(top, "x")},
+                                    outputs={"bottom_x": int(sub.dofs([mid], "x")[0]),
+                                             "top_x": int(sub.dofs(top[:1], "x")[0])})
+    return MultibodyModel([driven, model.bodies[1]], model.interfaces)
+
+
 BUILDERS = {
     "impacts": lambda: (two_masses(), dict(duration=0.2, h=1e-4, initial={"m1": ([0.0], [1.0])})),
     "belt": lambda: (belt_model(), dict(duration=2.0, h=1e-3)),
@@ -84,12 +113,13 @@ BUILDERS = {
     "beam_series": lambda: _beam_case(series=True),
     "belt_series": belt_with_series,
     "slide_off": slide_off,
+    "block_driven": lambda: (block_driven(), dict(duration=0.08, h=1e-4, fs_out=2.5e3)),
 }
 # what must happen in each run (state codes 0 open, 1 stick, 2 slip+, 3 slip-), so that the
 # comparison covers every branch: impacts and separation, stick, slip in both senses
 HAPPENS = {"impacts": {0, 2}, "belt": {1, 3}, "belt_callable": {1, 3}, "block": {0, 1, 2},
            "beam_on_beam": {2}, "belt_stop": {1, 3}, "beam_series": {2}, "belt_series": {1, 2, 3},
-           "slide_off": {2}}
+           "slide_off": {2}, "block_driven": {1, 2}}
 
 
 @pytest.fixture(scope="module")
@@ -348,3 +378,23 @@ def test_full_modal_damping_falls_back_to_the_python_loop():
         simulate_multibody(model, duration=0.05, h=1e-3, loop="kernel")
     with pytest.raises(ParameterError, match="loop"):
         simulate_multibody(model, duration=0.05, h=1e-3, loop="fast")
+
+
+def test_a_sampled_motion_is_called_once_per_time_and_kept_for_the_outputs(backend):
+    """The kernel loop calls a prescribed motion once per time index (two more at each chunk's
+    start: the drive of its first step looks one step back and ahead) and takes the outputs'
+    prescribed channels and quasi-static motion from what it sampled; the channel of the driven
+    coordinate is then the callable's value at each sample time, exactly."""
+    calls = []
+    model = block_driven(calls)
+    res = simulate_multibody(model, duration=0.08, h=1e-4, fs_out=2.5e3)
+    assert res.info["loop"] == "kernel" and res.backend == backend
+    steps = res.steps
+    k = np.rint(np.array(calls) / 1e-4).astype(int)
+    assert set(k.tolist()) == set(range(-1, steps + 1))
+    chunks = np.count_nonzero(np.diff(k) < 0) + 1   # each chunk starts one step back
+    assert k.size <= steps + 2 + 2 * chunks, (k.size, steps, chunks)
+    s = np.maximum(res.t - 0.06, 0.0)
+    np.testing.assert_array_equal(res.channels["u_top_x"], s * s)
+    np.testing.assert_array_equal(res.channels["v_top_x"], 2.0 * s)
+

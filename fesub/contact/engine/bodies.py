@@ -21,6 +21,7 @@ Units: SI (m, kg, N, s).
 
 from __future__ import annotations
 
+import functools
 import numbers
 from collections.abc import Mapping
 
@@ -56,6 +57,16 @@ def _dim(sub) -> int:
     """Displacement components per node of a substructure (2 plane, 3 solid)."""
     return int(getattr(sub, "dim", 2))
 
+
+
+def _motion_words(body, k: int) -> str:
+    """What a prescribed motion is, for an error message."""
+    return f"prescribed motion (u in m, v in m/s, a in m/s^2) of coordinate {k} of body {body.name!r}"
+
+
+def _load_words(body) -> str:
+    """What a body's loads are, for an error message."""
+    return f"loads of body {body.name!r} (a force vector in N)"
 
 class Body:
     """A reduced linear body: matrices, node geometry, prescribed motion, loads, output channels.
@@ -125,8 +136,10 @@ class Body:
                 except TypeError:  # an unhashable callable object: grouped by identity only
                     key = (1, id(v))
                 groups.setdefault(key, (v, []))[1].append(j)
-        # (None: the callable drives every prescribed coordinate, a driven edge)
-        self._m_groups = [(f, None if len(js) == len(vals) else np.array(js, dtype=np.int64))
+        # (None: the callable drives every prescribed coordinate, a driven edge); the words of an
+        # error message about it are formed only when there is one
+        self._m_groups = [(f, None if len(js) == len(vals) else np.array(js, dtype=np.int64),
+                           functools.partial(_motion_words, self, int(self.p_idx[js[0]])))
                           for f, js in groups.values()]
         self.f_idx = np.setdiff1d(np.arange(n), self.p_idx)
         if loads is not None and not callable(loads):
@@ -155,10 +168,8 @@ class Body:
         out = np.zeros((3, self.p_idx.size))
         if self._v_at.size:
             out[0, self._v_at], out[1, self._v_at] = self._v_val * t, self._v_val
-        for f, js in self._m_groups:
-            k = self.p_idx[0 if js is None else js[0]]
-            uva = call_checked(f, t, (3,), f"prescribed motion (u in m, v in m/s, a in m/s^2) of "
-                                           f"coordinate {k} of body {self.name!r}")
+        for f, js, what in self._m_groups:
+            uva = call_checked(f, t, (3,), what)
             out[:, js if js is not None else slice(None)] = uva[:, None]
         return out
 
@@ -168,8 +179,7 @@ class Body:
             return np.zeros(self.n)
         if not callable(self.loads):
             return self.loads
-        return call_checked(self.loads, t, (self.n,), f"loads of body {self.name!r} (a force "
-                                                       f"vector in N)")
+        return call_checked(self.loads, t, (self.n,), functools.partial(_load_words, self))
 
     # ------------------------------------------------------------------ constructors
     @classmethod
@@ -557,11 +567,13 @@ class MultibodyModel:
             return self._f0.copy()
         return self.modal_forces([self.force_inputs(t)])[0]
 
-    def force_inputs(self, t: float):
+    def force_inputs(self, t: float, motion=None):
         """What :meth:`modal_forces` needs at time ``t`` (s): the load (N) of each body with
         time-dependent loads and the motion (u, v, a) of each body whose prescribed coordinates
-        drive free ones."""
-        return [body.load(t) for _, body, _, _ in self._f_t], [body.motion(t) for body, *_ in self._f_p]
+        drive free ones, ``motion(body)`` when given (the motion at ``t`` already sampled), else
+        ``body.motion(t)``."""
+        motion = motion or (lambda body: body.motion(t))
+        return [body.load(t) for _, body, _, _ in self._f_t], [motion(body) for body, *_ in self._f_p]
 
     def modal_forces(self, inputs) -> np.ndarray:
         """(len(inputs), n_modes) modal forces (N, per unit modal mass) from the

@@ -29,7 +29,7 @@ import numpy as np
 
 from ..._backend import kernels
 
-__all__ = ["unsupported", "march_chunks"]
+__all__ = ["SampledMotions", "march_chunks", "unsupported"]
 
 #: modal forces sampled per chunk are held as (chunk, n_modes): the chunk is bounded by this size
 _SAMPLES = 2_000_000
@@ -114,6 +114,75 @@ class _NodeArrays:
                 out[:, sl] = r.driven(ups)
 
 
+class SampledMotions:
+    """The prescribed motions (callables) that the march sampled, kept where the outputs need
+    them, so that nothing calls them again: at each output sample ``n = i dec`` the
+    displacements at the time indices ``n - 1, n, n + 1`` (the quasi-static motion added back to
+    the channels of free coordinates, with its central differences) and, when ``full``, the
+    motion (u, v, a) at ``n`` (the channels of prescribed coordinates). What was not sampled
+    (NaN) is called for by the reader.
+
+    Parameters
+    ----------
+    bodies : list of Body
+        The model's bodies; those with a callable motion are kept.
+    n_out : int
+        Output samples of the run; ``dec`` steps between two.
+    full : bool
+        Keep (u, v, a) at the samples too.
+    """
+
+    def __init__(self, bodies, n_out: int, dec: int, full: bool):
+        self.n_out, self.dec = int(n_out), int(dec)
+        mine = [b for b, body in enumerate(bodies) if body.p_idx.size and body._v is None]
+        self.u = {b: np.full((self.n_out, 3, bodies[b].p_idx.size), np.nan) for b in mine}
+        self.uva = {b: np.full((self.n_out, 3, bodies[b].p_idx.size), np.nan) for b in mine} if full else {}
+
+    def add_displacements(self, b: int, k0: int, U) -> None:
+        """The displacements ``U`` (times, n_p) of body ``b`` at the time indices ``k0, k0 + 1,
+        ...``: those the outputs need are kept."""
+        if b not in self.u:
+            return
+        ks = k0 + np.arange(len(U))
+        for slot in range(3):
+            q, r = np.divmod(ks + 1 - slot, self.dec)
+            sel = (r == 0) & (q >= 0) & (q < self.n_out)
+            self.u[b][q[sel], slot] = U[sel]
+
+    def add_motion(self, b: int, k: int, uva) -> None:
+        """The motion ``uva`` (3, n_p) of body ``b`` at the time index ``k``, kept if the
+        channels need it."""
+        if b in self.uva and k % self.dec == 0 and 0 <= k // self.dec < self.n_out:
+            self.uva[b][k // self.dec] = uva
+
+    def _slots(self, steps):
+        """(sample, slot, found) of each time index: the first slot of the three that holds it."""
+        steps = np.asarray(steps, np.int64)
+        q, j, ok = np.zeros(steps.size, np.int64), np.zeros(steps.size, np.int64), np.zeros(steps.size, bool)
+        for slot in (1, 0, 2):
+            qs, r = np.divmod(steps + 1 - slot, self.dec)
+            new = ~ok & (r == 0) & (qs >= 0) & (qs < self.n_out)
+            q[new], j[new] = qs[new], slot
+            ok |= new
+        return q, j, ok
+
+    def displacements(self, b: int, steps):
+        """(len(steps), n_p) prescribed displacements (m) of body ``b`` at the time indices
+        ``steps``, or None when one of them was not kept."""
+        if b not in self.u:
+            return None
+        q, j, ok = self._slots(steps)
+        out = self.u[b][q, j]
+        return out if ok.all() and not np.isnan(out).any() else None
+
+    def motion(self, b: int, n: int):
+        """(3, n_p) motion of body ``b`` at the time index ``n`` (an output sample), or None."""
+        if b not in self.uva or n % self.dec or not 0 <= n // self.dec < self.n_out:
+            return None
+        uva = self.uva[b][n // self.dec]
+        return None if np.isnan(uva).any() else uva
+
+
 class _Plan:
     """Everything the kernel needs from the model, built once per run."""
 
@@ -152,10 +221,12 @@ class _Plan:
         self.motion = [b.motion for b in bodies]
         self.has_p = [b.p_idx.size > 0 for b in bodies]
 
-    def samples(self, model, n0, count, h):
+    def samples(self, model, n0, count, h, keep=None):
         """Modal forces of the steps n0 .. n0 + count - 1 and driven displacements of the nodes at
         the time indices n0 - 1 .. n0 + count, as the Python loop forms them; stops early at an
-        interrupt. Returns (fs, slave ds, master ds, steps sampled, interrupted)."""
+        interrupt. The prescribed motions it calls are added to ``keep`` (a
+        :class:`SampledMotions`) when given. Returns (fs, slave ds, master ds, steps sampled,
+        interrupted)."""
         nm = model.n_modes
         fs = np.zeros((count if self.sample_force else 0, nm))
         ks, km = self.slave.X.shape[0], self.master.X.shape[0]
@@ -164,28 +235,44 @@ class _Plan:
         if not (self.sample_force or self.sample_drive):
             return fs, sds, mds, count, False  # nothing sampled: no loop over the steps
         # the model's callables are called step by step (an interrupt keeps the steps sampled);
-        # the projections on the modes and on the nodes are then made for all of them at once
+        # the projections on the modes and on the nodes are then made for all of them at once.
+        # A prescribed motion is called once per time k h: the drive samples it a step ahead,
+        # and the coupling forces of the next step take it from there
         inputs, ups = [], []
         driven = [(b, m) for b, (m, p) in enumerate(zip(self.motion, self.has_p)) if p]
         none = [np.zeros(0)] * len(self.motion)
+        index = {id(body): b for b, body in enumerate(model.bodies)}
+        latest = {}  # body -> (time index, its motion) last called
+        now = [n0]   # the time index of the step whose coupling forces are formed
 
-        def drive(t):
+        def motion_at(b, k):
+            got = latest.get(b)
+            if got is None or got[0] != k:
+                got = latest[b] = (k, self.motion[b](k * h))
+                if keep is not None and keep.uva:
+                    keep.add_motion(b, k, got[1])
+            return got[1]
+
+        def motion_now(body):
+            return motion_at(index[id(body)], now[0])
+
+        def drive(k):
             u = list(none)
-            for b, m in driven:
-                u[b] = m(t)[0]
+            for b, _ in driven:
+                u[b] = motion_at(b, k)[0]
             ups.append(u)
 
         s, stopped = 0, False
         try:
             if self.sample_drive:
-                drive((n0 - 2) * h + h)
-                drive((n0 - 1) * h + h)
+                drive(n0 - 1)
+                drive(n0)
             for s in range(count):
-                t = (n0 + s) * h
+                k = now[0] = n0 + s
                 if self.sample_force:
-                    inputs.append(model.force_inputs(t))
+                    inputs.append(model.force_inputs(k * h, motion_now))
                 if self.sample_drive:
-                    drive(t + h)
+                    drive(k + 1)
             else:
                 s = count
         except KeyboardInterrupt:
@@ -196,6 +283,9 @@ class _Plan:
             fs[:s] = model.modal_forces(inputs[:s])
         if s and self.sample_drive:
             per_body = [np.array([u[b] for u in ups[:s + 2]]) for b in range(len(self.motion))]
+            for b, U in enumerate(per_body):
+                if keep is not None:
+                    keep.add_displacements(b, n0 - 1, U)
             self.slave.driven(per_body, sds[:s + 2])
             self.master.driven(per_body, mds[:s + 2])
         return fs, sds, mds, s, stopped
@@ -245,7 +335,8 @@ def march_chunks(model, h, n_steps, dec, tol, max_iter, on_stick, eta, eta_prev,
 
     Returns
     -------
-    (status, steps done, samples written, state changes per node, backend name)
+    (status, steps done, samples written, state changes per node, backend name, the prescribed
+    motions kept for the outputs: a :class:`SampledMotions` or None)
     """
     K = kernels("multibody")
     backend = "python" if K.__name__.endswith("_ref") else "compiled"
@@ -283,9 +374,12 @@ def march_chunks(model, h, n_steps, dec, tol, max_iter, on_stick, eta, eta_prev,
     chunk = min(_CHUNK, most) if fixed_chunk is None else fixed_chunk
     done, j, reason, stop = 0, 0, 0, False
     codes = {1: "stick", 2: "lift_off", 3: "not_converged", 4: "off_surface"}
+    # the prescribed motions the outputs need, kept as the march samples them
+    kept = SampledMotions(model.bodies, (n_steps - 1) // dec + 1, dec, any(c[3] is None for c in chans)) \
+        if plan.sample_drive else None
     try:
         while done < n_steps and reason == 0 and not stop:
-            fs, sds, mds, count, stop = plan.samples(model, done, min(chunk, n_steps - done), h)
+            fs, sds, mds, count, stop = plan.samples(model, done, min(chunk, n_steps - done), h, kept)
             if count == 0:
                 break
             K.march(h, count, dec, done, tol, max_iter, int(on_stick == "stop"), int(accounts), w2, cdamp, plan.fc,
@@ -311,8 +405,14 @@ def march_chunks(model, h, n_steps, dec, tol, max_iter, on_stick, eta, eta_prev,
     steps_at = np.arange(j) * dec
     if reason in (1, 2) and j:
         steps_at[-1] = done - 1  # the stopping step was recorded off the decimation grid
-    for name, body, cols, row, pj, _ in chans:
-        if row is None:
-            for k, n in enumerate(steps_at):
-                ch[f"u_{name}"][k], ch[f"v_{name}"][k], ch[f"a_{name}"][k] = body.motion(n * h)[:, pj]
-    return status_name, done, j, changes, backend
+    # the channels of prescribed coordinates: each body's motion at each sample, as the march
+    # sampled it or called now (a motion that is not sampled, a constant velocity)
+    index = {id(body): b for b, body in enumerate(model.bodies)}
+    for body in {id(c[1]): c[1] for c in chans if c[3] is None}.values():
+        mine = [(name, pj) for name, b, _, row, pj, _ in chans if row is None and b is body]
+        for k, n in enumerate(steps_at):
+            uva = kept.motion(index[id(body)], int(n)) if kept is not None else None
+            uva = body.motion(n * h) if uva is None else uva
+            for name, pj in mine:
+                ch[f"u_{name}"][k], ch[f"v_{name}"][k], ch[f"a_{name}"][k] = uva[:, pj]
+    return status_name, done, j, changes, backend, kept

@@ -414,7 +414,7 @@ def simulate_multibody(model: MultibodyModel, *, duration: float, h: float | Non
                unit="step", unit_scale=True, desc="contact")
     try:
         if use_kernel:
-            status, n, j, changes, backend = driver.march_chunks(
+            status, n, j, changes, backend, kept = driver.march_chunks(
                 model, h, n_steps, dec, tol, max_iter, on_stick, eta, eta_prev, out, ch, chans, info, bar, xs, blocks,
                 accounts, monitor, chunk, initial_states)
             if status == "not_converged":
@@ -422,6 +422,7 @@ def simulate_multibody(model: MultibodyModel, *, duration: float, h: float | Non
                               f"sweeps (last change {info['last_change_m']:.3g} m > tol {tol:.3g} m) or the active "
                               f"set in {_PASSES} passes; the run stops", RuntimeWarning, stacklevel=2)
         else:
+            kept = None
             status, n, j, changes, backend = _python_loop(model, h, n_steps, dec, tol, max_iter, on_stick, eta,
                                                           eta_prev, out, ch, en, chans, info, bar, xs, accounts,
                                                           monitor, chunk, initial_states)
@@ -430,7 +431,7 @@ def simulate_multibody(model: MultibodyModel, *, duration: float, h: float | Non
     t_out = np.arange(n_out)[:j] * dec * h
     if status in ("stick", "lift_off") and j:
         t_out[-1] = (n - 1) * h  # the stopping step was recorded off the decimation grid
-    _add_quasi_static(model, t_out, h, chans, ch, en, info)
+    _add_quasi_static(model, t_out, h, chans, ch, en, info, kept)
     return ContactRunResult(
         t=t_out, nodes={k: v[:j] for k, v in out.items()}, channels={k: v[:j] for k, v in ch.items()},
         energies={k: v[:j] for k, v in en.items()},
@@ -441,16 +442,20 @@ def simulate_multibody(model: MultibodyModel, *, duration: float, h: float | Non
         wall_time=time.perf_counter() - t0, backend=backend, tol=float(tol), on_stick=on_stick, info=info)
 
 
-def _motions(model, steps, h):
+def _motions(model, steps, h, kept=None):
     """Prescribed displacements (m) of every body at the times ``steps * h``: (times, p) arrays
-    over each body's ``p_idx`` (constant velocities vectorised, callables called once per
-    distinct step index)."""
+    over each body's ``p_idx`` (constant velocities vectorised; callables taken from ``kept``, a
+    :class:`~fesub.contact.engine.driver.SampledMotions`, where the march kept them all, else
+    called once per distinct step index)."""
     steps = np.asarray(steps, dtype=np.int64)
     uniq, back = np.unique(steps, return_inverse=True)
     t = uniq * h
     out = []
-    for body in model.bodies:
-        if not body.p_idx.size:
+    for b, body in enumerate(model.bodies):
+        u = kept.displacements(b, steps) if kept is not None else None
+        if u is not None:
+            out.append(u)
+        elif not body.p_idx.size:
             out.append(np.zeros((steps.size, 0)))
         elif body._v is not None:
             out.append(steps[:, None] * h * body._v)
@@ -459,7 +464,7 @@ def _motions(model, steps, h):
     return out
 
 
-def _add_quasi_static(model, t, h, chans, ch, en, info):
+def _add_quasi_static(model, t, h, chans, ch, en, info, kept=None):
     """The loops march the motion relative to the quasi-static motion of the drives
     (:meth:`MultibodyModel.quasi_static`); add that motion back to the output channels of free
     coordinates (displacement at t, central velocity, second difference) and its strain energy
@@ -472,7 +477,7 @@ def _add_quasi_static(model, t, h, chans, ch, en, info):
         _add_constant_drive(model, t, h, chans, ch, en, info)
         return
     n = np.rint(t / h).astype(np.int64)
-    every = _motions(model, np.concatenate([[-1, 0], n - 1, n, n + 1]), h)
+    every = _motions(model, np.concatenate([[-1, 0], n - 1, n, n + 1]), h, kept)
     U = [[x[2 + i * k:2 + (i + 1) * k] for x in every] for i in range(3)]
     for name, body, cols, row, pj, kf in chans:
         if row is None:
