@@ -51,23 +51,36 @@ def stick_intervals(sys, Q):
     return out
 
 
+#: the series of E and G where ``|mu L|`` is small: powers 0..11 and their coefficients
+#: ``1 / (n! (n + 1))`` and ``1 / (n! (n + 2))``
+_N = np.arange(12)
+_FACT = np.cumprod(np.append(1.0, np.arange(1, 12)))
+_CE, _CG = 1.0 / (_FACT * (_N + 1)), 1.0 / (_FACT * (_N + 2))
+
+
 def exp_integrals(mu, L):
     """``E = int_0^L e^{mu s} ds`` and ``G = int_0^L s e^{mu s} ds`` in closed form (series
     where ``|mu L| < 0.1``, whose closed forms cancel); ``mu`` complex, broadcast with ``L``."""
-    z = mu * L
+    z = np.asarray(mu * L, complex)
+    L = L + np.zeros(z.shape)
+    E, G = np.empty(z.shape, complex), np.empty(z.shape, complex)
     small = np.abs(z) < 0.1
-    zs = np.where(small, z, 0.0)
-    zb = np.where(small, 1.0, z)
+    big = ~small
+    zb, Lb = z[big], L[big]
     with np.errstate(over="ignore", invalid="ignore"):
-        ez = np.exp(zb)
-        E_big = np.expm1(zb) / zb * L
-        G_big = (ez * (zb - 1) + 1) / (zb * zb) * L * L
-    n = np.arange(12)
-    fact = np.cumprod(np.append(1.0, np.arange(1, 12)))
-    pw = zs[..., None] ** n
-    E_small = L * (pw / (fact * (n + 1))).sum(axis=-1)
-    G_small = L * L * (pw / (fact * (n + 2))).sum(axis=-1)
-    return np.where(small, E_small, E_big), np.where(small, G_small, G_big)
+        E[big] = np.expm1(zb) / zb * Lb
+        G[big] = (np.exp(zb) * (zb - 1) + 1) / (zb * zb) * Lb * Lb
+    if small.any():
+        pw = z[small][:, None] ** _N
+        Ls = L[small]
+        E[small] = Ls * (pw @ _CE)
+        G[small] = Ls * Ls * (pw @ _CG)
+    return E, G
+
+
+def _kron(A, B):
+    """``np.kron`` of two 2-D arrays, without its general set-up (called per Newton step)."""
+    return (A[:, None, :, None] * B[None, :, None, :]).reshape(A.shape[0] * B.shape[0], A.shape[1] * B.shape[1])
 
 
 def memory(sys, intervals, lam, w):
@@ -90,10 +103,12 @@ def memory(sys, intervals, lam, w):
     for kt, g, a, b in intervals:
         gg = np.outer(g, g)
         L = (b - a)[:, None]                                          # (nI, 1)
-        Ep, Gp = exp_integrals(1j * k - sigma, L)                    # (nI, nh)
-        Em, Gm = exp_integrals(-1j * k - sigma, L)
-        E0, G0 = exp_integrals(np.full(1, -sigma), L)                # (nI, 1)
-        ep, em = np.exp(1j * np.outer(a, k)), np.exp(-1j * np.outer(a, k))
+        # the exponents i k - sigma, -i k - sigma (k = 1..nh) and -sigma in one call: (nI, 2 nh + 1)
+        E, G = exp_integrals(np.concatenate([1j * k - sigma, -1j * k - sigma, [-sigma]]), L)
+        Ep, Em, E0 = E[:, :nh], E[:, nh:2 * nh], E[:, 2 * nh:]
+        Gp, Gm, G0 = G[:, :nh], G[:, nh:2 * nh], G[:, 2 * nh:]
+        ep = np.exp(1j * np.outer(a, k))
+        em = ep.conj()                                               # the start times are real
         beta = np.empty((a.size, 2 * nh + 1), complex)
         dbeta = np.empty_like(beta)
         for out, e_p, e_m, e_0 in ((beta, Ep, Em, E0), (dbeta, -Gp, -Gm, -G0)):
@@ -103,8 +118,8 @@ def memory(sys, intervals, lam, w):
         beta *= cw
         dbeta *= cw / w
         Ha = np.column_stack([np.ones(a.size), basis(nh, a)])           # (nI, m+1)
-        K -= kt * np.kron(beta.T @ Ha, gg)
-        dK -= kt * np.kron(dbeta.T @ Ha, gg)
+        K -= kt * _kron(beta.T @ Ha, gg)
+        dK -= kt * _kron(dbeta.T @ Ha, gg)
     return K, dK
 
 
