@@ -249,11 +249,14 @@ def test_joint_study_ring_down(tmp_path, capsys):
 
     out = tmp_path / "joint"
     flags = ["joint", "--mesh", str(bundled_mesh(coarse=True)), "--nh", "1", "--a-max", "3e-5",
-             "--max-steps", "60", "--maps", "0", "--ring-down", "4", "--no-figures", "-q",
-             "--out", str(out)]
+             "--max-steps", "60", "--maps", "0", "--ring-down-steps", "128", "--ring-down", "4",
+             "--no-figures", "-q", "--out", str(out)]
     assert main(flags) == 0
     r = json.loads((out / "summary.json").read_text())["results"]
+    # the decay's time steps are those asked for: 4 periods of 128 steps, sampled at every step
+    assert json.loads((out / "summary.json").read_text())["parameters"]["ring_down_steps"]["value"] == 128
     rd, pred, dn = (fesub.load(out / f"{k}.nc") for k in ("ring_down", "decay_prediction", "dnnm"))
+    assert rd.steps_per_period == 128 and rd.t.size == 4 * 128 + 1
     assert r["ring_down_readings"]["value"] >= 3 and len(pred.swing) >= 3
     # the prediction covers the decay's half-swings (points one beyond each end)
     assert pred.swing[0] <= rd.amp.min() and pred.swing[-1] >= rd.amp.max()
