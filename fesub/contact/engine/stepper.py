@@ -280,9 +280,13 @@ def _check(model, duration, h, fs_out, on_stick, tol, max_iter):
     n_steps = duration / h - 1e-9
     dec = 1 if fs_out is None else max(1, min(round(1.0 / (check_positive("fs_out (Hz)", fs_out) * h)),
                                               2**62))
-    # the output of a sample: 10 arrays per slave node, 3 per channel, the energies (float64)
+    # the output of a sample: 10 arrays per slave node, 3 per channel, the energies (float64);
+    # per coordinate driven by a callable, the motions kept for the outputs (3 displacements, 3
+    # values when the channels name a prescribed coordinate) and the quasi-static motion formed
+    # from them at the end (3 more)
     m = sum(c["mu"].size for c in model.contacts)
-    per_sample = 8.0 * (10 * m + 3 * sum(len(b.outputs) for b in model.bodies) + 8)
+    called = sum(b.p_idx.size for b in model.bodies if b.p_idx.size and b._v is None)
+    per_sample = 8.0 * (10 * m + 3 * sum(len(b.outputs) for b in model.bodies) + 8 + 9 * called)
     # 0.2 us a step: the compiled march of one sliding node (the cheapest step there is)
     n_steps = check_steps("time steps", n_steps, seconds_each=2e-7, bytes_each=per_sample / dec,
                           hint="a larger h or a shorter duration")
