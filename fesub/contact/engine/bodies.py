@@ -147,6 +147,7 @@ class Body:
             if loads.shape != (n,) or not np.all(np.isfinite(loads)):
                 raise ParameterError(f"loads must be a finite ({n},) force vector (N) or a callable of t")
         self.loads = loads
+        self._load_words = functools.partial(_load_words, self)  # an error message's words, formed on error
         self.outputs = {}
         for k, v in (outputs or {}).items():
             if not isinstance(v, numbers.Integral) or not 0 <= v < n:
@@ -179,7 +180,7 @@ class Body:
             return np.zeros(self.n)
         if not callable(self.loads):
             return self.loads
-        return call_checked(self.loads, t, (self.n,), functools.partial(_load_words, self))
+        return call_checked(self.loads, t, (self.n,), self._load_words)
 
     # ------------------------------------------------------------------ constructors
     @classmethod

@@ -283,8 +283,8 @@ class _Plan:
             fs[:s] = model.modal_forces(inputs[:s])
         if s and self.sample_drive:
             per_body = [np.array([u[b] for u in ups[:s + 2]]) for b in range(len(self.motion))]
-            for b, U in enumerate(per_body):
-                if keep is not None:
+            if keep is not None:
+                for b, U in enumerate(per_body):
                     keep.add_displacements(b, n0 - 1, U)
             self.slave.driven(per_body, sds[:s + 2])
             self.master.driven(per_body, mds[:s + 2])
