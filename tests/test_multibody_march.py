@@ -398,3 +398,30 @@ def test_a_sampled_motion_is_called_once_per_time_and_kept_for_the_outputs(backe
     np.testing.assert_array_equal(res.channels["u_top_x"], s * s)
     np.testing.assert_array_equal(res.channels["v_top_x"], 2.0 * s)
 
+
+
+@pytest.mark.parametrize("loop", ["python", "kernel"])
+def test_the_progress_bar_counts_every_step(loop, monkeypatch):
+    """The bar shown with ``progress=True`` ends at the number of steps marched, in both loops (a
+    run shorter than a thousand steps once ended at zero in the Python loop)."""
+    from fesub.contact.engine import stepper
+
+    counts = []
+
+    class Bar:
+        def __init__(self, total=None, disable=False, **kw):
+            self.n, self.total = 0, total
+            counts.append(self)
+
+        def update(self, k):
+            self.n += k
+
+        def close(self):
+            pass
+
+    import tqdm.auto
+
+    monkeypatch.setattr(tqdm.auto, "tqdm", Bar)
+    res = stepper.simulate_multibody(belt_model(), duration=0.0351, h=1e-4, loop=loop, progress=True)
+    assert res.info["loop"] == loop and res.steps == 351
+    assert [b.n for b in counts] == [b.total for b in counts] == [351]

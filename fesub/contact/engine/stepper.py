@@ -624,8 +624,7 @@ def _python_loop(model, h, n_steps, dec, tol, max_iter, on_stick, eta, eta_prev,
                 _record_bodies(j, en, acc, ch, chans, (eta_prev, eta, eta_next), w2, h, t)
                 j += 1
             eta_prev, eta = eta, eta_next
-            if n % 1000 == 999:
-                bar.update(1000)
+            bar.update(1)   # a step here costs far more than the bar's update
             if monitor is not None and ((n + 1) % (chunk or 1000) == 0 or n + 1 == n_steps):
                 monitor(monitor_state(model, eta_prev, eta, n + 1, h))
             if stop is not None:
