@@ -188,3 +188,30 @@ def test_vtu_modes_not_expanded_to_the_mesh(tmp_path, plate_mode):
     with pytest.raises(ParameterError, match="expanded"):
         pm.write_modes_vtu(mesh, [np.zeros((n, 4))], tmp_path / "x.vtu")
     assert not (tmp_path / "x.vtu").exists()
+
+
+@pytest.mark.parametrize("shape", ["disc", "bar"])
+def test_a_solid_fills_its_picture(tmp_path, render, shape):
+    """A solid is framed on its points as the camera sees them: a flat plate seen obliquely
+    spans most of the window's width (fitting its bounding sphere left it a third of it), and a
+    long bar bent towards the camera stays clear of the colour bar at the bottom (its rows hold
+    only the bar's width). Zero field: the undeformed grid and the mesh coincide."""
+    from fesub.fe.solid_mesh import box
+
+    mesh = box(0.35, 0.35, 0.01, 14, 14, 1) if shape == "disc" else box(0.3, 0.05, 0.02, 30, 5, 2)
+    u = np.zeros((mesh.n_points, 3))
+    if shape == "bar":
+        u[:, 2] = (mesh.points[:, 0] / 0.3) ** 2           # bent, its free end 10 % of the size up
+    out = pm.render_mode(mesh, u, tmp_path / f"{shape}.png", window_size=(800, 450), title="x")
+    _, img = _fraction_not_background(out)
+    drawn = np.any(np.abs(img - 255) > 8, axis=-1)
+    middle = drawn[int(0.15 * 450):int(0.8 * 450)]             # below the label, above the bar
+    cols = np.flatnonzero(middle.any(axis=0))
+    rows = np.flatnonzero(middle.any(axis=1))
+    assert cols.size and rows.size
+    assert (cols[-1] - cols[0]) / 800 > 0.6 or (rows[-1] - rows[0]) / middle.shape[0] > 0.9
+    # the bar's rows (the bottom 14 %): nothing drawn outside the bar (30-70 % of the width) and
+    # its labels (to 77 %)
+    low = drawn[int(0.86 * 450):]
+    outside = np.concatenate([low[:, :int(0.2 * 800)], low[:, int(0.8 * 800):]], axis=1)
+    assert not outside.any()

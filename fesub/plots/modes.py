@@ -27,8 +27,17 @@ import numpy as np
 
 from ..errors import MeshError, ParameterError
 
-__all__ = ["nodal_displacement", "auto_scale", "common_scale", "deformed_grid", "plot_coupled_modes",
-           "render_mode", "render_modes", "animate_mode", "write_modes_vtu"]
+__all__ = [
+    "animate_mode",
+    "auto_scale",
+    "common_scale",
+    "deformed_grid",
+    "nodal_displacement",
+    "plot_coupled_modes",
+    "render_mode",
+    "render_modes",
+    "write_modes_vtu",
+]
 
 # VTK_QUAD, VTK_TRIANGLE, VTK_LINE, VTK_QUADRATIC_QUAD, VTK_BIQUADRATIC_QUAD, VTK_QUADRATIC_TRIANGLE
 _VTK_CELL = {"quad": 9, "triangle": 5, "line": 3, "quad8": 23, "quad9": 28, "triangle6": 22}
@@ -205,13 +214,48 @@ def _finish(plotter, label, zoom=1.0, solid=False):
     if solid:
         plotter.view_isometric()
         plotter.reset_camera()
-        zoom *= 0.85  # room for the label above and the bar below
+        _fit_view(plotter)
     else:
         plotter.view_xy()
         # fit the (flat) scene to the window, leaving room for the label above and the bar below
         plotter.camera.tight(padding=0.25, adjust_render_window=False, view="xy")
     if zoom != 1.0:
         plotter.camera.zoom(zoom)
+
+
+def _fit_view(plotter, width_fill: float = 0.9, height_fill: float = 0.68):
+    """Centre the scene's points in the window and narrow the camera's view angle until they span
+    ``width_fill`` of its width or ``height_fill`` of its height (room for the label above and
+    the bar below).
+
+    The camera's direction and distance are kept; the points are projected as the perspective
+    camera sees them (a flat disc seen obliquely fills the window, where fitting its bounding
+    sphere left most of the picture empty; the near end of a long solid stays clear of the bar)."""
+    pts = [np.asarray(a.mapper.dataset.points) for a in plotter.renderer.actors.values()
+           if getattr(a, "mapper", None) is not None and getattr(a.mapper, "dataset", None) is not None
+           and a.mapper.dataset.n_points]
+    if not pts:
+        return
+    pts = np.vstack(pts)
+    cam = plotter.camera
+    w, h = plotter.window_size
+    for _ in range(2):      # the centring moves the perspective a little: once more from there
+        pos, fp = np.asarray(cam.position, float), np.asarray(cam.focal_point, float)
+        dist = np.linalg.norm(fp - pos)
+        ahead = (fp - pos) / dist
+        right = np.cross(ahead, np.asarray(cam.up, float))
+        right /= np.linalg.norm(right)
+        up = np.cross(right, ahead)
+        depth = (pts - pos) @ ahead
+        if depth.min() <= 0:
+            return
+        x, y = ((pts - pos) @ right) / depth, ((pts - pos) @ up) / depth    # tangents of the sight lines
+        if np.ptp(x) <= 0 and np.ptp(y) <= 0:
+            return
+        shift = dist * (0.5 * (x.max() + x.min()) * right + 0.5 * (y.max() + y.min()) * up)
+        cam.focal_point, cam.position = tuple(fp + shift), tuple(pos + shift)
+        half = max(0.5 * np.ptp(y) / height_fill, 0.5 * np.ptp(x) / width_fill * h / w)
+        cam.view_angle = float(np.degrees(2 * np.arctan(half)))
 
 
 def _check_scale(scale):
@@ -530,7 +574,7 @@ def write_modes_vtu(mesh, shapes, path, *, frequencies_hz=None, damping_ratios=N
     path = os.fspath(path)
     try:
         meshio.write(path, meshio.Mesh(_points3(mesh), blocks, point_data=point_data), file_format="vtu")
-    except Exception as exc:  # noqa: BLE001
+    except Exception as exc:
         raise MeshError(f"{path}: cannot write modes ({type(exc).__name__}: {exc})") from exc
     extra = {"natural_frequency_hz": frequencies_hz, "damping_ratio": damping_ratios}
     extra = {k: v for k, v in extra.items() if v is not None}
