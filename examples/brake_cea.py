@@ -10,7 +10,8 @@ certified method (:func:`~fesub.contact.analyses.band.band_eigenvalues`):
 * left, the eigenvalues of the band at mu = 0.3 (circles) and 0.6 (crosses): the pair at 4.79 kHz
   has crossed into the right half-plane (its critical mu is 0.415, ``fesub brake``'s sweep);
 * right, that pair's mode at mu = 0.6 (the axial displacement of the disc's nodes, phase-aligned
-  real part): five nodal diameters, the disc's doublet coupled through the pads.
+  real part): five nodal diameters (read from the shape by
+  :func:`~fesub.models.brake.nodal_diameters`), the disc's doublet coupled through the pads.
 
 Writes the figure and the results to ``fesub-out/brake_cea`` (or the directory given as the first
 argument). The study ``fesub brake`` adds the sweep over mu, the critical mu of every pair, mode
@@ -53,6 +54,8 @@ k = int(np.argmin(np.abs(lam - target)))
 v = modes[:, k] / modes[np.argmax(np.abs(modes[:, k])), k]
 u = model.displacement("disc", np.real(v))
 disc = model.meshes["disc"]
+nd, share = brake.nodal_diameters(disc.points, model.displacement("disc", v))
+print(f"the unstable pair's mode: {nd} nodal diameters ({100 * share:.0f} % of the rim's axial motion)")
 top = disc.points[:, 2] > 0.005 - 1e-9
 
 plt = style.pyplot()
@@ -70,7 +73,7 @@ ax = axes[1]
 lim = np.abs(u[top, 2]).max()
 sc = ax.scatter(disc.points[top, 0], disc.points[top, 1], c=u[top, 2], s=14, cmap="RdBu_r", vmin=-lim, vmax=lim)
 ax.set_aspect("equal")
-ax.set_title(f"unstable mode at mu = 0.6\n{lam[k].imag / (2 * np.pi):.0f} Hz, {lam[k].real:+.3g} 1/s")
+ax.set_title(f"unstable mode at mu = 0.6\n{lam[k].imag / (2 * np.pi):.0f} Hz, {lam[k].real:+.3g} 1/s, {nd} nodal diameters")
 ax.set_xlabel("x [m]")
 ax.set_ylabel("y [m]")
 fig.colorbar(sc, ax=ax, label="axial displacement (normalised)")

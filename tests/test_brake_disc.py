@@ -24,6 +24,7 @@ import scipy.linalg as sla
 from numpy.polynomial import Legendre, Polynomial
 
 from fesub.fe import Solid, SolidMesh
+from fesub.models.brake import nodal_diameters as brake_nodal_diameters
 from fesub.substructure import Substructure, read_volumes
 
 A, B, H = 0.125, 0.175, 0.010
@@ -151,6 +152,11 @@ def test_disc_modes_against_plate_theory():
         # diameters identified: 0 once, then 1..8 as doublets (two modes of one n each), in order
         assert nd.tolist() == [0] + [n for n in range(1, 9) for _ in range(2)]
         assert purity.min() > 0.98
+        # the study's reading (fesub.models.brake.nodal_diameters: the whole rim, every height)
+        # names the same families, which the frequencies below place on the plate's
+        u = sub.expand(phi)
+        read = [brake_nodal_diameters(mesh.points, u[:, :, j]) for j in range(f.size)]
+        assert [n for n, _ in read] == nd.tolist() and min(s for _, s in read) > 0.98
         pairs = f[1:].reshape(8, 2)
         assert np.all(np.abs(pairs[:, 1] / pairs[:, 0] - 1) < 1e-3)   # doublets: split by the mesh only
         errs.append(by_diameter(f, nd) / ref - 1)

@@ -10,8 +10,11 @@ content). The study:
   ``--band`` (certified complete at each grid point) and the critical coefficient of every pair
   in it that turns unstable;
 * at the operating ``--mu``: every eigenvalue of the linearised system, the unstable ones, the
-  leading one (largest real part) and the leading ones of the band; their mode shapes over the
-  three parts as a VTU file (``modes.vtu``) and, with pyvista, rendered pictures;
+  leading one (largest real part) and the leading ones of the band; at the critical coefficient
+  of each of the first two band pairs that turn unstable, that pair's mode (the squeal
+  candidates); their mode shapes over the three parts, with the disc's nodal diameters
+  (:func:`fesub.models.brake.nodal_diameters`), as a VTU file (``modes.vtu``) and, with
+  pyvista, rendered pictures;
 * ``transient_reference`` and ``transient`` (:class:`~fesub.contact.ContactRunResult`): the
   engine's march from the steady state (the disc moving with its quasi-steady deformation),
   unperturbed and perturbed along the leading mode (1e-12 m); the growth rate and frequency of
@@ -119,8 +122,13 @@ def run(args) -> int:
     band_order = np.flatnonzero(in_band)[np.argsort(-lam.real[in_band])][:4]
     d.say(f"{STUDY}: at mu = {args.mu:g}, {int(np.sum(upper & (lam.real > 1e-7 * np.abs(lam))))} unstable pairs; "
           f"leading {z.imag / (2 * np.pi):.1f} Hz, {z.real:.4g} 1/s")
-    shapes = [(k_lead, "leading")] + [(int(k), "band") for k in band_order if k != k_lead]
-    vtu = _modes_vtu(d, model, lam, modes, shapes)
+    # the shapes shown: the leading mode, each band pair at the coefficient where it turns
+    # unstable (the squeal candidates), the band's least stable modes at --mu
+    shapes = [("leading", args.mu, lam[k_lead], modes[:, k_lead])]
+    shapes += _onset_shapes(model, sweep)
+    shapes += [("band", args.mu, lam[k], modes[:, k]) for k in band_order if k != k_lead]
+    shapes = [s + _diameters(model, s[3]) for s in shapes]
+    vtu = _modes_vtu(d, model, shapes)
     # the transients from the steady state moving with the pads, unperturbed and perturbed along
     # the leading mode: the difference is the perturbation's growth
     vel = brk.steady_velocity(model, args.mu)
@@ -144,8 +152,8 @@ def run(args) -> int:
     notes = []
     if d.figures_on:
         _figures(d, sweep, ref, res, z, fit, args)
-        _pictures(d, model, lam, modes, shapes, notes)
-    record = _summary(args, model, sweep, lam, z, fit, res, vtu, duration, h, notes, t_start)
+        _pictures(d, model, shapes, notes)
+    record = _summary(args, model, sweep, lam, z, fit, res, vtu, duration, h, notes, t_start, shapes)
     path = d.finish(record)
     d.say(f"fesub {STUDY}: wrote {path} and report.html; wall time {time.perf_counter() - t_start:.1f} s")
     return 0
@@ -182,7 +190,42 @@ def _aligned(v):
     return np.real(v / (v[np.argmax(np.abs(v))] / np.abs(v).max()))
 
 
-def _modes_vtu(d, model, lam, modes, shapes):
+def _onset_shapes(model, sweep, most: int = 2) -> list:
+    """``(kind, mu, eigenvalue, mode)`` of the first ``most`` band pairs that turn unstable in
+    the sweep, each from the linearisation at its critical coefficient (the eigenvalue nearest
+    the onset's)."""
+    import numpy as np
+
+    from ..models import brake as brk
+    from .common import raise_pending_interrupt
+
+    out = []
+    for o in [o for o in sweep.onsets if o["kind"] == "unstable"][:most]:
+        raise_pending_interrupt()
+        _, lam, modes, _ = brk.leading_eigenvalue(model, o["mu"])
+        target = o["real_1_s"] + 2j * np.pi * o["f_hz"]
+        k = int(np.argmin(np.where(lam.imag > 0, np.abs(lam - target), np.inf)))
+        out.append(("onset", o["mu"], lam[k], modes[:, k]))
+    return out
+
+
+def _diameters(model, mode) -> tuple:
+    """(nodal diameters, their share) of the disc's part of a mode (see
+    :func:`fesub.models.brake.nodal_diameters`)."""
+    from ..models import brake as brk
+
+    n, share = brk.nodal_diameters(model.meshes["disc"].points, model.displacement("disc", mode))
+    return (n, share)
+
+
+def _label(kind, mu, z, nd, share) -> str:
+    import numpy as np
+
+    where = f"mu {mu:.4g}, " if kind == "onset" else ""
+    return f"{kind}: {where}{z.imag / (2 * np.pi):.1f} Hz, {z.real:+.4g} 1/s, disc {nd} ND ({100 * share:.0f} %)"
+
+
+def _modes_vtu(d, model, shapes):
     import numpy as np
 
     from ..plots.modes import write_modes_vtu
@@ -190,9 +233,10 @@ def _modes_vtu(d, model, lam, modes, shapes):
 
     raise_pending_interrupt()
     mesh, _ = _merged(model)
-    fields = [_field(model, _aligned(modes[:, k])) for k, _ in shapes]
-    f = [float(lam[k].imag / (2 * np.pi)) for k, _ in shapes]
-    names = [f"{kind}_{i + 1} ({fi:.1f} Hz, {lam[k].real:+.3g} 1/s)" for i, ((k, kind), fi) in enumerate(zip(shapes, f))]
+    fields = [_field(model, _aligned(v)) for _, _, _, v, _, _ in shapes]
+    f = [float(z.imag / (2 * np.pi)) for _, _, z, _, _, _ in shapes]
+    names = [f"{kind}_{i + 1} ({_label(kind, mu, z, nd, share).split(': ', 1)[1]})"
+             for i, (kind, mu, z, _, nd, share) in enumerate(shapes)]
     path = d.path / "modes.vtu"
     write_modes_vtu(mesh, fields, str(path), frequencies_hz=f, names=names)
     return path
@@ -250,27 +294,30 @@ def _figures(d, sweep, ref, res, z, fit, args) -> None:
     plt.close(fig)
 
 
-def _pictures(d, model, lam, modes, shapes, notes) -> None:
+def _pictures(d, model, shapes, notes, most: int = 4) -> None:
     import numpy as np
 
     from ..plots.modes import render_mode
     from .common import raise_pending_interrupt
 
     mesh, _ = _merged(model)
-    for i, (k, kind) in enumerate(shapes[:3]):
+    what = {"leading": "The leading eigenvalue's mode (largest real part)",
+            "onset": "A band pair's mode where it turns unstable",
+            "band": "One of the band's least stable modes"}
+    for i, (kind, mu, z, v, nd, share) in enumerate(shapes[:most]):
         raise_pending_interrupt()
-        f = lam[k].imag / (2 * np.pi)
-        path = d.figure(f"mode_{i + 1}.png", f"The {kind} eigenvalue's mode at {f:.1f} Hz (real part "
-                                             f"{lam[k].real:.4g} 1/s): disc and pads, phase-aligned real part")
+        path = d.figure(f"mode_{i + 1}.png", f"{what[kind]} at mu = {mu:.4g}: {z.imag / (2 * np.pi):.1f} Hz, real "
+                                             f"part {z.real:.4g} 1/s; the disc's part has {nd} nodal diameters "
+                                             f"({100 * share:.0f} % of its rim's axial motion); disc and pads, "
+                                             f"phase-aligned real part")
         try:
-            render_mode(mesh, _field(model, _aligned(modes[:, k])), str(path),
-                        title=f"{kind}: {f:.1f} Hz, {lam[k].real:+.4g} 1/s")
+            render_mode(mesh, _field(model, _aligned(v)), str(path), title=_label(kind, mu, z, nd, share))
         except ImportError as exc:
             notes.append(f"no mode pictures: {exc}")
             return
 
 
-def _summary(args, model, sweep, lam, z, fit, res, vtu, duration, h, notes, t_start) -> dict:
+def _summary(args, model, sweep, lam, z, fit, res, vtu, duration, h, notes, t_start, shapes) -> dict:
     import resource
     import time
 
@@ -287,6 +334,7 @@ def _summary(args, model, sweep, lam, z, fit, res, vtu, duration, h, notes, t_st
     results = {
         "critical_mu_band": (crit, "1"),
         "band_onsets": ([[o["mu"], o["f_hz"], o["real_1_s"]] for o in onsets], "1, Hz, 1/s"),
+        "band_onset_nodal_diameters": ([[s[4], s[5]] for s in shapes if s[0] == "onset"], "-, 1"),
         "unstable_pairs": (int(unstable.size), None),
         "unstable_pairs_leading": ([[u.imag / (2 * np.pi), u.real] for u in unstable[:10]], "Hz, 1/s"),
         "leading_frequency": (z.imag / (2 * np.pi), "Hz"),

@@ -39,8 +39,20 @@ import numpy as np
 from ..errors import ParameterError, check_names
 from .common import spectrum_summary
 
-__all__ = ["BrakeParams", "Brake", "build", "mesh_path", "part_specs", "leading_eigenvalue", "steady_velocity", "perturbed_start",
-           "fit_growth", "R_MEAN", "PADS"]
+__all__ = [
+    "PADS",
+    "R_MEAN",
+    "Brake",
+    "BrakeParams",
+    "build",
+    "fit_growth",
+    "leading_eigenvalue",
+    "mesh_path",
+    "nodal_diameters",
+    "part_specs",
+    "perturbed_start",
+    "steady_velocity",
+]
 
 #: mean radius of the pads (m): the drive's rate is ``speed / R_MEAN``
 R_MEAN = 0.15
@@ -98,7 +110,7 @@ class BrakeParams:
         """Rate of the pads' rotation about the disc's axis (rad/s)."""
         return self.speed / R_MEAN
 
-    def validate(self) -> "BrakeParams":
+    def validate(self) -> BrakeParams:
         """Check every parameter; ParameterError naming the first bad one and its valid range."""
         for name in ("E", "rho", "load", "speed"):
             v = getattr(self, name)
@@ -300,6 +312,54 @@ def leading_eigenvalue(brake: Brake, mu: float):
     lam, modes = linearise(brake.model, state).eigenvalues(return_modes=True)
     k = int(np.argmax(np.where(lam.imag > 0, lam.real, -np.inf)))
     return state, lam, modes, k
+
+
+def nodal_diameters(points, displacement, nmax: int | None = None):
+    """Number of nodal diameters of a disc's mode shape, and how clearly it has them.
+
+    The axial (z) displacement of the nodes on the disc's outer rim (those within 1e-6 of the
+    largest radius about the z axis, at every height) is split into circumferential harmonics
+    ``exp(i n theta)``, ``|n| <= nmax``; the mode has the ``n >= 0`` whose pair ``+-n`` holds the
+    most of it. A complex shape (a travelling wave, or the two members of a pair mixed) is split
+    the same way.
+
+    Parameters
+    ----------
+    points : (k, 3) array
+        The disc's nodes (m), its axis z.
+    displacement : (k, 3) array, real or complex
+        The mode's displacements at those nodes (m, any scale).
+    nmax : int, optional
+        Largest harmonic; default: the most the rim's distinct angles resolve (half of them, less one).
+
+    Returns
+    -------
+    n : int, nodal diameters (-).
+    share : float, the share of the rim's axial displacement (sum of squared harmonics) in
+        ``+-n`` (1: a pure ``n``-diameter shape; the rest is other harmonics).
+    """
+    from ..errors import ParameterError
+
+    X = np.asarray(points, float)
+    u = np.asarray(displacement)
+    if X.ndim != 2 or X.shape[1] != 3 or u.shape != X.shape:
+        raise ParameterError(f"points and displacement must both be (k, 3) arrays, got {X.shape} and {u.shape}")
+    r = np.hypot(X[:, 0], X[:, 1])
+    rim = np.flatnonzero(r >= r.max() * (1 - 1e-6))
+    theta = np.arctan2(X[rim, 1], X[rim, 0])
+    angles = np.unique(np.round(theta, 9)).size
+    top = angles // 2 - 1 if nmax is None else int(nmax)
+    if top < 0:
+        raise ParameterError(f"the disc's outer rim has {angles} distinct angles: too few for nodal diameters")
+    n = np.arange(-top, top + 1)
+    c = np.abs(np.exp(-1j * np.outer(n, theta)) @ u[rim, 2]) ** 2
+    pairs = c[top:].copy()                  # n = 0 .. top, each with its -n
+    pairs[1:] += c[:top][::-1]
+    total = pairs.sum()
+    if not total > 0:
+        raise ParameterError("the shape does not move the disc's outer rim axially")
+    k = int(np.argmax(pairs))
+    return k, float(pairs[k] / total)
 
 
 def steady_velocity(brake: Brake, mu: float, drive: float = 1e-6) -> np.ndarray:
