@@ -218,11 +218,22 @@ def _diameters(model, mode) -> tuple:
     return (n, share)
 
 
+#: least share of the rim's axial motion in one family for its nodal diameters to be named
+CLEAR_DIAMETERS = 0.3
+
+
+def _diameters_text(nd, share) -> str:
+    if share < CLEAR_DIAMETERS:
+        return f"no clear nodal diameters on the disc (at most {100 * share:.0f} % of its rim's axial motion in one family)"
+    return f"the disc's part has {nd} nodal diameters ({100 * share:.0f} % of its rim's axial motion)"
+
+
 def _label(kind, mu, z, nd, share) -> str:
     import numpy as np
 
     where = f"mu {mu:.4g}, " if kind == "onset" else ""
-    return f"{kind}: {where}{z.imag / (2 * np.pi):.1f} Hz, {z.real:+.4g} 1/s, disc {nd} ND ({100 * share:.0f} %)"
+    disc = f"disc {nd} ND ({100 * share:.0f} %)" if share >= CLEAR_DIAMETERS else "disc: no clear ND"
+    return f"{kind}: {where}{z.imag / (2 * np.pi):.1f} Hz, {z.real:+.4g} 1/s, {disc}"
 
 
 def _modes_vtu(d, model, shapes):
@@ -272,13 +283,14 @@ def _figures(d, sweep, ref, res, z, fit, args) -> None:
     dev = np.nan_to_num(res.nodes["lambda_n"] - ref.nodes["lambda_n"]).sum(axis=1)
     fs = 1.0 / res.h
     n = int(min(1024, max(64, 2 ** np.floor(np.log2(len(dev) / 8)))))
-    f, t, S = spectrogram(dev, fs, nperseg=n)
+    f, t, S = spectrogram(dev, fs, nperseg=n, noverlap=7 * n // 8)     # a short run: overlapping segments
     fig, ax = plt.subplots(2, 1, figsize=(7, 6))
     ax[0].pcolormesh(t * 1e3, f / 1e3, 10 * np.log10(np.abs(S) + 1e-300), shading="auto")
     ax[0].axhline(z.imag / (2 * np.pi) / 1e3, color="w", ls="--", lw=0.8)
     ax[0].set_ylabel("frequency [kHz]")
+    ax[0].set_xlim(0.0, res.t[-1] * 1e3)              # the time axis of the panel below
     ax[0].set_ylim(0, min(fs / 2, 3 * z.imag / (2 * np.pi)) / 1e3)
-    ax[0].set_title("spectrogram of the perturbation's normal force (dashed: the leading eigenvalue)")
+    ax[0].set_title("perturbation's normal force: spectrogram (dashed: leading eigenvalue)", fontsize=10)
     ax[1].semilogy(res.t * 1e3, np.abs(dev) + 1e-30, lw=0.6, label="|sum of normal forces: perturbed - reference|")
     t0, t1 = fit["window_s"]
     ax[1].axvspan(t0 * 1e3, t1 * 1e3, color="0.9", label="window of the fit")
@@ -307,9 +319,8 @@ def _pictures(d, model, shapes, notes, most: int = 4) -> None:
     for i, (kind, mu, z, v, nd, share) in enumerate(shapes[:most]):
         raise_pending_interrupt()
         path = d.figure(f"mode_{i + 1}.png", f"{what[kind]} at mu = {mu:.4g}: {z.imag / (2 * np.pi):.1f} Hz, real "
-                                             f"part {z.real:.4g} 1/s; the disc's part has {nd} nodal diameters "
-                                             f"({100 * share:.0f} % of its rim's axial motion); disc and pads, "
-                                             f"phase-aligned real part")
+                                             f"part {z.real:.4g} 1/s; {_diameters_text(nd, share)}; disc and "
+                                             f"pads, phase-aligned real part")
         try:
             render_mode(mesh, _field(model, _aligned(v)), str(path), title=_label(kind, mu, z, nd, share))
         except ImportError as exc:
