@@ -88,3 +88,46 @@ def test_the_study_shows_the_squeal_candidate_and_its_nodal_diameters(tmp_path):
     assert any(k.startswith("onset_2") for k in names) and any(k.startswith("leading_1") for k in names)
     pictures = sorted(p.name for p in out.glob("mode_*.png"))
     assert pictures in ([], ["mode_1.png", "mode_2.png", "mode_3.png", "mode_4.png"])
+
+
+def _scaled_mesh(path, s, drop=None):
+    """The bundled brake.msh with every coordinate times ``s`` (optionally without the cells of
+    the physical group ``drop``), written as a Gmsh 2.2 file at ``path``."""
+    import meshio
+
+    m = meshio.read(brake.mesh_path())
+    keys = ("gmsh:physical", "gmsh:geometrical")
+    cells, data = [], {k: [] for k in keys}
+    tag = m.field_data.pop(drop)[0] if drop is not None else None
+    for i, block in enumerate(m.cells):
+        sel = m.cell_data["gmsh:physical"][i] != tag
+        cells.append(meshio.CellBlock(block.type, block.data[sel]))
+        for k in keys:
+            data[k].append(m.cell_data[k][i][sel])
+    meshio.write(path, meshio.Mesh(m.points * s, cells, cell_data=data, field_data=m.field_data),
+                 file_format="gmsh22", binary=False)
+    return str(path)
+
+
+def test_a_users_mesh_scaled_by_a_tenth(tmp_path, model):
+    """A user's mesh with the bundled groups (here the bundled one, every length times 1.1): the
+    pads' mean radius is read from it and drives them at speed / r_mean, and the parts'
+    frequencies follow the scaling law of linear elastodynamics exactly (K ~ s, M ~ s^3: f ~ 1/s;
+    to round-off, 1e-9), as does the central-difference step limit."""
+    big = brake.build(mesh=_scaled_mesh(tmp_path / "big.msh", 1.1), speed=1.0, cache=False)
+    assert model.r_mean == pytest.approx(brake.R_MEAN, rel=1e-12)
+    assert big.r_mean == pytest.approx(1.1 * brake.R_MEAN, rel=1e-12)
+    assert big.omega == pytest.approx(1.0 / big.r_mean, rel=1e-15)
+    a, b = big.summary(), model.summary()
+    for key in ("lowest_elastic_frequency_hz", "highest_frequency_hz"):
+        assert a[key] == pytest.approx(b[key] / 1.1, rel=1e-9)
+    assert a["critical_time_step_s"] == pytest.approx(1.1 * b["critical_time_step_s"], rel=1e-9)
+
+
+def test_a_mesh_without_a_group_is_refused(tmp_path, capsys):
+    """``--mesh`` without one of the bundled physical groups: exit status 2, the file and the
+    group named."""
+    path = _scaled_mesh(tmp_path / "nohub.msh", 1.0, drop="pad_top")
+    assert main(["brake", "--mesh", path, "--out", str(tmp_path / "o"), "-q", "--no-cache"]) == 2
+    err = capsys.readouterr().err
+    assert "pad_top" in err and "nohub.msh" in err

@@ -43,7 +43,7 @@ def add_arguments(p) -> None:
     g.add_argument("--load", type=number(gt=0, unit="N"), default=2000.0, metavar="N",
                    help="normal force pressing each pad [N]")
     g.add_argument("--speed", type=number(gt=0, unit="m/s"), default=1.0, metavar="V",
-                   help="sliding speed at the pads' mean radius 0.15 m [m/s]")
+                   help="sliding speed at the pads' mean radius (0.15 m on the bundled mesh) [m/s]")
     g = p.add_argument_group("complex eigenvalue analysis")
     g.add_argument("--mu-max", type=number(gt=0), default=0.8, metavar="MU", help="largest mu of the sweep [-]")
     g.add_argument("--mu-points", type=integer(ge=2, le=200), default=9, metavar="N",
@@ -65,6 +65,10 @@ def add_arguments(p) -> None:
                    help="longest transient [s]")
     g.add_argument("--step-fraction", type=number(gt=0, le=1), default=0.5, metavar="F",
                    help="time step as a fraction of the central-difference stability limit [-]")
+    g.add_argument("--mesh", default=None, metavar="FILE",
+                   help="Gmsh file with the bundled brake.msh's physical groups (volumes disc, pad_top, "
+                        "pad_bottom; surfaces hub, disc_top_contact, disc_bottom_contact, pad_*_contact, "
+                        "pad_*_back; the disc's axis z) (default: the bundled brake.msh)")
     g.add_argument("--cache", metavar="DIR", default=None,
                    help="cache folder of the parts' reductions (default $FESUB_CACHE_DIR or ~/.cache/fesub/reduced)")
     g.add_argument("--no-cache", action="store_true", help="reduce the parts again, store nothing")
@@ -90,7 +94,7 @@ def run(args) -> int:
         raise ParameterError(f"--band F_LO F_HI needs F_LO < F_HI, got {f_lo:g} {f_hi:g}")
     params = {k: getattr(args, k) for k in ("mu", "load", "speed", "mu_max", "mu_points", "band", "max_rate",
                                              "mu_tol", "disc_modes", "pad_modes", "growth_periods",
-                                             "max_duration", "step_fraction")}
+                                             "max_duration", "step_fraction", "mesh")}
     d = StudyDir(args.out, STUDY, params, overwrite=args.overwrite, figures=not args.no_figures, quiet=args.quiet)
     client = None
     if args.scheduler:
@@ -99,7 +103,7 @@ def run(args) -> int:
         client = connect_scheduler(args.scheduler, 5.0)
     try:
         model = brk.build(load=args.load, speed=args.speed, mu=args.mu, disc_modes=args.disc_modes,
-                          pad_modes=args.pad_modes, jobs=args.jobs, client=client,
+                          pad_modes=args.pad_modes, mesh=args.mesh, jobs=args.jobs, client=client,
                           cache=False if args.no_cache else args.cache)
     finally:
         if client is not None:
@@ -366,7 +370,8 @@ def _summary(args, model, sweep, lam, z, fit, res, vtu, duration, h, notes, t_st
     parameters = {"mu": (args.mu, "1"), "load": (args.load, "N"), "speed": (args.speed, "m/s"),
                   "mu_grid": ([0.0, args.mu_max, args.mu_points], "1, 1, -"), "band": (list(args.band), "Hz"),
                   "max_rate": (args.max_rate, "1/s"), "disc_modes": (args.disc_modes, None),
-                  "pad_modes": (args.pad_modes, None)}
+                  "pad_modes": (args.pad_modes, None), "mesh": (args.mesh, None),
+                  "pads_mean_radius": (model.r_mean, "m")}
     return summary_record(STUDY, parameters, results, details=details, notes=notes)
 
 

@@ -54,7 +54,8 @@ __all__ = [
     "steady_velocity",
 ]
 
-#: mean radius of the pads (m): the drive's rate is ``speed / R_MEAN``
+#: mean radius (m) of the bundled pads' contact nodes; a built :class:`Brake` takes its own mesh's
+#: (:attr:`Brake.r_mean`) and drives the pads at ``speed / r_mean``
 R_MEAN = 0.15
 #: the pads: (name, contact face set, back face set, disc face set under it)
 PADS = (("pad_top", "pad_top_contact", "pad_top_back", "disc_top_contact"),
@@ -81,7 +82,8 @@ class BrakeParams:
     load : float
         Normal force pressing each pad (N).
     speed : float
-        Sliding speed at the pads' mean radius 0.15 m (m/s).
+        Sliding speed at the pads' mean radius (m/s): that of their contact nodes, 0.15 m on the
+        bundled mesh.
     disc_modes, pad_modes : int
         Fixed-interface modes kept by the disc's and each pad's reduction (-).
     alpha, beta : float
@@ -104,11 +106,6 @@ class BrakeParams:
     beta: float = 0.0
     modal_cutoff_hz: float | None = None
     mesh: str | None = None
-
-    @property
-    def omega(self) -> float:
-        """Rate of the pads' rotation about the disc's axis (rad/s)."""
-        return self.speed / R_MEAN
 
     def validate(self) -> BrakeParams:
         """Check every parameter; ParameterError naming the first bad one and its valid range."""
@@ -181,6 +178,10 @@ class Brake:
         Bodies ``disc`` (master), ``pad_top``, ``pad_bottom``; interfaces ``pad_top/disc``,
         ``pad_bottom/disc``.
     slave_nodes : dict pad name -> its contact nodes (mesh numbering).
+    r_mean : float
+        Mean radius (m) of the pads' contact nodes about the disc's axis z (0.15 on the bundled mesh).
+    omega : float
+        Rate of the pads' rotation about the disc's axis (rad/s): ``speed / r_mean``.
     """
 
     def __init__(self, params: BrakeParams, *, jobs: int = 1, client=None, cache=None):
@@ -195,7 +196,12 @@ class Brake:
         self.parts, self.reduction = reduce_parts(specs, jobs=jobs, client=client, cache=cache)
         bodies = [Body.from_craig_bampton(self.parts["disc"], name="disc")]
         interfaces, self.slave_nodes, self._unit_loads = [], {}, {}
-        w = p.omega
+        contact_points = np.vstack([vols[name].points[vols[name].nodes(contact)] for name, contact, _, _ in PADS])
+        self.r_mean = float(np.hypot(contact_points[:, 0], contact_points[:, 1]).mean())
+        if not self.r_mean > 0:
+            raise ParameterError(f"brake mesh {p.mesh or mesh_path()}: the pads' contact nodes lie on the "
+                                 f"disc's axis (z); the pads must sit off it")
+        w = self.omega = p.speed / self.r_mean
         for name, contact, back, disc_face in PADS:
             cb, mesh = self.parts[name], vols[name]
             sub = cb.substructure
@@ -264,7 +270,7 @@ class Brake:
             q = m.coordinates(b, zero, 1.0) - m.coordinates(b, zero, 0.0)
             cb = self.parts[name]
             v = np.column_stack([q[cb.coordinate_index(cb.substructure.dofs(nodes, comp))] for comp in "xyz"])
-            out.append(self.params.omega * np.column_stack([-X[:, 1], X[:, 0], np.zeros(len(X))]) - v)
+            out.append(self.omega * np.column_stack([-X[:, 1], X[:, 0], np.zeros(len(X))]) - v)
         return out
 
     def displacement(self, name: str, eta) -> np.ndarray:
