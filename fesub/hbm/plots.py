@@ -306,7 +306,12 @@ def preload_map(state, xy, *, path=None, case=""):
     xy = 1e3 * np.asarray(xy, float)
     if xy.shape != (len(state.normal), 2):
         raise ValueError(f"xy must have shape ({len(state.normal)}, 2), got {xy.shape}")
-    fig, axs = plt.subplots(1, 2, figsize=(11, 4), layout="constrained")
+    span = np.ptp(xy, axis=0)
+    if span[0] > 2.0 * span[1]:     # a long interface (a lap): the two maps one above the other
+        fig, axs = plt.subplots(2, 1, figsize=(10, 2.2 + 2 * 7.5 * max(span[1], 0.15 * span[0]) / span[0]),
+                                layout="constrained")
+    else:
+        fig, axs = plt.subplots(1, 2, figsize=(11, 4), layout="constrained")
     sc = axs[0].scatter(*xy.T, c=state.normal, s=80, cmap="viridis")
     fig.colorbar(sc, ax=axs[0], label="normal force [N]")
     for mask, kw in ((state.state == 0, dict(marker="x", c="r", label="open")),
