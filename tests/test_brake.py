@@ -88,6 +88,7 @@ def test_the_study_shows_the_squeal_candidate_and_its_nodal_diameters(tmp_path):
     assert any(k.startswith("onset_2") for k in names) and any(k.startswith("leading_1") for k in names)
     pictures = sorted(p.name for p in out.glob("mode_*.png"))
     assert pictures in ([], ["mode_1.png", "mode_2.png", "mode_3.png", "mode_4.png"])
+    assert all((out / f).is_file() for f in ("eigenvalues.png", "eigenvalues_mu.png", "transient.png"))
 
 
 def _scaled_mesh(path, s, drop=None):

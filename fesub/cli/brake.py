@@ -156,6 +156,7 @@ def run(args) -> int:
     notes = []
     if d.figures_on:
         _figures(d, sweep, ref, res, z, fit, args)
+        _spectrum_figure(d, lam, args)
         _pictures(d, model, shapes, notes)
     record = _summary(args, model, sweep, lam, z, fit, res, vtu, duration, h, notes, t_start, shapes)
     path = d.finish(record)
@@ -255,6 +256,38 @@ def _modes_vtu(d, model, shapes):
     path = d.path / "modes.vtu"
     write_modes_vtu(mesh, fields, str(path), frequencies_hz=f, names=names)
     return path
+
+
+def _spectrum_figure(d, lam, args) -> None:
+    """Every eigenvalue at ``--mu`` (upper half-plane): real part against frequency, the unstable
+    ones in red, the band of the sweep shaded (the picture a complex eigenvalue analysis is read
+    from)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    import numpy as np
+
+    up = lam[lam.imag > 0]
+    bad = up.real > 1e-7 * np.abs(up)
+    fig, ax = plt.subplots(figsize=(8, 4.2))
+    ax.axvspan(args.band[0] / 1e3, args.band[1] / 1e3, color="0.92", label="band of the sweep")
+    ax.axhline(0.0, color="0.4", lw=0.8)
+    ax.semilogx(up[~bad].imag / (2e3 * np.pi), up[~bad].real, "o", ms=3, mfc="none", color="C0",
+                label=f"stable ({np.count_nonzero(~bad)})")
+    ax.semilogx(up[bad].imag / (2e3 * np.pi), up[bad].real, "o", ms=4, color="r",
+                label=f"unstable ({np.count_nonzero(bad)})")
+    ax.set_xlabel("frequency [kHz]")
+    ax.set_ylabel("real part [1/s]")
+    ax.set_yscale("symlog", linthresh=1.0)
+    ax.grid(True, which="both", alpha=0.3)
+    ax.set_title(f"eigenvalues of the linearised sliding state at mu = {args.mu:g}")
+    ax.legend(fontsize=8, loc="upper left")
+    fig.tight_layout()
+    fig.savefig(d.figure("eigenvalues.png", f"Every eigenvalue at mu = {args.mu:g} (positive frequencies): real "
+                                            f"part (symmetric log scale) against frequency; unstable in red, the "
+                                            f"sweep's band shaded"), dpi=110)
+    plt.close(fig)
 
 
 def _figures(d, sweep, ref, res, z, fit, args) -> None:
