@@ -132,3 +132,19 @@ def test_a_mesh_without_a_group_is_refused(tmp_path, capsys):
     assert main(["brake", "--mesh", path, "--out", str(tmp_path / "o"), "-q", "--no-cache"]) == 2
     err = capsys.readouterr().err
     assert "pad_top" in err and "nohub.msh" in err
+
+
+def test_pads_of_another_material(model):
+    """Pads of a quarter of the steel's modulus at its density and Poisson's ratio: their
+    fixed-interface frequencies are half the steel pads' (f ~ sqrt(E / rho) at a fixed nu; to
+    round-off), the disc's are unchanged; a bad pad material is refused with its name."""
+    from fesub.errors import ParameterError
+
+    soft = brake.build(speed=1.0, cache=False, pad_E=50e9)
+    for name in ("pad_top", "pad_bottom"):
+        np.testing.assert_allclose(soft.parts[name].mode_freqs_hz, 0.5 * model.parts[name].mode_freqs_hz,
+                                   rtol=1e-9)
+    np.testing.assert_array_equal(soft.parts["disc"].mode_freqs_hz, model.parts["disc"].mode_freqs_hz)
+    for bad in ({"pad_E": -1.0}, {"pad_rho": 0.0}, {"pad_nu": 0.5}):
+        with pytest.raises(ParameterError, match=next(iter(bad))):
+            brake.build(speed=1.0, cache=False, **bad)

@@ -59,6 +59,9 @@ def add_arguments(p) -> None:
                    help="fixed-interface modes of the disc's reduction [-]")
     g.add_argument("--pad-modes", type=integer(ge=1, le=100), default=12, metavar="N",
                    help="fixed-interface modes of each pad's reduction [-]")
+    g.add_argument("--pad-material", type=number(gt=0), nargs=3, default=None, metavar=("E", "NU", "RHO"),
+                   help="the pads' Young's modulus [Pa], Poisson's ratio [-] and density [kg/m^3] (default: "
+                        "the disc's steel, 200e9 0.3 7800; a friction material is about 5e9 0.25 2500)")
     g.add_argument("--growth-periods", type=number(gt=0), default=5.0, metavar="K",
                    help="length of the transient in time constants 1/Re of the leading eigenvalue [-]")
     g.add_argument("--max-duration", type=number(gt=0, unit="s"), default=1e-3, metavar="S",
@@ -94,7 +97,7 @@ def run(args) -> int:
         raise ParameterError(f"--band F_LO F_HI needs F_LO < F_HI, got {f_lo:g} {f_hi:g}")
     params = {k: getattr(args, k) for k in ("mu", "load", "speed", "mu_max", "mu_points", "band", "max_rate",
                                              "mu_tol", "disc_modes", "pad_modes", "growth_periods",
-                                             "max_duration", "step_fraction", "mesh")}
+                                             "max_duration", "step_fraction", "mesh", "pad_material")}
     d = StudyDir(args.out, STUDY, params, overwrite=args.overwrite, figures=not args.no_figures, quiet=args.quiet)
     client = None
     if args.scheduler:
@@ -102,8 +105,9 @@ def run(args) -> int:
 
         client = connect_scheduler(args.scheduler, 5.0)
     try:
+        pad = dict(zip(("pad_E", "pad_nu", "pad_rho"), args.pad_material)) if args.pad_material else {}
         model = brk.build(load=args.load, speed=args.speed, mu=args.mu, disc_modes=args.disc_modes,
-                          pad_modes=args.pad_modes, mesh=args.mesh, jobs=args.jobs, client=client,
+                          pad_modes=args.pad_modes, mesh=args.mesh, jobs=args.jobs, client=client, **pad,
                           cache=False if args.no_cache else args.cache)
     finally:
         if client is not None:
@@ -159,6 +163,8 @@ def run(args) -> int:
         _spectrum_figure(d, lam, args)
         _pictures(d, model, shapes, notes)
     record = _summary(args, model, sweep, lam, z, fit, res, vtu, duration, h, notes, t_start, shapes)
+    for note in record.get("notes", []):
+        d.say(f"{STUDY}: note: {note}")
     path = d.finish(record)
     d.say(f"fesub {STUDY}: wrote {path} and report.html; wall time {time.perf_counter() - t_start:.1f} s")
     return 0
@@ -404,6 +410,7 @@ def _summary(args, model, sweep, lam, z, fit, res, vtu, duration, h, notes, t_st
                   "mu_grid": ([0.0, args.mu_max, args.mu_points], "1, 1, -"), "band": (list(args.band), "Hz"),
                   "max_rate": (args.max_rate, "1/s"), "disc_modes": (args.disc_modes, None),
                   "pad_modes": (args.pad_modes, None), "mesh": (args.mesh, None),
+                  "pad_material": (args.pad_material, "Pa, 1, kg/m^3"),
                   "pads_mean_radius": (model.r_mean, "m")}
     return summary_record(STUDY, parameters, results, details=details, notes=notes)
 

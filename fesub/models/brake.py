@@ -76,7 +76,11 @@ class BrakeParams:
     Attributes
     ----------
     E, nu, rho : float
-        Steel of disc and pads: Young's modulus (Pa), Poisson's ratio (-), density (kg/m^3).
+        Steel of the disc (and of the pads, unless given below): Young's modulus (Pa), Poisson's
+        ratio (-), density (kg/m^3).
+    pad_E, pad_nu, pad_rho : float or None
+        The pads' material, each None for the disc's (a brake pad's friction material is far
+        softer and lighter than steel: E of a few GPa, rho of 2000-3000 kg/m^3).
     mu : float
         Coulomb friction coefficient (-).
     load : float
@@ -97,6 +101,9 @@ class BrakeParams:
     E: float = 200e9
     nu: float = 0.3
     rho: float = 7800.0
+    pad_E: float | None = None
+    pad_nu: float | None = None
+    pad_rho: float | None = None
     mu: float = 0.3
     load: float = 2000.0
     speed: float = 0.01
@@ -117,8 +124,14 @@ class BrakeParams:
             v = getattr(self, name)
             if not (isinstance(v, (int, float)) and np.isfinite(v) and v >= 0):
                 raise ParameterError(f"brake parameter {name} must be a finite number >= 0, got {v!r}")
-        if not (isinstance(self.nu, (int, float)) and -1 < self.nu < 0.5):
-            raise ParameterError(f"brake parameter nu must lie in (-1, 0.5), got {self.nu!r}")
+        for name in ("pad_E", "pad_rho"):
+            v = getattr(self, name)
+            if v is not None and not (isinstance(v, (int, float)) and np.isfinite(v) and v > 0):
+                raise ParameterError(f"brake parameter {name} must be None or a finite number > 0, got {v!r}")
+        for name in ("nu", "pad_nu"):
+            v = getattr(self, name)
+            if (v is not None or name == "nu") and not (isinstance(v, (int, float)) and -1 < v < 0.5):
+                raise ParameterError(f"brake parameter {name} must lie in (-1, 0.5), got {v!r}")
         for name, hi in (("disc_modes", 400), ("pad_modes", 100)):
             v = getattr(self, name)
             if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or not 1 <= v <= hi:
@@ -147,10 +160,11 @@ def part_specs(params: BrakeParams | None = None) -> list:
     if missing:
         raise ParameterError(f"brake mesh {p.mesh or mesh_path()}: no physical volume(s) {missing}")
     steel = Solid(p.E, p.nu, p.rho)
+    pad = Solid(*(q if q is not None else d for q, d in ((p.pad_E, p.E), (p.pad_nu, p.nu), (p.pad_rho, p.rho))))
     damping = (p.alpha, p.beta)
     specs = [PartSpec("disc", vols["disc"], steel, ("disc_top_contact", "disc_bottom_contact"), p.disc_modes,
                       clamped=("hub",), rayleigh=damping)]
-    specs += [PartSpec(name, vols[name], steel, (contact, back), p.pad_modes, rayleigh=damping)
+    specs += [PartSpec(name, vols[name], pad, (contact, back), p.pad_modes, rayleigh=damping)
               for name, contact, back, _ in PADS]
     return specs
 
