@@ -159,8 +159,8 @@ def run(args) -> int:
               f"({100 * fit['rate_error']:+.2f} %, {100 * fit['frequency_error']:+.3f} % from the leading eigenvalue)")
     notes = []
     if d.figures_on:
-        _figures(d, sweep, ref, res, z, fit, args)
         _spectrum_figure(d, lam, args)
+        _figures(d, sweep, ref, res, z, fit, args)
         _pictures(d, model, shapes, notes)
     record = _summary(args, model, sweep, lam, z, fit, res, vtu, duration, h, notes, t_start, shapes)
     for note in record.get("notes", []):
