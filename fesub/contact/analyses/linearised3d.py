@@ -89,20 +89,50 @@ def _skew(a):
 
 
 def _closest(faces, face, param, Xm, P, max_iter: int = 30):
-    """Parameters (2,) of the closest point of ``P`` on face ``face`` (its polynomial, not
-    clamped) from ``param``, and the shape values with derivatives there ((6, k))."""
-    k = Xm.shape[0]
-    rs = np.array(param, float)
+    """Parameters (q, 2) of the closest points of the nodes ``P`` (q, 3) on their faces ``face``
+    (q,) (each face's polynomial, not clamped; every face of k nodes ``Xm`` (q, k, 3)), from
+    ``param`` (q, 2), and the shape values with derivatives there ((6, q, k)): Newton's method on
+    all of them at once, each node's iterations stopped where its own step is below 1e-15 of
+    its parameters."""
+    face = np.asarray(face, np.int64)
+    k = Xm.shape[1]
+    rs = np.array(param, float).reshape(-1, 2)
+    live = np.ones(face.size, bool)
     for _ in range(max_iter):
-        D = faces.shape_derivatives([face], rs)[:, 0, :k]
-        xc, xa, xb, xaa, xab, xbb = D @ Xm
-        u = P - xc
-        H = np.array([[xa @ xa - u @ xaa, xa @ xb - u @ xab], [xa @ xb - u @ xab, xb @ xb - u @ xbb]])
-        step = np.linalg.solve(H, [u @ xa, u @ xb])
-        rs = rs + step
-        if np.abs(step).max() <= 1e-15 * (1.0 + np.abs(rs).max()):
+        on = np.flatnonzero(live)
+        D = faces.shape_derivatives(face[on], rs[on])[:, :, :k]
+        xc, xa, xb, xaa, xab, xbb = np.einsum("dqk,qkc->dqc", D, Xm[on])
+        u = P[on] - xc
+        h11 = np.einsum("qc,qc->q", xa, xa) - np.einsum("qc,qc->q", u, xaa)
+        h12 = np.einsum("qc,qc->q", xa, xb) - np.einsum("qc,qc->q", u, xab)
+        h22 = np.einsum("qc,qc->q", xb, xb) - np.einsum("qc,qc->q", u, xbb)
+        g1, g2 = np.einsum("qc,qc->q", u, xa), np.einsum("qc,qc->q", u, xb)
+        det = h11 * h22 - h12 * h12
+        step = np.column_stack([(h22 * g1 - h12 * g2) / det, (h11 * g2 - h12 * g1) / det])
+        rs[on] += step
+        live[on[np.abs(step).max(axis=1) <= 1e-15 * (1.0 + np.abs(rs[on]).max(axis=1))]] = False
+        if not live.any():
             break
-    return rs, faces.shape_derivatives([face], rs)[:, 0, :k]
+    return rs, faces.shape_derivatives(face, rs)[:, :, :k]
+
+
+def _contact_points(model, frames_, pos, fn) -> dict:
+    """Shape values with derivatives (6, k) at the closest point of every sliding frame of
+    ``frames_``, by its index there: one :func:`_closest` for all the sliding nodes of an
+    interface whose faces have the same number of nodes."""
+    groups: dict = {}
+    for j, fr in enumerate(frames_):
+        if fr.state != STICK:
+            k = int(np.count_nonzero(fn[fr.interface][fr.face] >= 0))
+            groups.setdefault((fr.interface, k), []).append(j)
+    out = {}
+    for (ci, k), idx in groups.items():
+        slaves, masters = pos[ci][:2]
+        face = np.array([frames_[j].face for j in idx])
+        D = _closest(model.contacts[ci]["faces"], face, [frames_[j].param for j in idx], masters[fn[ci][face][:, :k]],
+                     slaves[[frames_[j].node for j in idx]])[1]
+        out.update((j, D[:, q, :]) for q, j in enumerate(idx))
+    return out
 
 
 def _slide(D, Xm, P, Vm, Vp, law, derivatives=True):
@@ -173,8 +203,9 @@ def _rows(model, c, i, conn):
     return R
 
 
-def _node(model, fr, pos, fn, derivatives):
-    """The local terms of closed node ``fr``: (kind, rows R, local results)."""
+def _node(model, fr, pos, fn, derivatives, D=None):
+    """The local terms of closed node ``fr``: (rows R, local results); ``D`` its contact point's
+    shape values with derivatives when known (:func:`_contact_points`)."""
     c = model.contacts[fr.interface]
     conn = fn[fr.interface][fr.face]
     conn = conn[conn >= 0]
@@ -185,7 +216,8 @@ def _node(model, fr, pos, fn, derivatives):
         N = c["faces"].shape_values([fr.face], fr.param[None])[0, :conn.size]
         T = np.kron(np.r_[-N, 1.0][None, :], _I3)
         return R, (T, T @ np.r_[Q.ravel(), P])
-    D = _closest(c["faces"], fr.face, fr.param, Q, P)[1]
+    if D is None:
+        D = _closest(c["faces"], [fr.face], fr.param, Q[None], P[None])[1][:, 0]
     return R, _slide(D, Q, P, Vm, Vp, fr.law, derivatives)
 
 
@@ -194,9 +226,10 @@ def forces3d(model, frames_, drive, eta, deta, lam):
     F = np.zeros(model.n_modes)
     pos = _positions(model, drive, eta, deta)
     fn = [face_nodes(c) for c in model.contacts]
+    points = _contact_points(model, frames_, pos, fn)
     out, k = [], 0
-    for fr in frames_:
-        R, loc = _node(model, fr, pos, fn, False)
+    for j, fr in enumerate(frames_):
+        R, loc = _node(model, fr, pos, fn, False, points.get(j))
         if fr.state == STICK:
             T, gap = loc
             F += R.T @ (T.T @ lam[k:k + 3])
@@ -215,10 +248,11 @@ def derivatives3d(model, frames_, drive, eta, deta, lam):
     n = model.n_modes
     pos = _positions(model, drive, eta, deta)
     fn = [face_nodes(c) for c in model.contacts]
+    points = _contact_points(model, frames_, pos, fn)
     Rs, Ks, Cs, B, G = [], [], [], [], []
     k = 0
-    for fr in frames_:
-        R, loc = _node(model, fr, pos, fn, True)
+    for j, fr in enumerate(frames_):
+        R, loc = _node(model, fr, pos, fn, True, points.get(j))
         if fr.state == STICK:
             rows = loc[0] @ R
             B.extend(rows)
