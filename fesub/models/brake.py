@@ -6,6 +6,10 @@ clamped at its inner rim; two steel pads 15 mm thick, each an annular sector ove
 130-170 mm and 50 degrees centred on the +x axis, one on each face. Hexahedra with incompatible
 modes; 1080 disc nodes, 84 per pad.
 
+A user's mesh with the same physical groups (``BrakeParams.mesh``) takes the bundled one's
+place, its pads' mean radius read from it; the pads may have their own material
+(``pad_E``, ``pad_nu``, ``pad_rho``). :func:`nodal_diameters` names a mode's family on the disc.
+
 Each part is a fixed-interface Craig-Bampton substructure
 (:func:`fesub.substructure.reduction.reduce_parts`: reduced in parallel and cached on disk by
 content): the disc keeps its nodes under the pads (+-30 degrees of both faces, clamped rim nodes
