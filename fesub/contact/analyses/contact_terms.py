@@ -145,16 +145,17 @@ def contact_forces(model, frames_, drive, eta, deta, lam):
     return F, np.array(out)
 
 
-def contact_derivatives(model, frames_, drive, eta, deta, lam):
+def contact_derivatives(model, frames_, drive, eta, deta, lam, *, velocity: bool = True):
     """Derivatives of :func:`contact_forces`: dF/deta (N/m per unit modal mass squared: the
-    geometric stiffness with the law's slope), dF/deta' (the law's damping), the force rows
+    geometric stiffness with the law's slope), dF/deta' (the law's damping; None with
+    ``velocity=False``, as a static equilibrium needs none), the force rows
     B = (dF/dlambda)' and the constraint gradient G, each over the modal coordinates (a solid
     model's: see :mod:`~fesub.contact.analyses.linearised3d`; its sliding nodes' dF/deta' also
     holds the damping ``mu lambda_n / v`` across the sliding direction)."""
     if model.dim == 3:
-        return derivatives3d(model, frames_, drive, eta, deta, lam)
+        return derivatives3d(model, frames_, drive, eta, deta, lam, velocity=velocity)
     n = model.n_modes
-    K, C = np.zeros((n, n)), np.zeros((n, n))
+    K, C = np.zeros((n, n)), (np.zeros((n, n)) if velocity else None)
     B, G = [], []
     k = 0
     for fr in frames_:
@@ -166,7 +167,8 @@ def contact_derivatives(model, frames_, drive, eta, deta, lam):
         else:
             b, db_dx, db_dxd, _, dg, _, _ = slide_terms(x, xd, fr)
             K += lam[k] * (R.T @ db_dx @ R)
-            C += lam[k] * (R.T @ db_dxd @ R)
+            if velocity:
+                C += lam[k] * (R.T @ db_dxd @ R)
             B.append(b @ R)
             G.append(dg @ R)
         k += fr.size

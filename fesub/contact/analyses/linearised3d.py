@@ -242,9 +242,10 @@ def forces3d(model, frames_, drive, eta, deta, lam):
     return F, np.array(out)
 
 
-def derivatives3d(model, frames_, drive, eta, deta, lam):
+def derivatives3d(model, frames_, drive, eta, deta, lam, *, velocity: bool = True):
     """(dF/deta, dF/deta', B, G), as :func:`fesub.contact.analyses.contact_terms.contact_derivatives`:
-    the local matrices of every node assembled by one product ``R' A R`` (A block diagonal)."""
+    the local matrices of every node assembled by one product ``R' A R`` (A block diagonal);
+    dF/deta' None with ``velocity=False``."""
     n = model.n_modes
     pos = _positions(model, drive, eta, deta)
     fn = [face_nodes(c) for c in model.contacts]
@@ -268,9 +269,9 @@ def derivatives3d(model, frames_, drive, eta, deta, lam):
     if Rs:
         Rall = np.vstack(Rs)
         K = Rall.T @ (sps.block_diag(Ks, format="csr") @ Rall)
-        C = Rall.T @ (sps.block_diag(Cs, format="csr") @ Rall)
+        C = Rall.T @ (sps.block_diag(Cs, format="csr") @ Rall) if velocity else None
     else:
-        K, C = np.zeros((n, n)), np.zeros((n, n))
+        K, C = np.zeros((n, n)), (np.zeros((n, n)) if velocity else None)
     return K, C, np.array(B, float).reshape(-1, n), np.array(G, float).reshape(-1, n)
 
 

@@ -206,7 +206,7 @@ def _newton(model, geo, frames_, drive, f, eta, tol, max_iter):
     for it in range(1, max_iter + 1):
         geo.search(drive, frames_, eta)
         F, g = contact_forces(model, frames_, drive, eta, zero, lam)
-        K, _, B, G = contact_derivatives(model, frames_, drive, eta, zero, lam)
+        K, _, B, G = contact_derivatives(model, frames_, drive, eta, zero, lam, velocity=False)
         A = np.zeros((n + m, n + m))
         A[:n, :n] = np.diag(w2) + K
         A[:n, n:] = B.T
