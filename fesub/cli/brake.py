@@ -239,12 +239,13 @@ def _diameters_text(nd, share) -> str:
     return f"the disc's part has {nd} nodal diameters ({100 * share:.0f} % of its rim's axial motion)"
 
 
-def _label(kind, mu, z, nd, share) -> str:
+def _describe(kind, mu, z, nd, share) -> str:
+    """A shape's coefficient (onsets), eigenvalue and nodal diameters, in a few words."""
     import numpy as np
 
     where = f"mu {mu:.4g}, " if kind == "onset" else ""
     disc = f"disc {nd} ND ({100 * share:.0f} %)" if share >= CLEAR_DIAMETERS else "disc: no clear ND"
-    return f"{kind}: {where}{z.imag / (2 * np.pi):.1f} Hz, {z.real:+.4g} 1/s, {disc}"
+    return f"{where}{z.imag / (2 * np.pi):.1f} Hz, {z.real:+.4g} 1/s, {disc}"
 
 
 def _modes_vtu(d, model, shapes):
@@ -257,8 +258,7 @@ def _modes_vtu(d, model, shapes):
     mesh, _ = _merged(model)
     fields = [_field(model, _aligned(v)) for _, _, _, v, _, _ in shapes]
     f = [float(z.imag / (2 * np.pi)) for _, _, z, _, _, _ in shapes]
-    names = [f"{kind}_{i + 1} ({_label(kind, mu, z, nd, share).split(': ', 1)[1]})"
-             for i, (kind, mu, z, _, nd, share) in enumerate(shapes)]
+    names = [f"{kind}_{i + 1} ({_describe(kind, mu, z, nd, share)})" for i, (kind, mu, z, _, nd, share) in enumerate(shapes)]
     path = d.path / "modes.vtu"
     write_modes_vtu(mesh, fields, str(path), frequencies_hz=f, names=names)
     return path
@@ -365,7 +365,7 @@ def _pictures(d, model, shapes, notes, most: int = 4) -> None:
                                              f"part {z.real:.4g} 1/s; {_diameters_text(nd, share)}; disc and "
                                              f"pads, phase-aligned real part")
         try:
-            render_mode(mesh, _field(model, _aligned(v)), str(path), title=_label(kind, mu, z, nd, share))
+            render_mode(mesh, _field(model, _aligned(v)), str(path), title=f"{kind}: {_describe(kind, mu, z, nd, share)}")
         except ImportError as exc:
             notes.append(f"no mode pictures: {exc}")
             return

@@ -192,14 +192,21 @@ def _positions(model, drive, eta, deta):
     return out
 
 
-def _rows(model, c, i, conn):
-    """(3(k+1), n_modes) rows of [face nodes, slave node i] over the modal coordinates."""
-    k = conn.size
-    R = np.zeros((3 * (k + 1), model.n_modes))
-    Mr = c["master"].R
-    if Mr.shape[2]:
-        R[:3 * k, c["master"].cols] = Mr[conn].reshape(3 * k, -1)
-    R[3 * k:, c["slave"].cols] = c["slave"].R[i]
+def _node_keys(fr, fn) -> list:
+    """The FE nodes (interface, 0 master / 1 slave, node) of closed node ``fr``'s local
+    coordinates ``x = [face nodes, slave]``."""
+    conn = fn[fr.interface][fr.face]
+    return [(fr.interface, 0, int(j)) for j in conn[conn >= 0]] + [(fr.interface, 1, fr.node)]
+
+
+def _node_rows(model, keys) -> np.ndarray:
+    """(3 len(keys), n_modes) rows of the FE nodes ``keys`` (:func:`_node_keys`) over the modal
+    coordinates (m per unit modal coordinate)."""
+    R = np.zeros((3 * len(keys), model.n_modes))
+    for q, (ci, role, j) in enumerate(keys):
+        part = model.contacts[ci]["slave" if role else "master"]
+        if part.R.shape[2]:
+            R[3 * q:3 * q + 3, part.cols] = part.R[j]
     return R
 
 
@@ -211,7 +218,7 @@ def _node(model, fr, pos, fn, derivatives, D=None):
     conn = conn[conn >= 0]
     slaves, masters, v_slaves, v_masters = pos[fr.interface]
     P, Q, Vp, Vm = slaves[fr.node], masters[conn], v_slaves[fr.node], v_masters[conn]
-    R = _rows(model, c, fr.node, conn)
+    R = _node_rows(model, _node_keys(fr, fn))
     if fr.state == STICK:
         N = c["faces"].shape_values([fr.face], fr.param[None])[0, :conn.size]
         T = np.kron(np.r_[-N, 1.0][None, :], _I3)
@@ -240,24 +247,6 @@ def forces3d(model, frames_, drive, eta, deta, lam):
             out.append(g)
         k += fr.size
     return F, np.array(out)
-
-
-def _node_keys(fr, fn) -> list:
-    """The FE nodes (interface, 0 master / 1 slave, node) of closed node ``fr``'s local
-    coordinates ``x = [face nodes, slave]``."""
-    conn = fn[fr.interface][fr.face]
-    return [(fr.interface, 0, int(j)) for j in conn[conn >= 0]] + [(fr.interface, 1, fr.node)]
-
-
-def _node_rows(model, keys) -> np.ndarray:
-    """(3 len(keys), n_modes) rows of the FE nodes ``keys`` (:func:`_node_keys`) over the modal
-    coordinates (m per unit modal coordinate)."""
-    R = np.zeros((3 * len(keys), model.n_modes))
-    for q, (ci, role, j) in enumerate(keys):
-        part = model.contacts[ci]["slave" if role else "master"]
-        if part.R.shape[2]:
-            R[3 * q:3 * q + 3, part.cols] = part.R[j]
-    return R
 
 
 def derivatives3d(model, frames_, drive, eta, deta, lam, *, velocity: bool = True):
