@@ -20,9 +20,22 @@ from fesub.contact.engine.friction import Coulomb, StaticKinetic, Stribeck, law_
 
 # Both solvers take the same sweeps node by node; they differ only in the order of the sums
 # (u_i = J_i z + q_i against u = W lam + q kept up to date), ~1e-16 relative a product, carried
-# through <= 200 sweeps of contractions with cond(W_ii) < 1e3: 1e-10 of the largest impulse
-# leaves a factor > 100 of margin over the worst measured (about 1e-13).
+# through a few hundred sweeps (237 in the slowest case here) of contractions with
+# cond(W_ii) < 1e3: 1e-10 of the largest impulse leaves a factor > 100 of margin over the worst
+# measured (about 1e-13).
 RTOL = 1e-10
+
+
+def same_stop(st, st_ref, tol=1e-13):
+    """The two solvers' sweep counts (``status[0]``) are equal, or one apart where the stop was a
+    close call: the solver that stopped first changed the impulses by more than half the
+    tolerance in its last sweep. Each sweep compares a change of ~1e-13 with the tolerance; the
+    solvers' round-off in that change (a few 1e-15 after 200 sweeps: the rows formed by NumPy's
+    BLAS against products in the kernel) can move a stop by one sweep when the change lands
+    within a few percent of the tolerance (seen on one machine: 237 against 236 sweeps, last
+    changes 9.0e-14 and 9.6e-14). The impulses are compared to RTOL after it either way."""
+    first = st if st[0] < st_ref[0] else st_ref
+    return st[0] == st_ref[0] or (abs(st[0] - st_ref[0]) == 1 and first[1] > 0.5 * tol)
 
 
 def random_rows(rng, m, n, mu_max=0.6):
@@ -172,7 +185,7 @@ def test_frames_solve_equals_rows_solve(backend, m, kd, ns, n, c0):
             K.block_gs_frames(D, nodes, c0, F, w, q, code, params, 0.0, lam, z, gram, given, case, 1e-13, 500, st)
             assert st[2] == st_r[2] == 1.0, (st, st_r)
             np.testing.assert_array_equal(case, case_r)
-            assert st[0] == st_r[0]
+            assert same_stop(st, st_r), (st, st_r)
             scale = max(np.abs(lam_r).max(), 1e-300)
             np.testing.assert_allclose(lam, lam_r, rtol=0, atol=RTOL * scale)
             worst = max(worst, np.abs(lam - lam_r).max() / scale)
@@ -205,7 +218,7 @@ def test_frames_carried_z_equals_formed_z(backend, m, kd, ns, n, c0):
         K.block_gs_frames(D, nodes, c0, F, w, q, code, params, 0.0, lam_f, z_f, gram, 0, case_f, 1e-13, 500, st_f)
         lam, case, st, z = lam0.copy(), np.zeros(m, np.int64), np.zeros(3), w * (J.T @ lam0)
         K.block_gs_frames(D, nodes, c0, F, w, q, code, params, 0.0, lam, z, gram, 3, case, 1e-13, 500, st)
-        assert st[2] == st_f[2] == 1.0 and st[0] == st_f[0], (st, st_f)
+        assert st[2] == st_f[2] == 1.0 and same_stop(st, st_f), (st, st_f)
         np.testing.assert_array_equal(case, case_f)
         scale = max(np.abs(lam_f).max(), 1e-300)
         np.testing.assert_allclose(lam, lam_f, rtol=0, atol=RTOL * scale)  # (see RTOL)
@@ -246,7 +259,7 @@ def test_frames_windows_of_each_node(backend, m, kd, ns, n):
         lam, case, st, z = lam0.copy(), np.zeros(m, np.int64), np.zeros(3), np.full(n, np.nan)
         gram = np.zeros((kd, 3, 3))
         K.block_gs_frames(D, nodes, win, F, w, q, code, params, 1e-12, lam, z, gram, 0, case, 1e-13, 500, st)
-        assert st[2] == st_r[2] == 1.0 and st[0] == st_r[0], (st, st_r)
+        assert st[2] == st_r[2] == 1.0 and same_stop(st, st_r), (st, st_r)
         np.testing.assert_array_equal(case, case_r)
         np.testing.assert_allclose(lam, lam_r, rtol=0, atol=RTOL * max(np.abs(lam_r).max(), 1e-300))  # (see RTOL)
         np.testing.assert_allclose(z, w * (J.T @ lam), rtol=0, atol=1e-13 * np.abs(z).max())
