@@ -224,8 +224,8 @@ def test_ratios_may_appear_and_vanish_between_runs(track, record, bench, tmp_pat
 
 def test_the_costly_benchmarks_run_once_untimed_the_others_timed(bench, tmp_path, monkeypatch):
     """``--bench``: every benchmark timed with the profile's options and its ratios read, except
-    those in UNTIMED, which run once with --benchmark-disable (so that they cannot rot) and are
-    left out of the JSON; a failing benchmark makes the status non-zero."""
+    those in UNTIMED, which run once with --benchmark-disable (so that they cannot rot; their
+    baselines once, whatever rounds they ask for) and are left out of the JSON; a failing benchmark makes the status non-zero."""
     import json
     import shutil
 
@@ -237,8 +237,9 @@ def test_the_costly_benchmarks_run_once_untimed_the_others_timed(bench, tmp_path
     (root / "benchmarks" / "test_bench_costly.py").write_text(
         "import pathlib\n\n\ndef test_costly(benchmark, ratio_to):\n"
         "    benchmark(sum, range(10))\n"
-        "    ratio_to('x', sum, range(100))\n"
-        f"    pathlib.Path({str(marker)!r}).write_text(str(benchmark.disabled))\n")
+        "    calls = []\n"
+        "    ratio_to('x', calls.append, 1, rounds=5)\n"
+        f"    pathlib.Path({str(marker)!r}).write_text(f'{{benchmark.disabled}} {{len(calls)}}')\n")
     monkeypatch.setattr(bench, "ROOT", root)
     # an entry naming a benchmark that no longer exists is reported, not an error
     monkeypatch.setattr(bench, "UNTIMED", {"test_bench_costly.py": "a test",
@@ -248,7 +249,7 @@ def test_the_costly_benchmarks_run_once_untimed_the_others_timed(bench, tmp_path
     status, _ = bench.run_benchmarks(out, log=said.append)
     assert status == 0
     assert any("benchmarks/test_bench_toy.py::test_gone" in s for s in said)
-    assert marker.read_text() == "True"   # ran, untimed
+    assert marker.read_text() == "True 1"   # ran, untimed, its baseline once (not 5 rounds)
     names = [b["name"] for b in json.loads(out.read_text())["benchmarks"]]
     assert sorted(names) == ["test_no_ratio", "test_sum"]
     assert list(bench.bench_ratios(out)[0]) == ["bench:toy::test_sum:python_loop"]
