@@ -35,6 +35,10 @@ its runs): twice the spread, at least 20 %; a ratio whose margin would exceed 50
 and plotted but not judged (its noise alone moves it by a quarter). Ratios may appear and vanish
 (benchmarks are added, renamed, removed): a new ratio is recorded and judged once a calibration
 gives it a margin; a ratio on record that a run did not measure is reported, not a failure.
+A calibration also records the processor it ran on (vendor, family, model, stepping): a virtual
+machine may name its CPU by its brand alone, and a run on another processor behind the same
+name is reported and not judged until that processor is calibrated (a history from before the
+processor was kept is judged as before).
 
 A regression is a drop below the floor that the next measurements repeat: ``run`` measures the
 ratios found below their floor again (only those: their benchmarks, kernels or studies), up to
@@ -87,6 +91,7 @@ from track_record import (
     load_history,
     margins_from,
     missing,
+    other_cpu,
     reference,
     run_margins,
     save_history,
@@ -127,6 +132,12 @@ def confirm(run: dict, hist: dict, times: int = 1, measure=remeasure, log=print,
 def _print_check(run, hist, times: int = 1, **kw) -> int:
     if not hist.get("runs"):
         print(f"no ratios recorded for machine {hist['machine']}: nothing to compare with")
+        return 0
+    theirs = other_cpu(hist, run.get("cpu"))
+    if theirs:
+        print(f"the history of machine {hist['machine']} was calibrated on another processor "
+              f"({theirs}; this one: {run['cpu']}): nothing judged (calibrate this one: "
+              "python benchmarks/track.py calibrate --bench)")
         return 0
     bad = confirm(run, hist, times, **kw)
     again = run.get("again", [])
@@ -236,6 +247,10 @@ def main(argv=None) -> int:
     def store(done):
         spread, margin = margins_from(done)
         hist["spread"], hist["margins"] = spread, margin
+        cpus = {r.get("cpu") for r in done} - {None}   # None: a run from before the CPU was kept
+        if len(cpus) > 1:
+            ap.error(f"the runs were measured on different processors: {sorted(map(str, cpus))}")
+        hist["cpu"] = cpus.pop() if cpus else None
         hist["calibration"] = {"date": done[-1]["date"], "runs": len(done),
                                "ratios": {n: [r["ratios"].get(n) for r in done] for n in spread},
                                "seconds": [r["seconds"] for r in done],

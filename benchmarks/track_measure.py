@@ -22,7 +22,7 @@ import time
 from pathlib import Path
 
 from track_bench import ROOT, bench_ratios, child_env, run_benchmarks
-from track_record import HISTORY
+from track_record import HISTORY, cpu_signature
 
 #: at least this many rounds of each side for a kernel ratio: a call takes 5-250 ms, so that a
 #: median of 3 moved kernel:fe by 26 % between calibration and check on unchanged code (6.1x
@@ -302,7 +302,7 @@ def measure(rounds: int = 3, studies=None, kernels=True, tree: Path | None = Non
             "commit": _git("rev-parse", "--short=10", "HEAD"), "baseline": commit,
             "rounds": rounds, "load_average": [load0, os.getloadavg()[0]],
             "seconds": time.perf_counter() - t_start, "ratios": ratios, "times": times,
-            "what": what, **({"goals": goals} if goals else {}), **extra}
+            "what": what, "cpu": cpu_signature(), **({"goals": goals} if goals else {}), **extra}
 
 
 def _git(*args) -> str | None:

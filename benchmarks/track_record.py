@@ -49,6 +49,38 @@ def machine_name() -> str:
     return f"{slug}-{os.cpu_count()}cores"
 
 
+def cpu_signature() -> str | None:
+    """The processor behind :func:`machine_name`: vendor, family, model and stepping from
+    ``/proc/cpuinfo`` (``AuthenticAMD family 25 model 17 stepping 1``); None where unknown.
+
+    A virtual machine may name its CPU only by its brand (``AMD EPYC``): two generations then
+    share one history file, and their compiled-to-NumPy ratios differ by more than a margin
+    (the same kernels, unchanged since the calibration, measured 395x against 616-778x recorded,
+    on a family 25 model 17 EPYC against the one of the calibration)."""
+    fields = {}
+    try:
+        with open("/proc/cpuinfo") as fh:
+            for ln in fh:
+                if not ln.strip():
+                    break                          # the first processor's block
+                key, _, val = ln.partition(":")
+                fields[key.strip()] = val.strip()
+    except OSError:
+        return None
+    if "cpu family" not in fields or "model" not in fields:
+        return None
+    return (f"{fields.get('vendor_id', '?')} family {fields['cpu family']} model {fields['model']} "
+            f"stepping {fields.get('stepping', '?')}")
+
+
+def other_cpu(hist: dict, cpu: str | None) -> str | None:
+    """The processor the history ``hist`` was calibrated on when it is not ``cpu`` (this one);
+    None when they are the same, or either is unknown (a history calibrated before the
+    processor was recorded is judged as before)."""
+    theirs = hist.get("cpu")
+    return theirs if theirs and cpu and theirs != cpu else None
+
+
 def history_path(machine: str | None = None) -> Path:
     return HISTORY / f"{machine or machine_name()}.json"
 

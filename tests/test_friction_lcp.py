@@ -299,13 +299,17 @@ def test_block_on_incline_stick_and_slip(backend, push):
 # 4. backends, warm start, honest status
 
 
-def test_backends_agree_to_round_off():
+@pytest.mark.parametrize("m", [30, 40])
+def test_backends_agree_to_round_off(m):
+    """m = 30: the rows' W_rr kept on the stack of the compiled call; m = 40 (80 rows): in a
+    buffer allocated for it (the compiled kernel keeps them from the first sweep, the twin
+    computes them before the sweeps)."""
     if not _backend.compiled_available("friction_lcp"):
         if os.environ.get("FESUB_REQUIRE_EXT", "0") not in ("", "0"):
             pytest.fail("compiled friction_lcp missing")
         pytest.skip("compiled friction_lcp not built")
     rng = np.random.default_rng(5)
-    J, w, b, mu = random_problem(rng, 30, n=120)
+    J, w, b, mu = random_problem(rng, m, n=120)
     out = {}
     for name in ("python", "compiled"):
         with _backend.use(name):
@@ -378,6 +382,38 @@ def test_twin_rejects_shape_mismatch(bad):
     with pytest.raises(ParameterError, match="J must" if bad == "odd_rows" else bad):
         ref.solve(args["J"], args["w"], args["b"], args["mu"], args["lam"], args["z"], 1e-9, 10,
                   args["status"])
+
+
+@pytest.mark.parametrize("bad", ["odd_rows", "w", "b", "mu", "lam", "z", "status", "dtype", "strided",
+                                 "read_only", "list"])
+def test_compiled_rejects_bad_arguments(bad):
+    """The compiled kernel takes its arrays' data directly: a wrong shape, dtype or layout, or a
+    read-only output, is an error (the twin's shape errors included), not a read past an array."""
+    if not _backend.compiled_available("friction_lcp"):
+        if os.environ.get("FESUB_REQUIRE_EXT", "0") not in ("", "0"):
+            pytest.fail("compiled friction_lcp missing")
+        pytest.skip("compiled friction_lcp not built")
+    with _backend.use("compiled"):
+        solve = kern().solve
+    m, n = 3, 7
+    args = {"J": np.zeros((2 * m, n)), "w": np.ones(n), "b": np.zeros(2 * m), "mu": np.zeros(m),
+            "lam": np.zeros(2 * m), "z": np.zeros(n), "status": np.zeros(3)}
+    err, match = ValueError, bad
+    if bad == "odd_rows":
+        args["J"], match = np.zeros((2 * m - 1, n)), "J must"
+    elif bad == "dtype":
+        args["w"], err, match = np.ones(n, np.float32), TypeError, "w must be of dtype float64"
+    elif bad == "strided":
+        args["lam"], match = np.zeros(4 * m)[::2], "lam must be C-contiguous"
+    elif bad == "read_only":
+        args["z"].setflags(write=False)
+        match = "z is written to but is read-only"
+    elif bad == "list":
+        args["b"], err, match = [0.0] * (2 * m), TypeError, "b must be a NumPy array"
+    else:
+        args[bad] = np.zeros(args[bad].size + 1)
+    with pytest.raises(err, match=match):
+        solve(args["J"], args["w"], args["b"], args["mu"], args["lam"], args["z"], 1e-9, 10, args["status"])
 
 
 def test_zero_normal_row_with_penetration_is_reported(backend):

@@ -277,6 +277,40 @@ def test_calibration_from_runs_measured_earlier(track, record, tmp_path, monkeyp
     assert all(r["calibration"] for r in hist["runs"])
 
 
+def test_a_history_of_another_processor_judges_nothing(track, record, tmp_path, monkeypatch, capsys):
+    """A history calibrated on one processor does not judge a run on another that shares its
+    name (a virtual machine's brand, ``AMD EPYC``): the same drop fails on the processor of the
+    calibration and is reported, not judged, on the other; a history from before the processor
+    was kept is judged as before; a calibration from runs on two processors is refused, and one
+    records its processor."""
+    import json
+
+    monkeypatch.setattr(record, "HISTORY", tmp_path / "history")
+    ref = {"kernel:k": 10.0}
+    mine, other = "AuthenticAMD family 25 model 17 stepping 1", "AuthenticAMD family 25 model 1 stepping 1"
+    run = {"ratios": {"kernel:k": 5.0}, "what": {}, "seconds": 1.0, "load_average": [1.0, 1.0], "cpu": mine}
+    monkeypatch.setattr(track, "profile", lambda **kw: json.loads(json.dumps(run)))
+    argv = ["run", "--studies", "--machine", "toy", "--confirm", "0"]
+    for cpu, status in ((mine, 1), (other, 0), (None, 1)):
+        hist = {"machine": "toy", "margins": {"kernel:k": 0.2}, "spread": {},
+                "runs": [{"date": "d", "ratios": ref}], **({"cpu": cpu} if cpu else {})}
+        record.save_history(record.history_path("toy"), hist)
+        assert track.main(argv) == status, cpu
+        out = capsys.readouterr().out
+        assert ("calibrated on another processor" in out) == (cpu == other)
+        assert ("REGRESSION" in out) == (status == 1)
+    a, b = tmp_path / "a.json", tmp_path / "b.json"
+    a.write_text(json.dumps(dict(run, date="d", ratios={"x": 1.0})))
+    b.write_text(json.dumps(dict(run, date="d", ratios={"x": 1.1}, cpu=other)))
+    with pytest.raises(SystemExit):
+        track.main(["calibrate", "--from", str(a), str(b), "--machine", "toy2"])
+    assert "different processors" in capsys.readouterr().err
+    b.write_text(json.dumps(dict(run, date="d", ratios={"x": 1.1})))
+    assert track.main(["calibrate", "--from", str(a), str(b), "--machine", "toy2"]) == 0
+    assert record.load_history(record.history_path("toy2"))["cpu"] == mine
+    assert record.cpu_signature() is None or "family" in record.cpu_signature()
+
+
 def test_a_run_busier_than_the_calibration_is_judged_with_wider_margins(record, measuring):
     """Margins hold for the load the calibration saw: a run whose mean load average is above the
     calibration's highest is judged with BUSY_WIDEN times the margin (a drop of 30 % passes a

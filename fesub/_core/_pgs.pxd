@@ -129,7 +129,10 @@ cdef inline void coulomb_one(const double* W, const double* b, double mu, double
 
 cdef inline void pgs_solve(const double* J, Py_ssize_t m2, Py_ssize_t n, const double* w, const double* b,
                            const double* mu, double* lam, double* z, double tol, long max_iter,
-                           double* status) noexcept nogil:
+                           double* status, double* diag) noexcept nogil:
+    """The sweeps (see the module docstring). ``diag``: NULL, or room for the m2 values ``W_rr``,
+    which the first sweep then stores for the later ones (their passes over a row then read ``J``
+    and ``z`` only, one product a coordinate instead of two); NULL recomputes them every sweep."""
     cdef Py_ssize_t r, k
     cdef long sweeps = 0
     cdef int infeasible = 0
@@ -174,10 +177,17 @@ cdef inline void pgs_solve(const double* J, Py_ssize_t m2, Py_ssize_t n, const d
             old = lam[r]
             Jr = &J[r * n]
             y = 0.0
-            dr = 0.0
-            for k in range(n):  # y_r and W_rr in one pass over the row
-                y += Jr[k] * z[k]
-                dr += Jr[k] * Jr[k] * w[k]
+            if diag != NULL and sweeps > 1:
+                dr = diag[r]
+                for k in range(n):
+                    y += Jr[k] * z[k]
+            else:
+                dr = 0.0
+                for k in range(n):  # y_r and W_rr in one pass over the row
+                    y += Jr[k] * z[k]
+                    dr += Jr[k] * Jr[k] * w[k]
+                if diag != NULL:
+                    diag[r] = dr
             y += b[r]
             new = pgs_update(old, y, dr, r % 2, lo, hi, &infeasible)
             delta = new - old

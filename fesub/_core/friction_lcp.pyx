@@ -1,7 +1,8 @@
 # cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True
 """Unilateral constraints with Coulomb friction at one time step: projected Gauss-Seidel, compiled.
 
-Twin: ``friction_lcp_ref.py`` (same function and signature). Inputs are validated by the caller.
+Twin: ``friction_lcp_ref.py`` (same function and signature). The arguments' dtypes, layouts and
+shapes are checked here (by the twin in debug mode).
 
 Problem. ``m`` constraints act on ``n`` generalised coordinates with a diagonal inverse "mass"
 ``w``. Constraint ``i`` has a normal row ``J[2i]`` and a tangential row ``J[2i+1]``; with impulses
@@ -16,8 +17,9 @@ row update is exact for its own row given all the others, ``lam_r <- P(lam_r - y
 ``P`` the projection on ``[0, inf)`` (normal) or ``[-mu lam_n, mu lam_n]`` (tangential, with the
 ``lam_n`` just updated), and ``z = diag(w) J' lam`` is kept up to date after every update, so
 ``y_r = b_r + J_r . z`` costs one dot product. Why this method: ``W`` is never formed, a sweep
-costs O(m n) (one pass over each row of ``J`` for ``y_r`` and ``W_rr`` together, one more for the
-update of ``z``), the kernel allocates nothing, and the previous step's impulses are a warm start
+costs O(m n) (one pass over each row of ``J`` for ``y_r``, which the first sweep also takes for
+``W_rr`` and keeps it, one more for the update of ``z``), the kernel allocates nothing beyond the
+rows' ``W_rr`` (on the stack up to 64 rows), and the previous step's impulses are a warm start
 that shortens the iteration. A pivoting method (Lemke, active set) needs ``W`` itself, O(m^2 n)
 to form and O(m^3) to factor: the cost of a step would then grow faster than the number of active
 constraints. Without friction a sweep is the Gauss-Seidel method on the convex quadratic programme
@@ -41,24 +43,84 @@ is then one sweep, change 0, converged. Outside those conditions (several soluti
 the sweeps run as above.
 """
 
+cimport numpy as cnp
+from libc.stdlib cimport free, malloc
+
 from fesub._core._pgs cimport pgs_solve
 
+cnp.import_array()
 
-def solve(const double[:, ::1] J, const double[::1] w, const double[::1] b, const double[::1] mu,
-          double[::1] lam, double[::1] z, double tol, long max_iter, double[::1] status):
+cdef enum:
+    STACK_ROWS = 64   # rows whose W_rr the sweeps keep on the stack (more: a buffer for the call)
+
+
+cdef double* _data(object a, str name, int ndim, Py_ssize_t size, bint out) except NULL:
+    """The data of ``a``, a float64, aligned, C-contiguous NumPy array of ``ndim`` dimensions and
+    ``size`` elements (writeable when ``out``); ValueError or TypeError otherwise, as the twin's
+    checks and NumPy's would raise (a wrong size would read or write past the array). Taken
+    directly from the array: about 50 ns for the nine arguments, against a microsecond for
+    acquiring as many typed memoryviews, on calls that take a few microseconds for one node."""
+    cdef cnp.ndarray arr
+    if not cnp.PyArray_Check(a):
+        raise TypeError(f"{name} must be a NumPy array of float64, got {type(a).__name__}")
+    arr = <cnp.ndarray> a
+    if cnp.PyArray_TYPE(arr) != cnp.NPY_DOUBLE:
+        raise TypeError(f"{name} must be of dtype float64, got {a.dtype}")
+    if arr.ndim != ndim or cnp.PyArray_SIZE(arr) != size:
+        raise ValueError(f"{name} must have {ndim} dimension(s) and {size} elements for the rows J, "
+                         f"got shape {a.shape}")
+    if not (cnp.PyArray_IS_C_CONTIGUOUS(arr) and cnp.PyArray_ISALIGNED(arr)):
+        raise ValueError(f"{name} must be C-contiguous and aligned")
+    if out and not cnp.PyArray_ISWRITEABLE(arr):
+        raise ValueError(f"{name} is written to but is read-only")
+    return <double*> cnp.PyArray_DATA(arr)
+
+
+def solve(J, w, b, mu, lam, z, double tol, long max_iter, status):
     """Projected Gauss-Seidel solution of the frictional contact problem, in place; see the
-    module docstring, and the twin ``friction_lcp_ref.solve`` for every argument and its units.
-    The sweeps are ``_pgs.pgs_solve`` (shared with the multibody march)."""
-    cdef Py_ssize_t m2 = J.shape[0], n = J.shape[1]
+    module docstring, and the twin ``friction_lcp_ref.solve`` for every argument and its units
+    (float64 NumPy arrays, C-contiguous; their shapes are checked). The sweeps are
+    ``_pgs.pgs_solve`` (shared with the multibody march); the rows' ``W_rr``, found in the first
+    sweep, are kept for the later ones (on the stack up to 64 rows)."""
+    cdef Py_ssize_t m2, n, i
     cdef double st[3]
+    cdef double room[STACK_ROWS]
+    cdef double* diag = room
+    cdef double *pJ
+    cdef double *pw
+    cdef double *pb
+    cdef double *pmu
+    cdef double *plam
+    cdef double *pz
+    cdef double *pst
+    if not cnp.PyArray_Check(J) or (<cnp.ndarray> J).ndim != 2:
+        raise ValueError(f"J must be a (2m, n) NumPy array, got {getattr(J, 'shape', type(J).__name__)}")
+    m2 = cnp.PyArray_DIM(<cnp.ndarray> J, 0)
+    n = cnp.PyArray_DIM(<cnp.ndarray> J, 1)
+    if m2 % 2:
+        raise ValueError(f"J must be (2m, n) with an even number of rows, got shape {J.shape}")
+    pJ = _data(J, "J", 2, m2 * n, False)
+    pw = _data(w, "w", 1, n, False)
+    pb = _data(b, "b", 1, m2, False)
+    pmu = _data(mu, "mu", 1, m2 // 2, False)
+    plam = _data(lam, "lam", 1, m2, True)
+    pz = _data(z, "z", 1, n, True)
+    pst = _data(status, "status", 1, 3, True)
     if n == 0 or m2 == 0:  # no constraint, or rows with no entry: no impulse
-        lam[:] = 0.0
-        status[0] = 0
-        status[1] = 0.0
-        status[2] = 1.0
+        for i in range(m2):
+            plam[i] = 0.0
+        pst[0] = 0.0
+        pst[1] = 0.0
+        pst[2] = 1.0
         return
+    if m2 > STACK_ROWS:
+        diag = <double*> malloc(m2 * sizeof(double))
+        if diag == NULL:
+            raise MemoryError(f"no room for the {m2} rows' W_rr")
     with nogil:
-        pgs_solve(&J[0, 0], m2, n, &w[0], &b[0], &mu[0], &lam[0], &z[0], tol, max_iter, st)
-    status[0] = st[0]
-    status[1] = st[1]
-    status[2] = st[2]
+        pgs_solve(pJ, m2, n, pw, pb, pmu, plam, pz, tol, max_iter, st, diag)
+    if m2 > STACK_ROWS:
+        free(diag)
+    pst[0] = st[0]
+    pst[1] = st[1]
+    pst[2] = st[2]

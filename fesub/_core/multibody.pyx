@@ -653,7 +653,7 @@ def march(double h, long n_steps, long dec, long i0, double tol, long max_iter, 
                             for p in range(na):
                                 mun[idx[p]] = mue[p]
                         elif na and nm:
-                            pgs_solve(J, 2 * na, nm, w, b, muo, lall, z, tol, max_iter, st3)
+                            pgs_solve(J, 2 * na, nm, w, b, muo, lall, z, tol, max_iter, st3, NULL)
                         elif na:
                             for k in range(2 * na):
                                 lall[k] = 0.0
@@ -675,7 +675,7 @@ def march(double h, long n_steps, long dec, long i0, double tol, long max_iter, 
                         for p in range(nd):
                             mun[lidx[p]] = mue[p]
                     elif nd and nm:
-                        pgs_solve(Ja, 2 * nd, nm, w, ba, mua, la, z, tol, max_iter, st3)
+                        pgs_solve(Ja, 2 * nd, nm, w, ba, mua, la, z, tol, max_iter, st3, NULL)
                     elif nd:
                         for k in range(2 * nd):
                             la[k] = 0.0
