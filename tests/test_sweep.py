@@ -1099,3 +1099,35 @@ def test_a_store_of_the_older_format_is_read_and_recomputed_not_refused(probe_di
     assert rep.problems[0]["file"] == "manifest.json" and "older fesub" in rep.problems[0]["problem"]
     assert json.loads((store / "manifest.json").read_text())["format"] == sw.store.STORE_FORMAT
     assert sw.load_store(store).problems == []
+
+
+class _FlakyClient:
+    """Stands for ``distributed.Client``: raises the next of ``errors`` at each construction, then
+    connects; records the timeout of each try."""
+
+    def __init__(self, errors):
+        self.errors, self.timeouts = list(errors), []
+
+    def __call__(self, target, *, timeout, set_as_default):
+        assert set_as_default is False
+        self.timeouts.append(timeout)
+        if self.errors:
+            raise self.errors.pop(0)
+        return ("client", target)
+
+
+def test_a_handshake_broken_off_is_tried_again_within_the_timeout():
+    from fesub.sweep.executors import CONNECT_TRIES, _client
+
+    flaky = _FlakyClient([AssertionError()])
+    assert _client(flaky, "tcp://h:1", 5.0) == ("client", "tcp://h:1")
+    assert len(flaky.timeouts) == 2 and flaky.timeouts[1] <= 5.0
+    broken = _FlakyClient([AssertionError("a")] * (CONNECT_TRIES + 1))
+    with pytest.raises(AssertionError, match="a"):                   # gives up after its tries
+        _client(broken, "tcp://h:1", 5.0)
+    assert len(broken.timeouts) == CONNECT_TRIES
+    for exc in (OSError("refused"), TimeoutError("timed out"), ValueError("no port")):
+        once = _FlakyClient([exc])                                    # the timeout was spent, or
+        with pytest.raises(type(exc)):                                # the address is bad: at once
+            _client(once, "tcp://h:1", 5.0)
+        assert len(once.timeouts) == 1
