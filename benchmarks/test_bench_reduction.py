@@ -26,9 +26,8 @@
   0.78e6 nonzeros, its 225 constraint modes, 9.3 MB, and its Lanczos basis), for which two
   processes share one L3 cache of 32 MB and the memory bus. Five runs on an EPYC of 2 vCPUs within
   ten minutes, load 0.4 to 0.8: the pool's ratio 1.52 to 1.91 (the goal met in one of five), the
-  pair's part seconds 0.91 to 1.24 times those of the parts one after
-  the other, streaming 1.08 to 2.17 (four of the runs): the ratio follows how the machine shares
-  its memory at the moment.
+  pair's part seconds 0.91 to 1.24 times those of the parts one after the other, streaming 1.08
+  to 2.17 (four of the runs): the ratio follows how the machine shares its memory at the moment.
 * Cache: the brake's default parts (:func:`fesub.models.brake.part_specs`, as ``fesub brake``
   reduces them: the disc and the two pads), reduced into an empty cache folder (assemble, reduce,
   write) against the same call finding them there (read arrays; nothing assembled or solved).
@@ -80,8 +79,6 @@ def _two_process_speedup(rounds: int, task=None) -> float:
     and twice at once in one pool of 2 workers: the speed-up this machine gives two such processes
     at the time of the run (2 on two free cores with their own caches). By default products of a
     300 x 300 matrix (compute-bound, within the caches)."""
-    from functools import partial
-
     import numpy as np
 
     from fesub.parallel import process_pool

@@ -106,7 +106,9 @@ def _client(Client, target, timeout: float):
     ``OSError`` (refused, timed out: the client has already tried for the whole timeout) or a
     ``ValueError`` (a malformed address)."""
     deadline = time.monotonic() + timeout
-    for tries in range(1, CONNECT_TRIES + 1):
+    tries = 0
+    while True:
+        tries += 1
         try:
             # never the process's default client: one that failed to connect would stay the
             # default, and every later dask computation of the process (xarray's writes among
@@ -115,10 +117,9 @@ def _client(Client, target, timeout: float):
         except (OSError, ValueError):
             raise
         except Exception:  # noqa: BLE001 - broken off during the handshake: once more
-            if tries == CONNECT_TRIES or time.monotonic() >= deadline:
+            if tries >= CONNECT_TRIES or time.monotonic() >= deadline:
                 raise
             time.sleep(0.1)
-    raise AssertionError("unreachable")  # pragma: no cover
 
 
 def _connect(scheduler, cluster, connect_timeout):
