@@ -95,7 +95,7 @@ def _atomic(path: Path, write) -> Path:
             os.chmod(tmp, _umask_mode())
             os.replace(tmp, path)
     except BaseException:
-        _unlink(tmp)
+        unlink_quietly(tmp)
         raise
     return path
 
@@ -189,8 +189,10 @@ def _umask_mode() -> int:
     return 0o666 & ~mask
 
 
-def _unlink(p):
+def unlink_quietly(path) -> None:
+    """Remove the file ``path`` if it is there; nothing happens when it is not, or cannot be
+    removed (a temporary file left behind, a claim another process removed first)."""
     try:
-        os.unlink(p)
+        os.unlink(path)
     except OSError:
         pass

@@ -124,7 +124,7 @@ def test_rigid_mode_bordering_equals_eq45_for_nonzero_frequency(nr):
     # summed into H: a -> a + sum rho sigma / d, p -> p + sum rho g / d, q -> q + sum o sigma / d,
     # y0 -> y0 + sum o g / d; random complex data, 40 frequencies (closed form for nr <= 1,
     # batched solves above)
-    from fesub.contact.analyses.receptance import _couple
+    from fesub.contact.analyses.receptance import coupled_response
 
     rng = np.random.default_rng(nr)
 
@@ -137,7 +137,7 @@ def test_rigid_mode_bordering_equals_eq45_for_nonzero_frequency(nr):
     rho, sig, G, O = rng.standard_normal(nr), rng.standard_normal(nr), rng.standard_normal(nr), rng.standard_normal(nr)
     c = rng.uniform(0.1, 2.0, nr)
     dr = -(w * w)[:, None] + 1j * w[:, None] * c[None, :]
-    got = _couple(a, P, Q, Y0, rho, sig, G, O, dr)
+    got = coupled_response(a, P, Q, Y0, rho, sig, G, O, dr)
     inv = 1.0 / dr
     at = a + inv @ (rho * sig)
     pt = P + inv @ (rho * G)

@@ -1,4 +1,4 @@
-"""The house's layers, checked on the source: no import cycle, no private name across packages,
+"""The house's layers, checked on the source: no import cycle, no private name across modules,
 kernels reached only through the backend chooser, twins that know no physics, and a front door
 whose map names things that exist."""
 
@@ -126,13 +126,18 @@ def test_the_cycle_checks_can_fail():
     assert _cycles({"fesub.io": {"fesub.errors"}, "fesub.errors": set()}) == []
 
 
+def _private(name: str) -> bool:
+    return name.startswith("_") and not name.startswith("__")
+
+
 def _private_uses(mod):
+    """What ``mod`` takes from elsewhere that is private: a private name of another module (a
+    helper two modules share lives in a module of its own under a public name), a kernel module
+    outside the backend chooser, a private module of another package."""
     pkg = _package(mod)
     for target, names, node in _imports(mod, top_level_only=False):
-        tpkg = target if target in MODULES and MODULES[target][1] else target.rpartition(".")[0]
         for name in names:
-            if name.startswith("_") and not name.startswith("__") and tpkg != pkg \
-                    and f"{target}.{name}" not in MODULES:
+            if _private(name) and target != mod and f"{target}.{name}" not in MODULES:
                 yield f"{mod}:{node.lineno} imports {target}.{name}"
         if target.startswith("fesub._core") and not pkg.startswith("fesub._core"):
             yield f"{mod}:{node.lineno} imports the kernel module {target} (use fesub._backend.kernels)"
@@ -143,9 +148,44 @@ def _private_uses(mod):
             yield f"{mod}:{node.lineno} imports the private module {target}"
 
 
-def test_no_private_name_across_packages():
+def test_no_private_name_across_modules():
     found = [u for mod in MODULES for u in _private_uses(mod)]
     assert found == []
+
+
+def _private_cimports(paths):
+    """``file:line cimports module.name`` for each private name a compiled file takes from
+    another (``from fesub._core._pgs cimport pgs_solve``: the .pxd files are modules too)."""
+    found = []
+    for path in paths:
+        text = Path(path).read_text()
+        for m in re.finditer(r"^from\s+([\w.]+)\s+cimport\s+(.+)$", text, re.M):
+            if not m.group(1).startswith("fesub"):
+                continue
+            line = text.count("\n", 0, m.start()) + 1
+            for name in (n.strip().split(" as ")[0] for n in m.group(2).strip("()").split(",")):
+                if _private(name):
+                    found.append(f"{Path(path).name}:{line} cimports {m.group(1)}.{name}")
+    return found
+
+
+def test_no_private_name_across_compiled_modules():
+    assert _private_cimports(sorted(ROOT.glob("_core/*.p[yx][xd]"))) == []
+
+
+def test_the_private_name_checks_can_fail(tmp_path, monkeypatch):
+    """A module of a package taking a private helper of its sibling is found (lazily too), and so
+    is a compiled file cimporting one; a private module of its own package and public names
+    are not."""
+    bad = tmp_path / "bad.py"
+    bad.write_text("from .store import SweepError\nfrom . import _helpers\n\n"
+                   "def f():\n    from .cases import _jsonable\n")
+    monkeypatch.setitem(MODULES, "fesub.sweep.bad", (bad, False))
+    monkeypatch.setitem(MODULES, "fesub.sweep._helpers", (bad, False))
+    assert list(_private_uses("fesub.sweep.bad")) == ["fesub.sweep.bad:5 imports fesub.sweep.cases._jsonable"]
+    pyx = tmp_path / "k.pyx"
+    pyx.write_text("from libc.math cimport _x\nfrom fesub._core._pgs cimport pgs_solve, _hidden\n")
+    assert _private_cimports([pyx]) == ["k.pyx:2 cimports fesub._core._pgs._hidden"]
 
 
 def test_kernel_twins_import_no_physics():

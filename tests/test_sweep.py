@@ -492,7 +492,7 @@ def test_stop_while_claiming_leaves_no_claim_behind(probe_dir, tmp_path, monkeyp
         pytest.skip("signal handlers need the main thread")
     from fesub.sweep import engine
 
-    real, fired = engine._try_claim, []
+    real, fired = engine.try_claim, []
 
     def claim_then_signal(path):
         state = real(path)
@@ -501,7 +501,7 @@ def test_stop_while_claiming_leaves_no_claim_behind(probe_dir, tmp_path, monkeyp
             os.kill(os.getpid(), signal.SIGINT)  # handled here: the file exists, unrecorded
         return state
 
-    monkeypatch.setattr(engine, "_try_claim", claim_then_signal)
+    monkeypatch.setattr(engine, "try_claim", claim_then_signal)
     grid = {"x": np.arange(5.0)}
     rep = sw.run_sweep("probe", tmp_path / "s", grid=grid, executor="serial", progress=False)
     assert fired and rep.interrupted and rep.n_computed == 0 and rep.n_missing == 5
@@ -513,7 +513,7 @@ def test_stop_while_claiming_leaves_no_claim_behind(probe_dir, tmp_path, monkeyp
 
 def test_atomic_write_leaves_old_file_or_nothing(tmp_path, monkeypatch):
     target = tmp_path / "case-x.json"
-    sw.store._atomic_write_json(str(target), {"a": 1})
+    sw.store.atomic_write_json(str(target), {"a": 1})
     assert json.loads(target.read_text()) == {"a": 1}
     assert oct(target.stat().st_mode & 0o777) == oct(0o666 & ~_umask())  # not mkstemp's 0600
 
@@ -523,7 +523,7 @@ def test_atomic_write_leaves_old_file_or_nothing(tmp_path, monkeypatch):
 
     monkeypatch.setattr(sw.store.json, "dump", broken_dump)
     with pytest.raises(OSError, match="disk full"):
-        sw.store._atomic_write_json(str(target), {"a": 2})
+        sw.store.atomic_write_json(str(target), {"a": 2})
     monkeypatch.undo()
     assert json.loads(target.read_text()) == {"a": 1}  # old content intact
     assert sorted(p.name for p in tmp_path.iterdir()) == ["case-x.json"]  # no temp file left
@@ -1008,9 +1008,9 @@ def test_claims_stale_ones_are_taken_over_live_ones_waited_for_foreign_ones_left
 
         def other_process_finishes_case_1():
             time.sleep(0.5)
-            rec = sw.store._case_record(1, full[1], {"status": "ok", "result": {"y": 1.0}, "elapsed_s": 0.1})
+            rec = sw.store.case_record(1, full[1], {"status": "ok", "result": {"y": 1.0}, "elapsed_s": 0.1})
             (store / "cases").mkdir(exist_ok=True)
-            sw.store._atomic_write_json(str(store / "cases" / f"case-{keys[1]}.json"), rec)
+            sw.store.atomic_write_json(str(store / "cases" / f"case-{keys[1]}.json"), rec)
             (claims / keys[1]).unlink()
 
         t = threading.Thread(target=other_process_finishes_case_1)
@@ -1033,7 +1033,7 @@ def test_temporary_files_of_a_live_writer_are_kept_those_of_dead_ones_removed(pr
     store = tmp_path / "s"
     kw = _probe_store(probe_dir, store, n=2)
     cases = store / "cases"
-    tag = sw.claims._HOST_TAG
+    tag = sw.claims.HOST_TAG
     live = cases / f".tmp-{os.getpid()}@{tag}-abc-case-x.json"
     dead = cases / f".tmp-{_dead_pid()}@{tag}-abc-case-y.json"
     other_new = cases / ".tmp-1@ffffffff-abc-case-z.json"  # another machine, being written

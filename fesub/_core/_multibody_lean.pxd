@@ -5,8 +5,8 @@ windows and their inlined variants share one set of coefficients (``Lean``). Raw
 validated by the caller.
 """
 
-from fesub._core._multibody_series cimport Series, _series_add
-from fesub._core._multibody_passes cimport Step, _predict, Passes, _predict_one, _advance_one
+from fesub._core._multibody_series cimport Series, series_add
+from fesub._core._multibody_passes cimport Step, predict_pass, Passes, predict_one, advance_one
 
 cdef extern from *:
     # pointers the compiler may take as not overlapping (the passes over the modal coordinates
@@ -27,13 +27,13 @@ cdef struct Lean:
     bint fr[5]
     long xrange     # the range of a ``Passes`` that is the window of the one force series (-1: none)
     bint works      # the pass sums the works of the damping and the modal forces (False: no accounts)
-    bint tight      # the two windows are the whole of the coordinates (``_tight_next``)
+    bint tight      # the two windows are the whole of the coordinates (``tight_next``)
 
 
-cdef inline void _lean_ranges(Lean* L, const Passes* F, const Series* X) noexcept nogil:
+cdef inline void lean_ranges(Lean* L, const Passes* F, const Series* X) noexcept nogil:
     """Which of the five ranges of ``F`` carry a time-proportional force (Hr not zero), which
     node-row range is the window of the force series when there is one, tracked (-1 otherwise),
-    and whether ``_tight_next`` applies."""
+    and whether ``tight_next`` applies."""
     cdef Py_ssize_t r, k
     L.xrange = -1
     if X.track and X.ns == 1:
@@ -53,7 +53,7 @@ cdef inline void _bare_window(const Lean* L, double tn, dptr_r S, cdptr_r En, dp
                                Py_ssize_t k1, bint four, const double** rows, const double* cf, bint with_fr,
                                double* d, cdptr_r xr, double hx, double* dx) noexcept nogil:
     """``_lean_bare`` on a window of two or four (``four``) rows; d[0:2] (``four``: d[0:4]) = its
-    rows' products with the next predictor. Inlined in ``_tight_next`` with ``four`` a constant:
+    rows' products with the next predictor. Inlined in ``tight_next`` with ``four`` a constant:
     the loops of its case alone, and no call."""
     cdef Py_ssize_t k
     cdef double x, e, vx = 0.0, d0 = 0.0, d1 = 0.0, d2 = 0.0, d3 = 0.0
@@ -265,18 +265,18 @@ cdef inline void _lean_range(const Lean* L, double t, double tn, dptr_r S, cdptr
                              Py_ssize_t k0, Py_ssize_t k1, Py_ssize_t nr, const double** rows, const double* cf,
                              bint with_fr, bint energy, double* sums, double* d, cdptr_r xr, double hx,
                              double* dx) noexcept nogil:
-    """One range of ``_lean_next``: over the coordinates k0..k1, e_next = e* + sum_r cf[r] rows[r]
+    """One range of ``lean_next``: over the coordinates k0..k1, e_next = e* + sum_r cf[r] rows[r]
     written over e* (S), the next predictor into O,
 
         e*' = x + v - (q x - H - tn Hr + p v),   x = e_next,  v = x - e_n
 
-    (the arithmetic of ``_predict`` regrouped: 2 x - e_n + h^2 (fc + tn fr - c v / h - w2 x)),
+    (the arithmetic of ``predict_pass`` regrouped: 2 x - e_n + h^2 (fc + tn fr - c v / h - w2 x)),
     the dot products of the ``nr`` (0, 2 or 4) rows with e*' into d, and the sums of the works
     with u + v = e_next - e_prev (u = e_n - e_prev): sums[0] += p u (u + v), sums[1] += H (u + v),
     sums[2] += Hr (u + v) (the caller scales them by 1 / (2 h^2)); with ``energy`` also
     sums[3] += v^2 and sums[4] += q (e_n + e_next)^2 / 4 (twice the kinetic and strain energies
     after the step times h^2: the caller divides by h^2). With a force series row ``xr`` (not
-    NULL; nr = 2 or 4), e*' += hx xr (its next value, as ``_series_add`` adds it) and dx = xr . e*'."""
+    NULL; nr = 2 or 4), e*' += hx xr (its next value, as ``series_add`` adds it) and dx = xr . e*'."""
     cdef Py_ssize_t k
     cdef double x, v, u, w, e, y, a1 = 0.0, vc = 0.0, vr = 0.0, kin = 0.0, strn = 0.0, vx = 0.0
     cdef double d0 = 0.0, d1 = 0.0, d2 = 0.0, d3 = 0.0
@@ -511,9 +511,9 @@ cdef inline void _lean_range(const Lean* L, double t, double tn, dptr_r S, cdptr
     d[3] += d3
 
 
-cdef inline void _tight_next(const Lean* L, double tn, double* S, const double* En, double* O, const Passes* F,
+cdef inline void tight_next(const Lean* L, double tn, double* S, const double* En, double* O, const Passes* F,
                              const double* c6, double* d6, const double* xr, double hx, double* dx) noexcept nogil:
-    """``_lean_next`` without the works, off the output grid, where the two windows are the whole
+    """``lean_next`` without the works, off the output grid, where the two windows are the whole
     of the modal coordinates (``F.cut`` 0, 0, a, a, nm, nm: the bodies of one contact pair;
     ``L.tight``): the two windows' loops inlined, each place of d6 written once."""
     if F.nr[0] == 2:
@@ -528,10 +528,10 @@ cdef inline void _tight_next(const Lean* L, double tn, double* S, const double* 
                       xr if L.xrange == 3 else NULL, hx, dx)
 
 
-cdef inline void _tight_energy(const Lean* L, const Step* P, double tn, double* S, const double* En, double* O,
+cdef inline void tight_energy(const Lean* L, const Step* P, double tn, double* S, const double* En, double* O,
                                const Passes* F, const double* c6, double* sums, double* d6, const double* xr,
                                double hx, double* dx) noexcept nogil:
-    """``_tight_next`` on the output grid (``_energy_window``), with ``_lean_next``'s sums."""
+    """``tight_next`` on the output grid (``_energy_window``), with ``lean_next``'s sums."""
     cdef double acc[5]
     acc[3] = 0.0
     acc[4] = 0.0
@@ -591,7 +591,7 @@ cdef inline void _lean_bare5_energy(const Lean* L, double tn, double* S, const d
 cdef inline void _lean_ranges5(const Lean* L, const Step* P, double tn, double* S, const double* En,
                                const double* Ep, double* O, const Passes* F, const double* c6, bint energy,
                                double* acc, double* w, const double* xr, double hx, double* dx) noexcept nogil:
-    """The five ranges of ``_lean_next`` with the works (``energy`` a constant at each call: one
+    """The five ranges of ``lean_next`` with the works (``energy`` a constant at each call: one
     loop each), the empty ones skipped; the force series row ``xr`` (or NULL) in the range
     ``L.xrange``."""
     if F.cut[0] < F.cut[1]:
@@ -611,10 +611,10 @@ cdef inline void _lean_ranges5(const Lean* L, const Step* P, double tn, double* 
                     dx)
 
 
-cdef inline void _lean_next(const Lean* L, const Step* P, double tn, double* S, const double* En, const double* Ep,
+cdef inline void lean_next(const Lean* L, const Step* P, double tn, double* S, const double* En, const double* Ep,
                             double* O, const Passes* F, const double* c6, bint energy, double* sums,
                             double* d6, const double* xr, double hx, double* dx) noexcept nogil:
-    """``_advance_one`` and the predictor of the next step (time ``tn``, ``_predict_one``: the
+    """``advance_one`` and the predictor of the next step (time ``tn``, ``predict_one``: the
     modal parts of the predicted node displacements into d6) in one pass, with e_next written
     over e* (S) and the next predictor into O (the caller swaps the two buffers), from the
     coefficients of ``L``: fewer operations and arrays per coordinate than the two apart.

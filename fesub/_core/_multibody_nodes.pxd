@@ -19,7 +19,7 @@ cdef struct Nodes:
     Py_ssize_t nm
 
 
-cdef inline void _six_rows(Nodes* ss, Nodes* ms, Py_ssize_t ia, Py_ssize_t ib, const double** R) noexcept nogil:
+cdef inline void six_rows(Nodes* ss, Nodes* ms, Py_ssize_t ia, Py_ssize_t ib, const double** R) noexcept nogil:
     """The modal rows of slave node 0 (x, y) and of master nodes ia and ib (x, y), in that order."""
     cdef Py_ssize_t nm = ss.nm
     R[0] = &ss.R[0]
@@ -30,12 +30,12 @@ cdef inline void _six_rows(Nodes* ss, Nodes* ms, Py_ssize_t ia, Py_ssize_t ib, c
     R[5] = &ms.R[(2 * ib + 1) * nm]
 
 
-cdef inline double _time(long i, double h) noexcept nogil:
+cdef inline double step_time(long i, double h) noexcept nogil:
     """Time of index i as the Python stepper forms it: (i - 1) h + h."""
     return (i - 1) * h + h
 
 
-cdef inline void _driven(Nodes* s, Py_ssize_t j, double tt, Py_ssize_t row, double* dx, double* dy) noexcept nogil:
+cdef inline void driven_disp(Nodes* s, Py_ssize_t j, double tt, Py_ssize_t row, double* dx, double* dy) noexcept nogil:
     """Driven displacement of node j at time tt (sample row ``row`` of ds)."""
     dx[0] = s.dv[2 * j] * tt
     dy[0] = s.dv[2 * j + 1] * tt
@@ -44,7 +44,7 @@ cdef inline void _driven(Nodes* s, Py_ssize_t j, double tt, Py_ssize_t row, doub
         dy[0] += s.ds[(row * s.k + j) * 2 + 1]
 
 
-cdef inline void _disp(Nodes* s, Py_ssize_t j, const double* e, double tt, Py_ssize_t row,
+cdef inline void node_disp(Nodes* s, Py_ssize_t j, const double* e, double tt, Py_ssize_t row,
                        double* ux, double* uy) noexcept nogil:
     """Total displacement of node j: modal rows times e plus the driven part."""
     cdef const double* r0 = &s.R[2 * j * s.nm]
@@ -54,16 +54,16 @@ cdef inline void _disp(Nodes* s, Py_ssize_t j, const double* e, double tt, Py_ss
     for k in range(s.win[2 * j], s.win[2 * j + 1]):
         sx += r0[k] * e[k]
         sy += r1[k] * e[k]
-    _driven(s, j, tt, row, &dx, &dy)
+    driven_disp(s, j, tt, row, &dx, &dy)
     ux[0] = sx + dx
     uy[0] = sy + dy
 
 
-cdef inline void _cached(Nodes* s, Py_ssize_t j, const double* e, double tt, Py_ssize_t row, long stamp,
+cdef inline void cached_disp(Nodes* s, Py_ssize_t j, const double* e, double tt, Py_ssize_t row, long stamp,
                          double* C, long* S, double* ux, double* uy) noexcept nogil:
     """Displacement of master node j from the cache of the state ``stamp`` (computed once)."""
     if S[j] != stamp:
-        _disp(s, j, e, tt, row, &C[2 * j], &C[2 * j + 1])
+        node_disp(s, j, e, tt, row, &C[2 * j], &C[2 * j + 1])
         S[j] = stamp
     ux[0] = C[2 * j]
     uy[0] = C[2 * j + 1]

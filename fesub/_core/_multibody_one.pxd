@@ -8,7 +8,7 @@ from libc.math cimport fabs
 from fesub._core._multibody_nodes cimport Nodes
 
 
-cdef inline void _gram(Nodes* ss, Nodes* ms, Py_ssize_t i, Py_ssize_t ia, Py_ssize_t ib, double* G) noexcept nogil:
+cdef inline void gram(Nodes* ss, Nodes* ms, Py_ssize_t i, Py_ssize_t ia, Py_ssize_t ib, double* G) noexcept nogil:
     """Gram matrix (6 x 6) of the modal rows [slave x, y; master ia x, y; master ib x, y]."""
     cdef const double* rows[6]
     cdef Py_ssize_t p, q, k, nm = ss.nm
@@ -28,7 +28,7 @@ cdef inline void _gram(Nodes* ss, Nodes* ms, Py_ssize_t i, Py_ssize_t ia, Py_ssi
             G[6 * q + p] = acc
 
 
-cdef inline void _gram_quad(const double* G, double* Q) noexcept nogil:
+cdef inline void gram_quad(const double* G, double* Q) noexcept nogil:
     """The one node's W as a quadratic in the contact coordinate alpha, from its Gram matrix G
     (6 x 6: slave x, y; master a x, y; master b x, y). A row c = [d; -(1 - alpha) d; -alpha d]
     (d the unit normal or tangent) has c' G c' = d' M d' with, B(X, Y) the 2 x 2 blocks of G and
@@ -57,10 +57,10 @@ cdef inline void _gram_quad(const double* G, double* Q) noexcept nogil:
         Q[3 * k + 2] = G[6 * (i + 1) + j + 1] * (2.0 if sym else 1.0)
 
 
-cdef inline void _w_one(const double* Q, double al, double nx, double ny, double tx, double ty, double h2,
+cdef inline void w_one(const double* Q, double al, double nx, double ny, double tx, double ty, double h2,
                         double* W) noexcept nogil:
     """W = h^2 J J' of the one node (nn, nt, tt) at contact coordinate ``al`` and frame (n, t),
-    from ``_gram_quad``'s Q: about thirty operations instead of the 6 x 6 products."""
+    from ``gram_quad``'s Q: about thirty operations instead of the 6 x 6 products."""
     cdef double be = 1.0 - al, m0, m1, m2
     cdef double f1 = -be, f2 = -al, f3 = be * be, f4 = al * be, f5 = al * al
     m0 = Q[0] + f1 * Q[3] + f2 * Q[6] + f3 * Q[9] + f4 * Q[12] + f5 * Q[15]
@@ -71,7 +71,7 @@ cdef inline void _w_one(const double* Q, double al, double nx, double ny, double
     W[2] = h2 * (m0 * tx * tx + 2.0 * m1 * tx * ty + m2 * ty * ty)
 
 
-cdef inline void _one_rows(double al, double nx, double ny, double tx, double ty, double* c) noexcept nogil:
+cdef inline void one_rows(double al, double nx, double ny, double tx, double ty, double* c) noexcept nogil:
     """The one node's normal and tangential rows over its six node coordinates (slave x, y,
     master a x, y, b x, y), at contact coordinate ``al``: c[0:6] normal, c[6:12] tangential."""
     cdef Py_ssize_t r
@@ -87,7 +87,7 @@ cdef inline void _one_rows(double al, double nx, double ny, double tx, double ty
         c[6 * r + 5] = -al * ey
 
 
-cdef inline void _update_one(Nodes* ss, Nodes* ms, Py_ssize_t ia, Py_ssize_t ib, const double* Es, double* Ex, double h2,
+cdef inline void update_one(Nodes* ss, Nodes* ms, Py_ssize_t ia, Py_ssize_t ib, const double* Es, double* Ex, double h2,
                       const double* lam, const double* cNT, const double* G, bint solved, double sx, double sy,
                       double ax, double ay, double bx, double by, double* su, double* mc, long* mst,
                       long stamp, double* cout) noexcept nogil:
@@ -148,7 +148,7 @@ cdef inline void _update_one(Nodes* ss, Nodes* ms, Py_ssize_t ia, Py_ssize_t ib,
     mst[ib] = stamp
 
 
-cdef inline long _node_state(double ln, double lt, double mu, double rt) noexcept nogil:
+cdef inline long node_state(double ln, double lt, double mu, double rt) noexcept nogil:
     """State of a node after its step: 0 open (no normal force), 2 / 3 slip in the + / - sense
     of its tangent (the tangential force on the cone's edge; the sense that of the step's slip
     ``rt``, or against the force where the slip is zero), 1 stick."""
@@ -159,7 +159,7 @@ cdef inline long _node_state(double ln, double lt, double mu, double rt) noexcep
     return 1
 
 
-cdef inline void _count_change(long st, long old, long* changes, long* stop_lift,
+cdef inline void count_change(long st, long old, long* changes, long* stop_lift,
                                long* stop_stick) noexcept nogil:
     """Count a node's change of state (``old`` -> ``st``) and flag a lift-off (closed -> open) and
     the end of a slip (slip -> anything else)."""

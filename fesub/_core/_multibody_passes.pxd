@@ -4,7 +4,7 @@ a step, split into the windows of a slave node's and its master's rows (fused pa
 arrays, validated by the caller.
 """
 
-from fesub._core._multibody_nodes cimport Nodes, _six_rows
+from fesub._core._multibody_nodes cimport Nodes, six_rows
 
 
 cdef inline bint _split(const long* sw, const long* mw, Py_ssize_t nm, Py_ssize_t* cut, bint* slave_first) noexcept nogil:
@@ -62,7 +62,7 @@ cdef inline Cols _cols(const Step* P, const double** rows, Py_ssize_t nr) noexce
     return c
 
 
-cdef inline void _predict(const Step* P, const double* En, const double* Ep, double* Es, Py_ssize_t k0,
+cdef inline void predict_pass(const Step* P, const double* En, const double* Ep, double* Es, Py_ssize_t k0,
                           Py_ssize_t k1, Py_ssize_t nr, const double** rows, double* d) noexcept nogil:
     """Predictor over the coordinates k0..k1, with the dot products of ``nr`` (0, 2 or 4) node rows
     with e* accumulated in d (the predicted node displacements in the same pass)."""
@@ -160,7 +160,7 @@ cdef struct Passes:
     Py_ssize_t off[2]       # their first place in the order (slave x, y, master a x, y, b x, y)
 
 
-cdef inline bint _passes(Nodes* ss, Nodes* ms, Py_ssize_t ia, Py_ssize_t ib, Passes* F, double* copy,
+cdef inline bint node_passes(Nodes* ss, Nodes* ms, Py_ssize_t ia, Py_ssize_t ib, Passes* F, double* copy,
                          Py_ssize_t stride) noexcept nogil:
     """Ranges and rows of the fused passes of slave node 0 on the master segment (ia, ib); False
     when they do not apply (the windows overlap, or those of ia and ib differ). With ``copy``
@@ -175,7 +175,7 @@ cdef inline bint _passes(Nodes* ss, Nodes* ms, Py_ssize_t ia, Py_ssize_t ib, Pas
         return False
     if not _split(ss.win, &ms.win[2 * ia], nm, F.cut, &sfirst):
         return False
-    _six_rows(ss, ms, ia, ib, S)
+    six_rows(ss, ms, ia, ib, S)
     if copy != NULL:
         for r in range(6):
             c = &copy[r * stride]
@@ -193,7 +193,7 @@ cdef inline bint _passes(Nodes* ss, Nodes* ms, Py_ssize_t ia, Py_ssize_t ib, Pas
     return True
 
 
-cdef inline void _predict_one(const Step* P, const double* En, const double* Ep, double* Es, const Passes* F,
+cdef inline void predict_one(const Step* P, const double* En, const double* Ep, double* Es, const Passes* F,
                               double* d6) noexcept nogil:
     """Predictor in one pass, with the modal parts of the predicted displacements of the slave
     node and of the two master nodes (d6, in the order of ``Passes``)."""
@@ -201,18 +201,18 @@ cdef inline void _predict_one(const Step* P, const double* En, const double* Ep,
     cdef Py_ssize_t r
     for r in range(8):
         w[r] = 0.0
-    _predict(P, En, Ep, Es, F.cut[0], F.cut[1], 0, F.rows, w)
-    _predict(P, En, Ep, Es, F.cut[1], F.cut[2], F.nr[0], F.rows, w)
-    _predict(P, En, Ep, Es, F.cut[2], F.cut[3], 0, F.rows, w)
-    _predict(P, En, Ep, Es, F.cut[3], F.cut[4], F.nr[1], &F.rows[F.nr[0]], &w[4])
-    _predict(P, En, Ep, Es, F.cut[4], F.cut[5], 0, F.rows, w)
+    predict_pass(P, En, Ep, Es, F.cut[0], F.cut[1], 0, F.rows, w)
+    predict_pass(P, En, Ep, Es, F.cut[1], F.cut[2], F.nr[0], F.rows, w)
+    predict_pass(P, En, Ep, Es, F.cut[2], F.cut[3], 0, F.rows, w)
+    predict_pass(P, En, Ep, Es, F.cut[3], F.cut[4], F.nr[1], &F.rows[F.nr[0]], &w[4])
+    predict_pass(P, En, Ep, Es, F.cut[4], F.cut[5], 0, F.rows, w)
     for r in range(F.nr[0]):
         d6[F.off[0] + r] = w[r]
     for r in range(F.nr[1]):
         d6[F.off[1] + r] = w[4 + r]
 
 
-cdef inline void _advance_one(const Step* P, const double* Ep, const double* En, const double* Es, double* Ex,
+cdef inline void advance_one(const Step* P, const double* Ep, const double* En, const double* Es, double* Ex,
                               const Passes* F, const double* c6, bint energy, double* sums) noexcept nogil:
     """e_next = e* + sum_r c6[r] row_r and the works and energies of the step (``_advance``) in
     one pass; sums = damping work, work of the modal forces, twice kinetic, twice strain."""

@@ -4,10 +4,10 @@ local walk along the master surface. Raw C arrays, validated by the caller.
 """
 
 from libc.math cimport fabs, sqrt
-from fesub._core._multibody_nodes cimport Nodes, _cached
+from fesub._core._multibody_nodes cimport Nodes, cached_disp
 
 
-cdef inline void _frame(double px, double py, double ax, double ay, double bx, double by,
+cdef inline void segment_frame(double px, double py, double ax, double ay, double bx, double by,
                         double* alpha, double* gap, double* nx, double* ny, double* tx, double* ty) noexcept nogil:
     """Coordinate alpha of the projection of P on A -> B, signed gap along the left normal,
     unit normal and tangent (``interface.frames``). alpha = (r . d) / |d|^2, its division beside
@@ -36,7 +36,7 @@ cdef inline double _walk_alpha(double px, double py, double x1, double y1, doubl
     return ((px - x1) * dx + (py - y1) * dy) / l2
 
 
-cdef inline long _walk(Nodes* ms, const long* segs, long lo, long m, double px, double py, long start,
+cdef inline long segment_walk(Nodes* ms, const long* segs, long lo, long m, double px, double py, long start,
                 const double* e, double tt, Py_ssize_t row, long stamp, double* C, long* S) noexcept nogil:
     """Segment (local index in lo..lo+m) under P by the local walk from ``start`` over the master
     positions of state e, full scan as a fallback (``contact._search_pos``); -1 when off."""
@@ -46,8 +46,8 @@ cdef inline long _walk(Nodes* ms, const long* segs, long lo, long m, double px, 
     if 0 <= k < m:
         while steps < m:
             sg = &segs[2 * (lo + k)]
-            _cached(ms, sg[0], e, tt, row, stamp, C, S, &x1, &y1)
-            _cached(ms, sg[1], e, tt, row, stamp, C, S, &x2, &y2)
+            cached_disp(ms, sg[0], e, tt, row, stamp, C, S, &x1, &y1)
+            cached_disp(ms, sg[1], e, tt, row, stamp, C, S, &x2, &y2)
             a = _walk_alpha(px, py, ms.X[2 * sg[0]] + x1, ms.X[2 * sg[0] + 1] + y1,
                             ms.X[2 * sg[1]] + x2, ms.X[2 * sg[1] + 1] + y2, &g)
             steps += 1
@@ -69,8 +69,8 @@ cdef inline long _walk(Nodes* ms, const long* segs, long lo, long m, double px, 
                 break
     for k in range(m):
         sg = &segs[2 * (lo + k)]
-        _cached(ms, sg[0], e, tt, row, stamp, C, S, &x1, &y1)
-        _cached(ms, sg[1], e, tt, row, stamp, C, S, &x2, &y2)
+        cached_disp(ms, sg[0], e, tt, row, stamp, C, S, &x1, &y1)
+        cached_disp(ms, sg[1], e, tt, row, stamp, C, S, &x2, &y2)
         a = _walk_alpha(px, py, ms.X[2 * sg[0]] + x1, ms.X[2 * sg[0] + 1] + y1,
                         ms.X[2 * sg[1]] + x2, ms.X[2 * sg[1] + 1] + y2, &g)
         if 0.0 <= a <= 1.0 and fabs(g) < bestg:

@@ -3,7 +3,7 @@
 predictor, its products with the node rows and its work. Raw C arrays, validated by the caller.
 """
 
-from fesub._core._multibody_nodes cimport Nodes, _six_rows
+from fesub._core._multibody_nodes cimport Nodes, six_rows
 
 
 cdef struct Series:
@@ -20,7 +20,7 @@ cdef struct Series:
     long xb
 
 
-cdef inline void _series_add(Series* X, Py_ssize_t s, double h2, double* Es) noexcept nogil:
+cdef inline void series_add(Series* X, Py_ssize_t s, double h2, double* Es) noexcept nogil:
     """e* += h^2 val[s, r] row_r for each series, and (tracked) row_r . e* into xs."""
     cdef Py_ssize_t r, k
     cdef const double* xr
@@ -48,7 +48,7 @@ cdef inline void _series_dots(Series* X, Nodes* ss, Nodes* ms, long ia, long ib)
     cdef double d
     if X.xa == ia and X.xb == ib:
         return
-    _six_rows(ss, ms, ia, ib, R)
+    six_rows(ss, ms, ia, ib, R)
     for r in range(X.ns):
         xr = &X.row[r * X.nm]
         for p in range(6):
@@ -60,7 +60,7 @@ cdef inline void _series_dots(Series* X, Nodes* ss, Nodes* ms, long ia, long ib)
     X.xb = ib
 
 
-cdef inline void _series_move(Series* X, Nodes* ss, Nodes* ms, Py_ssize_t s, double h2, long ia, long ib,
+cdef inline void series_move(Series* X, Nodes* ss, Nodes* ms, Py_ssize_t s, double h2, long ia, long ib,
                               double* sx, double* sy, double* mc) noexcept nogil:
     """What the series added to e* moves the predicted slave node 0 (sx, sy) and master nodes
     ia, ib (cache mc) by: h^2 val times the products xd, without a pass over the modes."""
@@ -77,7 +77,7 @@ cdef inline void _series_move(Series* X, Nodes* ss, Nodes* ms, Py_ssize_t s, dou
         mc[2 * ib + 1] += v * X.xd[6 * r + 5]
 
 
-cdef inline double _series_work(Series* X, Nodes* ss, Nodes* ms, Py_ssize_t s, long ia, long ib,
+cdef inline double series_work(Series* X, Nodes* ss, Nodes* ms, Py_ssize_t s, long ia, long ib,
                                 const double* c6, const double* Ex, const double* Ep, long slot_p,
                                 long slot_x) noexcept nogil:
     """Work of the series over the step, val[s, r] row_r . (e_next - e_prev) / 2 (J). Tracked:
@@ -109,7 +109,7 @@ cdef inline double _series_work(Series* X, Nodes* ss, Nodes* ms, Py_ssize_t s, l
     return w
 
 
-cdef inline void _series_start(Series* X, const double* E0, const double* E1) noexcept nogil:
+cdef inline void series_start(Series* X, const double* E0, const double* E1) noexcept nogil:
     """Tracked: row . e of the states in slots 0 and 1 (the chunk's first two)."""
     cdef Py_ssize_t r, k
     cdef const double* xr

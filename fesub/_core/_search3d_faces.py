@@ -1,9 +1,9 @@
 """NumPy twin of ``_search3d_faces.pxi``: the closest point on one face of the 3D search.
 
-The faces' shape functions and their parameter derivatives (``_shape``), the face point and its
-derivatives (``_eval``) and the projection of a point on a face (``_closest``), with the same
-arithmetic as the compiled text that ``search3d.pyx`` includes; plain Python, used by
-``search3d_ref.py``.
+The faces' shape functions and their parameter derivatives (``shape_functions``), the face point
+and its derivatives (``face_point``) and the projection of a point on a face (``closest_point``),
+with the same arithmetic as the compiled text that ``search3d.pyx`` includes (there ``_shape``,
+``_eval``, ``_closest``: names inside one C module); plain Python, used by ``search3d_ref.py``.
 """
 
 from __future__ import annotations
@@ -14,13 +14,13 @@ import numpy as np
 
 _QA = (-1.0, 1.0, 1.0, -1.0)
 _QB = (-1.0, -1.0, 1.0, 1.0)
-_Q9I = (0, 1, 1, 0, 2, 1, 2, 0, 2)
-_Q9J = (0, 0, 1, 1, 0, 2, 1, 2, 2)
+Q9I = (0, 1, 1, 0, 2, 1, 2, 0, 2)
+Q9J = (0, 0, 1, 1, 0, 2, 1, 2, 2)
 _TA = (0.0, 1.0, 0.0, 0.5, 0.5, 0.0, 1.0 / 3.0)
 _TB = (0.0, 0.0, 1.0, 0.0, 0.5, 0.5, 1.0 / 3.0)
 _CA = (0.0, 1.0, 0.0)
 _CB = (0.0, 0.0, 1.0)
-_NNODES = (3, 4, 6, 8, 9)
+NNODES = (3, 4, 6, 8, 9)
 # a step is accepted when it does not raise the squared distance beyond its round-off
 _ROUND = 1.0 + 1e-12
 # Newton stops when its step moves the face point by no more than the round-off of the point's
@@ -33,7 +33,7 @@ def _lag(s):
             (s - 0.5, s + 0.5, -2.0 * s), (1.0, 1.0, -2.0))
 
 
-def _shape(t, a, b):
+def shape_functions(t, a, b):
     """(N, Na, Nb, Naa, Nab, Nbb) lists of the face type ``t`` at (a, b)."""
     if t in (0, 2):
         L, La, Lb = (1.0 - a - b, a, b), (-1.0, 1.0, 0.0), (-1.0, 0.0, 1.0)
@@ -97,7 +97,7 @@ def _shape(t, a, b):
     (l, dl, ddl), (m, dm, ddm) = _lag(a), _lag(b)
     N, Na, Nb, Naa, Nab, Nbb = ([0.0] * 9 for _ in range(6))
     for i in range(9):
-        p, q = _Q9I[i], _Q9J[i]
+        p, q = Q9I[i], Q9J[i]
         N[i] = l[p] * m[q]
         Na[i] = dl[p] * m[q]
         Nb[i] = l[p] * dm[q]
@@ -107,9 +107,9 @@ def _shape(t, a, b):
     return N, Na, Nb, Naa, Nab, Nbb
 
 
-def _eval(X, cf, t, a, b):
+def face_point(X, cf, t, a, b):
     """(x (3), d (15)) of the face with nodes ``cf`` at (a, b)."""
-    S = _shape(t, a, b)
+    S = shape_functions(t, a, b)
     x = [0.0, 0.0, 0.0]
     d = [0.0] * 15
     for i in range(len(S[0])):
@@ -125,16 +125,16 @@ def _eval(X, cf, t, a, b):
     return x, d
 
 
-def _dot(u, v, i=0, j=0):
+def dot(u, v, i=0, j=0):
     return u[i] * v[j] + u[i + 1] * v[j + 1] + u[i + 2] * v[j + 2]
 
 
-def _cross(u, v):
+def cross(u, v):
     return [u[1] * v[2] - u[2] * v[1], u[2] * v[0] - u[0] * v[2], u[0] * v[1] - u[1] * v[0]]
 
 
 def _f(X, cf, t, a, b, p):
-    x, _ = _eval(X, cf, t, a, b)
+    x, _ = face_point(X, cf, t, a, b)
     return 0.5 * ((x[0] - p[0]) ** 2 + (x[1] - p[1]) ** 2 + (x[2] - p[2]) ** 2)
 
 
@@ -152,7 +152,7 @@ def _clamp(tri, a, b):
     return min(max(a, -1.0), 1.0), min(max(b, -1.0), 1.0)
 
 
-def _bits(tri, a, b):
+def feature_bits(tri, a, b):
     eps = 1e-9
     s = 0
     if tri:
@@ -178,13 +178,13 @@ def _newton2(X, cf, t, p, it):
     fa = fbest
     for _ in range(40):
         it[0] += 1
-        x, d = _eval(X, cf, t, a, b)
+        x, d = face_point(X, cf, t, a, b)
         r = [x[c] - p[c] for c in range(3)]
-        ga, gb = _dot(r, d, 0, 0), _dot(r, d, 0, 3)
-        g11, g12, g22 = _dot(d, d, 0, 0), _dot(d, d, 0, 3), _dot(d, d, 3, 3)
-        haa = g11 + _dot(r, d, 0, 6)
-        hab = g12 + _dot(r, d, 0, 9)
-        hbb = g22 + _dot(r, d, 0, 12)
+        ga, gb = dot(r, d, 0, 0), dot(r, d, 0, 3)
+        g11, g12, g22 = dot(d, d, 0, 0), dot(d, d, 0, 3), dot(d, d, 3, 3)
+        haa = g11 + dot(r, d, 0, 6)
+        hab = g12 + dot(r, d, 0, 9)
+        hbb = g22 + dot(r, d, 0, 12)
         if tri:
             act_a = a <= 0.0 and ga > 0.0
             act_b = b <= 0.0 and gb > 0.0
@@ -241,14 +241,14 @@ def _newton1(X, cf, t, p, a0, b0, a1, b1, it):
     fs = fbest
     for _ in range(40):
         it[0] += 1
-        x, d = _eval(X, cf, t, a0 + s * ua, b0 + s * ub)
+        x, d = face_point(X, cf, t, a0 + s * ua, b0 + s * ub)
         r = [x[c] - p[c] for c in range(3)]
         c1 = [d[c] * ua + d[3 + c] * ub for c in range(3)]
         c2 = [d[6 + c] * ua * ua + 2.0 * d[9 + c] * ua * ub + d[12 + c] * ub * ub for c in range(3)]
-        g = _dot(r, c1)
-        H = _dot(c1, c1) + _dot(r, c2)
+        g = dot(r, c1)
+        H = dot(c1, c1) + dot(r, c2)
         if not H > 0.0:
-            H = _dot(c1, c1)
+            H = dot(c1, c1)
             if not H > 0.0:
                 break
         dt = -g / H
@@ -265,7 +265,7 @@ def _newton1(X, cf, t, p, a0, b0, a1, b1, it):
         step = abs(ns - s)
         s, fs = ns, fn
         res = _RES * (sum(abs(v) for v in p) + sum(abs(v) for v in x))
-        if step < 1e-15 or step * step * _dot(c1, c1) <= res * res:
+        if step < 1e-15 or step * step * dot(c1, c1) <= res * res:
             break
     if s <= 0.0:
         return fs, a0, b0
@@ -291,22 +291,22 @@ def _affine(X, cf, t, p):
         r = [p[c] - (x0[c] + x1[c] + x2[c] + x3[c]) / 4.0 for c in range(3)]
     else:
         return None
-    g11, g12, g22 = _dot(u, u), _dot(u, v), _dot(v, v)
+    g11, g12, g22 = dot(u, u), dot(u, v), dot(v, v)
     det = g11 * g22 - g12 * g12
     if not det > 1e-12 * g11 * g22:
         return None
-    ru, rv = _dot(r, u), _dot(r, v)
+    ru, rv = dot(r, u), dot(r, v)
     a, b = (g22 * ru - g12 * rv) / det, (g11 * rv - g12 * ru) / det
-    return None if _bits(t == 0, a, b) != 0 else (a, b)
+    return None if feature_bits(t == 0, a, b) != 0 else (a, b)
 
 
-def _closest(X, cf, t, p, it):
+def closest_point(X, cf, t, p, it):
     tri = t in (0, 2)
     ab = _affine(X, cf, t, p)
     if ab is not None:
         return math.sqrt(2.0 * _f(X, cf, t, ab[0], ab[1], p)), ab[0], ab[1]
     f0, a, b = _newton2(X, cf, t, p, it)
-    bits = _bits(tri, a, b)
+    bits = feature_bits(tri, a, b)
     if bits == 0:
         return math.sqrt(2.0 * f0), a, b
     for k in range(3 if tri else 4):

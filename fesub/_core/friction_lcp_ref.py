@@ -62,7 +62,7 @@ def _solve_one(W, b, mu, lam, tol, max_iter, status):
     status[:] = (sweeps, change, converged)
 
 
-def _coulomb_one(W, b, mu, lam, tol, max_iter, status):
+def coulomb_one(W, b, mu, lam, tol, max_iter, status):
     """Twin of ``_pgs.coulomb_one``: the one constraint's problem in closed form (open, slip in
     either sense or stick; the sense of ``lam[1]`` tried first; see the kernel's module
     docstring), the sweeps of :func:`_solve_one` where the closed form does not apply."""
@@ -127,7 +127,7 @@ def solve(J, w, b, mu, lam, z, tol, max_iter, status):
         return
     if m2 == 2 and tol >= 0.0 and max_iter >= 1:  # one constraint: the closed form
         W = np.array([(J[0] * J[0]) @ w, (J[0] * J[1]) @ w, (J[1] * J[1]) @ w])
-        _coulomb_one(W, b, float(mu[0]), lam, tol, max_iter, status)
+        coulomb_one(W, b, float(mu[0]), lam, tol, max_iter, status)
         z[:] = w * (J.T @ lam)
         return
     d = (J * J) @ w  # W_rr = sum_k J_rk^2 w_k

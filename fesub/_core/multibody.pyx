@@ -21,8 +21,8 @@ its driven part). Master node displacements are computed when the walk or the ro
 kept for the step (stamped caches), so a step costs O(n_modes) per slave node and per master node
 visited, and allocates nothing. One slave node without sampled forces: the predicted displacements
 of the node and of the master nodes of its last segment come out of the predictor's pass, and the
-update, the works and the energies are one pass (``_predict_one``, ``_advance_one``), which also
-forms the next step's predictor while the node stays on its segment (``_lean_next``, from
+update, the works and the energies are one pass (``predict_one``, ``advance_one``), which also
+forms the next step's predictor while the node stays on its segment (``lean_next``, from
 coefficients formed once per call, e_next written over e* and the predictor into the free
 buffer): one pass over the modal coordinates per step. The node's contact problem is solved in
 closed form where it has one solution (``_pgs.coulomb_one``), by the sweeps otherwise; a node
@@ -56,12 +56,12 @@ from libc.math cimport NAN, INFINITY
 from libc.stdlib cimport malloc, free
 from fesub._core._pgs cimport pgs_solve, coulomb_one, coulomb_closed
 from fesub._core._laws cimport law_closed, pgs_laws
-from fesub._core._multibody_nodes cimport Nodes, _time, _driven, _disp, _cached
-from fesub._core._multibody_series cimport Series, _series_start, _series_add, _series_move, _series_work
-from fesub._core._multibody_search cimport _frame, _walk
-from fesub._core._multibody_one cimport _gram, _gram_quad, _w_one, _one_rows, _update_one, _node_state, _count_change
-from fesub._core._multibody_passes cimport Step, Passes, _passes, _predict_one, _advance_one
-from fesub._core._multibody_lean cimport Lean, _lean_ranges, _lean_next, _tight_next, _tight_energy
+from fesub._core._multibody_nodes cimport Nodes, step_time, driven_disp, node_disp, cached_disp
+from fesub._core._multibody_series cimport Series, series_start, series_add, series_move, series_work
+from fesub._core._multibody_search cimport segment_frame, segment_walk
+from fesub._core._multibody_one cimport gram, gram_quad, w_one, one_rows, update_one, node_state, count_change
+from fesub._core._multibody_passes cimport Step, Passes, node_passes, predict_one, advance_one
+from fesub._core._multibody_lean cimport Lean, lean_ranges, lean_next, tight_next, tight_energy
 
 #: most passes of the active-set loop in one step
 PASSES = 50
@@ -93,21 +93,21 @@ cdef inline void _node_works(Nodes* ss, Nodes* ms, Py_ssize_t i, Py_ssize_t ia, 
     on the driven part of that motion."""
     cdef double cx0, cy0, cx1, cy1, r2x, r2y, r3x, r3y, dx, dy, ex, ey
     # motion over the two half steps n-1 -> n+1 (the power of the step's forces)
-    _cached(ms, ia, Ep, tt_p, s, n - 1, mcp, msp, &cx0, &cy0)
-    _cached(ms, ib, Ep, tt_p, s, n - 1, mcp, msp, &cx1, &cy1)
+    cached_disp(ms, ia, Ep, tt_p, s, n - 1, mcp, msp, &cx0, &cy0)
+    cached_disp(ms, ib, Ep, tt_p, s, n - 1, mcp, msp, &cx1, &cy1)
     r2x = (sux[2 * i] - sup[2 * i]) - ((1 - al) * (ax - cx0) + al * (bx - cx1))
     r2y = (sux[2 * i + 1] - sup[2 * i + 1]) - ((1 - al) * (ay - cy0) + al * (by - cy1))
     # motion of the prescribed coordinates over them (the drive's work)
-    _driven(ss, i, tt_x, s + 2, &dx, &dy)
-    _driven(ss, i, tt_p, s, &ex, &ey)
+    driven_disp(ss, i, tt_x, s + 2, &dx, &dy)
+    driven_disp(ss, i, tt_p, s, &ex, &ey)
     r3x = dx - ex
     r3y = dy - ey
-    _driven(ms, ia, tt_x, s + 2, &dx, &dy)
-    _driven(ms, ia, tt_p, s, &ex, &ey)
+    driven_disp(ms, ia, tt_x, s + 2, &dx, &dy)
+    driven_disp(ms, ia, tt_p, s, &ex, &ey)
     cx0 = dx - ex
     cy0 = dy - ey
-    _driven(ms, ib, tt_x, s + 2, &dx, &dy)
-    _driven(ms, ib, tt_p, s, &ex, &ey)
+    driven_disp(ms, ib, tt_x, s + 2, &dx, &dy)
+    driven_disp(ms, ib, tt_p, s, &ex, &ey)
     r3x = r3x - ((1 - al) * cx0 + al * (dx - ex))
     r3y = r3y - ((1 - al) * cy0 + al * (dy - ey))
     f4[0] += lt * (r2x * tx + r2y * ty)
@@ -169,8 +169,8 @@ def march(double h, long n_steps, long dec, long i0, double tol, long max_iter, 
     cdef bint pre = False     # the predictor of this step was done in the last step's update pass
     cdef bint xpre = False    # ... with the force series' value of this step (row . e* in xnext)
     cdef double xnext = 0.0, hxv
-    cdef double dpre[6]       # (a two-row window's pass adds zeros to the two places after it: _lean_next)
-    cdef double Q18[18]       # one node: its W as a quadratic in alpha (``_gram_quad``)
+    cdef double dpre[6]       # (a two-row window's pass adds zeros to the two places after it: lean_next)
+    cdef double Q18[18]       # one node: its W as a quadratic in alpha (``gram_quad``)
     cdef double W3[3]         # ... its W, b, multipliers and row coefficients (normal, tangent)
     cdef double b2[2]
     cdef double l2[2]
@@ -225,7 +225,7 @@ def march(double h, long n_steps, long dec, long i0, double tol, long max_iter, 
     cdef double* Jn
     cdef double* Jt
     cdef Series X         # the force series (``Series``: tracked with one node, no sampled forces)
-    cdef Lean L           # one node: the coefficients of the lean pass (``_lean_next``)
+    cdef Lean L           # one node: the coefficients of the lean pass (``lean_next``)
     cdef double* lcoef = NULL
     cdef double* base
     cdef double* rcopy = NULL
@@ -334,12 +334,12 @@ def march(double h, long n_steps, long dec, long i0, double tol, long max_iter, 
             E[1][k] = eta[k]
             w[k] = h2
         # slave displacements at the states i0 - 1 and i0 (slots of E[0], E[1])
-        tt_p = _time(i0 - 1, h)
-        tt_n = _time(i0, h)
+        tt_p = step_time(i0 - 1, h)
+        tt_n = step_time(i0, h)
         for i in range(m):
-            _disp(&ss, i, E[0], tt_p, 0, &SU[0][2 * i], &SU[0][2 * i + 1])
-            _disp(&ss, i, E[1], tt_n, 1, &SU[1][2 * i], &SU[1][2 * i + 1])
-        _series_start(&X, E[0], E[1])
+            node_disp(&ss, i, E[0], tt_p, 0, &SU[0][2 * i], &SU[0][2 * i + 1])
+            node_disp(&ss, i, E[1], tt_n, 1, &SU[1][2 * i], &SU[1][2 * i + 1])
+        series_start(&X, E[0], E[1])
         rem = i0 % dec
         for s in range(n_steps):
             n = i0 + s
@@ -348,8 +348,8 @@ def march(double h, long n_steps, long dec, long i0, double tol, long max_iter, 
             En = E[slot_n]
             Ex = E[slot_x]
             Es = E[3]
-            tt_p = _time(n - 1, h)
-            tt_n = _time(n, h)
+            tt_p = step_time(n - 1, h)
+            tt_n = step_time(n, h)
             tt_x = t + h
             P.t = t
             grid = rem == 0
@@ -361,16 +361,16 @@ def march(double h, long n_steps, long dec, long i0, double tol, long max_iter, 
                      and (X.ns == 0 or L.xrange >= 0))
             if slide:
                 # the predicted node displacements (the last pass's products and the driven parts)
-                _driven(&ss, 0, tt_x, s + 2, &ax, &ay)
+                driven_disp(&ss, 0, tt_x, s + 2, &ax, &ay)
                 sxp = dpre[0] + ax
                 syp = dpre[1] + ay
-                _driven(&ms, fa, tt_x, s + 2, &ax, &ay)
+                driven_disp(&ms, fa, tt_x, s + 2, &ax, &ay)
                 ax = dpre[2] + ax
                 ay = dpre[3] + ay
-                _driven(&ms, fb, tt_x, s + 2, &bx, &by)
+                driven_disp(&ms, fb, tt_x, s + 2, &bx, &by)
                 bx = dpre[4] + bx
                 by = dpre[5] + by
-                _frame(ss.X[0] + sxp, ss.X[1] + syp, mX[fa, 0] + ax, mX[fa, 1] + ay, mX[fb, 0] + bx,
+                segment_frame(ss.X[0] + sxp, ss.X[1] + syp, mX[fa, 0] + ax, mX[fa, 1] + ay, mX[fb, 0] + bx,
                        mX[fb, 1] + by, &al, &g, &nx, &ny, &tx, &ty)
                 slide = al >= 0.0 and al <= 1.0 and (g <= 0 or lam[0, 0] > 0)
                 if slide:
@@ -382,7 +382,7 @@ def march(double h, long n_steps, long dec, long i0, double tol, long max_iter, 
                     cy1 = MC[slot_n][2 * fb + 1]
                     rx = (sxp - SU[slot_n][0]) - ((1 - al) * (ax - cx0) + al * (bx - cx1))
                     ry = (syp - SU[slot_n][1]) - ((1 - al) * (ay - cy0) + al * (by - cy1))
-                    _w_one(Q18, al, nx, ny, tx, ty, h2, W3)
+                    w_one(Q18, al, nx, ny, tx, ty, h2, W3)
                     b2[0] = g
                     b2[1] = rx * tx + ry * ty
                     l2[0] = lam[0, 0]
@@ -402,18 +402,18 @@ def march(double h, long n_steps, long dec, long i0, double tol, long max_iter, 
                     X.xs[0] = xnext
                 # update: the rows' coefficients and the node displacements after the step, then
                 # the pass (e_next, the next predictor and its products with the rows)
-                _one_rows(al, nx, ny, tx, ty, cN12)
-                _update_one(&ss, &ms, fa, fb, Es, Ex, h2, l2, cN12, G6, True, sxp, syp, ax, ay, bx, by,
+                one_rows(al, nx, ny, tx, ty, cN12)
+                update_one(&ss, &ms, fa, fb, Es, Ex, h2, l2, cN12, G6, True, sxp, syp, ax, ay, bx, by,
                             &SU[slot_x][0], &MC[slot_x][0], &MS[slot_x][0], n + 1, c6)
                 xpre = L.xrange >= 0
                 hxv = h2 * X.val[(s + 1) * X.ns] if xpre else 0.0
                 if L.tight and not grid:  # (the two windows' loops inlined)
-                    _tight_next(&L, (n + 1) * h, Es, En, Ex, &F, c6, dpre, X.row if xpre else NULL, hxv, &xnext)
+                    tight_next(&L, (n + 1) * h, Es, En, Ex, &F, c6, dpre, X.row if xpre else NULL, hxv, &xnext)
                 elif L.tight:
-                    _tight_energy(&L, &P, (n + 1) * h, Es, En, Ex, &F, c6, sums, dpre, X.row if xpre else NULL, hxv,
+                    tight_energy(&L, &P, (n + 1) * h, Es, En, Ex, &F, c6, sums, dpre, X.row if xpre else NULL, hxv,
                                   &xnext)
                 else:
-                    _lean_next(&L, &P, (n + 1) * h, Es, En, Ep, Ex, &F, c6, grid, sums, dpre,
+                    lean_next(&L, &P, (n + 1) * h, Es, En, Ep, Ex, &F, c6, grid, sums, dpre,
                                X.row if xpre else NULL, hxv, &xnext)
                 _swap(E, 3, slot_x)
                 Es = E[3]
@@ -434,13 +434,13 @@ def march(double h, long n_steps, long dec, long i0, double tol, long max_iter, 
                 rt0 = rx * tx + ry * ty
                 stop_lift = 0
                 stop_stick = 0
-                st = _node_state(l2[0], l2[1], mul, rt0)
-                _count_change(st, code[0], &changes[0], &stop_lift, &stop_stick)
+                st = node_state(l2[0], l2[1], mul, rt0)
+                count_change(st, code[0], &changes[0], &stop_lift, &stop_stick)
                 code[0] = st
                 alpha[0] = rt0
                 gap[0] = NAN
                 if grid:  # the gap after the step
-                    _frame(ss.X[0] + SU[slot_x][0], ss.X[1] + SU[slot_x][1], mX[fa, 0] + qax, mX[fa, 1] + qay,
+                    segment_frame(ss.X[0] + SU[slot_x][0], ss.X[1] + SU[slot_x][1], mX[fa, 0] + qax, mX[fa, 1] + qay,
                            mX[fb, 0] + qbx, mX[fb, 1] + qby, &a1, &gap[0], &ex, &ey, &dx, &dy)
                 if grid or stop_on_change:  # what a sample records: the contact point and frame of the step
                     cpt[0] = (1 - al) * (mX[fa, 0] + ax) + al * (mX[fb, 0] + bx)
@@ -458,24 +458,24 @@ def march(double h, long n_steps, long dec, long i0, double tol, long max_iter, 
                     if segs[hint[0], 0] != fa or segs[hint[0], 1] != fb:  # (computed again when they change)
                         fa = segs[hint[0], 0]
                         fb = segs[hint[0], 1]
-                        fok = _passes(&ss, &ms, fa, fb, &F, rcopy, stride)
+                        fok = node_passes(&ss, &ms, fa, fb, &F, rcopy, stride)
                         if fok:
-                            _lean_ranges(&L, &F, &X)
+                            lean_ranges(&L, &F, &X)
                     fused = fok
                 if fused:
                     if pre:  # e* and the node parts came out of the last step's update pass (into dpre)
                         dsrc = dpre
                     else:
-                        _predict_one(&P, En, Ep, Es, &F, d6)
+                        predict_one(&P, En, Ep, Es, &F, d6)
                         dsrc = d6
-                    _driven(&ss, 0, tt_x, s + 2, &ax, &ay)
+                    driven_disp(&ss, 0, tt_x, s + 2, &ax, &ay)
                     sxp = dsrc[0] + ax
                     syp = dsrc[1] + ay
                     # (the master nodes' displacements also stay in locals for the search below: their
                     # way through the cache would lengthen the step's chain of dependent operations)
                     for r in range(2):
                         ia = segs[hint[0], r]
-                        _driven(&ms, ia, tt_x, s + 2, &ax, &ay)
+                        driven_disp(&ms, ia, tt_x, s + 2, &ax, &ay)
                         fm[2 * r] = dsrc[2 + 2 * r] + ax
                         fm[2 * r + 1] = dsrc[3 + 2 * r] + ay
                         MC[3][2 * ia] = fm[2 * r]
@@ -491,9 +491,9 @@ def march(double h, long n_steps, long dec, long i0, double tol, long max_iter, 
                 if fused and pre and xpre:  # the series came with the predictor (in e* and d6)
                     X.xs[0] = xnext
                 else:
-                    _series_add(&X, s, h2, Es)  # force series: over the window of each row
+                    series_add(&X, s, h2, Es)  # force series: over the window of each row
                     if fused and X.track:  # the node displacements the predictor's pass gave: the series' part
-                        _series_move(&X, &ss, &ms, s, h2, fa, fb, &sxp, &syp, MC[3])
+                        series_move(&X, &ss, &ms, s, h2, fa, fb, &sxp, &syp, MC[3])
                         fm[0] = MC[3][2 * fa]
                         fm[1] = MC[3][2 * fa + 1]
                         fm[2] = MC[3][2 * fb]
@@ -503,7 +503,7 @@ def march(double h, long n_steps, long dec, long i0, double tol, long max_iter, 
                 left = False
                 for i in range(m):
                     if not fused:
-                        _disp(&ss, i, Es, tt_x, s + 2, &sxp, &syp)
+                        node_disp(&ss, i, Es, tt_x, s + 2, &sxp, &syp)
                     px = ss.X[2 * i] + sxp
                     py = ss.X[2 * i + 1] + syp
                     lo = node_segs[i, 0]
@@ -515,12 +515,13 @@ def march(double h, long n_steps, long dec, long i0, double tol, long max_iter, 
                         bx = fm[2]
                         by = fm[3]
                     else:
-                        _cached(&ms, segs[sgk, 0], Es, tt_x, s + 2, n + 1, MC[3], MS[3], &ax, &ay)
-                        _cached(&ms, segs[sgk, 1], Es, tt_x, s + 2, n + 1, MC[3], MS[3], &bx, &by)
-                    _frame(px, py, mX[segs[sgk, 0], 0] + ax, mX[segs[sgk, 0], 1] + ay,
+                        cached_disp(&ms, segs[sgk, 0], Es, tt_x, s + 2, n + 1, MC[3], MS[3], &ax, &ay)
+                        cached_disp(&ms, segs[sgk, 1], Es, tt_x, s + 2, n + 1, MC[3], MS[3], &bx, &by)
+                    segment_frame(px, py, mX[segs[sgk, 0], 0] + ax, mX[segs[sgk, 0], 1] + ay,
                            mX[segs[sgk, 1], 0] + bx, mX[segs[sgk, 1], 1] + by, &al, &g, &nx, &ny, &tx, &ty)
                     if not (al >= 0.0 and al <= 1.0) or off[i]:
-                        k = _walk(&ms, &segs[0, 0], lo, mseg, px, py, sgk - lo, Es, tt_x, s + 2, n + 1, MC[3], MS[3])
+                        k = segment_walk(&ms, &segs[0, 0], lo, mseg, px, py, sgk - lo, Es, tt_x, s + 2, n + 1,
+                                         MC[3], MS[3])
                         if k >= 0:
                             off[i] = 0
                             sgk = lo + k
@@ -530,9 +531,9 @@ def march(double h, long n_steps, long dec, long i0, double tol, long max_iter, 
                                 left = True  # it was on its surface: the step is not taken
                             off[i] = 1
                             sgk = lo
-                        _cached(&ms, segs[sgk, 0], Es, tt_x, s + 2, n + 1, MC[3], MS[3], &ax, &ay)
-                        _cached(&ms, segs[sgk, 1], Es, tt_x, s + 2, n + 1, MC[3], MS[3], &bx, &by)
-                        _frame(px, py, mX[segs[sgk, 0], 0] + ax, mX[segs[sgk, 0], 1] + ay,
+                        cached_disp(&ms, segs[sgk, 0], Es, tt_x, s + 2, n + 1, MC[3], MS[3], &ax, &ay)
+                        cached_disp(&ms, segs[sgk, 1], Es, tt_x, s + 2, n + 1, MC[3], MS[3], &bx, &by)
+                        segment_frame(px, py, mX[segs[sgk, 0], 0] + ax, mX[segs[sgk, 0], 1] + ay,
                                mX[segs[sgk, 1], 0] + bx, mX[segs[sgk, 1], 1] + by, &al, &g, &nx, &ny, &tx, &ty)
                     ia = segs[sgk, 0]
                     ib = segs[sgk, 1]
@@ -551,8 +552,8 @@ def march(double h, long n_steps, long dec, long i0, double tol, long max_iter, 
                         cpt[2 * i + 1] = NAN
                         continue
                     # relative motion of the slave against its master point over the predicted step
-                    _cached(&ms, ia, En, tt_n, s + 1, n, MC[slot_n], MS[slot_n], &cx0, &cy0)
-                    _cached(&ms, ib, En, tt_n, s + 1, n, MC[slot_n], MS[slot_n], &cx1, &cy1)
+                    cached_disp(&ms, ia, En, tt_n, s + 1, n, MC[slot_n], MS[slot_n], &cx0, &cy0)
+                    cached_disp(&ms, ib, En, tt_n, s + 1, n, MC[slot_n], MS[slot_n], &cx1, &cy1)
                     rx = (sxp - SU[slot_n][2 * i]) - ((1 - al) * (ax - cx0) + al * (bx - cx1))
                     ry = (syp - SU[slot_n][2 * i + 1]) - ((1 - al) * (ay - cy0) + al * (by - cy1))
                     b[2 * na] = g
@@ -606,14 +607,14 @@ def march(double h, long n_steps, long dec, long i0, double tol, long max_iter, 
                     passes = 1
                     if na == 1 and act[0]:
                         if gseg != seg0:
-                            _gram(&ss, &ms, 0, ab[0], ab[1], G6)
-                            _gram_quad(G6, Q18)
+                            gram(&ss, &ms, 0, ab[0], ab[1], G6)
+                            gram_quad(G6, Q18)
                             gseg = seg0
                         # (from the search's locals of the node and into local arrays, which the
                         # compiler keeps in registers: the step's chain of dependent operations runs
                         # through here, and every way through memory would lengthen it)
-                        _one_rows(al, nx, ny, tx, ty, cN12)
-                        _w_one(Q18, al, nx, ny, tx, ty, h2, W3)
+                        one_rows(al, nx, ny, tx, ty, cN12)
+                        w_one(Q18, al, nx, ny, tx, ty, h2, W3)
                         b2[0] = g
                         b2[1] = rx * tx + ry * ty
                         l2[0] = lall[0]
@@ -723,12 +724,12 @@ def march(double h, long n_steps, long dec, long i0, double tol, long max_iter, 
                     if ab[0] != fa or ab[1] != fb:
                         fa = ab[0]
                         fb = ab[1]
-                        fok = _passes(&ss, &ms, fa, fb, &F, rcopy, stride)
+                        fok = node_passes(&ss, &ms, fa, fb, &F, rcopy, stride)
                         if fok:
-                            _lean_ranges(&L, &F, &X)
+                            lean_ranges(&L, &F, &X)
                     fused2 = fok
                 if fast:
-                    _update_one(&ss, &ms, ab[0], ab[1], Es, Ex, h2, l2, cN12, G6, solved, sxp, syp, ax, ay, bx, by,
+                    update_one(&ss, &ms, ab[0], ab[1], Es, Ex, h2, l2, cN12, G6, solved, sxp, syp, ax, ay, bx, by,
                                 &SU[slot_x][0], &MC[slot_x][0], &MS[slot_x][0], n + 1, c6 if fused2 else NULL)
                 else:
                     for k in range(nm):
@@ -744,14 +745,14 @@ def march(double h, long n_steps, long dec, long i0, double tol, long max_iter, 
                     # (e_next over e*, the next predictor into the free buffer of slot x: the two
                     # buffers swap)
                     xpre = L.xrange >= 0  # (the next step's force series value in the same pass)
-                    _lean_next(&L, &P, (n + 1) * h, Es, En, Ep, Ex, &F, c6, grid, sums, dpre,
+                    lean_next(&L, &P, (n + 1) * h, Es, En, Ep, Ex, &F, c6, grid, sums, dpre,
                                X.row if xpre else NULL, h2 * X.val[(s + 1) * X.ns] if xpre else 0.0, &xnext)
                     _swap(E, 3, slot_x)
                     Es = E[3]
                     Ex = E[slot_x]
                     pre = True
                 elif fused2:  # the update, works and energies in one pass
-                    _advance_one(&P, Ep, En, Es, Ex, &F, c6, grid, sums)
+                    advance_one(&P, Ep, En, Es, Ex, &F, c6, grid, sums)
                 if fused2:
                     a1 = sums[0]
                     val = sums[1]
@@ -777,7 +778,7 @@ def march(double h, long n_steps, long dec, long i0, double tol, long max_iter, 
                     if sampled:
                         for k in range(nm):
                             val += fs[s, k] * (0.5 * (Ex[k] - Ep[k]))
-                    val += _series_work(&X, &ss, &ms, s, fa, fb, c6 if fused2 else NULL, Ex, Ep, slot_p, slot_x)
+                    val += series_work(&X, &ss, &ms, s, fa, fb, c6 if fused2 else NULL, Ex, Ep, slot_p, slot_x)
                     acc[0] += a1
                     acc[1] += val
                 # --- close the step of every node: gap after it, slip, works, state
@@ -798,16 +799,16 @@ def march(double h, long n_steps, long dec, long i0, double tol, long max_iter, 
                     by = MC[slot_x][2 * ib + 1]
                     g = NAN
                     if grid and not off[0]:
-                        _frame(ss.X[0] + SU[slot_x][0], ss.X[1] + SU[slot_x][1], mX[ia, 0] + ax, mX[ia, 1] + ay,
+                        segment_frame(ss.X[0] + SU[slot_x][0], ss.X[1] + SU[slot_x][1], mX[ia, 0] + ax, mX[ia, 1] + ay,
                                mX[ib, 0] + bx, mX[ib, 1] + by, &a1, &g, &ex, &ey, &dx, &dy)
                     if off[0]:
-                        _cached(&ms, ia, En, tt_n, s + 1, n, MC[slot_n], MS[slot_n], &cx0, &cy0)
-                        _cached(&ms, ib, En, tt_n, s + 1, n, MC[slot_n], MS[slot_n], &cx1, &cy1)
+                        cached_disp(&ms, ia, En, tt_n, s + 1, n, MC[slot_n], MS[slot_n], &cx0, &cy0)
+                        cached_disp(&ms, ib, En, tt_n, s + 1, n, MC[slot_n], MS[slot_n], &cx1, &cy1)
                     rx = (SU[slot_x][0] - SU[slot_n][0]) - ((1 - al) * (ax - cx0) + al * (bx - cx1))
                     ry = (SU[slot_x][1] - SU[slot_n][1]) - ((1 - al) * (ay - cy0) + al * (by - cy1))
                     rt0 = rx * tx + ry * ty
-                    st = _node_state(ln, lt, mul, rt0)
-                    _count_change(st, code[0], &changes[0], &stop_lift, &stop_stick)
+                    st = node_state(ln, lt, mul, rt0)
+                    count_change(st, code[0], &changes[0], &stop_lift, &stop_stick)
                     code[0] = st
                     gap[0] = g
                     alpha[0] = rt0
@@ -829,24 +830,24 @@ def march(double h, long n_steps, long dec, long i0, double tol, long max_iter, 
                         ny = gnv[4 * i + 1]
                         tx = gnv[4 * i + 2]
                         ty = gnv[4 * i + 3]
-                        if fast:  # (``_update_one`` put the displacements after the step of ia, ib in the cache:
+                        if fast:  # (``update_one`` put the displacements after the step of ia, ib in the cache:
                             ax = MC[slot_x][2 * ia]  # one node with the works)
                             ay = MC[slot_x][2 * ia + 1]
                             bx = MC[slot_x][2 * ib]
                             by = MC[slot_x][2 * ib + 1]
                         else:
-                            _disp(&ss, i, Ex, tt_x, s + 2, &SU[slot_x][2 * i], &SU[slot_x][2 * i + 1])
-                            _cached(&ms, ia, Ex, tt_x, s + 2, n + 1, MC[slot_x], MS[slot_x], &ax, &ay)
-                            _cached(&ms, ib, Ex, tt_x, s + 2, n + 1, MC[slot_x], MS[slot_x], &bx, &by)
+                            node_disp(&ss, i, Ex, tt_x, s + 2, &SU[slot_x][2 * i], &SU[slot_x][2 * i + 1])
+                            cached_disp(&ms, ia, Ex, tt_x, s + 2, n + 1, MC[slot_x], MS[slot_x], &ax, &ay)
+                            cached_disp(&ms, ib, Ex, tt_x, s + 2, n + 1, MC[slot_x], MS[slot_x], &bx, &by)
                         g = NAN  # the gap after the step: an output only (off the grid, formed if a stop needs it)
                         if grid and not off[i]:
-                            _frame(ss.X[2 * i] + SU[slot_x][2 * i], ss.X[2 * i + 1] + SU[slot_x][2 * i + 1],
+                            segment_frame(ss.X[2 * i] + SU[slot_x][2 * i], ss.X[2 * i + 1] + SU[slot_x][2 * i + 1],
                                    mX[ia, 0] + ax, mX[ia, 1] + ay, mX[ib, 0] + bx, mX[ib, 1] + by,
                                    &a1, &g, &ex, &ey, &dx, &dy)
                         # slip of the step (against the state n; one node on its surface: the search's)
                         if not fast or off[i]:
-                            _cached(&ms, ia, En, tt_n, s + 1, n, MC[slot_n], MS[slot_n], &cx0, &cy0)
-                            _cached(&ms, ib, En, tt_n, s + 1, n, MC[slot_n], MS[slot_n], &cx1, &cy1)
+                            cached_disp(&ms, ia, En, tt_n, s + 1, n, MC[slot_n], MS[slot_n], &cx0, &cy0)
+                            cached_disp(&ms, ib, En, tt_n, s + 1, n, MC[slot_n], MS[slot_n], &cx1, &cy1)
                         rx = (SU[slot_x][2 * i] - SU[slot_n][2 * i]) - ((1 - al) * (ax - cx0) + al * (bx - cx1))
                         ry = ((SU[slot_x][2 * i + 1] - SU[slot_n][2 * i + 1])
                               - ((1 - al) * (ay - cy0) + al * (by - cy1)))
@@ -856,8 +857,8 @@ def march(double h, long n_steps, long dec, long i0, double tol, long max_iter, 
                         if accounts:
                             _node_works(&ss, &ms, i, ia, ib, al, nx, ny, tx, ty, ln, lt, ax, ay, bx, by, Ep, tt_p, tt_x,
                                         s, n, SU[slot_x], SU[slot_p], MC[slot_p], MS[slot_p], &fsum[4 * node_itf[i]])
-                        st = _node_state(ln, lt, mul if fast else (mun[i] if laws else mu[i]), rt0)
-                        _count_change(st, oldc[i], &changes[i], &stop_lift, &stop_stick)
+                        st = node_state(ln, lt, mul if fast else (mun[i] if laws else mu[i]), rt0)
+                        count_change(st, oldc[i], &changes[i], &stop_lift, &stop_stick)
                         code[i] = st
                         gap[i] = g
                         alpha[i] = rt0  # the slip of the step, for the output
@@ -873,9 +874,9 @@ def march(double h, long n_steps, long dec, long i0, double tol, long max_iter, 
                     if not grid and not off[i]:  # a stop off the grid: the gap after the step
                         ia = ab[2 * i]
                         ib = ab[2 * i + 1]
-                        _cached(&ms, ia, Ex, tt_x, s + 2, n + 1, MC[slot_x], MS[slot_x], &ax, &ay)
-                        _cached(&ms, ib, Ex, tt_x, s + 2, n + 1, MC[slot_x], MS[slot_x], &bx, &by)
-                        _frame(ss.X[2 * i] + SU[slot_x][2 * i], ss.X[2 * i + 1] + SU[slot_x][2 * i + 1],
+                        cached_disp(&ms, ia, Ex, tt_x, s + 2, n + 1, MC[slot_x], MS[slot_x], &ax, &ay)
+                        cached_disp(&ms, ib, Ex, tt_x, s + 2, n + 1, MC[slot_x], MS[slot_x], &bx, &by)
+                        segment_frame(ss.X[2 * i] + SU[slot_x][2 * i], ss.X[2 * i + 1] + SU[slot_x][2 * i + 1],
                                mX[ia, 0] + ax, mX[ia, 1] + ay, mX[ib, 0] + bx, mX[ib, 1] + by,
                                &a1, &gap[i], &ex, &ey, &dx, &dy)
                     o_ln[j, i] = lam[i, 0]

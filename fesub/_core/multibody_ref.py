@@ -12,7 +12,7 @@ import math
 
 import numpy as np
 
-from .friction_lcp_ref import _coulomb_one
+from .friction_lcp_ref import coulomb_one
 from .friction_lcp_ref import solve as _pgs_solve
 
 #: most passes of the active-set loop in one step
@@ -20,7 +20,7 @@ PASSES = 50
 _NEVER = -(1 << 62)
 
 
-def _time(i, h):
+def step_time(i, h):
     """Time of index i as the Python stepper forms it: (i - 1) h + h."""
     return (i - 1) * h + h
 
@@ -50,7 +50,7 @@ class _Nodes:
         return C[j, 0], C[j, 1]
 
 
-def _frame(px, py, ax, ay, bx, by):
+def segment_frame(px, py, ax, ay, bx, by):
     """(alpha, gap, nx, ny, tx, ty) of P on A -> B (``interface.frames``), in the kernel's
     arithmetic: alpha = (r . d) / |d|^2, t = d / |d|."""
     dx, dy = bx - ax, by - ay
@@ -68,7 +68,7 @@ def _walk_alpha(px, py, x1, y1, x2, y2):
     return ((px - x1) * dx + (py - y1) * dy) / l2, (-dy * (px - x1) + dx * (py - y1)) / math.sqrt(l2)
 
 
-def _walk(ms, segs, lo, m, px, py, start, e, tt, row, stamp, C, S):
+def segment_walk(ms, segs, lo, m, px, py, start, e, tt, row, stamp, C, S):
     """Local segment index under P by the walk from ``start``, full scan as a fallback; -1 when off."""
 
     def ag(k):
@@ -102,13 +102,13 @@ def _walk(ms, segs, lo, m, px, py, start, e, tt, row, stamp, C, S):
     return best
 
 
-def _gram(srow, mrow, i, ia, ib):
+def gram(srow, mrow, i, ia, ib):
     """Gram matrix (6 x 6) of the modal rows [slave x, y; master ia x, y; master ib x, y]."""
     rows = np.vstack([srow[i], mrow[ia], mrow[ib]])
     return rows @ rows.T
 
 
-def _update_one(srow, swin, mrow, mwin, ia, ib, Es, Ex, h2, lam, cNT, G, solved, star):
+def update_one(srow, swin, mrow, mwin, ia, ib, Es, Ex, h2, lam, cNT, G, solved, star):
     """e_next = e* + h^2 J' lam for the one slave node, and the displacements after the step
     (slave, master ia, master ib: x, y each) from the predicted ones ``star`` through G."""
     Ex[:] = Es
@@ -385,8 +385,8 @@ def march(h, n_steps, dec, i0, tol, max_iter, stop_on_change, accounts, w2, cdam
     act, idx, ab = np.zeros(m, np.int64), np.zeros(m, np.int64), np.zeros((m, 2), np.int64)
     alpha, gnv, gap, cpt = np.zeros(m), np.zeros((m, 4)), np.zeros(m), np.zeros((m, 2))
     for i in range(m):
-        SU[0][i] = ss.disp(i, E[0], _time(i0 - 1, h), 0)
-        SU[1][i] = ss.disp(i, E[1], _time(i0, h), 1)
+        SU[0][i] = ss.disp(i, E[0], step_time(i0 - 1, h), 0)
+        SU[1][i] = ss.disp(i, E[1], step_time(i0, h), 1)
     sp, sn, sx = 0, 1, 2
     fast = m == 1 and nm > 0 and M > 0
     gseg, G6, cNT, seg0 = -1, None, np.zeros((2, 6)), -1
@@ -395,7 +395,7 @@ def march(h, n_steps, dec, i0, tol, max_iter, stop_on_change, accounts, w2, cdam
         n = i0 + s
         t = n * h
         Ep, En, Es = E[sp], E[sn], E[3]
-        tt_p, tt_n, tt_x = _time(n - 1, h), _time(n, h), t + h
+        tt_p, tt_n, tt_x = step_time(n - 1, h), step_time(n, h), t + h
         # --- predictor
         f = fc + t * fr
         damp = cdamp * (En - Ep) * (1.0 / h)
@@ -419,12 +419,12 @@ def march(h, n_steps, dec, i0, tol, max_iter, stop_on_change, accounts, w2, cdam
                 (ia, ib) = segs[k]
                 ax, ay = ms.cached(ia, Es, tt_x, s + 2, n + 1, MC[3], MS[3])
                 bx, by = ms.cached(ib, Es, tt_x, s + 2, n + 1, MC[3], MS[3])
-                return (ax, ay, bx, by), _frame(px, py, mX[ia, 0] + ax, mX[ia, 1] + ay, mX[ib, 0] + bx,
+                return (ax, ay, bx, by), segment_frame(px, py, mX[ia, 0] + ax, mX[ia, 1] + ay, mX[ib, 0] + bx,
                                                 mX[ib, 1] + by)
 
             (ax, ay, bx, by), (al, g, nx, ny, tx, ty) = frame_on(sgk)
             if not (0.0 <= al <= 1.0) or off[i]:
-                k = _walk(ms, segs, lo, mseg, px, py, sgk - lo, Es, tt_x, s + 2, n + 1, MC[3], MS[3])
+                k = segment_walk(ms, segs, lo, mseg, px, py, sgk - lo, Es, tt_x, s + 2, n + 1, MC[3], MS[3])
                 if k >= 0:
                     off[i], sgk = 0, lo + k
                     hint[i] = sgk
@@ -472,14 +472,14 @@ def march(h, n_steps, dec, i0, tol, max_iter, stop_on_change, accounts, w2, cdam
             sweeps, passes, st3, conv = 0.0, 1, np.array([0.0, 0.0, 1.0]), True
             if na == 1 and act[0]:
                 if gseg != seg0:
-                    G6, gseg = _gram(srow, mrow, 0, ab[0, 0], ab[0, 1]), seg0
+                    G6, gseg = gram(srow, mrow, 0, ab[0, 0], ab[0, 1]), seg0
                 al = alpha[0]
                 for r in range(2):
                     ex, ey = gnv[0, 2 * r], gnv[0, 2 * r + 1]
                     cNT[r] = (ex, ey, -(1 - al) * ex, -(1 - al) * ey, -al * ex, -al * ey)
                 Wl = [h * h * float(cNT[r // 2] @ G6 @ cNT[(r + 1) // 2]) for r in range(3)]
                 if not law:
-                    _coulomb_one(Wl, b, muo[0], lall, tol, max_iter, st3)
+                    coulomb_one(Wl, b, muo[0], lall, tol, max_iter, st3)
                 else:
                     mul = _law_closed(Wl, b, lcode[0], lpar[0], h, lall)
                     st3[:] = (1.0, 0.0, 1.0) if mul is not None else (1.0, math.inf, 0.0)
@@ -501,7 +501,7 @@ def march(h, n_steps, dec, i0, tol, max_iter, stop_on_change, accounts, w2, cdam
         Ex = E[sx]
         if fast:
             ia, ib = ab[0]
-            nxt = _update_one(srow, swin, mrow, mwin, ia, ib, Es, Ex, h * h, lall, cNT, G6, solved,
+            nxt = update_one(srow, swin, mrow, mwin, ia, ib, Es, Ex, h * h, lall, cNT, G6, solved,
                               (sxp, syp, ax, ay, bx, by))
             SU[sx][0] = nxt[:2]
             MC[sx][ia], MC[sx][ib] = nxt[2:4], nxt[4:]
@@ -529,7 +529,7 @@ def march(h, n_steps, dec, i0, tol, max_iter, stop_on_change, accounts, w2, cdam
             ux, uy = SU[sx][i]
             ax, ay = ms.cached(ia, Ex, tt_x, s + 2, n + 1, MC[sx], MS[sx])
             bx, by = ms.cached(ib, Ex, tt_x, s + 2, n + 1, MC[sx], MS[sx])
-            g = _frame(sX[i, 0] + ux, sX[i, 1] + uy, mX[ia, 0] + ax, mX[ia, 1] + ay, mX[ib, 0] + bx,
+            g = segment_frame(sX[i, 0] + ux, sX[i, 1] + uy, mX[ia, 0] + ax, mX[ia, 1] + ay, mX[ib, 0] + bx,
                        mX[ib, 1] + by)[1]
             if off[i]:
                 g = math.nan

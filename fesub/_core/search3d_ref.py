@@ -10,17 +10,8 @@ import math
 
 import numpy as np
 
-from ._search3d_faces import (
-    _NNODES,
-    _Q9I,
-    _Q9J,
-    _bits,
-    _closest,
-    _cross,
-    _dot,
-    _eval,
-    _shape,
-)
+from ._search3d_faces import (NNODES, Q9I, Q9J, closest_point, cross, dot, face_point, feature_bits,
+                              shape_functions)
 
 _MASK64 = (1 << 64) - 1
 
@@ -34,23 +25,23 @@ class _Best:
 
 def _consider(X, conn, ftype, f, p, tol, B):
     cf, t = conn[f], int(ftype[f])
-    d, a, b = _closest(X, cf, t, p, B.iters)
-    x, dd = _eval(X, cf, t, a, b)
-    n = _cross(dd[0:3], dd[3:6])
-    ln = math.sqrt(_dot(n, n))
+    d, a, b = closest_point(X, cf, t, p, B.iters)
+    x, dd = face_point(X, cf, t, a, b)
+    n = cross(dd[0:3], dd[3:6])
+    ln = math.sqrt(dot(n, n))
     n = [v / ln for v in n]
     if B.face >= 0 and d <= B.d + tol:
         sep = math.sqrt((x[0] - B.x[0]) ** 2 + (x[1] - B.x[1]) ** 2 + (x[2] - B.x[2]) ** 2)
         if d >= B.d - tol and sep <= tol:
             B.nacc = [B.nacc[c] + n[c] for c in range(3)]
             if f < B.face:
-                B.face, B.a, B.b, B.bits, B.nf = f, a, b, _bits(t in (0, 2), a, b), n
+                B.face, B.a, B.b, B.bits, B.nf = f, a, b, feature_bits(t in (0, 2), a, b), n
             return
         if d >= B.d - tol and f > B.face:
             return
     elif B.face >= 0:
         return
-    B.face, B.d, B.a, B.b, B.bits = f, d, a, b, _bits(t in (0, 2), a, b)
+    B.face, B.d, B.a, B.b, B.bits = f, d, a, b, feature_bits(t in (0, 2), a, b)
     B.x, B.nf, B.nacc = x, n, list(n)
 
 
@@ -65,21 +56,21 @@ def _finish(B, p, fflags, ref, tol, io, fo):
     feat = 0 if nb == 0 else (1 if nb == 1 else 2)
     if feat == 0:
         n = list(B.nf)
-        fo[5] = _dot(r, n)
+        fo[5] = dot(r, n)
     else:
-        s = 1.0 if _dot(r, B.nacc) >= 0.0 else -1.0
+        s = 1.0 if dot(r, B.nacc) >= 0.0 else -1.0
         if B.d > tol:
             n = [s * r[c] / B.d for c in range(3)]
         else:
-            ln = math.sqrt(_dot(B.nacc, B.nacc))
+            ln = math.sqrt(dot(B.nacc, B.nacc))
             n = [B.nacc[c] / ln for c in range(3)]
         fo[5] = s * B.d
-    off = (B.bits & int(fflags[B.face])) != 0 and B.d > tol and abs(_dot(r, B.nf)) < (1.0 - 1e-8) * B.d
+    off = (B.bits & int(fflags[B.face])) != 0 and B.d > tol and abs(dot(r, B.nf)) < (1.0 - 1e-8) * B.d
     io[:] = (B.face, feat, 1 if off else 0)
     fo[0], fo[1] = B.a, B.b
-    rn = _dot(ref, n)
+    rn = dot(ref, n)
     t1 = [ref[c] - rn * n[c] for c in range(3)]
-    ln = math.sqrt(_dot(t1, t1))
+    ln = math.sqrt(dot(t1, t1))
     if ln < 0.1:
         k = 0
         best = abs(n[0])
@@ -88,12 +79,12 @@ def _finish(B, p, fflags, ref, tol, io, fo):
                 best, k = abs(n[c]), c
         t1 = [-n[k] * n[c] for c in range(3)]
         t1[k] += 1.0
-        ln = math.sqrt(_dot(t1, t1))
+        ln = math.sqrt(dot(t1, t1))
     t1 = [v / ln for v in t1]
     fo[2:5] = B.x
     fo[6:9] = n
     fo[9:12] = t1
-    fo[12:15] = _cross(n, t1)
+    fo[12:15] = cross(n, t1)
 
 
 def _cell(v, o, h):
@@ -138,14 +129,14 @@ def face_boxes(X, conn, ftype, boxes, small):
     float32 rounded outward."""
     for f in range(conn.shape[0]):
         t = int(ftype[f])
-        P = np.array(X[conn[f, :_NNODES[t]]], dtype=float)
+        P = np.array(X[conn[f, :NNODES[t]]], dtype=float)
         if t == 2:
             mids = 2.0 * P[3:6] - 0.5 * (P[0:3] + P[[1, 2, 0]])
             P = np.vstack([P[:3], mids])
         elif t in (3, 4):
             Q = np.zeros((3, 3, 3))
             for i in range(8):
-                Q[_Q9I[i], _Q9J[i]] = P[i]
+                Q[Q9I[i], Q9J[i]] = P[i]
             Q[2, 2] = (0.5 * P[4:8].sum(axis=0) - 0.25 * P[0:4].sum(axis=0)) if t == 3 else P[8]
             for j in range(3):
                 Q[2, j] = 2.0 * Q[2, j] - 0.5 * (Q[0, j] + Q[1, j])
@@ -317,7 +308,7 @@ def brute_query(X, conn, ftype, fflags, boxes, P, reach, ref, tol, prune, iout, 
 def face_eval(X, conn, ftype, face, ab, out):
     """Point and parameter derivatives (out (n, 18)) of the faces ``face`` at ``ab`` (n, 2)."""
     for s in range(face.shape[0]):
-        x, d = _eval(X, conn[face[s]], int(ftype[face[s]]), ab[s, 0], ab[s, 1])
+        x, d = face_point(X, conn[face[s]], int(ftype[face[s]]), ab[s, 0], ab[s, 1])
         out[s, :3] = x
         out[s, 3:] = d
 
@@ -331,6 +322,6 @@ def face_shapes(ftype, face, ab, out):
         if not 0 <= face[s] < ftype.shape[0]:
             raise ValueError(f"face_shapes: face {face[s]} is not in 0..{ftype.shape[0] - 1}")
     for s in range(n):
-        N = _shape(int(ftype[face[s]]), ab[s, 0], ab[s, 1])[0]
+        N = shape_functions(int(ftype[face[s]]), ab[s, 0], ab[s, 1])[0]
         out[s, :len(N)] = N
         out[s, len(N):] = 0.0

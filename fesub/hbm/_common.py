@@ -39,7 +39,7 @@ def check_analysis_memory(sys, what: str, square_arrays: float) -> None:
                  sys.memory_bytes(square_arrays), hint="use fewer harmonics")
 
 
-def _single(fn):
+def single_threaded(fn):
     """Run ``fn`` with a single-threaded BLAS (small dense systems, see :mod:`fesub.parallel`),
     unless its first argument is a system of :data:`REUSE_FROM` harmonic unknowns or more
     (``.N``): its dense products and factorisations gain from the BLAS threads (the bolted
@@ -55,7 +55,7 @@ def _single(fn):
     return wrapper
 
 
-def _increasing_range(name, r, unit=""):
+def increasing_range(name, r, unit=""):
     """(lo, hi) with 0 < lo < hi, both finite, else ParameterError."""
     try:
         lo, hi = r
@@ -68,7 +68,7 @@ def _increasing_range(name, r, unit=""):
     return lo, hi
 
 
-def _steps(name, value):
+def step_count(name, value):
     """A number of continuation steps: an integer >= 1 and within the step limit of
     :mod:`fesub.limits`, else ParameterError naming it (NaN, inf, text and 2.5 included)."""
     v = check_count(name, value, 1)
@@ -76,7 +76,7 @@ def _steps(name, value):
     return v
 
 
-def _go_on(result):
+def go_on(result):
     """``result`` of an inner continuation; the KeyboardInterrupt it caught is raised again (the
     long run that called it returns what it has computed, ``status = 'interrupted'``)."""
     if result.stop_reason == "interrupted":
@@ -84,14 +84,14 @@ def _go_on(result):
     return result
 
 
-def _dof_or_load(name, sys, dof):
+def dof_or_load(name, sys, dof):
     if dof is None:
         h = sys.h0 * sys.n           # the fundamental's cosine (after the mean block, if any)
         return int(np.argmax(np.abs(sys.fex[h:h + sys.n])))
     return check_count(name, dof, 0, sys.n - 1)
 
 
-class _Curve(Result):
+class Curve(Result):
     """What the harmonic-balance results share: the status, saved files' layout helpers."""
 
     #: what the ``coefficient`` dimension of ``Q`` holds
@@ -108,7 +108,7 @@ class _Curve(Result):
     @staticmethod
     def _Q(Q):
         return (("point", "coefficient"), np.asarray(Q, float),
-                {"units": "m", "long_name": _Curve.Q_LAYOUT})
+                {"units": "m", "long_name": Curve.Q_LAYOUT})
 
     @staticmethod
     def _dataset(data: dict, coords: dict, attrs: dict):

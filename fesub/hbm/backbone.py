@@ -27,12 +27,12 @@ from ..continuation import continue_branch
 from ..errors import ConvergenceError, ParameterError, check_positive
 from ..atomic import json_default
 from ..io import summary_record
-from ._common import _Curve, _go_on, _increasing_range, _single, _steps
+from ._common import Curve, go_on, increasing_range, single_threaded, step_count
 from .condense import CondensedSystem, worth_condensing
 from .forced import forced_response, frf_peak
-from .optimality import _optimality_start, _start_multipliers, backbone_point
-from .ridges import (_SAME_RIDGE_W, _global_checks, _ridge_from_pieces, _ridge_summary,
-                     _ridges_from_alpha_max, _upper_envelope, _window_maxima)
+from .optimality import backbone_point, optimality_start, start_multipliers
+from .ridges import (SAME_RIDGE_W, check_global_peaks, ridge_from_pieces, ridge_summary,
+                     ridges_from_alpha_max, upper_envelope, window_maxima)
 from .stability import Stability, backbone_stability, with_stability
 from .system import HBSystem
 
@@ -48,7 +48,7 @@ def _plain(obj):
 
 
 @dataclass
-class Backbone(_Curve):
+class Backbone(Curve):
     """Backbone (ridge of the forced-response surface).
 
     The records are plain JSON values (lists, not tuples), as a saved file gives them back.
@@ -208,12 +208,12 @@ def _expanded(red, bb):
 def _peak_start(sys, alpha, w_window):
     """Stage 1: frequency (rad/s) and harmonic coefficients (m) of the largest peak of the forced
     response at force ``alpha`` (N) over ``w_window`` (rad/s)."""
-    frf = _go_on(forced_response(sys, alpha, w_window))
+    frf = go_on(forced_response(sys, alpha, w_window))
     wp, _, Qp = frf_peak(sys, frf)
     return wp, Qp
 
 
-@_single
+@single_threaded
 def backbone(sys: HBSystem, alpha_range, w_window, *, ds=0.05, ds_max=1.0, ds_min=1e-3,
              max_steps=600, max_restarts=8, restart_eps=1e-3, w_global=None, global_checks=2.0,
              progress=False, stability=False, condensed=None) -> Backbone:
@@ -301,11 +301,11 @@ def backbone(sys: HBSystem, alpha_range, w_window, *, ds=0.05, ds_max=1.0, ds_mi
         if stability:
             bb.stability = backbone_stability(red.full, bb, progress=progress)
         return bb
-    a0, a1 = _increasing_range("alpha_range", alpha_range, " (N)")
-    w_lo, w_hi = _increasing_range("w_window", w_window, " (rad/s)")
-    max_steps = _steps("max_steps", max_steps)
+    a0, a1 = increasing_range("alpha_range", alpha_range, " (N)")
+    w_lo, w_hi = increasing_range("w_window", w_window, " (rad/s)")
+    max_steps = step_count("max_steps", max_steps)
     if w_global is not None:
-        w_global = _increasing_range("w_global", w_global, " (rad/s)")
+        w_global = increasing_range("w_global", w_global, " (rad/s)")
     if int(max_restarts) != max_restarts or max_restarts < 0:
         raise ParameterError(f"max_restarts must be an integer >= 0, got {max_restarts!r}")
     check_positive("restart_eps", restart_eps)
@@ -316,12 +316,12 @@ def backbone(sys: HBSystem, alpha_range, w_window, *, ds=0.05, ds_max=1.0, ds_mi
     try:
         stop = _trace_window_ridge(sys, (a0, a1), (w_lo, w_hi), w_global, pieces, singular,
                                    events, **steps)
-        main = _ridge_from_pieces(sys, pieces, singular, events, origin="w_window", alpha_seed=a0,
+        main = ridge_from_pieces(sys, pieces, singular, events, origin="w_window", alpha_seed=a0,
                                   w_seed=float(pieces[0][1][0][2 * sys.N]),
                                   ends={"low": "alpha_range", "high": stop})
         if w_global is None:
             bb = _local_backbone(sys, pieces, singular, events, stop,
-                                 [_ridge_summary(main, sum(len(p[0]) for p in pieces))])
+                                 [ridge_summary(main, sum(len(p[0]) for p in pieces))])
         else:
             bb = _global_backbone(sys, main, pieces, stop, a0, w_global, n_checks, steps)
         if stability:
@@ -349,8 +349,8 @@ def _trace_window_ridge(sys, alpha_range, window, w_global, pieces, singular, ev
             wp, Qp, lam = y_restart
         else:
             wp, Qp = _peak_start(sys, alpha, window)
-            lam = _start_multipliers(sys, Qp, wp, alpha)
-        opt, y0, sc, evs = _optimality_start(sys, alpha, wp, Qp, lam)
+            lam = start_multipliers(sys, Qp, wp, alpha)
+        opt, y0, sc, evs = optimality_start(sys, alpha, wp, Qp, lam)
         try:
             br = _continue_backbone(opt, y0, s_start, s_end, ds, ds_min, ds_max, max_steps, sc,
                                     evs, progress)
@@ -361,7 +361,7 @@ def _trace_window_ridge(sys, alpha_range, window, w_global, pieces, singular, ev
             stop = f"segment {seg} could not start at alpha={math.exp(s_start):.6g} N: {exc}"
             break
         pieces.append((br.lam, br.x, br.newton_iters))
-        _go_on(br)
+        go_on(br)
         for e in br.events:
             events.append({"kind": e.kind, "alpha": math.exp(e.lam), "w": float(e.x[2 * N]),
                            "segment": seg})
@@ -421,7 +421,7 @@ def _restart_past(sys, br, restart_eps, w_global):
             # (two-peak responses, spec 2.3 4(d)): try the optimality system from the linear
             # peaks of the stuck and the sliding structures in the window and keep the highest
             # maximum
-            for w_c, Q_c, l_c in _window_maxima(sys, a_r, w_global):
+            for w_c, Q_c, l_c in window_maxima(sys, a_r, w_global):
                 if y_restart is None or sys.amplitude(Q_c) > sys.amplitude(y_restart[1]) * (
                         1 + 1e-6):
                     y_restart = (w_c, Q_c, l_c)
@@ -450,13 +450,13 @@ def _global_backbone(sys, main, pieces, stop, a0, w_global, n_checks, steps):
     if stop == "lam_range":
         # the main ridge is known down to alpha_min when no restart jumped to another peak
         jump_free = all(abs(pieces[k][1][0][2 * N] - pieces[k - 1][1][-1][2 * N])
-                        <= _SAME_RIDGE_W * pieces[k - 1][1][-1][2 * N]
+                        <= SAME_RIDGE_W * pieces[k - 1][1][-1][2 * N]
                         for k in range(1, len(pieces)))
-        ridges += _ridges_from_alpha_max(sys, a_end, w_global, trace,
+        ridges += ridges_from_alpha_max(sys, a_end, w_global, trace,
                                          known=main if jump_free else None)
     checks = []
     if n_checks > 0 and a_end > a0:
-        checks = _global_checks(sys, ridges, np.geomspace(
+        checks = check_global_peaks(sys, ridges, np.geomspace(
             a0, a_end, max(2, int(math.ceil(n_checks * math.log10(a_end / a0) - 1e-9)) + 1)),
             w_global, trace, steps["progress"])
     return _envelope_backbone(sys, ridges, checks, a0, a_end, stop)
@@ -498,7 +498,7 @@ def _check_count(name, value):
     return v
 
 
-@_single
+@single_threaded
 def _continue_backbone(opt, y0, s_start, s_end, ds, ds_min, ds_max, max_steps, sc, evs,
                        progress):
     return continue_branch(opt.residual, opt.jacobian, y0, s_start, ds=ds, ds_min=ds_min,
@@ -516,7 +516,7 @@ def _envelope_backbone(sys, ridges, checks, a_lo, a_hi, stop):
     ridge at another frequency is higher. Each stretch keeps the points of its own ridge; at a
     jump (located on exact solutions) both ridges get a point at the jump force, so the jump is
     vertical in force."""
-    runs, jumps, segs, singular, events, on_bb = _upper_envelope(sys, ridges, a_lo, a_hi)
+    runs, jumps, segs, singular, events, on_bb = upper_envelope(sys, ridges, a_lo, a_hi)
     lam = np.vstack([run["lam"] for run in runs])
     return Backbone(alpha=np.concatenate([run["alpha"] for run in runs]),
                     w=np.concatenate([run["w"] for run in runs]),
@@ -526,5 +526,5 @@ def _envelope_backbone(sys, ridges, checks, a_lo, a_hi, stop):
                     newton_iters=np.concatenate([run["its"] for run in runs]),
                     stop_reason=stop,
                     ridge=np.concatenate([np.full(len(run["alpha"]), run["r"]) for run in runs]),
-                    ridges=[_ridge_summary(rd, on_bb[r]) for r, rd in enumerate(ridges)],
+                    ridges=[ridge_summary(rd, on_bb[r]) for r, rd in enumerate(ridges)],
                     jumps=jumps, checks=checks)

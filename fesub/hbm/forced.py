@@ -17,15 +17,8 @@ from scipy.optimize import brentq
 from ..continuation import continue_branch
 from ..errors import ConvergenceError, ModelError, check_positive
 from ..io import summary_record
-from ._common import (
-    FORCED_ARRAYS,
-    REUSE_FROM,
-    _Curve,
-    _go_on,
-    _single,
-    _steps,
-    check_analysis_memory,
-)
+from ._common import (FORCED_ARRAYS, REUSE_FROM, Curve, check_analysis_memory, go_on, single_threaded,
+                      step_count)
 from .newton import RTOL, abs_dynamic_stiffness, damped_newton
 from .stability import Stability, frf_stability, with_stability
 from .system import HBSystem
@@ -44,7 +37,7 @@ def _peak_results(w, Am, prefix=""):
 
 
 @dataclass
-class FRF(_Curve):
+class FRF(Curve):
     """Forced-response curve at fixed force amplitude ``alpha``.
 
     Saved files (``save``/``fesub.load``): dimensions ``point`` and ``coefficient``, ``w`` a
@@ -181,13 +174,13 @@ def _homotopy(sys, w, alpha):
                              scale=np.append(np.full(sys.N, np.abs(Qt0).max()), 1.0))
     except ConvergenceError:
         return None
-    _go_on(br)
+    go_on(br)
     if br.stop_reason == "lam_range" and abs(br.lam[-1] - math.log(alpha)) < 1e-12:
         return alpha * br.x[-1]
     return None
 
 
-@_single
+@single_threaded
 def solve_at(sys: HBSystem, w, alpha, Q0=None, tol=None, max_iter=120, *, rtol=RTOL,
              w0=None, alpha0=None, return_status=False):
     """Periodic response at one frequency ``w`` (rad/s) and force ``alpha`` (N) by damped Newton.
@@ -239,7 +232,7 @@ def solve_at(sys: HBSystem, w, alpha, Q0=None, tol=None, max_iter=120, *, rtol=R
     """
     w = check_positive("w (rad/s)", w)
     alpha = check_positive("alpha (force amplitude, N)", alpha)
-    max_iter = _steps("max_iter", max_iter)
+    max_iter = step_count("max_iter", max_iter)
     atol = 0.0 if tol is None else check_positive("tol (N)", tol)
     fun = _fixed_w_fun(sys, w, alpha)
     starts = []
@@ -290,7 +283,7 @@ def _first_converged(fun, starts, *, atol, rtol, max_iter):
     return best, best_st
 
 
-@_single
+@single_threaded
 def forced_response(sys: HBSystem, alpha, w_range, *, Q0=None, ds=0.02, ds_max=0.1,
                     max_steps=2000, progress=False, qscale=None, tol=1e-10,
                     stability=False, reuse_factorization=None) -> FRF:
@@ -353,7 +346,7 @@ def forced_response(sys: HBSystem, alpha, w_range, *, Q0=None, ds=0.02, ds_max=0
     """
     alpha = check_positive("alpha (force amplitude, N)", alpha)
     tol = check_positive("tol", tol)
-    max_steps = _steps("max_steps", max_steps)
+    max_steps = step_count("max_steps", max_steps)
     w0, w1 = float(w_range[0]), float(w_range[1])
     check_positive("w_range[0] (rad/s)", w0)
     check_positive("w_range[1] (rad/s)", w1)
@@ -401,7 +394,7 @@ def _dAm_dw(sys, Q, w, alpha):
     return sys.amp_grad(Q) @ dQ
 
 
-@_single
+@single_threaded
 def frf_peak(sys: HBSystem, frf: FRF, *, rtol=RTOL, wtol=1e-13):
     """Brute-force maximum of ``Am`` on a forced-response curve.
 
@@ -457,7 +450,7 @@ def frf_peak(sys: HBSystem, frf: FRF, *, rtol=RTOL, wtol=1e-13):
     return wp, sys.amplitude(Qp), Qp
 
 
-@_single
+@single_threaded
 def solve_condensed(sys: HBSystem, w, alpha, *, u0=None, rtol=RTOL, max_iter=60):
     """Periodic response at one frequency by harmonic balance condensed on the contact
     coordinates (exact for localised nonlinearities; an independent route to the full HB).

@@ -15,16 +15,8 @@ import numpy as np
 from ..continuation import continue_branch
 from ..errors import ConvergenceError, ParameterError, check_positive
 from ..io import summary_record
-from ._common import (
-    DNNM_ARRAYS,
-    REUSE_FROM,
-    _Curve,
-    _dof_or_load,
-    _increasing_range,
-    _single,
-    _steps,
-    check_analysis_memory,
-)
+from ._common import (DNNM_ARRAYS, REUSE_FROM, Curve, check_analysis_memory, dof_or_load, increasing_range,
+                      single_threaded, step_count)
 from .newton import abs_dynamic_stiffness, damped_newton
 from .system import HBSystem
 
@@ -55,7 +47,7 @@ def linear_modes(M, K):
 
 
 @dataclass
-class PhaseResonance(_Curve):
+class PhaseResonance(Curve):
     """Phase-resonance backbone: points where the driven DOF lags the force by 90 deg.
 
     Saved files: dimensions ``point`` and ``coefficient``, ``alpha`` (N) the coordinate.
@@ -107,7 +99,7 @@ class PhaseResonance(_Curve):
         return summary_record(self.kind, {}, res)
 
 
-@_single
+@single_threaded
 def phase_resonance(sys: HBSystem, alpha_range, w_guess, *, force_dof=None, ds=0.05,
                     ds_max=0.3, max_steps=600, progress=False) -> PhaseResonance:
     """Continue ``R = 0`` with the quadrature condition ``Q^c1_k = 0`` in ``log alpha``.
@@ -143,11 +135,11 @@ def phase_resonance(sys: HBSystem, alpha_range, w_guess, *, force_dof=None, ds=0
     PhaseResonance
         Forces (N), frequencies (rad/s), amplitudes (m) and harmonic coefficients (m).
     """
-    a0, a1 = _increasing_range("alpha_range", alpha_range, " (N)")
+    a0, a1 = increasing_range("alpha_range", alpha_range, " (N)")
     w_guess = check_positive("w_guess (rad/s)", w_guess)
-    max_steps = _steps("max_steps", max_steps)
+    max_steps = step_count("max_steps", max_steps)
     N = sys.N
-    k = _dof_or_load("force_dof", sys, force_dof)
+    k = dof_or_load("force_dof", sys, force_dof)
     e = np.zeros(N)
     e[k] = 1.0
 
@@ -206,7 +198,7 @@ def phase_resonance(sys: HBSystem, alpha_range, w_guess, *, force_dof=None, ds=0
 
 
 @dataclass
-class DNNM(_Curve):
+class DNNM(Curve):
     """Damped nonlinear normal mode with the extended energy balance (spec 3.1).
 
     Its equations are those of the extended periodic motion concept (EPMC): the periodic
@@ -320,7 +312,7 @@ def _guessed_start(guess, N, f1, mass_grad):
     return np.concatenate([psi / norm, [w0, xi]])
 
 
-@_single
+@single_threaded
 def dnnm(sys: HBSystem, a_range, mode: int = 0, *, force_dof=None, harmonics="all", ds=0.05,
          ds_max=0.3, max_steps=600, progress=False, reuse_factorization=None,
          kink_ds: float = 1e-5, guess=None) -> DNNM:
@@ -393,13 +385,13 @@ def dnnm(sys: HBSystem, a_range, mode: int = 0, *, force_dof=None, harmonics="al
     """
     if harmonics not in ("all", "fundamental"):
         raise ParameterError(f"harmonics must be 'all' or 'fundamental', got {harmonics!r}")
-    a0, a1 = _increasing_range("a_range", a_range, " (modal amplitude, sqrt(kg) m)")
-    max_steps = _steps("max_steps", max_steps)
+    a0, a1 = increasing_range("a_range", a_range, " (modal amplitude, sqrt(kg) m)")
+    max_steps = step_count("max_steps", max_steps)
     n, N = sys.n, sys.N
     if int(mode) != mode or not 0 <= mode < n:
         raise ParameterError(f"mode must be an integer in [0, {n - 1}], got {mode!r}")
     mode = int(mode)
-    k = _dof_or_load("force_dof", sys, force_dof)
+    k = dof_or_load("force_dof", sys, force_dof)
     check_analysis_memory(sys, "a damped nonlinear mode", DNNM_ARRAYS)
     M = sys.M
     Mst, Cst, Kst = sys.linear_matrices(stuck=True)

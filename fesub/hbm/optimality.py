@@ -85,7 +85,7 @@ class OptimalitySystem:
         return R, J, Js
 
 
-def _start_multipliers(sys, Q, w, alpha):
+def start_multipliers(sys, Q, w, alpha):
     _, RQ, Rw, _ = sys.jacobian(Q, w, alpha)
     A = np.vstack([RQ.T, Rw[None, :]])
     b = np.concatenate([-sys.amp_grad(Q), [0.0]])
@@ -93,7 +93,7 @@ def _start_multipliers(sys, Q, w, alpha):
     return lam
 
 
-def _optimality_start(sys, alpha, w, Q, lam):
+def optimality_start(sys, alpha, w, Q, lam):
     """Optimality system, scaled start vector, continuation scales and slip-onset test
     functions at a point ``(Q, w, lam)`` of a ridge at force ``alpha`` (N)."""
     N = sys.N
@@ -169,7 +169,7 @@ def backbone_point(sys: HBSystem, alpha, w_guess, Q_guess, lam_guess=None, tol=1
     """
     s = math.log(alpha)
     Qt = np.asarray(Q_guess, float) / alpha
-    lam = _start_multipliers(sys, Q_guess, w_guess, alpha) if lam_guess is None else lam_guess
+    lam = start_multipliers(sys, Q_guess, w_guess, alpha) if lam_guess is None else lam_guess
     D1Q = sys.D(w_guess, 1) @ Qt
     opt = OptimalitySystem(sys, r3scale=1.0 / max(np.abs(lam).max() * np.abs(D1Q).max(), 1e-300))
     y0 = np.concatenate([Qt, lam, [w_guess]])

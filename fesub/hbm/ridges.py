@@ -4,7 +4,7 @@ for ridges the backbone does not follow.
 A ridge is continued on the optimality system (:mod:`fesub.hbm.optimality`) in ``log alpha``
 down and/or up to its folds, restarted past singular points. Ridges are plain dicts (``alpha``,
 ``w``, ``Q``, ``lam``, ``Am``, ``its``, ``seg``, ``qmax``, ``singular``, ``events`` and what
-seeded them); their upper envelope (:func:`_upper_envelope`) is the backbone of
+seeded them); their upper envelope (:func:`upper_envelope`) is the backbone of
 :mod:`fesub.hbm.backbone` in a global window. The global checks sweep the forced response over
 that window at check forces (or take the stuck-linear peaks where every contact stays stuck)
 and trace every peak that lies on no known ridge.
@@ -19,9 +19,9 @@ from scipy.optimize import brentq
 
 from ..continuation import continue_branch
 from ..errors import ConvergenceError
-from ._common import _go_on
+from ._common import go_on
 from .forced import FRF, forced_response, frf_peak
-from .optimality import _optimality_start, backbone_point
+from .optimality import backbone_point, optimality_start
 
 
 # ------------------------------------------------------------- ridges and their upper envelope
@@ -29,13 +29,13 @@ from .optimality import _optimality_start, backbone_point
 # taken as the same ridge: the global checks do not trace a peak this close to a known ridge,
 # and the envelope does not switch between two traces this close (interpolated between their
 # own points, two traces of one ridge differ by more than their corrector tolerance)
-_SAME_RIDGE_W = 1e-2
+SAME_RIDGE_W = 1e-2
 # the envelope switches ridge only for a gain larger than this (relative amplitude): two
 # ridges within it are equally good
 _SWITCH_GAIN = 1e-6
 
 
-def _ridge_from_pieces(sys, pieces, singular, events, **info):
+def ridge_from_pieces(sys, pieces, singular, events, **info):
     """A candidate ridge from continued pieces ``(log alpha, (Q/alpha, lam, w), iterations)``,
     sorted by force, one local segment per piece."""
     N = sys.N
@@ -59,7 +59,7 @@ def _ridge_from_pieces(sys, pieces, singular, events, **info):
                 **info)
 
 
-def _ridge_summary(rd, on_backbone):
+def ridge_summary(rd, on_backbone):
     return {"origin": rd["origin"], "alpha_seed": float(rd["alpha_seed"]),
             "w_seed": float(rd["w_seed"]),
             "alpha": [float(rd["alpha"][0]), float(rd["alpha"][-1])],
@@ -84,7 +84,7 @@ def _trace_ridge(sys, alpha, seed, *, s_lo, s_hi, directions=(-1, 1), ds, ds_min
         s0, (y_w, y_Q, y_l) = s_c, seed
         end = f"max_restarts={max_restarts} reached"
         for _ in range(max_restarts + 1):
-            opt, y0, sc, evs = _optimality_start(sys, math.exp(s0), y_w, y_Q, y_l)
+            opt, y0, sc, evs = optimality_start(sys, math.exp(s0), y_w, y_Q, y_l)
             last = [s0]
 
             def turned(y, s, last=last, d=direction):
@@ -99,7 +99,7 @@ def _trace_ridge(sys, alpha, seed, *, s_lo, s_hi, directions=(-1, 1), ds, ds_min
                                      max_steps=max_steps, direction=direction, tol=1e-8,
                                      max_iter=8, max_angle_deg=10.0, scale=sc, events=evs,
                                      callback=turned, progress=progress)
-                _go_on(br)
+                go_on(br)
             except ConvergenceError as exc:
                 end = f"could not continue from alpha={math.exp(s0):.6g} N: {exc}"
                 break
@@ -149,11 +149,11 @@ def _trace_ridge(sys, alpha, seed, *, s_lo, s_hi, directions=(-1, 1), ds, ds_min
         y_w, y_Q, y_l = seed
         pieces = [(np.array([s_c]), np.concatenate([y_Q / alpha, y_l, [y_w]])[None, :],
                    np.zeros(1, int))]
-    return _ridge_from_pieces(sys, pieces, singular, events, origin=origin, alpha_seed=alpha,
+    return ridge_from_pieces(sys, pieces, singular, events, origin=origin, alpha_seed=alpha,
                               w_seed=float(seed[0]), ends=ends)
 
 
-def _ridges_from_alpha_max(sys, a_end, w_global, trace, known=None):
+def ridges_from_alpha_max(sys, a_end, w_global, trace, known=None):
     """Ridges of the peaks at the largest force (optimality system started from the stuck and
     the sliding linear peaks in ``w_global``), traced down in force to their folds; a peak on
     the ``known`` ridge (traced over the whole range) is not traced again.
@@ -162,8 +162,8 @@ def _ridges_from_alpha_max(sys, a_end, w_global, trace, known=None):
     can drive the sliding structure, the free first mode); the envelope jumps to such a ridge
     where it rises above the others (at its fold or where it crosses them)."""
     out = [] if known is None else [known]
-    for w_c, Q_c, l_c in _window_maxima(sys, a_end, w_global):
-        if any(abs(rd["w"][-1] - w_c) <= _SAME_RIDGE_W * w_c for rd in out):
+    for w_c, Q_c, l_c in window_maxima(sys, a_end, w_global):
+        if any(abs(rd["w"][-1] - w_c) <= SAME_RIDGE_W * w_c for rd in out):
             continue  # both linear peaks led to the same maximum
         try:
             out.append(_trace_ridge(sys, a_end, (w_c, Q_c, l_c), directions=(-1,),
@@ -174,7 +174,7 @@ def _ridges_from_alpha_max(sys, a_end, w_global, trace, known=None):
 
 
 def _covering_ridge(ridges, alpha, w):
-    """Index of a ridge with a segment through force ``alpha`` (N) within ``_SAME_RIDGE_W`` of
+    """Index of a ridge with a segment through force ``alpha`` (N) within ``SAME_RIDGE_W`` of
     the frequency ``w`` (rad/s), or None."""
     la = math.log(alpha)
     for r, rd in enumerate(ridges):
@@ -183,7 +183,7 @@ def _covering_ridge(ridges, alpha, w):
             al = np.log(rd["alpha"][m])
             if al[0] - 1e-12 <= la <= al[-1] + 1e-12:
                 wr = float(np.interp(la, al, rd["w"][m]))
-                if abs(wr - w) <= _SAME_RIDGE_W * w:
+                if abs(wr - w) <= SAME_RIDGE_W * w:
                     return r
     return None
 
@@ -256,7 +256,7 @@ def _sweep_peaks(sys, alpha, window, qscale):
     def sweep(start, end):
         """Continue from ``start`` towards ``end`` (rad/s); return how far it got."""
         try:
-            f = _go_on(forced_response(sys, alpha, (start, end), qscale=qs, tol=1e-8))
+            f = go_on(forced_response(sys, alpha, (start, end), qscale=qs, tol=1e-8))
         except ConvergenceError:
             return start
         frfs.append(f)
@@ -281,7 +281,7 @@ def _sweep_peaks(sys, alpha, window, qscale):
     return out, missed
 
 
-def _global_checks(sys, ridges, forces, w_global, trace, progress):
+def check_global_peaks(sys, ridges, forces, w_global, trace, progress):
     """At each check force, the interior peaks of the forced response over ``w_global``; a
     peak on none of the known ``ridges`` seeds a new ridge (appended to ``ridges``), traced
     both ways in force. Returns one record per check force."""
@@ -347,7 +347,7 @@ def _ridge_point(sys, rd, alpha):
     i = int(np.argmin(np.abs(la - math.log(alpha))))
     w, Q, lam, its = backbone_point(sys, alpha, rd["w"][i], rd["Q"][i] * (alpha / rd["alpha"][i]),
                                     rd["lam"][i], tol=1e-8)
-    if abs(w - np.interp(math.log(alpha), la, rd["w"])) > _SAME_RIDGE_W * w:
+    if abs(w - np.interp(math.log(alpha), la, rd["w"])) > SAME_RIDGE_W * w:
         raise ConvergenceError(f"the optimality system at alpha={alpha:.6g} N left the ridge")
     return w, Q, lam, its
 
@@ -390,7 +390,7 @@ def _jump_force(sys, A, B, lo, a_end, b_start, hi):
         return None
 
 
-def _window_maxima(sys, alpha, w_global):
+def window_maxima(sys, alpha, w_global):
     """Solutions ``(w, Q, lam)`` of the optimality system at force ``alpha`` (N) started from the
     stuck and the sliding linear peaks in ``w_global`` (rad/s) that converge inside it."""
     for wg, Qg in _linear_peak_guesses(sys, alpha, w_global):
@@ -418,7 +418,7 @@ def _linear_peak_guesses(sys, alpha, window, npts=400):
     return out
 
 
-def _upper_envelope(sys, ridges, a_lo, a_hi):
+def upper_envelope(sys, ridges, a_lo, a_hi):
     """Upper envelope of the candidate ``ridges`` over ``[a_lo, a_hi]`` (N).
 
     Returns the runs (stretches of one ridge, each with its points ``alpha``, ``w``, ``Q``,
@@ -456,7 +456,7 @@ def _envelope_winners(sys, ridges, a_lo, a_hi):
         W[r, m] = np.interp(lg[m], la, rd["w"])
 
     def same(r, q, j):  # two traces of one ridge
-        return abs(W[r, j] - W[q, j]) <= _SAME_RIDGE_W * W[q, j]
+        return abs(W[r, j] - W[q, j]) <= SAME_RIDGE_W * W[q, j]
 
     win = np.empty(len(G), int)
     cur = -1

@@ -51,7 +51,7 @@ import numpy as np
 
 from ..errors import ConvergenceError, ParameterError
 from ..io import Result, summary_record
-from ._common import _single
+from ._common import single_threaded
 from ._hill_memory import galerkin_weights, h0, refine, stick_intervals
 from .contact import Jenkins
 from .fourier import basis
@@ -245,7 +245,7 @@ def _check_sort(sort):
     return sort
 
 
-@_single
+@single_threaded
 def floquet(sys, Q, w, *, sort: str = "vector", tol: float = 1e-8) -> Floquet:
     """Floquet exponents and multipliers of a harmonic-balance solution by Hill's method.
 
@@ -517,7 +517,7 @@ def _corrected(sys, frf, st: Stability, sort):
     return out
 
 
-@_single
+@single_threaded
 def with_stability(ds, stability):
     """``ds`` (a curve's dataset) with the variables and attributes of ``stability`` added
     (unchanged when it is None)."""
@@ -555,7 +555,7 @@ def frf_stability(sys, frf, *, sort: str = "vector", locate: bool = True,
     return st
 
 
-@_single
+@single_threaded
 def backbone_stability(sys, bb, *, sort: str = "vector", progress: bool = False) -> Stability:
     """Stability of every point of a backbone (:class:`~fesub.hbm.backbone.Backbone`): each
     point is the forced response at its force ``alpha`` (N) and frequency ``w`` (rad/s).

@@ -29,9 +29,9 @@ import numpy as np
 
 from .. import _backend
 from ..errors import ParameterError, check_positive
-from .batch import _validate, batch_parallel, batch_periodic, executor_scope, period_of, tile_bounds
-from .recurrence import _workers, merge_attractors, run_tiles, stop_options, transient_stop
-from .system import _split_params, get_params
+from .batch import batch_parallel, batch_periodic, executor_scope, period_of, tile_bounds, validate_batch
+from .recurrence import executor_workers, merge_attractors, run_tiles, stop_options, transient_stop
+from .system import get_params, split_params
 from .basin_results import (DIVERGENT, LABEL_NAMES, NOT_COMPUTED, NOT_PERIODIC, BasinCells,
                             BasinResult, classify)
 
@@ -272,7 +272,7 @@ def basins(params=None, W=1.15, *, law="exact", x1_range=(-0.5, 0.5), x2_range=(
     cells = []
     try:
         with executor_scope(executor) as ex:
-            nw = 1 if ex == "serial" else _workers(ex)
+            nw = 1 if ex == "serial" else executor_workers(ex)
             if tile_rows is None:
                 # early stop: small blocks pass the attractors they found to more blocks
                 tile_rows = max(1, math.ceil(g1.size / max(10, 4 * nw)))
@@ -312,7 +312,7 @@ def basin_run(params, W, *, law="exact", n_transient=150, n_record=4, steps_per_
     """
     p = get_params(params)
     W = check_positive("W (forcing frequency)", W)
-    _validate(p, np.zeros((1, 4)), W, law, n_transient, n_record, steps_per_period, 0, 0)
+    validate_batch(p, np.zeros((1, 4)), W, law, n_transient, n_record, steps_per_period, 0, 0)
     check_positive("early_exit_tol", early_exit_tol, strict=False)
     run = dict(W=W, law=law, n_transient=int(n_transient), n_record=int(n_record),
                steps_per_period=int(steps_per_period), early_exit_tol=float(early_exit_tol),
@@ -468,7 +468,7 @@ def basin_point(params: dict, x0) -> dict:
     -------
     dict with ``period``, ``x1_max``, ``x1_min``, ``strobe`` (list of states) and the inputs.
     """
-    p, opts = _split_params(params)
+    p, opts = split_params(params)
     o = dict(_POINT_DEFAULTS)
     unknown = set(opts) - set(o) - {"W"}
     if unknown:

@@ -118,7 +118,7 @@ def _law_code(law) -> int:
     return LAWS[law]
 
 
-def _validate(params, X0, W, law, n_transient, n_record, steps_per_period, nsec_max, section_dir):
+def validate_batch(params, X0, W, law, n_transient, n_record, steps_per_period, nsec_max, section_dir):
     p = get_params(params)
     X0 = np.ascontiguousarray(np.asarray(X0, dtype=float))
     if X0.ndim == 1:
@@ -181,7 +181,7 @@ def batch_periodic(params, X0, W, *, law="exact", n_transient=150, n_record=4,
     -------
     BatchResult
     """
-    p, X0, W, code, ntr, nrec, N, nsm = _validate(params, X0, W, law, n_transient, n_record,
+    p, X0, W, code, ntr, nrec, N, nsm = validate_batch(params, X0, W, law, n_transient, n_record,
                                                   steps_per_period, nsec_max, section_dir)
     early_exit_tol = check_positive("early_exit_tol", early_exit_tol, strict=False)
     early_exit_pmax = int(early_exit_pmax)
@@ -248,7 +248,7 @@ def batch_parallel(params, X0, W, *, executor=None, n_chunks=None, progress=Fals
     The result does not depend on the executor or the chunking (each trajectory is independent
     and the kernel is deterministic).
     """
-    p, X0, W, *_ = _validate(params, X0, W, kw.get("law", "exact"), kw.get("n_transient", 150),
+    p, X0, W, *_ = validate_batch(params, X0, W, kw.get("law", "exact"), kw.get("n_transient", 150),
                              kw.get("n_record", 4), kw.get("steps_per_period", 200),
                              kw.get("nsec_max"), kw.get("section_dir", 0))
     B = X0.shape[0]

@@ -18,9 +18,9 @@ import numpy as np
 from ..errors import ParameterError, check_positive
 from ..io import Result, summary_record
 from ._dataset import FREQUENCY, MASS_COORD, POSITION, join_state, split_state, var
-from .batch import (BatchResult, _validate, batch_parallel, batch_periodic, executor_scope,
-                    period_of, tile_bounds)
-from .system import _split_params, get_params
+from .batch import (BatchResult, batch_parallel, batch_periodic, executor_scope, period_of, tile_bounds,
+                    validate_batch)
+from .system import get_params, split_params
 
 __all__ = ["PAPER_ICS", "BifurcationResult", "bifurcation_diagram", "bifurcation_point"]
 
@@ -177,7 +177,7 @@ def bifurcation_diagram(params=None, W_values=None, ics=None, *, law="exact", n_
     nW, nI = W_values.size, ics.shape[0]
     kw = dict(law=law, n_record=n_record, steps_per_period=steps_per_period,
               nsec_max=n_points, section_dir=section_dir)
-    _validate(p, ics, W_values[0], law, n_transient, n_record, steps_per_period, n_points,
+    validate_batch(p, ics, W_values[0], law, n_transient, n_record, steps_per_period, n_points,
               section_dir)
     parts = []
     status = "complete"
@@ -247,7 +247,7 @@ def bifurcation_point(params: dict, omega: float) -> dict:
         ``W`` (rad/s), ``law``, ``ics`` [m, m/s], ``section_x1`` (m, one list per IC),
         ``period`` (forcing periods, -), ``x1_max`` and ``x1_min`` (m).
     """
-    p, opts = _split_params(params)
+    p, opts = split_params(params)
     allowed = {"law", "n_transient", "n_points", "section_dir", "steps_per_period", "period_tol",
                "pmax", "ics"}
     unknown = set(opts) - allowed

@@ -41,7 +41,7 @@ from ..io import Result, summary_record
 from ._dataset import (FREQUENCY, MASS_COORD, POSITION, TIME, branch_from, branch_vars, join_state,
                        split_state, var)
 from .integrate import flow, make_system, region_of
-from .orbits import PO_ATOL, PO_RTOL, Orbit, _multipliers, floquet_test_functions, poincare_map
+from .orbits import PO_ATOL, PO_RTOL, Orbit, floquet_test_functions, poincare_map, sorted_multipliers
 
 __all__ = ["ShootingProblem", "continue_orbit", "switch_orbit", "event_multipliers", "branch_summary",
            "orbit_backbone", "EVENT_NAMES", "OrbitBranch", "orbit_branch", "OrbitBackbone"]
@@ -119,7 +119,7 @@ class ShootingProblem:
 
     def orbit(self, z, W) -> Orbit:
         P, M, _, fr = self._eval(z, W)
-        lam = _multipliers(M)
+        lam = sorted_multipliers(M)
         return Orbit(z0=np.asarray(z, float).copy(), W=float(W), n_periods=self.n, monodromy=M,
                      floquet=lam, stable=bool(np.max(np.abs(lam)) < 1), x1_max=fr.x1_max,
                      x1_min=fr.x1_min, peak=max(fr.x1_max, -fr.x1_min),
@@ -168,7 +168,7 @@ def continue_orbit(sys, z0, W0, W_range, *, n_periods=1, ds=0.02, ds_min=1e-6, d
         e.info = {k: v.tolist() if isinstance(v, np.ndarray) else v for k, v in e.info.items()}
     for e in br.events:  # attach multipliers; a neutral saddle (real lam_i lam_j = 1) is no NS
         try:
-            lam = _multipliers(prob.monodromy(e.x, e.lam))
+            lam = sorted_multipliers(prob.monodromy(e.x, e.lam))
         except Exception:  # noqa: BLE001 - a failed re-evaluation only loses the extra info
             continue
         e.info["multipliers_re"] = lam.real.tolist()  # JSON-friendly (Branch.save)

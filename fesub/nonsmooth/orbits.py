@@ -187,7 +187,7 @@ def _rhs_at(sys, t, z, W, fr):
     return sys.rhs(t, z, W, region=region)
 
 
-def _multipliers(M):
+def sorted_multipliers(M):
     lam = np.linalg.eigvals(M)
     return lam[np.argsort(-np.abs(lam), kind="stable")]
 
@@ -247,7 +247,7 @@ def periodic_orbit(sys, z_guess, W, n_periods=1, *, tol=1e-10, max_iter=30, rtol
     else:
         raise ConvergenceError(f"shooting did not converge at W={W}: |P(z)-z| = {res:.3g} after "
                                f"{max_iter} iterations", partial=z)
-    lam = _multipliers(M)
+    lam = sorted_multipliers(M)
     return Orbit(z0=z, W=W, n_periods=n_periods, monodromy=M, floquet=lam,
                  stable=bool(np.max(np.abs(lam)) < 1.0), x1_max=fr.x1_max, x1_min=fr.x1_min,
                  peak=max(fr.x1_max, -fr.x1_min), n_switch=len(fr.switches), law=sys.law_name,

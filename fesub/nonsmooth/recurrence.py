@@ -39,7 +39,7 @@ import numpy as np
 
 from .. import _backend
 from ..errors import ParameterError, check_positive
-from .batch import _validate, batch_periodic
+from .batch import batch_periodic, validate_batch
 
 __all__ = ["STOP_DEFAULTS", "stop_options", "transient_stop", "merge_attractors", "run_tiles"]
 
@@ -104,7 +104,7 @@ def transient_stop(params, X0, W, *, law="exact", n_transient=150, n_record=4,
     2 recognised, 3 diverged, and ``attractors`` (the known ones followed by those found here).
     """
     o = stop_options(options)
-    p, X0, Wv, code, ntr, nrec, N, _ = _validate(params, X0, W, law, n_transient, n_record,
+    p, X0, Wv, code, ntr, nrec, N, _ = validate_batch(params, X0, W, law, n_transient, n_record,
                                                  steps_per_period, 0, 0)
     W = float(Wv[0])
     B = X0.shape[0]
@@ -182,7 +182,7 @@ def merge_attractors(known: list, more: list, match_tol: float = STOP_DEFAULTS["
     return out[:_MAX_ATTRACTORS]
 
 
-def _workers(executor) -> int:
+def executor_workers(executor) -> int:
     return int(getattr(executor, "_max_workers", None) or os.cpu_count() or 1)
 
 
@@ -218,7 +218,7 @@ def run_tiles(job, bounds, executor, out, *, share=None, progress=None, on_done=
         return out
     todo = list(enumerate(bounds))
     running = {}
-    depth = _workers(executor) + 1
+    depth = executor_workers(executor) + 1
     # with sharing, the first tile runs alone: all others start from the attractors it found
     seeded = share is None or bool(shared)
     try:

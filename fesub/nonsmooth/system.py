@@ -282,7 +282,7 @@ class TwoMassFreePlay:
         return int(FreePlay(self.p.kp, self.p.a).region(x1))
 
 
-def _split_params(params):
+def split_params(params):
     """Split a dict into model parameters and run options."""
     if isinstance(params, FreePlayParams) or params is None or isinstance(params, str):
         return get_params(params), {}

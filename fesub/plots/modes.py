@@ -48,7 +48,7 @@ _PERIMETER = {"quad8": [0, 4, 1, 5, 2, 6, 3, 7], "quad9": [0, 4, 1, 5, 2, 6, 3, 
 _SOLID_CELLS = {"hexahedron": 12, "tetra": 10, "tetra10": 24, "wedge": 13, "pyramid": 14}
 
 
-def _pyvista(what: str = "mode rendering"):
+def import_pyvista(what: str = "mode rendering"):
     """Import pyvista for off-screen use (EGL window when there is no display); ImportError
     naming the extra that installs it (``what`` needs pyvista)."""
     if not os.environ.get("DISPLAY"):
@@ -166,7 +166,7 @@ def deformed_grid(mesh, displacement, scale: float = 1.0):
     pyvista.UnstructuredGrid
         Point data ``displacement`` (n, 3) (m, unscaled) and ``magnitude`` (m).
     """
-    pv = _pyvista()
+    pv = import_pyvista()
     u = _field3(nodal_displacement(mesh, displacement))
     blocks = _cell_blocks(mesh)
     cells = np.concatenate([np.hstack([np.full((len(c), 1), c.shape[1]), c]).ravel() for _, c, _ in blocks])
@@ -395,7 +395,7 @@ def render_modes(pairs, path, *, scale: float | None = None, title: str | None =
     s = common_scale(pairs, scale)
     mags = [np.linalg.norm(nodal_displacement(m, u), axis=1).max() for m, u in pairs]
     clim = (0.0, max(max(mags), np.finfo(float).tiny))
-    pv = _pyvista()
+    pv = import_pyvista()
     p = _plotter(pv, window_size, background)
     try:
         for i, (m, u) in enumerate(pairs):
@@ -426,7 +426,7 @@ def animate_mode(mesh, displacement, path, *, n_frames: int = 16, fps: float = 1
     _check_scale(scale)
     s = auto_scale(mesh, u) if scale is None else float(scale)
     umax = max(np.linalg.norm(u, axis=1).max(), np.finfo(float).tiny)
-    pv = _pyvista()
+    pv = import_pyvista()
     p = _plotter(pv, window_size, background)
     frames = []
     try:
@@ -446,11 +446,11 @@ def animate_mode(mesh, displacement, path, *, n_frames: int = 16, fps: float = 1
     finally:
         p.close()
     path = os.fspath(path)
-    _write_gif(path, frames, fps)
+    write_gif(path, frames, fps)
     return path
 
 
-def _write_gif(path, frames, fps):
+def write_gif(path, frames, fps):
     """Write the pictures ``frames`` as an animated GIF at ``fps``, atomically (a reader never sees
     a partial file), with imageio when it is installed, otherwise with Pillow."""
     from ..atomic import atomic_write

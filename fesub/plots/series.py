@@ -183,7 +183,7 @@ def animate_frames(frames, path, *, scalars: str, clim=None, cmap="viridis", fps
     str
         The path written. ImportError naming the extra ``fesub[viz]`` without pyvista.
     """
-    from .modes import _pyvista, _write_gif
+    from .modes import import_pyvista, write_gif
 
     frames = list(frames)
     _check_frames(np.arange(len(frames), dtype=float), frames)
@@ -204,7 +204,7 @@ def animate_frames(frames, path, *, scalars: str, clim=None, cmap="viridis", fps
         v = v[np.isfinite(v)]
         lo, hi = (float(v.min()), float(v.max())) if v.size else (0.0, 1.0)
         clim = (lo, hi if hi > lo else lo + 1.0)
-    pv = _pyvista("rendering an animation")
+    pv = import_pyvista("rendering an animation")
     p = pv.Plotter(off_screen=True, window_size=tuple(int(w) for w in window_size))
     p.set_background(background)
     grids, dots = {}, {}
@@ -260,5 +260,5 @@ def animate_frames(frames, path, *, scalars: str, clim=None, cmap="viridis", fps
     finally:
         p.close()
     path = os.fspath(path)
-    _write_gif(path, pictures, fps)
+    write_gif(path, pictures, fps)
     return path

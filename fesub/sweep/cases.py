@@ -261,14 +261,14 @@ def get_study(name) -> Study:
 # --- grids and cases ------------------------------------------------------------------------------
 
 
-def _jsonable(v):
+def jsonable(v):
     """Plain-Python (JSON) version of a parameter or result value."""
     if isinstance(v, dict):
-        return {str(k): _jsonable(x) for k, x in v.items()}
+        return {str(k): jsonable(x) for k, x in v.items()}
     if isinstance(v, (list, tuple)):
-        return [_jsonable(x) for x in v]
+        return [jsonable(x) for x in v]
     if isinstance(v, np.ndarray):
-        return _jsonable(v.tolist())
+        return jsonable(v.tolist())
     if isinstance(v, (bool, np.bool_)):
         return bool(v)
     if isinstance(v, (int, np.integer)):
@@ -282,8 +282,8 @@ def _jsonable(v):
     raise ParameterError(f"cannot store a value of type {type(v).__name__}: {v!r}")
 
 
-def _canon(obj) -> str:
-    return json.dumps(_jsonable(obj), sort_keys=True, separators=(",", ":"))
+def canonical_json(obj) -> str:
+    return json.dumps(jsonable(obj), sort_keys=True, separators=(",", ":"))
 
 
 def case_key(study: str, params: dict) -> str:
@@ -302,7 +302,7 @@ def case_key(study: str, params: dict) -> str:
     str
         20 hexadecimal digits.
     """
-    return hashlib.sha256(_canon({"study": study, "params": params}).encode()).hexdigest()[:20]
+    return hashlib.sha256(canonical_json({"study": study, "params": params}).encode()).hexdigest()[:20]
 
 
 def make_grid(**axes) -> dict:
@@ -401,7 +401,7 @@ def grid_from_spec(spec: dict, *, max_cases: int | None = MAX_CASES) -> dict:
     return out
 
 
-def _cases(study: Study, grid, cases, fixed, max_cases=MAX_CASES):
+def sweep_cases(study: Study, grid, cases, fixed, max_cases=MAX_CASES):
     """The sweep's cases, validated: ``(full, keys, shape, body)``.
 
     ``full`` the full parameter dict of each case (JSON values, defaults filled in), ``keys``
@@ -435,7 +435,7 @@ def _cases(study: Study, grid, cases, fixed, max_cases=MAX_CASES):
         for i, c in enumerate(raw):
             study.validate_names(c, f" in case {i}")
         shape = (len(raw),)
-        body = {"grid": None, "cases": _jsonable(list(cases))}
+        body = {"grid": None, "cases": jsonable(list(cases))}
     full = [study.complete(c, "" if grid is not None else f" (case {i})") for i, c in enumerate(raw)]
     if study.check is not None:
         if grid is None:
@@ -447,9 +447,9 @@ def _cases(study: Study, grid, cases, fixed, max_cases=MAX_CASES):
             probes = sorted({j * int(st) for n, st in zip(shape, strides) for j in range(n)})
         for i in probes:
             study.check(dict(full[i]))
-    full = [_jsonable(c) for c in full]
+    full = [jsonable(c) for c in full]
     keys = [case_key(study.name, c) for c in full]
     if len(set(keys)) != len(keys):
         raise ParameterError("the sweep contains duplicate cases (repeated grid values or cases)")
-    body["fixed"] = _jsonable(fixed)
+    body["fixed"] = jsonable(fixed)
     return full, keys, shape, body

@@ -6,7 +6,7 @@ exclusively (``O_CREAT | O_EXCL``, holding its pid, host and process start time)
 claimed by another live process is left to it (and waited for, on the same machine), a claim
 whose process is gone is taken over, and a claim is released once the case file is in place.
 Temporary files of a writer that was killed hard are removed by the next run
-(:func:`_clean_temp_files`).
+(:func:`clean_temp_files`).
 """
 
 from __future__ import annotations
@@ -17,8 +17,10 @@ import os
 import socket
 import time
 
+from ..atomic import unlink_quietly
+
 _HOST = socket.gethostname()
-_HOST_TAG = hashlib.sha256(_HOST.encode()).hexdigest()[:8]
+HOST_TAG = hashlib.sha256(_HOST.encode()).hexdigest()[:8]
 #: a claim file that is empty or unreadable is taken as being written for this long (s)
 CLAIM_GRACE_S = 60.0
 
@@ -62,7 +64,7 @@ def _claim_state(path: str) -> str:
     return "live"
 
 
-def _try_claim(path: str) -> str:
+def try_claim(path: str) -> str:
     """Claim a case (``O_CREAT | O_EXCL``: one process wins): ``"claimed"``, or the state of the
     claim that another process holds (``"live"`` or ``"foreign"``). A stale claim is taken over:
     it is renamed away (one process succeeds) and the claim is made afresh."""
@@ -85,9 +87,9 @@ def _try_claim(path: str) -> str:
                     os.link(tomb, path)
                 except OSError:
                     pass
-                _unlink(tomb)
+                unlink_quietly(tomb)
                 return "live"
-            _unlink(tomb)
+            unlink_quietly(tomb)
             continue
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
             fh.write(text)
@@ -108,7 +110,7 @@ def _pid_alive(pid: int) -> bool:
     return True
 
 
-def _clean_temp_files(cases_dir: str) -> None:
+def clean_temp_files(cases_dir: str) -> None:
     """Remove temporary files left by a hard-killed writer, not those of a writer still at work.
 
     A temporary file is named ``.tmp-<pid>@<host tag>-...``: one of this machine is removed when
@@ -131,14 +133,7 @@ def _clean_temp_files(cases_dir: str) -> None:
         except OSError:
             continue
         dead = pid <= 0 or not _pid_alive(pid)
-        if (host == _HOST_TAG and dead) or (host and host != _HOST_TAG and old) or \
+        if (host == HOST_TAG and dead) or (host and host != HOST_TAG and old) or \
                 (not host and (dead or old)):
-            _unlink(path)
+            unlink_quietly(path)
 
-
-def _unlink(path) -> None:
-    """Remove a file if it is there (nothing happens when it is not, or cannot be removed)."""
-    try:
-        os.unlink(path)
-    except OSError:
-        pass

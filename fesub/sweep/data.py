@@ -15,7 +15,7 @@ UNKNOWN_UNIT = "unknown"
 _STATUS_MEANINGS = "failed missing ok"
 
 
-def _store_summary(manifest: dict, data) -> dict:
+def store_summary(manifest: dict, data) -> dict:
     """Summary (the one schema of :mod:`fesub.io`) of a store: the sweep, and its state when
     ``data`` (a :class:`SweepData`) is given."""
     units = manifest.get("units") or {}
@@ -139,7 +139,7 @@ class SweepData(Result):
         return self.units.get(name) or UNKNOWN_UNIT
 
     def summary(self) -> dict:
-        return _store_summary(self.manifest, self)
+        return store_summary(self.manifest, self)
 
     def to_xarray(self):
         """Labelled :class:`xarray.Dataset`: grid axes (or ``case``) as dimensions and

@@ -32,15 +32,15 @@ import warnings
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
+from ..atomic import unlink_quietly
 from ..errors import ParameterError
 from ..parallel import THREAD_VARS, shutdown_now
-from .cases import MAX_CASES, Study, _cases, get_study
-from .claims import _clean_temp_files, _try_claim, _unlink
-from .data import SweepData, _store_summary
-from .executors import (_SerialExecutor, _connect, _execute, _Interrupted, _open_executor,
-                        _restore_env)
-from .store import (SweepError, _atomic_write_json, _case_record, _check_manifest, _done_case,
-                    _gather, _manifest, _wipe_store, _write_marker)
+from .cases import MAX_CASES, Study, get_study, sweep_cases
+from .claims import clean_temp_files, try_claim
+from .data import SweepData, store_summary
+from .executors import Interrupted, SerialExecutor, execute_case, open_client, open_executor, restore_env
+from .store import (SweepError, atomic_write_json, case_record, check_manifest, done_case,
+                    gather_store, make_manifest, wipe_store, write_marker)
 
 
 @dataclass
@@ -130,7 +130,7 @@ def check_sweep(study, *, grid=None, cases=None, fixed=None, max_cases: int | No
         Number of cases of the sweep.
     """
     st = get_study(study)
-    full, _, shape, body = _cases(st, grid, cases, fixed, max_cases)
+    full, _, shape, body = sweep_cases(st, grid, cases, fixed, max_cases)
     if store is not None:
         store = os.fspath(store)
         if os.path.exists(store) and not os.path.isdir(store):
@@ -138,7 +138,7 @@ def check_sweep(study, *, grid=None, cases=None, fixed=None, max_cases: int | No
         if os.path.isdir(store):
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
-                _check_manifest(store, _manifest(st, body, len(full), shape))
+                check_manifest(store, make_manifest(st, body, len(full), shape))
     return len(full)
 
 
@@ -167,21 +167,21 @@ def _prepare_store(store: str, manifest: dict, *, manifest_ok: bool, overwrite: 
     """Make the store's folders (emptied first with ``overwrite``), remove what hard-killed
     writers left, and write the manifest and the result marker unless the manifest is in place."""
     if overwrite and os.path.isdir(store):
-        _wipe_store(store)
+        wipe_store(store)
     cases_dir = os.path.join(store, "cases")
     os.makedirs(cases_dir, exist_ok=True)
     os.makedirs(os.path.join(store, "claims"), exist_ok=True)
-    _clean_temp_files(cases_dir)
+    clean_temp_files(cases_dir)
     if not manifest_ok:
-        _atomic_write_json(os.path.join(store, "manifest.json"), manifest)
-        _write_marker(store, _store_summary(manifest, None))
+        atomic_write_json(os.path.join(store, "manifest.json"), manifest)
+        write_marker(store, store_summary(manifest, None))
 
 
 class _Run:
     """One run of a sweep into a store: the cases it holds the claim of, the cases in flight,
     the cases another process holds, and the stop request.
 
-    SIGINT/SIGTERM (see :meth:`catch_stop_signals`) raise :class:`_Interrupted` at once, except
+    SIGINT/SIGTERM (see :meth:`catch_stop_signals`) raise :class:`Interrupted` at once, except
     inside a critical section (:meth:`critical`: a case file being written, a claim being made
     or given back): then the stop waits until the section is done.
     """
@@ -203,8 +203,8 @@ class _Run:
         return os.path.join(self.cases_dir, f"case-{self.keys[i]}.json")
 
     def is_done(self, i: int, retry_failed: bool, problems: list | None = None) -> bool:
-        """Whether case ``i`` has a valid file to keep (see :func:`_done_case`)."""
-        return _done_case(self.case_path(i), self.study.name, len(self.full), self.keys, i,
+        """Whether case ``i`` has a valid file to keep (see :func:`done_case`)."""
+        return done_case(self.case_path(i), self.study.name, len(self.full), self.keys, i,
                           retry_failed, problems)
 
     @contextmanager
@@ -221,17 +221,17 @@ class _Run:
     def release(self, i: int) -> None:
         with self.critical():
             if i in self.mine:
-                _unlink(os.path.join(self.claims_dir, self.keys[i]))
+                unlink_quietly(os.path.join(self.claims_dir, self.keys[i]))
                 self.mine.discard(i)
 
     def take(self, i: int) -> bool:
         """Claim case ``i`` for this run; False when it is done or another process has it."""
         with self.critical():
-            state = _try_claim(os.path.join(self.claims_dir, self.keys[i]))
+            state = try_claim(os.path.join(self.claims_dir, self.keys[i]))
             if state == "claimed":
                 self.mine.add(i)
         if self.stop_requested is not None:  # arrived while claiming: the claim is released
-            raise _Interrupted(self.stop_requested)  # on the way out, with the others
+            raise Interrupted(self.stop_requested)  # on the way out, with the others
         if state != "claimed":
             self.waiting[i] = state
             return False
@@ -243,7 +243,7 @@ class _Run:
         return True
 
     def submit(self, executor, i: int) -> None:
-        self.pending[executor.submit(_execute, self.study.func, self.full[i])] = i
+        self.pending[executor.submit(execute_case, self.study.func, self.full[i])] = i
 
     def record(self, fut) -> None:
         """Write the record of a finished future and forget the future (one critical section)."""
@@ -260,9 +260,9 @@ class _Run:
         except Exception as exc:  # noqa: BLE001 - e.g. a Dask worker lost
             rec = {"status": "failed", "error": f"{type(exc).__name__}: {exc}",
                    "traceback": "".join(traceback.format_exception(exc)), "elapsed_s": math.nan}
-        rec = _case_record(i, self.full[i], rec)
+        rec = case_record(i, self.full[i], rec)
         with self.critical():
-            _atomic_write_json(self.case_path(i), rec)
+            atomic_write_json(self.case_path(i), rec)
             del self.pending[fut]
             self.release(i)  # after the file is in place: a process that claims next sees it done
             self.n_computed += 1
@@ -310,7 +310,7 @@ class _Run:
             for fut in done:
                 self.record(fut)
                 if self.stop_requested is not None:  # arrived during the write
-                    raise _Interrupted(self.stop_requested)
+                    raise Interrupted(self.stop_requested)
 
     def catch_stop_signals(self) -> dict:
         """Make SIGINT/SIGTERM stop this run (from the main thread only); returns the handlers
@@ -322,7 +322,7 @@ class _Run:
         def handler(signum, frame):
             self.stop_requested = signum
             if not self.writing:
-                raise _Interrupted(signum)
+                raise Interrupted(signum)
 
         for sig in (signal.SIGTERM, signal.SIGINT):
             try:
@@ -356,10 +356,10 @@ class _Run:
 
     def report(self, t_start: float, n_before: int, interrupted: bool, problems: list) -> SweepReport:
         """Gather the store, refresh its marker and say what the run did."""
-        data = _gather(self.store, self.study, full=self.full, keys=self.keys)
+        data = gather_store(self.store, self.study, full=self.full, keys=self.keys)
         fixed_now = {p["file"] for p in problems}
         problems = problems + [p for p in data.problems if p["file"] not in fixed_now]
-        _write_marker(self.store, data.summary())
+        write_marker(self.store, data.summary())
         busy = [i for i, s in self.waiting.items() if s != "claimed" and data.status.flat[i] == 0]
         return SweepReport(self.store, len(self.full), n_before, self.n_computed,
                            len(data.failures), data.n_missing, interrupted,
@@ -373,10 +373,10 @@ def _compute_cases(run: _Run, todo: list, n_before: int, executor, client, worke
     SIGINT/SIGTERM caught; everything this started is stopped and put back on the way out.
     Returns whether a stop signal ended the run."""
     env_saved = {v: os.environ.get(v) for v in THREAD_VARS}
-    executor, own_executor, n_workers = _open_executor(executor, client, workers, mp_context,
+    executor, own_executor, n_workers = open_executor(executor, client, workers, mp_context,
                                                        bool(todo))
     # a serial run computes at submit time: one case in flight, so that a stop loses nothing
-    window = 1 if isinstance(executor, _SerialExecutor) else (max_in_flight or 4 * n_workers)
+    window = 1 if isinstance(executor, SerialExecutor) else (max_in_flight or 4 * n_workers)
     if progress:
         from tqdm.auto import tqdm
 
@@ -386,10 +386,10 @@ def _compute_cases(run: _Run, todo: list, n_before: int, executor, client, worke
     interrupted = False
     try:
         run.compute(executor, todo, window)
-    except (_Interrupted, KeyboardInterrupt) as exc:
+    except (Interrupted, KeyboardInterrupt) as exc:
         interrupted = True
         if run.stop_requested is None:
-            run.stop_requested = exc.args[0] if isinstance(exc, _Interrupted) and exc.args \
+            run.stop_requested = exc.args[0] if isinstance(exc, Interrupted) and exc.args \
                 else signal.SIGINT
     finally:
         for sig, h in old_handlers.items():  # a second signal now acts as usual
@@ -397,7 +397,7 @@ def _compute_cases(run: _Run, todo: list, n_before: int, executor, client, worke
         if interrupted:  # keep the cases that finished while the stop was handled
             run.keep_finished()
         run.shut_down(executor, own_executor, interrupted)
-        _restore_env(env_saved)
+        restore_env(env_saved)
         if run.bar is not None:
             run.bar.close()
     return interrupted
@@ -453,9 +453,9 @@ def run_sweep(study, store, *, grid=None, cases=None, fixed=None, executor=None,
     """
     t_start = time.perf_counter()
     st = get_study(study)
-    full, keys, shape, body = _cases(st, grid, cases, fixed, max_cases)
+    full, keys, shape, body = sweep_cases(st, grid, cases, fixed, max_cases)
     store = os.fspath(store)
-    manifest = _manifest(st, body, len(full), shape)
+    manifest = make_manifest(st, body, len(full), shape)
     # every argument is checked before the store is touched or a worker started
     _check_run_options(executor, scheduler, cluster, workers, max_in_flight, mp_context)
     if os.path.exists(store) and not os.path.isdir(store):
@@ -463,10 +463,10 @@ def run_sweep(study, store, *, grid=None, cases=None, fixed=None, executor=None,
     problems: list = []
     manifest_ok = False
     if os.path.isdir(store) and not overwrite:
-        manifest_ok, problems = _check_manifest(store, manifest)
+        manifest_ok, problems = check_manifest(store, manifest)
     client, own_client = None, False
     if scheduler is not None or cluster is not None:
-        client, own_client = _connect(scheduler, cluster, connect_timeout)
+        client, own_client = open_client(scheduler, cluster, connect_timeout)
     try:
         _prepare_store(store, manifest, manifest_ok=manifest_ok, overwrite=overwrite)
         run = _Run(st, store, full, keys, retry_failed)

@@ -1,8 +1,8 @@
 """Where the cases of a sweep run: a local process pool, a Dask cluster, any executor, or serial.
 
-Every case runs through :func:`_execute`, which never raises: a failing case comes back as a
+Every case runs through :func:`execute_case`, which never raises: a failing case comes back as a
 record of its error, and warnings are kept in the record rather than printed by every worker.
-A stop request (SIGINT/SIGTERM, :class:`_Interrupted`) is the one thing that goes through.
+A stop request (SIGINT/SIGTERM, :class:`Interrupted`) is the one thing that goes through.
 """
 
 from __future__ import annotations
@@ -15,23 +15,23 @@ import warnings
 
 from ..errors import FesubError, ParameterError, check_positive
 from ..parallel import THREAD_VARS, init_worker
-from .cases import _jsonable
+from .cases import jsonable
 
 
 class SchedulerError(FesubError, ConnectionError):
     """The Dask scheduler could not be reached (or dask.distributed is missing)."""
 
 
-class _Interrupted(BaseException):
+class Interrupted(BaseException):
     """SIGINT/SIGTERM inside :func:`run_sweep` (a BaseException, so that no ``except Exception``
-    in a study or in :func:`_execute` records it as a failed case)."""
+    in a study or in :func:`execute_case` records it as a failed case)."""
 
 
 #: warnings of one case kept in its record (the first ones, each message once)
 MAX_CASE_WARNINGS = 5
 
 
-def _execute(func, params):
+def execute_case(func, params):
     """Run one case in a worker; never raises (failures come back as data).
 
     Warnings the study emits are recorded in the case record (``warnings``: the first
@@ -45,9 +45,9 @@ def _execute(func, params):
             res = func(params)
             if not isinstance(res, dict):
                 raise TypeError(f"a study must return a dict, got {type(res).__name__}")
-            out = {"status": "ok", "result": _jsonable(res), "elapsed_s": time.perf_counter() - t0}
+            out = {"status": "ok", "result": jsonable(res), "elapsed_s": time.perf_counter() - t0}
         except BaseException as exc:  # noqa: BLE001 - a failing case must not stop the sweep
-            if isinstance(exc, (KeyboardInterrupt, SystemExit, _Interrupted)):
+            if isinstance(exc, (KeyboardInterrupt, SystemExit, Interrupted)):
                 raise
             out = {"status": "failed", "error": f"{type(exc).__name__}: {exc}",
                    "traceback": traceback.format_exc(), "elapsed_s": time.perf_counter() - t0}
@@ -57,14 +57,14 @@ def _execute(func, params):
     return out
 
 
-class _SerialExecutor(cf.Executor):
+class SerialExecutor(cf.Executor):
     """Runs each submitted call at once, in this process (a stop request propagates at once)."""
 
     def submit(self, fn, *args, **kwargs):
         f = cf.Future()
         try:
             f.set_result(fn(*args, **kwargs))
-        except (KeyboardInterrupt, SystemExit, _Interrupted):
+        except (KeyboardInterrupt, SystemExit, Interrupted):
             raise
         except BaseException as exc:  # noqa: BLE001
             f.set_exception(exc)
@@ -91,7 +91,7 @@ def connect_scheduler(address: str, connect_timeout: float = 5.0):
     distributed.Client
         The connected client.
     """
-    return _connect(address, None, connect_timeout)[0]
+    return open_client(address, None, connect_timeout)[0]
 
 
 #: tries of a connection that fails otherwise than by a refusal or a timeout (a handshake broken
@@ -122,7 +122,7 @@ def _client(Client, target, timeout: float):
             time.sleep(0.1)
 
 
-def _connect(scheduler, cluster, connect_timeout):
+def open_client(scheduler, cluster, connect_timeout):
     try:
         from distributed import Client
     except ImportError as exc:  # pragma: no cover
@@ -147,7 +147,7 @@ def _connect(scheduler, cluster, connect_timeout):
                              f"{timeout:g} s: {type(exc).__name__}: {exc}") from exc
 
 
-def _open_executor(executor, client, workers, mp_context: str, has_work: bool):
+def open_executor(executor, client, workers, mp_context: str, has_work: bool):
     """``(executor, own, n_workers)``: where the cases run, whether this run made it (and shuts
     it down) and how many cases it runs at once.
 
@@ -157,7 +157,7 @@ def _open_executor(executor, client, workers, mp_context: str, has_work: bool):
     parent); none is started when there is nothing to compute.
     """
     if executor == "serial":
-        return _SerialExecutor(), False, 1
+        return SerialExecutor(), False, 1
     if client is not None:
         return client.get_executor(pure=False), False, max(1, sum(client.nthreads().values()))
     if executor is not None:
@@ -174,7 +174,7 @@ def _open_executor(executor, client, workers, mp_context: str, has_work: bool):
     return pool, True, n_workers
 
 
-def _restore_env(saved: dict) -> None:
+def restore_env(saved: dict) -> None:
     """Put the environment variables of ``saved`` (name -> value, None: unset) back."""
     for v, old in saved.items():
         if old is None:

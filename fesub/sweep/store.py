@@ -28,11 +28,11 @@ import warnings
 
 import numpy as np
 
-from ..atomic import write_json
+from ..atomic import unlink_quietly, write_json
 from ..errors import FesubError, ParameterError
 from ..io import FOLDER_MARKER
-from .cases import Study, _canon, _cases, case_key, get_study
-from .claims import _HOST_TAG, _unlink
+from .cases import Study, canonical_json, case_key, get_study, sweep_cases
+from .claims import HOST_TAG
 from .data import SweepData
 
 STORE_FORMAT = "fesub-sweep/2"
@@ -56,7 +56,7 @@ def _temp_beside(path: str):
     """
     d = os.path.dirname(path) or "."
     for _ in range(100):
-        tmp = os.path.join(d, f".tmp-{os.getpid()}@{_HOST_TAG}-{os.urandom(6).hex()}-"
+        tmp = os.path.join(d, f".tmp-{os.getpid()}@{HOST_TAG}-{os.urandom(6).hex()}-"
                               f"{os.path.basename(path)}")
         try:
             return os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666), tmp
@@ -65,7 +65,7 @@ def _temp_beside(path: str):
     raise SweepError(f"cannot create a temporary file in {d!r}")  # pragma: no cover
 
 
-def _atomic_write_json(path: str, obj) -> None:
+def atomic_write_json(path: str, obj) -> None:
     """Write ``obj`` as JSON to ``path`` through a temporary file and :func:`os.replace`: ``path``
     is either absent, the old file or the complete new one, never a partial file."""
     fd, tmp = _temp_beside(path)
@@ -85,7 +85,7 @@ def _read_json(path):
         return json.load(fh)
 
 
-def _manifest(study: Study, body: dict, n: int, shape) -> dict:
+def make_manifest(study: Study, body: dict, n: int, shape) -> dict:
     from ..version import __version__
 
     man = {"format": STORE_FORMAT, "study": study.name, **body, "shape": list(shape),
@@ -109,7 +109,7 @@ def _manifest_intact(man: dict) -> bool:
         return False
 
 
-def _check_manifest(store: str, want: dict) -> tuple:
+def check_manifest(store: str, want: dict) -> tuple:
     """``(ok, problems)``: ``ok`` when the store's manifest is this sweep's, in the current format.
 
     A missing, unreadable or malformed manifest (or one of an older store format) is reported in
@@ -142,7 +142,7 @@ def _check_manifest(store: str, want: dict) -> tuple:
         return False, problem(f"its checksum is missing or does not match its content{again}")
     for key in ("study", "grid", "cases", "fixed"):
         try:
-            same = _canon(have.get(key)) == _canon(want.get(key))
+            same = canonical_json(have.get(key)) == canonical_json(want.get(key))
         except ParameterError:
             same = False
         if not same:
@@ -165,13 +165,13 @@ def _short(v, n=120):
     return s if len(s) <= n else s[: n - 3] + "..."
 
 
-def _write_marker(store: str, summary: dict) -> None:
+def write_marker(store: str, summary: dict) -> None:
     """``fesub-result.json``: the store is a result folder that :func:`fesub.load` reopens."""
     write_json(os.path.join(store, FOLDER_MARKER), {"fesub_class": "fesub.sweep:load_store",
                                                    **summary})
 
 
-def _wipe_store(store: str) -> None:
+def wipe_store(store: str) -> None:
     """Remove what a sweep store holds (case files, claims, manifest, marker); nothing else."""
     for sub, ok in (("cases", lambda f: f.startswith(("case-", ".tmp-"))),
                     ("claims", lambda f: True)):
@@ -179,9 +179,9 @@ def _wipe_store(store: str) -> None:
         if os.path.isdir(d):
             for f in os.listdir(d):
                 if ok(f):
-                    _unlink(os.path.join(d, f))
+                    unlink_quietly(os.path.join(d, f))
     for f in ("manifest.json", FOLDER_MARKER):
-        _unlink(os.path.join(store, f))
+        unlink_quietly(os.path.join(store, f))
 
 
 # --- case records ------------------------------------------------------------------------------
@@ -189,11 +189,11 @@ def _wipe_store(store: str) -> None:
 
 def _checksum(rec: dict) -> str:
     """SHA-256 of the canonical JSON of a case record (without its checksum)."""
-    return hashlib.sha256(_canon({k: v for k, v in rec.items() if k != "checksum"}).encode()
+    return hashlib.sha256(canonical_json({k: v for k, v in rec.items() if k != "checksum"}).encode()
                           ).hexdigest()
 
 
-def _case_record(i: int, params: dict, outcome: dict) -> dict:
+def case_record(i: int, params: dict, outcome: dict) -> dict:
     """The record of case ``i`` as written: index, parameters, outcome and their checksum."""
     rec = {"index": i, "params": params, **outcome}
     rec["checksum"] = _checksum(rec)
@@ -234,7 +234,7 @@ def _case_problem(rec, fname: str, study: str, n: int, keys=None, base=None):
             return f"its parameters are not those of case {i}"
     else:
         for k, v in base(i).items():
-            if k not in params or _canon(params[k]) != _canon(v):
+            if k not in params or canonical_json(params[k]) != canonical_json(v):
                 return f"its parameters are not those of case {i} ({k} differs)"
     return None
 
@@ -249,7 +249,7 @@ def _read_case(path: str):
         return None, f"unreadable ({type(exc).__name__}: {exc})"
 
 
-def _done_case(path: str, study: str, n: int, keys, i: int, retry_failed: bool,
+def done_case(path: str, study: str, n: int, keys, i: int, retry_failed: bool,
                problems: list | None = None) -> bool:
     """Whether case ``i`` has a valid file that a run is to keep (what is wrong with an invalid
     one is appended to ``problems``)."""
@@ -335,7 +335,7 @@ def _study_cases(man: dict, study, full, keys):
             st = None
     if keys is None and st is not None:
         try:
-            full, keys, _, _ = _cases(st, man["grid"], man["cases"], man["fixed"], None)
+            full, keys, _, _ = sweep_cases(st, man["grid"], man["cases"], man["fixed"], None)
         except FesubError:  # the study's ranges changed since: checked against the grid
             full, keys = None, None
     return st, full, keys
@@ -418,7 +418,7 @@ def _result_arrays(results: list, shape: tuple):
     return fields, other
 
 
-def _gather(store: str, study=None, *, full=None, keys=None) -> SweepData:
+def gather_store(store: str, study=None, *, full=None, keys=None) -> SweepData:
     """Gather a store; case files that are not valid cases of its sweep are listed in
     ``problems`` (not raised). ``full``/``keys``: the sweep's cases and their keys when known."""
     store = os.fspath(store)
@@ -460,7 +460,7 @@ def load_store(store, *, warn: bool = True) -> SweepData:
         The gathered results, in the SI units the study declares (``"1"`` for dimensionless
         ones).
     """
-    data = _gather(store)
+    data = gather_store(store)
     if warn and data.problems:
         shown = "; ".join(f"{p['file']}: {p['problem']}" for p in data.problems[:5])
         more = f" (and {len(data.problems) - 5} more)" if len(data.problems) > 5 else ""

@@ -18,7 +18,7 @@ import numpy as np
 
 from ...errors import ModelError, ParameterError
 from ...io import Result, summary_record
-from .receptance import ModalBasis, _check_mu, _couple, _omega, channel, modal_factors
+from .receptance import ModalBasis, channel, check_mu, coupled_response, modal_factors, omega_grid
 
 __all__ = ["time_dependent_frf", "TDFRFResult", "segment_positions"]
 
@@ -213,8 +213,8 @@ def _check_path(system, times, freqs_hz, mu, s0, vx, sign):
     t = np.atleast_1d(np.asarray(times, float))
     if t.ndim != 1 or t.size == 0 or not np.all(np.isfinite(t)):
         raise ParameterError("times must be a non-empty 1D array of finite values (s)")
-    f = _omega(freqs_hz, "freqs_hz (Hz)")
-    _check_mu(mu)
+    f = omega_grid(freqs_hz, "freqs_hz (Hz)")
+    check_mu(mu)
     if not np.isfinite(vx):
         raise ParameterError(f"vx must be finite (m/s), got {vx}")
     s0 = float(system.X_C[0]) if s0 is None else float(s0)
@@ -369,13 +369,13 @@ def _segment_frf(system, rows: _ModalRows, k, alpha, ci, co, mu, sign):
     else:
         q = np.broadcast_to(q1, a.shape)
     rho, sig = _rigid_rows(r, j1, j2, u, g, al, be)
-    return _couple(a, p, q, np.broadcast_to(r.Y0, a.shape), rho, sig, r.G_r, r.O_r, r.dr[None])
+    return coupled_response(a, p, q, np.broadcast_to(r.Y0, a.shape), rho, sig, r.G_r, r.O_r, r.dr[None])
 
 
 def _rigid_rows(r: _ModalRows, j1, j2, u, g, al, be):
     """``rho = B_C Phi_r`` and ``sigma = B_E Phi_r`` of the rigid-body modes at each position (over
     the 6 contact DOFs: slave, target nodes ``j1``, ``j2`` weighted ``be``, ``al``), shaped
-    (n, 1, nr) for :func:`fesub.contact.receptance._couple` (nr = 0 without rigid modes)."""
+    (n, 1, nr) for :func:`fesub.contact.receptance.coupled_response` (nr = 0 without rigid modes)."""
     rig = r.rig
     if not rig.any():
         rho = sig = np.zeros((al.shape[0], 1, 0))

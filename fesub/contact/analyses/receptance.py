@@ -141,7 +141,7 @@ class ModalBasis:
 _BASES: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 
 
-def _omega(omega, name: str = "omega (rad/s)") -> np.ndarray:
+def omega_grid(omega, name: str = "omega (rad/s)") -> np.ndarray:
     w = np.atleast_1d(np.asarray(omega, dtype=float))
     if w.ndim != 1 or w.size == 0:
         raise ParameterError(f"{name} must be a non-empty 1D array, got shape {np.shape(omega)}")
@@ -154,7 +154,7 @@ def modal_factors(w2, c, omega) -> np.ndarray:
     """``D[k, i] = 1 / (w2_k - omega_i^2 + j omega_i c_k)`` (s^2 per unit modal mass), shape (n, nw).
 
     Raises :class:`ParameterError` where a factor is infinite (a rigid-body mode at omega = 0)."""
-    w = _omega(omega)
+    w = omega_grid(omega)
     w2 = np.asarray(w2, float)
     c = np.asarray(c, float)
     den = w2[:, None] - (w * w)[None, :] + 1j * w[None, :] * c[:, None]
@@ -232,7 +232,7 @@ def _global_index(system, ch) -> int:
 
 
 # ---------------------------------------------------------------------------- small coupled solve
-def _couple(a, P, Q, Y0, rho, sigma, G, Orig, dr):
+def coupled_response(a, P, Q, Y0, rho, sigma, G, Orig, dr):
     """Coupled response ``Y0 - Q lambda + Or eta`` from the bordered system of the module docstring.
 
     Shapes broadcast over a leading grid ``S`` (e.g. (nw,) or (nt, nw)): ``a, P, Q, Y0`` of shape S;
@@ -282,8 +282,8 @@ def lmfbs_frf(system, s: float, omega, inp, out, mu: float = 0.0, *, sign: float
     -------
     (nw,) complex for single channels, else (n_out, n_in, nw).
     """
-    w = _omega(omega)
-    _check_mu(mu)
+    w = omega_grid(omega)
+    check_mu(mu)
     ins, single_in = _channels(system, inp)
     outs, single_out = _channels(system, out)
     _, _, _, BE, BC, _ = coupled_matrices(system, s, mu, sign)
@@ -318,7 +318,7 @@ def lmfbs_frf(system, s: float, omega, inp, out, mu: float = 0.0, *, sign: float
     H = np.zeros((len(outs), len(ins), w.size), complex)
     for i in range(len(ins)):
         for o in range(len(outs)):
-            H[o, i] = _couple(a, P[i], Q[o], Y0[o, i], vC[rig], vE[rig], Vi[rig, i], Vo[rig, o], dr)
+            H[o, i] = coupled_response(a, P[i], Q[o], Y0[o, i], vC[rig], vE[rig], Vi[rig, i], Vo[rig, o], dr)
     if accelerance:
         H *= -(w * w)
     return H[0, 0] if (single_in and single_out) else H
@@ -332,8 +332,8 @@ def primal_frf(system, s: float, omega, inp, out, mu: float = 0.0, *, sign: floa
     physical coordinates [q1_free; q2] (one dense solve per frequency: the reference, not fast).
     Returns (nw,) for single channels, else (n_out, n_in, nw).
     """
-    w = _omega(omega)
-    _check_mu(mu)
+    w = omega_grid(omega)
+    check_mu(mu)
     ins, single_in = _channels(system, inp)
     outs, single_out = _channels(system, out)
     M, C, K, BE, BC, _ = coupled_matrices(system, s, mu, sign)
@@ -359,8 +359,8 @@ def dense_dual_frf(system, s: float, omega, inp, out, mu: float = 0.0, *, sign: 
 
     The baseline of the benchmarks (what the modal evaluation avoids). Single channels only; (nw,).
     """
-    w = _omega(omega)
-    _check_mu(mu)
+    w = omega_grid(omega)
+    check_mu(mu)
     (ci,), _ = _channels(system, [inp])
     (co,), _ = _channels(system, [out])
     M, C, K, BE, BC, _ = coupled_matrices(system, s, mu, sign)
@@ -378,6 +378,6 @@ def dense_dual_frf(system, s: float, omega, inp, out, mu: float = 0.0, *, sign: 
     return -(w * w) * H if accelerance else H
 
 
-def _check_mu(mu):
+def check_mu(mu):
     if not np.isfinite(mu) or mu < 0:
         raise ParameterError(f"friction coefficient mu must be finite and >= 0, got {mu}")

@@ -188,7 +188,7 @@ class SlidingContactSystem:
         modal coordinates), so that a truncated run starts at rest.
         Returns (w1: free q1 relative to the rigid motion, q2, lambda in N).
         """
-        _check_geometry(geometry)
+        check_geometry(geometry)
         if geometry == "frozen":  # a frozen row at rest is the row of the deformed equilibrium
             geometry = "deformed"
         n1, n2 = self.K1.shape[0], self.K2.shape[0]
@@ -243,7 +243,7 @@ class SlidingContactSystem:
         velocities in m/s), the slider's total displacements) is ``initial`` = (w1, q2) at rest
         when given, else the static sliding state (:meth:`static_state`, in the undeformed
         geometry for ``geometry='undeformed'``); the multiplier is that of the static state."""
-        _check_geometry(geometry)
+        check_geometry(geometry)
         spec, s2 = self.spec, self.cb2.substructure
         # the loads as they are now (``load1`` over the free coordinates may have been changed)
         loads = np.zeros(self.cb1.n_dofs)
@@ -314,7 +314,7 @@ class SlidingContactSystem:
         return BE, BC
 
 
-def _check_geometry(geometry):
+def check_geometry(geometry):
     """Refuse a contact ``geometry`` other than 'deformed', 'undeformed' or 'frozen'."""
     if geometry not in ("deformed", "undeformed", "frozen"):
         raise ParameterError(f"geometry must be 'deformed', 'undeformed' or 'frozen', got {geometry!r}")

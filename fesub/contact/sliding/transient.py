@@ -26,7 +26,7 @@ from ...errors import ConvergenceError, ParameterError, check_count, check_posit
 from ...io import Result, summary_record
 from ...parallel import single_thread_blas
 from ..engine import simulate_multibody
-from .system import SlidingContactSystem, _check_geometry
+from .system import SlidingContactSystem, check_geometry
 
 __all__ = ["TransientResult", "simulate", "REASONS", "SIGNAL_UNITS", "signal_unit", "MAX_STEPS"]
 
@@ -335,7 +335,7 @@ def _check_arguments(system, mu, duration, vx, fs_out, roughness_std, roughness_
     roughness_std = check_positive("roughness_std (N)", roughness_std, strict=False)
     chunk = check_count("chunk (steps between progress updates)", chunk, lo=1)
     _check_seed(seed)
-    _check_geometry(geometry)
+    check_geometry(geometry)
     if geometry == "frozen" and vx != 0:
         raise ParameterError(f"geometry='frozen' holds the initial contact point: it needs vx = 0 "
                              f"(a contact that does not slide), got vx = {vx} m/s")
