@@ -4,7 +4,8 @@
   :func:`fesub.substructure.reduction.reduce_parts` on a pool of 2 workers against 1 worker (in
   this process), no cache. Each part is a steel plate 300 x 300 x 10 mm of 24 x 24 x 2 hexahedra
   (1875 nodes, 5400 retained DOFs), clamped along one edge, its opposite edge the boundary
-  (225 DOFs), 40 fixed-interface modes: about 0.9 s of reduction each. Goal >= 1.7x. (The
+  (225 DOFs), 40 fixed-interface modes: about 0.9 s of reduction each with CHOLMOD on the
+  reference BLAS, 0.55-0.65 s on OpenBLAS (``docs/performance.rst``). Goal >= 1.7x. (The
   brake's own parts are small and unbalanced: the disc, 2592 DOFs, reduces in ~0.3 s, about the
   cost of starting the pool and sending its transformation back; the pads in a tenth of that.)
   After the earlier benchmarks' CHOLMOD factorisations in this process the pool's workers start
@@ -28,6 +29,8 @@
   ten minutes, load 0.4 to 0.8: the pool's ratio 1.52 to 1.91 (the goal met in one of five), the
   pair's part seconds 0.91 to 1.24 times those of the parts one after the other, streaming 1.08
   to 2.17 (four of the runs): the ratio follows how the machine shares its memory at the moment.
+  With OpenBLAS under CHOLMOD (the parts' reductions a third shorter, the pool's fixed costs the
+  same) two runs measured 1.41 and 1.47 (load about 1).
 * Cache: the brake's default parts (:func:`fesub.models.brake.part_specs`, as ``fesub brake``
   reduces them: the disc and the two pads), reduced into an empty cache folder (assemble, reduce,
   write) against the same call finding them there (read arrays; nothing assembled or solved).
