@@ -96,3 +96,21 @@ def test_bad_parts_are_refused(pads):
         replace(pads[0], boundary=("nowhere",))
     with pytest.raises(Exception, match="distinct"):
         reduce_parts([pads[0], pads[0]], cache=False)
+
+
+def test_matrices_over_the_retained_dofs_are_taken_as_they_are(pads):
+    """``Substructure.from_matrices(retained_only=True)`` (how the cache restores a part): the
+    substructure of its own K and M is the part's, entry for entry; matrices of another size are
+    refused by name."""
+    from fesub.substructure import Substructure
+
+    s = pads[0]
+    sub = s.substructure()
+    back = Substructure.from_matrices(s.mesh, s.material, sub.K, sub.M, sub.dofmap, clamped=s.clamped,
+                                      rayleigh=(1.0, 1e-7), name=s.name, retained_only=True)
+    assert np.array_equal(back.retained, sub.retained)
+    assert (back.K != sub.K).nnz == 0 and (back.M != sub.M).nnz == 0
+    assert (back.C != (1.0 * sub.M + 1e-7 * sub.K)).nnz == 0
+    with pytest.raises(ModelError, match="over the retained DOFs"):
+        Substructure.from_matrices(s.mesh, s.material, sub.K[:-1, :-1], sub.M[:-1, :-1], sub.dofmap,
+                                   clamped=s.clamped, name=s.name, retained_only=True)

@@ -302,14 +302,9 @@ def _cache_write(path: Path, part: ReducedPart, sub: Substructure) -> None:
     atomic_write(path, write)
 
 
-def _embedded(a: dict, what: str, retained: np.ndarray, n: int):
-    """The stored retained matrix ``what`` placed in the rows and columns ``retained`` of an
-    (n, n) CSR matrix (clamped rows and columns empty): the retained block taken out of it again
-    is the stored matrix, entry for entry."""
-    counts = np.zeros(n, np.int64)
-    counts[retained] = np.diff(a[f"{what}_indptr"])
-    indptr = np.concatenate([[0], np.cumsum(counts)])
-    return sp.csr_matrix((a[f"{what}_data"], retained[a[f"{what}_indices"]], indptr), shape=(n, n))
+def _stored(a: dict, what: str, n: int):
+    """The stored retained matrix ``what`` (n, n), CSR, entry for entry as it was written."""
+    return sp.csr_matrix((a[f"{what}_data"], a[f"{what}_indices"], a[f"{what}_indptr"]), shape=(n, n))
 
 
 def _cache_read(path: Path, key: str, spec: PartSpec):
@@ -327,10 +322,9 @@ def _cache_read(path: Path, key: str, spec: PartSpec):
         n = mesh.n_points
         dm = SolidDofMap(n) if isinstance(mesh, SolidMesh) else DofMap(n, int(a["ndpn"]))
         retained = a["retained"]
-        K = _embedded(a, "K", retained, dm.n_dofs)
-        M = _embedded(a, "M", retained, dm.n_dofs)
+        K, M = (_stored(a, what, retained.size) for what in ("K", "M"))
         sub = Substructure.from_matrices(mesh, spec.material, K, M, dm, clamped=spec.clamped,
-                                         rayleigh=spec.rayleigh, name=spec.name)
+                                         rayleigh=spec.rayleigh, name=spec.name, retained_only=True)
         if not np.array_equal(sub.retained, retained):
             raise ValueError("its retained DOFs differ from the part's")
         part = ReducedPart(name=spec.name, key=key, n_dofs=int(a["n_dofs"]), boundary=a["boundary"], Kr=a["Kr"],

@@ -69,22 +69,24 @@ class Substructure:
 
     @classmethod
     def from_matrices(cls, mesh, material, K, M, dofmap, *, clamped=(), rayleigh=(0.0, 0.0),
-                      name: str = "substructure") -> "Substructure":
+                      name: str = "substructure", retained_only: bool = False) -> "Substructure":
         """A substructure of matrices already assembled on ``mesh`` (no assembly): ``K`` (N/m) and
         ``M`` (kg) over every DOF of ``dofmap`` (before clamping), as
         :func:`fesub.fe.assembly3d.solid_mesh_matrices` or :func:`fesub.fe.mesh_matrices` return
-        them; clamps, damping and name as in the constructor. A reduction cache restores
-        substructures this way (:mod:`fesub.substructure.reduction`)."""
+        them, or with ``retained_only`` over the DOFs the clamps leave (in order: the ``K`` and
+        ``M`` of a substructure); clamps, damping and name as in the constructor. A reduction
+        cache restores substructures this way (:mod:`fesub.substructure.reduction`)."""
         self = cls.__new__(cls)
         self.mesh, self.material, self.name = mesh, material, name
-        if K.shape != (dofmap.n_dofs, dofmap.n_dofs) or M.shape != K.shape:
+        if not retained_only and (K.shape != (dofmap.n_dofs, dofmap.n_dofs) or M.shape != K.shape):
             raise ModelError(f"substructure {name!r}: K and M must be ({dofmap.n_dofs}, {dofmap.n_dofs}) "
                              f"over the DOF map, got {K.shape} and {M.shape}")
-        self._constrain(K, M, dofmap, clamped, rayleigh)
+        self._constrain(K, M, dofmap, clamped, rayleigh, retained_only=retained_only)
         return self
 
-    def _constrain(self, K, M, dm, clamped, rayleigh) -> None:
-        """Clamps, retained DOFs, the retained matrices and the Rayleigh damping."""
+    def _constrain(self, K, M, dm, clamped, rayleigh, *, retained_only: bool = False) -> None:
+        """Clamps, retained DOFs, the retained matrices (``K``, ``M`` taken as they are with
+        ``retained_only``) and the Rayleigh damping."""
         mesh = self.mesh
         self.dofmap: DofMap = dm
         if isinstance(clamped, dict):
@@ -98,8 +100,15 @@ class Substructure:
         self.retained = free_dofs(dm.n_dofs, fixed)
         self._index = np.full(dm.n_dofs, -1, np.int64)
         self._index[self.retained] = np.arange(self.retained.size)
-        self.K = sp.csr_matrix(K[self.retained][:, self.retained])
-        self.M = sp.csr_matrix(M[self.retained][:, self.retained])
+        if retained_only:
+            n = self.retained.size
+            if K.shape != (n, n) or M.shape != K.shape:
+                raise ModelError(f"substructure {self.name!r}: K and M must be ({n}, {n}) over the "
+                                 f"retained DOFs, got {K.shape} and {M.shape}")
+            self.K, self.M = sp.csr_matrix(K), sp.csr_matrix(M)
+        else:
+            self.K = sp.csr_matrix(K[self.retained][:, self.retained])
+            self.M = sp.csr_matrix(M[self.retained][:, self.retained])
         self.alpha, self.beta = (float(v) for v in rayleigh)
         self.C = rayleigh_matrix(self.M, self.K, self.alpha, self.beta)
 
