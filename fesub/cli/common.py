@@ -433,6 +433,21 @@ def _on_sigint(signum, frame):
     raise KeyboardInterrupt
 
 
+def _forget_caught_interrupt() -> None:
+    """Clear CPython's record of an interrupt that left code run by ``exec`` or ``eval`` of a
+    string (a dataclass or named tuple being made as a module loads, say): CPython keeps it even
+    when the KeyboardInterrupt is caught further up, and a ``python -m fesub`` process then ends
+    by SIGINT at exit whatever status the study returned (seen once in a test run: a Ctrl-C during
+    a lazy import, the message printed, the process killed by SIGINT instead of exiting 130).
+    The study has caught its interrupt and chosen its status. Best effort: CPython only."""
+    try:
+        import ctypes
+
+        ctypes.c_int.in_dll(ctypes.pythonapi, "_Py_UnhandledKeyboardInterrupt").value = 0
+    except (AttributeError, ValueError, OSError):  # another interpreter, or the name is gone
+        pass
+
+
 def run_study(args, *, exiting: bool = False) -> int:
     """Run a parsed study: exit status 0, 2 (any error: bad input, an unreadable or damaged file,
     a run that failed or gave results that are not numbers; one line on stderr), 130/143
@@ -460,6 +475,8 @@ def run_study(args, *, exiting: bool = False) -> int:
         if exiting and signal.SIGINT in old:
             signal.signal(signal.SIGINT, signal.SIG_IGN)
             old.pop(signal.SIGINT)  # not restored: the process ends
+        if exiting:
+            _forget_caught_interrupt()
         term = _received["signal"] == signal.SIGTERM or isinstance(sys.exc_info()[1], Interrupted)
         out = getattr(args, "out", None)
         where = f"finished parts are kept in {out}; " if out else ""
