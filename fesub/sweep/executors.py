@@ -61,6 +61,8 @@ class SerialExecutor(cf.Executor):
     """Runs each submitted call at once, in this process (a stop request propagates at once)."""
 
     def submit(self, fn, *args, **kwargs):
+        """Call ``fn`` with the arguments now; a done future with its value, or with the exception
+        it raised (an interrupt or a stop request is raised at once)."""
         f = cf.Future()
         try:
             f.set_result(fn(*args, **kwargs))
