@@ -4,7 +4,9 @@ their driven parts and the stamped caches of master node displacements. The othe
 march's helpers, by purpose: ``_multibody_series`` (force series), ``_multibody_search`` (contact
 frames and the segment walk), ``_multibody_one`` (one node's Gram matrix, update and state),
 ``_multibody_passes`` (the passes over the modal coordinates), ``_multibody_lean`` (the step of
-one sliding node from its own locals). Raw C arrays; the kernel validates nothing here (its
+one sliding node from its own locals), ``_multibody_active`` (the active-set passes of several
+nodes), ``_multibody_close`` (the close of a step of several nodes, or of one with the works,
+and the works of a node's forces), ``_multibody_record`` (the output record). Raw C arrays; the kernel validates nothing here (its
 caller did).
 """
 

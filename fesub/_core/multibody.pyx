@@ -2,7 +2,9 @@
 """A chunk of steps of the multibody contact march, compiled: central differences on modal
 coordinates with diagonal damping, node-to-segment frictional contact by projected Gauss-Seidel.
 
-Twin: ``multibody_ref.py`` (same functions and signatures). Arrays in, arrays out; the caller
+Twin: ``multibody_ref.py`` (same functions and signatures). The step's parts live in the
+``_multibody_*.pxd`` modules beside it, by purpose (listed in ``_multibody_nodes.pxd``): this
+module holds the work layout and the order of a step. Arrays in, arrays out; the caller
 (``fesub.contact.engine.driver``) validates every input and gives the meaning. Step n -> n+1
 (time index i, t = i h; the state at index i is that after step i - 1):
 
@@ -54,14 +56,17 @@ node, global index), ``off`` (1: off its master surface), ``lam`` (forces of the
 
 from libc.math cimport NAN, INFINITY
 from libc.stdlib cimport malloc, free
-from fesub._core._pgs cimport pgs_solve, coulomb_one, coulomb_closed
-from fesub._core._laws cimport law_closed, pgs_laws
+from fesub._core._pgs cimport coulomb_one, coulomb_closed
+from fesub._core._laws cimport law_closed
+from fesub._core._multibody_active cimport Active, active_passes
 from fesub._core._multibody_nodes cimport Nodes, step_time, driven_disp, node_disp, cached_disp
 from fesub._core._multibody_series cimport Series, series_start, series_add, series_move, series_work
 from fesub._core._multibody_search cimport segment_frame, segment_walk
 from fesub._core._multibody_one cimport gram, gram_quad, w_one, one_rows, update_one, node_state, count_change
 from fesub._core._multibody_passes cimport Step, Passes, node_passes, predict_one, advance_one
 from fesub._core._multibody_lean cimport Lean, lean_ranges, lean_next, tight_next, tight_energy
+from fesub._core._multibody_record cimport Record, record_step
+from fesub._core._multibody_close cimport Close, close_nodes
 
 #: most passes of the active-set loop in one step
 PASSES = 50
@@ -80,40 +85,6 @@ cdef void _set_nodes(Nodes* s, const double[:, :, ::1] R, const long[:, ::1] win
     s.ds = &ds[0, 0, 0] if ds.shape[0] and k else NULL
     s.k = k
     s.nm = nm
-
-
-cdef inline void _node_works(Nodes* ss, Nodes* ms, Py_ssize_t i, Py_ssize_t ia, Py_ssize_t ib, double al,
-                             double nx, double ny, double tx, double ty, double ln, double lt, double ax, double ay,
-                             double bx, double by, const double* Ep, double tt_p, double tt_x, Py_ssize_t s, long n,
-                             const double* sux, const double* sup, double* mcp, long* msp, double* f4) noexcept nogil:
-    """Add the works over step n of slave node i's forces (ln, lt; frame n, t; contact coordinate
-    al on the master nodes ia, ib, displaced by (ax, ay), (bx, by) after the step; sux, sup the
-    slave displacements after the step and at n - 1) to its interface's sums f4: the tangential
-    and the normal force on the relative motion n-1 -> n+1, the normal and the tangential force
-    on the driven part of that motion."""
-    cdef double cx0, cy0, cx1, cy1, r2x, r2y, r3x, r3y, dx, dy, ex, ey
-    # motion over the two half steps n-1 -> n+1 (the power of the step's forces)
-    cached_disp(ms, ia, Ep, tt_p, s, n - 1, mcp, msp, &cx0, &cy0)
-    cached_disp(ms, ib, Ep, tt_p, s, n - 1, mcp, msp, &cx1, &cy1)
-    r2x = (sux[2 * i] - sup[2 * i]) - ((1 - al) * (ax - cx0) + al * (bx - cx1))
-    r2y = (sux[2 * i + 1] - sup[2 * i + 1]) - ((1 - al) * (ay - cy0) + al * (by - cy1))
-    # motion of the prescribed coordinates over them (the drive's work)
-    driven_disp(ss, i, tt_x, s + 2, &dx, &dy)
-    driven_disp(ss, i, tt_p, s, &ex, &ey)
-    r3x = dx - ex
-    r3y = dy - ey
-    driven_disp(ms, ia, tt_x, s + 2, &dx, &dy)
-    driven_disp(ms, ia, tt_p, s, &ex, &ey)
-    cx0 = dx - ex
-    cy0 = dy - ey
-    driven_disp(ms, ib, tt_x, s + 2, &dx, &dy)
-    driven_disp(ms, ib, tt_p, s, &ex, &ey)
-    r3x = r3x - ((1 - al) * cx0 + al * (dx - ex))
-    r3y = r3y - ((1 - al) * cy0 + al * (dy - ey))
-    f4[0] += lt * (r2x * tx + r2y * ty)
-    f4[1] += ln * (r2x * nx + r2y * ny)
-    f4[2] += ln * (r3x * nx + r3y * ny)
-    f4[3] += lt * (r3x * tx + r3y * ty)
 
 
 cdef inline void _swap(double** E, long a, long b) noexcept nogil:
@@ -158,7 +129,7 @@ def march(double h, long n_steps, long dec, long i0, double tol, long max_iter, 
     cdef double mul = mu[0] if m else 0.0   # one node: the coefficient its step reached the cone's edge at
     cdef bint law = m == 1 and lcode[0] != 0   # one node with a law beyond one coefficient (``_laws.pxd``)
     cdef double cx0, cy0, cx1, cy1, sxp = 0.0, syp = 0.0, kin, strn
-    cdef bint conv, any_new, allact, record, sampled = fs.shape[0] > 0, solved
+    cdef bint conv, record, sampled = fs.shape[0] > 0, solved
     cdef bint slide            # the step of one node sliding on its segment (below)
     cdef bint fast = m == 1 and nm > 0 and M > 0
     cdef bint laws = False    # several nodes (or one off the one-node path) with laws: ``pgs_laws``
@@ -226,6 +197,9 @@ def march(double h, long n_steps, long dec, long i0, double tol, long max_iter, 
     cdef double* Jt
     cdef Series X         # the force series (``Series``: tracked with one node, no sampled forces)
     cdef Lean L           # one node: the coefficients of the lean pass (``lean_next``)
+    cdef Record Rc        # the output record (``record_step``)
+    cdef Close C          # several nodes, or one with the works: the close of a step (``close_nodes``)
+    cdef Active A         # several nodes: the active-set passes (``active_passes``)
     cdef double* lcoef = NULL
     cdef double* base
     cdef double* rcopy = NULL
@@ -272,6 +246,39 @@ def march(double h, long n_steps, long dec, long i0, double tol, long max_iter, 
     idx = &iwork[2 * m]            # nodes on their master surface, in order
     act = &iwork[3 * m]            # active flag of each of them
     oldc = &iwork[4 * m]
+    # the parts of the step in their own modules: the output record (``_multibody_record``), the
+    # close of several nodes (``_multibody_close``), their active-set passes (``_multibody_active``)
+    Rc.ms = ms; Rc.sX = ss.X; Rc.mX = &mX[0, 0] if M else NULL
+    Rc.lam = &lam[0, 0] if m else NULL; Rc.gap = gap
+    Rc.alpha = alpha; Rc.code = &code[0] if m else NULL; Rc.off = &off[0] if m else NULL; Rc.hint = &hint[0] if m else NULL
+    Rc.node_segs = &node_segs[0, 0] if m else NULL; Rc.cpt = cpt; Rc.gnv = gnv; Rc.ab = ab
+    Rc.acc = &acc[0] if acc.shape[0] else NULL
+    Rc.w2 = &w2[0] if nm else NULL; Rc.orow = &orow[0, 0] if nc and nm else NULL; Rc.owin = &owin[0, 0] if nc else NULL
+    Rc.orow_n = orow.shape[1]; Rc.m = m; Rc.nm = nm; Rc.nc = nc
+    Rc.h = h; Rc.h2 = h2; Rc.inv_h = inv_h; Rc.accounts = accounts != 0
+    Rc.o_ln = <char*> &o_ln[0, 0] if no and m else NULL; Rc.o_lt = <char*> &o_lt[0, 0] if no and m else NULL
+    Rc.o_gap = <char*> &o_gap[0, 0] if no and m else NULL; Rc.o_slip = <char*> &o_slip[0, 0] if no and m else NULL
+    Rc.o_state = <char*> &o_state[0, 0] if no and m else NULL
+    Rc.o_seg = <char*> &o_seg[0, 0] if no and m else NULL
+    Rc.o_geo = <char*> &o_geo[0, 0, 0] if no and m else NULL
+    Rc.o_energy = <char*> &o_energy[0, 0] if no else NULL; Rc.o_chan = <char*> &o_chan[0, 0] if no and nc else NULL
+    for k in range(2):
+        Rc.s_ln[k] = o_ln.strides[k]; Rc.s_lt[k] = o_lt.strides[k]; Rc.s_gap[k] = o_gap.strides[k]
+        Rc.s_slip[k] = o_slip.strides[k]; Rc.s_state[k] = o_state.strides[k]; Rc.s_seg[k] = o_seg.strides[k]
+        Rc.s_energy[k] = o_energy.strides[k]; Rc.s_chan[k] = o_chan.strides[k]
+    for k in range(3):
+        Rc.s_geo[k] = o_geo.strides[k]
+    C.ss = &ss; C.ms = &ms; C.mX = &mX[0, 0] if M else NULL; C.lam = &lam[0, 0] if m else NULL
+    C.code = &code[0] if m else NULL; C.oldc = oldc; C.changes = &changes[0] if m else NULL
+    C.off = &off[0] if m else NULL; C.alpha = alpha; C.gnv = gnv; C.gap = gap; C.ab = ab; C.idx = idx
+    C.lall = lall; C.mu = &mu[0] if m else NULL; C.mun = mun; C.node_itf = &node_itf[0] if m else NULL
+    C.fsum = fsum; C.acc = &acc[0] if acc.shape[0] else NULL; C.SU = SU; C.MC = MC; C.MS = MS; C.m = m
+    C.n_itf = n_itf; C.fast = fast; C.accounts = accounts != 0; C.laws = laws
+    A.J = J; A.Ja = Ja; A.b = b; A.ba = ba; A.lall = lall; A.la = la; A.z = z; A.w = w
+    A.muo = muo; A.mua = mua; A.mue = mue; A.mun = mun; A.act = act; A.idx = idx; A.lidx = lidx
+    A.lcode = &lcode[0] if m else NULL
+    A.lpar = &lpar[0, 0] if m else NULL
+    A.nm = nm; A.h = h; A.tol = tol; A.max_iter = max_iter; A.max_passes = _PASSES; A.laws = laws
     P.fc = &fc[0] if nm else NULL
     P.fr = &fr[0] if nm else NULL
     P.cd = &cdamp[0] if nm else NULL
@@ -636,79 +643,8 @@ def march(double h, long n_steps, long dec, long i0, double tol, long max_iter, 
                     elif na == 1:
                         lall[0] = 0.0
                         lall[1] = 0.0
-                while not fast:
-                    passes += 1
-                    for k in range(nm):
-                        z[k] = 0.0
-                    st3[0] = 0.0
-                    st3[1] = 0.0
-                    st3[2] = 1.0
-                    allact = True
-                    for p in range(na):
-                        if not act[p]:
-                            allact = False
-                            break
-                    if allact:
-                        if na and nm and laws:
-                            pgs_laws(J, na, nm, w, b, idx, &lcode[0], &lpar[0, 0], h, lall, z, tol, max_iter, st3, mue)
-                            for p in range(na):
-                                mun[idx[p]] = mue[p]
-                        elif na and nm:
-                            pgs_solve(J, 2 * na, nm, w, b, muo, lall, z, tol, max_iter, st3, NULL)
-                        elif na:
-                            for k in range(2 * na):
-                                lall[k] = 0.0
-                        val += st3[0]
-                        break
-                    nd = 0
-                    for p in range(na):
-                        if act[p]:
-                            for r in range(2):
-                                for k in range(nm):
-                                    Ja[(2 * nd + r) * nm + k] = J[(2 * p + r) * nm + k]
-                                ba[2 * nd + r] = b[2 * p + r]
-                                la[2 * nd + r] = lall[2 * p + r]
-                            mua[nd] = muo[p]
-                            lidx[nd] = idx[p]
-                            nd += 1
-                    if nd and nm and laws:
-                        pgs_laws(Ja, nd, nm, w, ba, lidx, &lcode[0], &lpar[0, 0], h, la, z, tol, max_iter, st3, mue)
-                        for p in range(nd):
-                            mun[lidx[p]] = mue[p]
-                    elif nd and nm:
-                        pgs_solve(Ja, 2 * nd, nm, w, ba, mua, la, z, tol, max_iter, st3, NULL)
-                    elif nd:
-                        for k in range(2 * nd):
-                            la[k] = 0.0
-                    nd = 0
-                    for p in range(na):
-                        if act[p]:
-                            lall[2 * p] = la[2 * nd]
-                            lall[2 * p + 1] = la[2 * nd + 1]
-                            nd += 1
-                        else:
-                            lall[2 * p] = 0.0
-                            lall[2 * p + 1] = 0.0
-                    val += st3[0]
-                    any_new = False
-                    for p in range(na):
-                        if not act[p]:
-                            g = b[2 * p]
-                            Jn = &J[2 * p * nm]
-                            a1 = 0.0
-                            for k in range(nm):
-                                a1 += Jn[k] * z[k]
-                            if g + a1 < -tol:
-                                act[p] = 2  # joins after this pass
-                                any_new = True
-                    if st3[2] != 1.0 or not any_new:
-                        break
-                    if passes == _PASSES:
-                        conv = False
-                        break
-                    for p in range(na):
-                        if act[p] == 2:
-                            act[p] = 1
+                if not fast:
+                    conv = active_passes(&A, na, st3, &passes, &val)
                 stats[1] += val
                 if val > stats[0]:
                     stats[0] = val
@@ -813,104 +749,13 @@ def march(double h, long n_steps, long dec, long i0, double tol, long max_iter, 
                     gap[0] = g
                     alpha[0] = rt0
                 else:
-                    for k in range(4 * n_itf):
-                        fsum[k] = 0.0
-                    for i in range(m):
-                        oldc[i] = code[i]
-                        lam[i, 0] = 0.0
-                        lam[i, 1] = 0.0
-                    for p in range(na):
-                        lam[idx[p], 0] = lall[2 * p]
-                        lam[idx[p], 1] = lall[2 * p + 1]
-                    for i in range(m):
-                        ia = ab[2 * i]
-                        ib = ab[2 * i + 1]
-                        al = alpha[i]
-                        nx = gnv[4 * i]
-                        ny = gnv[4 * i + 1]
-                        tx = gnv[4 * i + 2]
-                        ty = gnv[4 * i + 3]
-                        if fast:  # (``update_one`` put the displacements after the step of ia, ib in the cache:
-                            ax = MC[slot_x][2 * ia]  # one node with the works)
-                            ay = MC[slot_x][2 * ia + 1]
-                            bx = MC[slot_x][2 * ib]
-                            by = MC[slot_x][2 * ib + 1]
-                        else:
-                            node_disp(&ss, i, Ex, tt_x, s + 2, &SU[slot_x][2 * i], &SU[slot_x][2 * i + 1])
-                            cached_disp(&ms, ia, Ex, tt_x, s + 2, n + 1, MC[slot_x], MS[slot_x], &ax, &ay)
-                            cached_disp(&ms, ib, Ex, tt_x, s + 2, n + 1, MC[slot_x], MS[slot_x], &bx, &by)
-                        g = NAN  # the gap after the step: an output only (off the grid, formed if a stop needs it)
-                        if grid and not off[i]:
-                            segment_frame(ss.X[2 * i] + SU[slot_x][2 * i], ss.X[2 * i + 1] + SU[slot_x][2 * i + 1],
-                                   mX[ia, 0] + ax, mX[ia, 1] + ay, mX[ib, 0] + bx, mX[ib, 1] + by,
-                                   &a1, &g, &ex, &ey, &dx, &dy)
-                        # slip of the step (against the state n; one node on its surface: the search's)
-                        if not fast or off[i]:
-                            cached_disp(&ms, ia, En, tt_n, s + 1, n, MC[slot_n], MS[slot_n], &cx0, &cy0)
-                            cached_disp(&ms, ib, En, tt_n, s + 1, n, MC[slot_n], MS[slot_n], &cx1, &cy1)
-                        rx = (SU[slot_x][2 * i] - SU[slot_n][2 * i]) - ((1 - al) * (ax - cx0) + al * (bx - cx1))
-                        ry = ((SU[slot_x][2 * i + 1] - SU[slot_n][2 * i + 1])
-                              - ((1 - al) * (ay - cy0) + al * (by - cy1)))
-                        rt0 = rx * tx + ry * ty
-                        ln = lam[i, 0]
-                        lt = lam[i, 1]
-                        if accounts:
-                            _node_works(&ss, &ms, i, ia, ib, al, nx, ny, tx, ty, ln, lt, ax, ay, bx, by, Ep, tt_p, tt_x,
-                                        s, n, SU[slot_x], SU[slot_p], MC[slot_p], MS[slot_p], &fsum[4 * node_itf[i]])
-                        st = node_state(ln, lt, mul if fast else (mun[i] if laws else mu[i]), rt0)
-                        count_change(st, oldc[i], &changes[i], &stop_lift, &stop_stick)
-                        code[i] = st
-                        gap[i] = g
-                        alpha[i] = rt0  # the slip of the step, for the output
-                    for r in range(n_itf if accounts else 0):
-                        acc[2] -= 0.5 * fsum[4 * r]
-                        acc[3] -= 0.5 * fsum[4 * r + 1]
-                        acc[1] -= 0.5 * (fsum[4 * r + 2] + fsum[4 * r + 3])
+                    close_nodes(&C, na, Ep, En, Ex, tt_p, tt_n, tt_x, s, n, slot_p, slot_n, slot_x, grid, mul,
+                                cx0, cy0, cx1, cy1, &stop_lift, &stop_stick)
             if stop_on_change:
                 reason = 2 if stop_lift else (1 if stop_stick else 0)
             record = grid or reason != 0
             if record and j < no:
-                for i in range(m):
-                    if not grid and not off[i]:  # a stop off the grid: the gap after the step
-                        ia = ab[2 * i]
-                        ib = ab[2 * i + 1]
-                        cached_disp(&ms, ia, Ex, tt_x, s + 2, n + 1, MC[slot_x], MS[slot_x], &ax, &ay)
-                        cached_disp(&ms, ib, Ex, tt_x, s + 2, n + 1, MC[slot_x], MS[slot_x], &bx, &by)
-                        segment_frame(ss.X[2 * i] + SU[slot_x][2 * i], ss.X[2 * i + 1] + SU[slot_x][2 * i + 1],
-                               mX[ia, 0] + ax, mX[ia, 1] + ay, mX[ib, 0] + bx, mX[ib, 1] + by,
-                               &a1, &gap[i], &ex, &ey, &dx, &dy)
-                    o_ln[j, i] = lam[i, 0]
-                    o_lt[j, i] = lam[i, 1]
-                    o_gap[j, i] = gap[i]
-                    o_slip[j, i] = alpha[i] / h
-                    o_state[j, i] = code[i]
-                    o_seg[j, i] = -1 if off[i] else hint[i] - node_segs[i, 0]
-                    o_geo[0, j, i] = cpt[2 * i]
-                    o_geo[1, j, i] = cpt[2 * i + 1]
-                    o_geo[2, j, i] = lam[i, 0] * gnv[4 * i] + lam[i, 1] * gnv[4 * i + 2]
-                    o_geo[3, j, i] = lam[i, 0] * gnv[4 * i + 1] + lam[i, 1] * gnv[4 * i + 3]
-                if kin < 0.0:  # a stop sampled off the decimation grid
-                    kin = 0.0
-                    for k in range(nm):
-                        ex = (Ex[k] - En[k]) * inv_h
-                        kin += ex * ex
-                        ey = 0.5 * (En[k] + Ex[k])
-                        strn += w2[k] * (ey * ey)
-                o_energy[0, j] = 0.5 * kin
-                o_energy[1, j] = 0.5 * strn
-                for k in range(4):
-                    o_energy[2 + k, j] = acc[k] if accounts else NAN
-                for r in range(nc):
-                    a1 = 0.0
-                    val = 0.0
-                    ey = 0.0
-                    for k in range(owin[r, 0], owin[r, 1]):
-                        a1 += orow[r, k] * En[k]
-                        val += orow[r, k] * (Ex[k] - Ep[k])
-                        ey += orow[r, k] * (Ex[k] - 2.0 * En[k] + Ep[k])
-                    o_chan[3 * r, j] = a1
-                    o_chan[3 * r + 1, j] = val / (2 * h)
-                    o_chan[3 * r + 2, j] = ey / h2
+                record_step(&Rc, j, grid, Ep, En, Ex, tt_x, s, n, SU[slot_x], MC[slot_x], MS[slot_x], kin, strn)
                 j += 1
             # --- advance: rotate the states (previous <- current <- next)
             rem += 1
