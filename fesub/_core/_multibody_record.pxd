@@ -64,6 +64,10 @@ cdef inline double* _d2(char* a, const Py_ssize_t* st, Py_ssize_t i, Py_ssize_t 
     return <double*> (a + i * st[0] + j * st[1])
 
 
+cdef inline double* _d3(char* a, const Py_ssize_t* st, Py_ssize_t c, Py_ssize_t i, Py_ssize_t j) noexcept nogil:
+    return <double*> (a + c * st[0] + i * st[1] + j * st[2])
+
+
 cdef inline long* _l2(char* a, const Py_ssize_t* st, Py_ssize_t i, Py_ssize_t j) noexcept nogil:
     return <long*> (a + i * st[0] + j * st[1])
 
@@ -72,9 +76,10 @@ cdef inline void record_step(Record* R, Py_ssize_t j, bint grid, const double* E
                              const double* Ex, double tt_x, Py_ssize_t s, long n, const double* sux, double* mcx,
                              long* msx, double kin, double strn) noexcept nogil:
     """Record sample ``j`` after step n (states ``Ep``, ``En``, ``Ex``; the state after it at time
-    tt_x, its slave displacements ``sux`` and its cache of master displacements ``mcx``, ``msx``). ``kin`` and ``strn``: twice the kinetic and strain energies after the
-    step when the step's pass formed them, else ``kin`` < 0 (off the grid: a stop), and then
-    the gaps after the step are formed here too."""
+    tt_x, its slave displacements ``sux`` and its cache of master displacements ``mcx``, ``msx``).
+    ``kin`` and ``strn``: twice the kinetic and strain energies after the step when the step's
+    pass formed them, else ``kin`` < 0 (off the grid: a stop), and then the gaps after the step
+    are formed here too."""
     cdef Py_ssize_t i, k, r, ia, ib
     cdef double ax, ay, bx, by, a1, val, ex, ey, dx, dy
     cdef const double* mX = R.mX
@@ -95,12 +100,10 @@ cdef inline void record_step(Record* R, Py_ssize_t j, bint grid, const double* E
         _d2(R.o_slip, R.s_slip, j, i)[0] = R.alpha[i] / R.h
         _l2(R.o_state, R.s_state, j, i)[0] = R.code[i]
         _l2(R.o_seg, R.s_seg, j, i)[0] = -1 if R.off[i] else R.hint[i] - R.node_segs[2 * i]
-        (<double*> (R.o_geo + j * R.s_geo[1] + i * R.s_geo[2]))[0] = R.cpt[2 * i]
-        (<double*> (R.o_geo + R.s_geo[0] + j * R.s_geo[1] + i * R.s_geo[2]))[0] = R.cpt[2 * i + 1]
-        (<double*> (R.o_geo + 2 * R.s_geo[0] + j * R.s_geo[1] + i * R.s_geo[2]))[0] = (
-            lam[2 * i] * R.gnv[4 * i] + lam[2 * i + 1] * R.gnv[4 * i + 2])
-        (<double*> (R.o_geo + 3 * R.s_geo[0] + j * R.s_geo[1] + i * R.s_geo[2]))[0] = (
-            lam[2 * i] * R.gnv[4 * i + 1] + lam[2 * i + 1] * R.gnv[4 * i + 3])
+        _d3(R.o_geo, R.s_geo, 0, j, i)[0] = R.cpt[2 * i]
+        _d3(R.o_geo, R.s_geo, 1, j, i)[0] = R.cpt[2 * i + 1]
+        _d3(R.o_geo, R.s_geo, 2, j, i)[0] = lam[2 * i] * R.gnv[4 * i] + lam[2 * i + 1] * R.gnv[4 * i + 2]
+        _d3(R.o_geo, R.s_geo, 3, j, i)[0] = lam[2 * i] * R.gnv[4 * i + 1] + lam[2 * i + 1] * R.gnv[4 * i + 3]
     if kin < 0.0:  # a stop sampled off the decimation grid
         kin = 0.0
         for k in range(R.nm):

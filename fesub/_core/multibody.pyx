@@ -250,7 +250,8 @@ def march(double h, long n_steps, long dec, long i0, double tol, long max_iter, 
     # close of several nodes (``_multibody_close``), their active-set passes (``_multibody_active``)
     Rc.ms = ms; Rc.sX = ss.X; Rc.mX = &mX[0, 0] if M else NULL
     Rc.lam = &lam[0, 0] if m else NULL; Rc.gap = gap
-    Rc.alpha = alpha; Rc.code = &code[0] if m else NULL; Rc.off = &off[0] if m else NULL; Rc.hint = &hint[0] if m else NULL
+    Rc.alpha = alpha; Rc.code = &code[0] if m else NULL; Rc.off = &off[0] if m else NULL
+    Rc.hint = &hint[0] if m else NULL
     Rc.node_segs = &node_segs[0, 0] if m else NULL; Rc.cpt = cpt; Rc.gnv = gnv; Rc.ab = ab
     Rc.acc = &acc[0] if acc.shape[0] else NULL
     Rc.w2 = &w2[0] if nm else NULL; Rc.orow = &orow[0, 0] if nc and nm else NULL; Rc.owin = &owin[0, 0] if nc else NULL
