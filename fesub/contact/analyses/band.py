@@ -24,9 +24,9 @@ Method (the choices and why):
   shift ``sigma`` on the imaginary axis, the operator ``(A - sigma B)^-1 B`` of the first-order
   pencil ``B u' = A u``, ``u = (q, q')``, is applied through one complex LU of ``T(sigma)``
   (N x N, 1/50 to 1/130 of a dense eig of the 2N first-order matrix for N = 300):
-  ``x1 = -T(sigma)^-1 (Ct y1 + Mt (sigma y1 + y2))``, ``x2 = y1 + sigma x1`` (two products of the
-  real ``Ct``, ``Mt`` with the real and imaginary parts and a pair of triangular solves, O(N^2)
-  a product); its eigenvalues ``theta = 1/(lam - sigma)``. ARPACK returns the ``k`` eigenvalues
+  ``x1 = -T(sigma)^-1 (Ct y1 + Mt (sigma y1 + y2))``, ``x2 = y1 + sigma x1`` (one product of the
+  real ``[Ct, Mt]`` with the real and imaginary parts, on SciPy's BLAS, and a pair of triangular
+  solves, O(N^2) a product); its eigenvalues ``theta = 1/(lam - sigma)``. ARPACK returns the ``k`` eigenvalues
   nearest the shift: the disk of radius ``r`` (the farthest of them) around the shift is
   searched, and covers the band's rectangle over ``[Im sigma - w, Im sigma + w]``,
   ``w = sqrt(r^2 - max_rate^2)``.
@@ -303,20 +303,26 @@ def _arnoldi(Mt, Ct, sigma, k, tol, fac):
 
     n = Mt.shape[0]
     lu, piv = fac[:2]
-    # each product: the real Ct and Mt on the real and imaginary parts (no complex copy of
-    # them) and a pair of triangular solves with the LU, O(N^2); forming T(sigma)^-1 [Ct +
-    # sigma Mt, Mt] once instead is a solve with 2N right-hand sides (O(N^3), several LUs' worth),
-    # more than the few dozen products ARPACK asks per shift
+    # each product: the real [Ct, Mt] on the real and imaginary parts of [y1; sigma y1 + y2] (no
+    # complex copy of them) and a pair of triangular solves with the LU, O(N^2); forming
+    # T(sigma)^-1 [Ct + sigma Mt, Mt] once instead is a solve with 2N right-hand sides (O(N^3),
+    # several LUs' worth), more than the few dozen products ARPACK asks per shift.
+    # The product goes through SciPy's BLAS, as ARPACK and the LU do, not NumPy's: the wheels of
+    # NumPy and SciPy each carry an OpenBLAS with its own thread pool, and on a machine with few
+    # cores the idle threads of one pool spin while the other works; alternating between them at
+    # every product made the analysis about 8x slower on 2 cores (see docs/performance.rst).
     getrs = sla.get_lapack_funcs("getrs", (lu,))
-    Mr, Cr = np.ascontiguousarray(Mt), np.ascontiguousarray(Ct)
-
-    def real_product(X, v):
-        return (X @ v.view(float).reshape(n, 2)).view(complex).ravel()
+    CM = np.asfortranarray(np.hstack([Ct, Mt]))   # (N, 2N)
+    gemm = sla.get_blas_funcs("gemm", (CM,))
+    rhs = np.empty((2 * n, 2), order="F")
 
     def op(y):
         y = np.asarray(y, complex).ravel()
-        y1 = y[:n].copy()
-        x1, _ = getrs(lu, piv, -(real_product(Cr, y1) + real_product(Mr, sigma * y1 + y[n:])))
+        y1 = y[:n]
+        w = sigma * y1 + y[n:]
+        rhs[:n, 0], rhs[:n, 1], rhs[n:, 0], rhs[n:, 1] = y1.real, y1.imag, w.real, w.imag
+        p = gemm(-1.0, CM, rhs)   # -(Ct y1 + Mt w), real and imaginary parts as its two columns
+        x1, _ = getrs(lu, piv, p[:, 0] + 1j * p[:, 1])
         return np.concatenate([x1, y1 + sigma * x1])
 
     A = LinearOperator((2 * n, 2 * n), matvec=op, dtype=complex)
