@@ -17,12 +17,13 @@
   cores runs against the other pool's spinning threads (the analysis was 8x slower with two
   threads than with one until its products moved to SciPy's BLAS). Goal: at least 0.8x.
 
-Goal recorded for the first two: 20x against the dense eig (not met: an LU of the pencil costs 1/50 to
-1/130 of the dense eig, the certificate needs at least six, and the shifts' ARPACK products add
-a few LUs' worth). The brake's run records that cap as it measures it: one complex LU at the
-band's middle (``one_lu_s``), the dense eig in LUs (``dense_eig_in_lus``), and the ratio the
-analysis would reach if its LUs were all it did (``ratio_if_only_lus``, ``n_lus`` of them). About 8 s timed (3 rounds; the brake's parts reduced once into a temporary
-cache, its steady state found once).
+Goal recorded for the first two: 20x against the dense eig (not met: an LU of the pencil costs
+1/50 to 1/130 of the dense eig, the certificate needs at least six, and the shifts' ARPACK
+products add a few LUs' worth). The brake's run records that cap as it measures it: one complex
+LU at the band's middle (``one_lu_s``), the dense eig in LUs (``dense_eig_in_lus``), and the
+ratio the analysis would reach if its LUs were all it did (``ratio_if_only_lus``, ``n_lus`` of
+them). About 8 s timed (3 rounds; the brake's parts reduced once into a temporary cache, its
+steady state found once).
 """
 
 from __future__ import annotations

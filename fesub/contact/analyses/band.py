@@ -26,9 +26,9 @@ Method (the choices and why):
   (N x N, 1/50 to 1/130 of a dense eig of the 2N first-order matrix for N = 300):
   ``x1 = -T(sigma)^-1 (Ct y1 + Mt (sigma y1 + y2))``, ``x2 = y1 + sigma x1`` (one product of the
   real ``[Ct, Mt]`` with the real and imaginary parts, on SciPy's BLAS, and a pair of triangular
-  solves, O(N^2) a product); its eigenvalues ``theta = 1/(lam - sigma)``. ARPACK returns the ``k`` eigenvalues
-  nearest the shift: the disk of radius ``r`` (the farthest of them) around the shift is
-  searched, and covers the band's rectangle over ``[Im sigma - w, Im sigma + w]``,
+  solves, O(N^2) a product); its eigenvalues ``theta = 1/(lam - sigma)``. ARPACK returns the
+  ``k`` eigenvalues nearest the shift: the disk of radius ``r`` (the farthest of them) around
+  the shift is searched, and covers the band's rectangle over ``[Im sigma - w, Im sigma + w]``,
   ``w = sqrt(r^2 - max_rate^2)``.
 * **Several shifts** cover the band: the band's two ends first (their LUs are points of the
   certificate's contour), then each one in the middle of the part of the band not yet covered
@@ -296,12 +296,12 @@ def _factor(Mt, Ct, Kt, sigma):
                      float(np.angle(d).sum() + np.pi * np.count_nonzero(piv != np.arange(piv.size))))
 
 
-def _arnoldi(Mt, Ct, sigma, k, tol, fac):
+def _arnoldi(CM, sigma, k, tol, fac):
     """The ``k`` eigenvalues nearest ``sigma`` (1/s) by shift-invert Arnoldi with the LU ``fac``
-    of ``T(sigma)`` (:func:`_factor`)."""
+    of ``T(sigma)`` (:func:`_factor`); ``CM`` the real ``[Ct, Mt]`` (N x 2N, Fortran order)."""
     from scipy.sparse.linalg import ArpackNoConvergence, LinearOperator, eigs
 
-    n = Mt.shape[0]
+    n = CM.shape[0]
     lu, piv = fac[:2]
     # each product: the real [Ct, Mt] on the real and imaginary parts of [y1; sigma y1 + y2] (no
     # complex copy of them) and a pair of triangular solves with the LU, O(N^2); forming
@@ -312,7 +312,6 @@ def _arnoldi(Mt, Ct, sigma, k, tol, fac):
     # cores the idle threads of one pool spin while the other works; alternating between them at
     # every product made the analysis about 8x slower on 2 cores (see docs/performance.rst).
     getrs = sla.get_lapack_funcs("getrs", (lu,))
-    CM = np.asfortranarray(np.hstack([Ct, Mt]))   # (N, 2N)
     gemm = sla.get_blas_funcs("gemm", (CM,))
     rhs = np.empty((2 * n, 2), order="F")
 
@@ -439,6 +438,7 @@ def _solve(Mt, Ct, Kt, f_lo, f_hi, w1, w2, rho, k, tol, certify, dense_below, ma
         near = lam_all
     else:
         method = "arnoldi"
+        CM = np.asfortranarray(np.hstack([Ct, Mt]))   # the product's matrix, once for every shift
         kk = min(k, 2 * n - 2)
         todo = [(w1, w2)]
         starts = [w1, w2]   # the band's ends first: their LUs are points of the certificate's contour
@@ -453,7 +453,7 @@ def _solve(Mt, Ct, Kt, f_lo, f_hi, w1, w2, rho, k, tol, certify, dense_below, ma
                 need = 1.25 * found[-1].size / radii[-1] * np.hypot(span, rho)
                 kk = int(min(max(np.ceil(need) + 4, k), K_MAX, 2 * n - 2))
             fac = _factor(Mt, Ct, Kt, sigma)
-            lam = _arnoldi(Mt, Ct, sigma, kk, tol, fac)
+            lam = _arnoldi(CM, sigma, kk, tol, fac)
             r = _searched(lam, sigma)
             ld = fac[2]
             shifts.append(sigma)
